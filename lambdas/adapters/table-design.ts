@@ -1,0 +1,19 @@
+/**
+ * The goal store's single-table design, shared by the CDK construct, the DynamoDB adapter and the
+ * local runtime so the three can never disagree. Pure constants: no AWS SDK import.
+ *
+ * | item        | pk                  | sk                                          | gsi1pk                       | gsi1sk                              |
+ * |-------------|---------------------|---------------------------------------------|------------------------------|-------------------------------------|
+ * | goal        | GOAL#{goalId}       | GOAL                                        | TENANT#{tenantId}#GOALS      | STATUS#{status}#{createdAt}#{goalId} |
+ * | event       | GOAL#{goalId}       | EVT#{seq, 12 digits}                        | –                            | –                                   |
+ * | checkpoint  | GOAL#{goalId}       | CKPT#{role}#{runId}#{iteration}#{ordinal}   | –                            | –                                   |
+ * | approval    | APPROVAL#{id}       | APPROVAL                                    | TENANT#{tenantId}#APPROVALS  | STATUS#{status}#{requestedAt}#{id}   |
+ */
+export const TABLE_DESIGN = {
+  partitionKey: "pk",
+  sortKey: "sk",
+  /** Lists a tenant's goals (or approvals) by status, oldest first. */
+  statusIndex: { name: "gsi1", partitionKey: "gsi1pk", sortKey: "gsi1sk" },
+  /** Epoch seconds; DynamoDB deletes expired checkpoints and decided approvals. */
+  ttlAttribute: "ttl",
+} as const;

@@ -1,0 +1,53 @@
+import { z } from "zod";
+
+/**
+ * Evidence proves a success check. Strength orders how much it can be trusted: a model judgement is
+ * the weakest and is labelled so wherever it is shown.
+ */
+export const EVIDENCE_STRENGTH = {
+  artifact: "strong",
+  tool_result: "strong",
+  approval: "strong",
+  model_judge: "weak",
+} as const;
+
+const EvidenceBase = {
+  checkId: z.string(),
+  at: z.iso.datetime(),
+  /** The run and iteration that produced it, for the audit trail. */
+  runId: z.string(),
+  iteration: z.number().int().min(0),
+};
+
+export const EvidenceSchema = z.discriminatedUnion("kind", [
+  z.object({
+    ...EvidenceBase,
+    kind: z.literal("artifact"),
+    strength: z.literal("strong"),
+    path: z.string(),
+    sha256: z.string(),
+  }),
+  z.object({
+    ...EvidenceBase,
+    kind: z.literal("tool_result"),
+    strength: z.literal("strong"),
+    tool: z.string(),
+    /** Hash of the recorded result that met the predicate. */
+    resultSha256: z.string(),
+  }),
+  z.object({
+    ...EvidenceBase,
+    kind: z.literal("approval"),
+    strength: z.literal("strong"),
+    approvalId: z.string(),
+    decidedBy: z.string(),
+  }),
+  z.object({
+    ...EvidenceBase,
+    kind: z.literal("model_judge"),
+    strength: z.literal("weak"),
+    modelId: z.string(),
+    verdict: z.string().max(2000),
+  }),
+]);
+export type Evidence = z.infer<typeof EvidenceSchema>;

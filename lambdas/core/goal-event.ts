@@ -1,0 +1,19 @@
+import { z } from "zod";
+
+/**
+ * One entry of a goal's append-only event log. `seq` is gap-free per goal, starting at 1.
+ * Type-specific fields sit beside the common ones, as `GET /goals/{id}/events` shows them.
+ */
+export const GoalEventSchema = z
+  .object({
+    goalId: z.string(),
+    seq: z.number().int().min(1),
+    type: z.string().min(1),
+    at: z.iso.datetime(),
+    runId: z.string().optional(),
+  })
+  .catchall(z.json());
+export type GoalEvent = z.infer<typeof GoalEventSchema>;
+
+/** An event before the store gives it a sequence number. */
+export type NewGoalEvent = Omit<GoalEvent, "seq" | "goalId">;

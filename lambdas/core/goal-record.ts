@@ -1,0 +1,171 @@
+import { z } from "zod";
+import { EvidenceSchema } from "./evidence";
+import { GoalSpecSchema, PatternSchema } from "./goal-spec";
+import { ModelRoleSchema } from "./model-roles";
+
+export const GOAL_STATUSES = [
+  "running",
+  "waiting",
+  "paused",
+  "completed",
+  "cancelled",
+  "terminated",
+  "failed",
+] as const;
+export const GoalStatusSchema = z.enum(GOAL_STATUSES);
+export type GoalStatus = z.infer<typeof GoalStatusSchema>;
+
+/** Statuses no event can leave. `failed` is not final: an infrastructure failure is redrivable. */
+export const FINAL_STATUSES: ReadonlySet<GoalStatus> = new Set(["completed", "cancelled", "terminated"]);
+
+/** What a waiting goal waits for. Only an event matching both `waitingFor` and `resumeCondition` wakes it. */
+export const WaitingForSchema = z.object({
+  kind: z.enum(["approval", "decision"]),
+  /** The approval id (random, never the task token). */
+  approvalId: z.string(),
+  /** Why it waits, shown to humans ("irreversible tool notify", "limit maxSteps reached"). */
+  reason: z.string(),
+});
+export type WaitingFor = z.infer<typeof WaitingForSchema>;
+
+export const ResumeConditionSchema = z.object({
+  /** The event detail-type that can wake the goal, e.g. `Approval Decided`. */
+  eventType: z.string(),
+  approvalId: z.string(),
+  /** The goal revision the pending action was approved against; a revised goal re-asks. */
+  revision: z.number().int().min(1),
+});
+export type ResumeCondition = z.infer<typeof ResumeConditionSchema>;
+
+export const UsageSchema = z.object({
+  inputTokens: z.number().int().min(0),
+  outputTokens: z.number().int().min(0),
+  cacheReadTokens: z.number().int().min(0),
+  cacheWriteTokens: z.number().int().min(0),
+  modelCalls: z.number().int().min(0),
+  costUsd: z.number().min(0),
+});
+export type Usage = z.infer<typeof UsageSchema>;
+
+export const EMPTY_USAGE: Usage = {
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
+  modelCalls: 0,
+  costUsd: 0,
+};
+
+/** Why the system stopped or will stop a goal: a limit, no progress, a fatal error, a human. */
+export const StopReasonSchema = z.object({
+  kind: z.enum(["limit", "no_progress", "fatal_error", "infrastructure", "cancelled", "policy", "completed"]),
+  /** The limit's name (`maxSteps`) or the error's name (`AccessDeniedException`). */
+  detail: z.string(),
+  message: z.string(),
+  /** The model role involved, when a model call failed. */
+  role: ModelRoleSchema.optional(),
+  at: z.iso.datetime(),
+});
+export type StopReason = z.infer<typeof StopReasonSchema>;
+
+export const REVISION_TYPES = [
+  "add_constraint",
+  "modify_objective",
+  "redirect",
+  "corrective",
+  "refinement",
+  "pivot",
+  "inject_context",
+] as const;
+export const RevisionTypeSchema = z.enum(REVISION_TYPES);
+export type RevisionType = z.infer<typeof RevisionTypeSchema>;
+
+/** A human revision as queued in the goal's inbox, before it is applied at a step boundary. */
+export const QueuedRevisionSchema = z.object({
+  revisionId: z.string(),
+  type: RevisionTypeSchema,
+  /** Data, never instructions: revision text cannot change success checks or grant tools. */
+  content: z.string().min(1).max(8000),
+  /** New success checks, only from a human and only for modify_objective / pivot / redirect. */
+  successChecks: GoalSpecSchema.shape.successChecks.optional(),
+  requestedBy: z.string(),
+  reason: z.string().max(2000).optional(),
+  requestedAt: z.iso.datetime(),
+});
+export type QueuedRevision = z.infer<typeof QueuedRevisionSchema>;
+
+/** An applied revision in the append-only log: who, what, when, why, and the revision it made. */
+export const RevisionLogEntrySchema = QueuedRevisionSchema.extend({
+  revision: z.number().int().min(2),
+  appliedAt: z.iso.datetime(),
+});
+export type RevisionLogEntry = z.infer<typeof RevisionLogEntrySchema>;
+
+/**
+ * Everything the system knows about one goal, as stored in the goal store. The spec inside is the
+ * current contract (after applied revisions); only `applyRevision` in the core changes it.
+ */
+export const GoalRecordSchema = z.object({
+  goalId: z.string(),
+  tenantId: z.string(),
+  status: GoalStatusSchema,
+  /** Starts at 1; each applied human revision adds one. */
+  revision: z.number().int().min(1),
+  pattern: PatternSchema,
+  /** Why the pattern was chosen (the selector's rule, or "requested"). */
+  patternReason: z.string(),
+  spec: GoalSpecSchema,
+  runId: z.string(),
+  /** The run this one continued from (resume or continue-as-new); the checkpoint is the goal itself. */
+  previousRunId: z.string().optional(),
+  /** Iterations inside the current run; continue-as-new resets it. */
+  runIteration: z.number().int().min(0),
+  /** Set while running: the step the goal is in (`reason`, `act`, `verify` …). */
+  activeTask: z.string().nullable(),
+  waitingFor: WaitingForSchema.nullable(),
+  resumeCondition: ResumeConditionSchema.nullable(),
+  steps: z.number().int().min(0),
+  noProgressCycles: z.number().int().min(0),
+  /** Evidence that currently satisfies a success check, one entry per satisfied check. */
+  evidence: z.array(EvidenceSchema),
+  /** Fingerprints of everything seen so far (artifact hashes, distinct tool results, cleared blockers). */
+  seenFingerprints: z.array(z.string()),
+  /** The latest progress notes, newest last; the prompt shows the last three. */
+  progressNotes: z.array(z.string()),
+  usage: UsageSchema,
+  /** Cost and tokens per model role, for tiering decisions and reports. */
+  usageByRole: z.record(ModelRoleSchema, UsageSchema),
+  stopReason: StopReasonSchema.nullable(),
+  inbox: z.array(QueuedRevisionSchema),
+  revisionLog: z.array(RevisionLogEntrySchema),
+  /** Sequence number of the last event appended for this goal (0 before any). */
+  lastEventSeq: z.number().int().min(0),
+  createdAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime(),
+});
+export type GoalRecord = z.infer<typeof GoalRecordSchema>;
+
+/** The public snapshot (`GET /goals/{goalId}`), derived from a record. Field names are a contract. */
+export const GoalSnapshotSchema = z.object({
+  goalId: z.string(),
+  status: GoalStatusSchema,
+  revision: z.number().int(),
+  pattern: PatternSchema,
+  patternReason: z.string(),
+  objective: z.string(),
+  activeTask: z.string().nullable(),
+  runId: z.string(),
+  lastEventId: z.number().int(),
+  noProgressCycles: z.number().int(),
+  waitingFor: WaitingForSchema.nullable(),
+  resumeCondition: ResumeConditionSchema.nullable(),
+  satisfiedChecks: z.array(z.string()),
+  unsatisfiedChecks: z.array(z.string()),
+  lastEvidence: EvidenceSchema.nullable(),
+  steps: z.number().int(),
+  usage: UsageSchema.omit({ cacheWriteTokens: true }),
+  stopReason: StopReasonSchema.nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type GoalSnapshot = z.infer<typeof GoalSnapshotSchema>;

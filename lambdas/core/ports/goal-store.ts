@@ -1,0 +1,140 @@
+import { z } from "zod";
+import { GoalLoopsError } from "../errors";
+import type { GoalEvent, NewGoalEvent } from "../goal-event";
+import type { GoalRecord, GoalStatus } from "../goal-record";
+import { ModelRoleSchema } from "../model-roles";
+import { ModelTurnSchema } from "./model-client";
+
+/** A goal record as stored: the record plus the optimistic-locking version the store keeps. */
+export interface VersionedGoal {
+  readonly record: GoalRecord;
+  /** Incremented by every successful write; a write must name the version it read. */
+  readonly version: number;
+}
+
+export const APPROVAL_STATUSES = ["pending", "approved", "rejected", "expired", "superseded"] as const;
+
+/** A pending or decided approval, addressable by a random `approvalId`. */
+export const ApprovalSchema = z.object({
+  approvalId: z.string(),
+  goalId: z.string(),
+  tenantId: z.string(),
+  runId: z.string(),
+  status: z.enum(APPROVAL_STATUSES),
+  /** What exactly is being approved (tool name and input hash, plan id …): the approval binds to it. */
+  action: z.object({ kind: z.string(), summary: z.string(), fingerprint: z.string() }),
+  /** The goal revision the request was made against. */
+  revision: z.number().int().min(1),
+  /** Step Functions task token. Stored only here, never returned by the API or put in any message. */
+  taskToken: z.string().max(2048),
+  requestedAt: z.iso.datetime(),
+  expiresAt: z.iso.datetime(),
+  decision: z
+    .object({
+      decision: z.enum(["approve", "reject"]),
+      decidedBy: z.string(),
+      comment: z.string().max(2000).optional(),
+      decidedAt: z.iso.datetime(),
+    })
+    .optional(),
+});
+export type Approval = z.infer<typeof ApprovalSchema>;
+export type ApprovalStatus = Approval["status"];
+
+/** Identifies one model call: a retried, redriven or restarted step finds its checkpoint here. */
+export const CheckpointKeySchema = z.object({
+  goalId: z.string(),
+  runId: z.string(),
+  iteration: z.number().int().min(0),
+  role: ModelRoleSchema,
+  /** Tells apart several calls of one role in one step (one judge call per model_judge check). */
+  ordinal: z.number().int().min(0).default(0),
+});
+export type CheckpointKey = z.infer<typeof CheckpointKeySchema>;
+
+export const ModelCheckpointSchema = z.object({
+  key: CheckpointKeySchema,
+  /** The role's call number for this goal (fixtures and `requestMetadata.call`). */
+  call: z.number().int().min(0),
+  turn: ModelTurnSchema,
+  costUsd: z.number().min(0),
+  createdAt: z.iso.datetime(),
+});
+export type ModelCheckpoint = z.infer<typeof ModelCheckpointSchema>;
+
+export interface Page<T> {
+  readonly items: readonly T[];
+  /** Opaque cursor for the next page; absent on the last page. */
+  readonly cursor?: string;
+}
+
+/**
+ * The goal store port. One DynamoDB table behind it in AWS and locally; the contract test suite
+ * runs the same cases against every backend. No operation uses DynamoDB transactions.
+ */
+export interface GoalStore {
+  /** Stores a new goal at version 1 with its first events. Throws GoalAlreadyExistsError. */
+  createGoal(record: GoalRecord, events: readonly NewGoalEvent[]): Promise<VersionedGoal>;
+  getGoal(goalId: string): Promise<VersionedGoal | undefined>;
+  /**
+   * Writes `record` if the stored version is still `expectedVersion`, appending `events` with the
+   * next gap-free sequence numbers. A stale write throws ConcurrentModificationError and changes nothing.
+   */
+  commit(
+    record: GoalRecord,
+    expectedVersion: number,
+    events: readonly NewGoalEvent[],
+  ): Promise<VersionedGoal>;
+  listGoals(query: {
+    tenantId: string;
+    status?: GoalStatus;
+    limit?: number;
+    cursor?: string;
+  }): Promise<Page<GoalRecord>>;
+  /** Events with `seq > after`, oldest first; `nextSeq` is what to pass as `after` next time. */
+  listEvents(
+    goalId: string,
+    query: { after?: number; limit?: number },
+  ): Promise<{ items: readonly GoalEvent[]; nextSeq: number }>;
+
+  /** Stores a new pending approval. Throws ApprovalAlreadyExistsError. */
+  putApproval(approval: Approval): Promise<void>;
+  getApproval(approvalId: string): Promise<Approval | undefined>;
+  /** Decides a pending approval exactly once; a second decision throws ApprovalAlreadyDecidedError. */
+  decideApproval(
+    approvalId: string,
+    outcome: { status: Exclude<ApprovalStatus, "pending">; decision?: Approval["decision"] },
+  ): Promise<Approval>;
+  listApprovals(query: {
+    tenantId: string;
+    status: ApprovalStatus;
+    limit?: number;
+  }): Promise<readonly Approval[]>;
+
+  /** Stores a model call's result; the first writer wins and a later put returns the stored one. */
+  putCheckpoint(checkpoint: ModelCheckpoint): Promise<ModelCheckpoint>;
+  getCheckpoint(key: z.input<typeof CheckpointKeySchema>): Promise<ModelCheckpoint | undefined>;
+  /** How many calls of `role` the goal has checkpointed so far (the next call's number). */
+  countCheckpoints(goalId: string, role: CheckpointKey["role"]): Promise<number>;
+}
+
+export class GoalNotFoundError extends GoalLoopsError {
+  override readonly name = "GoalNotFoundError";
+}
+export class GoalAlreadyExistsError extends GoalLoopsError {
+  override readonly name = "GoalAlreadyExistsError";
+}
+/** Another writer changed the goal since it was read. Re-read and re-apply; nothing was written. */
+export class ConcurrentModificationError extends GoalLoopsError {
+  override readonly name = "ConcurrentModificationError";
+  override readonly retryable = true;
+}
+export class ApprovalNotFoundError extends GoalLoopsError {
+  override readonly name = "ApprovalNotFoundError";
+}
+export class ApprovalAlreadyExistsError extends GoalLoopsError {
+  override readonly name = "ApprovalAlreadyExistsError";
+}
+export class ApprovalAlreadyDecidedError extends GoalLoopsError {
+  override readonly name = "ApprovalAlreadyDecidedError";
+}
