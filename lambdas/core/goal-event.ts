@@ -15,5 +15,12 @@ export const GoalEventSchema = z
   .catchall(z.json());
 export type GoalEvent = z.infer<typeof GoalEventSchema>;
 
-/** An event before the store gives it a sequence number. */
-export type NewGoalEvent = Omit<GoalEvent, "seq" | "goalId">;
+/**
+ * An event before the store gives it a sequence number. Spelled out rather than `Omit<GoalEvent, …>`:
+ * Omit over the catch-all index signature would drop `type` and `at` and accept any object.
+ */
+export type NewGoalEvent = {
+  type: string;
+  at: string;
+  runId?: string;
+} & { [field: string]: z.core.util.JSONType | undefined };

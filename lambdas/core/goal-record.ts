@@ -94,12 +94,52 @@ export const QueuedRevisionSchema = z.object({
 });
 export type QueuedRevision = z.infer<typeof QueuedRevisionSchema>;
 
+/**
+ * What the `reconcile` model call decided about finished work when a revision was applied. It is model
+ * output: it can only discard evidence (never add it) and cannot touch the success checks.
+ */
+export const ReconcileResultSchema = z
+  .object({
+    summary: z.string().max(4000).default(""),
+    /** Finished work that stays valid under the revised goal. */
+    keep: z.array(z.string().max(1000)).max(100).default([]),
+    /** Finished work that no longer counts. */
+    discard: z.array(z.string().max(1000)).max(100).default([]),
+    /** New work the revision asks for. */
+    add: z.array(z.string().max(1000)).max(100).default([]),
+    /** Success checks whose evidence no longer holds under the revised goal. */
+    discardEvidenceFor: z.array(z.string()).max(20).default([]),
+  })
+  .strict();
+export type ReconcileResult = z.infer<typeof ReconcileResultSchema>;
+
 /** An applied revision in the append-only log: who, what, when, why, and the revision it made. */
 export const RevisionLogEntrySchema = QueuedRevisionSchema.extend({
   revision: z.number().int().min(2),
   appliedAt: z.iso.datetime(),
+  reconcile: ReconcileResultSchema.optional(),
 });
 export type RevisionLogEntry = z.infer<typeof RevisionLogEntrySchema>;
+
+/** A `corrective` revision: finished work must be compensated (undone or fixed) before going on. */
+export const PendingCorrectionSchema = z.object({
+  revisionId: z.string(),
+  revision: z.number().int().min(2),
+  content: z.string(),
+  requestedAt: z.iso.datetime(),
+});
+export type PendingCorrection = z.infer<typeof PendingCorrectionSchema>;
+
+export const LastCycleSchema = z.object({
+  runId: z.string(),
+  iteration: z.number().int().min(0),
+  /** Whether the cycle changed the evidence set (invariant 4: then `noProgressCycles` is 0). */
+  progress: z.boolean(),
+  /** Check ids satisfied when the cycle ended; the next cycle's "newly satisfied" is relative to it. */
+  satisfiedChecks: z.array(z.string()),
+  at: z.iso.datetime(),
+});
+export type LastCycle = z.infer<typeof LastCycleSchema>;
 
 /**
  * Everything the system knows about one goal, as stored in the goal store. The spec inside is the
@@ -138,6 +178,16 @@ export const GoalRecordSchema = z.object({
   stopReason: StopReasonSchema.nullable(),
   inbox: z.array(QueuedRevisionSchema),
   revisionLog: z.array(RevisionLogEntrySchema),
+  /** Human context from `refinement` and `inject_context` revisions, oldest first (shown in prompts). */
+  contextNotes: z.array(z.string()).optional(),
+  /** `corrective` revisions whose compensation has not run yet. */
+  pendingCorrections: z.array(PendingCorrectionSchema).optional(),
+  /** The last verify cycle: whether it made progress and which checks were satisfied after it. */
+  lastCycle: LastCycleSchema.nullable().optional(),
+  /** Replans requested so far (plan_execute); the limit is reached when it exceeds `maxReplans`. */
+  replans: z.number().int().min(0).optional(),
+  /** Attempts started so far (reflexion); the limit is reached when it equals `maxAttempts`. */
+  attempts: z.number().int().min(0).optional(),
   /** Sequence number of the last event appended for this goal (0 before any). */
   lastEventSeq: z.number().int().min(0),
   createdAt: z.iso.datetime(),

@@ -1,0 +1,74 @@
+import { type GoalChange, goalEvent, settle } from "./goal-change";
+import { EMPTY_USAGE, type GoalRecord, type Usage } from "./goal-record";
+import { type GoalSpec, GoalSpecSchema, type Pattern } from "./goal-spec";
+import { MODEL_ROLES, type ModelRole } from "./model-roles";
+import { parseOrThrow } from "./validation";
+
+/** The step a new run starts with: load the goal, apply queued revisions, check limits. */
+export const FIRST_TASK = "load";
+
+export interface CreateGoalInput {
+  readonly spec: GoalSpec;
+  readonly goalId: string;
+  readonly tenantId: string;
+  readonly runId: string;
+  readonly now: Date;
+  /** The pattern the selector chose (see `selectPattern`) and why. */
+  readonly pattern: Pattern;
+  readonly patternReason: string;
+}
+
+function emptyUsageByRole(): Record<ModelRole, Usage> {
+  return Object.fromEntries(MODEL_ROLES.map((role) => [role, { ...EMPTY_USAGE }])) as Record<
+    ModelRole,
+    Usage
+  >;
+}
+
+/** A new goal at revision 1, running its first run, and the `goal.created` event that records why. */
+export function createGoalRecord(input: CreateGoalInput): GoalChange {
+  const spec = parseOrThrow(GoalSpecSchema, input.spec, "GoalSpec");
+  const at = input.now.toISOString();
+  const record: GoalRecord = {
+    goalId: input.goalId,
+    tenantId: input.tenantId,
+    status: "running",
+    revision: 1,
+    pattern: input.pattern,
+    patternReason: input.patternReason,
+    spec,
+    runId: input.runId,
+    runIteration: 0,
+    activeTask: FIRST_TASK,
+    waitingFor: null,
+    resumeCondition: null,
+    steps: 0,
+    noProgressCycles: 0,
+    evidence: [],
+    seenFingerprints: [],
+    progressNotes: [],
+    usage: { ...EMPTY_USAGE },
+    usageByRole: emptyUsageByRole(),
+    stopReason: null,
+    inbox: [],
+    revisionLog: [],
+    contextNotes: [],
+    pendingCorrections: [],
+    lastCycle: null,
+    replans: 0,
+    attempts: 0,
+    lastEventSeq: 0,
+    createdAt: at,
+    updatedAt: at,
+  };
+  const created = goalEvent(record, "goal.created", input.now, {
+    tenantId: record.tenantId,
+    revision: 1,
+    objective: spec.objective,
+    requestedPattern: spec.pattern,
+    pattern: record.pattern,
+    patternReason: record.patternReason,
+    successChecks: spec.successChecks.map((check) => check.id),
+  });
+  return settle(record, [created]);
+}

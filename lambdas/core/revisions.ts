@@ -1,0 +1,200 @@
+import { z } from "zod";
+import { canonicalJson } from "./canonical-json";
+import { RevisionNotFoundError, ValidationError } from "./errors";
+import { type GoalChange, goalEvent, settle } from "./goal-change";
+import type { NewGoalEvent } from "./goal-event";
+import {
+  type GoalRecord,
+  type QueuedRevision,
+  QueuedRevisionSchema,
+  type ReconcileResult,
+  ReconcileResultSchema,
+  type RevisionLogEntry,
+  type RevisionType,
+} from "./goal-record";
+import { type GoalSpec, GoalSpecSchema, type SuccessCheck } from "./goal-spec";
+import { assertStatus, OPEN_STATUSES } from "./goal-status";
+import { parseOrThrow } from "./validation";
+
+/** The revision types that may replace the success checks, and only with checks a human supplied. */
+export const CHECK_CHANGING_REVISIONS: readonly RevisionType[] = ["modify_objective", "pivot", "redirect"];
+
+/** A human revision as submitted (`POST /goals/{goalId}/revisions`, the `/goal` directive, Slack). */
+export const RevisionInputSchema = QueuedRevisionSchema.pick({
+  type: true,
+  successChecks: true,
+  reason: true,
+})
+  .extend({
+    content: z.string().trim().min(1, "must not be empty").max(8000),
+    requestedBy: z.string().min(1, "must name who asks"),
+  })
+  .strict()
+  .superRefine((input, ctx) => {
+    if (input.successChecks !== undefined && !CHECK_CHANGING_REVISIONS.includes(input.type)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["successChecks"],
+        message: `only ${CHECK_CHANGING_REVISIONS.join(", ")} revisions may replace success checks, not ${input.type}`,
+      });
+    }
+  });
+export type RevisionInput = z.input<typeof RevisionInputSchema>;
+
+/**
+ * Queues a human revision in the goal's inbox; it is applied at the next step boundary. Queueing the
+ * same revision id again changes nothing (duplicate deliveries are idempotent).
+ */
+export function queueRevision(
+  record: GoalRecord,
+  input: RevisionInput,
+  options: { revisionId: string; now: Date },
+): GoalChange {
+  assertStatus(record, OPEN_STATUSES, "queueRevision");
+  const known = [...record.inbox, ...record.revisionLog].some(
+    (item) => item.revisionId === options.revisionId,
+  );
+  if (known) return { record, events: [] };
+  const parsed = parseOrThrow(RevisionInputSchema, input, "revision");
+  const queued: QueuedRevision = {
+    ...parsed,
+    revisionId: options.revisionId,
+    requestedAt: options.now.toISOString(),
+  };
+  // Refuse now (a 400 to the human) what would make an invalid contract when applied.
+  parseOrThrow(GoalSpecSchema, revisedSpec(record.spec, queued), "revised GoalSpec");
+  const next: GoalRecord = { ...record, updatedAt: queued.requestedAt, inbox: [...record.inbox, queued] };
+  const event = goalEvent(next, "revision.queued", options.now, {
+    revisionId: queued.revisionId,
+    revisionType: queued.type,
+    content: queued.content,
+    requestedBy: queued.requestedBy,
+    replacesChecks: queued.successChecks !== undefined,
+  });
+  return settle(next, [event]);
+}
+
+/** The contract after the revision. Revision text is stored as data: nothing in it is interpreted. */
+function revisedSpec(spec: GoalSpec, revision: QueuedRevision): GoalSpec {
+  switch (revision.type) {
+    case "add_constraint":
+      return { ...spec, constraints: [...(spec.constraints ?? []), revision.content] };
+    case "modify_objective":
+    case "redirect":
+    case "pivot":
+      return {
+        ...spec,
+        objective: revision.content,
+        successChecks: revision.successChecks ?? spec.successChecks,
+      };
+    case "refinement":
+    case "inject_context":
+    case "corrective":
+      return spec;
+  }
+}
+
+/** Checks that were dropped or whose verification changed: their old evidence proves nothing now. */
+function changedCheckIds(before: readonly SuccessCheck[], after: readonly SuccessCheck[]): string[] {
+  return before
+    .filter((old) => {
+      const now = after.find((check) => check.id === old.id);
+      return !now || canonicalJson(now.verify) !== canonicalJson(old.verify);
+    })
+    .map((check) => check.id);
+}
+
+/**
+ * Applies a queued human revision at a step boundary: the goal's revision goes up, the append-only
+ * log records who, what, when and why, and the spec changes as the type says. This is the only
+ * function that can change the success checks, and only with checks a human supplied. The optional
+ * `reconcile` result (model output) can discard evidence, never add it.
+ */
+export function applyRevision(
+  record: GoalRecord,
+  revisionId: string,
+  options: { now: Date; reconcile?: z.input<typeof ReconcileResultSchema> },
+): GoalChange {
+  assertStatus(record, OPEN_STATUSES, "applyRevision");
+  const queued = record.inbox.find((item) => item.revisionId === revisionId);
+  if (!queued) throw new RevisionNotFoundError(record.goalId, revisionId);
+  const reconcile: ReconcileResult | undefined =
+    options.reconcile === undefined
+      ? undefined
+      : parseOrThrow(ReconcileResultSchema, options.reconcile, "reconcile result");
+  const at = options.now.toISOString();
+  const revision = record.revision + 1;
+
+  const spec = parseOrThrow(GoalSpecSchema, revisedSpec(record.spec, queued), "revised GoalSpec");
+  const discarded = new Set([
+    ...changedCheckIds(record.spec.successChecks, spec.successChecks),
+    ...(reconcile?.discardEvidenceFor ?? []),
+  ]);
+  const keepsEvidence = (checkId: string) => !discarded.has(checkId);
+  const isNote = queued.type === "refinement" || queued.type === "inject_context";
+  const entry: RevisionLogEntry = { ...queued, revision, appliedAt: at, ...(reconcile ? { reconcile } : {}) };
+
+  const next: GoalRecord = {
+    ...record,
+    updatedAt: at,
+    revision,
+    spec,
+    inbox: record.inbox.filter((item) => item.revisionId !== revisionId),
+    revisionLog: [...record.revisionLog, entry],
+    evidence: record.evidence.filter((item) => keepsEvidence(item.checkId)),
+    lastCycle: record.lastCycle
+      ? { ...record.lastCycle, satisfiedChecks: record.lastCycle.satisfiedChecks.filter(keepsEvidence) }
+      : record.lastCycle,
+    contextNotes: isNote ? [...(record.contextNotes ?? []), queued.content] : record.contextNotes,
+    pendingCorrections:
+      queued.type === "corrective"
+        ? [
+            ...(record.pendingCorrections ?? []),
+            { revisionId, revision, content: queued.content, requestedAt: queued.requestedAt },
+          ]
+        : record.pendingCorrections,
+  };
+
+  const events: NewGoalEvent[] = [
+    goalEvent(next, "revision.applied", options.now, {
+      revisionId,
+      revisionType: queued.type,
+      revision,
+      requestedBy: queued.requestedBy,
+      reason: queued.reason ?? null,
+      content: queued.content,
+      checksReplaced: queued.successChecks !== undefined,
+      evidenceDiscarded: [...discarded].filter((checkId) =>
+        record.evidence.some((item) => item.checkId === checkId),
+      ),
+      reconcile: reconcile ?? null,
+    }),
+  ];
+  if (queued.type === "corrective") {
+    events.push(
+      goalEvent(next, "compensation.requested", options.now, {
+        revisionId,
+        revision,
+        content: queued.content,
+      }),
+    );
+  }
+  return settle(next, events);
+}
+
+/** The compensation a `corrective` revision asked for has run; the correction is no longer pending. */
+export function resolveCorrection(record: GoalRecord, revisionId: string, now: Date): GoalChange {
+  assertStatus(record, OPEN_STATUSES, "resolveCorrection");
+  const pending = record.pendingCorrections ?? [];
+  if (!pending.some((item) => item.revisionId === revisionId)) {
+    throw new ValidationError(`Goal '${record.goalId}' has no pending correction '${revisionId}'`, [
+      { path: "revisionId", message: "no pending correction with this id" },
+    ]);
+  }
+  const next: GoalRecord = {
+    ...record,
+    updatedAt: now.toISOString(),
+    pendingCorrections: pending.filter((item) => item.revisionId !== revisionId),
+  };
+  return settle(next, [goalEvent(next, "compensation.completed", now, { revisionId })]);
+}
