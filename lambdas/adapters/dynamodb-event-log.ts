@@ -1,0 +1,117 @@
+import { type DynamoDBDocumentClient, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { type GoalEvent, GoalEventSchema, type NewGoalEvent } from "../core/goal-event";
+import { parseOrThrow } from "../core/validation";
+import { CorruptStoreItemError, isConditionalCheckFailed, toStoreError } from "./dynamodb-errors";
+import { parseStoredItem, toDocument } from "./dynamodb-items";
+import { eventKey, eventSortKey, goalKey, invalidField, RESERVED_ATTRIBUTES } from "./goal-table-keys";
+import { TABLE_DESIGN } from "./table-design";
+
+const PK = TABLE_DESIGN.partitionKey;
+const SK = TABLE_DESIGN.sortKey;
+
+/** Gives new events the sequence numbers after `lastSeq`, with their goal id, and checks them. */
+export function numberEvents(goalId: string, lastSeq: number, events: readonly NewGoalEvent[]): GoalEvent[] {
+  return events.map((event, index) => {
+    // Event fields sit beside the item's keys: a field named like a key or `ttl` would corrupt the item.
+    const reserved = Object.keys(event).find((field) => RESERVED_ATTRIBUTES.has(field));
+    if (reserved) throw invalidField(`events.${index}.${reserved}`, "is a name the store reserves");
+    const numbered = toDocument({ ...event, goalId, seq: lastSeq + index + 1 });
+    return parseOrThrow(GoalEventSchema, numbered, "goal event");
+  });
+}
+
+/**
+ * The event items of the goal table (pk GOAL#id, sk EVT#<seq>), each the event JSON as is plus
+ * goalId and seq. They are written after the goal item that commits them, so they may lag behind
+ * it; the goal item's outbox (`pendingEvents`) covers the lag. See DynamoDbGoalStore for the protocol.
+ */
+export class DynamoDbEventLog {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  /**
+   * Events `from..to` (both included, all committed), oldest first. A seq without its item is taken
+   * from the outbox and written back; one in neither place means a broken log.
+   */
+  async read(goalId: string, from: number, to: number, outbox: readonly GoalEvent[]): Promise<GoalEvent[]> {
+    const stored = await this.query(goalId, from, to);
+    const pending = new Map(outbox.map((event) => [event.seq, event]));
+    const events: GoalEvent[] = [];
+    const missing: GoalEvent[] = [];
+    for (let seq = from; seq <= to; seq++) {
+      const event = stored.get(seq) ?? pending.get(seq);
+      if (!event) {
+        throw new CorruptStoreItemError(`Goal ${goalId} event ${seq} is neither stored nor in the outbox`);
+      }
+      if (!stored.has(seq)) missing.push(event);
+      events.push(event);
+    }
+    await this.appendBestEffort(missing);
+    return events;
+  }
+
+  /** Makes sure every outbox event has its item. Throws when one cannot be written. */
+  async ensureWritten(goalId: string, outbox: readonly GoalEvent[]): Promise<void> {
+    if (outbox.length === 0) return;
+    const seqs = outbox.map((event) => event.seq);
+    const stored = await this.query(goalId, Math.min(...seqs), Math.max(...seqs));
+    await Promise.all(outbox.filter((event) => !stored.has(event.seq)).map((event) => this.put(event)));
+  }
+
+  /** Writes events that are already committed; a failure is left to the outbox repair paths. */
+  async appendBestEffort(events: readonly GoalEvent[]): Promise<void> {
+    await Promise.allSettled(events.map((event) => this.put(event)));
+  }
+
+  /** The event items with `from <= seq <= to` that exist, by seq. */
+  private async query(goalId: string, from: number, to: number): Promise<Map<number, GoalEvent>> {
+    const events = new Map<number, GoalEvent>();
+    let startKey: Record<string, unknown> | undefined;
+    try {
+      do {
+        const output = await this.client.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            KeyConditionExpression: "#pk = :pk AND #sk BETWEEN :from AND :to",
+            ExpressionAttributeNames: { "#pk": PK, "#sk": SK },
+            ExpressionAttributeValues: {
+              ":pk": goalKey(goalId)[PK],
+              ":from": eventSortKey(from),
+              ":to": eventSortKey(to),
+            },
+            ConsistentRead: true,
+            ExclusiveStartKey: startKey,
+          }),
+        );
+        for (const item of output.Items ?? []) {
+          const { [PK]: _pk, [SK]: _sk, ...fields } = item;
+          const event = parseStoredItem(GoalEventSchema, fields, "event");
+          events.set(event.seq, event);
+        }
+        startKey = output.LastEvaluatedKey;
+      } while (startKey);
+    } catch (error) {
+      throw toStoreError(error, "Query (events)");
+    }
+    return events;
+  }
+
+  private async put(event: GoalEvent): Promise<void> {
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { ...event, ...eventKey(event.goalId, event.seq) },
+          ConditionExpression: "attribute_not_exists(#pk)",
+          ExpressionAttributeNames: { "#pk": PK },
+        }),
+      );
+    } catch (error) {
+      // Already there (an earlier attempt, a concurrent repair): fine, a seq's content never changes.
+      if (isConditionalCheckFailed(error)) return;
+      throw toStoreError(error, "PutItem (event)");
+    }
+  }
+}

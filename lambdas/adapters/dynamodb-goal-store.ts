@@ -1,0 +1,467 @@
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  type QueryCommandInput,
+} from "@aws-sdk/lib-dynamodb";
+import { z } from "zod";
+import type { GoalLoopsError } from "../core/errors";
+import { type GoalEvent, GoalEventSchema, type NewGoalEvent } from "../core/goal-event";
+import { type GoalRecord, GoalRecordSchema, type GoalStatus, GoalStatusSchema } from "../core/goal-record";
+import {
+  type Approval,
+  ApprovalAlreadyDecidedError,
+  ApprovalAlreadyExistsError,
+  ApprovalNotFoundError,
+  ApprovalSchema,
+  type ApprovalStatus,
+  type CheckpointKey,
+  CheckpointKeySchema,
+  ConcurrentModificationError,
+  GoalAlreadyExistsError,
+  GoalNotFoundError,
+  type GoalStore,
+  type ModelCheckpoint,
+  ModelCheckpointSchema,
+  type Page,
+  type VersionedGoal,
+} from "../core/ports/goal-store";
+import { parseOrThrow } from "../core/validation";
+import {
+  CorruptStoreItemError,
+  isConditionalCheckFailed,
+  isValidationException,
+  toStoreError,
+} from "./dynamodb-errors";
+import { DynamoDbEventLog, numberEvents } from "./dynamodb-event-log";
+import { parseStoredItem, toDocument } from "./dynamodb-items";
+import {
+  ANY_STATUS_PREFIX,
+  approvalIndexKeys,
+  approvalKey,
+  approvalsPartition,
+  checkpointKey,
+  checkpointRolePrefix,
+  decodeCursor,
+  encodeCursor,
+  goalIndexKeys,
+  goalKey,
+  goalsPartition,
+  invalidField,
+  statusPrefix,
+} from "./goal-table-keys";
+import { TABLE_DESIGN } from "./table-design";
+
+export interface DynamoDbGoalStoreOptions {
+  /** Created once at module scope by the handler and shared across invocations. */
+  readonly client: DynamoDBDocumentClient;
+  readonly tableName: string;
+  /** Clock for TTLs. @default () => new Date() */
+  readonly now?: () => Date;
+}
+
+const DEFAULT_PAGE_SIZE = 50;
+const MAX_PAGE_SIZE = 1000;
+const DAY_SECONDS = 24 * 60 * 60;
+/** How long an approval stays readable after it was decided (or after it expired undecided). */
+const APPROVAL_RETENTION_SECONDS = 30 * DAY_SECONDS;
+
+const PK = TABLE_DESIGN.partitionKey;
+const SK = TABLE_DESIGN.sortKey;
+const TTL = TABLE_DESIGN.ttlAttribute;
+
+/** The goal item as stored, before its record and outbox are checked against the domain schemas. */
+const GoalItemSchema = z.object({
+  version: z.number().int().min(1),
+  record: z.unknown(),
+  pendingEvents: z.array(z.unknown()),
+});
+
+const DecidedStatusSchema = ApprovalSchema.shape.status.exclude(["pending"]);
+
+interface IndexPage {
+  readonly items: readonly Record<string, unknown>[];
+  readonly lastEvaluatedKey: Record<string, unknown> | undefined;
+}
+
+interface StoredGoal extends VersionedGoal {
+  /** The outbox: the events of the write that produced this version. */
+  readonly pendingEvents: readonly GoalEvent[];
+}
+
+/**
+ * The GoalStore on one DynamoDB table (see table-design.ts), without DynamoDB transactions: dynalite
+ * has none, and a conditional write on one item is all the goal needs.
+ *
+ * Event log (append-only, gap-free per goal, from seq 1), kept with an outbox:
+ * 1. `commit` reads the goal item and checks its version. Sequence numbers are allocated from the
+ *    stored `lastEventSeq`; the conditional PutItem on `version = :expected` is the lock, so only
+ *    one writer can ever claim a given seq, and each seq has exactly one content.
+ * 2. That one PutItem writes the record (with the new `lastEventSeq`) and the new events in the
+ *    goal item's `pendingEvents` attribute. Once it succeeds, the events are committed.
+ * 3. Then each event is put as its own item (sk `EVT#<seq>`), `attribute_not_exists`, so a repeat
+ *    is harmless. These puts are best-effort: a crash or error here loses nothing, the outbox holds them.
+ * 4. Before the next commit overwrites `pendingEvents`, it writes whichever of them are missing and
+ *    fails if it cannot. Every seq <= lastEventSeq is therefore either an event item or in the outbox.
+ * 5. `listEvents` reads the goal item first, queries the event items up to its `lastEventSeq`, and
+ *    fills any missing seq from the outbox (writing it back, best-effort).
+ */
+export class DynamoDbGoalStore implements GoalStore {
+  private readonly client: DynamoDBDocumentClient;
+  private readonly tableName: string;
+  private readonly now: () => Date;
+  private readonly events: DynamoDbEventLog;
+
+  constructor(options: DynamoDbGoalStoreOptions) {
+    this.client = options.client;
+    this.tableName = options.tableName;
+    this.now = options.now ?? (() => new Date());
+    this.events = new DynamoDbEventLog(options.client, options.tableName);
+  }
+
+  async createGoal(record: GoalRecord, events: readonly NewGoalEvent[]): Promise<VersionedGoal> {
+    const parsed = parseRecord(record);
+    const numbered = numberEvents(parsed.goalId, 0, events);
+    const written: GoalRecord = { ...parsed, lastEventSeq: numbered.length };
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: goalItem(written, 1, numbered),
+          ConditionExpression: "attribute_not_exists(#pk)",
+          ExpressionAttributeNames: { "#pk": PK },
+        }),
+      );
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) {
+        throw new GoalAlreadyExistsError(`Goal ${parsed.goalId} already exists`, { cause: error });
+      }
+      throw toStoreError(error, "createGoal");
+    }
+    await this.events.appendBestEffort(numbered);
+    return { record: written, version: 1 };
+  }
+
+  async getGoal(goalId: string): Promise<VersionedGoal | undefined> {
+    const stored = await this.readGoal(goalId);
+    return stored && { record: stored.record, version: stored.version };
+  }
+
+  async commit(
+    record: GoalRecord,
+    expectedVersion: number,
+    events: readonly NewGoalEvent[],
+  ): Promise<VersionedGoal> {
+    const parsed = parseRecord(record);
+    const stored = await this.readGoal(parsed.goalId);
+    if (!stored) throw new GoalNotFoundError(`Goal ${parsed.goalId} does not exist`);
+    if (stored.version !== expectedVersion) throw staleWrite(parsed.goalId, expectedVersion, stored.version);
+    if (stored.record.tenantId !== parsed.tenantId) {
+      throw invalidField("tenantId", "a goal cannot change tenant");
+    }
+
+    // Outbox rule: the previous write's events must be durable before its outbox is overwritten.
+    await this.events.ensureWritten(parsed.goalId, stored.pendingEvents);
+
+    const numbered = numberEvents(parsed.goalId, stored.record.lastEventSeq, events);
+    const written: GoalRecord = { ...parsed, lastEventSeq: stored.record.lastEventSeq + numbered.length };
+    const version = expectedVersion + 1;
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: goalItem(written, version, numbered),
+          ConditionExpression: "#version = :expected",
+          ExpressionAttributeNames: { "#version": "version" },
+          ExpressionAttributeValues: { ":expected": expectedVersion },
+        }),
+      );
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) {
+        throw new ConcurrentModificationError(
+          `Goal ${parsed.goalId} changed since version ${expectedVersion} was read`,
+          { cause: error },
+        );
+      }
+      throw toStoreError(error, "commit");
+    }
+    await this.events.appendBestEffort(numbered);
+    return { record: written, version };
+  }
+
+  async listGoals(query: {
+    tenantId: string;
+    status?: GoalStatus;
+    limit?: number;
+    cursor?: string;
+  }): Promise<Page<GoalRecord>> {
+    const limit = pageSize(query.limit);
+    if (query.status !== undefined && !GoalStatusSchema.safeParse(query.status).success) {
+      throw invalidField("status", `must be one of ${GoalStatusSchema.options.join(", ")}`);
+    }
+    const partition = goalsPartition(query.tenantId);
+    const sortKeyPrefix = query.status === undefined ? ANY_STATUS_PREFIX : statusPrefix(query.status);
+    const startKey =
+      query.cursor === undefined ? undefined : decodeCursor(query.cursor, { partition, sortKeyPrefix });
+    const page = await this.queryIndex(partition, sortKeyPrefix, limit, startKey).catch((error: unknown) => {
+      // DynamoDB's own check of ExclusiveStartKey: the cursor was well-formed but not one of ours.
+      if (startKey && isValidationException(error)) {
+        throw invalidField("cursor", "is not a cursor this listing returned");
+      }
+      throw toStoreError(error, "listGoals");
+    });
+    const items = page.items.map((item) => parseStoredItem(GoalRecordSchema, item.record, "goal record"));
+    const lastKey = page.lastEvaluatedKey;
+    return lastKey === undefined ? { items } : { items, cursor: encodeCursor(lastKey) };
+  }
+
+  async listEvents(
+    goalId: string,
+    query: { after?: number; limit?: number },
+  ): Promise<{ items: readonly GoalEvent[]; nextSeq: number }> {
+    const after = query.after ?? 0;
+    if (!Number.isInteger(after) || after < 0) throw invalidField("after", "must be an integer >= 0");
+    const limit = pageSize(query.limit);
+    const stored = await this.readGoal(goalId);
+    if (!stored) throw new GoalNotFoundError(`Goal ${goalId} does not exist`);
+
+    // Bounded by the lastEventSeq just read, so a commit racing this call cannot open a gap.
+    const last = Math.min(stored.record.lastEventSeq, after + limit);
+    if (last <= after) return { items: [], nextSeq: after };
+    const items = await this.events.read(goalId, after + 1, last, stored.pendingEvents);
+    return { items, nextSeq: last };
+  }
+
+  async putApproval(approval: Approval): Promise<void> {
+    const parsed = parseOrThrow(ApprovalSchema, toDocument(approval), "approval");
+    if (parsed.status !== "pending") throw invalidField("status", "a new approval must be pending");
+    const expiresAtSeconds = Math.floor(Date.parse(parsed.expiresAt) / 1000);
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: approvalItem(parsed, expiresAtSeconds + APPROVAL_RETENTION_SECONDS),
+          ConditionExpression: "attribute_not_exists(#pk)",
+          ExpressionAttributeNames: { "#pk": PK },
+        }),
+      );
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) {
+        throw new ApprovalAlreadyExistsError(`Approval ${parsed.approvalId} already exists`, {
+          cause: error,
+        });
+      }
+      throw toStoreError(error, "putApproval");
+    }
+  }
+
+  async getApproval(approvalId: string): Promise<Approval | undefined> {
+    const item = await this.getItem(approvalKey(approvalId), "getApproval");
+    return item && parseStoredItem(ApprovalSchema, item.approval, "approval");
+  }
+
+  async decideApproval(
+    approvalId: string,
+    outcome: { status: Exclude<ApprovalStatus, "pending">; decision?: Approval["decision"] },
+  ): Promise<Approval> {
+    if (!DecidedStatusSchema.safeParse(outcome.status).success) {
+      throw invalidField("status", `must be one of ${DecidedStatusSchema.options.join(", ")}`);
+    }
+    const current = await this.getApproval(approvalId);
+    if (!current) throw new ApprovalNotFoundError(`Approval ${approvalId} does not exist`);
+    if (current.status !== "pending") throw alreadyDecided(approvalId, current.status);
+    const decided = parseOrThrow(
+      ApprovalSchema,
+      toDocument({ ...current, status: outcome.status, decision: outcome.decision }),
+      "approval decision",
+    );
+    const ttlSeconds = Math.floor(this.now().getTime() / 1000) + APPROVAL_RETENTION_SECONDS;
+    try {
+      // The condition makes the decision exactly-once: of many concurrent deciders, one write passes.
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: approvalItem(decided, ttlSeconds),
+          ConditionExpression: "#status = :pending",
+          ExpressionAttributeNames: { "#status": "status" },
+          ExpressionAttributeValues: { ":pending": "pending" },
+        }),
+      );
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) throw alreadyDecided(approvalId, "decided", error);
+      throw toStoreError(error, "decideApproval");
+    }
+    return decided;
+  }
+
+  async listApprovals(query: {
+    tenantId: string;
+    status: ApprovalStatus;
+    limit?: number;
+  }): Promise<readonly Approval[]> {
+    const limit = pageSize(query.limit);
+    const partition = approvalsPartition(query.tenantId);
+    const approvals: Approval[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.queryIndex(
+        partition,
+        statusPrefix(query.status),
+        limit - approvals.length,
+        startKey,
+      ).catch((error: unknown) => {
+        throw toStoreError(error, "listApprovals");
+      });
+      for (const item of page.items) {
+        approvals.push(parseStoredItem(ApprovalSchema, item.approval, "approval"));
+      }
+      startKey = page.lastEvaluatedKey;
+    } while (startKey && approvals.length < limit);
+    return approvals;
+  }
+
+  async putCheckpoint(checkpoint: ModelCheckpoint): Promise<ModelCheckpoint> {
+    const parsed = parseOrThrow(ModelCheckpointSchema, toDocument(checkpoint), "model checkpoint");
+    const key = checkpointKey(parsed.key);
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { ...key, goalId: parsed.key.goalId, role: parsed.key.role, checkpoint: parsed },
+          ConditionExpression: "attribute_not_exists(#pk)",
+          ExpressionAttributeNames: { "#pk": PK },
+        }),
+      );
+      return parsed;
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw toStoreError(error, "putCheckpoint");
+    }
+    // First writer wins: a retried step gets the response that was already paid for.
+    const stored = await this.getCheckpoint(parsed.key);
+    if (!stored) throw new CorruptStoreItemError(`Checkpoint ${key[SK]} vanished after a conflicting put`);
+    return stored;
+  }
+
+  async getCheckpoint(key: z.input<typeof CheckpointKeySchema>): Promise<ModelCheckpoint | undefined> {
+    const parsedKey = parseOrThrow(CheckpointKeySchema, key, "checkpoint key");
+    const item = await this.getItem(checkpointKey(parsedKey), "getCheckpoint");
+    return item && parseStoredItem(ModelCheckpointSchema, item.checkpoint, "model checkpoint");
+  }
+
+  async countCheckpoints(goalId: string, role: CheckpointKey["role"]): Promise<number> {
+    const prefix = checkpointRolePrefix(parseOrThrow(CheckpointKeySchema.shape.role, role, "role"));
+    let count = 0;
+    let startKey: Record<string, unknown> | undefined;
+    try {
+      do {
+        const output = await this.client.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            KeyConditionExpression: "#pk = :pk AND begins_with(#sk, :prefix)",
+            ExpressionAttributeNames: { "#pk": PK, "#sk": SK },
+            ExpressionAttributeValues: { ":pk": goalKey(goalId)[PK], ":prefix": prefix },
+            Select: "COUNT",
+            ConsistentRead: true,
+            ExclusiveStartKey: startKey,
+          }),
+        );
+        count += output.Count ?? 0;
+        startKey = output.LastEvaluatedKey;
+      } while (startKey);
+    } catch (error) {
+      throw toStoreError(error, "countCheckpoints");
+    }
+    return count;
+  }
+
+  private async readGoal(goalId: string): Promise<StoredGoal | undefined> {
+    const item = await this.getItem(goalKey(goalId), "getGoal");
+    if (!item) return undefined;
+    const stored = parseStoredItem(GoalItemSchema, item, "goal item");
+    return {
+      record: parseStoredItem(GoalRecordSchema, stored.record, "goal record"),
+      version: stored.version,
+      pendingEvents: stored.pendingEvents.map((event) =>
+        parseStoredItem(GoalEventSchema, event, "outbox event"),
+      ),
+    };
+  }
+
+  private async getItem(key: Record<string, string>, operation: string) {
+    try {
+      const output = await this.client.send(
+        new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }),
+      );
+      return output.Item;
+    } catch (error) {
+      throw toStoreError(error, operation);
+    }
+  }
+
+  /** One page of the status index (goals or approvals of a tenant, optionally of one status). */
+  private async queryIndex(
+    partition: string,
+    sortKeyPrefix: string,
+    limit: number,
+    startKey: Record<string, unknown> | undefined,
+  ): Promise<IndexPage> {
+    const index = TABLE_DESIGN.statusIndex;
+    const input: QueryCommandInput = {
+      TableName: this.tableName,
+      IndexName: index.name,
+      KeyConditionExpression: "#gpk = :partition AND begins_with(#gsk, :prefix)",
+      ExpressionAttributeNames: { "#gpk": index.partitionKey, "#gsk": index.sortKey },
+      ExpressionAttributeValues: { ":partition": partition, ":prefix": sortKeyPrefix },
+      Limit: limit,
+      ExclusiveStartKey: startKey,
+    };
+    const output = await this.client.send(new QueryCommand(input));
+    return { items: output.Items ?? [], lastEvaluatedKey: output.LastEvaluatedKey };
+  }
+}
+
+function goalItem(record: GoalRecord, version: number, pendingEvents: readonly GoalEvent[]) {
+  return {
+    ...goalKey(record.goalId),
+    ...goalIndexKeys(record),
+    tenantId: record.tenantId,
+    status: record.status,
+    version,
+    record,
+    pendingEvents,
+  };
+}
+
+function approvalItem(approval: Approval, ttlSeconds: number) {
+  return {
+    ...approvalKey(approval.approvalId),
+    ...approvalIndexKeys(approval),
+    tenantId: approval.tenantId,
+    goalId: approval.goalId,
+    status: approval.status,
+    approval,
+    [TTL]: ttlSeconds,
+  };
+}
+
+/** Checks a record before it is written. */
+function parseRecord(record: GoalRecord): GoalRecord {
+  return parseOrThrow(GoalRecordSchema, toDocument(record), "goal record");
+}
+
+function pageSize(limit: number | undefined): number {
+  if (limit === undefined) return DEFAULT_PAGE_SIZE;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) {
+    throw invalidField("limit", `must be an integer from 1 to ${MAX_PAGE_SIZE}`);
+  }
+  return limit;
+}
+
+function staleWrite(goalId: string, expected: number, actual: number): ConcurrentModificationError {
+  return new ConcurrentModificationError(`Goal ${goalId} is at version ${actual}, not ${expected}`);
+}
+
+function alreadyDecided(approvalId: string, status: string, cause?: unknown): GoalLoopsError {
+  return new ApprovalAlreadyDecidedError(`Approval ${approvalId} is already ${status}`, { cause });
+}

@@ -1,0 +1,545 @@
+import { randomUUID } from "node:crypto";
+import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createGoalTable } from "../../lambdas/adapters/create-goal-table";
+import { CorruptStoreItemError } from "../../lambdas/adapters/dynamodb-errors";
+import { DynamoDbGoalStore } from "../../lambdas/adapters/dynamodb-goal-store";
+import { approvalKey, goalKey } from "../../lambdas/adapters/goal-table-keys";
+import { ValidationError } from "../../lambdas/core/errors";
+import type { GoalRecord } from "../../lambdas/core/goal-record";
+import {
+  ApprovalAlreadyDecidedError,
+  ApprovalAlreadyExistsError,
+  ApprovalNotFoundError,
+  ConcurrentModificationError,
+  GoalAlreadyExistsError,
+  GoalNotFoundError,
+} from "../../lambdas/core/ports/goal-store";
+import {
+  type DynamoBackend,
+  documentClientFor,
+  dynamoClientFor,
+  type StartBackend,
+} from "../support/dynamo-backends";
+import { aGoalRecord } from "../support/goal-record-builder";
+import { aCheckpoint, anApproval, someEvents } from "../support/goal-store-builders";
+
+/**
+ * The GoalStore contract: the same cases for every backend the DynamoDB adapter runs on. Each
+ * suite gets its own server and a fresh table; each case uses its own goal ids and tenant.
+ */
+export function describeGoalStoreContract(backendName: string, start: StartBackend): void {
+  describe(`GoalStore contract [${backendName}]`, () => {
+    const tableName = `goals-${randomUUID()}`;
+    let backend: DynamoBackend | undefined;
+    let client: DynamoDBClient | undefined;
+    let documents: DynamoDBDocumentClient;
+    let store: DynamoDbGoalStore;
+
+    beforeAll(async () => {
+      backend = await start();
+      client = dynamoClientFor(backend.endpoint);
+      documents = documentClientFor(client);
+      await createGoalTable(client, tableName);
+      store = new DynamoDbGoalStore({ client: documents, tableName });
+    });
+
+    afterAll(async () => {
+      client?.destroy();
+      await backend?.stop();
+    });
+
+    /** The sequence numbers of the event items actually in the table, bypassing the store's repair. */
+    async function storedEventSeqs(goalId: string): Promise<number[]> {
+      const output = await documents.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: "pk = :pk AND begins_with(sk, :events)",
+          ExpressionAttributeValues: { ":pk": goalKey(goalId).pk, ":events": "EVT#" },
+          ConsistentRead: true,
+        }),
+      );
+      return (output.Items ?? []).map((item) => Number(item.seq));
+    }
+
+    /**
+     * A store whose client fails every event-item put while `crashing` is true: the goal write
+     * succeeds and the process "dies" before its events reach their own items.
+     */
+    function storeThatCrashesBeforeEventWrites() {
+      if (!backend) throw new Error("backend not started");
+      const crashingClient = dynamoClientFor(backend.endpoint);
+      const control = { crashing: true };
+      crashingClient.middlewareStack.add(
+        (next) => async (args) => {
+          if (control.crashing && isEventPut(args.input)) {
+            throw new Error("injected crash before the event write");
+          }
+          return next(args);
+        },
+        { step: "initialize", name: "injectCrashBeforeEventWrite" },
+      );
+      const crashingStore = new DynamoDbGoalStore({ client: documentClientFor(crashingClient), tableName });
+      return { crashingStore, control, destroy: () => crashingClient.destroy() };
+    }
+
+    function seqs(events: readonly { seq: number }[]): number[] {
+      return events.map((event) => event.seq);
+    }
+
+    function range(from: number, to: number): number[] {
+      return Array.from({ length: to - from + 1 }, (_, index) => from + index);
+    }
+
+    describe("goals", () => {
+      it("createGoal then getGoal returns the record at version 1 with its events counted", async () => {
+        // Prepare
+        const record = aGoalRecord();
+
+        // Act
+        const created = await store.createGoal(record, someEvents(2, "goal.created"));
+        const read = await store.getGoal(record.goalId);
+
+        // Assess
+        expect(created).toEqual({ record: { ...record, lastEventSeq: 2 }, version: 1 });
+        expect(read).toEqual(created);
+      });
+
+      it("createGoal for an existing goal throws GoalAlreadyExistsError and keeps the first", async () => {
+        // Prepare
+        const first = aGoalRecord();
+        await store.createGoal(first, someEvents(1));
+        const second = aGoalRecord({ goalId: first.goalId, steps: 7 });
+
+        // Act
+        const attempt = store.createGoal(second, someEvents(1));
+
+        // Assess
+        await expect(attempt).rejects.toBeInstanceOf(GoalAlreadyExistsError);
+        expect((await store.getGoal(first.goalId))?.record.steps).toBe(0);
+        expect(await storedEventSeqs(first.goalId)).toEqual([1]);
+      });
+
+      it("getGoal of an unknown goal is undefined; commit and listEvents throw GoalNotFoundError", async () => {
+        // Prepare
+        const unknown = aGoalRecord();
+
+        // Act
+        const read = await store.getGoal(unknown.goalId);
+        const commit = store.commit(unknown, 1, []);
+        const events = store.listEvents(unknown.goalId, {});
+
+        // Assess
+        expect(read).toBeUndefined();
+        await expect(commit).rejects.toBeInstanceOf(GoalNotFoundError);
+        await expect(events).rejects.toBeInstanceOf(GoalNotFoundError);
+      });
+
+      it("commit bumps the version and returns the record with the store's lastEventSeq", async () => {
+        // Prepare
+        const { record, version } = await store.createGoal(aGoalRecord(), someEvents(2));
+        // The caller's lastEventSeq is ignored: the store allocates sequence numbers.
+        const next: GoalRecord = { ...record, steps: 1, activeTask: "act", lastEventSeq: 0 };
+
+        // Act
+        const committed = await store.commit(next, version, someEvents(3));
+
+        // Assess
+        expect(committed).toEqual({ record: { ...next, lastEventSeq: 5 }, version: 2 });
+        expect(await store.getGoal(record.goalId)).toEqual(committed);
+      });
+
+      it("a stale commit throws ConcurrentModificationError and changes neither record nor events", async () => {
+        // Prepare
+        const created = await store.createGoal(aGoalRecord(), someEvents(1));
+        const current = await store.commit({ ...created.record, steps: 1 }, created.version, someEvents(1));
+
+        // Act
+        const stale = store.commit({ ...created.record, steps: 99 }, created.version, someEvents(4));
+
+        // Assess
+        await expect(stale).rejects.toBeInstanceOf(ConcurrentModificationError);
+        expect(await store.getGoal(created.record.goalId)).toEqual(current);
+        expect(await storedEventSeqs(created.record.goalId)).toEqual([1, 2]);
+      });
+
+      it("of concurrent commits from the same version exactly one wins", async () => {
+        // Prepare
+        const created = await store.createGoal(aGoalRecord(), someEvents(1));
+        const writers = range(1, 10);
+
+        // Act
+        const outcomes = await Promise.allSettled(
+          writers.map((steps) =>
+            store.commit({ ...created.record, steps }, created.version, someEvents(steps, `writer-${steps}`)),
+          ),
+        );
+
+        // Assess
+        const winners = outcomes.filter((outcome) => outcome.status === "fulfilled");
+        const losers = outcomes.filter((outcome) => outcome.status === "rejected");
+        expect(winners).toHaveLength(1);
+        for (const loser of losers) expect(loser.reason).toBeInstanceOf(ConcurrentModificationError);
+        const stored = await store.getGoal(created.record.goalId);
+        const winningSteps = stored?.record.steps ?? -1;
+        expect(stored?.version).toBe(2);
+        expect(stored?.record.lastEventSeq).toBe(1 + winningSteps);
+        const { items } = await store.listEvents(created.record.goalId, {});
+        expect(seqs(items)).toEqual(range(1, 1 + winningSteps));
+        expect(items.slice(1).every((event) => event.type === `writer-${winningSteps}`)).toBe(true);
+      });
+
+      it("a goal item that no longer matches its schema is a CorruptStoreItemError", async () => {
+        // Prepare
+        const goalId = `goal-${randomUUID()}`;
+        await documents.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: { ...goalKey(goalId), version: 1, record: { goalId }, pendingEvents: [] },
+          }),
+        );
+
+        // Act
+        const read = store.getGoal(goalId);
+
+        // Assess
+        await expect(read).rejects.toBeInstanceOf(CorruptStoreItemError);
+      });
+    });
+
+    describe("event log", () => {
+      it("numbers events gap-free from 1 across commits and pages them with after, limit and nextSeq", async () => {
+        // Prepare
+        let goal = await store.createGoal(aGoalRecord(), someEvents(3, "goal.created"));
+        for (const count of [2, 0, 4]) {
+          goal = await store.commit(
+            { ...goal.record, steps: goal.record.steps + 1 },
+            goal.version,
+            someEvents(count),
+          );
+        }
+
+        // Act
+        const all = await store.listEvents(goal.record.goalId, {});
+        const pages = [];
+        let after = 0;
+        for (;;) {
+          const page = await store.listEvents(goal.record.goalId, { after, limit: 4 });
+          if (page.items.length === 0) break;
+          pages.push(seqs(page.items));
+          after = page.nextSeq;
+        }
+        const end = await store.listEvents(goal.record.goalId, { after: 9 });
+
+        // Assess
+        expect(goal.record.lastEventSeq).toBe(9);
+        expect(seqs(all.items)).toEqual(range(1, 9));
+        expect(all.nextSeq).toBe(9);
+        expect(all.items[0]).toEqual({
+          type: "goal.created",
+          at: "2026-01-01T00:00:00.000Z",
+          runId: "run-1",
+          detail: { index: 0, note: "event 0" },
+          goalId: goal.record.goalId,
+          seq: 1,
+        });
+        expect(pages).toEqual([[1, 2, 3, 4], [5, 6, 7, 8], [9]]);
+        expect(end).toEqual({ items: [], nextSeq: 9 });
+      });
+
+      it("after a crash between the goal write and the event writes, listEvents still returns every event", async () => {
+        // Prepare
+        const { crashingStore, destroy } = storeThatCrashesBeforeEventWrites();
+        const created = await store.createGoal(aGoalRecord(), someEvents(2));
+        try {
+          await crashingStore.commit({ ...created.record, steps: 1 }, created.version, someEvents(3));
+        } finally {
+          destroy();
+        }
+        const goalId = created.record.goalId;
+        expect(await storedEventSeqs(goalId)).toEqual([1, 2]);
+
+        // Act
+        const listed = await store.listEvents(goalId, {});
+
+        // Assess
+        expect(seqs(listed.items)).toEqual([1, 2, 3, 4, 5]);
+        expect(listed.nextSeq).toBe(5);
+        expect(await storedEventSeqs(goalId)).toEqual([1, 2, 3, 4, 5]);
+      });
+
+      it("the next commit repairs a log the crash left short, and never overwrites an unwritten outbox", async () => {
+        // Prepare
+        const { crashingStore, control, destroy } = storeThatCrashesBeforeEventWrites();
+        const record = aGoalRecord();
+        try {
+          await crashingStore.createGoal(record, someEvents(2));
+          // Still crashing: the commit cannot write the outbox it would replace, so it must not write at all.
+          const blocked = crashingStore.commit({ ...record, steps: 1 }, 1, someEvents(1));
+          await expect(blocked).rejects.toMatchObject({ name: "GoalStoreUnavailableError" });
+          control.crashing = false;
+        } finally {
+          destroy();
+        }
+        expect(await storedEventSeqs(record.goalId)).toEqual([]);
+        expect((await store.getGoal(record.goalId))?.version).toBe(1);
+
+        // Act
+        const committed = await store.commit({ ...record, steps: 1 }, 1, someEvents(1));
+
+        // Assess
+        expect(committed.record.lastEventSeq).toBe(3);
+        expect(await storedEventSeqs(record.goalId)).toEqual([1, 2, 3]);
+      });
+
+      it("refuses events that use an attribute name the store reserves", async () => {
+        // Prepare
+        const created = await store.createGoal(aGoalRecord(), []);
+        const event = { type: "step.completed", at: "2026-01-01T00:00:00.000Z", ttl: 1 };
+
+        // Act
+        const commit = store.commit(created.record, created.version, [event]);
+
+        // Assess
+        await expect(commit).rejects.toMatchObject({
+          name: "ValidationError",
+          issues: [{ path: "events.0.ttl" }],
+        });
+        expect(await store.getGoal(created.record.goalId)).toEqual(created);
+      });
+    });
+
+    describe("listGoals", () => {
+      async function createGoals(tenantId: string, statuses: readonly GoalRecord["status"][]) {
+        const goals: GoalRecord[] = [];
+        for (const [index, status] of statuses.entries()) {
+          const createdAt = `2026-01-01T00:00:0${index}.000Z`;
+          const { record } = await store.createGoal(aGoalRecord({ tenantId, status, createdAt }), []);
+          goals.push(record);
+        }
+        return goals;
+      }
+
+      it("pages a tenant's goals with an opaque cursor and never shows another tenant's", async () => {
+        // Prepare
+        const tenantId = `tenant-${randomUUID()}`;
+        const goals = await createGoals(tenantId, ["running", "running", "paused", "running", "paused"]);
+        await createGoals(`tenant-${randomUUID()}`, ["running"]);
+
+        // Act
+        const first = await store.listGoals({ tenantId, limit: 2 });
+        const listed = [...first.items];
+        let cursor = first.cursor;
+        while (cursor !== undefined) {
+          const page = await store.listGoals({ tenantId, limit: 2, cursor });
+          listed.push(...page.items);
+          cursor = page.cursor;
+        }
+
+        // Assess
+        expect(first.items).toHaveLength(2);
+        expect(first.cursor).toEqual(expect.any(String));
+        expect(listed.map((goal) => goal.goalId).sort()).toEqual(goals.map((goal) => goal.goalId).sort());
+      });
+
+      it("filters by status, oldest first, and follows a status change made by commit", async () => {
+        // Prepare
+        const tenantId = `tenant-${randomUUID()}`;
+        const [running, , paused] = await createGoals(tenantId, ["running", "running", "paused"]);
+        if (!running || !paused) throw new Error("goals not created");
+
+        // Act
+        const pausedBefore = await store.listGoals({ tenantId, status: "paused" });
+        await store.commit({ ...running, status: "paused", activeTask: null }, 1, []);
+        const pausedAfter = await store.listGoals({ tenantId, status: "paused" });
+        const runningAfter = await store.listGoals({ tenantId, status: "running" });
+
+        // Assess
+        expect(pausedBefore.items.map((goal) => goal.goalId)).toEqual([paused.goalId]);
+        expect(pausedBefore.cursor).toBeUndefined();
+        expect(pausedAfter.items.map((goal) => goal.goalId)).toEqual([running.goalId, paused.goalId]);
+        expect(runningAfter.items).toHaveLength(1);
+      });
+
+      it("a cursor that is garbage or from another listing is a ValidationError naming cursor", async () => {
+        // Prepare
+        const tenantA = `tenant-${randomUUID()}`;
+        const tenantB = `tenant-${randomUUID()}`;
+        await createGoals(tenantA, ["running", "running"]);
+        const { cursor: cursorOfA } = await store.listGoals({ tenantId: tenantA, limit: 1 });
+
+        // Act
+        const garbage = store.listGoals({ tenantId: tenantA, cursor: "not-a-cursor" });
+        const foreign = store.listGoals({ tenantId: tenantB, cursor: cursorOfA });
+        const badLimit = store.listGoals({ tenantId: tenantA, limit: 0 });
+
+        // Assess
+        for (const attempt of [garbage, foreign]) {
+          await expect(attempt).rejects.toBeInstanceOf(ValidationError);
+          await expect(attempt).rejects.toMatchObject({ issues: [{ path: "cursor" }] });
+        }
+        await expect(badLimit).rejects.toMatchObject({
+          name: "ValidationError",
+          issues: [{ path: "limit" }],
+        });
+      });
+    });
+
+    describe("approvals", () => {
+      it("puts, gets and decides an approval once; the second decision is refused", async () => {
+        // Prepare
+        const approval = anApproval();
+        await store.putApproval(approval);
+        const decision = {
+          decision: "approve" as const,
+          decidedBy: "alice",
+          decidedAt: "2026-01-01T01:00:00.000Z",
+        };
+
+        // Act
+        const read = await store.getApproval(approval.approvalId);
+        const decided = await store.decideApproval(approval.approvalId, { status: "approved", decision });
+        const again = store.decideApproval(approval.approvalId, { status: "rejected" });
+
+        // Assess
+        expect(read).toEqual(approval);
+        expect(decided).toEqual({ ...approval, status: "approved", decision });
+        await expect(again).rejects.toBeInstanceOf(ApprovalAlreadyDecidedError);
+        expect(await store.getApproval(approval.approvalId)).toEqual(decided);
+        const item = await documents.send(
+          new GetCommand({ TableName: tableName, Key: approvalKey(approval.approvalId) }),
+        );
+        expect(item.Item?.ttl).toBeGreaterThan(Date.now() / 1000);
+      });
+
+      it("refuses a duplicate put, and a decision on an unknown approval", async () => {
+        // Prepare
+        const approval = anApproval();
+        await store.putApproval(approval);
+
+        // Act
+        const duplicate = store.putApproval({ ...approval, taskToken: "another-token" });
+        const unknown = store.decideApproval(`appr-${randomUUID()}`, { status: "expired" });
+
+        // Assess
+        await expect(duplicate).rejects.toBeInstanceOf(ApprovalAlreadyExistsError);
+        await expect(unknown).rejects.toBeInstanceOf(ApprovalNotFoundError);
+        expect(await store.getApproval(approval.approvalId)).toEqual(approval);
+        expect(await store.getApproval(`appr-${randomUUID()}`)).toBeUndefined();
+      });
+
+      it("of 20 concurrent decisions exactly one succeeds", async () => {
+        // Prepare
+        const approval = anApproval();
+        await store.putApproval(approval);
+        const deciders = range(1, 20).map((index) => `human-${index}`);
+
+        // Act
+        const outcomes = await Promise.allSettled(
+          deciders.map((decidedBy) =>
+            store.decideApproval(approval.approvalId, {
+              status: "approved",
+              decision: { decision: "approve", decidedBy, decidedAt: "2026-01-01T01:00:00.000Z" },
+            }),
+          ),
+        );
+
+        // Assess
+        const winners = outcomes.flatMap((outcome) =>
+          outcome.status === "fulfilled" ? [outcome.value] : [],
+        );
+        const losers = outcomes.flatMap((outcome) => (outcome.status === "rejected" ? [outcome.reason] : []));
+        expect(winners).toHaveLength(1);
+        expect(losers).toHaveLength(19);
+        for (const loser of losers) expect(loser).toBeInstanceOf(ApprovalAlreadyDecidedError);
+        expect((await store.getApproval(approval.approvalId))?.decision).toEqual(winners[0]?.decision);
+      });
+
+      it("lists a tenant's approvals by status", async () => {
+        // Prepare
+        const tenantId = `tenant-${randomUUID()}`;
+        const first = anApproval({ tenantId, requestedAt: "2026-01-01T00:00:01.000Z" });
+        const second = anApproval({ tenantId, requestedAt: "2026-01-01T00:00:02.000Z" });
+        const third = anApproval({ tenantId, requestedAt: "2026-01-01T00:00:03.000Z" });
+        for (const approval of [first, second, third, anApproval()]) await store.putApproval(approval);
+        await store.decideApproval(second.approvalId, { status: "superseded" });
+
+        // Act
+        const pending = await store.listApprovals({ tenantId, status: "pending" });
+        const superseded = await store.listApprovals({ tenantId, status: "superseded" });
+        const firstOnly = await store.listApprovals({ tenantId, status: "pending", limit: 1 });
+
+        // Assess
+        expect(pending.map((approval) => approval.approvalId)).toEqual([first.approvalId, third.approvalId]);
+        expect(superseded.map((approval) => approval.status)).toEqual(["superseded"]);
+        expect(firstOnly.map((approval) => approval.approvalId)).toEqual([first.approvalId]);
+      });
+    });
+
+    describe("checkpoints", () => {
+      it("keeps the first checkpoint of a key: a later put returns the stored one", async () => {
+        // Prepare
+        const goalId = `goal-${randomUUID()}`;
+        const first = aCheckpoint({ goalId }, "first answer");
+        const retried = aCheckpoint({ goalId }, "second answer");
+
+        // Act
+        const stored = await store.putCheckpoint(first);
+        const again = await store.putCheckpoint(retried);
+        const read = await store.getCheckpoint({ goalId, runId: "run-1", iteration: 0, role: "reason" });
+
+        // Assess
+        expect(stored).toEqual(first);
+        expect(again).toEqual(first);
+        expect(read).toEqual(first);
+      });
+
+      it("gets a checkpoint by its exact key and counts them per role", async () => {
+        // Prepare
+        const goalId = `goal-${randomUUID()}`;
+        const judged = aCheckpoint({ goalId, role: "judge", iteration: 2, ordinal: 1 }, "verdict: pass");
+        for (const checkpoint of [
+          aCheckpoint({ goalId, iteration: 0 }),
+          aCheckpoint({ goalId, iteration: 1 }),
+          aCheckpoint({ goalId, runId: "run-2", iteration: 0 }),
+          aCheckpoint({ goalId, role: "judge", iteration: 2, ordinal: 0 }),
+          judged,
+          aCheckpoint({ goalId: `goal-${randomUUID()}` }),
+        ]) {
+          await store.putCheckpoint(checkpoint);
+        }
+
+        // Act
+        const read = await store.getCheckpoint({
+          goalId,
+          runId: "run-1",
+          iteration: 2,
+          role: "judge",
+          ordinal: 1,
+        });
+        const missing = await store.getCheckpoint({ goalId, runId: "run-1", iteration: 3, role: "judge" });
+        const counts = {
+          reason: await store.countCheckpoints(goalId, "reason"),
+          judge: await store.countCheckpoints(goalId, "judge"),
+          plan: await store.countCheckpoints(goalId, "plan"),
+        };
+
+        // Assess
+        expect(read).toEqual(judged);
+        expect(missing).toBeUndefined();
+        expect(counts).toEqual({ reason: 3, judge: 2, plan: 0 });
+      });
+    });
+  });
+}
+
+/** Whether a command input (document or wire form) puts an event item. */
+function isEventPut(input: unknown): boolean {
+  if (typeof input !== "object" || input === null || !("Item" in input)) return false;
+  const item = input.Item;
+  if (typeof item !== "object" || item === null || !("sk" in item)) return false;
+  const sortKey = item.sk;
+  const text = typeof sortKey === "object" && sortKey !== null && "S" in sortKey ? sortKey.S : sortKey;
+  return typeof text === "string" && text.startsWith("EVT#");
+}

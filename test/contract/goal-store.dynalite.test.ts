@@ -1,0 +1,4 @@
+import { startDynalite } from "../support/dynamo-backends";
+import { describeGoalStoreContract } from "./goal-store.contract";
+
+describeGoalStoreContract("dynalite", startDynalite);

@@ -1,0 +1,4 @@
+import { startDynamoDbLocal } from "../support/dynamo-backends";
+import { describeGoalStoreContract } from "./goal-store.contract";
+
+describeGoalStoreContract("DynamoDB Local", startDynamoDbLocal);
