@@ -1,0 +1,161 @@
+import {
+  type ContentBlock as BedrockContentBlock,
+  type Message as BedrockMessage,
+  type BedrockRuntimeClient,
+  type ToolUseBlock as BedrockToolUseBlock,
+  ConverseCommand,
+  type ConverseCommandInput,
+  type ConverseCommandOutput,
+  type SystemContentBlock,
+  type Tool,
+} from "@aws-sdk/client-bedrock-runtime";
+import { ValidationError } from "../core/errors";
+import {
+  type ContentBlock,
+  type Message,
+  type ModelClient,
+  ModelFatalError,
+  type ModelRequest,
+  ModelRequestSchema,
+  type ModelTurn,
+  ModelTurnSchema,
+  type ToolSpec,
+} from "../core/ports/model-client";
+import { parseOrThrow } from "../core/validation";
+import { MALFORMED_MODEL_RESPONSE, toModelError } from "./bedrock-errors";
+
+/** A JSON document as the SDK types it (tool inputs, tool input schemas, JSON tool results). */
+type Document = Exclude<BedrockToolUseBlock["input"], undefined>;
+
+export interface BedrockModelClientProps {
+  /** Built once at module scope (see `createBedrockRuntimeClient`), so warm invocations reuse it. */
+  readonly client: BedrockRuntimeClient;
+}
+
+/**
+ * The ModelClient port over Bedrock Converse. The same adapter serves real Bedrock and the local
+ * fixture endpoint: `AWS_ENDPOINT_URL_BEDROCK_RUNTIME` decides which, and `requestMetadata` tells
+ * the fixture endpoint which scripted turn to serve.
+ */
+export class BedrockModelClient implements ModelClient {
+  private readonly client: BedrockRuntimeClient;
+
+  constructor(props: BedrockModelClientProps) {
+    this.client = props.client;
+  }
+
+  async converse(request: ModelRequest): Promise<ModelTurn> {
+    // Fail on a bad request before paying for a call; the ValidationError names the bad field.
+    const valid = parseOrThrow(ModelRequestSchema, request, "ModelRequest");
+    let output: ConverseCommandOutput;
+    try {
+      output = await this.client.send(new ConverseCommand(toConverseInput(valid)));
+    } catch (error) {
+      throw toModelError(error);
+    }
+    return toModelTurn(valid.modelId, output);
+  }
+}
+
+function toConverseInput(request: ModelRequest): ConverseCommandInput {
+  const { maxTokens, temperature } = request;
+  return {
+    modelId: request.modelId,
+    system: request.system.map(
+      (block): SystemContentBlock =>
+        "text" in block ? { text: block.text } : { cachePoint: block.cachePoint },
+    ),
+    messages: request.messages.map(toBedrockMessage),
+    // Bedrock rejects an empty tool list, so a call without tools sends no toolConfig at all.
+    ...(request.tools?.length ? { toolConfig: { tools: request.tools.map(toBedrockTool) } } : {}),
+    ...(maxTokens !== undefined || temperature !== undefined
+      ? {
+          inferenceConfig: {
+            ...(maxTokens !== undefined ? { maxTokens } : {}),
+            ...(temperature !== undefined ? { temperature } : {}),
+          },
+        }
+      : {}),
+    // The local fixture endpoint keys scripted turns on these; in AWS they tag invocation logs.
+    requestMetadata: { goalId: request.goalId, role: request.role, call: String(request.call) },
+  };
+}
+
+function toBedrockMessage(message: Message): BedrockMessage {
+  return { role: message.role, content: message.content.map(toBedrockBlock) };
+}
+
+function toBedrockBlock(block: ContentBlock): BedrockContentBlock {
+  if ("text" in block) return { text: block.text };
+  if ("toolUse" in block) {
+    const { toolUseId, name, input } = block.toolUse;
+    return { toolUse: { toolUseId, name, input } };
+  }
+  if ("toolResult" in block) {
+    const { toolUseId, status, content } = block.toolResult;
+    return {
+      toolResult: {
+        toolUseId,
+        status,
+        content: content.map((item) => ("text" in item ? { text: item.text } : { json: item.json })),
+      },
+    };
+  }
+  return { cachePoint: block.cachePoint };
+}
+
+function toBedrockTool(tool: ToolSpec): Tool {
+  return {
+    toolSpec: {
+      name: tool.name,
+      description: tool.description,
+      // A JSON Schema generated from the tool's zod schema: plain JSON, whatever the port's type says.
+      inputSchema: { json: tool.inputSchema as Document },
+    },
+  };
+}
+
+function toModelTurn(modelId: string, output: ConverseCommandOutput): ModelTurn {
+  const message = output.output?.message;
+  if (message === undefined) {
+    throw new ModelFatalError(MALFORMED_MODEL_RESPONSE, "Bedrock Converse returned no output message");
+  }
+  const usage = output.usage;
+  const candidate = {
+    // Converse echoes no model id; the requested one is what pricing and checkpoints key on.
+    modelId,
+    stopReason: output.stopReason,
+    content: (message.content ?? []).flatMap(toTurnBlock),
+    usage: {
+      inputTokens: usage?.inputTokens,
+      outputTokens: usage?.outputTokens,
+      cacheReadTokens: usage?.cacheReadInputTokens ?? 0,
+      cacheWriteTokens: usage?.cacheWriteInputTokens ?? 0,
+    },
+  };
+  try {
+    return parseOrThrow(ModelTurnSchema, candidate, "ModelTurn");
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error;
+    // A response the port cannot represent (an unknown stop reason, missing token counts) is the
+    // service's fault, not the caller's: a fatal model error rather than a ValidationError.
+    throw new ModelFatalError(MALFORMED_MODEL_RESPONSE, `Bedrock Converse response: ${error.message}`, {
+      cause: error,
+    });
+  }
+}
+
+/**
+ * Keeps the blocks the port represents: text and tool calls. Others are dropped on purpose:
+ * `reasoningContent` (only with extended thinking, which no request enables), `citationsContent`
+ * (only for document inputs, which no request sends), and blocks an assistant turn never carries
+ * here (images, documents, guard content, cache points, `$unknown` members of newer APIs).
+ */
+function toTurnBlock(block: BedrockContentBlock): unknown[] {
+  if (block.text !== undefined) return [{ text: block.text }];
+  if (block.toolUse !== undefined) {
+    const { toolUseId, name, input } = block.toolUse;
+    return [{ toolUse: { toolUseId, name, input } }];
+  }
+  return [];
+}

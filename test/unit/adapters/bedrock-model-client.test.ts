@@ -1,0 +1,329 @@
+import {
+  BedrockRuntimeClient,
+  ConverseCommand,
+  type ConverseCommandOutput,
+  ThrottlingException,
+  ValidationException,
+} from "@aws-sdk/client-bedrock-runtime";
+import { mockClient } from "aws-sdk-client-mock";
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { BedrockModelClient } from "../../../lambdas/adapters/bedrock-model-client";
+import { ValidationError } from "../../../lambdas/core/errors";
+import {
+  ModelFatalError,
+  type ModelRequest,
+  ModelRetryableError,
+} from "../../../lambdas/core/ports/model-client";
+
+const bedrock = mockClient(BedrockRuntimeClient);
+const modelId = "anthropic.claude-haiku-4-5";
+
+function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
+  return {
+    modelId,
+    goalId: "goal-01",
+    role: "reason",
+    call: 0,
+    system: [{ text: "You pursue goals." }],
+    messages: [{ role: "user", content: [{ text: "Count the files." }] }],
+    ...overrides,
+  };
+}
+
+function output(overrides: Partial<ConverseCommandOutput> = {}): ConverseCommandOutput {
+  return {
+    $metadata: {},
+    output: { message: { role: "assistant", content: [{ text: "Done." }] } },
+    stopReason: "end_turn",
+    usage: { inputTokens: 12, outputTokens: 3, totalTokens: 15 },
+    metrics: { latencyMs: 40 },
+    ...overrides,
+  };
+}
+
+function sentInput() {
+  return bedrock.commandCalls(ConverseCommand)[0]?.args[0].input;
+}
+
+describe("BedrockModelClient", () => {
+  const client = new BedrockModelClient({ client: new BedrockRuntimeClient({ region: "eu-west-1" }) });
+
+  beforeEach(() => {
+    bedrock.reset();
+  });
+
+  afterAll(() => {
+    bedrock.restore();
+  });
+
+  describe("turns", () => {
+    it("maps a text turn, with cache tokens 0 when Bedrock reports none", async () => {
+      // Prepare
+      bedrock.on(ConverseCommand).resolves(output());
+
+      // Act
+      const turn = await client.converse(request());
+
+      // Assess
+      expect(turn).toEqual({
+        modelId,
+        stopReason: "end_turn",
+        content: [{ text: "Done." }],
+        usage: { inputTokens: 12, outputTokens: 3, cacheReadTokens: 0, cacheWriteTokens: 0 },
+      });
+    });
+
+    it("maps a tool_use turn with its toolUse blocks", async () => {
+      // Prepare
+      bedrock.on(ConverseCommand).resolves(
+        output({
+          stopReason: "tool_use",
+          output: {
+            message: {
+              role: "assistant",
+              content: [
+                { text: "Listing first." },
+                { toolUse: { toolUseId: "tu-1", name: "workspace_list", input: {} } },
+                { toolUse: { toolUseId: "tu-2", name: "workspace_read", input: { path: "a.txt" } } },
+              ],
+            },
+          },
+        }),
+      );
+
+      // Act
+      const turn = await client.converse(request());
+
+      // Assess
+      expect(turn.stopReason).toBe("tool_use");
+      expect(turn.content).toEqual([
+        { text: "Listing first." },
+        { toolUse: { toolUseId: "tu-1", name: "workspace_list", input: {} } },
+        { toolUse: { toolUseId: "tu-2", name: "workspace_read", input: { path: "a.txt" } } },
+      ]);
+    });
+
+    it("drops blocks the port cannot represent, such as reasoning", async () => {
+      // Prepare
+      bedrock.on(ConverseCommand).resolves(
+        output({
+          output: {
+            message: {
+              role: "assistant",
+              content: [
+                { reasoningContent: { reasoningText: { text: "hmm", signature: "s" } } },
+                { text: "Yes." },
+              ],
+            },
+          },
+        }),
+      );
+
+      // Act
+      const turn = await client.converse(request());
+
+      // Assess
+      expect(turn.content).toEqual([{ text: "Yes." }]);
+    });
+
+    it("maps cache read and write tokens", async () => {
+      // Prepare
+      bedrock.on(ConverseCommand).resolves(
+        output({
+          usage: {
+            inputTokens: 100,
+            outputTokens: 20,
+            totalTokens: 3120,
+            cacheReadInputTokens: 2000,
+            cacheWriteInputTokens: 1000,
+          },
+        }),
+      );
+
+      // Act
+      const turn = await client.converse(request());
+
+      // Assess
+      expect(turn.usage).toEqual({
+        inputTokens: 100,
+        outputTokens: 20,
+        cacheReadTokens: 2000,
+        cacheWriteTokens: 1000,
+      });
+    });
+  });
+
+  describe("the Converse input", () => {
+    it("sends system blocks, messages block by block, tools, inference config and request metadata", async () => {
+      // Prepare
+      bedrock.on(ConverseCommand).resolves(output());
+      const inputSchema = {
+        type: "object",
+        properties: { path: { type: "string" } },
+        required: ["path"],
+      };
+
+      // Act
+      await client.converse(
+        request({
+          role: "execute",
+          call: 7,
+          system: [{ text: "Stable prefix." }, { cachePoint: { type: "default" } }, { text: "Volatile." }],
+          messages: [
+            { role: "user", content: [{ text: "Read a.txt." }, { cachePoint: { type: "default" } }] },
+            {
+              role: "assistant",
+              content: [{ toolUse: { toolUseId: "tu-1", name: "workspace_read", input: { path: "a.txt" } } }],
+            },
+            {
+              role: "user",
+              content: [
+                {
+                  toolResult: {
+                    toolUseId: "tu-1",
+                    status: "success",
+                    content: [{ text: "hello" }, { json: { bytes: 5 } }],
+                  },
+                },
+              ],
+            },
+          ],
+          tools: [{ name: "workspace_read", description: "Reads a file.", inputSchema }],
+          maxTokens: 1024,
+          temperature: 0,
+        }),
+      );
+
+      // Assess
+      expect(sentInput()).toEqual({
+        modelId,
+        system: [{ text: "Stable prefix." }, { cachePoint: { type: "default" } }, { text: "Volatile." }],
+        messages: [
+          { role: "user", content: [{ text: "Read a.txt." }, { cachePoint: { type: "default" } }] },
+          {
+            role: "assistant",
+            content: [{ toolUse: { toolUseId: "tu-1", name: "workspace_read", input: { path: "a.txt" } } }],
+          },
+          {
+            role: "user",
+            content: [
+              {
+                toolResult: {
+                  toolUseId: "tu-1",
+                  status: "success",
+                  content: [{ text: "hello" }, { json: { bytes: 5 } }],
+                },
+              },
+            ],
+          },
+        ],
+        toolConfig: {
+          tools: [
+            {
+              toolSpec: {
+                name: "workspace_read",
+                description: "Reads a file.",
+                inputSchema: { json: inputSchema },
+              },
+            },
+          ],
+        },
+        inferenceConfig: { maxTokens: 1024, temperature: 0 },
+        requestMetadata: { goalId: "goal-01", role: "execute", call: "7" },
+      });
+    });
+
+    it("omits toolConfig and inferenceConfig when the request has neither", async () => {
+      // Prepare
+      bedrock.on(ConverseCommand).resolves(output());
+
+      // Act
+      await client.converse(request({ tools: [] }));
+
+      // Assess
+      const input = sentInput();
+      expect(input).toBeDefined();
+      expect(input).not.toHaveProperty("toolConfig");
+      expect(input).not.toHaveProperty("inferenceConfig");
+      expect(input?.requestMetadata).toEqual({ goalId: "goal-01", role: "reason", call: "0" });
+    });
+  });
+
+  describe("failures", () => {
+    it("rejects an invalid request with a ValidationError naming the path, before any call", async () => {
+      // Prepare
+      bedrock.on(ConverseCommand).resolves(output());
+
+      // Act
+      const error = await client.converse(request({ messages: [] })).catch((caught: unknown) => caught);
+
+      // Assess
+      expect(error).toBeInstanceOf(ValidationError);
+      expect((error as ValidationError).issues.map((issue) => issue.path)).toEqual(["messages"]);
+      expect(bedrock.commandCalls(ConverseCommand)).toHaveLength(0);
+    });
+
+    it("throws a fatal MalformedModelResponse when the output has no message", async () => {
+      // Prepare
+      bedrock.on(ConverseCommand).resolves(output({ output: undefined }));
+
+      // Act
+      const error = await client.converse(request()).catch((caught: unknown) => caught);
+
+      // Assess
+      expect(error).toBeInstanceOf(ModelFatalError);
+      expect((error as ModelFatalError).toErrorObject()).toEqual({
+        name: "MalformedModelResponse",
+        message: "Bedrock Converse returned no output message",
+        retryable: false,
+      });
+    });
+
+    it("throws a fatal MalformedModelResponse when token counts are missing", async () => {
+      // Prepare
+      bedrock.on(ConverseCommand).resolves(output({ usage: undefined }));
+
+      // Act
+      const error = await client.converse(request()).catch((caught: unknown) => caught);
+
+      // Assess
+      expect(error).toBeInstanceOf(ModelFatalError);
+      expect((error as ModelFatalError).name).toBe("MalformedModelResponse");
+      expect((error as ModelFatalError).message).toContain("usage.inputTokens");
+      expect((error as ModelFatalError).cause).toBeInstanceOf(ValidationError);
+    });
+
+    it("throws a retryable error named after a Bedrock throttling exception", async () => {
+      // Prepare
+      bedrock
+        .on(ConverseCommand)
+        .rejects(new ThrottlingException({ message: "Too many requests", $metadata: {} }));
+
+      // Act
+      const error = await client.converse(request()).catch((caught: unknown) => caught);
+
+      // Assess
+      expect(error).toBeInstanceOf(ModelRetryableError);
+      expect((error as ModelRetryableError).toErrorObject()).toEqual({
+        name: "ThrottlingException",
+        message: "Too many requests",
+        retryable: true,
+      });
+    });
+
+    it("throws a fatal error named after a Bedrock validation exception", async () => {
+      // Prepare
+      bedrock
+        .on(ConverseCommand)
+        .rejects(new ValidationException({ message: "bad toolConfig", $metadata: {} }));
+
+      // Act
+      const error = await client.converse(request()).catch((caught: unknown) => caught);
+
+      // Assess
+      expect(error).toBeInstanceOf(ModelFatalError);
+      expect((error as ModelFatalError).name).toBe("ValidationException");
+      expect((error as ModelFatalError).retryable).toBe(false);
+    });
+  });
+});
