@@ -1,0 +1,54 @@
+import { App, type Environment, Validations } from "aws-cdk-lib";
+import { AwsSolutionsChecks } from "cdk-nag";
+import { GoalLoopsStack } from "./goal-loops-stack";
+
+/** The stack's construct ID, and so the name of its template in `cdk.out`. */
+export const GOAL_LOOPS_STACK_ID = "GoalLoopsStack";
+
+export interface BuildAppOptions {
+  /**
+   * Account and region to deploy to.
+   *
+   * @default - environment-agnostic
+   */
+  readonly env?: Environment;
+
+  /**
+   * Context values, as `cdk.json` would give them.
+   *
+   * @default - none beyond what the CDK CLI passes in
+   */
+  readonly context?: Record<string, unknown>;
+
+  /**
+   * Where to write the cloud assembly.
+   *
+   * @default - `cdk.out` under the CLI, a temporary directory otherwise
+   */
+  readonly outdir?: string;
+}
+
+export interface GoalLoopsApp {
+  readonly app: App;
+  readonly stack: GoalLoopsStack;
+}
+
+/**
+ * Builds the CDK app: the goal-loops stack, checked by cdk-nag's AwsSolutions pack at synthesis.
+ * `bin/app.ts` and the CDK tests share it, so the tests check exactly what `cdk synth` produces.
+ *
+ * cdk-nag 3 is a policy-validation plugin (`Validations.of(app).addPlugins`), not an aspect. Any
+ * unacknowledged violation fails synthesis and is listed in `cdk.out/validation-report.json`;
+ * an acknowledgment is `Validations.of(construct).acknowledge({ id, reason })` on the narrowest
+ * construct it concerns.
+ */
+export function buildApp(options: BuildAppOptions = {}): GoalLoopsApp {
+  const app = new App({ context: options.context, outdir: options.outdir });
+  const stack = new GoalLoopsStack(app, GOAL_LOOPS_STACK_ID, {
+    env: options.env,
+    description:
+      "goal-loops: goal-directed LLM agent loops on Step Functions, Lambda, DynamoDB and EventBridge",
+  });
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  return { app, stack };
+}
