@@ -3,6 +3,11 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    reporters: ["default", "./test/support/summary-reporter.ts"],
+    env: {
+      // The SDK warns on every worker that Node 20 support ends in 2027; the tests know.
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
+    },
     // The store's contract suite boots DynamoDB Local (a JVM) once per file; give it room.
     hookTimeout: 60_000,
     testTimeout: 30_000,
