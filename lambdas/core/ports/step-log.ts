@@ -1,0 +1,26 @@
+import { z } from "zod";
+import { ModelTurnSchema, ToolResultBlockSchema } from "./model-client";
+
+/**
+ * One ReAct step as the model saw it: the assistant turn and the tool results sent back. Written
+ * once per step (append-only) so a prompt can show the recent steps without re-saving history.
+ */
+export const StepRecordSchema = z.object({
+  goalId: z.string(),
+  /** The goal's global step number (across runs), from 1. */
+  step: z.number().int().min(1),
+  runId: z.string(),
+  iteration: z.number().int().min(0),
+  turn: ModelTurnSchema,
+  /** Results for every toolUse block of `turn`, in order; bounded, large outputs are artifacts. */
+  toolResults: z.array(ToolResultBlockSchema),
+  at: z.iso.datetime(),
+});
+export type StepRecord = z.infer<typeof StepRecordSchema>;
+
+export interface StepLog {
+  /** Idempotent: putting the same step number again keeps the first record. */
+  putStep(step: StepRecord): Promise<void>;
+  /** The latest `limit` steps, oldest first. */
+  listRecentSteps(goalId: string, limit: number): Promise<readonly StepRecord[]>;
+}

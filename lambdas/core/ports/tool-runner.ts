@@ -1,0 +1,48 @@
+import type { z } from "zod";
+import type { ArtifactObservation, ToolResultObservation } from "../cycle-observations";
+import type { ToolResultBlock, ToolSpec, ToolUseBlock } from "./model-client";
+
+/** How much a tool can change the world. Risk decides whether a call needs a human approval gate. */
+export type ToolRisk = "read" | "reversible" | "irreversible";
+
+/** Everything a tool call needs to know about where it runs. */
+export interface ToolCallContext {
+  readonly goalId: string;
+  readonly tenantId: string;
+  readonly runId: string;
+  readonly iteration: number;
+  /** Tools the goal may use (GoalSpec `tools`, or the default set). */
+  readonly grantedTools: readonly string[];
+  /** Irreversible tools the goal pre-authorized; until approval gates exist (#5) others are refused. */
+  readonly preAuthorized: readonly string[];
+  /** True when the model's turn ended on `max_tokens`: its tool calls may be cut off. */
+  readonly truncated: boolean;
+}
+
+/** What one tool call produced: the result for the model, and what verify may count as evidence. */
+export interface ToolOutcome {
+  /** The toolResult block sent back to the model (errors included: a bad call is never a crash). */
+  readonly result: ToolResultBlock;
+  /** Stable error name when the call failed (`UnknownTool`, `ToolNotGranted`, `InvalidToolInput` …). */
+  readonly errorName?: string;
+  /** The recorded tool result (for `tool_result` checks and progress fingerprints). */
+  readonly observation: ToolResultObservation;
+  /** Workspace files the call wrote or created as artifacts (for `artifact` checks). */
+  readonly artifacts: readonly ArtifactObservation[];
+}
+
+/** A tool as registered: the zod schema is the single source of its input shape. */
+export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: S;
+  readonly risk: ToolRisk | ((input: z.output<S>) => ToolRisk);
+}
+
+/** The port the loop uses to offer tools to the model and to run the calls it makes. */
+export interface ToolRunner {
+  /** Tool specs (JSON Schema inputs) for the tools granted to a goal, in a stable order. */
+  specsFor(grantedTools: readonly string[]): readonly ToolSpec[];
+  /** Runs one call. Never throws for a bad call; throws only for infrastructure failures. */
+  run(call: ToolUseBlock, context: ToolCallContext): Promise<ToolOutcome>;
+}

@@ -1,0 +1,55 @@
+import { z } from "zod";
+import { GoalLoopsError } from "../errors";
+
+/** Who wrote a workspace file: the tool call that did it (audit trail and idempotency). */
+export const WriterSchema = z.object({
+  runId: z.string(),
+  iteration: z.number().int().min(0),
+  toolUseId: z.string(),
+});
+export type Writer = z.infer<typeof WriterSchema>;
+
+/** A file in a goal's workspace. Artifacts (evidence for `artifact` checks) are workspace files. */
+export const WorkspaceFileSchema = z.object({
+  goalId: z.string(),
+  path: z.string(),
+  content: z.string(),
+  sha256: z.string(),
+  /** UTF-8 bytes of `content`. */
+  size: z.number().int().min(0),
+  /** 1 for a new file; each changing write adds one. */
+  version: z.number().int().min(1),
+  /** The content this write replaced (null for a new file): `workspace_write`'s compensation restores it. */
+  previous: z.object({ content: z.string(), sha256: z.string() }).nullable(),
+  writtenBy: WriterSchema,
+  updatedAt: z.iso.datetime(),
+});
+export type WorkspaceFile = z.infer<typeof WorkspaceFileSchema>;
+
+export type WorkspaceEntry = Pick<WorkspaceFile, "path" | "sha256" | "size" | "version" | "updatedAt">;
+
+export interface WorkspaceWriteResult {
+  readonly file: WorkspaceFile;
+  /** False when the file already had exactly this content: a retried write changes nothing. */
+  readonly changed: boolean;
+}
+
+/**
+ * A goal's workspace in the goal store. Writes are idempotent for identical content, so a retried
+ * `act` step never bumps a version or loses the content to compensate to.
+ */
+export interface Workspace {
+  writeFile(input: {
+    goalId: string;
+    path: string;
+    content: string;
+    writtenBy: Writer;
+  }): Promise<WorkspaceWriteResult>;
+  readFile(goalId: string, path: string): Promise<WorkspaceFile | undefined>;
+  listFiles(goalId: string): Promise<readonly WorkspaceEntry[]>;
+}
+
+/** A workspace file larger than the store keeps in one item. */
+export class WorkspaceFileTooLargeError extends GoalLoopsError {
+  override readonly name = "WorkspaceFileTooLargeError";
+}
