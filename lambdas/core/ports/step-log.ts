@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ArtifactObservationSchema, ToolResultObservationSchema } from "../cycle-observations";
 import { ModelTurnSchema, ToolResultBlockSchema } from "./model-client";
 
 /**
@@ -14,6 +15,11 @@ export const StepRecordSchema = z.object({
   turn: ModelTurnSchema,
   /** Results for every toolUse block of `turn`, in order; bounded, large outputs are artifacts. */
   toolResults: z.array(ToolResultBlockSchema),
+  /** What verify counts: the recorded tool results and the workspace files the calls wrote. */
+  observations: z.object({
+    artifacts: z.array(ArtifactObservationSchema),
+    toolResults: z.array(ToolResultObservationSchema),
+  }),
   at: z.iso.datetime(),
 });
 export type StepRecord = z.infer<typeof StepRecordSchema>;
