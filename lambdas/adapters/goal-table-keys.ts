@@ -23,6 +23,9 @@ export const RESERVED_ATTRIBUTES: ReadonlySet<string> = new Set([
 const EVENT_SEQ_DIGITS = 12;
 const CHECKPOINT_ITERATION_DIGITS = 8;
 const CHECKPOINT_ORDINAL_DIGITS = 3;
+const STEP_DIGITS = 8;
+/** DynamoDB's limit on a sort key, in UTF-8 bytes. */
+const MAX_SORT_KEY_BYTES = 1024;
 
 function padded(value: number, digits: number, field: string): string {
   const text = String(value);
@@ -95,6 +98,37 @@ export function checkpointKey(key: CheckpointKey) {
     [PK]: goalKey(key.goalId)[PK],
     [SK]: `${checkpointRolePrefix(key.role)}${key.runId}#${iteration}#${ordinal}`,
   };
+}
+
+/** Sort keys that end in a caller's free text: the text is last, so no '#' in it can make two keys collide. */
+function textSortKey(prefix: string, text: string, field: string): string {
+  const sortKey = `${prefix}${text}`;
+  if (Buffer.byteLength(sortKey, "utf8") > MAX_SORT_KEY_BYTES) {
+    throw invalidField(field, `is longer than a key can hold (${MAX_SORT_KEY_BYTES} bytes)`);
+  }
+  return sortKey;
+}
+
+/** Sort key prefix of every file in a goal's workspace. */
+export const WORKSPACE_FILE_PREFIX = "WS#";
+
+export function workspaceFileKey(goalId: string, path: string) {
+  return { [PK]: goalKey(goalId)[PK], [SK]: textSortKey(WORKSPACE_FILE_PREFIX, path, "path") };
+}
+
+/** Sort key prefix of every step record of a goal. */
+export const STEP_PREFIX = "STEP#";
+
+export function stepKey(goalId: string, step: number) {
+  return { [PK]: goalKey(goalId)[PK], [SK]: `${STEP_PREFIX}${padded(step, STEP_DIGITS, "step")}` };
+}
+
+/** Sort key prefix of every outbox message of a goal. */
+export const OUTBOX_PREFIX = "OUTBOX#";
+
+/** Keyed by messageId alone (not by time) so a retried put finds the first one: first writer wins. */
+export function outboxMessageKey(goalId: string, messageId: string) {
+  return { [PK]: goalKey(goalId)[PK], [SK]: textSortKey(OUTBOX_PREFIX, messageId, "messageId") };
 }
 
 /** A LastEvaluatedKey of the status index: the base table key plus the index key. */

@@ -8,6 +8,9 @@
  * | event       | GOAL#{goalId}       | EVT#{seq, 12 digits}                        | –                            | –                                   |
  * | checkpoint  | GOAL#{goalId}       | CKPT#{role}#{runId}#{iteration}#{ordinal}   | –                            | –                                   |
  * | approval    | APPROVAL#{id}       | APPROVAL                                    | TENANT#{tenantId}#APPROVALS  | STATUS#{status}#{requestedAt}#{id}   |
+ * | workspace   | GOAL#{goalId}       | WS#{path}                                   | –                            | –                                   |
+ * | step        | GOAL#{goalId}       | STEP#{step, 8 digits}                       | –                            | –                                   |
+ * | outbox      | GOAL#{goalId}       | OUTBOX#{messageId}                          | –                            | –                                   |
  */
 export const TABLE_DESIGN = {
   partitionKey: "pk",

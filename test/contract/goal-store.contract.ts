@@ -24,6 +24,7 @@ import {
 } from "../support/dynamo-backends";
 import { aGoalRecord } from "../support/goal-record-builder";
 import { aCheckpoint, anApproval, someEvents } from "../support/goal-store-builders";
+import { describeLoopStoreContract } from "./goal-store-extras.contract";
 
 /**
  * The GoalStore contract: the same cases for every backend the DynamoDB adapter runs on. Each
@@ -538,6 +539,8 @@ export function describeGoalStoreContract(backendName: string, start: StartBacke
         expect(counts).toEqual({ reason: 3, judge: 2, plan: 0 });
       });
     });
+
+    describeLoopStoreContract(() => ({ client: documents, tableName }));
   });
 }
 

@@ -1,0 +1,88 @@
+import { type DynamoDBDocumentClient, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
+import { type Outbox, type OutboxMessage, OutboxMessageSchema } from "../core/ports/outbox";
+import { parseOrThrow } from "../core/validation";
+import { CorruptStoreItemError, isConditionalCheckFailed, toStoreError } from "./dynamodb-errors";
+import { queryGoalPartition } from "./dynamodb-goal-partition";
+import { parseStoredItem, toDocument } from "./dynamodb-items";
+import { OUTBOX_PREFIX, outboxMessageKey } from "./goal-table-keys";
+import { TABLE_DESIGN } from "./table-design";
+
+const PK = TABLE_DESIGN.partitionKey;
+
+export interface DynamoDbOutboxOptions {
+  /** Created once at module scope by the handler and shared across invocations. */
+  readonly client: DynamoDBDocumentClient;
+  readonly tableName: string;
+}
+
+/**
+ * The outbox as items of the goal table (sk `OUTBOX#<messageId>`, the message under `message`).
+ * Keyed by messageId, not by time: a retry of the same side effect carries the same messageId but
+ * maybe another `createdAt`, and must find the first message instead of sending a second.
+ */
+export class DynamoDbOutbox implements Outbox {
+  private readonly client: DynamoDBDocumentClient;
+  private readonly tableName: string;
+
+  constructor(options: DynamoDbOutboxOptions) {
+    this.client = options.client;
+    this.tableName = options.tableName;
+  }
+
+  async putMessage(message: OutboxMessage): Promise<{ message: OutboxMessage; created: boolean }> {
+    const parsed = parseOrThrow(OutboxMessageSchema, toDocument(message), "outbox message");
+    const key = outboxMessageKey(parsed.goalId, parsed.messageId);
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { ...key, tenantId: parsed.tenantId, message: parsed },
+          ConditionExpression: "attribute_not_exists(#pk)",
+          ExpressionAttributeNames: { "#pk": PK },
+        }),
+      );
+      return { message: parsed, created: true };
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw toStoreError(error, "putMessage");
+    }
+    const stored = await this.getMessage(key);
+    if (!stored) {
+      throw new CorruptStoreItemError(`Outbox message ${parsed.messageId} vanished after a conflicting put`);
+    }
+    return { message: stored, created: false };
+  }
+
+  /** A goal's messages, oldest first (ties by messageId, so the order is stable). */
+  async listMessages(goalId: string): Promise<readonly OutboxMessage[]> {
+    const items = await queryGoalPartition(this.client, {
+      tableName: this.tableName,
+      goalId,
+      prefix: OUTBOX_PREFIX,
+      operation: "listMessages",
+    });
+    const messages = items.map((item) =>
+      parseStoredItem(OutboxMessageSchema, item.message, "outbox message"),
+    );
+    // By instant, not by text: `…:00Z` sorts after `…:00.5Z` as text though it is earlier.
+    return messages.sort(
+      (a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt) || compare(a.messageId, b.messageId),
+    );
+  }
+
+  private async getMessage(key: Record<string, string>): Promise<OutboxMessage | undefined> {
+    let item: Record<string, unknown> | undefined;
+    try {
+      const output = await this.client.send(
+        new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }),
+      );
+      item = output.Item;
+    } catch (error) {
+      throw toStoreError(error, "putMessage");
+    }
+    return item && parseStoredItem(OutboxMessageSchema, item.message, "outbox message");
+  }
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,174 @@
+import { createHash } from "node:crypto";
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  type PutCommandInput,
+} from "@aws-sdk/lib-dynamodb";
+import { z } from "zod";
+import { WorkspacePathSchema } from "../core/goal-spec";
+import { ConcurrentModificationError } from "../core/ports/goal-store";
+import {
+  type Workspace,
+  type WorkspaceEntry,
+  type WorkspaceFile,
+  WorkspaceFileSchema,
+  WorkspaceFileTooLargeError,
+  type WorkspaceWriteResult,
+  WriterSchema,
+} from "../core/ports/workspace";
+import { parseOrThrow } from "../core/validation";
+import { isConditionalCheckFailed, toStoreError } from "./dynamodb-errors";
+import { queryGoalPartition } from "./dynamodb-goal-partition";
+import { parseStoredItem, toDocument } from "./dynamodb-items";
+import { WORKSPACE_FILE_PREFIX, workspaceFileKey } from "./goal-table-keys";
+import { TABLE_DESIGN } from "./table-design";
+
+/**
+ * The largest file the workspace keeps, in UTF-8 bytes. A file item holds the content and the
+ * content it replaced (for compensation), and a DynamoDB item is at most 400 KB: two copies of
+ * 190 KiB plus keys and metadata stay under it.
+ */
+export const WORKSPACE_FILE_MAX_BYTES = 190 * 1024;
+
+/** Read-modify-write rounds before a write under constant contention gives up. */
+const WRITE_ATTEMPTS = 5;
+
+const PK = TABLE_DESIGN.partitionKey;
+
+const WriteInputSchema = z.object({
+  goalId: z.string().min(1),
+  path: WorkspacePathSchema,
+  content: z.string(),
+  writtenBy: WriterSchema,
+});
+
+const WorkspaceEntrySchema = WorkspaceFileSchema.pick({
+  path: true,
+  sha256: true,
+  size: true,
+  version: true,
+  updatedAt: true,
+});
+const ENTRY_ATTRIBUTES = Object.keys(WorkspaceEntrySchema.shape);
+
+export interface DynamoDbWorkspaceOptions {
+  /** Created once at module scope by the handler and shared across invocations. */
+  readonly client: DynamoDBDocumentClient;
+  readonly tableName: string;
+  /** Clock for `updatedAt`. @default () => new Date() */
+  readonly now?: () => Date;
+}
+
+/**
+ * A goal's workspace as items of the goal table (sk `WS#<path>`), one item per file holding its
+ * content, version and the content it replaced. Each write is a conditional put on the version it
+ * read, so two concurrent writers never lose each other's update: the loser reads again and writes
+ * on top, and its `previous` is the winner's content.
+ */
+export class DynamoDbWorkspace implements Workspace {
+  private readonly client: DynamoDBDocumentClient;
+  private readonly tableName: string;
+  private readonly now: () => Date;
+
+  constructor(options: DynamoDbWorkspaceOptions) {
+    this.client = options.client;
+    this.tableName = options.tableName;
+    this.now = options.now ?? (() => new Date());
+  }
+
+  async writeFile(input: Parameters<Workspace["writeFile"]>[0]): Promise<WorkspaceWriteResult> {
+    const { goalId, path, content, writtenBy } = parseOrThrow(
+      WriteInputSchema,
+      toDocument(input),
+      "workspace write",
+    );
+    const size = Buffer.byteLength(content, "utf8");
+    if (size > WORKSPACE_FILE_MAX_BYTES) {
+      throw new WorkspaceFileTooLargeError(
+        `Workspace file '${path}' is ${size} bytes; the workspace keeps files up to ${WORKSPACE_FILE_MAX_BYTES} bytes`,
+      );
+    }
+    const sha256 = createHash("sha256").update(content, "utf8").digest("hex");
+
+    for (let attempt = 1; attempt <= WRITE_ATTEMPTS; attempt++) {
+      const current = await this.readFile(goalId, path);
+      // A retried act step writes the same content again: keep the version and the content to restore.
+      if (current?.sha256 === sha256) return { file: current, changed: false };
+      const file: WorkspaceFile = {
+        goalId,
+        path,
+        content,
+        sha256,
+        size,
+        version: (current?.version ?? 0) + 1,
+        previous: current ? { content: current.content, sha256: current.sha256 } : null,
+        writtenBy,
+        updatedAt: this.now().toISOString(),
+      };
+      if (await this.putIfUnchanged(file, current?.version)) return { file, changed: true };
+    }
+    throw new ConcurrentModificationError(
+      `Workspace file '${path}' of goal ${goalId} kept changing; gave up after ${WRITE_ATTEMPTS} attempts`,
+    );
+  }
+
+  async readFile(goalId: string, path: string): Promise<WorkspaceFile | undefined> {
+    let item: Record<string, unknown> | undefined;
+    try {
+      const output = await this.client.send(
+        new GetCommand({
+          TableName: this.tableName,
+          Key: workspaceFileKey(goalId, path),
+          ConsistentRead: true,
+        }),
+      );
+      item = output.Item;
+    } catch (error) {
+      throw toStoreError(error, "readFile");
+    }
+    return item && parseStoredItem(WorkspaceFileSchema, item, "workspace file");
+  }
+
+  async listFiles(goalId: string): Promise<readonly WorkspaceEntry[]> {
+    // Without the content (and the previous content) a listing stays small however large the files.
+    const items = await queryGoalPartition(this.client, {
+      tableName: this.tableName,
+      goalId,
+      prefix: WORKSPACE_FILE_PREFIX,
+      attributes: ENTRY_ATTRIBUTES,
+      operation: "listFiles",
+    });
+    const entries = items.map((item) => parseStoredItem(WorkspaceEntrySchema, item, "workspace entry"));
+    // Sorted here, by code unit, so the order is the same whatever the backend's byte order.
+    return entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+
+  /** Puts `file` if the stored version is still `expected` (absent: still no file). False if not. */
+  private async putIfUnchanged(file: WorkspaceFile, expected: number | undefined): Promise<boolean> {
+    const condition: Pick<
+      PutCommandInput,
+      "ConditionExpression" | "ExpressionAttributeNames" | "ExpressionAttributeValues"
+    > =
+      expected === undefined
+        ? { ConditionExpression: "attribute_not_exists(#pk)", ExpressionAttributeNames: { "#pk": PK } }
+        : {
+            ConditionExpression: "#version = :expected",
+            ExpressionAttributeNames: { "#version": "version" },
+            ExpressionAttributeValues: { ":expected": expected },
+          };
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { ...file, ...workspaceFileKey(file.goalId, file.path) },
+          ...condition,
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw toStoreError(error, "writeFile");
+    }
+  }
+}

@@ -1,0 +1,41 @@
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { DynamoDbGoalStore } from "./dynamodb-goal-store";
+import { DynamoDbOutbox } from "./dynamodb-outbox";
+import { DynamoDbStepLog } from "./dynamodb-step-log";
+import { DynamoDbWorkspace } from "./dynamodb-workspace";
+
+export interface GoalStoreAdapters {
+  readonly goals: DynamoDbGoalStore;
+  readonly workspace: DynamoDbWorkspace;
+  readonly stepLog: DynamoDbStepLog;
+  readonly outbox: DynamoDbOutbox;
+}
+
+/** Every adapter of the goal table, sharing one client. Handlers call this once at module scope. */
+export function createGoalStoreAdapters(options: {
+  readonly client: DynamoDBDocumentClient;
+  readonly tableName: string;
+  /** @default () => new Date() */
+  readonly now?: () => Date;
+}): GoalStoreAdapters {
+  return {
+    goals: new DynamoDbGoalStore(options),
+    workspace: new DynamoDbWorkspace(options),
+    stepLog: new DynamoDbStepLog(options),
+    outbox: new DynamoDbOutbox(options),
+  };
+}
+
+/**
+ * The document client for a handler's module scope. No explicit endpoint: the SDK honours
+ * `AWS_ENDPOINT_URL_DYNAMODB` by itself, which is how the local runtime's DynamoDB is reached.
+ * The adapters write plain JSON copies and need no marshalling option; dropping `undefined` is a
+ * guard for anyone else who puts through this client. The SDK keeps its default retries: a
+ * throttled item write is retried in milliseconds, far cheaper than failing and redoing the step.
+ */
+export function createDocumentClient(): DynamoDBDocumentClient {
+  return DynamoDBDocumentClient.from(new DynamoDBClient({ region: process.env.AWS_REGION }), {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+}

@@ -1,0 +1,319 @@
+import { randomUUID } from "node:crypto";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { beforeAll, describe, expect, it } from "vitest";
+import { DynamoDbOutbox } from "../../lambdas/adapters/dynamodb-outbox";
+import { DynamoDbStepLog } from "../../lambdas/adapters/dynamodb-step-log";
+import { DynamoDbWorkspace, WORKSPACE_FILE_MAX_BYTES } from "../../lambdas/adapters/dynamodb-workspace";
+import { ValidationError } from "../../lambdas/core/errors";
+import { WorkspaceFileTooLargeError, type WorkspaceWriteResult } from "../../lambdas/core/ports/workspace";
+import { anOutboxMessage, aStepRecord, aWriter, sha256Of } from "../support/loop-store-builders";
+
+/** The table the goal store contract created on its backend, once its `beforeAll` has run. */
+export interface ContractTable {
+  readonly client: DynamoDBDocumentClient;
+  readonly tableName: string;
+}
+
+const NOW = "2026-02-03T04:05:06.000Z";
+
+function newGoalId(): string {
+  return `goal-${randomUUID()}`;
+}
+
+/**
+ * The workspace, step log and outbox cases of the goal store contract. Called inside the goal store
+ * suite so they run on the same backend and table as every other case.
+ */
+export function describeLoopStoreContract(table: () => ContractTable): void {
+  let workspace: DynamoDbWorkspace;
+  let stepLog: DynamoDbStepLog;
+  let outbox: DynamoDbOutbox;
+
+  beforeAll(() => {
+    const options = { ...table(), now: () => new Date(NOW) };
+    workspace = new DynamoDbWorkspace(options);
+    stepLog = new DynamoDbStepLog(options);
+    outbox = new DynamoDbOutbox(options);
+  });
+
+  describe("workspace", () => {
+    it("writes a new file at version 1, reads it back and lists it without its content", async () => {
+      // Prepare
+      const goalId = newGoalId();
+      const content = "Haiku über DynamoDB ✓";
+      const writtenBy = aWriter();
+
+      // Act
+      const written = await workspace.writeFile({ goalId, path: "haiku.txt", content, writtenBy });
+      const read = await workspace.readFile(goalId, "haiku.txt");
+      const listed = await workspace.listFiles(goalId);
+      const missing = await workspace.readFile(goalId, "other.txt");
+
+      // Assess
+      const file = {
+        goalId,
+        path: "haiku.txt",
+        content,
+        sha256: sha256Of(content),
+        size: Buffer.byteLength(content, "utf8"),
+        version: 1,
+        previous: null,
+        writtenBy,
+        updatedAt: NOW,
+      };
+      expect(file.size).toBeGreaterThan(content.length);
+      expect(written).toEqual({ file, changed: true });
+      expect(read).toEqual(file);
+      expect(listed).toEqual([
+        { path: "haiku.txt", sha256: file.sha256, size: file.size, version: 1, updatedAt: NOW },
+      ]);
+      expect(missing).toBeUndefined();
+      expect(await workspace.listFiles(newGoalId())).toEqual([]);
+    });
+
+    it("a changed write bumps the version and keeps the replaced content for compensation", async () => {
+      // Prepare
+      const goalId = newGoalId();
+      await workspace.writeFile({ goalId, path: "haiku.txt", content: "draft", writtenBy: aWriter() });
+
+      // Act
+      const rewritten = await workspace.writeFile({
+        goalId,
+        path: "haiku.txt",
+        content: "final",
+        writtenBy: aWriter({ iteration: 1 }),
+      });
+
+      // Assess
+      expect(rewritten.changed).toBe(true);
+      expect(rewritten.file).toMatchObject({
+        content: "final",
+        version: 2,
+        previous: { content: "draft", sha256: sha256Of("draft") },
+      });
+      expect(await workspace.readFile(goalId, "haiku.txt")).toEqual(rewritten.file);
+    });
+
+    it("rewriting the same content changes nothing: same version, same previous, same writer", async () => {
+      // Prepare
+      const goalId = newGoalId();
+      await workspace.writeFile({ goalId, path: "haiku.txt", content: "draft", writtenBy: aWriter() });
+      const { file } = await workspace.writeFile({
+        goalId,
+        path: "haiku.txt",
+        content: "final",
+        writtenBy: aWriter(),
+      });
+
+      // Act
+      const retried = await workspace.writeFile({
+        goalId,
+        path: "haiku.txt",
+        content: "final",
+        writtenBy: aWriter({ runId: "run-2" }),
+      });
+
+      // Assess
+      expect(retried).toEqual({ file, changed: false });
+      expect(await workspace.readFile(goalId, "haiku.txt")).toEqual(file);
+      expect(file.previous?.content).toBe("draft");
+    });
+
+    it("keeps a file at the size limit with a same-size previous, and refuses one byte more", async () => {
+      // Prepare
+      const goalId = newGoalId();
+      const path = "big/report.txt";
+      await workspace.writeFile({
+        goalId,
+        path,
+        content: "a".repeat(WORKSPACE_FILE_MAX_BYTES),
+        writtenBy: aWriter(),
+      });
+
+      // Act
+      const atLimit = await workspace.writeFile({
+        goalId,
+        path,
+        content: "b".repeat(WORKSPACE_FILE_MAX_BYTES),
+        writtenBy: aWriter(),
+      });
+      const tooLarge = workspace
+        .writeFile({ goalId, path, content: "c".repeat(WORKSPACE_FILE_MAX_BYTES + 1), writtenBy: aWriter() })
+        .catch((error: unknown) => error);
+
+      // Assess
+      expect(atLimit.file).toMatchObject({ version: 2, size: WORKSPACE_FILE_MAX_BYTES });
+      const refused = await tooLarge;
+      expect(refused).toBeInstanceOf(WorkspaceFileTooLargeError);
+      expect(refused).toMatchObject({
+        message: expect.stringContaining(`'${path}' is ${WORKSPACE_FILE_MAX_BYTES + 1} bytes`),
+      });
+      expect((await workspace.readFile(goalId, path))?.version).toBe(2);
+    });
+
+    it("concurrent writers of different content all land, each on top of the one before (no lost update)", async () => {
+      // Prepare
+      const goalId = newGoalId();
+      await workspace.writeFile({ goalId, path: "notes.md", content: "base", writtenBy: aWriter() });
+      const contents = ["one", "two", "three", "four"];
+
+      // Act
+      const results = await Promise.all(
+        contents.map((content) =>
+          workspace.writeFile({ goalId, path: "notes.md", content, writtenBy: aWriter() }),
+        ),
+      );
+
+      // Assess
+      expect(results.every((result) => result.changed)).toBe(true);
+      const byVersion = new Map<number, WorkspaceWriteResult["file"]>(
+        results.map((result) => [result.file.version, result.file]),
+      );
+      expect([...byVersion.keys()].sort((a, b) => a - b)).toEqual([2, 3, 4, 5]);
+      // Each write replaced exactly the write before it: following `previous` visits every content.
+      let expectedPrevious = "base";
+      for (const version of [2, 3, 4, 5]) {
+        const file = byVersion.get(version);
+        expect(file?.previous?.content).toBe(expectedPrevious);
+        expectedPrevious = file?.content ?? "";
+      }
+      expect(await workspace.readFile(goalId, "notes.md")).toEqual(byVersion.get(5));
+    });
+
+    it("lists every file sorted by path, across result pages, and only this goal's", async () => {
+      // Prepare
+      const goalId = newGoalId();
+      const small = ["notes.md", "a/z.txt", ".artifacts/tool-1.txt", "a.txt"];
+      // Six files near the limit pass the 1 MB a query page reads: the listing must follow the pages.
+      const large = ["large/1", "large/2", "large/3", "large/4", "large/5", "large/6"];
+      for (const path of [...small, ...large]) {
+        const content = path.startsWith("large/") ? path.padEnd(WORKSPACE_FILE_MAX_BYTES, ".") : path;
+        await workspace.writeFile({ goalId, path, content, writtenBy: aWriter() });
+      }
+      await workspace.writeFile({
+        goalId: newGoalId(),
+        path: "elsewhere.txt",
+        content: "x",
+        writtenBy: aWriter(),
+      });
+
+      // Act
+      const listed = await workspace.listFiles(goalId);
+
+      // Assess
+      expect(listed.map((entry) => entry.path)).toEqual([
+        ".artifacts/tool-1.txt",
+        "a.txt",
+        "a/z.txt",
+        ...large,
+        "notes.md",
+      ]);
+      expect(listed.every((entry) => !("content" in entry) && !("previous" in entry))).toBe(true);
+    });
+
+    it("refuses a path outside the workspace with a ValidationError naming path", async () => {
+      // Prepare
+      const goalId = newGoalId();
+
+      // Act
+      const attempt = workspace
+        .writeFile({ goalId, path: "../etc/passwd", content: "x", writtenBy: aWriter() })
+        .catch((error: unknown) => error);
+
+      // Assess
+      expect(await attempt).toBeInstanceOf(ValidationError);
+      expect(await attempt).toMatchObject({ issues: [{ path: "path" }] });
+      expect(await workspace.listFiles(goalId)).toEqual([]);
+    });
+  });
+
+  describe("step log", () => {
+    it("lists the latest steps oldest first, in number order past 9, and only this goal's", async () => {
+      // Prepare
+      const goalId = newGoalId();
+      for (const step of [10, 1, 11, 2, 9]) await stepLog.putStep(aStepRecord(goalId, step));
+      await stepLog.putStep(aStepRecord(newGoalId(), 12));
+
+      // Act
+      const recent = await stepLog.listRecentSteps(goalId, 3);
+      const all = await stepLog.listRecentSteps(goalId, 50);
+
+      // Assess
+      expect(recent.map((record) => record.step)).toEqual([9, 10, 11]);
+      expect(all.map((record) => record.step)).toEqual([1, 2, 9, 10, 11]);
+      expect(all[0]).toEqual(aStepRecord(goalId, 1));
+      expect(await stepLog.listRecentSteps(newGoalId(), 5)).toEqual([]);
+    });
+
+    it("keeps the first record of a step number: a retried put changes nothing", async () => {
+      // Prepare
+      const goalId = newGoalId();
+      const first = aStepRecord(goalId, 1, "first attempt");
+
+      // Act
+      await stepLog.putStep(first);
+      await stepLog.putStep(aStepRecord(goalId, 1, "retried attempt"));
+
+      // Assess
+      expect(await stepLog.listRecentSteps(goalId, 5)).toEqual([first]);
+    });
+
+    it("refuses a limit below 1 with a ValidationError naming limit", async () => {
+      // Act
+      const attempt = stepLog.listRecentSteps(newGoalId(), 0).catch((error: unknown) => error);
+
+      // Assess
+      expect(await attempt).toMatchObject({ name: "ValidationError", issues: [{ path: "limit" }] });
+    });
+  });
+
+  describe("outbox", () => {
+    it("keeps the first message of a messageId: a retried put returns it with created false", async () => {
+      // Prepare
+      const first = anOutboxMessage({ message: "first" });
+      const retried = { ...first, message: "second", createdAt: "2026-01-01T00:01:00.000Z" };
+
+      // Act
+      const created = await outbox.putMessage(first);
+      const again = await outbox.putMessage(retried);
+
+      // Assess
+      expect(created).toEqual({ message: first, created: true });
+      expect(again).toEqual({ message: first, created: false });
+      expect(await outbox.listMessages(first.goalId)).toEqual([first]);
+    });
+
+    it("of 10 concurrent puts of one messageId exactly one creates it", async () => {
+      // Prepare
+      const goalId = newGoalId();
+      const messageId = `msg-${randomUUID()}`;
+      const attempts = Array.from({ length: 10 }, (_, index) =>
+        anOutboxMessage({ goalId, messageId, message: `attempt ${index}` }),
+      );
+
+      // Act
+      const results = await Promise.all(attempts.map((message) => outbox.putMessage(message)));
+
+      // Assess
+      expect(results.filter((result) => result.created)).toHaveLength(1);
+      const stored = await outbox.listMessages(goalId);
+      expect(stored).toHaveLength(1);
+      for (const result of results) expect(result.message).toEqual(stored[0]);
+    });
+
+    it("lists a goal's messages by creation time, whatever their ids and precision", async () => {
+      // Prepare
+      const goalId = newGoalId();
+      const late = anOutboxMessage({ goalId, messageId: "a", createdAt: "2026-01-01T00:00:02Z" });
+      const middle = anOutboxMessage({ goalId, messageId: "b", createdAt: "2026-01-01T00:00:01.500Z" });
+      const early = anOutboxMessage({ goalId, messageId: "c", createdAt: "2026-01-01T00:00:01Z" });
+      for (const message of [late, middle, early, anOutboxMessage()]) await outbox.putMessage(message);
+
+      // Act
+      const listed = await outbox.listMessages(goalId);
+
+      // Assess
+      expect(listed.map((message) => message.messageId)).toEqual(["c", "b", "a"]);
+    });
+  });
+}
