@@ -1,0 +1,134 @@
+import { z } from "zod";
+import { ValidationError } from "../core/errors";
+import type { ToolUseBlock } from "../core/ports/model-client";
+import type { Outbox } from "../core/ports/outbox";
+import type { ToolCallContext, ToolOutcome, ToolRunner } from "../core/ports/tool-runner";
+import type { Workspace } from "../core/ports/workspace";
+import { parseOrThrow } from "../core/validation";
+import type { ToolEnvironment } from "./built-in-tool";
+import { ToolCallError } from "./tool-call-error";
+import { errorOutcome, successOutcome } from "./tool-outcome";
+import { builtInToolRegistry, type ToolRegistry } from "./tool-registry";
+
+const RunnerLimitsSchema = z.object({
+  /** Tool output (as JSON) above this many bytes becomes a workspace artifact the model gets a reference to. */
+  inlineLimitBytes: z.number().int().min(256).default(4096),
+  httpTimeoutMs: z.number().int().positive().default(10_000),
+  /** Response body bytes `http_request` keeps; well under a store item so an overflow can be stored. */
+  maxResponseBytes: z.number().int().positive().default(131_072),
+});
+
+export interface BuiltInToolRunnerOptions {
+  readonly workspace: Workspace;
+  readonly outbox: Outbox;
+  /** Hosts `http_request` may GET (HTTP_ALLOWED_HOSTS). */
+  readonly allowedHosts: readonly string[];
+  /** @default 4096 */
+  readonly inlineLimitBytes?: number;
+  /** @default globalThis.fetch */
+  readonly fetch?: typeof globalThis.fetch;
+  /** @default () => new Date() */
+  readonly now?: () => Date;
+  /** @default 10000 */
+  readonly httpTimeoutMs?: number;
+  /** @default 131072 */
+  readonly maxResponseBytes?: number;
+  /** @default the built-in tools */
+  readonly registry?: ToolRegistry;
+}
+
+function refusal(name: string, message: string): ToolCallError {
+  return new ToolCallError(name, message);
+}
+
+function list(names: readonly string[]): string {
+  return names.length === 0 ? "none" : names.join(", ");
+}
+
+/**
+ * The ToolRunner over the built-in tools. A call is checked in this order, and the first failure is
+ * its error: UnknownTool, ToolNotGranted, ToolCallTruncated, InvalidToolInput, the tool's own
+ * refusal (HttpRequestRefused), ApprovalRequired; then the tool runs and may fail with its own
+ * error (FileNotFound, HttpRequestFailed, WorkspaceFileTooLarge). None of these throw: only a store
+ * that cannot be reached does, so the step retries.
+ */
+export function createBuiltInToolRunner(options: BuiltInToolRunnerOptions): ToolRunner {
+  const limits = parseOrThrow(RunnerLimitsSchema, options, "tool runner options");
+  const registry = options.registry ?? builtInToolRegistry;
+  const fetch = options.fetch ?? globalThis.fetch;
+  const now = options.now ?? (() => new Date());
+  const { inlineLimitBytes } = limits;
+
+  async function run(call: ToolUseBlock, context: ToolCallContext): Promise<ToolOutcome> {
+    const fail = (error: ToolCallError) => errorOutcome(call, error, inlineLimitBytes);
+    const available = registry.toolSpecs(context.grantedTools).map((spec) => spec.name);
+
+    const tool = registry.get(call.name);
+    if (!tool) {
+      return fail(
+        refusal("UnknownTool", `There is no tool '${call.name}'. Tools you can use: ${list(available)}`),
+      );
+    }
+    if (!context.grantedTools.includes(call.name)) {
+      return fail(
+        refusal(
+          "ToolNotGranted",
+          `Tool '${call.name}' is not granted to this goal (the GoalSpec's tools). Tools you can use: ${list(available)}`,
+        ),
+      );
+    }
+    if (context.truncated) {
+      // The turn ended on max_tokens: the input may be cut off mid-way, so running it could act on half a value.
+      return fail(
+        refusal(
+          "ToolCallTruncated",
+          `Tool '${call.name}' was not run: the response hit the output token limit, so this call's input may be cut off. Call it again with a shorter input.`,
+        ),
+      );
+    }
+
+    let prepared: ReturnType<typeof tool.prepare>;
+    try {
+      prepared = tool.prepare(call.input);
+    } catch (error) {
+      if (error instanceof ValidationError) return fail(refusal("InvalidToolInput", error.message));
+      throw error;
+    }
+
+    const env: ToolEnvironment = {
+      call,
+      context,
+      workspace: options.workspace,
+      outbox: options.outbox,
+      http: {
+        allowedHosts: options.allowedHosts,
+        fetch,
+        timeoutMs: limits.httpTimeoutMs,
+        maxResponseBytes: limits.maxResponseBytes,
+      },
+      now,
+    };
+    const refused = prepared.refuse(env);
+    if (refused) return fail(refused);
+    if (prepared.risk === "irreversible" && !context.preAuthorized.includes(call.name)) {
+      return fail(
+        refusal(
+          "ApprovalRequired",
+          `Tool '${call.name}' is irreversible here and needs a human approval, but approval gates are not available yet (issue 5): it runs only when the GoalSpec's approval.preAuthorized lists '${call.name}'.`,
+        ),
+      );
+    }
+
+    try {
+      return await successOutcome(await prepared.execute(env), env, inlineLimitBytes);
+    } catch (error) {
+      if (error instanceof ToolCallError) return fail(error);
+      throw error;
+    }
+  }
+
+  return {
+    specsFor: (grantedTools) => registry.toolSpecs(grantedTools),
+    run,
+  };
+}

@@ -1,0 +1,101 @@
+import { z } from "zod";
+import type { ToolSpec } from "../core/ports/model-client";
+import type { ToolRisk } from "../core/ports/tool-runner";
+import { parseOrThrow } from "../core/validation";
+import type { BuiltInTool, ToolEnvironment, ToolOutput } from "./built-in-tool";
+import { httpRequestTool } from "./http-request";
+import { notifyTool } from "./notify";
+import type { ToolCallError } from "./tool-call-error";
+import { workspaceListTool } from "./workspace-list";
+import { workspaceReadTool } from "./workspace-read";
+import { workspaceWriteTool } from "./workspace-write";
+
+/**
+ * The tools a goal may use when its GoalSpec lists no `tools`: the workspace tools, which change
+ * nothing outside the goal. `notify` and `http_request` reach the world, so a goal must name them.
+ */
+export const DEFAULT_TOOL_NAMES: readonly string[] = ["workspace_list", "workspace_read", "workspace_write"];
+
+/** The tools granted to a goal: its GoalSpec `tools` when given, else DEFAULT_TOOL_NAMES. */
+export function grantedToolNames(specTools: readonly string[] | undefined): readonly string[] {
+  return specTools ?? DEFAULT_TOOL_NAMES;
+}
+
+/** One call whose input passed the tool's schema, with the risk that input carries. */
+export interface PreparedToolCall {
+  readonly risk: ToolRisk;
+  /** A policy refusal (not allowed at all), checked before any approval is asked for. */
+  refuse(env: ToolEnvironment): ToolCallError | undefined;
+  execute(env: ToolEnvironment): Promise<ToolOutput>;
+}
+
+/** A tool with its input type erased behind `prepare`, so tools of different schemas share one list. */
+export interface RegisteredTool {
+  readonly name: string;
+  readonly spec: ToolSpec;
+  /** Parses the raw input; throws ValidationError naming every bad field. */
+  prepare(input: unknown): PreparedToolCall;
+}
+
+/** The risk of one call: a constant for most tools, a function of the input for some (http_request). */
+export function riskOf<S extends z.ZodType>(tool: BuiltInTool<S>, input: z.output<S>): ToolRisk {
+  return typeof tool.risk === "function" ? tool.risk(input) : tool.risk;
+}
+
+export function registerTool<S extends z.ZodType>(tool: BuiltInTool<S>): RegisteredTool {
+  return {
+    name: tool.name,
+    // What Bedrock gets: the schema as the model must write it (input side: defaults optional).
+    spec: {
+      name: tool.name,
+      description: tool.description,
+      inputSchema: z.toJSONSchema(tool.inputSchema, { io: "input" }),
+    },
+    prepare(input) {
+      const parsed = parseOrThrow(tool.inputSchema, input, `input for tool '${tool.name}'`);
+      return {
+        risk: riskOf(tool, parsed),
+        refuse: (env) => tool.refuse?.(parsed, env),
+        execute: (env) => tool.execute(parsed, env),
+      };
+    },
+  };
+}
+
+export interface ToolRegistry {
+  get(name: string): RegisteredTool | undefined;
+  /**
+   * Specs for the named tools, sorted by name so the same grant always gives the same request
+   * bytes (prompt caching). Names with no registered tool are skipped: a call to one is answered
+   * with `UnknownTool`.
+   */
+  toolSpecs(names: readonly string[]): ToolSpec[];
+}
+
+export function createToolRegistry(tools: readonly RegisteredTool[]): ToolRegistry {
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  return {
+    get: (name) => byName.get(name),
+    toolSpecs(names) {
+      return [...new Set(names)].sort().flatMap((name) => {
+        const tool = byName.get(name);
+        return tool ? [tool.spec] : [];
+      });
+    },
+  };
+}
+
+export const BUILT_IN_TOOLS: readonly RegisteredTool[] = [
+  registerTool(httpRequestTool),
+  registerTool(notifyTool),
+  registerTool(workspaceListTool),
+  registerTool(workspaceReadTool),
+  registerTool(workspaceWriteTool),
+];
+
+export const builtInToolRegistry = createToolRegistry(BUILT_IN_TOOLS);
+
+/** ToolSpecs of the built-in tools among `names`, in a stable order. */
+export function toolSpecs(names: readonly string[]): ToolSpec[] {
+  return builtInToolRegistry.toolSpecs(names);
+}

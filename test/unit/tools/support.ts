@@ -1,0 +1,117 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { sha256Hex } from "../../../lambdas/core";
+import type { Outbox, OutboxMessage } from "../../../lambdas/core/ports/outbox";
+import type { ToolCallContext } from "../../../lambdas/core/ports/tool-runner";
+import type { Workspace, WorkspaceFile } from "../../../lambdas/core/ports/workspace";
+
+export const NOW = new Date("2025-06-01T12:00:00.000Z");
+
+/** Test-only Workspace with the port's semantics: identical content changes nothing, versions count changes. */
+export class InMemoryWorkspace implements Workspace {
+  readonly files = new Map<string, WorkspaceFile>();
+  writes = 0;
+
+  constructor(private readonly now: () => Date = () => NOW) {}
+
+  async writeFile(input: Parameters<Workspace["writeFile"]>[0]) {
+    this.writes += 1;
+    const key = `${input.goalId}/${input.path}`;
+    const existing = this.files.get(key);
+    const sha256 = sha256Hex(input.content);
+    if (existing && existing.sha256 === sha256) return { file: existing, changed: false };
+    const file: WorkspaceFile = {
+      goalId: input.goalId,
+      path: input.path,
+      content: input.content,
+      sha256,
+      size: Buffer.byteLength(input.content, "utf8"),
+      version: (existing?.version ?? 0) + 1,
+      previous: existing ? { content: existing.content, sha256: existing.sha256 } : null,
+      writtenBy: input.writtenBy,
+      updatedAt: this.now().toISOString(),
+    };
+    this.files.set(key, file);
+    return { file, changed: true };
+  }
+
+  async readFile(goalId: string, path: string) {
+    return this.files.get(`${goalId}/${path}`);
+  }
+
+  async listFiles(goalId: string) {
+    return [...this.files.values()]
+      .filter((file) => file.goalId === goalId)
+      .map(({ path, sha256, size, version, updatedAt }) => ({ path, sha256, size, version, updatedAt }));
+  }
+}
+
+/** Test-only Outbox: first put of a messageId wins, as the port requires. */
+export class InMemoryOutbox implements Outbox {
+  readonly messages = new Map<string, OutboxMessage>();
+
+  async putMessage(message: OutboxMessage) {
+    const existing = this.messages.get(message.messageId);
+    if (existing) return { message: existing, created: false };
+    this.messages.set(message.messageId, message);
+    return { message, created: true };
+  }
+
+  async listMessages(goalId: string) {
+    return [...this.messages.values()].filter((message) => message.goalId === goalId);
+  }
+}
+
+/** A Workspace whose store is down: every call throws, as an unreachable table would. */
+export class UnavailableWorkspace extends InMemoryWorkspace {
+  override async writeFile(): Promise<never> {
+    throw new Error("store unavailable");
+  }
+  override async readFile(): Promise<never> {
+    throw new Error("store unavailable");
+  }
+  override async listFiles(): Promise<never> {
+    throw new Error("store unavailable");
+  }
+}
+
+export function callContext(overrides: Partial<ToolCallContext> = {}): ToolCallContext {
+  return {
+    goalId: "g-tools",
+    tenantId: "local",
+    runId: "r1",
+    iteration: 3,
+    grantedTools: ["workspace_list", "workspace_read", "workspace_write"],
+    preAuthorized: [],
+    truncated: false,
+    ...overrides,
+  };
+}
+
+export interface LocalHttpServer {
+  readonly origin: string;
+  readonly requests: { method: string; url: string }[];
+  close(): Promise<void>;
+}
+
+/** A real HTTP server on 127.0.0.1 (ephemeral port) that answers with `handler`, recording each request. */
+export async function startHttpServer(
+  handler: (request: IncomingMessage, response: ServerResponse) => void,
+): Promise<LocalHttpServer> {
+  const requests: { method: string; url: string }[] = [];
+  const server: Server = createServer((request, response) => {
+    requests.push({ method: request.method ?? "", url: request.url ?? "" });
+    handler(request, response);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  if (address === null || typeof address === "string") throw new Error("server has no TCP address");
+  return {
+    origin: `http://127.0.0.1:${address.port}`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
+  };
+}
