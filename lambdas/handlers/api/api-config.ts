@@ -1,0 +1,39 @@
+import { z } from "zod";
+import { PatternSchema } from "../../core/goal-spec";
+import { ApiConfigurationError } from "./api-errors";
+
+/** STATE_MACHINE_ARNS: `{"react": "arn:aws:states:…"}`, one entry per deployed pattern. */
+const StateMachineArnsSchema = z.partialRecord(PatternSchema, z.string().min(1));
+
+const ApiEnvSchema = z.object({
+  GOAL_TABLE_NAME: z.string().min(1),
+  STATE_MACHINE_ARNS: z.string().min(1),
+});
+
+export interface ApiConfig {
+  readonly tableName: string;
+  readonly stateMachineArns: z.infer<typeof StateMachineArnsSchema>;
+}
+
+/** Reads the API's environment; a missing or malformed variable stops the cold start, naming it. */
+export function readApiConfig(env: Record<string, string | undefined>): ApiConfig {
+  const parsed = ApiEnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const names = parsed.error.issues.map((issue) => issue.path.join(".")).join(", ");
+    throw new ApiConfigurationError(`Missing environment variables: ${names}`);
+  }
+  let arns: unknown;
+  try {
+    arns = JSON.parse(parsed.data.STATE_MACHINE_ARNS);
+  } catch (error) {
+    throw new ApiConfigurationError("STATE_MACHINE_ARNS is not JSON", { cause: error });
+  }
+  const stateMachineArns = StateMachineArnsSchema.safeParse(arns);
+  if (!stateMachineArns.success) {
+    throw new ApiConfigurationError(
+      `STATE_MACHINE_ARNS must map patterns (${PatternSchema.options.join(", ")}) to ARNs`,
+      { cause: stateMachineArns.error },
+    );
+  }
+  return { tableName: parsed.data.GOAL_TABLE_NAME, stateMachineArns: stateMachineArns.data };
+}

@@ -1,0 +1,55 @@
+import type { APIGatewayProxyResult } from "aws-lambda";
+import type { GoalRecord } from "../../core/goal-record";
+import { GoalNotFoundError } from "../../core/ports/goal-store";
+import { toSnapshot } from "../../core/snapshot";
+import { parseOrThrow } from "../../core/validation";
+import type { GoalsApiDeps } from "./goals-api-deps";
+import { json } from "./http-responses";
+import { ListEventsQuerySchema, ListGoalsQuerySchema } from "./query-params";
+import type { ApiRequest, Route } from "./routes";
+
+function goalIdParam(request: ApiRequest): string {
+  return request.params.goalId ?? "";
+}
+
+/**
+ * The goal, if it belongs to the caller's tenant. Another tenant's goal is answered exactly like
+ * a missing one, so ids of other tenants' goals cannot be probed.
+ */
+async function tenantGoal(deps: GoalsApiDeps, request: ApiRequest): Promise<GoalRecord> {
+  const goalId = goalIdParam(request);
+  const found = await deps.store.getGoal(goalId);
+  if (found === undefined || found.record.tenantId !== request.tenantId) {
+    throw new GoalNotFoundError(`Goal '${goalId}' does not exist`);
+  }
+  return found.record;
+}
+
+/** `GET /goals?status=&limit=&cursor=`: the caller's goals as snapshots, a page at a time. */
+async function listGoals(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGatewayProxyResult> {
+  const query = parseOrThrow(ListGoalsQuerySchema, request.query, "query");
+  const page = await deps.store.listGoals({ tenantId: request.tenantId, ...query });
+  const items = page.items.map(toSnapshot);
+  return json(200, page.cursor === undefined ? { items } : { items, cursor: page.cursor });
+}
+
+/** `GET /goals/{goalId}`: the snapshot. */
+async function getGoal(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGatewayProxyResult> {
+  return json(200, toSnapshot(await tenantGoal(deps, request)));
+}
+
+/** `GET /goals/{goalId}/events?after=N&limit=`: events with `seq > after`; pass `nextSeq` as `after` next. */
+async function listEvents(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGatewayProxyResult> {
+  const query = parseOrThrow(ListEventsQuerySchema, request.query, "query");
+  const goal = await tenantGoal(deps, request);
+  const { items, nextSeq } = await deps.store.listEvents(goal.goalId, query);
+  return json(200, { items, nextSeq });
+}
+
+export function getGoalsRoutes(deps: GoalsApiDeps): Route[] {
+  return [
+    { method: "GET", path: "/goals", handle: (request) => listGoals(deps, request) },
+    { method: "GET", path: "/goals/{goalId}", handle: (request) => getGoal(deps, request) },
+    { method: "GET", path: "/goals/{goalId}/events", handle: (request) => listEvents(deps, request) },
+  ];
+}

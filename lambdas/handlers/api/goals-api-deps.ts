@@ -1,0 +1,19 @@
+import type { Logger } from "@aws-lambda-powertools/logger";
+import type { StartRun } from "../../adapters/sfn-run-starter";
+import type { Pattern } from "../../core/goal-spec";
+import type { GoalStore } from "../../core/ports/goal-store";
+
+/**
+ * Everything the routes use, injected: the handler builds it once at module scope from the
+ * environment, the tests from dynalite, a mocked SFNClient, a fixed clock and known ids.
+ */
+export interface GoalsApiDeps {
+  readonly store: GoalStore;
+  readonly startRun: StartRun;
+  /** Pattern → state machine ARN, from STATE_MACHINE_ARNS. A pattern without one is not deployed. */
+  readonly stateMachineArns: Readonly<Partial<Record<Pattern, string>>>;
+  readonly now: () => Date;
+  /** A fresh random goal id, for a POST without an Idempotency-Key. */
+  readonly newGoalId: () => string;
+  readonly logger: Logger;
+}

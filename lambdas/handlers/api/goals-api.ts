@@ -1,0 +1,34 @@
+import { randomBytes } from "node:crypto";
+import { Logger } from "@aws-lambda-powertools/logger";
+import { injectLambdaContext } from "@aws-lambda-powertools/logger/middleware";
+import { SFNClient } from "@aws-sdk/client-sfn";
+import middy from "@middy/core";
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from "aws-lambda";
+import { DynamoDbGoalStore } from "../../adapters/dynamodb-goal-store";
+import { createDocumentClient } from "../../adapters/goal-store-adapters";
+import { sfnRunStarter } from "../../adapters/sfn-run-starter";
+import { goalIdFromBytes } from "../../core/goal-ids";
+import { readApiConfig } from "./api-config";
+import { createGoalsApi } from "./create-goals-api";
+
+/**
+ * The goals HTTP API (API Gateway REST proxy, v1 events; the local runtime serves the same bundle).
+ * Clients are built once per container; endpoints come from AWS_ENDPOINT_URL_* when run locally.
+ */
+const logger = new Logger();
+const config = readApiConfig(process.env);
+const sfn = new SFNClient({ region: process.env.AWS_REGION });
+
+const api = createGoalsApi({
+  // Only the goal store: the API never touches the workspace, step log or outbox.
+  store: new DynamoDbGoalStore({ client: createDocumentClient(), tableName: config.tableName }),
+  startRun: sfnRunStarter(sfn),
+  stateMachineArns: config.stateMachineArns,
+  now: () => new Date(),
+  newGoalId: () => goalIdFromBytes(randomBytes(16)),
+  logger,
+});
+
+export const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
+  .use(injectLambdaContext(logger))
+  .handler((event) => api(event));

@@ -1,0 +1,88 @@
+import type { APIGatewayProxyResult } from "aws-lambda";
+import { ExecutionStartError } from "../../adapters/sfn-run-starter";
+import { GoalLoopsError, ValidationError, type ValidationIssue } from "../../core/errors";
+import { IdempotencyKeyReusedError } from "../../core/goal-intake";
+import { PatternUnavailableError } from "./api-errors";
+
+const JSON_HEADERS = { "content-type": "application/json; charset=utf-8" } as const;
+
+/** A JSON answer. */
+export function json(
+  statusCode: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): APIGatewayProxyResult {
+  return { statusCode, headers: { ...JSON_HEADERS, ...headers }, body: JSON.stringify(body) };
+}
+
+export interface ErrorBody {
+  /** Stable and documented: clients branch on it. */
+  readonly code: string;
+  readonly message: string;
+  readonly issues?: readonly ValidationIssue[];
+  readonly [detail: string]: unknown;
+}
+
+/** The one error shape of the API: `{error: {code, message, …}}`. */
+export function errorJson(
+  statusCode: number,
+  error: ErrorBody,
+  headers: Record<string, string> = {},
+): APIGatewayProxyResult {
+  return json(statusCode, { error }, headers);
+}
+
+interface KnownError {
+  readonly statusCode: number;
+  readonly code: string;
+  /** Replaces the error's own message when that names internals (backend errors). */
+  readonly message?: string;
+  readonly headers?: Record<string, string>;
+}
+
+/**
+ * Named errors the API answers on purpose, by `name` (the stable contract of GoalLoopsError). The
+ * code drops the `Error` suffix: it names what happened, not the class.
+ */
+const KNOWN_ERRORS: Readonly<Record<string, KnownError>> = {
+  ValidationError: { statusCode: 400, code: "ValidationError" },
+  PatternUnavailableError: { statusCode: 400, code: "PatternUnavailable" },
+  MissingCallerIdentityError: { statusCode: 401, code: "MissingCallerIdentity" },
+  GoalNotFoundError: { statusCode: 404, code: "GoalNotFound" },
+  IdempotencyKeyReusedError: { statusCode: 422, code: "IdempotencyKeyReused" },
+  ExecutionStartError: {
+    statusCode: 502,
+    code: "ExecutionStartFailed",
+    message: "the goal was stored but Step Functions did not start its run",
+  },
+  GoalStoreUnavailableError: {
+    statusCode: 503,
+    code: "ServiceUnavailable",
+    message: "the goal store is unavailable; retry the request",
+    headers: { "retry-after": "1" },
+  },
+};
+
+/** Fields a named error adds to its answer: the bad fields, the goal or the pattern it is about. */
+function detailsOf(error: GoalLoopsError): Record<string, unknown> {
+  if (error instanceof ValidationError) return { issues: error.issues };
+  if (error instanceof PatternUnavailableError) return { pattern: error.pattern };
+  if (error instanceof ExecutionStartError || error instanceof IdempotencyKeyReusedError) {
+    return { goalId: error.goalId };
+  }
+  return {};
+}
+
+/** The answer for an error the API knows by name, or undefined for an unexpected one (a 500). */
+export function knownErrorResponse(error: unknown): APIGatewayProxyResult | undefined {
+  if (!(error instanceof GoalLoopsError)) return undefined;
+  const known = KNOWN_ERRORS[error.name];
+  if (!known) return undefined;
+  const body = { code: known.code, message: known.message ?? error.message, ...detailsOf(error) };
+  return errorJson(known.statusCode, body, known.headers);
+}
+
+/** An unexpected failure: nothing of the exception reaches the caller, only a request id to quote. */
+export function internalError(requestId: string): APIGatewayProxyResult {
+  return errorJson(500, { code: "InternalError", message: "internal error", requestId });
+}

@@ -1,0 +1,125 @@
+import type { APIGatewayProxyResult } from "aws-lambda";
+import { ExecutionStartError } from "../../adapters/sfn-run-starter";
+import { ValidationError } from "../../core/errors";
+import { goalIdForIdempotencyKey } from "../../core/goal-ids";
+import { assertSameSubmission, FIRST_RUN_ID, intakeGoal } from "../../core/goal-intake";
+import { fail } from "../../core/goal-lifecycle";
+import type { GoalRecord } from "../../core/goal-record";
+import { GoalAlreadyExistsError, type VersionedGoal } from "../../core/ports/goal-store";
+import { PatternUnavailableError } from "./api-errors";
+import type { GoalsApiDeps } from "./goals-api-deps";
+import { json } from "./http-responses";
+import { parseJsonBody } from "./request-body";
+import type { ApiRequest, Route } from "./routes";
+
+/** Printable ASCII, like the header values clients generate (UUIDs, ULIDs, hashes). */
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+function idempotencyKeyOf(request: ApiRequest): string | undefined {
+  const key = request.headers["idempotency-key"];
+  if (key === undefined) return undefined;
+  if (!IDEMPOTENCY_KEY.test(key)) {
+    const message = "must be 1-255 printable ASCII characters without spaces";
+    throw new ValidationError(`Invalid Idempotency-Key header: ${message}`, [
+      { path: "Idempotency-Key", message },
+    ]);
+  }
+  return key;
+}
+
+function accepted(record: GoalRecord): APIGatewayProxyResult {
+  const { goalId, status, pattern, runId } = record;
+  return json(202, { goalId, status, pattern, runId }, { location: `/goals/${goalId}` });
+}
+
+/**
+ * `POST /goals`: validate, choose the pattern, store the goal, start its first run.
+ *
+ * With an `Idempotency-Key` the goal id is derived from tenant and key, so a retry (after a timeout,
+ * or a crash between storing the goal and starting its run) finds the stored goal, starts the same
+ * execution name again (a no-op when it runs) and answers as the first request did.
+ */
+async function postGoal(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGatewayProxyResult> {
+  const body = parseJsonBody(request.body);
+  const key = idempotencyKeyOf(request);
+  const goalId = key === undefined ? deps.newGoalId() : goalIdForIdempotencyKey(request.tenantId, key);
+  const change = intakeGoal({ body, goalId, tenantId: request.tenantId, now: deps.now() });
+  const { pattern, patternReason } = change.record;
+  const stateMachineArn = deps.stateMachineArns[pattern];
+  if (stateMachineArn === undefined) {
+    throw new PatternUnavailableError(pattern, patternReason, Object.keys(deps.stateMachineArns));
+  }
+
+  let stored: VersionedGoal;
+  try {
+    stored = await deps.store.createGoal(change.record, change.events);
+  } catch (error) {
+    if (key === undefined || !(error instanceof GoalAlreadyExistsError)) throw error;
+    return repeatedPost(deps, change.record, stateMachineArn);
+  }
+  deps.logger.info("goal created", { goalId, pattern, patternReason, tenantId: request.tenantId });
+  await startFirstRun(deps, stored, stateMachineArn);
+  return accepted(stored.record);
+}
+
+/** A POST with an Idempotency-Key whose goal exists: answer with it, and heal a run that never started. */
+async function repeatedPost(
+  deps: GoalsApiDeps,
+  retried: GoalRecord,
+  stateMachineArn: string,
+): Promise<APIGatewayProxyResult> {
+  const existing = await deps.store.getGoal(retried.goalId);
+  // The id is a hash of tenant and key: another tenant's goal here would be a SHA-256 collision.
+  if (existing === undefined || existing.record.tenantId !== retried.tenantId) {
+    throw new GoalAlreadyExistsError(`Goal ${retried.goalId} exists but not for this tenant`);
+  }
+  assertSameSubmission(existing.record, retried);
+  if (existing.record.status === "running" && existing.record.runId === FIRST_RUN_ID) {
+    await startFirstRun(deps, existing, stateMachineArn);
+  }
+  deps.logger.info("repeated goal request", { goalId: retried.goalId, status: existing.record.status });
+  return accepted(existing.record);
+}
+
+/**
+ * Starts run r1. When Step Functions refuses and the goal is still as created (version 1: no step
+ * has loaded it yet), the goal is marked `failed` (stopReason infrastructure, redrivable) rather
+ * than left `running` with no execution behind it; the caller gets a 502 naming the goal.
+ */
+async function startFirstRun(
+  deps: GoalsApiDeps,
+  goal: VersionedGoal,
+  stateMachineArn: string,
+): Promise<void> {
+  const { goalId, runId } = goal.record;
+  try {
+    await deps.startRun({ stateMachineArn, goalId, runId });
+  } catch (error) {
+    if (!(error instanceof ExecutionStartError)) throw error;
+    deps.logger.error("run did not start", { goalId, runId, error });
+    if (goal.version === 1) await markFailed(deps, goal, error);
+    throw error;
+  }
+}
+
+async function markFailed(
+  deps: GoalsApiDeps,
+  goal: VersionedGoal,
+  cause: ExecutionStartError,
+): Promise<void> {
+  const stopReason = { kind: "infrastructure", detail: cause.name, message: cause.message } as const;
+  try {
+    const failed = fail(goal.record, stopReason, deps.now());
+    await deps.store.commit(failed.record, goal.version, failed.events);
+  } catch (error) {
+    // A step that loaded the goal meanwhile owns it now; anything else is logged for an operator.
+    deps.logger.error("could not mark the goal failed after its run did not start", {
+      goalId: goal.record.goalId,
+      error,
+    });
+  }
+}
+
+export function postGoalRoute(deps: GoalsApiDeps): Route {
+  return { method: "POST", path: "/goals", handle: (request) => postGoal(deps, request) };
+}

@@ -1,0 +1,69 @@
+import type { APIGatewayProxyResult } from "aws-lambda";
+
+/** One request as the routes see it: the caller's tenant and the decoded parts they read. */
+export interface ApiRequest {
+  readonly tenantId: string;
+  /** Path parameters from the route template (`{goalId}`), URL-decoded. */
+  readonly params: Readonly<Record<string, string>>;
+  readonly query: Readonly<Record<string, string>>;
+  /** Header names in lower case (HTTP header names are case-insensitive). */
+  readonly headers: Readonly<Record<string, string>>;
+  /** The raw body as text (base64 bodies already decoded), or undefined when there is none. */
+  readonly body: string | undefined;
+}
+
+export interface Route {
+  readonly method: "GET" | "POST";
+  /** A path template: `/goals/{goalId}/events`. */
+  readonly path: string;
+  readonly handle: (request: ApiRequest) => Promise<APIGatewayProxyResult>;
+}
+
+export type RouteMatch =
+  | { readonly kind: "found"; readonly route: Route; readonly params: Record<string, string> }
+  | { readonly kind: "method_not_allowed"; readonly allow: readonly string[] }
+  | { readonly kind: "not_found" };
+
+/** `/goals/g-1/` → ["goals", "g-1"]; undefined when a segment is not valid percent-encoding. */
+function segmentsOf(path: string): string[] | undefined {
+  try {
+    return path
+      .split("/")
+      .filter((segment) => segment !== "")
+      .map((segment) => decodeURIComponent(segment));
+  } catch {
+    return undefined;
+  }
+}
+
+function matchTemplate(template: string, segments: readonly string[]): Record<string, string> | undefined {
+  const parts = template.split("/").filter((part) => part !== "");
+  if (parts.length !== segments.length) return undefined;
+  const params: Record<string, string> = {};
+  for (const [index, part] of parts.entries()) {
+    const segment = segments[index] ?? "";
+    const name = /^\{(\w+)\}$/.exec(part)?.[1];
+    if (name !== undefined) params[name] = segment;
+    else if (part !== segment) return undefined;
+  }
+  return params;
+}
+
+/**
+ * Finds the route for a method and a concrete path. Matching on `httpMethod` and `path` alone works
+ * for API Gateway (a resource per route, or one `{proxy+}`) and for the local runtime's events alike,
+ * whether `resource` and `pathParameters` are set or not. A path that exists under another method
+ * is a 405, so the caller learns the route is right and the method wrong.
+ */
+export function matchRoute(routes: readonly Route[], method: string, path: string): RouteMatch {
+  const segments = segmentsOf(path);
+  if (segments === undefined) return { kind: "not_found" };
+  const allow: string[] = [];
+  for (const route of routes) {
+    const params = matchTemplate(route.path, segments);
+    if (params === undefined) continue;
+    if (route.method === method.toUpperCase()) return { kind: "found", route, params };
+    allow.push(route.method);
+  }
+  return allow.length > 0 ? { kind: "method_not_allowed", allow } : { kind: "not_found" };
+}

@@ -1,0 +1,24 @@
+import { describe, expect, it } from "vitest";
+import { readApiConfig } from "../../../lambdas/handlers/api/api-config";
+
+describe("readApiConfig", () => {
+  it("reads the table name and the pattern → state machine ARN map", () => {
+    // Act
+    const config = readApiConfig({ GOAL_TABLE_NAME: "goals", STATE_MACHINE_ARNS: '{"react":"arn:react"}' });
+
+    // Assess
+    expect(config).toEqual({ tableName: "goals", stateMachineArns: { react: "arn:react" } });
+  });
+
+  it.each([
+    [{ STATE_MACHINE_ARNS: "{}" }, /GOAL_TABLE_NAME/],
+    [{ GOAL_TABLE_NAME: "goals" }, /STATE_MACHINE_ARNS/],
+    [{ GOAL_TABLE_NAME: "goals", STATE_MACHINE_ARNS: "react=arn" }, /not JSON/],
+    [{ GOAL_TABLE_NAME: "goals", STATE_MACHINE_ARNS: '{"tree_of_thought":"arn"}' }, /map patterns/],
+  ])("refuses a broken environment %#, naming what is wrong", (env, message) => {
+    // Act + Assess
+    expect(() => readApiConfig(env)).toThrow(
+      expect.objectContaining({ name: "ApiConfigurationError", message: expect.stringMatching(message) }),
+    );
+  });
+});

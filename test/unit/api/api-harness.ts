@@ -1,0 +1,157 @@
+import { randomBytes, randomInt, randomUUID } from "node:crypto";
+import { Logger } from "@aws-lambda-powertools/logger";
+import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { SFNClient } from "@aws-sdk/client-sfn";
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from "aws-lambda";
+import { mockClient } from "aws-sdk-client-mock";
+import { createGoalTable } from "../../../lambdas/adapters/create-goal-table";
+import { DynamoDbGoalStore } from "../../../lambdas/adapters/dynamodb-goal-store";
+import { sfnRunStarter } from "../../../lambdas/adapters/sfn-run-starter";
+import { goalIdFromBytes } from "../../../lambdas/core/goal-ids";
+import type { GoalSpecInput } from "../../../lambdas/core/goal-spec";
+import { createGoalsApi, type GoalsApi } from "../../../lambdas/handlers/api/create-goals-api";
+import type { GoalsApiDeps } from "../../../lambdas/handlers/api/goals-api-deps";
+import {
+  type DynamoBackend,
+  documentClientFor,
+  dynamoClientFor,
+  startDynalite,
+} from "../../support/dynamo-backends";
+
+export const NOW = new Date("2026-03-01T12:00:00.000Z");
+export const REACT_ARN = "arn:aws:states:us-east-1:123456789012:stateMachine:goal-loops-react";
+
+/** dynalite with a fresh goal table, and the real store on it. */
+export interface StoreBackend {
+  readonly store: DynamoDbGoalStore;
+  stop(): Promise<void>;
+}
+
+export async function startStoreBackend(): Promise<StoreBackend> {
+  const backend: DynamoBackend = await startDynalite();
+  const client: DynamoDBClient = dynamoClientFor(backend.endpoint);
+  const tableName = `goals-${randomUUID()}`;
+  await createGoalTable(client, tableName);
+  const store = new DynamoDbGoalStore({ client: documentClientFor(client), tableName });
+  return {
+    store,
+    async stop() {
+      client.destroy();
+      await backend.stop();
+    },
+  };
+}
+
+/** The API over the real store, a mocked SFNClient, a fixed clock and a silent logger. */
+export function buildApi(store: DynamoDbGoalStore, overrides: Partial<GoalsApiDeps> = {}) {
+  const sfnClient = new SFNClient({
+    region: "us-east-1",
+    credentials: { accessKeyId: "test", secretAccessKey: "test" },
+  });
+  const sfn = mockClient(sfnClient);
+  const logger = new Logger({ serviceName: "goals-api-test", logLevel: "SILENT" });
+  const deps: GoalsApiDeps = {
+    store,
+    startRun: sfnRunStarter(sfnClient),
+    stateMachineArns: { react: REACT_ARN },
+    now: () => NOW,
+    newGoalId: () => goalIdFromBytes(randomBytes(16)),
+    logger,
+    ...overrides,
+  };
+  const api: GoalsApi = createGoalsApi(deps);
+  return { api, sfn, logger };
+}
+
+/** A tenant of its own per test, so listings in the shared table never see another test's goals. */
+export function aTenant(): string {
+  return String(randomInt(100_000_000_000, 999_999_999_999));
+}
+
+export function aGoalSpec(overrides: Partial<GoalSpecInput> = {}): GoalSpecInput {
+  return {
+    objective: "Write a haiku about DynamoDB to haiku.txt",
+    successChecks: [
+      {
+        id: "haiku-written",
+        description: "haiku.txt exists and mentions DynamoDB",
+        verify: { kind: "artifact", path: "haiku.txt", contains: "DynamoDB" },
+      },
+    ],
+    pattern: "react",
+    ...overrides,
+  };
+}
+
+export interface EventOptions {
+  readonly method: string;
+  readonly path: string;
+  /** An object is sent as JSON; a string is sent as it is. */
+  readonly body?: unknown;
+  readonly headers?: Record<string, string>;
+  readonly query?: Record<string, string>;
+  /** The caller's account id; null leaves the identity out. */
+  readonly accountId: string | null;
+}
+
+/** A REST (v1) proxy event as API Gateway or the local runtime builds it. */
+export function apiEvent(options: EventOptions): APIGatewayProxyEvent {
+  const body =
+    options.body === undefined
+      ? null
+      : typeof options.body === "string"
+        ? options.body
+        : JSON.stringify(options.body);
+  return {
+    httpMethod: options.method,
+    path: options.path,
+    resource: "/{proxy+}",
+    pathParameters: null,
+    stageVariables: null,
+    headers: options.headers ?? {},
+    multiValueHeaders: {},
+    queryStringParameters: options.query ?? null,
+    multiValueQueryStringParameters: null,
+    body,
+    isBase64Encoded: false,
+    requestContext: {
+      accountId: "123456789012",
+      apiId: "api",
+      authorizer: null,
+      protocol: "HTTP/1.1",
+      httpMethod: options.method,
+      path: `/prod${options.path}`,
+      stage: "prod",
+      requestId: `req-${randomUUID()}`,
+      requestTimeEpoch: NOW.getTime(),
+      resourceId: "res",
+      resourcePath: "/{proxy+}",
+      identity: {
+        accessKey: null,
+        accountId: options.accountId,
+        apiKey: null,
+        apiKeyId: null,
+        caller: options.accountId === null ? null : `AROAEXAMPLE:${options.accountId}`,
+        clientCert: null,
+        cognitoAuthenticationProvider: null,
+        cognitoAuthenticationType: null,
+        cognitoIdentityId: null,
+        cognitoIdentityPoolId: null,
+        principalOrgId: null,
+        sourceIp: "127.0.0.1",
+        user: null,
+        userAgent: "vitest",
+        userArn: options.accountId === null ? null : `arn:aws:iam::${options.accountId}:user/tester`,
+      },
+    },
+  };
+}
+
+/** The answer's JSON body, for assertions. */
+export function bodyOf(result: APIGatewayProxyResult): Record<string, unknown> {
+  const parsed: unknown = JSON.parse(result.body);
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    throw new Error(`expected a JSON object body, got ${result.body}`);
+  }
+  return parsed as Record<string, unknown>;
+}
