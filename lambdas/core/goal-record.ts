@@ -141,6 +141,21 @@ export const LastCycleSchema = z.object({
 });
 export type LastCycle = z.infer<typeof LastCycleSchema>;
 
+/** The phases of one loop iteration whose work a retried step must not repeat. */
+export const LOOP_PHASES = ["started", "reasoned", "acted"] as const;
+
+/**
+ * Where the loop is inside its run: `started` once the run's first step loaded the goal, then
+ * `reasoned` and `acted` per iteration. A retried step that finds its own phase (or a later one) for
+ * the same run and iteration already did its work (usage counted, events appended) and only answers.
+ */
+export const LoopMarkerSchema = z.object({
+  runId: z.string(),
+  iteration: z.number().int().min(0),
+  phase: z.enum(LOOP_PHASES),
+});
+export type LoopMarker = z.infer<typeof LoopMarkerSchema>;
+
 /**
  * Everything the system knows about one goal, as stored in the goal store. The spec inside is the
  * current contract (after applied revisions); only `applyRevision` in the core changes it.
@@ -188,6 +203,8 @@ export const GoalRecordSchema = z.object({
   replans: z.number().int().min(0).optional(),
   /** Attempts started so far (reflexion); the limit is reached when it equals `maxAttempts`. */
   attempts: z.number().int().min(0).optional(),
+  /** The loop's progress in the current run (see LoopMarkerSchema); absent before the first run loads. */
+  loop: LoopMarkerSchema.optional(),
   /** Sequence number of the last event appended for this goal (0 before any). */
   lastEventSeq: z.number().int().min(0),
   createdAt: z.iso.datetime(),

@@ -1,0 +1,203 @@
+import { GoalLoopsError } from "../errors";
+import { goalEvent, settle } from "../goal-change";
+import type { NewGoalEvent } from "../goal-event";
+import type { GoalRecord } from "../goal-record";
+import type { GoalStore } from "../ports/goal-store";
+import type { ModelTurn, ToolUseBlock } from "../ports/model-client";
+import type { StepLog, StepRecord } from "../ports/step-log";
+import type { ToolRunner } from "../ports/tool-runner";
+import { markLoop, reached } from "./loop-marker";
+import { type Clock, grantedTools, type ReactSettings } from "./react-deps";
+import { isRunningIn, nextForStatus, type RunPosition, type StepResult } from "./step-result";
+import { chain, readGoal, updateGoal } from "./update-goal";
+
+export interface ActPorts {
+  readonly goals: GoalStore;
+  readonly stepLog: StepLog;
+  readonly tools: ToolRunner;
+  readonly now: Clock;
+}
+
+/** Act found no reason turn for its iteration: the state machine ran Act without VerifyAndReason. */
+export class ReasonCheckpointMissingError extends GoalLoopsError {
+  override readonly name = "ReasonCheckpointMissingError";
+}
+
+/** The step log holds an uncounted step of another run or iteration where this one's would go. */
+export class StepLogConflictError extends GoalLoopsError {
+  override readonly name = "StepLogConflictError";
+}
+
+const EXCERPT = 300;
+const cut = (text: string) => (text.length > EXCERPT ? `${text.slice(0, EXCERPT - 1)}…` : text);
+
+function toolUses(turn: ModelTurn): ToolUseBlock[] {
+  return turn.content.flatMap((block) => ("toolUse" in block ? [block.toolUse] : []));
+}
+
+/**
+ * Act: runs every tool call of the iteration's reason turn through the ToolRunner (a bad call comes
+ * back as an error result; a turn cut by max_tokens makes every call an error), writes one StepRecord
+ * and records `tool.called` / `tool.error` / `model.turn` events; the next iteration verifies it.
+ *
+ * A retry whose step is already in the log reuses it instead of running the tools again, and a goal
+ * whose loop marker says `acted` only answers.
+ */
+export async function act(
+  ports: ActPorts,
+  settings: Pick<ReactSettings, "defaultTools">,
+  input: RunPosition,
+): Promise<StepResult> {
+  const { goalId, runId, iteration } = input;
+  const loaded = await readGoal(ports.goals, goalId);
+  const record = loaded.record;
+  const done: StepResult = { goalId, runId, iteration: iteration + 1, next: "verify" };
+  if (!isRunningIn(record, runId)) {
+    return { ...input, next: record.runId === runId ? nextForStatus(record.status) : "stop" };
+  }
+  if (reached(record, runId, iteration, "acted")) return done;
+
+  const checkpoint = await ports.goals.getCheckpoint({ goalId, runId, iteration, role: "reason" });
+  if (!checkpoint) {
+    throw new ReasonCheckpointMissingError(
+      `No reason turn for goal '${goalId}' run '${runId}' iteration ${iteration}`,
+    );
+  }
+  const { step, errorNames } = await loggedStep(ports, settings, record, checkpoint.turn, iteration);
+  const now = ports.now();
+  await updateGoal(ports.goals, loaded, (current) => {
+    if (
+      current.runId !== runId ||
+      current.status !== "running" ||
+      reached(current, runId, iteration, "acted")
+    ) {
+      return undefined;
+    }
+    return chain(
+      current,
+      (next) => settle(next, actEvents(next, step, errorNames, now)),
+      (next) => markLoop(next, { runId, iteration, phase: "acted" }, "verify", now),
+    );
+  });
+  return done;
+}
+
+interface LoggedStep {
+  readonly step: StepRecord;
+  /** The ToolRunner's error names by toolUseId (a reused step has them in its observations). */
+  readonly errorNames: ReadonlyMap<string, string>;
+}
+
+/** The iteration's step: the one an earlier attempt logged, or a new one from running the calls. */
+async function loggedStep(
+  ports: ActPorts,
+  settings: Pick<ReactSettings, "defaultTools">,
+  record: GoalRecord,
+  turn: ModelTurn,
+  iteration: number,
+): Promise<LoggedStep> {
+  const stepNumber = record.steps + 1;
+  const [latest] = await ports.stepLog.listRecentSteps(record.goalId, 1);
+  if (latest && latest.step >= stepNumber) {
+    if (latest.step === stepNumber && latest.runId === record.runId && latest.iteration === iteration) {
+      return { step: latest, errorNames: new Map() };
+    }
+    throw new StepLogConflictError(
+      `Goal '${record.goalId}' step ${latest.step} (run ${latest.runId} iteration ${latest.iteration}) is not verified yet`,
+    );
+  }
+  const context = {
+    goalId: record.goalId,
+    tenantId: record.tenantId,
+    runId: record.runId,
+    iteration,
+    grantedTools: grantedTools(record.spec, settings.defaultTools),
+    preAuthorized: record.spec.approval.preAuthorized,
+    truncated: turn.stopReason === "max_tokens",
+  };
+  const outcomes = [];
+  // One call after another, in the model's order: a later call may read what an earlier one wrote.
+  for (const call of toolUses(turn)) outcomes.push(await ports.tools.run(call, context));
+  const step: StepRecord = {
+    goalId: record.goalId,
+    step: stepNumber,
+    runId: record.runId,
+    iteration,
+    turn,
+    toolResults: outcomes.map((outcome) => outcome.result),
+    observations: {
+      // The step log keeps no file content: verify reads it from the workspace when a check needs it.
+      artifacts: outcomes.flatMap((outcome) =>
+        outcome.artifacts.map(({ path, sha256 }) => ({ path, sha256 })),
+      ),
+      toolResults: outcomes.map((outcome) => outcome.observation),
+    },
+    at: ports.now().toISOString(),
+  };
+  await ports.stepLog.putStep(step);
+  const errorNames = new Map(
+    outcomes.flatMap((outcome) =>
+      outcome.errorName ? [[outcome.result.toolUseId, outcome.errorName] as const] : [],
+    ),
+  );
+  return { step, errorNames };
+}
+
+/** The error name of a failed call: the runner's, else the one its recorded result names. */
+function errorNameOf(
+  step: StepRecord,
+  index: number,
+  toolUseId: string,
+  known: ReadonlyMap<string, string>,
+): string {
+  const named = known.get(toolUseId);
+  if (named) return named;
+  const json = step.observations.toolResults[index]?.resultJson;
+  if (json && typeof json === "object" && !Array.isArray(json) && typeof json.error === "string")
+    return json.error;
+  return "ToolError";
+}
+
+function resultText(step: StepRecord, index: number): string {
+  const result = step.toolResults[index];
+  return (result?.content ?? [])
+    .map((block) => ("text" in block ? block.text : JSON.stringify(block.json)))
+    .join("\n");
+}
+
+function actEvents(
+  record: GoalRecord,
+  step: StepRecord,
+  errorNames: ReadonlyMap<string, string>,
+  now: Date,
+): NewGoalEvent[] {
+  const calls = toolUses(step.turn);
+  const text = step.turn.content.flatMap((block) => ("text" in block ? [block.text] : [])).join("\n");
+  const events: NewGoalEvent[] = [
+    goalEvent(record, "model.turn", now, {
+      step: step.step,
+      iteration: step.iteration,
+      stopReason: step.turn.stopReason,
+      toolCalls: calls.map((call) => call.name),
+      text: cut(text),
+    }),
+  ];
+  calls.forEach((call, index) => {
+    const result = step.toolResults[index];
+    const status = result?.status ?? "error";
+    events.push(
+      goalEvent(record, "tool.called", now, { toolUseId: call.toolUseId, name: call.name, status }),
+    );
+    if (status === "error") {
+      events.push(
+        goalEvent(record, "tool.error", now, {
+          toolUseId: call.toolUseId,
+          name: call.name,
+          errorName: errorNameOf(step, index, call.toolUseId, errorNames),
+          message: cut(resultText(step, index)),
+        }),
+      );
+    }
+  });
+  return events;
+}

@@ -1,0 +1,80 @@
+import { GoalLoopsError } from "../errors";
+import type { GoalSpec } from "../goal-spec";
+import { costOf, priceOf } from "../model-prices";
+import { type ModelRole, ModelRoleSchema } from "../model-roles";
+import type { CheckpointKey, GoalStore, ModelCheckpoint } from "../ports/goal-store";
+import {
+  type ModelClient,
+  ModelFatalError,
+  type ModelRequest,
+  ModelRetryableError,
+} from "../ports/model-client";
+import type { Clock } from "./react-deps";
+
+/** The model for `role`: the GoalSpec's per-role override, its default, else the deployment's default. */
+export function modelIdFor(spec: GoalSpec, role: ModelRole, defaultModelId: string): string {
+  return spec.models?.[role] ?? spec.models?.default ?? defaultModelId;
+}
+
+const CALL_CONTEXT = /^role=([a-z]+) call=(\d+): /;
+
+/**
+ * A model error as a step throws it: the same `name` (Step Functions Retry/Catch match on it), the
+ * same retryability, and the message prefixed `role=<role> call=<n>: ` so RecordFailure, which only
+ * sees the name and the message, can say which call failed.
+ */
+export function withModelCallContext(error: unknown, role: ModelRole, call: number): GoalLoopsError {
+  const prefix = `role=${role} call=${call}: `;
+  const name = error instanceof Error ? error.name : "UnknownModelError";
+  const message = `${prefix}${error instanceof Error ? error.message : String(error)}`;
+  const retryable = error instanceof GoalLoopsError && error.retryable;
+  return retryable
+    ? new ModelRetryableError(name, message, { cause: error })
+    : new ModelFatalError(name, message, { cause: error });
+}
+
+/** The role and call number an error message names (see `withModelCallContext`), if any. */
+export function parseModelCallContext(message: string): { role: ModelRole; call: number } | undefined {
+  const match = CALL_CONTEXT.exec(message);
+  const role = ModelRoleSchema.safeParse(match?.[1]);
+  if (!match || !role.success) return undefined;
+  return { role: role.data, call: Number(match[2]) };
+}
+
+export interface CheckpointedCallPorts {
+  readonly goals: GoalStore;
+  readonly model: ModelClient;
+  readonly now: Clock;
+}
+
+/**
+ * One model call that is paid for once: the checkpoint under `key` is reused when an earlier attempt
+ * made the call; otherwise `call` is the role's next number for the goal, the request is built for
+ * it, sent, and its turn checkpointed (the first writer wins, so a racing attempt answers the same).
+ * Counting the usage is the caller's business: it must do so once per checkpoint.
+ */
+export async function checkpointedCall(
+  ports: CheckpointedCallPorts,
+  key: CheckpointKey,
+  buildRequest: (call: number) => ModelRequest,
+): Promise<ModelCheckpoint> {
+  const existing = await ports.goals.getCheckpoint(key);
+  if (existing) return existing;
+  const call = await ports.goals.countCheckpoints(key.goalId, key.role);
+  const request = buildRequest(call);
+  // An unpriced model would fail after the call was paid for; refuse before instead.
+  priceOf(request.modelId);
+  let turn: Awaited<ReturnType<ModelClient["converse"]>>;
+  try {
+    turn = await ports.model.converse(request);
+  } catch (error) {
+    throw withModelCallContext(error, key.role, call);
+  }
+  return ports.goals.putCheckpoint({
+    key,
+    call,
+    turn,
+    costUsd: costOf(turn.modelId, turn.usage),
+    createdAt: ports.now().toISOString(),
+  });
+}

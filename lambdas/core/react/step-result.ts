@@ -1,0 +1,51 @@
+import type { GoalRecord, GoalStatus } from "../goal-record";
+
+/**
+ * What each step hands the state machine (`$.next` drives the `NextAction` Choice):
+ * - `verify`: go on to VerifyAndReason (LoadGoal and Act answer it);
+ * - `act`: the reason call is checkpointed, run its tool calls;
+ * - `completed` / `paused` / `terminated`: the goal reached that status, the run ends;
+ * - `continue_as_new`: start a new run of the goal (ContinueAsNew);
+ * - `continued`: the new run was started (ContinueAsNew's answer);
+ * - `stop`: nothing to do (the goal is not running, or another run owns it).
+ */
+export const NEXT_STEPS = [
+  "verify",
+  "act",
+  "completed",
+  "paused",
+  "terminated",
+  "continue_as_new",
+  "continued",
+  "stop",
+] as const;
+export type NextStep = (typeof NEXT_STEPS)[number];
+
+/** Where a run is: the whole payload passed between states (all state lives in the goal store). */
+export interface RunPosition {
+  readonly goalId: string;
+  readonly runId: string;
+  /** The iteration of the run the step works on (the reason checkpoint's key for Act). */
+  readonly iteration: number;
+}
+
+export interface StepResult extends RunPosition {
+  readonly next: NextStep;
+}
+
+/** The answer for a goal that is no longer running (a retried step finds what the first did). */
+export function nextForStatus(status: GoalStatus): NextStep {
+  switch (status) {
+    case "completed":
+    case "paused":
+    case "terminated":
+      return status;
+    default:
+      return "stop";
+  }
+}
+
+/** Whether the goal is running under `runId`: only then may a step of that run change it. */
+export function isRunningIn(record: GoalRecord, runId: string): boolean {
+  return record.status === "running" && record.runId === runId;
+}

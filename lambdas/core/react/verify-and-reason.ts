@@ -1,0 +1,127 @@
+import type { GoalRecord } from "../goal-record";
+import { recordModelUsage } from "../model-prices";
+import type { GoalStore, VersionedGoal } from "../ports/goal-store";
+import type { ModelClient } from "../ports/model-client";
+import type { StepLog, StepRecord } from "../ports/step-log";
+import type { ToolRunner } from "../ports/tool-runner";
+import type { Workspace } from "../ports/workspace";
+import { markLoop, reached } from "./loop-marker";
+import { checkpointedCall, modelIdFor } from "./model-call";
+import { type Clock, grantedTools, type ReactSettings } from "./react-deps";
+import { PROMPT_RECENT_STEPS, reasonRequest } from "./reason-prompt";
+import { isRunningIn, nextForStatus, type RunPosition, type StepResult } from "./step-result";
+import { chain, readGoal, updateGoal } from "./update-goal";
+import { decideChange, judgeStep, stepEvidence, verifyChange } from "./verify-step";
+
+export interface VerifyAndReasonPorts {
+  readonly goals: GoalStore;
+  readonly workspace: Pick<Workspace, "readFile">;
+  readonly stepLog: Pick<StepLog, "listRecentSteps">;
+  readonly model: ModelClient;
+  readonly tools: Pick<ToolRunner, "specsFor">;
+  readonly now: Clock;
+}
+
+function stopped(record: GoalRecord, position: RunPosition): StepResult {
+  const next = record.runId === position.runId ? nextForStatus(record.status) : "stop";
+  return { ...position, iteration: record.runIteration, next };
+}
+
+/**
+ * VerifyAndReason: (a) verifies the latest logged step that no cycle has counted yet (judge calls for
+ * unsatisfied model_judge checks, then `recordCycle`); (b) completes the goal, or ends it on a limit,
+ * or asks for a new run after `continueAsNewAfter` iterations; (c) otherwise makes the `reason` call
+ * for the run's current iteration and counts its usage.
+ *
+ * A retry for the same run and iteration repeats nothing: a verified step has `step <= record.steps`,
+ * every model call is checkpointed, and the `reasoned` loop marker says the usage was counted.
+ */
+export async function verifyAndReason(
+  ports: VerifyAndReasonPorts,
+  settings: ReactSettings,
+  input: RunPosition,
+): Promise<StepResult> {
+  const { runId } = input;
+  const loaded = await readGoal(ports.goals, input.goalId);
+  if (!isRunningIn(loaded.record, runId)) return stopped(loaded.record, input);
+  const recentSteps = await ports.stepLog.listRecentSteps(input.goalId, PROMPT_RECENT_STEPS);
+  const verified = await verifyAndDecide(ports, settings, loaded, recentSteps.at(-1), runId);
+
+  const record = verified.record;
+  if (!isRunningIn(record, runId)) return stopped(record, input);
+  const iteration = record.runIteration;
+  const position = { ...input, iteration };
+  if (reached(record, runId, iteration, "reasoned")) return { ...position, next: "act" };
+  if (iteration >= settings.continueAsNewAfter) return { ...position, next: "continue_as_new" };
+  return reason(ports, settings, verified, recentSteps, position);
+}
+
+async function verifyAndDecide(
+  ports: VerifyAndReasonPorts,
+  settings: ReactSettings,
+  loaded: VersionedGoal,
+  latest: StepRecord | undefined,
+  runId: string,
+): Promise<VersionedGoal> {
+  const { record } = loaded;
+  const pending = latest && latest.step > record.steps ? latest : undefined;
+  const evidence = pending && (await stepEvidence(ports.workspace, record, pending));
+  const judgements =
+    pending && evidence
+      ? await judgeStep(ports, {
+          record,
+          step: pending,
+          files: evidence.files,
+          iteration: record.runIteration,
+          defaultModelId: settings.defaultModelId,
+        })
+      : [];
+  const now = ports.now();
+  return updateGoal(ports.goals, loaded, (current) => {
+    if (!isRunningIn(current, runId)) return undefined;
+    const change = chain(
+      current,
+      (next) =>
+        pending && evidence && next.steps < pending.step
+          ? verifyChange(next, pending, evidence, judgements, now)
+          : undefined,
+      (next) => decideChange(next, now),
+    );
+    return change.events.length > 0 ? change : undefined;
+  });
+}
+
+async function reason(
+  ports: VerifyAndReasonPorts,
+  settings: ReactSettings,
+  verified: VersionedGoal,
+  recentSteps: readonly StepRecord[],
+  position: RunPosition,
+): Promise<StepResult> {
+  const { record } = verified;
+  const { runId, iteration } = position;
+  const key = { goalId: record.goalId, runId, iteration, role: "reason" as const, ordinal: 0 };
+  const checkpoint = await checkpointedCall(ports, key, (call) =>
+    reasonRequest({
+      record,
+      recentSteps,
+      iteration,
+      tools: ports.tools.specsFor(grantedTools(record.spec, settings.defaultTools)),
+      modelId: modelIdFor(record.spec, "reason", settings.defaultModelId),
+      call,
+    }),
+  );
+  const now = ports.now();
+  const { turn } = checkpoint;
+  const counted = await updateGoal(ports.goals, verified, (current) => {
+    // Counted once per checkpoint, even when the goal stopped meanwhile: the call was paid for.
+    if (current.runId !== runId || reached(current, runId, iteration, "reasoned")) return undefined;
+    return chain(
+      current,
+      (next) => recordModelUsage(next, "reason", turn.modelId, turn.usage, now),
+      (next) => markLoop(next, { runId, iteration, phase: "reasoned" }, "act", now),
+    );
+  });
+  if (!isRunningIn(counted.record, runId)) return stopped(counted.record, position);
+  return { ...position, next: "act" };
+}

@@ -1,0 +1,197 @@
+import { evidenceFor, unsatisfiedCheckIds } from "../check-evidence";
+import type { ArtifactObservation, CycleObservationsInput } from "../cycle-observations";
+import type { GoalChange } from "../goal-change";
+import { complete, terminate } from "../goal-lifecycle";
+import type { GoalRecord } from "../goal-record";
+import type { SuccessCheck } from "../goal-spec";
+import { checkLimits } from "../limits";
+import { recordModelUsage } from "../model-prices";
+import type { GoalStore, ModelCheckpoint } from "../ports/goal-store";
+import type { ModelClient } from "../ports/model-client";
+import type { StepRecord } from "../ports/step-log";
+import type { Workspace } from "../ports/workspace";
+import { recordCycle } from "../record-cycle";
+import { recordJudgement } from "../record-judgement";
+import { type JudgedFile, judgeEvidenceText, judgeRequest, parseVerdict, type Verdict } from "./judge";
+import { checkpointedCall, modelIdFor } from "./model-call";
+import type { Clock } from "./react-deps";
+import { chain } from "./update-goal";
+
+export interface VerifyPorts {
+  readonly goals: GoalStore;
+  readonly workspace: Pick<Workspace, "readFile">;
+  readonly model: ModelClient;
+  readonly now: Clock;
+}
+
+/** A judge call's checkpoint and what it said about one model_judge check. */
+export interface Judgement {
+  readonly checkId: string;
+  readonly checkpoint: ModelCheckpoint;
+  readonly verdict: Verdict;
+}
+
+/** The files a step wrote, read back once (latest version per path) when a check or a judge needs them. */
+async function readStepFiles(
+  workspace: Pick<Workspace, "readFile">,
+  goalId: string,
+  artifacts: readonly ArtifactObservation[],
+): Promise<Map<string, { sha256: string; content: string }>> {
+  const files = new Map<string, { sha256: string; content: string }>();
+  for (const path of new Set(artifacts.map((artifact) => artifact.path))) {
+    const file = await workspace.readFile(goalId, path);
+    if (file) files.set(path, { sha256: file.sha256, content: file.content });
+  }
+  return files;
+}
+
+function needsContent(record: GoalRecord): boolean {
+  return record.spec.successChecks.some(
+    (check) =>
+      check.verify.kind === "model_judge" || (check.verify.kind === "artifact" && check.verify.contains),
+  );
+}
+
+/** Whether the tool calls of the step's turn say the model stopped acting: a claim that it is done. */
+function claimsDone(step: StepRecord): boolean {
+  return step.turn.stopReason === "end_turn" && !step.turn.content.some((block) => "toolUse" in block);
+}
+
+/** One line for the progress notes: what the step did, in the loop's words (never the model's). */
+function stepNote(step: StepRecord): string {
+  const calls = step.turn.content.flatMap((block) => ("toolUse" in block ? [block.toolUse.name] : []));
+  if (calls.length === 0) return `step ${step.step}: no tool calls (${step.turn.stopReason})`;
+  const errors = step.toolResults.filter((result) => result.status === "error").length;
+  const note = `step ${step.step}: ${calls.join(", ")}${errors > 0 ? ` (${errors} failed)` : ""}`;
+  return note.length > 300 ? `${note.slice(0, 299)}…` : note;
+}
+
+export interface StepEvidence {
+  readonly observations: CycleObservationsInput;
+  readonly files: readonly JudgedFile[];
+}
+
+/**
+ * What verify counts from a step: its recorded tool results and artifacts. An artifact's content is
+ * read from the workspace (the step log keeps none) and passed only while the file still is the
+ * version the step wrote; a later write leaves `contains` unproven for the old version.
+ */
+export async function stepEvidence(
+  workspace: Pick<Workspace, "readFile">,
+  record: GoalRecord,
+  step: StepRecord,
+): Promise<StepEvidence> {
+  const { artifacts, toolResults } = step.observations;
+  const files = needsContent(record) ? await readStepFiles(workspace, record.goalId, artifacts) : new Map();
+  const withContent = artifacts.map((artifact) => {
+    const file = files.get(artifact.path);
+    return file?.sha256 === artifact.sha256 ? { ...artifact, content: file.content } : { ...artifact };
+  });
+  const current = [...files.entries()].flatMap(([path, file]) =>
+    artifacts.some((artifact) => artifact.path === path && artifact.sha256 === file.sha256)
+      ? [{ path, content: file.content }]
+      : [],
+  );
+  return {
+    observations: {
+      artifacts: withContent,
+      toolResults: [...toolResults],
+      modelClaims: { done: claimsDone(step), satisfiedChecks: [] },
+      note: stepNote(step),
+    },
+    files: current,
+  };
+}
+
+type JudgeCheck = SuccessCheck & { verify: { kind: "model_judge" } };
+
+function isJudgeCheck(check: SuccessCheck): check is JudgeCheck {
+  return check.verify.kind === "model_judge";
+}
+
+/**
+ * Judges every unsatisfied model_judge check against the step, one `judge` call each, checkpointed
+ * under (run, iteration, judge, ordinal = the check's index among the model_judge checks). Calls run
+ * one after another so each gets its own call number.
+ */
+export async function judgeStep(
+  ports: VerifyPorts,
+  input: {
+    record: GoalRecord;
+    step: StepRecord;
+    files: readonly JudgedFile[];
+    iteration: number;
+    defaultModelId: string;
+  },
+): Promise<Judgement[]> {
+  const { record } = input;
+  const checks = record.spec.successChecks.filter(isJudgeCheck);
+  const judgements: Judgement[] = [];
+  for (const [ordinal, check] of checks.entries()) {
+    if (evidenceFor(record, check)) continue;
+    const key = {
+      goalId: record.goalId,
+      runId: record.runId,
+      iteration: input.iteration,
+      role: "judge" as const,
+      ordinal,
+    };
+    const checkpoint = await checkpointedCall(ports, key, (call) =>
+      judgeRequest({
+        record,
+        check,
+        evidence: judgeEvidenceText(input.step, input.files),
+        modelId: modelIdFor(record.spec, "judge", input.defaultModelId),
+        call,
+      }),
+    );
+    judgements.push({ checkId: check.id, checkpoint, verdict: parseVerdict(checkpoint.turn) });
+  }
+  return judgements;
+}
+
+/**
+ * The verify cycle of one step, as one change: the judge calls' usage, their verdicts (weak
+ * evidence), then `recordCycle` over the step's observations (evidence, progress, pause).
+ */
+export function verifyChange(
+  record: GoalRecord,
+  step: StepRecord,
+  evidence: StepEvidence,
+  judgements: readonly Judgement[],
+  now: Date,
+): GoalChange {
+  return chain(
+    record,
+    ...judgements.map(
+      ({ checkpoint }) =>
+        (current: GoalRecord) =>
+          recordModelUsage(current, "judge", checkpoint.turn.modelId, checkpoint.turn.usage, now),
+    ),
+    ...judgements.map(
+      ({ checkId, checkpoint, verdict }) =>
+        (current: GoalRecord) =>
+          recordJudgement(current, {
+            checkId,
+            modelId: checkpoint.turn.modelId,
+            verdict: verdict.text,
+            satisfied: verdict.satisfied,
+            now,
+            iteration: step.iteration,
+          }),
+    ),
+    (current) => recordCycle(current, evidence.observations, { now, iteration: step.iteration }),
+  );
+}
+
+/**
+ * What a running goal does after verify: complete when every check has evidence (before any limit:
+ * the step that used the last step up may have finished the job), else end on a reached limit.
+ * Waiting for a human decision on the limit is issue 5.
+ */
+export function decideChange(record: GoalRecord, now: Date): GoalChange | undefined {
+  if (record.status !== "running") return undefined;
+  if (unsatisfiedCheckIds(record).length === 0) return complete(record, now);
+  const limit = checkLimits(record, now);
+  return limit ? terminate(record, limit, now) : undefined;
+}

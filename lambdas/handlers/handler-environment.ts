@@ -1,0 +1,33 @@
+import { ValidationError } from "../core/errors";
+
+/** A variable the CDK construct always sets; missing means a broken deployment, so say which. */
+export function requiredEnv(name: string): string {
+  const value = process.env[name];
+  if (value === undefined || value.trim() === "") {
+    throw new ValidationError(`Environment variable ${name} is not set`, [
+      { path: name, message: "required" },
+    ]);
+  }
+  return value;
+}
+
+/** A positive integer variable, or `fallback` when unset. */
+export function positiveIntEnv(name: string, fallback: number): number {
+  const value = process.env[name];
+  if (value === undefined || value.trim() === "") return fallback;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 1) {
+    throw new ValidationError(`Environment variable ${name} must be a positive integer, not '${value}'`, [
+      { path: name, message: "must be a positive integer" },
+    ]);
+  }
+  return parsed;
+}
+
+/** A comma-separated list variable (empty entries dropped). */
+export function listEnv(name: string): string[] {
+  return (process.env[name] ?? "")
+    .split(",")
+    .map((item) => item.trim())
+    .filter((item) => item !== "");
+}

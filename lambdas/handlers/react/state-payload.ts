@@ -1,0 +1,31 @@
+import { z } from "zod";
+import { StepErrorSchema } from "../../core/react/record-failure";
+import { NEXT_STEPS } from "../../core/react/step-result";
+
+/**
+ * The payload every ReAct state passes on: `{goalId, runId, iteration, next}`. The execution input
+ * is only `{goalId, runId}`, so LoadGoal sees no iteration or next. Extra fields are ignored.
+ */
+export const StatePayloadSchema = z.object({
+  goalId: z.string().min(1),
+  runId: z.string().min(1),
+  iteration: z.number().int().min(0).default(0),
+  next: z.enum(NEXT_STEPS).optional(),
+});
+export type StatePayload = z.infer<typeof StatePayloadSchema>;
+
+/** ContinueAsNew's payload adds the running state machine's ARN (`$$.StateMachine.Id`). */
+export const ContinueAsNewPayloadSchema = StatePayloadSchema.extend({
+  stateMachineArn: z.string().min(1),
+});
+export type ContinueAsNewPayload = z.infer<typeof ContinueAsNewPayloadSchema>;
+
+/**
+ * RecordFailure's payload: the failed state's input plus the Catch's `$.error`. `next` is whatever
+ * the failed state received, possibly a value no route knows, so it is not checked here.
+ */
+export const FailurePayloadSchema = StatePayloadSchema.extend({
+  next: z.string().optional(),
+  error: StepErrorSchema,
+});
+export type FailurePayload = z.infer<typeof FailurePayloadSchema>;

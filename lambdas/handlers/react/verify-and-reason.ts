@@ -1,0 +1,29 @@
+import { Logger } from "@aws-lambda-powertools/logger";
+import { BedrockModelClient } from "../../adapters/bedrock-model-client";
+import { createBedrockRuntimeClient } from "../../adapters/bedrock-runtime-client";
+import { createDocumentClient, createGoalStoreAdapters } from "../../adapters/goal-store-adapters";
+import { DEFAULT_CONTINUE_AS_NEW_AFTER } from "../../core/react/react-deps";
+import { verifyAndReason } from "../../core/react/verify-and-reason";
+import { DEFAULT_TOOL_NAMES, toolSpecs } from "../../tools/tool-registry";
+import { positiveIntEnv, requiredEnv } from "../handler-environment";
+import { stepHandler } from "../step-handler";
+import { StatePayloadSchema } from "./state-payload";
+
+const logger = new Logger();
+const { goals, workspace, stepLog } = createGoalStoreAdapters({
+  client: createDocumentClient(),
+  tableName: requiredEnv("GOAL_TABLE_NAME"),
+});
+const model = new BedrockModelClient({ client: createBedrockRuntimeClient() });
+const settings = {
+  defaultModelId: requiredEnv("DEFAULT_MODEL_ID"),
+  continueAsNewAfter: positiveIntEnv("CONTINUE_AS_NEW_AFTER", DEFAULT_CONTINUE_AS_NEW_AFTER),
+  defaultTools: DEFAULT_TOOL_NAMES,
+};
+// Reasoning only offers tools; running them is Act's (which holds the outbox and HTTP settings).
+const tools = { specsFor: toolSpecs };
+
+/** VerifyAndReason: verify the last step, decide, then the `reason` call (see `verifyAndReason`). */
+export const handler = stepHandler(logger, StatePayloadSchema, (payload) =>
+  verifyAndReason({ goals, workspace, stepLog, model, tools, now: () => new Date() }, settings, payload),
+);

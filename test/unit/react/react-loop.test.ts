@@ -1,0 +1,263 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sha256Hex } from "../../../lambdas/core/canonical-json";
+import { REASON_INSTRUCTIONS } from "../../../lambdas/core/react/reason-prompt";
+import {
+  calls,
+  conversationProblems,
+  createGoal,
+  type GoalTable,
+  lastUserText,
+  MODEL_ID,
+  ReactLoopDriver,
+  reactSpec,
+  ScriptedModel,
+  says,
+  startGoalTable,
+  writes,
+} from "./support";
+
+const HAIKU = "autumn moonlight\na worm digs silently\ninto the chestnut";
+
+describe("ReAct loop steps", () => {
+  let table: GoalTable;
+
+  beforeAll(async () => {
+    table = await startGoalTable();
+  });
+
+  afterAll(async () => {
+    await table?.stop();
+  });
+
+  it("completes a goal once a workspace_write leaves the artifact the check asks for", async () => {
+    // Prepare
+    const goal = await createGoal(table);
+    const model = new ScriptedModel({ reason: [writes("out/haiku.md", HAIKU)] });
+    const loop = new ReactLoopDriver(table, model);
+
+    // Act
+    const answers = await loop.run(goal.goalId);
+
+    // Assess
+    expect(answers.map((answer) => answer.next)).toEqual(["verify", "act", "verify", "completed"]);
+    const done = await loop.goal(goal.goalId);
+    expect(done.status).toBe("completed");
+    expect(done.evidence).toEqual([
+      expect.objectContaining({
+        checkId: "haiku",
+        kind: "artifact",
+        path: "out/haiku.md",
+        sha256: sha256Hex(HAIKU),
+      }),
+    ]);
+    expect(done.steps).toBe(1);
+    expect(done.usage.modelCalls).toBe(1);
+    const types = (await loop.events(goal.goalId)).map((event) => event.type);
+    expect(types).toEqual(
+      expect.arrayContaining([
+        "run.started",
+        "model.usage",
+        "model.turn",
+        "tool.called",
+        "evidence.recorded",
+        "goal.completed",
+      ]),
+    );
+    expect(types).not.toContain("tool.error");
+  });
+
+  it("sends the reason call a cached goal prefix, the granted tools and a conversation that starts with the user", async () => {
+    // Prepare
+    const goal = await createGoal(table);
+    const model = new ScriptedModel({ reason: [writes("notes.md", "draft"), writes("out/haiku.md", HAIKU)] });
+    const loop = new ReactLoopDriver(table, model);
+
+    // Act
+    await loop.run(goal.goalId);
+
+    // Assess
+    const [first, second] = model.requestsFor("reason");
+    expect(first?.system).toEqual([
+      { text: REASON_INSTRUCTIONS },
+      { text: expect.stringContaining("Objective: Write a haiku about autumn") },
+      { cachePoint: { type: "default" } },
+    ]);
+    expect(first?.tools?.map((tool) => tool.name).sort()).toEqual([
+      "workspace_list",
+      "workspace_read",
+      "workspace_write",
+    ]);
+    expect(first?.modelId).toBe(MODEL_ID);
+    expect(first?.call).toBe(0);
+    expect(first?.messages).toHaveLength(1);
+    expect(lastUserText(first)).toContain("Unsatisfied checks: haiku");
+    expect(second?.call).toBe(1);
+    expect(conversationProblems(second?.messages ?? [])).toEqual([]);
+    expect(lastUserText(second)).toContain("Steps used: 1 of 25 (24 left)");
+  });
+
+  it("pauses a goal whose model keeps claiming it is done without evidence, after three cycles", async () => {
+    // Prepare
+    const goal = await createGoal(table);
+    const claim = says("Done! The haiku is written.");
+    const model = new ScriptedModel({ reason: [claim, claim, claim] });
+    const loop = new ReactLoopDriver(table, model);
+
+    // Act
+    const answers = await loop.run(goal.goalId);
+
+    // Assess
+    expect(answers.at(-1)?.next).toBe("paused");
+    const paused = await loop.goal(goal.goalId);
+    expect(paused.status).toBe("paused");
+    expect(paused.stopReason).toMatchObject({ kind: "no_progress", detail: "maxNoProgressCycles" });
+    expect(paused.noProgressCycles).toBe(3);
+    expect(paused.evidence).toEqual([]);
+    const noProgress = (await loop.events(goal.goalId)).filter((event) => event.type === "no_progress");
+    expect(noProgress).toHaveLength(3);
+    expect(noProgress.every((event) => event.modelClaimedDone === true)).toBe(true);
+    expect(model.requestsFor("reason")).toHaveLength(3);
+  });
+
+  it("makes one model call and counts its usage once when VerifyAndReason is retried for the same iteration", async () => {
+    // Prepare
+    const goal = await createGoal(table);
+    const model = new ScriptedModel({ reason: [writes("out/haiku.md", HAIKU)] });
+    const loop = new ReactLoopDriver(table, model);
+    const loaded = await loop.load(goal.goalId);
+
+    // Act
+    const first = await loop.verifyAndReason(loaded);
+    const eventsAfterFirst = await loop.events(goal.goalId);
+    const retried = await loop.verifyAndReason(loaded);
+
+    // Assess
+    expect(retried).toEqual(first);
+    expect(first.next).toBe("act");
+    expect(model.requests).toHaveLength(1);
+    const record = await loop.goal(goal.goalId);
+    expect(record.usage.modelCalls).toBe(1);
+    expect(record.usage.inputTokens).toBe(100);
+    expect(record.usageByRole.reason.modelCalls).toBe(1);
+    expect(await loop.events(goal.goalId)).toEqual(eventsAfterFirst);
+  });
+
+  it("runs the tools once and appends the act events once when Act is retried", async () => {
+    // Prepare
+    const goal = await createGoal(table);
+    const model = new ScriptedModel({ reason: [writes("out/haiku.md", HAIKU)] });
+    const loop = new ReactLoopDriver(table, model);
+    const reasoned = await loop.verifyAndReason(await loop.load(goal.goalId));
+
+    // Act
+    const first = await loop.act(reasoned);
+    const eventsAfterFirst = await loop.events(goal.goalId);
+    const retried = await loop.act(reasoned);
+
+    // Assess
+    expect(retried).toEqual(first);
+    expect(first).toMatchObject({ next: "verify", iteration: 1 });
+    expect(await loop.events(goal.goalId)).toEqual(eventsAfterFirst);
+    const file = await table.adapters.workspace.readFile(goal.goalId, "out/haiku.md");
+    expect(file?.version).toBe(1);
+    expect(await table.adapters.stepLog.listRecentSteps(goal.goalId, 10)).toHaveLength(1);
+  });
+
+  it("sends a bad tool call back as a tool error and goes on with the loop", async () => {
+    // Prepare
+    const goal = await createGoal(table);
+    const bad = calls("delete_everything", { path: "/" });
+    const model = new ScriptedModel({ reason: [bad, writes("out/haiku.md", HAIKU)] });
+    const loop = new ReactLoopDriver(table, model);
+
+    // Act
+    const answers = await loop.run(goal.goalId);
+
+    // Assess
+    expect(answers.at(-1)?.next).toBe("completed");
+    const toolErrors = (await loop.events(goal.goalId)).filter((event) => event.type === "tool.error");
+    expect(toolErrors).toEqual([
+      expect.objectContaining({
+        name: "delete_everything",
+        errorName: "UnknownTool",
+        message: expect.any(String),
+      }),
+    ]);
+    const second = model.requestsFor("reason")[1];
+    const badId = bad.content.flatMap((block) => ("toolUse" in block ? [block.toolUse.toolUseId] : []))[0];
+    const answered = second?.messages
+      .flatMap((message) => message.content)
+      .flatMap((block) => ("toolResult" in block ? [block.toolResult] : []));
+    expect(answered).toEqual([expect.objectContaining({ toolUseId: badId, status: "error" })]);
+    expect(conversationProblems(second?.messages ?? [])).toEqual([]);
+  });
+
+  it("treats every call of a turn cut off by max_tokens as an error", async () => {
+    // Prepare
+    const goal = await createGoal(table);
+    const cut = { ...writes("out/haiku.md", HAIKU), stopReason: "max_tokens" as const };
+    const model = new ScriptedModel({ reason: [cut, writes("out/haiku.md", HAIKU)] });
+    const loop = new ReactLoopDriver(table, model);
+
+    // Act
+    const reasoned = await loop.verifyAndReason(await loop.load(goal.goalId));
+    await loop.act(reasoned);
+
+    // Assess
+    const [step] = await table.adapters.stepLog.listRecentSteps(goal.goalId, 1);
+    expect(step?.toolResults).toEqual([expect.objectContaining({ status: "error" })]);
+    expect(await table.adapters.workspace.readFile(goal.goalId, "out/haiku.md")).toBeUndefined();
+  });
+
+  it("terminates the goal with the limit as its reason once maxSteps steps are used", async () => {
+    // Prepare
+    const goal = await createGoal(table, reactSpec({ limits: { maxSteps: 2 } }));
+    const model = new ScriptedModel({ reason: [writes("a.md", "one"), writes("b.md", "two")] });
+    const loop = new ReactLoopDriver(table, model);
+
+    // Act
+    const answers = await loop.run(goal.goalId);
+
+    // Assess
+    expect(answers.at(-1)?.next).toBe("terminated");
+    const ended = await loop.goal(goal.goalId);
+    expect(ended.status).toBe("terminated");
+    expect(ended.steps).toBe(2);
+    expect(ended.stopReason).toMatchObject({ kind: "limit", detail: "maxSteps" });
+    expect(model.requests).toHaveLength(2);
+  });
+
+  it("judges a model_judge check with the judge role and completes on PASS with weak evidence", async () => {
+    // Prepare
+    const goal = await createGoal(
+      table,
+      reactSpec({
+        successChecks: [
+          {
+            id: "tone",
+            description: "The haiku is calm",
+            verify: { kind: "model_judge", rubric: "The haiku in out/haiku.md reads calm" },
+          },
+        ],
+      }),
+    );
+    const model = new ScriptedModel({
+      reason: [writes("out/haiku.md", HAIKU)],
+      judge: [says("PASS - quiet imagery throughout.")],
+    });
+    const loop = new ReactLoopDriver(table, model);
+
+    // Act
+    const answers = await loop.run(goal.goalId);
+
+    // Assess
+    expect(answers.at(-1)?.next).toBe("completed");
+    const [judgeRequest] = model.requestsFor("judge");
+    expect(lastUserText(judgeRequest)).toContain(`File out/haiku.md:\n${HAIKU}`);
+    const done = await loop.goal(goal.goalId);
+    expect(done.evidence).toEqual([
+      expect.objectContaining({ checkId: "tone", kind: "model_judge", strength: "weak" }),
+    ]);
+    expect(done.usageByRole.judge.modelCalls).toBe(1);
+  });
+});

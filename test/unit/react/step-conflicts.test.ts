@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { GoalStore } from "../../../lambdas/core/ports/goal-store";
+import { loadGoal } from "../../../lambdas/core/react/load-goal";
+import { sequentialRunIds } from "../../../lambdas/core/react/run-ids";
+import { verifyAndReason } from "../../../lambdas/core/react/verify-and-reason";
+import { queueRevision } from "../../../lambdas/core/revisions";
+import {
+  createGoal,
+  type GoalTable,
+  ScriptedModel,
+  SETTINGS,
+  startGoalTable,
+  steppingClock,
+  writes,
+} from "./support";
+
+/**
+ * The goal store, except that before each of its first `times` commits another writer (a human
+ * queueing a revision through the API) commits first, so the step's commit meets a newer version.
+ */
+function contendedStore(goals: GoalStore, times: number): GoalStore & { interruptions: number } {
+  let interruptions = 0;
+  const contended: GoalStore & { interruptions: number } = Object.create(goals);
+  Object.defineProperty(contended, "interruptions", { get: () => interruptions });
+  contended.commit = async (record, expectedVersion, events) => {
+    if (interruptions < times) {
+      interruptions += 1;
+      const current = await goals.getGoal(record.goalId);
+      if (!current) throw new Error("goal vanished");
+      const revision = queueRevision(
+        current.record,
+        { type: "inject_context", content: `note ${interruptions}`, requestedBy: "human" },
+        { revisionId: `rev-${interruptions}`, now: new Date("2026-03-01T09:30:00.000Z") },
+      );
+      await goals.commit(revision.record, current.version, revision.events);
+    }
+    return goals.commit(record, expectedVersion, events);
+  };
+  return contended;
+}
+
+describe("ReAct steps under concurrent writers", () => {
+  let table: GoalTable;
+
+  beforeAll(async () => {
+    table = await startGoalTable();
+  });
+
+  afterAll(async () => {
+    await table?.stop();
+  });
+
+  function ports(goals: GoalStore, model: ScriptedModel) {
+    const { workspace, stepLog } = table.adapters;
+    const tools = { specsFor: () => [], run: () => Promise.reject(new Error("no tools here")) };
+    return { goals, workspace, stepLog, model, tools, now: steppingClock(), ids: sequentialRunIds };
+  }
+
+  it("re-reads and re-applies its change when another writer got in first, keeping both writes", async () => {
+    // Prepare
+    const goal = await createGoal(table);
+    const model = new ScriptedModel({ reason: [writes("out/haiku.md", "autumn")] });
+    const loaded = await loadGoal(ports(table.adapters.goals, model), goal);
+    const goals = contendedStore(table.adapters.goals, 2);
+
+    // Act
+    const answer = await verifyAndReason(ports(goals, model), SETTINGS, loaded);
+
+    // Assess
+    expect(answer.next).toBe("act");
+    expect(goals.interruptions).toBe(2);
+    expect(model.requests).toHaveLength(1);
+    const stored = await table.adapters.goals.getGoal(goal.goalId);
+    expect(stored?.record.usage.modelCalls).toBe(1);
+    expect(stored?.record.inbox.map((revision) => revision.revisionId)).toEqual(["rev-1", "rev-2"]);
+  });
+
+  it("gives up after two re-tries and throws ConcurrentModificationError for the state machine to retry", async () => {
+    // Prepare
+    const goal = await createGoal(table);
+    const model = new ScriptedModel({ reason: [writes("out/haiku.md", "autumn")] });
+    const loaded = await loadGoal(ports(table.adapters.goals, model), goal);
+    const goals = contendedStore(table.adapters.goals, 3);
+
+    // Act
+    const attempt = verifyAndReason(ports(goals, model), SETTINGS, loaded);
+
+    // Assess
+    await expect(attempt).rejects.toMatchObject({ name: "ConcurrentModificationError" });
+    const stored = await table.adapters.goals.getGoal(goal.goalId);
+    expect(stored?.record.usage.modelCalls).toBe(0);
+    const retried = await verifyAndReason(ports(table.adapters.goals, model), SETTINGS, loaded);
+    expect(retried.next).toBe("act");
+    expect(model.requests).toHaveLength(1);
+  });
+});

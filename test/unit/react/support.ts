@@ -1,0 +1,279 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { createGoalTable } from "../../../lambdas/adapters/create-goal-table";
+import {
+  createGoalStoreAdapters,
+  type GoalStoreAdapters,
+} from "../../../lambdas/adapters/goal-store-adapters";
+import { createGoalRecord } from "../../../lambdas/core/create-goal";
+import { goalIdFromBytes } from "../../../lambdas/core/goal-ids";
+import type { GoalRecord } from "../../../lambdas/core/goal-record";
+import { type GoalSpecInput, parseGoalSpec } from "../../../lambdas/core/goal-spec";
+import type { ModelRole } from "../../../lambdas/core/model-roles";
+import {
+  type ContentBlock,
+  type Message,
+  type ModelClient,
+  ModelFatalError,
+  type ModelRequest,
+  ModelRetryableError,
+  type ModelTurn,
+  type TokenUsage,
+} from "../../../lambdas/core/ports/model-client";
+import type { ToolRunner } from "../../../lambdas/core/ports/tool-runner";
+import { act } from "../../../lambdas/core/react/act";
+import { continueAsNewStep } from "../../../lambdas/core/react/continue-as-new";
+import { loadGoal } from "../../../lambdas/core/react/load-goal";
+import type { ReactSettings } from "../../../lambdas/core/react/react-deps";
+import { sequentialRunIds } from "../../../lambdas/core/react/run-ids";
+import type { StepResult } from "../../../lambdas/core/react/step-result";
+import { verifyAndReason } from "../../../lambdas/core/react/verify-and-reason";
+import { createBuiltInToolRunner } from "../../../lambdas/tools/built-in-tool-runner";
+import { DEFAULT_TOOL_NAMES } from "../../../lambdas/tools/tool-registry";
+import {
+  type DynamoBackend,
+  documentClientFor,
+  dynamoClientFor,
+  startDynalite,
+} from "../../support/dynamo-backends";
+
+export const MODEL_ID = "scripted:react-test";
+export const T0 = new Date("2026-03-01T09:00:00.000Z");
+
+/** A clock that moves one second on every reading, so event times are ordered and reproducible. */
+export function steppingClock(start: Date = T0): () => Date {
+  let tick = 0;
+  return () => new Date(start.getTime() + 1000 * tick++);
+}
+
+/** A scripted entry: a turn to serve, or an error to throw (by name, fatal or retryable). */
+export type Scripted = ModelTurn | { readonly error: string; readonly retryable?: boolean };
+
+const USAGE: TokenUsage = { inputTokens: 100, outputTokens: 20, cacheReadTokens: 0, cacheWriteTokens: 0 };
+
+/** The model says `text` and calls no tool. */
+export function says(text: string): ModelTurn {
+  return { modelId: MODEL_ID, stopReason: "end_turn", content: [{ text }], usage: USAGE };
+}
+
+let toolUseCounter = 0;
+
+/** The model calls one tool (a fresh toolUseId each time). */
+export function calls(name: string, input: Record<string, string>, text = `Calling ${name}.`): ModelTurn {
+  toolUseCounter += 1;
+  return {
+    modelId: MODEL_ID,
+    stopReason: "tool_use",
+    content: [{ text }, { toolUse: { toolUseId: `tooluse-${toolUseCounter}`, name, input } }],
+    usage: USAGE,
+  };
+}
+
+/** The model writes a workspace file. */
+export function writes(path: string, content: string): ModelTurn {
+  return calls("workspace_write", { path, content });
+}
+
+/** The model call fails with `error` (a fatal model error unless `retryable`). */
+export function failsWith(error: string, retryable = false): Scripted {
+  return { error, retryable };
+}
+
+/**
+ * A fake model in the manner of temporalio's samples: it serves canned turns per role in order,
+ * records every request, and throws `FixtureExhausted` naming the role and the call count when a
+ * role's queue runs out, so a test that calls the model more often than scripted fails loudly.
+ */
+export class ScriptedModel implements ModelClient {
+  readonly requests: ModelRequest[] = [];
+  private readonly served = new Map<ModelRole, number>();
+
+  constructor(private readonly script: Partial<Record<ModelRole, readonly Scripted[]>>) {}
+
+  async converse(request: ModelRequest): Promise<ModelTurn> {
+    this.requests.push(request);
+    const index = this.served.get(request.role) ?? 0;
+    this.served.set(request.role, index + 1);
+    const entry = this.script[request.role]?.[index];
+    if (!entry) {
+      throw new ModelFatalError(
+        "FixtureExhausted",
+        `no scripted ${request.role} turn left: this was ${request.role} call ${index + 1}, ${index} scripted`,
+      );
+    }
+    if ("error" in entry) {
+      const message = `scripted ${entry.error}`;
+      throw entry.retryable
+        ? new ModelRetryableError(entry.error, message)
+        : new ModelFatalError(entry.error, message);
+    }
+    return { ...entry, modelId: request.modelId };
+  }
+
+  requestsFor(role: ModelRole): ModelRequest[] {
+    return this.requests.filter((request) => request.role === role);
+  }
+}
+
+/** Dynalite with a fresh goal table and the real DynamoDB adapters on it. */
+export interface GoalTable {
+  readonly adapters: GoalStoreAdapters;
+  stop(): Promise<void>;
+}
+
+export async function startGoalTable(): Promise<GoalTable> {
+  const backend: DynamoBackend = await startDynalite();
+  const client: DynamoDBClient = dynamoClientFor(backend.endpoint);
+  const tableName = `goals-${randomUUID()}`;
+  await createGoalTable(client, tableName);
+  const adapters = createGoalStoreAdapters({ client: documentClientFor(client), tableName });
+  return {
+    adapters,
+    async stop() {
+      client.destroy();
+      await backend.stop();
+    },
+  };
+}
+
+/** A spec whose one check is an artifact with content; override any field. */
+export function reactSpec(overrides: Partial<GoalSpecInput> = {}): GoalSpecInput {
+  return {
+    objective: "Write a haiku about autumn to out/haiku.md",
+    pattern: "react",
+    successChecks: [
+      {
+        id: "haiku",
+        description: "out/haiku.md holds a haiku that mentions autumn",
+        verify: { kind: "artifact", path: "out/haiku.md", contains: "autumn" },
+      },
+    ],
+    ...overrides,
+  };
+}
+
+/** Stores a new running goal at run `r1`, as the API does. */
+export async function createGoal(table: GoalTable, spec: GoalSpecInput = reactSpec()): Promise<GoalRecord> {
+  const { record, events } = createGoalRecord({
+    spec: parseGoalSpec(spec),
+    goalId: goalIdFromBytes(randomBytes(16)),
+    tenantId: "tenant-1",
+    runId: "r1",
+    now: T0,
+    pattern: "react",
+    patternReason: "requested",
+  });
+  return (await table.adapters.goals.createGoal(record, events)).record;
+}
+
+export const SETTINGS: ReactSettings = {
+  defaultModelId: MODEL_ID,
+  continueAsNewAfter: 50,
+  defaultTools: DEFAULT_TOOL_NAMES,
+};
+
+/** The five steps wired to the goal table, one model and one clock: what the handlers do in AWS. */
+export class ReactLoopDriver {
+  readonly tools: ToolRunner;
+  readonly now = steppingClock();
+
+  constructor(
+    readonly table: GoalTable,
+    readonly model: ScriptedModel,
+    readonly settings: ReactSettings = SETTINGS,
+  ) {
+    const { workspace, outbox } = table.adapters;
+    this.tools = createBuiltInToolRunner({ workspace, outbox, allowedHosts: [], now: this.now });
+  }
+
+  private get ports() {
+    const { goals, workspace, stepLog } = this.table.adapters;
+    return {
+      goals,
+      workspace,
+      stepLog,
+      model: this.model,
+      tools: this.tools,
+      now: this.now,
+      ids: sequentialRunIds,
+    };
+  }
+
+  load(goalId: string, runId = "r1"): Promise<StepResult> {
+    return loadGoal(this.ports, { goalId, runId });
+  }
+
+  verifyAndReason(position: StepResult): Promise<StepResult> {
+    return verifyAndReason(this.ports, this.settings, position);
+  }
+
+  act(position: StepResult): Promise<StepResult> {
+    return act(this.ports, this.settings, position);
+  }
+
+  continueAsNew(position: StepResult) {
+    return continueAsNewStep(this.ports, position);
+  }
+
+  /**
+   * Runs one run the way the state machine does (LoadGoal, then NextAction routing: verify →
+   * VerifyAndReason, act → Act → VerifyAndReason) until an answer ends it. Returns every answer.
+   */
+  async run(goalId: string, runId = "r1", maxSteps = 100): Promise<StepResult[]> {
+    const answers: StepResult[] = [];
+    let answer = await this.load(goalId, runId);
+    answers.push(answer);
+    for (let transitions = 0; transitions < maxSteps; transitions += 1) {
+      if (answer.next === "verify") answer = await this.verifyAndReason(answer);
+      else if (answer.next === "act") answer = await this.act(answer);
+      else return answers;
+      answers.push(answer);
+    }
+    throw new Error(
+      `run ${runId} did not end within ${maxSteps} steps: ${answers.map((a) => a.next).join(" → ")}`,
+    );
+  }
+
+  async goal(goalId: string): Promise<GoalRecord> {
+    const versioned = await this.table.adapters.goals.getGoal(goalId);
+    if (!versioned) throw new Error(`goal ${goalId} vanished`);
+    return versioned.record;
+  }
+
+  async events(goalId: string) {
+    return (await this.table.adapters.goals.listEvents(goalId, { limit: 1000 })).items;
+  }
+}
+
+/**
+ * Checks what Converse requires of a conversation: it starts with a user message, roles alternate,
+ * and every assistant toolUse is answered by a toolResult with its id in the next user message.
+ * Returns the problems found (empty when valid), so a failing test shows all of them.
+ */
+export function conversationProblems(messages: readonly Message[]): string[] {
+  const problems: string[] = [];
+  if (messages[0]?.role !== "user") problems.push("the first message is not from the user");
+  messages.forEach((message, index) => {
+    const previous = messages[index - 1];
+    if (previous && previous.role === message.role)
+      problems.push(`messages ${index - 1} and ${index} are both ${message.role}`);
+    if (message.role !== "assistant") return;
+    const asked = message.content.flatMap((block: ContentBlock) =>
+      "toolUse" in block ? [block.toolUse.toolUseId] : [],
+    );
+    const answered = new Set(
+      (messages[index + 1]?.content ?? []).flatMap((block) =>
+        "toolResult" in block ? [block.toolResult.toolUseId] : [],
+      ),
+    );
+    for (const id of asked)
+      if (!answered.has(id)) problems.push(`toolUse ${id} in message ${index} has no toolResult`);
+  });
+  return problems;
+}
+
+/** The text blocks of a request's last message (the current state). */
+export function lastUserText(request: ModelRequest | undefined): string {
+  const last = request?.messages.at(-1);
+  return (last?.content ?? []).flatMap((block) => ("text" in block ? [block.text] : [])).join("\n");
+}
