@@ -2,6 +2,19 @@ import { CfnOutput, type RemovalPolicy, Stack, type StackProps } from "aws-cdk-l
 import type { Construct } from "constructs";
 import { GoalEventBus } from "./constructs/goal-event-bus";
 import { GoalTable } from "./constructs/goal-table";
+import { GoalsApi } from "./constructs/goals-api";
+import { ReactLoop } from "./constructs/react-loop";
+
+/**
+ * The stack's output names: what `cdk deploy` prints and what the local runtime and the CLI read
+ * (from `cdk.out` or the deployed stack). Renaming one breaks them.
+ */
+export const GOAL_LOOPS_OUTPUTS = {
+  goalTableName: "GoalTableName",
+  goalEventBusName: "GoalEventBusName",
+  reactStateMachineArn: "ReactStateMachineArn",
+  goalsApiUrl: "GoalsApiUrl",
+} as const;
 
 export interface GoalLoopsStackProps extends StackProps {
   /**
@@ -13,30 +26,44 @@ export interface GoalLoopsStackProps extends StackProps {
 }
 
 /**
- * The goal-loops stack. It only composes constructs, one per concern: the goal store and the
- * human-input bus today; the loop state machines, their Lambdas and the API plug in beside them
- * and are wired to these through grants (`goalTable.grantReadWriteData(fn)`,
- * `goalEventBus.grantPutEvents(fn)`).
+ * The goal-loops stack. It only composes constructs, one per concern: the goal store, the
+ * human-input bus, the ReAct loop and the goals API, wired through grants
+ * (`goalTable.grantReadWriteData(fn)`, `stateMachine.grantStartExecution(fn)`).
  *
  * Construct IDs and output names are a public contract: renaming one replaces the resource.
  */
 export class GoalLoopsStack extends Stack {
   readonly goalTable: GoalTable;
   readonly goalEventBus: GoalEventBus;
+  readonly reactLoop: ReactLoop;
+  readonly goalsApi: GoalsApi;
 
   constructor(scope: Construct, id: string, props: GoalLoopsStackProps = {}) {
     super(scope, id, props);
 
     this.goalTable = new GoalTable(this, "GoalTable", { removalPolicy: props.removalPolicy });
     this.goalEventBus = new GoalEventBus(this, "GoalEventBus");
+    this.reactLoop = new ReactLoop(this, "ReactLoop", { goalTable: this.goalTable });
+    this.goalsApi = new GoalsApi(this, "GoalsApi", {
+      goalTable: this.goalTable,
+      stateMachines: { react: this.reactLoop.stateMachine },
+    });
 
-    new CfnOutput(this, "GoalTableName", {
+    new CfnOutput(this, GOAL_LOOPS_OUTPUTS.goalTableName, {
       description: "DynamoDB table holding goals, their event logs, checkpoints and approvals",
       value: this.goalTable.table.tableName,
     });
-    new CfnOutput(this, "GoalEventBusName", {
+    new CfnOutput(this, GOAL_LOOPS_OUTPUTS.goalEventBusName, {
       description: "EventBridge bus that carries human inputs (approvals, revisions, resumes, cancellations)",
       value: this.goalEventBus.eventBus.eventBusName,
+    });
+    new CfnOutput(this, GOAL_LOOPS_OUTPUTS.reactStateMachineArn, {
+      description: "The ReAct loop's state machine",
+      value: this.reactLoop.stateMachine.stateMachineArn,
+    });
+    new CfnOutput(this, GOAL_LOOPS_OUTPUTS.goalsApiUrl, {
+      description: "Base URL of the goals API (IAM-signed requests): POST /goals, GET /goals …",
+      value: this.goalsApi.url,
     });
   }
 }

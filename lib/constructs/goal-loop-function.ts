@@ -1,0 +1,170 @@
+import { Duration, Token } from "aws-cdk-lib";
+import { type IPrincipal, type IRole, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
+import { Architecture, type IFunction, LoggingFormat, Runtime, Tracing } from "aws-cdk-lib/aws-lambda";
+import { LogLevel, NodejsFunction, OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
+import { type ILogGroup, LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
+import { Construct } from "constructs";
+import { acknowledgeNag } from "./nag-acknowledgments";
+
+/** Log levels Powertools Logger accepts in `POWERTOOLS_LOG_LEVEL`. */
+export const GOAL_LOOP_LOG_LEVELS = ["DEBUG", "INFO", "WARN", "ERROR"] as const;
+export type GoalLoopLogLevel = (typeof GOAL_LOOP_LOG_LEVELS)[number];
+
+/** The service name every goal-loops function logs under (`POWERTOOLS_SERVICE_NAME`). */
+export const GOAL_LOOPS_SERVICE_NAME = "goal-loops";
+
+/** Lambda allows 128 MB to 10,240 MB and at most 15 minutes. */
+const MIN_MEMORY_MB = 128;
+const MAX_MEMORY_MB = 10_240;
+const MAX_TIMEOUT = Duration.minutes(15);
+
+/**
+ * Lets a bundled ES module call `require` for Node built-ins: esbuild keeps a CommonJS dependency's
+ * `require("node:…")` calls as they are, and an ES module has no `require` of its own.
+ */
+const ESM_REQUIRE_BANNER =
+  "import { createRequire as __goalLoopsCreateRequire } from 'module'; const require = __goalLoopsCreateRequire(import.meta.url);";
+
+export interface GoalLoopFunctionProps {
+  /** Absolute path of the handler module: a `.ts` file that exports `handler`. */
+  readonly entry: string;
+
+  /** What the function does, shown in the Lambda console. */
+  readonly description: string;
+
+  /**
+   * Environment variables. `POWERTOOLS_SERVICE_NAME` and `POWERTOOLS_LOG_LEVEL` are added.
+   *
+   * @default - only the Powertools variables
+   */
+  readonly environment?: Readonly<Record<string, string>>;
+
+  /**
+   * Memory in MB, from 128 to 10,240. CPU grows with it.
+   *
+   * @default 512
+   */
+  readonly memorySize?: number;
+
+  /**
+   * How long one invocation may run, at most 15 minutes.
+   *
+   * @default Duration.seconds(30)
+   */
+  readonly timeout?: Duration;
+
+  /**
+   * Level below which Powertools Logger drops lines.
+   *
+   * @default "INFO"
+   */
+  readonly logLevel?: GoalLoopLogLevel;
+
+  /**
+   * How long the function's log group keeps lines.
+   *
+   * @default RetentionDays.ONE_MONTH
+   */
+  readonly logRetention?: RetentionDays;
+}
+
+/**
+ * One goal-loops Lambda function with the project's defaults: Node.js 22 on ARM, an ES module
+ * bundled by the local esbuild (no Docker) for Node 20 so the same bundle runs in the local
+ * runtime, `@aws-sdk/*` left to the Lambda runtime, active X-Ray tracing, JSON logs into a log
+ * group of its own with a retention.
+ *
+ * The function gets a role of its own that may only write to that log group: no
+ * `AWSLambdaBasicExecutionRole` (which may create any log group in the account). Everything else
+ * is granted to this construct, which is `IGrantable`.
+ */
+export class GoalLoopFunction extends Construct {
+  /** The Lambda function. */
+  readonly function: IFunction;
+  /** The function's execution role; grants land in its default policy. */
+  readonly role: IRole;
+  /** The log group the function writes to. */
+  readonly logGroup: ILogGroup;
+  /** The principal grants go to: the execution role. */
+  readonly grantPrincipal: IPrincipal;
+  /** How long one invocation may run. */
+  readonly timeout: Duration;
+
+  constructor(scope: Construct, id: string, props: GoalLoopFunctionProps) {
+    super(scope, id);
+    validateProps(props);
+
+    this.logGroup = new LogGroup(this, "LogGroup", {
+      retention: props.logRetention ?? RetentionDays.ONE_MONTH,
+    });
+    const role = new Role(this, "Role", {
+      assumedBy: new ServicePrincipal("lambda.amazonaws.com"),
+      description: `Execution role of ${props.description}`,
+    });
+    this.logGroup.grantWrite(role);
+    this.role = role;
+    this.grantPrincipal = role;
+    this.timeout = props.timeout ?? Duration.seconds(30);
+
+    this.function = new NodejsFunction(this, "Function", {
+      entry: props.entry,
+      handler: "handler",
+      description: props.description,
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memorySize ?? 512,
+      timeout: this.timeout,
+      role,
+      tracing: Tracing.ACTIVE,
+      loggingFormat: LoggingFormat.JSON,
+      logGroup: this.logGroup,
+      environment: {
+        ...props.environment,
+        POWERTOOLS_SERVICE_NAME: GOAL_LOOPS_SERVICE_NAME,
+        POWERTOOLS_LOG_LEVEL: props.logLevel ?? "INFO",
+      },
+      bundling: {
+        format: OutputFormat.ESM,
+        // Node 20 so the bundle also runs in the local runtime; Lambda's Node 22 runs it as well.
+        target: "node20",
+        mainFields: ["module", "main"],
+        banner: ESM_REQUIRE_BANNER,
+        minify: true,
+        sourceMap: false,
+        metafile: false,
+        externalModules: ["@aws-sdk/*"],
+        // esbuild's per-bundle size report adds nothing to a synth's output; warnings still show.
+        logLevel: LogLevel.WARNING,
+      },
+    });
+
+    acknowledgeNag(
+      this.function,
+      "AwsSolutions-L1",
+      "Pinned to nodejs22.x on purpose: bundles target Node 20 so the local runtime runs the same artifact, " +
+        "and 22.x is the newest runtime this project is tested on; a runtime upgrade is a reviewed change, not an automatic one.",
+    );
+    acknowledgeNag(
+      role,
+      "AwsSolutions-IAM5[Resource::*]",
+      "Active tracing needs xray:PutTraceSegments and xray:PutTelemetryRecords, which support no resource-level permissions; " +
+        "every other statement of this role names its resources.",
+    );
+  }
+}
+
+function validateProps(props: GoalLoopFunctionProps): void {
+  const { memorySize, timeout } = props;
+  if (
+    memorySize !== undefined &&
+    !Token.isUnresolved(memorySize) &&
+    !(Number.isInteger(memorySize) && memorySize >= MIN_MEMORY_MB && memorySize <= MAX_MEMORY_MB)
+  ) {
+    throw new Error(
+      `GoalLoopFunction: memorySize must be a whole number of MB from ${MIN_MEMORY_MB} to ${MAX_MEMORY_MB}; got ${memorySize}`,
+    );
+  }
+  if (timeout !== undefined && !timeout.isUnresolved() && timeout.toSeconds() > MAX_TIMEOUT.toSeconds()) {
+    throw new Error(`GoalLoopFunction: timeout must be at most 15 minutes; got ${timeout.toHumanString()}`);
+  }
+}

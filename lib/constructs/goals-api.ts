@@ -1,0 +1,285 @@
+import { fileURLToPath } from "node:url";
+import { Stack, Token } from "aws-cdk-lib";
+import {
+  AccessLogFormat,
+  AuthorizationType,
+  CfnModel,
+  EndpointType,
+  type IModel,
+  LambdaIntegration,
+  LogGroupLogDestination,
+  MethodLoggingLevel,
+  Model,
+  ResponseType,
+  RestApi,
+} from "aws-cdk-lib/aws-apigateway";
+import { ManagedPolicy } from "aws-cdk-lib/aws-iam";
+import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
+import type { IStateMachine } from "aws-cdk-lib/aws-stepfunctions";
+import { Construct } from "constructs";
+import { goalSpecJsonSchema, PATTERNS, type Pattern } from "../../lambdas/core/goal-spec";
+import { GoalLoopFunction, type GoalLoopLogLevel } from "./goal-loop-function";
+import type { GoalTable } from "./goal-table";
+import { toJsonSchemaDraft4 } from "./json-schema-draft4";
+import { acknowledgeGoalTableGrant, acknowledgeNag, nagReferenceName } from "./nag-acknowledgments";
+
+/** API Gateway allows 10,000 requests per second per account and region by default. */
+const MAX_RATE_LIMIT = 10_000;
+const STAGE_NAME_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
+
+export interface GoalsApiProps {
+  /** The goal store the API reads and creates goals in. */
+  readonly goalTable: GoalTable;
+
+  /**
+   * The loop state machines by pattern; a goal is started on the one its pattern selects. A
+   * pattern without one is answered 400 `PatternUnavailable`. At least one.
+   */
+  readonly stateMachines: Readonly<Partial<Record<Pattern, IStateMachine>>>;
+
+  /**
+   * Name of the deployment stage, the first segment of every URL path.
+   *
+   * @default "v1"
+   */
+  readonly stageName?: string;
+
+  /**
+   * Steady-state requests per second the stage accepts before answering 429.
+   *
+   * @default 50
+   */
+  readonly throttlingRateLimit?: number;
+
+  /**
+   * Requests the stage accepts in a burst above the rate.
+   *
+   * @default 100
+   */
+  readonly throttlingBurstLimit?: number;
+
+  /**
+   * Whether to create the account's API Gateway CloudWatch role, which stage execution logging
+   * needs. There is one per account and region: turn this off when the account has one already.
+   *
+   * @default true
+   */
+  readonly cloudWatchRole?: boolean;
+
+  /**
+   * Powertools log level of the API function.
+   *
+   * @default "INFO"
+   */
+  readonly logLevel?: GoalLoopLogLevel;
+
+  /**
+   * How long the access log and the function's log group keep lines.
+   *
+   * @default RetentionDays.ONE_MONTH
+   */
+  readonly logRetention?: RetentionDays;
+}
+
+/**
+ * The goals HTTP API (DESIGN §6) on API Gateway: a REST API whose every method requires IAM
+ * (SigV4) authorization, served by one Lambda function through proxy integrations. POST /goals
+ * bodies are validated against the GoalSpec schema (generated from zod) before the function runs;
+ * the stage is throttled, traced with X-Ray, and writes JSON access logs and error-level execution
+ * logs without request or response bodies.
+ */
+export class GoalsApi extends Construct {
+  readonly restApi: RestApi;
+  readonly handler: GoalLoopFunction;
+  /** The URL of the stage, ending with a slash: `https://{id}.execute-api.{region}.amazonaws.com/v1/`. */
+  readonly url: string;
+
+  constructor(scope: Construct, id: string, props: GoalsApiProps) {
+    super(scope, id);
+    validateProps(props);
+
+    const stateMachineArns = Object.fromEntries(
+      Object.entries(props.stateMachines).map(([pattern, stateMachine]) => [
+        pattern,
+        stateMachine.stateMachineArn,
+      ]),
+    );
+    this.handler = new GoalLoopFunction(this, "Handler", {
+      entry: fileURLToPath(new URL("../../lambdas/handlers/api/goals-api.ts", import.meta.url)),
+      description: "goal-loops goals API: create goals, start their runs, read snapshots and events",
+      logLevel: props.logLevel,
+      logRetention: props.logRetention,
+      environment: {
+        GOAL_TABLE_NAME: props.goalTable.table.tableName,
+        STATE_MACHINE_ARNS: Stack.of(this).toJsonString(stateMachineArns),
+      },
+    });
+    props.goalTable.grantReadWriteData(this.handler);
+    acknowledgeGoalTableGrant(this.handler.role, props.goalTable);
+    for (const stateMachine of Object.values(props.stateMachines)) {
+      stateMachine.grantStartExecution(this.handler);
+    }
+
+    const accessLogs = new LogGroup(this, "AccessLogs", {
+      retention: props.logRetention ?? RetentionDays.ONE_MONTH,
+    });
+    const cloudWatchRole = props.cloudWatchRole ?? true;
+    this.restApi = new RestApi(this, "RestApi", {
+      restApiName: `${Stack.of(this).stackName}-goals`,
+      description: "goal-loops goals API",
+      // Callers are SDK and CLI clients signing with SigV4: a regional endpoint, no CloudFront hop.
+      endpointTypes: [EndpointType.REGIONAL],
+      defaultMethodOptions: { authorizationType: AuthorizationType.IAM },
+      cloudWatchRole,
+      deployOptions: {
+        stageName: props.stageName ?? "v1",
+        throttlingRateLimit: props.throttlingRateLimit ?? 50,
+        throttlingBurstLimit: props.throttlingBurstLimit ?? 100,
+        tracingEnabled: true,
+        metricsEnabled: true,
+        loggingLevel: MethodLoggingLevel.ERROR,
+        // Bodies hold objectives and tool output: never in execution logs.
+        dataTraceEnabled: false,
+        accessLogDestination: new LogGroupLogDestination(accessLogs),
+        accessLogFormat: AccessLogFormat.jsonWithStandardFields(),
+      },
+    });
+    // The stack outputs the URL under a stable name; RestApi's own output would repeat it.
+    this.restApi.node.tryRemoveChild("Endpoint");
+    this.url = this.restApi.url;
+    this.addRoutes();
+    this.shapeGatewayErrors();
+    this.acknowledgeNagFindings(cloudWatchRole);
+  }
+
+  private addRoutes(): void {
+    const api = this.restApi;
+    // One permission per method for the stage; none for the console's test invocations.
+    const integration = new LambdaIntegration(this.handler.function, { allowTestInvoke: false });
+    const validator = api.addRequestValidator("RequestValidator", {
+      validateRequestBody: true,
+      validateRequestParameters: true,
+    });
+
+    const goals = api.root.addResource("goals");
+    goals.addMethod("POST", integration, {
+      requestValidator: validator,
+      requestModels: { "application/json": this.goalSpecModel(api) },
+      requestParameters: { "method.request.header.Idempotency-Key": false },
+    });
+    goals.addMethod("GET", integration, {
+      requestValidator: validator,
+      requestParameters: {
+        "method.request.querystring.status": false,
+        "method.request.querystring.limit": false,
+        "method.request.querystring.cursor": false,
+      },
+    });
+    const goal = goals.addResource("{goalId}");
+    goal.addMethod("GET", integration, {
+      requestValidator: validator,
+      requestParameters: { "method.request.path.goalId": true },
+    });
+    goal.addResource("events").addMethod("GET", integration, {
+      requestValidator: validator,
+      requestParameters: { "method.request.path.goalId": true, "method.request.querystring.after": false },
+    });
+  }
+
+  /**
+   * The GoalSpec model, from the zod schema (the single source) converted to the draft-4 dialect
+   * API Gateway validates with. An L1 model, because the L2 takes CDK's typed JsonSchema.
+   */
+  private goalSpecModel(api: RestApi): IModel {
+    const schema = toJsonSchemaDraft4(goalSpecJsonSchema());
+    const model = new CfnModel(this, "GoalSpecModel", {
+      restApiId: api.restApiId,
+      name: "GoalSpec",
+      contentType: "application/json",
+      description: "A goal contract (GoalSpec), as POST /goals takes it",
+      schema,
+    });
+    // As the L2 Model does: a changed schema makes a new deployment, or the stage keeps the old one.
+    api.latestDeployment?.addToLogicalId({ goalSpecModel: schema });
+    api.latestDeployment?.node.addDependency(model);
+    return Model.fromModelName(this, "GoalSpecModelRef", model.ref);
+  }
+
+  /**
+   * API Gateway's own 400 for a body that fails the model, in the API's error shape
+   * (`{error:{code, message, issues}}`). Gateway responses allow no escaping, so the validator's
+   * detail (which holds quotes) cannot go in; the handler's own parse gives precise issues for
+   * what the gateway lets through.
+   */
+  private shapeGatewayErrors(): void {
+    this.restApi.addGatewayResponse("BadRequestBody", {
+      type: ResponseType.BAD_REQUEST_BODY,
+      templates: {
+        "application/json":
+          '{"error":{"code":"ValidationError","message":$context.error.messageString,"issues":[]},"requestId":"$context.requestId"}',
+      },
+    });
+  }
+
+  private acknowledgeNagFindings(cloudWatchRole: boolean): void {
+    for (const method of this.restApi.methods) {
+      acknowledgeNag(
+        method,
+        "AwsSolutions-COG4",
+        "Every method requires IAM (SigV4) authorization, which DESIGN §6 allows beside JWT: callers are SDK, CLI and " +
+          "service clients with AWS credentials, and the tenant comes from the IAM caller; no Cognito user pool is involved.",
+      );
+    }
+    acknowledgeNag(
+      this.restApi.deploymentStage,
+      "AwsSolutions-APIG3",
+      "Only IAM-signed requests reach the integration and the stage is throttled; a WAF web ACL is an account perimeter " +
+        "decision (and a monthly cost) left to the deployer, who can associate one with this stage.",
+    );
+    if (cloudWatchRole) {
+      // The policy RestApi attaches to that role, named as RestApi names it.
+      const { managedPolicyArn } = ManagedPolicy.fromAwsManagedPolicyName(
+        "service-role/AmazonAPIGatewayPushToCloudWatchLogs",
+      );
+      acknowledgeNag(
+        this.restApi,
+        `AwsSolutions-IAM4[Policy::${nagReferenceName(this, managedPolicyArn)}]`,
+        "API Gateway's account-level CloudWatch role, which stage execution logging requires; AWS maintains the policy for exactly this purpose.",
+      );
+    }
+  }
+}
+
+function validateProps(props: GoalsApiProps): void {
+  const { stateMachines, stageName, throttlingRateLimit, throttlingBurstLimit } = props;
+  const patterns = Object.keys(stateMachines);
+  if (patterns.length === 0)
+    throw new Error("GoalsApi: stateMachines must hold at least one pattern's state machine");
+  for (const pattern of patterns) {
+    if (!PATTERNS.some((known) => known === pattern)) {
+      throw new Error(
+        `GoalsApi: stateMachines has unknown pattern '${pattern}'; known: ${PATTERNS.join(", ")}`,
+      );
+    }
+  }
+  if (stageName !== undefined && !Token.isUnresolved(stageName) && !STAGE_NAME_PATTERN.test(stageName)) {
+    throw new Error(
+      `GoalsApi: stageName must be 1 to 128 characters of A-Z, a-z, 0-9, '-', '_'; got '${stageName}'`,
+    );
+  }
+  for (const [name, value] of [
+    ["throttlingRateLimit", throttlingRateLimit],
+    ["throttlingBurstLimit", throttlingBurstLimit],
+  ] as const) {
+    if (value !== undefined && !Token.isUnresolved(value) && !(value > 0 && value <= MAX_RATE_LIMIT)) {
+      throw new Error(`GoalsApi: ${name} must be above 0 and at most ${MAX_RATE_LIMIT}; got ${value}`);
+    }
+  }
+  if (
+    throttlingBurstLimit !== undefined &&
+    !Number.isInteger(throttlingBurstLimit) &&
+    !Token.isUnresolved(throttlingBurstLimit)
+  ) {
+    throw new Error(`GoalsApi: throttlingBurstLimit must be a whole number; got ${throttlingBurstLimit}`);
+  }
+}

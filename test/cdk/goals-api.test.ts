@@ -1,0 +1,256 @@
+import { App, Stack } from "aws-cdk-lib";
+import { Template } from "aws-cdk-lib/assertions";
+import { DefinitionBody, Pass, StateMachine } from "aws-cdk-lib/aws-stepfunctions";
+import { beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { goalSpecJsonSchema } from "../../lambdas/core/goal-spec";
+import { GoalTable } from "../../lib/constructs/goal-table";
+import { GoalsApi, type GoalsApiProps } from "../../lib/constructs/goals-api";
+import { JSON_SCHEMA_DRAFT4, toJsonSchemaDraft4 } from "../../lib/constructs/json-schema-draft4";
+import {
+  allowStatementsOf,
+  allowsService,
+  arnOf,
+  flattenReferences,
+  onlyResource,
+  resourcesAllowed,
+  resourcesOf,
+  roleOf,
+  type TemplateResource,
+} from "./template-queries";
+
+const EnvironmentSchema = z.object({ Variables: z.record(z.string(), z.unknown()) });
+
+interface Synthesized {
+  readonly template: Template;
+  readonly stateMachineId: string;
+  readonly handlerId: string;
+  readonly handler: TemplateResource;
+}
+
+/** The one synth of this file (bundling skipped: the stack test bundles what `cdk synth` does). */
+function synthesize(): Synthesized {
+  const app = new App({ builtinCloudFormationValidation: false, context: { "aws:cdk:bundling-stacks": [] } });
+  const stack = new Stack(app, "TestStack");
+  const goalTable = new GoalTable(stack, "GoalTable");
+  const react = new StateMachine(stack, "React", {
+    definitionBody: DefinitionBody.fromChainable(new Pass(stack, "P")),
+  });
+  new GoalsApi(stack, "GoalsApi", { goalTable, stateMachines: { react } });
+  const template = Template.fromStack(stack);
+  const [stateMachineId] = onlyResource(template, "AWS::StepFunctions::StateMachine");
+  const [handlerId, handler] = onlyResource(template, "AWS::Lambda::Function", "GoalsApiHandler");
+  return { template, stateMachineId, handlerId, handler };
+}
+
+/** Each method as "VERB /path", from its resource chain. */
+function routesOf(template: Template): Map<string, TemplateResource> {
+  const resources = resourcesOf(template, "AWS::ApiGateway::Resource");
+  const pathOf = (resourceId: unknown): string => {
+    const id =
+      typeof resourceId === "object" && resourceId !== null ? Reflect.get(resourceId, "Ref") : undefined;
+    const resource = typeof id === "string" ? resources.get(id) : undefined;
+    if (!resource) return "";
+    return `${pathOf(resource.Properties.ParentId)}/${String(resource.Properties.PathPart)}`;
+  };
+  return new Map(
+    [...resourcesOf(template, "AWS::ApiGateway::Method").values()].map((method) => [
+      `${String(method.Properties.HttpMethod)} ${pathOf(method.Properties.ResourceId)}`,
+      method,
+    ]),
+  );
+}
+
+describe("GoalsApi", () => {
+  let synthesized: Synthesized;
+  let template: Template;
+
+  beforeAll(() => {
+    // Prepare + Act
+    synthesized = synthesize();
+    template = synthesized.template;
+  });
+
+  it("serves exactly the issue's four routes, each through the API function as a Lambda proxy", () => {
+    // Act
+    const routes = routesOf(template);
+
+    // Assess
+    expect([...routes.keys()].sort()).toEqual(
+      ["GET /goals", "GET /goals/{goalId}", "GET /goals/{goalId}/events", "POST /goals"].sort(),
+    );
+    for (const [route, method] of routes) {
+      expect(method.Properties.Integration, route).toMatchObject({
+        Type: "AWS_PROXY",
+        IntegrationHttpMethod: "POST",
+      });
+      expect(flattenReferences(Reflect.get(Object(method.Properties.Integration), "Uri")), route).toContain(
+        `/functions/${arnOf(synthesized.handlerId)}/invocations`,
+      );
+    }
+  });
+
+  it("requires IAM (SigV4) authorization on every method", () => {
+    // Assess
+    for (const [route, method] of routesOf(template)) {
+      expect(method.Properties.AuthorizationType, route).toBe("AWS_IAM");
+    }
+  });
+
+  it("validates POST /goals bodies against the GoalSpec model, draft 4, generated from zod", () => {
+    // Prepare
+    const [validatorId, validator] = onlyResource(template, "AWS::ApiGateway::RequestValidator");
+    const [modelId, model] = onlyResource(template, "AWS::ApiGateway::Model");
+    const post = routesOf(template).get("POST /goals");
+
+    // Assess
+    expect(validator.Properties).toMatchObject({
+      ValidateRequestBody: true,
+      ValidateRequestParameters: true,
+    });
+    expect(post?.Properties).toMatchObject({
+      RequestValidatorId: { Ref: validatorId },
+      RequestModels: { "application/json": { Ref: modelId } },
+    });
+    expect(model.Properties).toMatchObject({ Name: "GoalSpec", ContentType: "application/json" });
+    expect(model.Properties.Schema).toEqual(toJsonSchemaDraft4(goalSpecJsonSchema()));
+    expect(Reflect.get(Object(model.Properties.Schema), "$schema")).toBe(JSON_SCHEMA_DRAFT4);
+  });
+
+  it("declares the path and query parameters the routes read, the goal id required", () => {
+    // Act
+    const routes = routesOf(template);
+
+    // Assess
+    expect(routes.get("GET /goals/{goalId}")?.Properties.RequestParameters).toEqual({
+      "method.request.path.goalId": true,
+    });
+    expect(routes.get("GET /goals/{goalId}/events")?.Properties.RequestParameters).toEqual({
+      "method.request.path.goalId": true,
+      "method.request.querystring.after": false,
+    });
+    expect(routes.get("GET /goals")?.Properties.RequestParameters).toEqual({
+      "method.request.querystring.status": false,
+      "method.request.querystring.limit": false,
+      "method.request.querystring.cursor": false,
+    });
+  });
+
+  it("answers a body the model rejects in the API's error shape", () => {
+    // Prepare
+    const [, response] = onlyResource(template, "AWS::ApiGateway::GatewayResponse");
+    const body = String(Reflect.get(Object(response.Properties.ResponseTemplates), "application/json"));
+
+    // Act: API Gateway substitutes the variables; messageString arrives as a quoted JSON string
+    const rendered = body
+      .replace("$context.error.messageString", JSON.stringify("Invalid request body"))
+      .replace("$context.requestId", "req-1");
+
+    // Assess
+    expect(response.Properties.ResponseType).toBe("BAD_REQUEST_BODY");
+    expect(JSON.parse(rendered)).toEqual({
+      error: { code: "ValidationError", message: "Invalid request body", issues: [] },
+      requestId: "req-1",
+    });
+  });
+
+  it("throttles the stage, traces it, and logs access and errors without bodies", () => {
+    // Prepare
+    const [accessLogsId, accessLogs] = onlyResource(template, "AWS::Logs::LogGroup", "GoalsApiAccessLogs");
+
+    // Assess
+    template.hasResourceProperties("AWS::ApiGateway::Stage", {
+      StageName: "v1",
+      TracingEnabled: true,
+      AccessLogSetting: { DestinationArn: { "Fn::GetAtt": [accessLogsId, "Arn"] } },
+      MethodSettings: [
+        {
+          HttpMethod: "*",
+          ResourcePath: "/*",
+          ThrottlingRateLimit: 50,
+          ThrottlingBurstLimit: 100,
+          LoggingLevel: "ERROR",
+          DataTraceEnabled: false,
+          MetricsEnabled: true,
+        },
+      ],
+    });
+    expect(accessLogs.Properties.RetentionInDays).toBe(30);
+  });
+
+  it("is a regional API", () => {
+    // Assess
+    template.hasResourceProperties("AWS::ApiGateway::RestApi", {
+      EndpointConfiguration: { Types: ["REGIONAL"] },
+    });
+  });
+
+  it("gives the function the table, and the state machine ARNs by pattern as JSON", () => {
+    // Prepare
+    const [tableId] = onlyResource(template, "AWS::DynamoDB::Table");
+    const { Variables: variables } = EnvironmentSchema.parse(synthesized.handler.Properties.Environment);
+
+    // Assess
+    expect(synthesized.handler.Properties).toMatchObject({ Runtime: "nodejs22.x", Architectures: ["arm64"] });
+    expect(Object.keys(variables).sort()).toEqual(
+      ["GOAL_TABLE_NAME", "POWERTOOLS_LOG_LEVEL", "POWERTOOLS_SERVICE_NAME", "STATE_MACHINE_ARNS"].sort(),
+    );
+    expect(variables.GOAL_TABLE_NAME).toEqual({ Ref: tableId });
+    expect(JSON.parse(flattenReferences(variables.STATE_MACHINE_ARNS))).toEqual({
+      react: `<${synthesized.stateMachineId}>`,
+    });
+  });
+
+  it("lets the function start executions of the given state machines and use the table, and call no model", () => {
+    // Prepare
+    const [tableId] = onlyResource(template, "AWS::DynamoDB::Table");
+    const statements = allowStatementsOf(template, roleOf(synthesized.handler));
+
+    // Assess
+    expect(resourcesAllowed(statements, "states:StartExecution")).toEqual([
+      `<${synthesized.stateMachineId}>`,
+    ]);
+    expect(resourcesAllowed(statements, "dynamodb:PutItem")).toContain(arnOf(tableId));
+    expect(allowsService(statements, "bedrock")).toBe(false);
+  });
+
+  it("lets API Gateway invoke the function from the stage's four methods only (no console test invocations)", () => {
+    // Assess
+    template.resourceCountIs("AWS::Lambda::Permission", 4);
+  });
+
+  it.each<[string, Partial<GoalsApiProps>, RegExp]>([
+    ["no state machine", { stateMachines: {} }, /at least one/],
+    ["a stage name with a slash", { stageName: "v1/beta" }, /stageName/],
+    ["a rate limit of 0", { throttlingRateLimit: 0 }, /throttlingRateLimit/],
+    ["a fractional burst", { throttlingBurstLimit: 1.5 }, /throttlingBurstLimit/],
+  ])("rejects %s before creating anything", (_case, props, message) => {
+    // Prepare
+    const stack = new Stack(new App(), "BadStack");
+    const goalTable = new GoalTable(stack, "GoalTable");
+    const react = new StateMachine(stack, "React", {
+      definitionBody: DefinitionBody.fromChainable(new Pass(stack, "P")),
+    });
+
+    // Act + Assess
+    expect(() => new GoalsApi(stack, "GoalsApi", { goalTable, stateMachines: { react }, ...props })).toThrow(
+      message,
+    );
+    expect(stack.node.tryFindChild("GoalsApi")?.node.children ?? []).toHaveLength(0);
+  });
+
+  it("rejects a pattern it does not know", () => {
+    // Prepare
+    const stack = new Stack(new App(), "BadStack");
+    const goalTable = new GoalTable(stack, "GoalTable");
+    const react = new StateMachine(stack, "React", {
+      definitionBody: DefinitionBody.fromChainable(new Pass(stack, "P")),
+    });
+    const stateMachines = Object.fromEntries([["tree_of_thought", react]]);
+
+    // Act + Assess
+    expect(() => new GoalsApi(stack, "GoalsApi", { goalTable, stateMachines })).toThrow(
+      /unknown pattern 'tree_of_thought'/,
+    );
+  });
+});

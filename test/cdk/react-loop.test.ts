@@ -1,0 +1,548 @@
+import { createRequire } from "node:module";
+import { App, Stack } from "aws-cdk-lib";
+import { Template } from "aws-cdk-lib/assertions";
+import { beforeAll, describe, expect, it } from "vitest";
+import { FATAL_MODEL_ERRORS, RETRYABLE_MODEL_ERRORS } from "../../lambdas/adapters/bedrock-errors";
+import { GoalStoreUnavailableError } from "../../lambdas/adapters/dynamodb-errors";
+import { ConcurrentModificationError } from "../../lambdas/core/ports/goal-store";
+import { NEXT_STEPS } from "../../lambdas/core/react/step-result";
+import { GoalTable } from "../../lib/constructs/goal-table";
+import { REACT_STATES } from "../../lib/constructs/react-definition";
+import {
+  DEFAULT_MODEL_ID,
+  HAIKU_MODEL_ID,
+  ReactLoop,
+  type ReactLoopProps,
+} from "../../lib/constructs/react-loop";
+import {
+  type AslDefinition,
+  allowStatementsOf,
+  allowsService,
+  arnOf,
+  definitionOf,
+  onlyResource,
+  resourcesAllowed,
+  resourcesOf,
+  roleOf,
+  stateOf,
+  type TemplateResource,
+} from "./template-queries";
+
+interface AslValidationResult {
+  readonly isValid: boolean;
+  errorsText(separator?: string): string;
+}
+type AslValidator = (
+  definition: unknown,
+  options?: { checkPaths: boolean; checkArn: boolean },
+) => AslValidationResult;
+// asl-validator is CommonJS without type declarations: typed here, for the one call the test makes.
+const aslValidator: AslValidator = createRequire(import.meta.url)("asl-validator");
+
+const LAMBDA_SERVICE_ERRORS = [
+  "Lambda.ServiceException",
+  "Lambda.AWSLambdaException",
+  "Lambda.SdkClientException",
+  "Lambda.TooManyRequestsException",
+];
+const STORE_ERRORS = ["ConcurrentModificationError", "GoalStoreUnavailableError"];
+const STEP_TASKS = [
+  REACT_STATES.loadGoal,
+  REACT_STATES.verifyAndReason,
+  REACT_STATES.act,
+  REACT_STATES.continueAsNew,
+] as const;
+
+/** Construct IDs of the functions under a ReactLoop, by task state. */
+const FUNCTION_IDS: Record<(typeof STEP_TASKS)[number] | "RecordFailure", string> = {
+  LoadGoal: "LoadGoal",
+  VerifyAndReason: "VerifyAndReason",
+  Act: "Act",
+  ContinueAsNew: "ContinueAsNew",
+  RecordFailure: "RecordFailure",
+};
+
+const CUSTOM_PROPS: Omit<ReactLoopProps, "goalTable"> = {
+  stateMachineName: "custom-react",
+  defaultModelId: "amazon.nova-lite-v1:0",
+  allowedModelIds: ["amazon.nova-lite-v1:0", "eu.anthropic.claude-haiku-4-5-20251001-v1:0"],
+  continueAsNewAfter: 10,
+  httpAllowedHosts: ["example.com", "api.github.com"],
+  toolOutputInlineBytes: 8192,
+  logLevel: "DEBUG",
+};
+
+let synthesized: Template | undefined;
+
+/**
+ * The one synth of this file, shared by its suites: a default loop and a loop with every prop
+ * set, side by side. Bundling is skipped (`aws:cdk:bundling-stacks`): the stack test bundles
+ * what `cdk synth` does.
+ */
+function synthesize(): Template {
+  synthesized ??= synthesizeLoops();
+  return synthesized;
+}
+
+function synthesizeLoops(): Template {
+  const app = new App({ builtinCloudFormationValidation: false, context: { "aws:cdk:bundling-stacks": [] } });
+  const stack = new Stack(app, "TestStack");
+  const goalTable = new GoalTable(stack, "GoalTable");
+  new ReactLoop(stack, "ReactLoop", { goalTable });
+  new ReactLoop(stack, "CustomLoop", { goalTable, ...CUSTOM_PROPS });
+  return Template.fromStack(stack);
+}
+
+function stateMachineNamed(template: Template, name: string): [string, TemplateResource] {
+  const matches = [...resourcesOf(template, "AWS::StepFunctions::StateMachine")].filter(
+    ([, resource]) => resource.Properties.StateMachineName === name,
+  );
+  expect(matches).toHaveLength(1);
+  const [match] = matches;
+  if (!match) throw new Error(`no state machine named ${name}`);
+  return match;
+}
+
+function functionOf(template: Template, loopId: string, functionId: string): [string, TemplateResource] {
+  return onlyResource(template, "AWS::Lambda::Function", `${loopId}${functionId}Function`);
+}
+
+describe("ReactLoop with default props", () => {
+  let template: Template;
+  let stateMachineId: string;
+  let stateMachine: TemplateResource;
+  let definition: AslDefinition;
+
+  beforeAll(() => {
+    // Prepare + Act
+    template = synthesize();
+    [stateMachineId, stateMachine] = stateMachineNamed(template, "TestStack-react");
+    definition = definitionOf(stateMachine);
+  });
+
+  it("is a Standard state machine named after the stack, traced, logging errors without execution data", () => {
+    // Assess
+    expect(stateMachine.Properties).toMatchObject({
+      StateMachineType: "STANDARD",
+      TracingConfiguration: { Enabled: true },
+      LoggingConfiguration: { Level: "ERROR", IncludeExecutionData: false },
+    });
+    expect(definition.QueryLanguage ?? "JSONPath").toBe("JSONPath");
+  });
+
+  it("has exactly the plan's states and starts at LoadGoal", () => {
+    // Assess
+    expect(definition.StartAt).toBe("LoadGoal");
+    expect(Object.keys(definition.States).sort()).toEqual(
+      [
+        "LoadGoal",
+        "VerifyAndReason",
+        "NextAction",
+        "Act",
+        "ContinueAsNew",
+        "RecordFailure",
+        "UnknownNext",
+        "Completed",
+        "Paused",
+        "Terminated",
+        "Stopped",
+        "Continued",
+        "Failed",
+      ].sort(),
+    );
+  });
+
+  it("is accepted by asl-validator, ARNs and paths checked", () => {
+    // Act
+    const result = aslValidator(definition, { checkArn: true, checkPaths: true });
+
+    // Assess
+    expect(result.errorsText(" | ")).toBe("");
+    expect(result.isValid).toBe(true);
+  });
+
+  it("answers to NextAction from LoadGoal, VerifyAndReason and ContinueAsNew; Act → VerifyAndReason", () => {
+    // Assess
+    expect(stateOf(definition, "LoadGoal").Next).toBe("NextAction");
+    expect(stateOf(definition, "VerifyAndReason").Next).toBe("NextAction");
+    expect(stateOf(definition, "Act").Next).toBe("VerifyAndReason");
+    expect(stateOf(definition, "ContinueAsNew").Next).toBe("NextAction");
+    expect(stateOf(definition, "RecordFailure").Next).toBe("Failed");
+    expect(stateOf(definition, "UnknownNext").Next).toBe("RecordFailure");
+  });
+
+  it("routes every next step a step can answer, and anything else (or nothing) to UnknownNext", () => {
+    // Prepare
+    const expectedTarget: Record<string, string> = {
+      verify: "VerifyAndReason",
+      act: "Act",
+      continue_as_new: "ContinueAsNew",
+      completed: "Completed",
+      paused: "Paused",
+      terminated: "Terminated",
+      stop: "Stopped",
+      continued: "Continued",
+    };
+    const choice = stateOf(definition, "NextAction");
+
+    // Act
+    const routes = Object.fromEntries(
+      (choice.Choices ?? [])
+        .filter((rule) => "StringEquals" in rule)
+        .map((rule) => [rule.StringEquals, rule.Next]),
+    );
+
+    // Assess
+    expect(routes).toEqual(expectedTarget);
+    expect([...NEXT_STEPS].sort()).toEqual(Object.keys(expectedTarget).sort());
+    expect(choice.Choices?.[0]).toMatchObject({ Variable: "$.next", IsPresent: false, Next: "UnknownNext" });
+    expect(choice.Default).toBe("UnknownNext");
+    for (const next of ["Completed", "Paused", "Terminated", "Stopped", "Continued"]) {
+      expect(stateOf(definition, next).Type).toBe("Succeed");
+    }
+  });
+
+  it("invokes each step's own function with the state input as payload (payloadResponseOnly)", () => {
+    // Assess
+    for (const [state, functionId] of Object.entries(FUNCTION_IDS)) {
+      const [logicalId] = functionOf(template, "ReactLoop", functionId);
+      const task = stateOf(definition, state);
+      expect(task.Type).toBe("Task");
+      expect(task.Resource, state).toBe(arnOf(logicalId));
+      if (state !== "ContinueAsNew") expect(task.Parameters, state).toBeUndefined();
+    }
+  });
+
+  it("hands ContinueAsNew the run position and its own state machine's ARN from the context object", () => {
+    // Assess
+    expect(stateOf(definition, "ContinueAsNew").Parameters).toEqual({
+      "goalId.$": "$.goalId",
+      "runId.$": "$.runId",
+      "iteration.$": "$.iteration",
+      "next.$": "$.next",
+      "stateMachineArn.$": "$$.StateMachine.Id",
+    });
+  });
+
+  it("gives each step exactly one Retry, on Lambda, retryable model and store errors, 3 attempts with full jitter", () => {
+    // Assess
+    for (const state of STEP_TASKS) {
+      expect(stateOf(definition, state).Retry, state).toEqual([
+        {
+          ErrorEquals: [...LAMBDA_SERVICE_ERRORS, ...RETRYABLE_MODEL_ERRORS, ...STORE_ERRORS],
+          IntervalSeconds: 2,
+          MaxAttempts: 3,
+          BackoffRate: 2,
+          JitterStrategy: "FULL",
+        },
+      ]);
+    }
+  });
+
+  it("never retries a fatal model error", () => {
+    // Act
+    const retried = STEP_TASKS.flatMap((state) => stateOf(definition, state).Retry ?? []).flatMap(
+      (r) => r.ErrorEquals,
+    );
+
+    // Assess
+    for (const fatal of FATAL_MODEL_ERRORS) expect(retried).not.toContain(fatal);
+    expect(retried).not.toContain("States.ALL");
+  });
+
+  it("retries on the names the store errors really carry", () => {
+    // Assess
+    expect(STORE_ERRORS).toEqual([
+      new ConcurrentModificationError("x").name,
+      new GoalStoreUnavailableError("x").name,
+    ]);
+  });
+
+  it("catches everything else into RecordFailure, keeping the input and putting the error at $.error", () => {
+    // Assess
+    for (const state of STEP_TASKS) {
+      expect(stateOf(definition, state).Catch, state).toEqual([
+        { ErrorEquals: ["States.ALL"], ResultPath: "$.error", Next: "RecordFailure" },
+      ]);
+    }
+    expect(stateOf(definition, "UnknownNext")).toMatchObject({
+      Type: "Pass",
+      ResultPath: "$.error",
+      Result: { Error: "UnknownNextStep" },
+    });
+  });
+
+  it("records a failure with retries on infrastructure errors only, then fails with the caught error", () => {
+    // Act
+    const recordFailure = stateOf(definition, "RecordFailure");
+
+    // Assess
+    expect(recordFailure.Retry).toEqual([
+      {
+        ErrorEquals: [...LAMBDA_SERVICE_ERRORS, ...STORE_ERRORS],
+        IntervalSeconds: 2,
+        MaxAttempts: 3,
+        BackoffRate: 2,
+        JitterStrategy: "FULL",
+      },
+    ]);
+    expect(recordFailure.Catch).toBeUndefined();
+    expect(recordFailure.ResultPath).toBeNull();
+    expect(stateOf(definition, "Failed")).toMatchObject({
+      Type: "Fail",
+      ErrorPath: "$.error.Error",
+      CausePath: "$.error.Cause",
+    });
+  });
+
+  it("bounds each task a little past its function's timeout", () => {
+    // Assess
+    expect(stateOf(definition, "LoadGoal").TimeoutSeconds).toBe(60);
+    expect(stateOf(definition, "VerifyAndReason").TimeoutSeconds).toBe(390);
+    expect(stateOf(definition, "Act").TimeoutSeconds).toBe(150);
+  });
+
+  it("runs every function on Node.js 22, ARM, ESM bundle, X-Ray, JSON logs into its own log group", () => {
+    // Assess
+    for (const [state, functionId] of Object.entries(FUNCTION_IDS)) {
+      const [, fn] = functionOf(template, "ReactLoop", functionId);
+      expect(fn.Properties, state).toMatchObject({
+        Runtime: "nodejs22.x",
+        Architectures: ["arm64"],
+        Handler: "index.handler",
+        TracingConfig: { Mode: "Active" },
+        LoggingConfig: {
+          LogFormat: "JSON",
+          LogGroup: { Ref: expect.stringMatching(`^ReactLoop${functionId}LogGroup`) },
+        },
+      });
+    }
+    template.hasResourceProperties("AWS::Logs::LogGroup", { RetentionInDays: 30 });
+  });
+
+  it("sizes the functions: 1024 MB and 6 minutes to reason, 2 minutes to act, 512 MB and 30 s otherwise", () => {
+    // Act
+    const sizes = Object.fromEntries(
+      Object.entries(FUNCTION_IDS).map(([state, functionId]) => {
+        const [, fn] = functionOf(template, "ReactLoop", functionId);
+        return [state, [fn.Properties.MemorySize, fn.Properties.Timeout]];
+      }),
+    );
+
+    // Assess
+    expect(sizes).toEqual({
+      LoadGoal: [512, 30],
+      VerifyAndReason: [1024, 360],
+      Act: [512, 120],
+      ContinueAsNew: [512, 30],
+      RecordFailure: [512, 30],
+    });
+  });
+
+  it("sets exactly the environment each handler reads", () => {
+    // Act
+    const environments = Object.fromEntries(
+      Object.entries(FUNCTION_IDS).map(([state, functionId]) => {
+        const [, fn] = functionOf(template, "ReactLoop", functionId);
+        return [state, fn.Properties.Environment];
+      }),
+    );
+
+    // Assess
+    const [tableId] = onlyResource(template, "AWS::DynamoDB::Table");
+    const common = {
+      GOAL_TABLE_NAME: { Ref: tableId },
+      POWERTOOLS_SERVICE_NAME: "goal-loops",
+      POWERTOOLS_LOG_LEVEL: "INFO",
+    };
+    expect(environments).toEqual({
+      LoadGoal: { Variables: common },
+      VerifyAndReason: {
+        Variables: { ...common, DEFAULT_MODEL_ID: DEFAULT_MODEL_ID, CONTINUE_AS_NEW_AFTER: "50" },
+      },
+      Act: { Variables: { ...common, HTTP_ALLOWED_HOSTS: "", TOOL_OUTPUT_INLINE_BYTES: "4096" } },
+      ContinueAsNew: { Variables: common },
+      RecordFailure: { Variables: common },
+    });
+  });
+
+  describe("least privilege", () => {
+    function statementsOf(functionId: string): ReturnType<typeof allowStatementsOf> {
+      const [, fn] = functionOf(template, "ReactLoop", functionId);
+      return allowStatementsOf(template, roleOf(fn));
+    }
+
+    it("lets every step read and write the goal table and nothing uses a managed policy", () => {
+      // Prepare
+      const [tableId] = onlyResource(template, "AWS::DynamoDB::Table");
+
+      // Assess
+      for (const functionId of Object.values(FUNCTION_IDS)) {
+        expect(resourcesAllowed(statementsOf(functionId), "dynamodb:PutItem"), functionId).toEqual([
+          arnOf(tableId),
+          `${arnOf(tableId)}/index/*`,
+        ]);
+      }
+      for (const [id, role] of resourcesOf(template, "AWS::IAM::Role")) {
+        expect(role.Properties.ManagedPolicyArns, id).toBeUndefined();
+      }
+    });
+
+    it("lets each function write only to its own log group", () => {
+      // Assess
+      for (const functionId of Object.values(FUNCTION_IDS)) {
+        const [logGroupId] = onlyResource(template, "AWS::Logs::LogGroup", `ReactLoop${functionId}LogGroup`);
+        expect(resourcesAllowed(statementsOf(functionId), "logs:PutLogEvents"), functionId).toEqual([
+          arnOf(logGroupId),
+        ]);
+      }
+    });
+
+    it("lets VerifyAndReason call only the allow-listed models, inference profile and foundation model both", () => {
+      // Act
+      const allowed = resourcesAllowed(statementsOf("VerifyAndReason"), "bedrock:InvokeModel");
+
+      // Assess
+      const profiles = [DEFAULT_MODEL_ID, HAIKU_MODEL_ID];
+      expect(allowed.sort()).toEqual(
+        [
+          ...profiles.map((id) => `arn:<AWS::Partition>:bedrock:*:<AWS::AccountId>:inference-profile/${id}`),
+          ...profiles.map(
+            (id) => `arn:<AWS::Partition>:bedrock:*::foundation-model/${id.replace(/^us\./, "")}`,
+          ),
+        ].sort(),
+      );
+      expect(statementsOf("VerifyAndReason").flatMap((s) => s.actions)).not.toContain("bedrock:*");
+    });
+
+    it("gives Act, LoadGoal and RecordFailure neither Bedrock nor Step Functions", () => {
+      // Assess
+      for (const functionId of ["Act", "LoadGoal", "RecordFailure"]) {
+        expect(allowsService(statementsOf(functionId), "bedrock"), functionId).toBe(false);
+        expect(allowsService(statementsOf(functionId), "states"), functionId).toBe(false);
+      }
+      expect(allowsService(statementsOf("VerifyAndReason"), "states")).toBe(false);
+      expect(allowsService(statementsOf("ContinueAsNew"), "bedrock")).toBe(false);
+    });
+
+    it("lets ContinueAsNew start this state machine only, by its fixed name", () => {
+      // Act
+      const statements = statementsOf("ContinueAsNew").filter((s) =>
+        s.actions.some((a) => a.startsWith("states:")),
+      );
+
+      // Assess
+      expect(statements).toEqual([
+        {
+          actions: ["states:StartExecution"],
+          resources: [
+            "arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:stateMachine:TestStack-react",
+          ],
+        },
+      ]);
+    });
+
+    it("breaks the dependency cycle: the state machine waits for the StartExecution policy, the function does not", () => {
+      // Prepare
+      const [policyId] = onlyResource(template, "AWS::IAM::Policy", "ReactLoopContinueAsNewStartExecution");
+      const [, fn] = functionOf(template, "ReactLoop", "ContinueAsNew");
+
+      // Assess
+      expect([stateMachine.DependsOn].flat()).toContain(policyId);
+      expect([fn.DependsOn].flat()).not.toContain(policyId);
+    });
+
+    it("lets the state machine invoke exactly its five functions", () => {
+      // Act
+      const invokable = resourcesAllowed(
+        allowStatementsOf(template, roleOf(stateMachine)),
+        "lambda:InvokeFunction",
+      );
+
+      // Assess
+      const arns = Object.values(FUNCTION_IDS).map((id) => arnOf(functionOf(template, "ReactLoop", id)[0]));
+      expect(invokable.sort()).toEqual([...arns, ...arns.map((arn) => `${arn}:*`)].sort());
+      expect(stateMachineId).toMatch(/^ReactLoopStateMachine/);
+    });
+  });
+});
+
+describe("ReactLoop with props", () => {
+  let template: Template;
+
+  beforeAll(() => {
+    // Prepare + Act
+    template = synthesize();
+  });
+
+  it("names the state machine as asked and passes the settings to the handlers", () => {
+    // Act
+    const [, verify] = functionOf(template, "CustomLoop", "VerifyAndReason");
+    const [, act] = functionOf(template, "CustomLoop", "Act");
+
+    // Assess
+    stateMachineNamed(template, "custom-react");
+    expect(verify.Properties.Environment).toMatchObject({
+      Variables: {
+        DEFAULT_MODEL_ID: "amazon.nova-lite-v1:0",
+        CONTINUE_AS_NEW_AFTER: "10",
+        POWERTOOLS_LOG_LEVEL: "DEBUG",
+      },
+    });
+    expect(act.Properties.Environment).toMatchObject({
+      Variables: { HTTP_ALLOWED_HOSTS: "example.com,api.github.com", TOOL_OUTPUT_INLINE_BYTES: "8192" },
+    });
+  });
+
+  it("allows a foundation model in this region only, and an inference profile in its geography", () => {
+    // Prepare
+    const [, verify] = functionOf(template, "CustomLoop", "VerifyAndReason");
+
+    // Act
+    const allowed = resourcesAllowed(allowStatementsOf(template, roleOf(verify)), "bedrock:InvokeModel");
+
+    // Assess
+    expect(allowed.sort()).toEqual(
+      [
+        "arn:<AWS::Partition>:bedrock:<AWS::Region>::foundation-model/amazon.nova-lite-v1:0",
+        "arn:<AWS::Partition>:bedrock:*:<AWS::AccountId>:inference-profile/eu.anthropic.claude-haiku-4-5-20251001-v1:0",
+        "arn:<AWS::Partition>:bedrock:*::foundation-model/anthropic.claude-haiku-4-5-20251001-v1:0",
+      ].sort(),
+    );
+  });
+
+  it.each<[string, Partial<ReactLoopProps>, RegExp]>([
+    ["a continue-as-new threshold of 0", { continueAsNewAfter: 0 }, /continueAsNewAfter/],
+    [
+      "a continue-as-new threshold near the history limit",
+      { continueAsNewAfter: 1001 },
+      /continueAsNewAfter/,
+    ],
+    ["a fractional continue-as-new threshold", { continueAsNewAfter: 2.5 }, /continueAsNewAfter/],
+    [
+      "a scripted fixture model id",
+      { defaultModelId: "scripted:happy", allowedModelIds: ["scripted:happy"] },
+      /Bedrock model id/,
+    ],
+    [
+      "a default model outside the allow-list",
+      { allowedModelIds: [HAIKU_MODEL_ID] },
+      /allowedModelIds must include/,
+    ],
+    ["an empty allow-list", { allowedModelIds: [] }, /at least one model/],
+    ["a URL as an allowed host", { httpAllowedHosts: ["https://example.com"] }, /httpAllowedHosts/],
+    ["a host with a port", { httpAllowedHosts: ["example.com:8080"] }, /httpAllowedHosts/],
+    ["an inline bound of 0 bytes", { toolOutputInlineBytes: 0 }, /toolOutputInlineBytes/],
+    ["an inline bound past 64 KiB", { toolOutputInlineBytes: 65_537 }, /toolOutputInlineBytes/],
+    ["a state machine name with a colon", { stateMachineName: "react:loop" }, /stateMachineName/],
+    ["a state machine name of 81 characters", { stateMachineName: "r".repeat(81) }, /stateMachineName/],
+  ])("rejects %s before creating anything", (_case, props, message) => {
+    // Prepare
+    const stack = new Stack(new App(), "BadStack");
+    const goalTable = new GoalTable(stack, "GoalTable");
+
+    // Act + Assess
+    expect(() => new ReactLoop(stack, "ReactLoop", { goalTable, ...props })).toThrow(message);
+    expect(stack.node.tryFindChild("ReactLoop")?.node.children ?? []).toHaveLength(0);
+  });
+});

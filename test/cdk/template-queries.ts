@@ -1,0 +1,160 @@
+import type { Template } from "aws-cdk-lib/assertions";
+import { expect } from "vitest";
+import { z } from "zod";
+
+/** A fake account and region for the ARNs that stand in for `Fn::GetAtt` references. */
+const FAKE_ARN_PREFIX = "arn:aws:lambda:us-east-1:123456789012:function:";
+
+/**
+ * The stand-in for `Fn::GetAtt [logicalId, Arn]`: Lambda-shaped, so asl-validator's ARN check
+ * accepts a task's Resource, and naming the resource, so a test can tell which one it is.
+ */
+export function arnOf(logicalId: string): string {
+  return `${FAKE_ARN_PREFIX}${logicalId}`;
+}
+
+const ResourceSchema = z.looseObject({
+  Type: z.string(),
+  Properties: z.record(z.string(), z.unknown()).default({}),
+  DependsOn: z.union([z.string(), z.array(z.string())]).optional(),
+});
+export type TemplateResource = z.infer<typeof ResourceSchema>;
+
+/** Every resource of a type, by logical ID, parsed (the assertions API hands out `any`). */
+export function resourcesOf(template: Template, type: string): Map<string, TemplateResource> {
+  const found: Record<string, unknown> = template.findResources(type);
+  return new Map(Object.entries(found).map(([id, resource]) => [id, ResourceSchema.parse(resource)]));
+}
+
+/** The one resource of a type whose logical ID starts with the prefix (construct path, no slashes). */
+export function onlyResource(template: Template, type: string, idPrefix = ""): [string, TemplateResource] {
+  const matches = [...resourcesOf(template, type)].filter(([id]) => id.startsWith(idPrefix));
+  expect(matches.map(([id]) => id)).toHaveLength(1);
+  const [match] = matches;
+  if (!match) throw new Error(`no ${type} with logical ID prefix '${idPrefix}'`);
+  return match;
+}
+
+/**
+ * A string as it reads once CloudFormation resolved it, with stand-ins for what only a deployment
+ * knows: `Fn::GetAtt [X, Arn]` → `arnOf(X)`, `Ref X` → `<X>`, `Fn::Join` joined.
+ */
+export function flattenReferences(node: unknown): string {
+  if (typeof node === "string") return node;
+  const parsed = ReferenceSchema.safeParse(node);
+  if (!parsed.success) throw new Error(`cannot flatten ${JSON.stringify(node)}`);
+  const reference = parsed.data;
+  if ("Fn::Join" in reference) {
+    const [separator, parts] = reference["Fn::Join"];
+    return parts.map(flattenReferences).join(separator);
+  }
+  if ("Fn::GetAtt" in reference) {
+    const [logicalId, attribute] = reference["Fn::GetAtt"];
+    return attribute === "Arn" ? arnOf(logicalId) : `<${logicalId}.${attribute}>`;
+  }
+  return `<${reference.Ref}>`;
+}
+
+const ReferenceSchema = z.union([
+  z.object({ "Fn::Join": z.tuple([z.string(), z.array(z.unknown())]) }),
+  z.object({ "Fn::GetAtt": z.tuple([z.string(), z.string()]) }),
+  z.object({ Ref: z.string() }),
+]);
+
+const RetrierSchema = z.looseObject({
+  ErrorEquals: z.array(z.string()),
+  IntervalSeconds: z.number().optional(),
+  MaxAttempts: z.number().optional(),
+  BackoffRate: z.number().optional(),
+  JitterStrategy: z.string().optional(),
+});
+const CatcherSchema = z.looseObject({
+  ErrorEquals: z.array(z.string()),
+  Next: z.string(),
+  ResultPath: z.string().nullable().optional(),
+});
+const ChoiceRuleSchema = z.looseObject({ Variable: z.string(), Next: z.string() });
+const StateSchema = z.looseObject({
+  Type: z.string(),
+  Next: z.string().optional(),
+  End: z.boolean().optional(),
+  Resource: z.string().optional(),
+  Parameters: z.record(z.string(), z.unknown()).optional(),
+  ResultPath: z.string().nullable().optional(),
+  OutputPath: z.string().nullable().optional(),
+  TimeoutSeconds: z.number().optional(),
+  Retry: z.array(RetrierSchema).optional(),
+  Catch: z.array(CatcherSchema).optional(),
+  Choices: z.array(ChoiceRuleSchema).optional(),
+  Default: z.string().optional(),
+  ErrorPath: z.string().optional(),
+  CausePath: z.string().optional(),
+  Result: z.unknown().optional(),
+});
+export type AslState = z.infer<typeof StateSchema>;
+const DefinitionSchema = z.looseObject({
+  StartAt: z.string(),
+  States: z.record(z.string(), StateSchema),
+  QueryLanguage: z.string().optional(),
+});
+export type AslDefinition = z.infer<typeof DefinitionSchema>;
+
+/** A state machine's definition from its `DefinitionString`, references flattened (see flattenReferences). */
+export function definitionOf(stateMachine: TemplateResource): AslDefinition {
+  return DefinitionSchema.parse(JSON.parse(flattenReferences(stateMachine.Properties.DefinitionString)));
+}
+
+/** A state of the definition, or a failed expectation naming it. */
+export function stateOf(definition: AslDefinition, name: string): AslState {
+  const state = definition.States[name];
+  expect(state, `state ${name}`).toBeDefined();
+  if (!state) throw new Error(`no state ${name}`);
+  return state;
+}
+
+const StatementSchema = z.looseObject({
+  Effect: z.string(),
+  Action: z.union([z.string(), z.array(z.string())]),
+  Resource: z.unknown(),
+});
+const PolicyPropertiesSchema = z.looseObject({
+  PolicyDocument: z.object({ Statement: z.array(StatementSchema) }),
+  Roles: z.array(z.object({ Ref: z.string() })).default([]),
+});
+
+export interface AllowStatement {
+  readonly actions: readonly string[];
+  /** Resources flattened to strings (see flattenReferences). */
+  readonly resources: readonly string[];
+}
+
+/** Every Allow statement of every policy attached to the role, actions and resources as arrays. */
+export function allowStatementsOf(template: Template, roleLogicalId: string): AllowStatement[] {
+  return [...resourcesOf(template, "AWS::IAM::Policy").values()]
+    .map((policy) => PolicyPropertiesSchema.parse(policy.Properties))
+    .filter((policy) => policy.Roles.some((role) => role.Ref === roleLogicalId))
+    .flatMap((policy) => policy.PolicyDocument.Statement)
+    .filter((statement) => statement.Effect === "Allow")
+    .map((statement) => ({
+      actions: [statement.Action].flat(),
+      resources: [statement.Resource].flat().map(flattenReferences),
+    }));
+}
+
+const GetAttArnSchema = z.object({ "Fn::GetAtt": z.tuple([z.string(), z.literal("Arn")]) });
+
+/** The logical ID of the role a resource runs as (`Role` of a function, `RoleArn` of a state machine). */
+export function roleOf(resource: TemplateResource): string {
+  const role = GetAttArnSchema.parse(resource.Properties.Role ?? resource.Properties.RoleArn);
+  return role["Fn::GetAtt"][0];
+}
+
+/** The resources the role may use an action on (an action in several statements: all of them). */
+export function resourcesAllowed(statements: readonly AllowStatement[], action: string): string[] {
+  return statements.filter((statement) => statement.actions.includes(action)).flatMap((s) => s.resources);
+}
+
+/** Whether any statement allows an action of the service (`bedrock`, `states`). */
+export function allowsService(statements: readonly AllowStatement[], service: string): boolean {
+  return statements.some((statement) => statement.actions.some((action) => action.startsWith(`${service}:`)));
+}
