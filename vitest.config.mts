@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
     reporters: ["default", "./test/support/summary-reporter.ts"],
+    // Synthesizes cdk.out once, before the end-to-end files start local stacks from it.
+    globalSetup: ["./test/e2e/global-setup.ts"],
     env: {
       // The SDK warns on every worker that Node 20 support ends in 2027; the tests know.
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",

@@ -1,0 +1,123 @@
+#!/usr/bin/env node
+// `npm start`: the whole stack on this machine, from cdk.out.
+import { existsSync, readdirSync } from "node:fs";
+import path from "node:path";
+import { Command, InvalidArgumentError } from "commander";
+import { GoalLoopsError } from "../lambdas/core/errors";
+import { type LocalStack, startLocalStack } from "../lib/local/local-stack";
+import { availableFixtures } from "../lib/local/model-fixtures";
+
+const projectDir = path.resolve(import.meta.dirname, "..");
+// The SDK clients this process builds (table creation) would warn that Node 20 support ends in 2027.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new InvalidArgumentError(`'${value}' is not a port number (0-65535)`);
+  }
+  return port;
+}
+
+function parseMilliseconds(value: string): number {
+  const ms = Number(value);
+  if (!Number.isInteger(ms) || ms < 0)
+    throw new InvalidArgumentError(`'${value}' is not a whole number of milliseconds`);
+  return ms;
+}
+
+interface Flags {
+  port: number;
+  fixtures: string;
+  model?: string;
+  stateDir: string;
+  inMemory: boolean;
+  retryIntervalMs: number;
+}
+
+const program = new Command("local")
+  .description(
+    "Run goal-loops locally: DynamoDB, the state machines and Lambda bundles of cdk.out, and the API",
+  )
+  .option("--port <port>", "API port on 127.0.0.1", parsePort, 8787)
+  .option(
+    "--fixtures <dir>",
+    "folder of model fixtures (model id scripted:<name> reads <dir>/<name>.json)",
+    "examples/fixtures",
+  )
+  .option(
+    "--model <id>",
+    "model id for every function (replaces DEFAULT_MODEL_ID), e.g. scripted:write-release-summary",
+  )
+  .option("--state-dir <dir>", "where DynamoDB data is kept across restarts", ".goal-loops")
+  .option("--in-memory", "keep nothing: DynamoDB in memory", false)
+  .option("--retry-interval-ms <ms>", "what every state machine Retry waits locally", parseMilliseconds, 0)
+  .showHelpAfterError();
+
+const flags = program.parse(process.argv).opts<Flags>();
+let stack: LocalStack;
+try {
+  stack = await startLocalStack({
+    projectDir,
+    port: flags.port,
+    fixturesDir: path.resolve(flags.fixtures),
+    model: flags.model,
+    stateDir: path.resolve(flags.stateDir),
+    inMemory: flags.inMemory,
+    retryIntervalMs: flags.retryIntervalMs,
+  });
+} catch (error) {
+  // Errors of ours (a bad cdk.out, a failed synth) and a taken port say all there is to say.
+  if (error instanceof GoalLoopsError) console.error(`${error.name}: ${error.message}`);
+  else if (error instanceof Error && Reflect.get(error, "code") === "EADDRINUSE") {
+    console.error(
+      `Port ${flags.port} is in use: stop what holds it or pass --port <port> (0 picks a free one)`,
+    );
+  } else throw error;
+  process.exit(1);
+}
+
+const relative = (p: string) => path.relative(process.cwd(), p) || ".";
+const goalsDir = path.join(projectDir, "examples", "goals");
+// The completing example first: it shows a goal reaching `completed` with evidence.
+const COMPLETING_EXAMPLE = "write-release-summary.json";
+const exampleGoals = existsSync(goalsDir) ? readdirSync(goalsDir).filter((f) => f.endsWith(".json")) : [];
+const exampleGoal = exampleGoals.includes(COMPLETING_EXAMPLE) ? COMPLETING_EXAMPLE : exampleGoals[0];
+const goalFile = relative(path.join(goalsDir, exampleGoal ?? "<goal>.json"));
+const fixtures = availableFixtures(stack.fixturesDir);
+const machines = stack.model.stateMachines.map((m) => m.name).join(", ") || "none";
+console.log(
+  [
+    "",
+    `goal-loops is running locally (stacks: ${stack.model.stackNames.join(", ")})`,
+    `  API             ${stack.apiUrl}`,
+    `  DynamoDB        ${stack.endpoints.dynamodb} (${stack.storage === "in memory" ? "in memory" : `data in ${relative(stack.storage)}`})`,
+    `  Step Functions  ${stack.endpoints.sfn} (${machines})`,
+    `  EventBridge     ${stack.endpoints.eventbridge}`,
+    `  Bedrock         ${stack.endpoints.bedrockRuntime} (fixtures from ${relative(stack.fixturesDir)}: ${fixtures.join(", ") || "none"})`,
+    `  Model           ${flags.model ?? "each function's DEFAULT_MODEL_ID (only scripted:<name> models answer locally)"}`,
+    "",
+    "Next:",
+    `  curl -s -X POST ${stack.apiUrl}/goals -H 'content-type: application/json' --data @${goalFile}`,
+    `  curl -s ${stack.apiUrl}/goals                       # snapshots; /goals/<goalId>/events for the log`,
+    `  npx goal-loops run ${goalFile}   # live progress in this terminal (the example names its scripted model)`,
+    "",
+    "Ctrl+C stops it.",
+  ].join("\n"),
+);
+
+let stopping = false;
+const shutdown = (signal: string) => {
+  if (stopping) return;
+  stopping = true;
+  console.log(`\n${signal}: stopping…`);
+  stack.stop().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+};
+process.once("SIGINT", () => shutdown("SIGINT"));
+process.once("SIGTERM", () => shutdown("SIGTERM"));

@@ -1,0 +1,167 @@
+import { randomUUID } from "node:crypto";
+import http2, {
+  type Http2ServerRequest,
+  type Http2ServerResponse,
+  type ServerHttp2Session,
+} from "node:http2";
+import { z } from "zod";
+import { ModelRoleSchema } from "../../lambdas/core/model-roles";
+import type { JsonObject, JsonValue } from "./cloud-assembly-model";
+import { AwsApiError } from "./errors";
+import { scriptedConverse } from "./fixture-converse";
+import { isJsonObject, parseJson } from "./json";
+import { listen } from "./listen";
+
+/** One Converse request, as the tests and the bench see it. */
+export interface ModelCallRecord {
+  readonly modelId: string;
+  readonly goalId: string;
+  readonly role: string;
+  readonly call: number;
+  /** 1 for the first request of this (goal, role, call), 2 for its first retry, … */
+  readonly attempt: number;
+  /** The error answered, when the attempt failed. */
+  readonly error?: string;
+  readonly request: JsonObject;
+}
+
+export interface CallKey {
+  readonly goalId: string;
+  readonly role: string;
+  readonly call: number;
+}
+
+export interface BedrockEndpoint {
+  readonly url: string;
+  /** How many requests were made for one (goal, role, call): 1 means the call was paid once. */
+  callCount(key: CallKey): number;
+  /** The requests made, oldest first (the last 1,000). */
+  calls(): readonly ModelCallRecord[];
+  close(): Promise<void>;
+}
+
+export interface BedrockEndpointOptions {
+  readonly fixturesDir: string;
+  readonly port?: number;
+}
+
+const MetadataSchema = z.object({
+  goalId: z.string().min(1),
+  role: ModelRoleSchema,
+  call: z.string().regex(/^\d+$/, "must be a whole number").transform(Number),
+});
+
+const MAX_RECORDS = 1_000;
+
+/**
+ * A local Bedrock runtime that answers Converse from fixture files (DESIGN §6): model id
+ * `scripted:<name>` reads `<fixturesDir>/<name>.json` and `requestMetadata` (goalId, role, call)
+ * picks the turn. HTTP/2 without TLS, because @aws-sdk/client-bedrock-runtime only speaks HTTP/2.
+ * Errors carry `x-amzn-errortype` and the status Bedrock uses, so the SDK raises the same names.
+ */
+export async function startBedrockEndpoint(options: BedrockEndpointOptions): Promise<BedrockEndpoint> {
+  const attempts = new Map<string, number>();
+  const records: ModelCallRecord[] = [];
+  const keyOf = (key: CallKey) => JSON.stringify([key.goalId, key.role, key.call]);
+
+  const converse = (modelId: string, body: string): JsonObject => {
+    let request: JsonValue = null;
+    try {
+      request = parseJson(body);
+    } catch {
+      // Answered below, as for any body that is not an object.
+    }
+    if (!isJsonObject(request))
+      throw new AwsApiError("ValidationException", "The Converse body is not a JSON object");
+    const metadata = MetadataSchema.safeParse(request.requestMetadata ?? {});
+    if (!metadata.success) {
+      const why = metadata.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+      throw new AwsApiError(
+        "ValidationException",
+        `A fixture model needs requestMetadata {goalId, role, call}: ${why}`,
+      );
+    }
+    const { goalId, role, call } = metadata.data;
+    const attempt = (attempts.get(keyOf({ goalId, role, call })) ?? 0) + 1;
+    attempts.set(keyOf({ goalId, role, call }), attempt);
+    const record = (error?: string) => {
+      records.push({
+        modelId,
+        goalId,
+        role,
+        call,
+        attempt,
+        request,
+        ...(error === undefined ? {} : { error }),
+      });
+      if (records.length > MAX_RECORDS) records.shift();
+    };
+    try {
+      const answer = scriptedConverse({
+        fixturesDir: options.fixturesDir,
+        modelId,
+        goalId,
+        role,
+        call,
+        attempt,
+        body,
+      });
+      record();
+      return answer;
+    } catch (error) {
+      record(error instanceof AwsApiError ? error.code : "InternalServerException");
+      throw error;
+    }
+  };
+
+  const handle = async (req: Http2ServerRequest, res: Http2ServerResponse) => {
+    const send = (status: number, body: JsonValue, errorType?: string) => {
+      res.writeHead(status, {
+        "content-type": "application/json",
+        "x-amzn-requestid": randomUUID(),
+        ...(errorType === undefined ? {} : { "x-amzn-errortype": errorType }),
+      });
+      res.end(JSON.stringify(body));
+    };
+    try {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(Buffer.from(chunk));
+      const modelId = /^\/model\/([^/]+)\/converse$/.exec(req.url.split("?")[0] ?? "")?.[1];
+      if (req.method !== "POST" || modelId === undefined) {
+        const what = `${req.method} ${req.url}`;
+        throw new AwsApiError(
+          "UnknownOperationException",
+          `This endpoint serves POST /model/{modelId}/converse only, not ${what}`,
+          404,
+        );
+      }
+      send(200, converse(decodeURIComponent(modelId), Buffer.concat(chunks).toString("utf8")));
+    } catch (error) {
+      if (error instanceof AwsApiError) return send(error.statusCode, { message: error.message }, error.code);
+      send(
+        500,
+        { message: error instanceof Error ? error.message : String(error) },
+        "InternalServerException",
+      );
+    }
+  };
+
+  const server = http2.createServer();
+  const sessions = new Set<ServerHttp2Session>();
+  server.on("session", (session) => {
+    sessions.add(session);
+    session.once("close", () => sessions.delete(session));
+  });
+  server.on("request", (req: Http2ServerRequest, res: Http2ServerResponse) => void handle(req, res));
+  const running = await listen(server, options.port);
+  return {
+    url: running.url,
+    callCount: (key) => attempts.get(keyOf(key)) ?? 0,
+    calls: () => [...records],
+    close: () => {
+      // The SDK keeps its HTTP/2 sessions open; close() would wait for them.
+      for (const session of sessions) session.destroy();
+      return running.close();
+    },
+  };
+}

@@ -1,0 +1,153 @@
+import { spawn } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+import type { CloudAssemblyModel } from "./cloud-assembly-model";
+import { CloudAssemblyError, SynthError } from "./errors";
+import { readApiRoutes } from "./read-api-routes";
+import { readEventBuses, readEventRules } from "./read-event-rules";
+import { readFunctions } from "./read-functions";
+import { readStateMachines } from "./read-state-machines";
+import { readTables } from "./read-tables";
+import { readStackTemplate } from "./stack-template";
+
+const ManifestSchema = z.looseObject({
+  artifacts: z.record(
+    z.string(),
+    z.looseObject({
+      type: z.string(),
+      properties: z
+        .looseObject({ templateFile: z.string().optional(), stackName: z.string().optional() })
+        .optional(),
+    }),
+  ),
+});
+
+/** Folders whose sources the synthesized app is made of (the CDK app, constructs, Lambda code). */
+const SOURCE_DIRS = ["bin", "lib", "lambdas"];
+/** The local runtime and its entry live under those folders but are not part of the app. */
+const NOT_APP_SOURCES = [path.join("lib", "local"), path.join("bin", "local.ts")];
+
+export interface StackArtifact {
+  readonly stackName: string;
+  readonly templateFile: string;
+}
+
+/** The stacks of a cloud assembly, checked: cdk.out/manifest.json exists and names at least one template. */
+export function stackArtifacts(outDir: string): StackArtifact[] {
+  const manifestFile = path.join(outDir, "manifest.json");
+  if (!existsSync(manifestFile)) {
+    throw new CloudAssemblyError(
+      `${outDir} is not a cloud assembly (no manifest.json): run npx cdk synth first`,
+    );
+  }
+  const parsed = ManifestSchema.safeParse(JSON.parse(readFileSync(manifestFile, "utf8")));
+  if (!parsed.success) throw new CloudAssemblyError(`${manifestFile} is malformed: ${parsed.error.message}`);
+  const stacks = Object.entries(parsed.data.artifacts).flatMap(([artifactId, artifact]) => {
+    const templateFile = artifact.properties?.templateFile;
+    if (artifact.type !== "aws:cloudformation:stack" || templateFile === undefined) return [];
+    return [
+      {
+        stackName: artifact.properties?.stackName ?? artifactId,
+        templateFile: path.join(outDir, templateFile),
+      },
+    ];
+  });
+  if (stacks.length === 0) throw new CloudAssemblyError(`${manifestFile} names no CloudFormation stack`);
+  for (const stack of stacks) {
+    if (!existsSync(stack.templateFile)) {
+      throw new CloudAssemblyError(`${stack.templateFile} is missing: synthesize again (npx cdk synth)`);
+    }
+  }
+  return stacks;
+}
+
+/** Reads every stack of `outDir` into the local model. */
+export function loadCloudAssembly(outDir: string): CloudAssemblyModel {
+  const absolute = path.resolve(outDir);
+  const stacks = stackArtifacts(absolute).map((a) => readStackTemplate(a.stackName, a.templateFile));
+  return {
+    outDir: absolute,
+    stackNames: stacks.map((s) => s.stackName),
+    functions: stacks.flatMap((s) => readFunctions(s, absolute)),
+    stateMachines: stacks.flatMap(readStateMachines),
+    tables: stacks.flatMap(readTables),
+    eventBuses: stacks.flatMap(readEventBuses),
+    eventRules: stacks.flatMap(readEventRules),
+    apiRoutes: stacks.flatMap(readApiRoutes),
+  };
+}
+
+/** Runs the CDK CLI; replaced in tests. */
+export type SynthCommand = (projectDir: string, args: readonly string[]) => Promise<void>;
+
+export interface EnsureSynthesizedOptions {
+  readonly projectDir: string;
+  /** @default `<projectDir>/cdk.out` */
+  readonly outDir?: string;
+  /** @default console.log */
+  readonly log?: (line: string) => void;
+  /** @default `npx cdk …` with telemetry and notices off */
+  readonly synth?: SynthCommand;
+}
+
+/**
+ * Synthesizes the app when cdk.out is missing or older (by mtime) than any source under bin/,
+ * lib/ or lambdas/, and says so; otherwise does nothing. Returns whether it synthesized.
+ */
+export async function ensureSynthesized(options: EnsureSynthesizedOptions): Promise<boolean> {
+  const { projectDir, log = console.log, synth = runCdk } = options;
+  const outDir = path.resolve(projectDir, options.outDir ?? "cdk.out");
+  const reason = staleReason(projectDir, outDir);
+  if (reason === undefined) return false;
+  log(`Synthesizing the CDK app into ${path.relative(projectDir, outDir) || outDir} (${reason})…`);
+  const args = ["synth", "--quiet", "--no-notices"];
+  if (outDir !== path.resolve(projectDir, "cdk.out")) args.push("--output", outDir);
+  await synth(projectDir, args);
+  stackArtifacts(outDir);
+  return true;
+}
+
+function staleReason(projectDir: string, outDir: string): string | undefined {
+  const manifest = path.join(outDir, "manifest.json");
+  if (!existsSync(manifest)) return "no cloud assembly yet";
+  const synthesizedAt = statSync(manifest).mtimeMs;
+  const ignored = NOT_APP_SOURCES.map((p) => path.join(projectDir, p));
+  for (const dir of SOURCE_DIRS) {
+    const newer = findNewerFile(path.join(projectDir, dir), synthesizedAt, ignored);
+    if (newer !== undefined) return `${path.relative(projectDir, newer)} changed since the last synth`;
+  }
+  return undefined;
+}
+
+function findNewerFile(dir: string, than: number, ignored: readonly string[]): string | undefined {
+  if (!existsSync(dir)) return undefined;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (ignored.includes(full) || entry.name === "node_modules" || entry.name.startsWith(".")) continue;
+    if (entry.isDirectory()) {
+      const newer = findNewerFile(full, than, ignored);
+      if (newer !== undefined) return newer;
+    } else if (entry.isFile() && statSync(full).mtimeMs > than) {
+      return full;
+    }
+  }
+  return undefined;
+}
+
+const runCdk: SynthCommand = (projectDir, args) =>
+  new Promise((resolve, reject) => {
+    // The CLI otherwise phones home for telemetry and notices; locally there is nothing to reach.
+    const child = spawn("npx", ["cdk", ...args], {
+      cwd: projectDir,
+      stdio: "inherit",
+      env: { ...process.env, CDK_DISABLE_CLI_TELEMETRY: "true" },
+    });
+    child.once("error", (error) =>
+      reject(new SynthError(`Could not run npx cdk: ${error.message}`, { cause: error })),
+    );
+    child.once("exit", (code, signal) => {
+      if (code === 0) resolve();
+      else reject(new SynthError(`npx cdk ${args.join(" ")} failed (exit code ${code ?? signal})`));
+    });
+  });

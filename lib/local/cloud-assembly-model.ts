@@ -1,0 +1,132 @@
+/**
+ * What the local runtime reads out of a synthesized cloud assembly (`cdk.out`): every value is
+ * resolved to a local physical name, so nothing downstream sees a CloudFormation token.
+ */
+
+/** A JSON value, as templates, definitions and payloads are. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };
+
+/** The account, region and partition local ARNs are made of. */
+export interface LocalEnvironment {
+  readonly account: string;
+  readonly region: string;
+  readonly partition: string;
+}
+
+export const LOCAL_ENVIRONMENT: LocalEnvironment = {
+  account: "000000000000",
+  region: "us-east-1",
+  partition: "aws",
+};
+
+export interface FunctionSpec {
+  readonly stackName: string;
+  readonly logicalId: string;
+  /** `FunctionName` when the template sets one, else the logical id. */
+  readonly functionName: string;
+  readonly arn: string;
+  /** Absolute path of the function's asset folder in cdk.out. */
+  readonly assetDir: string;
+  /** `file.export`, e.g. `index.handler`. */
+  readonly handler: string;
+  readonly runtime: string;
+  readonly timeoutSeconds: number;
+  readonly memoryMb: number;
+  /** `Environment.Variables` with every token resolved to a local name or ARN. */
+  readonly environment: Readonly<Record<string, string>>;
+}
+
+export interface StateMachineSpec {
+  readonly stackName: string;
+  readonly logicalId: string;
+  /** `StateMachineName` when the template sets one, else the logical id. */
+  readonly name: string;
+  readonly arn: string;
+  readonly type: "STANDARD" | "EXPRESS";
+  /** The ASL definition with tokens and `DefinitionSubstitutions` resolved. */
+  readonly definition: JsonObject;
+}
+
+export interface KeySchemaElement {
+  readonly AttributeName: string;
+  readonly KeyType: "HASH" | "RANGE";
+}
+
+export interface SecondaryIndexSpec {
+  readonly IndexName: string;
+  readonly KeySchema: readonly KeySchemaElement[];
+  readonly Projection: {
+    readonly ProjectionType?: "ALL" | "KEYS_ONLY" | "INCLUDE";
+    readonly NonKeyAttributes?: readonly string[];
+  };
+}
+
+export interface TableSpec {
+  readonly stackName: string;
+  readonly logicalId: string;
+  /** `TableName` when the template sets one, else the logical id. */
+  readonly tableName: string;
+  readonly arn: string;
+  readonly keySchema: readonly KeySchemaElement[];
+  readonly attributeDefinitions: readonly {
+    readonly AttributeName: string;
+    readonly AttributeType: "S" | "N" | "B";
+  }[];
+  readonly globalSecondaryIndexes: readonly SecondaryIndexSpec[];
+  readonly localSecondaryIndexes: readonly SecondaryIndexSpec[];
+  readonly ttlAttribute?: string;
+}
+
+export interface EventBusSpec {
+  readonly logicalId: string;
+  readonly name: string;
+  readonly arn: string;
+}
+
+export interface EventTargetSpec {
+  readonly id: string;
+  readonly arn: string;
+  /** What the ARN points at; other targets (SQS, SNS, API destinations) are recorded as failed. */
+  readonly kind: "lambda" | "state-machine" | "unsupported";
+  /** Constant JSON text sent instead of the event. */
+  readonly input?: string;
+  /** JSONPath (`$.detail`) of the part of the event to send. */
+  readonly inputPath?: string;
+  readonly inputTransformer?: {
+    readonly inputPathsMap: Readonly<Record<string, string>>;
+    readonly inputTemplate: string;
+  };
+}
+
+export interface EventRuleSpec {
+  readonly stackName: string;
+  readonly logicalId: string;
+  readonly name: string;
+  /** Bus name (`default` when the rule names none). */
+  readonly eventBusName: string;
+  readonly eventPattern: JsonObject;
+  readonly enabled: boolean;
+  readonly targets: readonly EventTargetSpec[];
+}
+
+export interface ApiRouteSpec {
+  readonly apiLogicalId: string;
+  /** Upper-case HTTP method, or `ANY`. */
+  readonly method: string;
+  /** API Gateway resource path, e.g. `/goals/{goalId}` or `/{proxy+}`. */
+  readonly resourcePath: string;
+  /** The Lambda function of the method's AWS_PROXY integration. */
+  readonly functionArn: string;
+}
+
+export interface CloudAssemblyModel {
+  readonly outDir: string;
+  readonly stackNames: readonly string[];
+  readonly functions: readonly FunctionSpec[];
+  readonly stateMachines: readonly StateMachineSpec[];
+  readonly tables: readonly TableSpec[];
+  readonly eventBuses: readonly EventBusSpec[];
+  readonly eventRules: readonly EventRuleSpec[];
+  readonly apiRoutes: readonly ApiRouteSpec[];
+}

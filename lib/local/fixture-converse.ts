@@ -1,0 +1,112 @@
+import { createHash } from "node:crypto";
+import type { ModelRole } from "../../lambdas/core/model-roles";
+import type { JsonObject } from "./cloud-assembly-model";
+import { AwsApiError, FixtureFileError } from "./errors";
+import {
+  availableFixtures,
+  BEDROCK_ERROR_STATUS,
+  fixtureFileOf,
+  fixtureNameOf,
+  loadModelFixture,
+  type ResponseTurn,
+} from "./model-fixtures";
+
+export interface ScriptedRequest {
+  readonly fixturesDir: string;
+  readonly modelId: string;
+  readonly goalId: string;
+  readonly role: ModelRole;
+  readonly call: number;
+  /** 1 for the first request of this (goal, role, call), 2 for its first retry, … */
+  readonly attempt: number;
+  /** The raw request body, for the derived input token count. */
+  readonly body: string;
+}
+
+/**
+ * The Converse answer a fixture scripts for one attempt of one call, or the AwsApiError it scripts
+ * (a Bedrock error turn, FixtureExhausted past the end, ResourceNotFoundException for a model id
+ * that is not `scripted:<name>`, ValidationException for a bad fixture file).
+ */
+export function scriptedConverse(request: ScriptedRequest): JsonObject {
+  const { fixturesDir, modelId, role, call, attempt } = request;
+  const name = fixtureNameOf(modelId);
+  if (name === undefined) {
+    const available = availableFixtures(fixturesDir).join(", ") || "none";
+    throw new AwsApiError(
+      "ResourceNotFoundException",
+      `Model '${modelId}' is not served by the local Bedrock endpoint, which serves fixture models only: ` +
+        `use 'scripted:<name>' for ${fixtureFileOf(fixturesDir, "<name>")} (available: ${available}), ` +
+        "with npm start -- --model or a goal's models.default",
+      404,
+    );
+  }
+  const file = fixtureFileOf(fixturesDir, name);
+  let calls: ReturnType<typeof loadModelFixture>[ModelRole];
+  try {
+    // Read on every call: an edited fixture takes effect without a restart.
+    calls = loadModelFixture(file)[role];
+  } catch (error) {
+    if (error instanceof FixtureFileError) throw new AwsApiError("ValidationException", error.message);
+    throw error;
+  }
+  const scripted = calls?.[call];
+  const error = scripted?.errors[attempt - 1];
+  if (error !== undefined) {
+    throw new AwsApiError(
+      error.error,
+      error.message ?? `Scripted ${error.error} (${file}, role=${role} call=${call} attempt=${attempt})`,
+      BEDROCK_ERROR_STATUS[error.error],
+    );
+  }
+  if (scripted?.response === undefined) {
+    const scriptedCalls = calls?.length ?? 0;
+    const usedUp = scripted === undefined ? "" : `; its ${scripted.errors.length} error turn(s) are used up`;
+    throw new AwsApiError(
+      "FixtureExhausted",
+      `FixtureExhausted: role=${role} call=${call} has no scripted turn in ${file} ` +
+        `(${scriptedCalls} call(s) scripted for role ${role}${usedUp})`,
+    );
+  }
+  return converseResponse(scripted.response, request);
+}
+
+/** A Converse response for a scripted turn; usage derived from sizes when the fixture gives none. */
+function converseResponse(turn: ResponseTurn, request: ScriptedRequest): JsonObject {
+  const toolUses =
+    turn.toolUse === undefined ? [] : Array.isArray(turn.toolUse) ? turn.toolUse : [turn.toolUse];
+  const content: JsonObject[] = [
+    ...(turn.text === undefined ? [] : [{ text: turn.text }]),
+    ...toolUses.map((toolUse, index) => ({
+      toolUse: {
+        toolUseId: toolUse.toolUseId ?? toolUseIdOf(request, index),
+        name: toolUse.name,
+        input: toolUse.input,
+      },
+    })),
+  ];
+  // Roughly four characters per token: enough for cost accounting to move in offline runs.
+  const inputTokens = turn.usage?.inputTokens ?? Math.max(1, Math.ceil(Buffer.byteLength(request.body) / 4));
+  const outputTokens = turn.usage?.outputTokens ?? Math.max(1, Math.ceil(JSON.stringify(content).length / 4));
+  const { cacheReadInputTokens, cacheWriteInputTokens } = turn.usage ?? {};
+  return {
+    output: { message: { role: "assistant", content } },
+    stopReason: turn.stopReason ?? (toolUses.length > 0 ? "tool_use" : "end_turn"),
+    usage: {
+      inputTokens,
+      outputTokens,
+      totalTokens: inputTokens + outputTokens,
+      ...(cacheReadInputTokens === undefined ? {} : { cacheReadInputTokens }),
+      ...(cacheWriteInputTokens === undefined ? {} : { cacheWriteInputTokens }),
+    },
+    metrics: { latencyMs: 1 },
+  };
+}
+
+/** Stable across replays: the same goal, role, call and position always get the same id. */
+function toolUseIdOf(request: ScriptedRequest, index: number): string {
+  const digest = createHash("sha256")
+    .update(JSON.stringify([request.goalId, request.role, request.call, index]))
+    .digest("base64url");
+  return `tooluse_${digest.replace(/[-_]/g, "").slice(0, 22)}`;
+}

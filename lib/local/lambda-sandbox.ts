@@ -1,0 +1,145 @@
+import { randomUUID } from "node:crypto";
+import { createInterface } from "node:readline";
+import type { Readable } from "node:stream";
+import { Worker } from "node:worker_threads";
+import { z } from "zod";
+import type { FunctionSpec, JsonValue } from "./cloud-assembly-model";
+import { type LambdaErrorPayload, LambdaFunctionError } from "./errors";
+import { parseJson } from "./json";
+
+const WORKER_FILE = new URL("./lambda-worker.mjs", import.meta.url);
+
+const ErrorPayloadSchema = z.object({
+  errorType: z.string(),
+  errorMessage: z.string(),
+  trace: z.array(z.string()).optional(),
+});
+
+const WorkerMessageSchema = z.union([
+  z.object({ type: z.literal("ready") }),
+  z.object({ type: z.literal("init-error"), error: ErrorPayloadSchema }),
+  z.object({ type: z.literal("result"), id: z.string(), ok: z.literal(true), json: z.string() }),
+  z.object({ type: z.literal("result"), id: z.string(), ok: z.literal(false), error: ErrorPayloadSchema }),
+]);
+
+export type LogLine = (functionName: string, line: string, stream: "stdout" | "stderr") => void;
+
+interface InFlight {
+  readonly id: string;
+  readonly resolve: (value: JsonValue) => void;
+  readonly reject: (error: LambdaFunctionError) => void;
+  readonly timer: NodeJS.Timeout;
+}
+
+/**
+ * One Lambda sandbox: a worker thread with the function's own process.env that loads the bundle
+ * once and runs one invocation at a time. A timeout or a crash ends the sandbox, as in Lambda.
+ */
+export class LambdaSandbox {
+  private readonly worker: Worker;
+  private readonly ready: Promise<void>;
+  private inFlight: InFlight | undefined;
+  private deadReason: LambdaErrorPayload | undefined;
+
+  constructor(
+    private readonly spec: FunctionSpec,
+    env: Record<string, string>,
+    log: LogLine,
+  ) {
+    const { assetDir, handler, functionName, arn, memoryMb } = spec;
+    this.worker = new Worker(WORKER_FILE, {
+      workerData: { assetDir, handler, functionName, arn, memoryMb },
+      // A private copy becomes the worker's process.env: functions never see each other's variables.
+      env,
+      // No loader flags (tsx, vitest) in the sandbox: bundles are plain JavaScript, as in Lambda.
+      execArgv: [],
+      stdout: true,
+      stderr: true,
+    });
+    this.worker.unref();
+    pipeLines(this.worker.stdout, (line) => log(functionName, line, "stdout"));
+    pipeLines(this.worker.stderr, (line) => log(functionName, line, "stderr"));
+
+    this.ready = new Promise<void>((resolve, reject) => {
+      this.worker.on("message", (raw: unknown) => {
+        const message = WorkerMessageSchema.parse(raw);
+        if (message.type === "ready") return resolve();
+        if (message.type === "init-error") {
+          this.die(message.error);
+          return reject(new LambdaFunctionError(message.error));
+        }
+        this.settle(message.id, message.ok ? { json: message.json } : { error: message.error });
+      });
+      this.worker.on("error", (error) => {
+        const payload = { errorType: error.name || "Runtime.ExitError", errorMessage: error.message };
+        this.die(payload);
+        reject(new LambdaFunctionError(payload));
+      });
+      this.worker.on("exit", (code) => {
+        const payload = {
+          errorType: "Runtime.ExitError",
+          errorMessage: `Runtime exited with error: exit status ${code}`,
+        };
+        this.die(payload);
+        reject(new LambdaFunctionError(payload));
+      });
+    });
+    // An init failure is reported to the invocation that waits for it; never unhandled.
+    this.ready.catch(() => {});
+  }
+
+  get alive(): boolean {
+    return this.deadReason === undefined;
+  }
+
+  async invoke(event: unknown): Promise<JsonValue> {
+    await this.ready;
+    if (this.deadReason !== undefined) throw new LambdaFunctionError(this.deadReason);
+    if (this.inFlight !== undefined) throw new Error("a sandbox runs one invocation at a time");
+    const { timeoutSeconds } = this.spec;
+    const id = randomUUID();
+    return new Promise<JsonValue>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        // Lambda stops the sandbox at its timeout; the next invocation gets a fresh one.
+        const payload = {
+          errorType: "Sandbox.Timedout",
+          errorMessage: `RequestId: ${id} Error: Task timed out after ${timeoutSeconds.toFixed(2)} seconds`,
+        };
+        this.settle(id, { error: payload });
+        this.die(payload);
+        void this.worker.terminate();
+      }, timeoutSeconds * 1000);
+      this.inFlight = { id, resolve, reject, timer };
+      this.worker.postMessage({
+        type: "invoke",
+        id,
+        requestId: id,
+        event,
+        deadline: Date.now() + timeoutSeconds * 1000,
+      });
+    });
+  }
+
+  async terminate(): Promise<void> {
+    this.die({ errorType: "Runtime.ExitError", errorMessage: "the local runtime is shutting down" });
+    await this.worker.terminate();
+  }
+
+  private settle(id: string, outcome: { json: string } | { error: LambdaErrorPayload }): void {
+    const inFlight = this.inFlight;
+    if (inFlight === undefined || inFlight.id !== id) return;
+    this.inFlight = undefined;
+    clearTimeout(inFlight.timer);
+    if ("json" in outcome) inFlight.resolve(parseJson(outcome.json));
+    else inFlight.reject(new LambdaFunctionError(outcome.error));
+  }
+
+  private die(reason: LambdaErrorPayload): void {
+    this.deadReason ??= reason;
+    if (this.inFlight !== undefined) this.settle(this.inFlight.id, { error: reason });
+  }
+}
+
+function pipeLines(stream: Readable, onLine: (line: string) => void): void {
+  createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY }).on("line", onLine);
+}

@@ -1,0 +1,162 @@
+import path from "node:path";
+import { startApiServer } from "./api-server";
+import { type BedrockEndpoint, startBedrockEndpoint } from "./bedrock-endpoint";
+import { ensureSynthesized, loadCloudAssembly } from "./cdk-out";
+import type { CloudAssemblyModel, JsonValue } from "./cloud-assembly-model";
+import { createTables, startLocalDynamo } from "./dynamo";
+import { type EventBridgeEndpoint, startEventBridgeEndpoint } from "./eventbridge-endpoint";
+import { LambdaHost } from "./lambda-host";
+import type { LogLine } from "./lambda-sandbox";
+import { startSfnEndpoint } from "./sfn-endpoint";
+import { StateMachineRunner } from "./state-machine-runner";
+
+export interface LocalStackOptions {
+  /** The project folder (cdk.json, bin/, lib/, lambdas/). */
+  readonly projectDir: string;
+  /** @default `<projectDir>/cdk.out`, synthesized first when missing or older than the sources */
+  readonly cdkOutDir?: string;
+  /** Whether to synthesize a stale or missing cdk.out first. @default true */
+  readonly synth?: boolean;
+  /** API port on 127.0.0.1; 0 picks a free one. @default 8787 */
+  readonly port?: number;
+  /** Folder of `scripted:<name>` model fixtures. @default `<projectDir>/examples/fixtures` */
+  readonly fixturesDir?: string;
+  /** Replaces every function's DEFAULT_MODEL_ID (e.g. `scripted:write-release-summary`). */
+  readonly model?: string;
+  /** Where DynamoDB data is kept across restarts. @default `<projectDir>/.goal-loops` */
+  readonly stateDir?: string;
+  /** Keep nothing: DynamoDB in memory. @default false */
+  readonly inMemory?: boolean;
+  /** What every Retry waits locally, in ms; null keeps the definitions' intervals. @default 0 */
+  readonly retryIntervalMs?: number | null;
+  /** More variables for every function, over its own. */
+  readonly environment?: Readonly<Record<string, string>>;
+  /** Runtime messages (synth, executions). @default console.log */
+  readonly log?: (line: string) => void;
+  /** The functions' own output. @default each line on stdout/stderr, prefixed with the function name */
+  readonly functionLog?: LogLine;
+}
+
+export interface LocalEndpoints {
+  readonly api: string;
+  readonly dynamodb: string;
+  readonly sfn: string;
+  readonly bedrockRuntime: string;
+  readonly eventbridge: string;
+}
+
+export interface LocalStack {
+  readonly apiUrl: string;
+  readonly endpoints: LocalEndpoints;
+  readonly model: CloudAssemblyModel;
+  /** Executions (status, output, transitions) and task tokens. */
+  readonly executions: StateMachineRunner;
+  readonly lambdas: LambdaHost;
+  /** Model calls made, per (goal, role, call). */
+  readonly bedrock: BedrockEndpoint;
+  readonly events: EventBridgeEndpoint;
+  /** Where DynamoDB keeps its data: a folder, or `in memory`. */
+  readonly storage: string;
+  readonly fixturesDir: string;
+  /** Stops executions, sandboxes and servers. Safe to call more than once. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The whole stack on this machine from cdk.out: DynamoDB (dynalite), the state machines
+ * (aws-local-stepfunctions), every Lambda bundle in sandboxes of its own, local Step Functions,
+ * EventBridge and Bedrock (fixtures) endpoints, and the REST API on 127.0.0.1.
+ */
+export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+  const { projectDir, log = console.log } = options;
+  const cdkOutDir = path.resolve(projectDir, options.cdkOutDir ?? "cdk.out");
+  if (options.synth ?? true) await ensureSynthesized({ projectDir, outDir: cdkOutDir, log });
+  const model = loadCloudAssembly(cdkOutDir);
+  const fixturesDir = path.resolve(projectDir, options.fixturesDir ?? path.join("examples", "fixtures"));
+
+  // Everything started so far, stopped in reverse order on stop() or on a failed start.
+  const stops: (() => Promise<void>)[] = [];
+  const stopAll = async () => {
+    for (const stop of stops.splice(0).reverse()) await stop();
+  };
+  try {
+    const dynamo = await startLocalDynamo(
+      options.inMemory
+        ? {}
+        : { stateDir: path.join(path.resolve(projectDir, options.stateDir ?? ".goal-loops"), "dynamodb") },
+    );
+    stops.push(dynamo.stop);
+    await createTables(dynamo.endpoint, model.tables);
+
+    // The runner and endpoints call functions through the host, which needs their URLs first.
+    const invoke = (functionRef: string, payload: JsonValue) => lambdas.invoke(functionRef, payload);
+    const runner = new StateMachineRunner({
+      stateMachines: model.stateMachines,
+      invokeFunction: invoke,
+      retryIntervalMs: options.retryIntervalMs === undefined ? 0 : options.retryIntervalMs,
+      log,
+    });
+    const sfn = await startSfnEndpoint(runner);
+    stops.push(sfn.close);
+    const events = await startEventBridgeEndpoint({
+      eventBuses: model.eventBuses,
+      rules: model.eventRules,
+      invokeFunction: invoke,
+      startExecution: (arn, input) => runner.startExecution(arn, input),
+    });
+    stops.push(events.close);
+    const bedrock = await startBedrockEndpoint({ fixturesDir });
+    stops.push(bedrock.close);
+
+    const lambdas = new LambdaHost({
+      functions: model.functions,
+      endpoints: {
+        dynamodb: dynamo.endpoint,
+        sfn: sfn.url,
+        bedrockRuntime: bedrock.url,
+        eventbridge: events.url,
+      },
+      environmentOverrides: {
+        ...options.environment,
+        ...(options.model === undefined ? {} : { DEFAULT_MODEL_ID: options.model }),
+      },
+      ...(options.functionLog === undefined ? {} : { log: options.functionLog }),
+    });
+    stops.push(() => lambdas.close());
+    // Runs stop before their sandboxes do: a task cut off mid-invocation would otherwise fail the run.
+    stops.push(() => runner.close());
+
+    const api = await startApiServer({
+      routes: model.apiRoutes,
+      invokeFunction: invoke,
+      port: options.port ?? 8787,
+    });
+    stops.push(api.close);
+
+    let stopped: Promise<void> | undefined;
+    return {
+      apiUrl: api.url,
+      endpoints: {
+        api: api.url,
+        dynamodb: dynamo.endpoint,
+        sfn: sfn.url,
+        bedrockRuntime: bedrock.url,
+        eventbridge: events.url,
+      },
+      model,
+      executions: runner,
+      lambdas,
+      bedrock,
+      events,
+      storage: dynamo.storage,
+      fixturesDir,
+      stop: () => {
+        stopped ??= stopAll();
+        return stopped;
+      },
+    };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}

@@ -1,0 +1,144 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+import { MODEL_ROLES, type ModelRole, ModelRoleSchema } from "../../lambdas/core/model-roles";
+import { StopReasonSchema } from "../../lambdas/core/ports/model-client";
+import { FixtureFileError } from "./errors";
+
+/** Bedrock runtime errors a fixture turn may raise, with the HTTP status Bedrock answers them with. */
+export const BEDROCK_ERROR_STATUS = {
+  ThrottlingException: 429,
+  ValidationException: 400,
+  AccessDeniedException: 403,
+  ResourceNotFoundException: 404,
+  ServiceUnavailableException: 503,
+  InternalServerException: 500,
+  ModelTimeoutException: 408,
+  ModelNotReadyException: 429,
+  ModelErrorException: 424,
+  ServiceQuotaExceededException: 400,
+} as const;
+export type BedrockErrorName = keyof typeof BEDROCK_ERROR_STATUS;
+const BEDROCK_ERROR_NAMES = Object.keys(BEDROCK_ERROR_STATUS) as [BedrockErrorName, ...BedrockErrorName[]];
+
+const UsageSchema = z.strictObject({
+  inputTokens: z.number().int().min(0).optional(),
+  outputTokens: z.number().int().min(0).optional(),
+  cacheReadInputTokens: z.number().int().min(0).optional(),
+  cacheWriteInputTokens: z.number().int().min(0).optional(),
+});
+
+const ToolUseSchema = z.strictObject({
+  name: z.string().min(1),
+  input: z.json().default({}),
+  /** @default - derived from goal, role, call and position, so a replay sends the same id */
+  toolUseId: z.string().min(1).optional(),
+});
+
+/** A scripted assistant turn: text, one or more tool calls (or both), optional stop reason and usage. */
+export const ResponseTurnSchema = z
+  .strictObject({
+    text: z.string().optional(),
+    toolUse: z.union([ToolUseSchema, z.array(ToolUseSchema).min(1)]).optional(),
+    stopReason: StopReasonSchema.optional(),
+    usage: UsageSchema.optional(),
+  })
+  .refine((turn) => turn.text !== undefined || turn.toolUse !== undefined, {
+    message: "a turn needs text, toolUse or error",
+  });
+export type ResponseTurn = z.infer<typeof ResponseTurnSchema>;
+
+/** A scripted failure: the attempt gets this Bedrock error instead of a turn. */
+export const ErrorTurnSchema = z.strictObject({
+  error: z.enum(BEDROCK_ERROR_NAMES),
+  message: z.string().optional(),
+});
+export type ErrorTurn = z.infer<typeof ErrorTurnSchema>;
+
+const FixtureFileSchema = z.partialRecord(ModelRoleSchema, z.array(z.unknown()));
+
+/**
+ * One call's script: the errors its first attempts get, then the response (absent when the role's
+ * list ends in errors).
+ */
+export interface ScriptedCall {
+  readonly errors: readonly ErrorTurn[];
+  readonly response?: ResponseTurn;
+}
+
+export type ModelFixture = Partial<Record<ModelRole, readonly ScriptedCall[]>>;
+
+/** `scripted:<name>` → `<name>`, or undefined for any other model id. */
+export function fixtureNameOf(modelId: string): string | undefined {
+  const match = /^scripted:([A-Za-z0-9._-]+)$/.exec(modelId);
+  return match?.[1];
+}
+
+export function fixtureFileOf(fixturesDir: string, name: string): string {
+  return path.join(fixturesDir, `${name}.json`);
+}
+
+/** The fixture names a folder offers (its `*.json` files). */
+export function availableFixtures(fixturesDir: string): string[] {
+  if (!existsSync(fixturesDir)) return [];
+  return readdirSync(fixturesDir)
+    .filter((file) => file.endsWith(".json"))
+    .map((file) => file.slice(0, -".json".length))
+    .sort();
+}
+
+/**
+ * Reads and checks a fixture file (DESIGN §6): `{"<role>": [turn, …]}`. Error turns are
+ * attempt-level: they are served to the successive attempts of the call whose response follows
+ * them, so `[{"error": "ThrottlingException"}, {"text": "a"}]` throttles call 0 once, then
+ * answers it. Without error turns, call n gets turn n.
+ */
+export function loadModelFixture(file: string): ModelFixture {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, "utf8"));
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    throw new FixtureFileError(file, `Fixture file ${file} cannot be read as JSON: ${why}`, { cause: error });
+  }
+  const parsed = FixtureFileSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw invalid(file, parsed.error, [], `roles are ${MODEL_ROLES.join(", ")}, each a list of turns`);
+  }
+  const fixture: Partial<Record<ModelRole, ScriptedCall[]>> = {};
+  for (const [role, turns] of Object.entries(parsed.data)) {
+    const calls: ScriptedCall[] = [];
+    let errors: ErrorTurn[] = [];
+    turns.forEach((turn, index) => {
+      const isError = typeof turn === "object" && turn !== null && "error" in turn;
+      const result = (isError ? ErrorTurnSchema : ResponseTurnSchema).safeParse(turn);
+      if (!result.success) throw invalid(file, result.error, [role, index]);
+      if ("error" in result.data) errors.push(result.data);
+      else {
+        calls.push({ errors, response: result.data });
+        errors = [];
+      }
+    });
+    if (errors.length > 0) calls.push({ errors });
+    fixture[ModelRoleSchema.parse(role)] = calls;
+  }
+  return fixture;
+}
+
+function invalid(file: string, error: z.ZodError, prefix: PropertyKey[], hint?: string): FixtureFileError {
+  const details = error.issues.flatMap((issue) => explain(issue, prefix)).join("; ");
+  return new FixtureFileError(file, `Fixture file ${file} is invalid: ${details}${hint ? ` (${hint})` : ""}`);
+}
+
+/**
+ * `path: message` lines for one issue. A union (`toolUse`: one call or a list) reports the issues of
+ * its closest branch rather than zod's bare "Invalid input".
+ */
+function explain(issue: z.core.$ZodIssue, prefix: readonly PropertyKey[]): string[] {
+  const path = [...prefix, ...issue.path];
+  if (issue.code === "invalid_union" && issue.errors.length > 0) {
+    const closest = issue.errors.reduce((best, branch) => (branch.length < best.length ? branch : best));
+    return closest.flatMap((inner) => explain(inner, path));
+  }
+  return [`${path.map(String).join(".") || "(root)"}: ${issue.message}`];
+}

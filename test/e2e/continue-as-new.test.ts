@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { allEvents, type E2eStack, followGoal, startE2eStack } from "./local-stack-harness";
+
+const ITERATIONS = 120;
+
+/** 120 reason turns, each writing a new file (progress every cycle), the last one the report. */
+function longRunFixture() {
+  const reason = Array.from({ length: ITERATIONS }, (_, index) => ({
+    toolUse: {
+      name: "workspace_write",
+      input:
+        index === ITERATIONS - 1
+          ? { path: "final.md", content: `Final report after ${ITERATIONS} steps` }
+          : { path: `notes/step-${index}.md`, content: `note ${index}` },
+    },
+    usage: { inputTokens: 100, outputTokens: 10 },
+  }));
+  return { reason };
+}
+
+describe("continue-as-new on the local stack", () => {
+  let e2e: E2eStack;
+
+  beforeAll(async () => {
+    e2e = await startE2eStack();
+    e2e.writeFixture("long-run", longRunFixture());
+  });
+
+  afterAll(async () => {
+    await e2e?.stop();
+  });
+
+  it("carries a 120-iteration goal across two continue-as-new boundaries with state, usage and events intact", async () => {
+    // Prepare
+    const spec = {
+      objective: "Keep notes for every step, then write final.md",
+      successChecks: [
+        {
+          id: "final-report",
+          description: "final.md exists",
+          verify: { kind: "artifact", path: "final.md", contains: `${ITERATIONS} steps` },
+        },
+      ],
+      limits: { maxSteps: 500, maxCostUsd: 5 },
+      pattern: "react",
+      models: { default: "scripted:long-run" },
+    };
+
+    // Act
+    const accepted = await e2e.client.submitGoal(spec);
+    const { final } = await followGoal(e2e.client, accepted.goalId, { deadlineMs: 240_000 });
+
+    // Assess
+    expect(final.status).toBe("completed");
+    expect(final.steps).toBe(ITERATIONS);
+    expect(final.usage).toMatchObject({
+      modelCalls: ITERATIONS,
+      inputTokens: 100 * ITERATIONS,
+      outputTokens: 10 * ITERATIONS,
+    });
+    expect(final.runId).toBe("r3");
+    const events = await allEvents(e2e.client, accepted.goalId);
+    expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));
+    expect(new Set(events.map((event) => event.runId).filter(Boolean))).toEqual(new Set(["r1", "r2", "r3"]));
+    const executions = e2e.stack.executions
+      .list()
+      .filter((execution) => execution.name.startsWith(accepted.goalId))
+      .map((execution) => execution.name)
+      .sort();
+    expect(executions).toEqual([`${accepted.goalId}-r1`, `${accepted.goalId}-r2`, `${accepted.goalId}-r3`]);
+  }, 300_000);
+});

@@ -1,0 +1,98 @@
+import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import type { GoalSnapshot, GoalStatus } from "../../lambdas/core/goal-record";
+import { checkInvariants } from "../../lambdas/core/invariants";
+import { GoalsClient } from "../../lib/local/cli/goals-client";
+import { type LocalStack, startLocalStack } from "../../lib/local/local-stack";
+
+export const PROJECT_DIR = resolve(import.meta.dirname, "../..");
+
+export interface E2eStack {
+  readonly stack: LocalStack;
+  readonly client: GoalsClient;
+  readonly fixturesDir: string;
+  /** Writes one more fixture file `<name>.json` for `scripted:<name>`. */
+  writeFixture(name: string, fixture: unknown): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * The local stack as a user runs it (`npm start`): the real cdk.out, the API on 127.0.0.1, dynalite in
+ * memory. Fixtures are the examples' plus the end-to-end ones, copied to a folder of this run's own.
+ */
+export async function startE2eStack(options: { continueAsNewAfter?: number } = {}): Promise<E2eStack> {
+  const fixturesDir = mkdtempSync(join(tmpdir(), "goal-loops-e2e-"));
+  for (const source of [join(PROJECT_DIR, "examples", "fixtures"), join(import.meta.dirname, "fixtures")]) {
+    for (const file of readdirSync(source)) cpSync(join(source, file), join(fixturesDir, file));
+  }
+  const stack = await startLocalStack({
+    projectDir: PROJECT_DIR,
+    synth: false,
+    port: 0,
+    fixturesDir,
+    inMemory: true,
+    log: () => undefined,
+    functionLog: () => undefined,
+    environment:
+      options.continueAsNewAfter === undefined
+        ? {}
+        : { CONTINUE_AS_NEW_AFTER: String(options.continueAsNewAfter) },
+  });
+  return {
+    stack,
+    client: new GoalsClient(stack.apiUrl),
+    fixturesDir,
+    writeFixture: (name, fixture) =>
+      writeFileSync(join(fixturesDir, `${name}.json`), JSON.stringify(fixture)),
+    stop: async () => {
+      await stack.stop();
+      rmSync(fixturesDir, { recursive: true, force: true });
+    },
+  };
+}
+
+const SETTLED: ReadonlySet<GoalStatus> = new Set([
+  "completed",
+  "paused",
+  "failed",
+  "terminated",
+  "cancelled",
+  "waiting",
+]);
+
+/**
+ * Polls a goal until it settles (or the deadline passes) and checks the DESIGN §4 invariants on
+ * every snapshot seen on the way. Returns the settled snapshot and every snapshot observed.
+ */
+export async function followGoal(
+  client: GoalsClient,
+  goalId: string,
+  options: { deadlineMs?: number } = {},
+): Promise<{ final: GoalSnapshot; seen: readonly GoalSnapshot[] }> {
+  const deadline = Date.now() + (options.deadlineMs ?? 60_000);
+  const seen: GoalSnapshot[] = [];
+  for (;;) {
+    const snapshot = await client.getGoal(goalId);
+    seen.push(snapshot);
+    const broken = checkInvariants(snapshot);
+    if (broken.length > 0) throw new Error(`Snapshot of ${goalId} breaks invariants: ${broken.join("; ")}`);
+    if (SETTLED.has(snapshot.status)) return { final: snapshot, seen };
+    if (Date.now() > deadline) {
+      throw new Error(`Goal ${goalId} still ${snapshot.status} after ${options.deadlineMs ?? 60_000} ms`);
+    }
+    await new Promise((resolveDelay) => setTimeout(resolveDelay, 100));
+  }
+}
+
+/** Every event of a goal, following `nextSeq` pages. */
+export async function allEvents(client: GoalsClient, goalId: string) {
+  const items = [];
+  let after = 0;
+  for (;;) {
+    const page = await client.listEvents(goalId, after);
+    items.push(...page.items);
+    if (page.items.length === 0 || page.nextSeq === after) return items;
+    after = page.nextSeq;
+  }
+}

@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+import { matchRoute } from "../../lib/local/api-routes";
+import type { ApiRouteSpec } from "../../lib/local/cloud-assembly-model";
+
+const route = (method: string, resourcePath: string): ApiRouteSpec => ({
+  apiLogicalId: "Api",
+  method,
+  resourcePath,
+  functionArn: `fn:${method}:${resourcePath}`,
+});
+
+const routes = [
+  route("GET", "/goals"),
+  route("POST", "/goals"),
+  route("GET", "/goals/{goalId}"),
+  route("GET", "/goals/{goalId}/events"),
+  route("GET", "/goals/latest"),
+  route("ANY", "/files/{proxy+}"),
+  route("GET", "/files/{proxy+}"),
+];
+
+describe("matchRoute", () => {
+  it.each([
+    ["GET", "/goals", "/goals", null],
+    ["POST", "/goals", "/goals", null],
+    ["GET", "/goals/g-1", "/goals/{goalId}", { goalId: "g-1" }],
+    ["GET", "/goals/g-1/events", "/goals/{goalId}/events", { goalId: "g-1" }],
+    ["GET", "/goals/latest", "/goals/latest", null],
+    ["GET", "/goals/a%20b", "/goals/{goalId}", { goalId: "a b" }],
+    ["DELETE", "/files/a/b.txt", "/files/{proxy+}", { proxy: "a/b.txt" }],
+  ])("routes %s %s to %s", (method, path, resourcePath, pathParameters) => {
+    // Act
+    const match = matchRoute(routes, method, path);
+
+    // Assess
+    expect(match?.route.resourcePath).toBe(resourcePath);
+    expect(match?.pathParameters).toEqual(pathParameters);
+  });
+
+  it("prefers a route's exact method over ANY", () => {
+    // Act
+    const match = matchRoute(routes, "GET", "/files/x");
+
+    // Assess
+    expect(match?.route.method).toBe("GET");
+  });
+
+  it.each([
+    ["DELETE", "/goals"],
+    ["GET", "/goals/g-1/events/extra"],
+    ["GET", "/files"],
+    ["GET", "/"],
+  ])("finds no route for %s %s", (method, path) => {
+    // Act + Assess
+    expect(matchRoute(routes, method, path)).toBeUndefined();
+  });
+});
