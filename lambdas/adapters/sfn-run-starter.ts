@@ -1,5 +1,6 @@
 import { type SFNClient, StartExecutionCommand } from "@aws-sdk/client-sfn";
 import { GoalLoopsError } from "../core/errors";
+import { executionName } from "../core/react/continue-as-new";
 
 /** One run of a goal: a Step Functions execution named `${goalId}-${runId}` with input `{goalId, runId}`. */
 export interface RunStart {
@@ -11,9 +12,16 @@ export interface RunStart {
 /** Starts a run; resolves when it is started or already was. Throws ExecutionStartError. */
 export type StartRun = (run: RunStart) => Promise<void>;
 
-/** Step Functions refused or could not be asked to start a run. */
+/** The name a state machine's Retry matches: starting may succeed later (throttling, a 5xx). */
+export const EXECUTION_START_THROTTLED = "ExecutionStartThrottled";
+
+/**
+ * Step Functions refused or could not be asked to start a run. Named `ExecutionStartThrottled` when
+ * the same StartExecution may succeed later, so a Retry can match it, and `ExecutionStartError` when
+ * it cannot (access denied, a bad ARN): that one is never retried.
+ */
 export class ExecutionStartError extends GoalLoopsError {
-  override readonly name = "ExecutionStartError";
+  override readonly name: "ExecutionStartError" | typeof EXECUTION_START_THROTTLED;
   override readonly retryable: boolean;
   readonly goalId: string;
 
@@ -21,6 +29,7 @@ export class ExecutionStartError extends GoalLoopsError {
     super(message, options);
     this.goalId = goalId;
     this.retryable = retryable;
+    this.name = retryable ? EXECUTION_START_THROTTLED : "ExecutionStartError";
   }
 }
 
@@ -30,10 +39,6 @@ const RETRYABLE = new Set(["ExecutionLimitExceeded", "ThrottlingException", "Ser
 interface SdkErrorShape {
   readonly name?: unknown;
   readonly $fault?: unknown;
-}
-
-export function executionName(run: Pick<RunStart, "goalId" | "runId">): string {
-  return `${run.goalId}-${run.runId}`;
 }
 
 /**
@@ -47,7 +52,7 @@ export function sfnRunStarter(client: SFNClient): StartRun {
       await client.send(
         new StartExecutionCommand({
           stateMachineArn: run.stateMachineArn,
-          name: executionName(run),
+          name: executionName(run.goalId, run.runId),
           input: JSON.stringify({ goalId: run.goalId, runId: run.runId }),
         }),
       );
@@ -58,7 +63,7 @@ export function sfnRunStarter(client: SFNClient): StartRun {
       const retryable = RETRYABLE.has(name) || shape.$fault !== "client";
       throw new ExecutionStartError(
         run.goalId,
-        `Step Functions did not start run ${executionName(run)}: ${name}`,
+        `Step Functions did not start run ${executionName(run.goalId, run.runId)}: ${name}`,
         retryable,
         { cause: error },
       );

@@ -15,6 +15,7 @@ import {
 import { LambdaInvoke } from "aws-cdk-lib/aws-stepfunctions-tasks";
 import { Construct } from "constructs";
 import { RETRYABLE_MODEL_ERRORS } from "../../lambdas/adapters/bedrock-errors";
+import { EXECUTION_START_THROTTLED } from "../../lambdas/adapters/sfn-run-starter";
 import type { NextStep } from "../../lambdas/core/react/step-result";
 import type { GoalLoopFunction } from "./goal-loop-function";
 
@@ -31,11 +32,15 @@ export const LAMBDA_SERVICE_ERRORS = [
  * (`GoalStoreUnavailableError`, DynamoDB adapter).
  */
 export const RETRYABLE_STORE_ERRORS = ["ConcurrentModificationError", "GoalStoreUnavailableError"] as const;
-/** What every step task retries on; anything else (fatal model errors among them) is caught. */
+/**
+ * What every step task retries on; anything else (fatal model errors among them) is caught.
+ * `ExecutionStartThrottled` comes from ContinueAsNew, whose retry starts the same named run again.
+ */
 export const STEP_RETRY_ERRORS = [
   ...LAMBDA_SERVICE_ERRORS,
   ...RETRYABLE_MODEL_ERRORS,
   ...RETRYABLE_STORE_ERRORS,
+  EXECUTION_START_THROTTLED,
 ] as const;
 
 const STEP_RETRY: Omit<RetryProps, "errors"> = {

@@ -229,7 +229,12 @@ describe("ReactLoop with default props", () => {
     for (const state of STEP_TASKS) {
       expect(stateOf(definition, state).Retry, state).toEqual([
         {
-          ErrorEquals: [...LAMBDA_SERVICE_ERRORS, ...RETRYABLE_MODEL_ERRORS, ...STORE_ERRORS],
+          ErrorEquals: [
+            ...LAMBDA_SERVICE_ERRORS,
+            ...RETRYABLE_MODEL_ERRORS,
+            ...STORE_ERRORS,
+            "ExecutionStartThrottled",
+          ],
           IntervalSeconds: 2,
           MaxAttempts: 3,
           BackoffRate: 2,

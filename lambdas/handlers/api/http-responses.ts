@@ -1,5 +1,5 @@
 import type { APIGatewayProxyResult } from "aws-lambda";
-import { ExecutionStartError } from "../../adapters/sfn-run-starter";
+import { EXECUTION_START_THROTTLED, ExecutionStartError } from "../../adapters/sfn-run-starter";
 import { GoalLoopsError, ValidationError, type ValidationIssue } from "../../core/errors";
 import { IdempotencyKeyReusedError } from "../../core/goal-intake";
 import { PatternUnavailableError } from "./api-errors";
@@ -44,17 +44,21 @@ interface KnownError {
  * Named errors the API answers on purpose, by `name` (the stable contract of GoalLoopsError). The
  * code drops the `Error` suffix: it names what happened, not the class.
  */
+/** Both names of ExecutionStartError (retryable or not) answer the same to an API caller. */
+const EXECUTION_START_FAILED = {
+  statusCode: 502,
+  code: "ExecutionStartFailed",
+  message: "the goal was stored but Step Functions did not start its run",
+};
+
 const KNOWN_ERRORS: Readonly<Record<string, KnownError>> = {
   ValidationError: { statusCode: 400, code: "ValidationError" },
   PatternUnavailableError: { statusCode: 400, code: "PatternUnavailable" },
   MissingCallerIdentityError: { statusCode: 401, code: "MissingCallerIdentity" },
   GoalNotFoundError: { statusCode: 404, code: "GoalNotFound" },
   IdempotencyKeyReusedError: { statusCode: 422, code: "IdempotencyKeyReused" },
-  ExecutionStartError: {
-    statusCode: 502,
-    code: "ExecutionStartFailed",
-    message: "the goal was stored but Step Functions did not start its run",
-  },
+  ExecutionStartError: EXECUTION_START_FAILED,
+  [EXECUTION_START_THROTTLED]: EXECUTION_START_FAILED,
   GoalStoreUnavailableError: {
     statusCode: 503,
     code: "ServiceUnavailable",
