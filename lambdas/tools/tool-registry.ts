@@ -42,6 +42,16 @@ export function riskOf<S extends z.ZodType>(tool: BuiltInTool<S>, input: z.outpu
   return typeof tool.risk === "function" ? tool.risk(input) : tool.risk;
 }
 
+/**
+ * The tool's input as JSON Schema for Converse `toolSpec.inputSchema.json`. zod stamps a `$schema`
+ * (draft 2020-12) on the root; tool schemas are plain objects the model fills in, so the dialect tag
+ * is dropped rather than sent with every request.
+ */
+function bedrockInputSchema(schema: z.ZodType): Record<string, unknown> {
+  const { $schema: _dialect, ...inputSchema } = z.toJSONSchema(schema, { io: "input" });
+  return inputSchema;
+}
+
 export function registerTool<S extends z.ZodType>(tool: BuiltInTool<S>): RegisteredTool {
   return {
     name: tool.name,
@@ -49,7 +59,7 @@ export function registerTool<S extends z.ZodType>(tool: BuiltInTool<S>): Registe
     spec: {
       name: tool.name,
       description: tool.description,
-      inputSchema: z.toJSONSchema(tool.inputSchema, { io: "input" }),
+      inputSchema: bedrockInputSchema(tool.inputSchema),
     },
     prepare(input) {
       const parsed = parseOrThrow(tool.inputSchema, input, `input for tool '${tool.name}'`);

@@ -45,6 +45,7 @@ describe("tool registry: specs for the model", () => {
       expect(spec.description.length).toBeGreaterThan(20);
       // What Bedrock gets must be plain JSON.
       expect(JSON.parse(JSON.stringify(spec.inputSchema))).toEqual(spec.inputSchema);
+      expect(spec.inputSchema).not.toHaveProperty("$schema");
     }
   });
 

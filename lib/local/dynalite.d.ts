@@ -1,4 +1,4 @@
-/** dynalite 4 ships no types: the part of its API the tests use. */
+/** dynalite 4 ships no types: the part of its API the local runtime and the tests use. */
 declare module "dynalite" {
   import type { Server } from "node:http";
 
