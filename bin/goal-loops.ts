@@ -14,6 +14,14 @@ function parsePort(value: string): number {
   return port;
 }
 
+interface RunOptions {
+  readonly model?: string;
+  readonly json: boolean;
+  readonly port: number;
+  readonly fixtures: string;
+  readonly verbose: boolean;
+}
+
 const program = new Command("goal-loops")
   .description("Run goal-directed agent loops on the local stack (the same cdk.out that `cdk deploy` ships)")
   .showHelpAfterError();
@@ -33,41 +41,42 @@ program
     8787,
   )
   .option("--fixtures <dir>", "fixtures folder when the stack is started in process", "examples/fixtures")
-  .action(
-    async (goalFile: string, options: { model?: string; json: boolean; port: number; fixtures: string }) => {
-      const write = (line: string) => process.stdout.write(`${line}\n`);
-      const log = (line: string) => process.stderr.write(`${line}\n`);
-      let client = new GoalsClient(`http://127.0.0.1:${options.port}`);
-      let stop: (() => Promise<void>) | undefined;
-      if (!(await client.isReachable())) {
-        log(`No local stack on port ${options.port}: starting one in this process (in memory)...`);
-        const stack = await startLocalStack({
-          projectDir,
-          port: 0,
-          fixturesDir: resolve(options.fixtures),
-          model: options.model,
-          inMemory: true,
-          log,
-        });
-        client = new GoalsClient(stack.apiUrl);
-        stop = () => stack.stop();
-      }
-      try {
-        process.exitCode = await runGoal({
-          client,
-          goalFile,
-          model: options.model,
-          json: options.json,
-          write,
-        });
-      } catch (error) {
-        if (!(error instanceof GoalFileError)) throw error;
-        log(error.message);
-        process.exitCode = 1;
-      } finally {
-        await stop?.();
-      }
-    },
-  );
+  .option("--verbose", "with a stack started in process, show its runtime and function logs on stderr", false)
+  .action(async (goalFile: string, options: RunOptions) => {
+    const write = (line: string) => process.stdout.write(`${line}\n`);
+    const log = (line: string) => process.stderr.write(`${line}\n`);
+    let client = new GoalsClient(`http://127.0.0.1:${options.port}`);
+    let stop: (() => Promise<void>) | undefined;
+    if (!(await client.isReachable())) {
+      log(`No local stack on port ${options.port}: starting one in this process (in memory)...`);
+      const stack = await startLocalStack({
+        projectDir,
+        port: 0,
+        fixturesDir: resolve(options.fixtures),
+        model: options.model,
+        inMemory: true,
+        // Progress goes to stdout; the stack's own chatter only when asked for, and never on stdout.
+        log: options.verbose ? log : () => undefined,
+        functionLog: options.verbose ? (name, line) => log(`[${name}] ${line}`) : () => undefined,
+      });
+      client = new GoalsClient(stack.apiUrl);
+      stop = () => stack.stop();
+    }
+    try {
+      process.exitCode = await runGoal({
+        client,
+        goalFile,
+        model: options.model,
+        json: options.json,
+        write,
+      });
+    } catch (error) {
+      if (!(error instanceof GoalFileError)) throw error;
+      log(error.message);
+      process.exitCode = 1;
+    } finally {
+      await stop?.();
+    }
+  });
 
 await program.parseAsync(process.argv);
