@@ -4,6 +4,8 @@ import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { Command, InvalidArgumentError } from "commander";
 import { GoalLoopsError } from "../lambdas/core/errors";
+import { watchOutbox } from "../lib/local/local-outbox";
+import { localSecrets } from "../lib/local/local-secrets";
 import { type LocalStack, startLocalStack } from "../lib/local/local-stack";
 import { availableFixtures } from "../lib/local/model-fixtures";
 
@@ -55,6 +57,7 @@ const program = new Command("local")
   .showHelpAfterError();
 
 const flags = program.parse(process.argv).opts<Flags>();
+const { secrets, generated } = localSecrets(process.env);
 let stack: LocalStack;
 try {
   stack = await startLocalStack({
@@ -65,6 +68,7 @@ try {
     stateDir: path.resolve(flags.stateDir),
     inMemory: flags.inMemory,
     retryIntervalMs: flags.retryIntervalMs,
+    secrets,
   });
 } catch (error) {
   // Errors of ours (a bad cdk.out, a failed synth) and a taken port say all there is to say.
@@ -102,14 +106,35 @@ console.log(
     `  curl -s ${stack.apiUrl}/goals                       # snapshots; /goals/<goalId>/events for the log`,
     `  npx goal-loops run ${goalFile}   # live progress in this terminal (the example names its scripted model)`,
     "",
+    `  curl -s ${stack.apiUrl}/_local/outbox                # what Slack, email and notify would have sent`,
+    ...(generated.length > 0
+      ? [
+          "",
+          "Generated for this run (set them to keep them):",
+          `  ${generated.map((name) => `${name}=${secretValue(name)}`).join("\n  ")}`,
+        ]
+      : []),
+    "",
     "Ctrl+C stops it.",
   ].join("\n"),
+);
+
+function secretValue(name: string): string {
+  if (name === "SLACK_SIGNING_SECRET") return secrets.slackSigningSecret;
+  if (name === "SLACK_BOT_TOKEN") return secrets.slackBotToken;
+  return secrets.emailLinkSecret;
+}
+
+// New outbox messages (approval requests for Slack and email, notify) are printed as they arrive.
+const stopWatchingOutbox = watchOutbox(stack.readOutbox, (entry) =>
+  console.log(`outbox ${entry.channel} for ${entry.goalId}: ${JSON.stringify(entry.message)}`),
 );
 
 let stopping = false;
 const shutdown = (signal: string) => {
   if (stopping) return;
   stopping = true;
+  stopWatchingOutbox();
   console.log(`\n${signal}: stopping…`);
   stack.stop().then(
     () => process.exit(0),

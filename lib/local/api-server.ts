@@ -13,6 +13,11 @@ export interface ApiServerOptions {
   readonly port?: number;
   /** Function errors and malformed answers (502s) are reported here. @default console.error */
   readonly onError?: (message: string, error?: unknown) => void;
+  /**
+   * Local-only GET routes answered by the runtime itself (e.g. `/_local/outbox`), never by a
+   * function: they do not exist in API Gateway.
+   */
+  readonly localRoutes?: Readonly<Record<string, () => Promise<JsonValue>>>;
 }
 
 /** The caller every local request is made as: the API maps it to tenant "local". */
@@ -44,6 +49,15 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     const method = (req.method ?? "GET").toUpperCase();
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(Buffer.from(chunk));
+    const local = options.localRoutes?.[url.pathname];
+    if (local !== undefined && method === "GET") {
+      try {
+        return sendJson(res, 200, await local());
+      } catch (error) {
+        onError(`${method} ${url.pathname}: the local route failed`, error);
+        return sendJson(res, 500, { message: "local route failed" });
+      }
+    }
     const match = matchRoute(options.routes, method, url.pathname);
     if (match === undefined) {
       const known = [...new Set(options.routes.map((r) => `${r.method} ${r.resourcePath}`))].join(", ");
@@ -74,7 +88,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   return listen(server, options.port ?? 8787);
 }
 
-function sendJson(res: ServerResponse, status: number, body: JsonObject): void {
+function sendJson(res: ServerResponse, status: number, body: JsonValue): void {
   res.writeHead(status, { "content-type": "application/json" });
   res.end(JSON.stringify(body));
 }

@@ -7,6 +7,8 @@ import { createTables, startLocalDynamo } from "./dynamo";
 import { type EventBridgeEndpoint, startEventBridgeEndpoint } from "./eventbridge-endpoint";
 import { LambdaHost } from "./lambda-host";
 import type { LogLine } from "./lambda-sandbox";
+import { type LocalOutboxEntry, localOutboxReader } from "./local-outbox";
+import { type LocalSecrets, secretEnvironment } from "./local-secrets";
 import { startSfnEndpoint } from "./sfn-endpoint";
 import { StateMachineRunner } from "./state-machine-runner";
 
@@ -29,6 +31,8 @@ export interface LocalStackOptions {
   readonly inMemory?: boolean;
   /** What every Retry waits locally, in ms; null keeps the definitions' intervals. @default 0 */
   readonly retryIntervalMs?: number | null;
+  /** Slack and email secrets the doors use locally. @default from the environment, or generated */
+  readonly secrets?: LocalSecrets;
   /** More variables for every function, over its own. */
   readonly environment?: Readonly<Record<string, string>>;
   /** Runtime messages (synth, executions). @default console.log */
@@ -55,6 +59,8 @@ export interface LocalStack {
   /** Model calls made, per (goal, role, call). */
   readonly bedrock: BedrockEndpoint;
   readonly events: EventBridgeEndpoint;
+  /** Every goal's outbox: what Slack, email and `notify` would have sent (also `GET /_local/outbox`). */
+  readOutbox(): Promise<LocalOutboxEntry[]>;
   /** Where DynamoDB keeps its data: a folder, or `in memory`. */
   readonly storage: string;
   readonly fixturesDir: string;
@@ -89,7 +95,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     await createTables(dynamo.endpoint, model.tables);
 
     // The runner and endpoints call functions through the host, which needs their URLs first.
-    const invoke = (functionRef: string, payload: JsonValue) => lambdas.invoke(functionRef, payload);
+    let lambdas: LambdaHost | undefined;
+    const invoke = (functionRef: string, payload: JsonValue) => {
+      if (lambdas === undefined) throw new Error("the local stack is still starting");
+      return lambdas.invoke(functionRef, payload);
+    };
     const runner = new StateMachineRunner({
       stateMachines: model.stateMachines,
       invokeFunction: invoke,
@@ -108,7 +118,20 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const bedrock = await startBedrockEndpoint({ fixturesDir });
     stops.push(bedrock.close);
 
-    const lambdas = new LambdaHost({
+    // The API listens first: its URL goes into the functions' environment (links in emails).
+    const readOutbox = localOutboxReader(
+      dynamo.endpoint,
+      model.tables.map((table) => table.tableName),
+    );
+    const api = await startApiServer({
+      routes: model.apiRoutes,
+      invokeFunction: invoke,
+      port: options.port ?? 8787,
+      localRoutes: { "/_local/outbox": async () => ({ items: await readOutbox() }) },
+    });
+    stops.push(api.close);
+
+    const host = new LambdaHost({
       functions: model.functions,
       endpoints: {
         dynamodb: dynamo.endpoint,
@@ -117,21 +140,20 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         eventbridge: events.url,
       },
       environmentOverrides: {
+        // Slack and email messages go to the outbox (GET /_local/outbox) instead of Slack and SES;
+        // the doors' secrets come from the environment instead of Secrets Manager.
+        NOTIFY_DELIVERY: "outbox",
+        PUBLIC_API_URL: `${api.url}/`,
+        ...secretEnvironment(options.secrets),
         ...options.environment,
         ...(options.model === undefined ? {} : { DEFAULT_MODEL_ID: options.model }),
       },
       ...(options.functionLog === undefined ? {} : { log: options.functionLog }),
     });
-    stops.push(() => lambdas.close());
+    lambdas = host;
+    stops.push(() => host.close());
     // Runs stop before their sandboxes do: a task cut off mid-invocation would otherwise fail the run.
     stops.push(() => runner.close());
-
-    const api = await startApiServer({
-      routes: model.apiRoutes,
-      invokeFunction: invoke,
-      port: options.port ?? 8787,
-    });
-    stops.push(api.close);
 
     let stopped: Promise<void> | undefined;
     return {
@@ -145,7 +167,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       },
       model,
       executions: runner,
-      lambdas,
+      lambdas: host,
+      readOutbox,
       bedrock,
       events,
       storage: dynamo.storage,

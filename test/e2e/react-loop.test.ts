@@ -79,6 +79,40 @@ describe("ReAct end to end on the local stack (HTTP API, cdk.out bundles)", () =
     expect(final.stopReason?.message).toMatch(/call=1\b/);
   });
 
+  it("delivers a pre-authorized notify to the outbox once, shown by GET /_local/outbox", async () => {
+    // Prepare
+    const spec = {
+      objective: "Tell ops that release 2.0 is out",
+      successChecks: [
+        {
+          id: "ops-told",
+          description: "notify succeeded",
+          verify: { kind: "tool_result", tool: "notify", expect: { status: "success" } },
+        },
+      ],
+      tools: ["notify"],
+      approval: { preAuthorized: ["notify"] },
+      pattern: "react",
+      models: { default: "scripted:notify-preauthorized" },
+    };
+
+    // Act
+    const accepted = await e2e.client.submitGoal(spec);
+    const { final } = await followGoal(e2e.client, accepted.goalId);
+    const response = await fetch(`${e2e.stack.apiUrl}/_local/outbox`);
+    const outbox = (await response.json()) as {
+      items: { goalId: string; channel: string; message: unknown }[];
+    };
+
+    // Assess
+    expect(final.status).toBe("completed");
+    expect(final.lastEvidence).toMatchObject({ kind: "tool_result", tool: "notify" });
+    expect(response.status).toBe(200);
+    expect(outbox.items.filter((item) => item.goalId === accepted.goalId)).toEqual([
+      expect.objectContaining({ channel: "ops", message: "release 2.0 is out" }),
+    ]);
+  });
+
   it("answers a bad GoalSpec with 400 and the path of every bad field", async () => {
     // Prepare
     const spec = {
