@@ -1,0 +1,41 @@
+import { z } from "zod";
+
+/**
+ * What the Slack door reads of Slack's requests. Both arrive form-encoded: an interaction as one
+ * `payload` field holding JSON, a slash command as plain fields. Loose objects: Slack adds fields.
+ */
+
+export const BlockActionsPayloadSchema = z.looseObject({
+  type: z.literal("block_actions"),
+  user: z.looseObject({
+    id: z.string().min(1),
+    username: z.string().optional(),
+    name: z.string().optional(),
+  }),
+  team: z.looseObject({ id: z.string() }).nullish(),
+  actions: z.array(
+    z.looseObject({ action_id: z.string(), block_id: z.string().optional(), value: z.string().optional() }),
+  ),
+  /** Where the message can be replaced (Slack's documented way to update the source message). */
+  response_url: z.url().optional(),
+});
+export type BlockActionsPayload = z.infer<typeof BlockActionsPayloadSchema>;
+
+/** Any interaction: only its type is needed to tell block actions from shortcuts, views and the rest. */
+export const InteractionTypeSchema = z.looseObject({ type: z.string() });
+
+export const SlashCommandSchema = z.looseObject({
+  command: z.string().min(1),
+  text: z.string().default(""),
+  user_id: z.string().min(1),
+  user_name: z.string().optional(),
+  team_id: z.string().optional(),
+  channel_id: z.string().optional(),
+  response_url: z.url().optional(),
+});
+export type SlashCommand = z.infer<typeof SlashCommandSchema>;
+
+/** How the Slack door records who acted: `slack:<user id>`, shown back as a mention. */
+export function slackActor(userId: string): string {
+  return `slack:${userId}`;
+}

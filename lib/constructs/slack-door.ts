@@ -1,0 +1,170 @@
+import { fileURLToPath } from "node:url";
+import { Token } from "aws-cdk-lib";
+import { AuthorizationType, LambdaIntegration, type RestApi } from "aws-cdk-lib/aws-apigateway";
+import type { Grant, IGrantable } from "aws-cdk-lib/aws-iam";
+import type { RetentionDays } from "aws-cdk-lib/aws-logs";
+import { type ISecret, Secret } from "aws-cdk-lib/aws-secretsmanager";
+import { Construct } from "constructs";
+import { SLACK_ROUTES } from "../../lambdas/core/slack/slack-routes";
+import type { GoalEventBus } from "./goal-event-bus";
+import { GoalLoopFunction, type GoalLoopLogLevel } from "./goal-loop-function";
+import type { GoalTable } from "./goal-table";
+import { acknowledgeGoalTableGrant, acknowledgeNag } from "./nag-acknowledgments";
+
+/** Slack channel ids: `C…` (public), `G…` (private), `D…` (direct message). */
+const CHANNEL_ID_PATTERN = /^[CGD][A-Z0-9]{2,31}$/;
+
+export interface SlackDoorProps {
+  /** The goal store holding the approvals the buttons decide, and the replay guard's items. */
+  readonly goalTable: GoalTable;
+
+  /** The bus `Approval Decided` and `Revision Requested` go on. */
+  readonly goalEventBus: GoalEventBus;
+
+  /** The REST API `/slack/interactions` and `/slack/commands` are added to (the GoalsApi's). */
+  readonly restApi: RestApi;
+
+  /**
+   * The Slack app's signing secret. Put the value from the app's "Basic Information" page into it.
+   *
+   * @default - a new secret holding a random value, which refuses every request until replaced
+   */
+  readonly signingSecret?: ISecret;
+
+  /**
+   * The Slack app's bot token (`xoxb-…`, scope `chat:write`).
+   *
+   * @default - a new secret holding a random value, which Slack refuses until replaced
+   */
+  readonly botToken?: ISecret;
+
+  /**
+   * The tenant (AWS account id of the API callers) whose goals and approvals this Slack workspace
+   * may see and change; others are answered as unknown.
+   *
+   * @default - every tenant of the deployment
+   */
+  readonly tenantId?: string;
+
+  /**
+   * The channel approval requests go to when a goal's `approval.slackChannel` is not set.
+   *
+   * @default - none: a goal that asks for Slack approvals must name its channel
+   */
+  readonly defaultChannel?: string;
+
+  /**
+   * Powertools log level of the door's function.
+   *
+   * @default "INFO"
+   */
+  readonly logLevel?: GoalLoopLogLevel;
+
+  /**
+   * How long the function's log group keeps lines.
+   *
+   * @default RetentionDays.ONE_MONTH
+   */
+  readonly logRetention?: RetentionDays;
+}
+
+/**
+ * The Slack door (DESIGN §5): `POST /slack/interactions` (Approve / Reject buttons) and
+ * `POST /slack/commands` (the `/goal` slash command) on the goals API, served by a function of
+ * their own with no API Gateway auth, because Slack cannot sign with SigV4: Slack's v0 request
+ * signature, verified in the handler with the signing secret, is the credential. The construct owns
+ * (or imports) the signing secret and the bot token, and lets the function that posts approval
+ * requests read the token (`grantPostApprovalMessages`, `notifierEnvironment`).
+ */
+export class SlackDoor extends Construct {
+  readonly handler: GoalLoopFunction;
+  readonly signingSecret: ISecret;
+  readonly botToken: ISecret;
+  /** Environment a posting function needs: `SLACK_BOT_TOKEN_ARN` and `SLACK_DEFAULT_CHANNEL` when set. */
+  readonly notifierEnvironment: Readonly<Record<string, string>>;
+
+  constructor(scope: Construct, id: string, props: SlackDoorProps) {
+    super(scope, id);
+    validateProps(props);
+
+    this.signingSecret = props.signingSecret ?? this.placeholderSecret("SigningSecret", "signing secret");
+    this.botToken = props.botToken ?? this.placeholderSecret("BotToken", "bot token (xoxb-…)");
+    this.notifierEnvironment = {
+      SLACK_BOT_TOKEN_ARN: this.botToken.secretArn,
+      ...(props.defaultChannel === undefined ? {} : { SLACK_DEFAULT_CHANNEL: props.defaultChannel }),
+    };
+
+    this.handler = new GoalLoopFunction(this, "Handler", {
+      entry: fileURLToPath(new URL("../../lambdas/handlers/slack/slack-door.ts", import.meta.url)),
+      description: "goal-loops Slack door: approval buttons and the /goal slash command, Slack-signed",
+      logLevel: props.logLevel,
+      logRetention: props.logRetention,
+      environment: {
+        GOAL_TABLE_NAME: props.goalTable.table.tableName,
+        GOAL_EVENT_BUS_NAME: props.goalEventBus.eventBus.eventBusName,
+        SLACK_SIGNING_SECRET_ARN: this.signingSecret.secretArn,
+        ...(props.tenantId === undefined ? {} : { SLACK_TENANT_ID: props.tenantId }),
+      },
+    });
+    // Read and write: approvals are decided, and the replay guard puts an item per request.
+    props.goalTable.grantReadWriteData(this.handler);
+    acknowledgeGoalTableGrant(this.handler.role, props.goalTable);
+    this.signingSecret.grantRead(this.handler);
+    props.goalEventBus.grantPutEvents(this.handler);
+
+    this.addRoutes(props.restApi);
+  }
+
+  /** Lets a function post approval requests to Slack: read the bot token. */
+  grantPostApprovalMessages(grantee: IGrantable): Grant {
+    return this.botToken.grantRead(grantee);
+  }
+
+  private placeholderSecret(id: string, what: string): ISecret {
+    const secret = new Secret(this, id, {
+      description: `goal-loops: the Slack app's ${what}; replace the generated value with the app's`,
+      generateSecretString: { passwordLength: 48, excludePunctuation: true },
+    });
+    acknowledgeNag(
+      secret,
+      "AwsSolutions-SMG4",
+      "Slack issues this value: it is rotated in the Slack app's settings and then put here as a new version; " +
+        "Secrets Manager cannot rotate it on its own.",
+    );
+    return secret;
+  }
+
+  private addRoutes(api: RestApi): void {
+    const integration = new LambdaIntegration(this.handler.function, { allowTestInvoke: false });
+    for (const path of [SLACK_ROUTES.interactions, SLACK_ROUTES.commands]) {
+      const method = api.root
+        .resourceForPath(path)
+        .addMethod("POST", integration, { authorizationType: AuthorizationType.NONE });
+      const reason =
+        "Slack signs requests; verified in the handler: Slack cannot sign with SigV4 or present a user-pool token, so the " +
+        "route has no API Gateway auth and the handler refuses any request whose v0 signature, timestamp or replay check fails.";
+      acknowledgeNag(method, "AwsSolutions-APIG4", reason);
+      acknowledgeNag(method, "AwsSolutions-COG4", reason);
+    }
+  }
+}
+
+function validateProps(props: SlackDoorProps): void {
+  const { defaultChannel, tenantId } = props;
+  if (
+    defaultChannel !== undefined &&
+    !Token.isUnresolved(defaultChannel) &&
+    !CHANNEL_ID_PATTERN.test(defaultChannel)
+  ) {
+    throw new Error(
+      `SlackDoor: defaultChannel must be a Slack channel id such as C0123ABCD; got '${defaultChannel}'`,
+    );
+  }
+  if (
+    tenantId !== undefined &&
+    !Token.isUnresolved(tenantId) &&
+    !/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/.test(tenantId)
+  ) {
+    throw new Error(`SlackDoor: tenantId must be a tenant id (an AWS account id); got '${tenantId}'`);
+  }
+}
