@@ -1,9 +1,13 @@
 import { CfnOutput, type RemovalPolicy, Stack, type StackProps } from "aws-cdk-lib";
+import type { IEmailIdentity } from "aws-cdk-lib/aws-ses";
 import type { Construct } from "constructs";
+import { EmailDoor } from "./constructs/email-door";
 import { GoalEventBus } from "./constructs/goal-event-bus";
 import { GoalTable } from "./constructs/goal-table";
 import { GoalsApi } from "./constructs/goals-api";
 import { ReactLoop } from "./constructs/react-loop";
+import { ResumeHandler } from "./constructs/resume-handler";
+import { SlackDoor } from "./constructs/slack-door";
 
 /**
  * The stack's output names: what `cdk deploy` prints and what the local runtime and the CLI read
@@ -23,6 +27,13 @@ export interface GoalLoopsStackProps extends StackProps {
    * @default RemovalPolicy.RETAIN
    */
   readonly removalPolicy?: RemovalPolicy;
+
+  /**
+   * The SES identity (a verified address) approval emails are sent from.
+   *
+   * @default - no sender: the email door still decides links, but no email is sent from AWS
+   */
+  readonly approvalEmailSender?: IEmailIdentity;
 }
 
 /**
@@ -37,6 +48,9 @@ export class GoalLoopsStack extends Stack {
   readonly goalEventBus: GoalEventBus;
   readonly reactLoop: ReactLoop;
   readonly goalsApi: GoalsApi;
+  readonly emailDoor: EmailDoor;
+  readonly resumeHandler: ResumeHandler;
+  readonly slackDoor: SlackDoor;
 
   constructor(scope: Construct, id: string, props: GoalLoopsStackProps = {}) {
     super(scope, id, props);
@@ -47,6 +61,23 @@ export class GoalLoopsStack extends Stack {
     this.goalsApi = new GoalsApi(this, "GoalsApi", {
       goalTable: this.goalTable,
       stateMachines: { react: this.reactLoop.stateMachine },
+      goalEventBus: this.goalEventBus,
+    });
+    this.resumeHandler = new ResumeHandler(this, "ResumeHandler", {
+      goalTable: this.goalTable,
+      goalEventBus: this.goalEventBus,
+      stateMachines: { react: this.reactLoop.stateMachine },
+    });
+    this.emailDoor = new EmailDoor(this, "EmailDoor", {
+      goalTable: this.goalTable,
+      goalEventBus: this.goalEventBus,
+      restApi: this.goalsApi.restApi,
+      senderIdentity: props.approvalEmailSender,
+    });
+    this.slackDoor = new SlackDoor(this, "SlackDoor", {
+      goalTable: this.goalTable,
+      goalEventBus: this.goalEventBus,
+      restApi: this.goalsApi.restApi,
     });
 
     new CfnOutput(this, GOAL_LOOPS_OUTPUTS.goalTableName, {

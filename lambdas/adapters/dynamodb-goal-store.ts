@@ -295,6 +295,29 @@ export class DynamoDbGoalStore implements GoalStore {
     return decided;
   }
 
+  async replaceApprovalToken(approvalId: string, taskToken: string): Promise<Approval> {
+    const current = await this.getApproval(approvalId);
+    if (!current) throw new ApprovalNotFoundError(`Approval ${approvalId} does not exist`);
+    if (current.status !== "pending") throw alreadyDecided(approvalId, current.status);
+    const replaced = parseOrThrow(ApprovalSchema, toDocument({ ...current, taskToken }), "approval token");
+    const expiresAtSeconds = Math.floor(Date.parse(replaced.expiresAt) / 1000);
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: approvalItem(replaced, expiresAtSeconds + APPROVAL_RETENTION_SECONDS),
+          ConditionExpression: "#status = :pending",
+          ExpressionAttributeNames: { "#status": "status" },
+          ExpressionAttributeValues: { ":pending": "pending" },
+        }),
+      );
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) throw alreadyDecided(approvalId, "decided", error);
+      throw toStoreError(error, "replaceApprovalToken");
+    }
+    return replaced;
+  }
+
   async listApprovals(query: {
     tenantId: string;
     status: ApprovalStatus;

@@ -109,6 +109,8 @@ export const ReconcileResultSchema = z
     add: z.array(z.string().max(1000)).max(100).default([]),
     /** Success checks whose evidence no longer holds under the revised goal. */
     discardEvidenceFor: z.array(z.string()).max(20).default([]),
+    /** Whether the work so far must start over (recorded; a planning loop replans from scratch). */
+    restart: z.boolean().default(false),
   })
   .strict();
 export type ReconcileResult = z.infer<typeof ReconcileResultSchema>;
@@ -157,6 +159,27 @@ export const LoopMarkerSchema = z.object({
 export type LoopMarker = z.infer<typeof LoopMarkerSchema>;
 
 /**
+ * A human gate on the tool calls of one reason turn (run, iteration): the calls that need approval,
+ * the approval that asks for it, and the outcome Act obeys. Act runs `approved` gated calls exactly
+ * once and answers `rejected` / `expired` ones with a tool error, never running them.
+ */
+export const ActionGateSchema = z.object({
+  runId: z.string(),
+  iteration: z.number().int().min(0),
+  /** toolUseIds of the gated calls in the turn. */
+  toolUseIds: z.array(z.string()).min(1),
+  /** Tool names and canonical input hash of the gated calls: what the approval binds to. */
+  fingerprint: z.string(),
+  /** One line a human reads ("notify #ops: Release 1.2 is out"). */
+  summary: z.string().max(2000),
+  approvalId: z.string().optional(),
+  outcome: z.enum(["pending", "approved", "rejected", "expired"]),
+  decidedBy: z.string().optional(),
+  comment: z.string().max(2000).optional(),
+});
+export type ActionGate = z.infer<typeof ActionGateSchema>;
+
+/**
  * Everything the system knows about one goal, as stored in the goal store. The spec inside is the
  * current contract (after applied revisions); only `applyRevision` in the core changes it.
  */
@@ -203,6 +226,8 @@ export const GoalRecordSchema = z.object({
   replans: z.number().int().min(0).optional(),
   /** Attempts started so far (reflexion); the limit is reached when it equals `maxAttempts`. */
   attempts: z.number().int().min(0).optional(),
+  /** The approval gate of the current reason turn's tool calls, if it needed one. */
+  actionGate: ActionGateSchema.nullable().optional(),
   /** The loop's progress in the current run (see LoopMarkerSchema); absent before the first run loads. */
   loop: LoopMarkerSchema.optional(),
   /** Sequence number of the last event appended for this goal (0 before any). */

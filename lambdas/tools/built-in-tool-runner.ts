@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ValidationError } from "../core/errors";
 import type { ToolUseBlock } from "../core/ports/model-client";
 import type { Outbox } from "../core/ports/outbox";
-import type { ToolCallContext, ToolOutcome, ToolRunner } from "../core/ports/tool-runner";
+import type { ToolCallContext, ToolOutcome, ToolRisk, ToolRunner } from "../core/ports/tool-runner";
 import type { Workspace } from "../core/ports/workspace";
 import { parseOrThrow } from "../core/validation";
 import type { ToolEnvironment } from "./built-in-tool";
@@ -35,6 +35,24 @@ export interface BuiltInToolRunnerOptions {
   readonly maxResponseBytes?: number;
   /** @default the built-in tools */
   readonly registry?: ToolRegistry;
+}
+
+/**
+ * The risk of one call: the tool's, for input-dependent tools the one of this input; undefined for
+ * an unknown tool or invalid input (such a call fails without running, so it needs no gate).
+ */
+export function toolCallRisk(
+  call: ToolUseBlock,
+  registry: ToolRegistry = builtInToolRegistry,
+): ToolRisk | undefined {
+  const tool = registry.get(call.name);
+  if (!tool) return undefined;
+  try {
+    return tool.prepare(call.input).risk;
+  } catch (error) {
+    if (error instanceof ValidationError) return undefined;
+    throw error;
+  }
 }
 
 function refusal(name: string, message: string): ToolCallError {
@@ -110,11 +128,14 @@ export function createBuiltInToolRunner(options: BuiltInToolRunnerOptions): Tool
     };
     const refused = prepared.refuse(env);
     if (refused) return fail(refused);
-    if (prepared.risk === "irreversible" && !context.preAuthorized.includes(call.name)) {
+    const approved =
+      context.preAuthorized.includes(call.name) || (context.approvedCalls ?? []).includes(call.toolUseId);
+    if (prepared.risk === "irreversible" && !approved) {
+      // The loop's approval gate asks a human first; reaching here means no approval covers this call.
       return fail(
         refusal(
           "ApprovalRequired",
-          `Tool '${call.name}' is irreversible here and needs a human approval, but approval gates are not available yet (issue 5): it runs only when the GoalSpec's approval.preAuthorized lists '${call.name}'.`,
+          `Tool '${call.name}' is irreversible here and needs a human approval that this call does not have; it runs once approved, or without approval when the GoalSpec's approval.preAuthorized lists '${call.name}'.`,
         ),
       );
     }
@@ -129,6 +150,7 @@ export function createBuiltInToolRunner(options: BuiltInToolRunnerOptions): Tool
 
   return {
     specsFor: (grantedTools) => registry.toolSpecs(grantedTools),
+    riskOf: (call) => toolCallRisk(call, registry),
     run,
   };
 }

@@ -18,6 +18,7 @@ import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { IStateMachine } from "aws-cdk-lib/aws-stepfunctions";
 import { Construct } from "constructs";
 import { goalSpecJsonSchema, PATTERNS, type Pattern } from "../../lambdas/core/goal-spec";
+import type { GoalEventBus } from "./goal-event-bus";
 import { GoalLoopFunction, type GoalLoopLogLevel } from "./goal-loop-function";
 import type { GoalTable } from "./goal-table";
 import { toJsonSchemaDraft4 } from "./json-schema-draft4";
@@ -36,6 +37,14 @@ export interface GoalsApiProps {
    * pattern without one is answered 400 `PatternUnavailable`. At least one.
    */
   readonly stateMachines: Readonly<Partial<Record<Pattern, IStateMachine>>>;
+
+  /**
+   * The human-input bus: revisions, resumes and cancellations asked for through the API are
+   * published on it (`GOAL_EVENT_BUS_NAME`) for the resume handler.
+   *
+   * @default - none: the revision, directive, resume and cancel routes answer 503
+   */
+  readonly goalEventBus?: GoalEventBus;
 
   /**
    * Name of the deployment stage, the first segment of every URL path.
@@ -112,6 +121,7 @@ export class GoalsApi extends Construct {
       environment: {
         GOAL_TABLE_NAME: props.goalTable.table.tableName,
         STATE_MACHINE_ARNS: Stack.of(this).toJsonString(stateMachineArns),
+        ...(props.goalEventBus ? { GOAL_EVENT_BUS_NAME: props.goalEventBus.eventBus.eventBusName } : {}),
       },
     });
     props.goalTable.grantReadWriteData(this.handler);
@@ -119,6 +129,7 @@ export class GoalsApi extends Construct {
     for (const stateMachine of Object.values(props.stateMachines)) {
       stateMachine.grantStartExecution(this.handler);
     }
+    props.goalEventBus?.grantPutEvents(this.handler);
 
     const accessLogs = new LogGroup(this, "AccessLogs", {
       retention: props.logRetention ?? RetentionDays.ONE_MONTH,
@@ -184,6 +195,13 @@ export class GoalsApi extends Construct {
       requestValidator: validator,
       requestParameters: { "method.request.path.goalId": true, "method.request.querystring.after": false },
     });
+    // Steering a goal: each publishes one human-input event; the function validates the bodies.
+    for (const control of ["revisions", "directive", "resume", "cancel"]) {
+      goal.addResource(control).addMethod("POST", integration, {
+        requestValidator: validator,
+        requestParameters: { "method.request.path.goalId": true },
+      });
+    }
   }
 
   /**

@@ -4,6 +4,7 @@ import {
   Condition,
   Fail,
   type IChainable,
+  IntegrationPattern,
   JitterType,
   JsonPath,
   Pass,
@@ -56,6 +57,8 @@ export const REACT_STATES = {
   verifyAndReason: "VerifyAndReason",
   nextAction: "NextAction",
   act: "Act",
+  awaitApproval: "AwaitApproval",
+  approvalExpired: "ApprovalExpired",
   continueAsNew: "ContinueAsNew",
   recordFailure: "RecordFailure",
   unknownNext: "UnknownNext",
@@ -72,6 +75,10 @@ export interface ReactStepFunctions {
   readonly loadGoal: GoalLoopFunction;
   readonly verifyAndReason: GoalLoopFunction;
   readonly act: GoalLoopFunction;
+  /** AwaitApproval's Lambda: stores the approval with the task token and parks the goal. */
+  readonly requestApproval: GoalLoopFunction;
+  /** After AwaitApproval timed out: the approval expires, the goal goes on or terminates. */
+  readonly approvalExpired: GoalLoopFunction;
   readonly continueAsNew: GoalLoopFunction;
   readonly recordFailure: GoalLoopFunction;
 }
@@ -84,7 +91,11 @@ export interface ReactStepFunctions {
  * transient errors; anything else is caught into RecordFailure, which marks the goal failed, and
  * then the Fail state carries the error.
  */
-export function reactDefinition(scope: Construct, fns: ReactStepFunctions): IChainable {
+export function reactDefinition(
+  scope: Construct,
+  fns: ReactStepFunctions,
+  options: { readonly approvalTimeout: Duration },
+): IChainable {
   // States are constructs named by their state name; a scope of their own keeps those names
   // apart from the functions' construct IDs (and out of every CloudFormation logical ID).
   const definition = new Construct(scope, "Definition");
@@ -124,6 +135,15 @@ export function reactDefinition(scope: Construct, fns: ReactStepFunctions): ICha
       }),
     }),
   );
+  const approvalExpired = catchToRecordFailure(
+    stepTask(definition, REACT_STATES.approvalExpired, fns.approvalExpired),
+  );
+  const awaitApproval = awaitApprovalTask(definition, fns.requestApproval, options.approvalTimeout);
+  awaitApproval.addRetry({ ...STEP_RETRY, errors: [...LAMBDA_SERVICE_ERRORS, ...RETRYABLE_STORE_ERRORS] });
+  // Nobody answered in time: the approval expires (ApprovalExpired keeps the input, adds `$.error`).
+  awaitApproval.addCatch(approvalExpired, { errors: ["States.Timeout"], resultPath: "$.error" });
+  awaitApproval.addCatch(recordFailure, { errors: ["States.ALL"], resultPath: "$.error" });
+
   const unknownNext = new Pass(definition, REACT_STATES.unknownNext, {
     comment: "A step answered a next step this state machine does not know: a bug, recorded as a failure",
     result: {
@@ -139,6 +159,8 @@ export function reactDefinition(scope: Construct, fns: ReactStepFunctions): ICha
   const routes: Record<NextStep, IChainable> = {
     verify: verifyAndReason,
     act,
+    approval: awaitApproval,
+    limit_decision: awaitApproval,
     continue_as_new: continueAsNew,
     completed: new Succeed(definition, REACT_STATES.completed, {
       comment: "Every success check has evidence",
@@ -167,6 +189,9 @@ export function reactDefinition(scope: Construct, fns: ReactStepFunctions): ICha
   loadGoal.next(nextAction);
   verifyAndReason.next(nextAction);
   act.next(verifyAndReason);
+  // The resume handler answers the token with the next step (`act`, `verify`, `terminated` …).
+  awaitApproval.next(nextAction);
+  approvalExpired.next(nextAction);
   // ContinueAsNew answers `continued`, or `stop` when the goal stopped running meanwhile.
   continueAsNew.next(nextAction);
   return loadGoal;
@@ -194,5 +219,26 @@ function stepTask(
     resultPath: options.resultPath,
     // A bound past the function's own timeout, for engines (the local runtime) whose default is shorter.
     taskTimeout: Timeout.duration(fn.timeout.plus(Duration.seconds(30))),
+  });
+}
+
+/**
+ * AwaitApproval: invokes request-approval with a task token (`.waitForTaskToken`) and waits until the
+ * resume handler answers it with the next step payload. Always bounded by `TimeoutSeconds` (a wait
+ * without one would last a year); the token goes to the Lambda only, which stores it in the approval.
+ */
+function awaitApprovalTask(scope: Construct, fn: GoalLoopFunction, approvalTimeout: Duration): LambdaInvoke {
+  return new LambdaInvoke(scope, REACT_STATES.awaitApproval, {
+    lambdaFunction: fn.function,
+    integrationPattern: IntegrationPattern.WAIT_FOR_TASK_TOKEN,
+    retryOnServiceExceptions: false,
+    payload: TaskInput.fromObject({
+      goalId: JsonPath.stringAt("$.goalId"),
+      runId: JsonPath.stringAt("$.runId"),
+      iteration: JsonPath.numberAt("$.iteration"),
+      next: JsonPath.stringAt("$.next"),
+      taskToken: JsonPath.taskToken,
+    }),
+    taskTimeout: Timeout.duration(approvalTimeout),
   });
 }

@@ -26,6 +26,10 @@ export const DEFAULT_CONTINUE_AS_NEW_AFTER = 50;
  */
 const MAX_CONTINUE_AS_NEW_AFTER = 1000;
 export const DEFAULT_TOOL_OUTPUT_INLINE_BYTES = 4096;
+/** How long a human has to answer an approval request before it expires. */
+export const DEFAULT_APPROVAL_TIMEOUT = Duration.hours(24);
+const MIN_APPROVAL_TIMEOUT = Duration.minutes(1);
+const MAX_APPROVAL_TIMEOUT = Duration.days(30);
 /** A step record inlines every tool output of an iteration and must fit one 400 KB DynamoDB item. */
 const MAX_TOOL_OUTPUT_INLINE_BYTES = 65_536;
 const STATE_MACHINE_NAME_PATTERN = /^[A-Za-z0-9_-]{1,80}$/;
@@ -88,6 +92,14 @@ export interface ReactLoopProps {
   readonly stateMachineName?: string;
 
   /**
+   * How long AwaitApproval waits for a human before the approval expires (the callback task's
+   * `TimeoutSeconds`, always set: without it a wait lasts a year). From 1 minute to 30 days.
+   *
+   * @default Duration.hours(24)
+   */
+  readonly approvalTimeout?: Duration;
+
+  /**
    * Powertools log level of the step functions.
    *
    * @default "INFO"
@@ -117,6 +129,8 @@ export class ReactLoop extends Construct {
   readonly functions: ReactStepFunctions;
   /** The models VerifyAndReason may call. */
   readonly allowedModelIds: readonly string[];
+  /** AwaitApproval's `TimeoutSeconds`. */
+  readonly approvalTimeout: Duration;
 
   constructor(scope: Construct, id: string, props: ReactLoopProps) {
     super(scope, id);
@@ -124,6 +138,7 @@ export class ReactLoop extends Construct {
 
     const defaultModelId = props.defaultModelId ?? DEFAULT_MODEL_ID;
     this.allowedModelIds = [...new Set(props.allowedModelIds ?? [defaultModelId, HAIKU_MODEL_ID])];
+    this.approvalTimeout = props.approvalTimeout ?? DEFAULT_APPROVAL_TIMEOUT;
     const stateMachineName = props.stateMachineName ?? `${Stack.of(this).stackName}-react`;
     validateStateMachineName(stateMachineName);
 
@@ -161,6 +176,23 @@ export class ReactLoop extends Construct {
           TOOL_OUTPUT_INLINE_BYTES: String(props.toolOutputInlineBytes ?? DEFAULT_TOOL_OUTPUT_INLINE_BYTES),
         },
       }),
+      requestApproval: new GoalLoopFunction(this, "RequestApproval", {
+        ...common,
+        entry: handlerEntry("react/request-approval.ts"),
+        description:
+          "goal-loops AwaitApproval: store the approval with its task token, park the goal, ask a human",
+        environment: {
+          ...tableEnvironment,
+          APPROVAL_TIMEOUT_SECONDS: String(this.approvalTimeout.toSeconds()),
+        },
+      }),
+      approvalExpired: new GoalLoopFunction(this, "ApprovalExpired", {
+        ...common,
+        entry: handlerEntry("react/approval-expired.ts"),
+        description:
+          "goal-loops ApprovalExpired: nobody answered in time; expire the approval, go on or terminate",
+        environment: tableEnvironment,
+      }),
       continueAsNew: new GoalLoopFunction(this, "ContinueAsNew", {
         ...common,
         entry: handlerEntry("react/continue-as-new.ts"),
@@ -183,6 +215,34 @@ export class ReactLoop extends Construct {
 
     this.stateMachine = this.createStateMachine(stateMachineName, props.logRetention);
     this.allowContinueAsNew(stateMachineName);
+    this.allowTaskResponse(stateMachineName);
+  }
+
+  /**
+   * RequestApproval answers its own token at once when no human is needed any more (the goal
+   * stopped, the gate was decided). Like ContinueAsNew's, the permission names the state machine by
+   * its fixed name in a separate policy, so the function does not depend on the state machine.
+   */
+  private allowTaskResponse(stateMachineName: string): void {
+    const policy = new Policy(this, "RequestApprovalTaskResponse", {
+      statements: [
+        new PolicyStatement({
+          actions: ["states:SendTaskSuccess", "states:SendTaskFailure"],
+          resources: [this.stateMachineArnFor(stateMachineName)],
+        }),
+      ],
+    });
+    policy.attachToRole(this.functions.requestApproval.role);
+    this.stateMachine.node.addDependency(policy);
+  }
+
+  private stateMachineArnFor(stateMachineName: string): string {
+    return Stack.of(this).formatArn({
+      service: "states",
+      resource: "stateMachine",
+      resourceName: stateMachineName,
+      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+    });
   }
 
   /** Only VerifyAndReason calls Bedrock, and only the allowed models. */
@@ -212,7 +272,9 @@ export class ReactLoop extends Construct {
       stateMachineName,
       stateMachineType: StateMachineType.STANDARD,
       comment: "goal-loops ReAct: reason, act, verify, until the goal's success checks have evidence",
-      definitionBody: DefinitionBody.fromChainable(reactDefinition(this, this.functions)),
+      definitionBody: DefinitionBody.fromChainable(
+        reactDefinition(this, this.functions, { approvalTimeout: this.approvalTimeout }),
+      ),
       tracingEnabled: true,
       logs: { destination: logGroup, level: LogLevel.ERROR, includeExecutionData: false },
     });
@@ -299,6 +361,17 @@ function validateProps(props: ReactLoopProps): void {
     throw new Error(
       `ReactLoop: continueAsNewAfter must be a whole number from 1 to ${MAX_CONTINUE_AS_NEW_AFTER} ` +
         `(each iteration adds up to ~15 of an execution's 25,000 history events); got ${continueAsNewAfter}`,
+    );
+  }
+  const approvalTimeout = props.approvalTimeout;
+  if (
+    approvalTimeout !== undefined &&
+    !Token.isUnresolved(approvalTimeout.toSeconds()) &&
+    (approvalTimeout.toSeconds() < MIN_APPROVAL_TIMEOUT.toSeconds() ||
+      approvalTimeout.toSeconds() > MAX_APPROVAL_TIMEOUT.toSeconds())
+  ) {
+    throw new Error(
+      `ReactLoop: approvalTimeout must be from 1 minute to 30 days; got ${approvalTimeout.toHumanString()}`,
     );
   }
   for (const host of httpAllowedHosts ?? []) {

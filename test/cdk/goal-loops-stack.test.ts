@@ -59,7 +59,7 @@ describe("GoalLoopsStack as bin/app.ts builds it", () => {
     template.resourceCountIs("AWS::SQS::Queue", 1);
     template.hasResource("AWS::DynamoDB::Table", { DeletionPolicy: "Retain" });
     template.resourceCountIs("AWS::StepFunctions::StateMachine", 1);
-    template.resourceCountIs("AWS::Lambda::Function", 6);
+    template.resourceCountIs("AWS::Lambda::Function", 11);
     template.resourceCountIs("AWS::ApiGateway::RestApi", 1);
     template.hasResourceProperties("AWS::StepFunctions::StateMachine", {
       StateMachineName: "GoalLoopsStack-react",
@@ -137,8 +137,24 @@ function expectedAcknowledgments(template: Template): string[] {
   const at = (path: string): string => `GoalLoopsStack/${path}`;
   const policyOf = (construct: string): string => at(`${construct}/Role/DefaultPolicy/Resource`);
   const [tableId] = onlyResource(template, "AWS::DynamoDB::Table");
-  const steps = ["LoadGoal", "VerifyAndReason", "Act", "ContinueAsNew", "RecordFailure"];
-  const functions = [...steps.map((step) => `ReactLoop/${step}`), "GoalsApi/Handler"];
+  const steps = [
+    "LoadGoal",
+    "VerifyAndReason",
+    "Act",
+    "RequestApproval",
+    "ApprovalExpired",
+    "ContinueAsNew",
+    "RecordFailure",
+  ];
+  const functions = [
+    ...steps.map((step) => `ReactLoop/${step}`),
+    "GoalsApi/Handler",
+    "EmailDoor/Handler",
+    "SlackDoor/Handler",
+    "ResumeHandler/Function",
+  ];
+  const [stateMachineId] = onlyResource(template, "AWS::StepFunctions::StateMachine");
+  const executions = `arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:{"Fn::Select":[6,{"Fn::Split":[":",{"Ref":"${stateMachineId}"}]}]}:*`;
   const models = ["anthropic.claude-sonnet-4-5-20250929-v1:0", "anthropic.claude-haiku-4-5-20251001-v1:0"];
   return [
     `AwsSolutions-SQS3 @ ${at("GoalEventBus/DeadLetterQueue/Resource")}`,
@@ -153,6 +169,7 @@ function expectedAcknowledgments(template: Template): string[] {
       `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:*:<AWS::AccountId>:inference-profile/us.${model}] @ ${policyOf("ReactLoop/VerifyAndReason")}`,
       `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:*::foundation-model/${model}] @ ${policyOf("ReactLoop/VerifyAndReason")}`,
     ]),
+    `AwsSolutions-IAM5[Resource::${executions}] @ ${policyOf("ResumeHandler/Function")}`,
     `AwsSolutions-SF1 @ ${at("ReactLoop/StateMachine/Resource")}`,
     `AwsSolutions-IAM5[Resource::*] @ ${policyOf("ReactLoop/StateMachine")}`,
     ...steps.map((step) => {
@@ -161,8 +178,27 @@ function expectedAcknowledgments(template: Template): string[] {
     }),
     `AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs] @ ${at("GoalsApi/RestApi/CloudWatchRole/Resource")}`,
     `AwsSolutions-APIG3 @ ${at("GoalsApi/RestApi/DeploymentStage.v1/Resource")}`,
-    ...["goals/POST", "goals/GET", "goals/{goalId}/GET", "goals/{goalId}/events/GET"].map(
-      (method) => `AwsSolutions-COG4 @ ${at(`GoalsApi/RestApi/Default/${method}/Resource`)}`,
+    ...[
+      "goals/POST",
+      "goals/GET",
+      "goals/{goalId}/GET",
+      "goals/{goalId}/events/GET",
+      ...["revisions", "directive", "resume", "cancel"].map((control) => `goals/{goalId}/${control}/POST`),
+    ].map((method) => `AwsSolutions-COG4 @ ${at(`GoalsApi/RestApi/Default/${method}/Resource`)}`),
+    `AwsSolutions-SMG4 @ ${at("EmailDoor/LinkSecret/Resource")}`,
+    ...["GET", "POST"].flatMap((verb) =>
+      ["APIG4", "COG4"].map(
+        (rule) =>
+          `AwsSolutions-${rule} @ ${at(`GoalsApi/RestApi/Default/email/approvals/{approvalId}/${verb}/Resource`)}`,
+      ),
+    ),
+    ...["SigningSecret", "BotToken"].map(
+      (secret) => `AwsSolutions-SMG4 @ ${at(`SlackDoor/${secret}/Resource`)}`,
+    ),
+    ...["interactions", "commands"].flatMap((route) =>
+      ["APIG4", "COG4"].map(
+        (rule) => `AwsSolutions-${rule} @ ${at(`GoalsApi/RestApi/Default/slack/${route}/POST/Resource`)}`,
+      ),
     ),
   ];
 }

@@ -4,6 +4,7 @@ import { DefinitionBody, Pass, StateMachine } from "aws-cdk-lib/aws-stepfunction
 import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { goalSpecJsonSchema } from "../../lambdas/core/goal-spec";
+import { GoalEventBus } from "../../lib/constructs/goal-event-bus";
 import { GoalTable } from "../../lib/constructs/goal-table";
 import { GoalsApi, type GoalsApiProps } from "../../lib/constructs/goals-api";
 import { JSON_SCHEMA_DRAFT4, toJsonSchemaDraft4 } from "../../lib/constructs/json-schema-draft4";
@@ -36,7 +37,8 @@ function synthesize(): Synthesized {
   const react = new StateMachine(stack, "React", {
     definitionBody: DefinitionBody.fromChainable(new Pass(stack, "P")),
   });
-  new GoalsApi(stack, "GoalsApi", { goalTable, stateMachines: { react } });
+  const goalEventBus = new GoalEventBus(stack, "GoalEventBus");
+  new GoalsApi(stack, "GoalsApi", { goalTable, stateMachines: { react }, goalEventBus });
   const template = Template.fromStack(stack);
   const [stateMachineId] = onlyResource(template, "AWS::StepFunctions::StateMachine");
   const [handlerId, handler] = onlyResource(template, "AWS::Lambda::Function", "GoalsApiHandler");
@@ -71,13 +73,22 @@ describe("GoalsApi", () => {
     template = synthesized.template;
   });
 
-  it("serves exactly the issue's four routes, each through the API function as a Lambda proxy", () => {
+  it("serves exactly the goals and goal-control routes, each through the API function as a Lambda proxy", () => {
     // Act
     const routes = routesOf(template);
 
     // Assess
     expect([...routes.keys()].sort()).toEqual(
-      ["GET /goals", "GET /goals/{goalId}", "GET /goals/{goalId}/events", "POST /goals"].sort(),
+      [
+        "GET /goals",
+        "GET /goals/{goalId}",
+        "GET /goals/{goalId}/events",
+        "POST /goals",
+        "POST /goals/{goalId}/revisions",
+        "POST /goals/{goalId}/directive",
+        "POST /goals/{goalId}/resume",
+        "POST /goals/{goalId}/cancel",
+      ].sort(),
     );
     for (const [route, method] of routes) {
       expect(method.Properties.Integration, route).toMatchObject({
@@ -129,6 +140,11 @@ describe("GoalsApi", () => {
       "method.request.path.goalId": true,
       "method.request.querystring.after": false,
     });
+    for (const control of ["revisions", "directive", "resume", "cancel"]) {
+      expect(routes.get(`POST /goals/{goalId}/${control}`)?.Properties.RequestParameters, control).toEqual({
+        "method.request.path.goalId": true,
+      });
+    }
     expect(routes.get("GET /goals")?.Properties.RequestParameters).toEqual({
       "method.request.querystring.status": false,
       "method.request.querystring.limit": false,
@@ -185,17 +201,25 @@ describe("GoalsApi", () => {
     });
   });
 
-  it("gives the function the table, and the state machine ARNs by pattern as JSON", () => {
+  it("gives the function the table, the event bus, and the state machine ARNs by pattern as JSON", () => {
     // Prepare
     const [tableId] = onlyResource(template, "AWS::DynamoDB::Table");
+    const [busId] = onlyResource(template, "AWS::Events::EventBus");
     const { Variables: variables } = EnvironmentSchema.parse(synthesized.handler.Properties.Environment);
 
     // Assess
     expect(synthesized.handler.Properties).toMatchObject({ Runtime: "nodejs22.x", Architectures: ["arm64"] });
     expect(Object.keys(variables).sort()).toEqual(
-      ["GOAL_TABLE_NAME", "POWERTOOLS_LOG_LEVEL", "POWERTOOLS_SERVICE_NAME", "STATE_MACHINE_ARNS"].sort(),
+      [
+        "GOAL_EVENT_BUS_NAME",
+        "GOAL_TABLE_NAME",
+        "POWERTOOLS_LOG_LEVEL",
+        "POWERTOOLS_SERVICE_NAME",
+        "STATE_MACHINE_ARNS",
+      ].sort(),
     );
     expect(variables.GOAL_TABLE_NAME).toEqual({ Ref: tableId });
+    expect(variables.GOAL_EVENT_BUS_NAME).toEqual({ Ref: busId });
     expect(JSON.parse(flattenReferences(variables.STATE_MACHINE_ARNS))).toEqual({
       react: `<${synthesized.stateMachineId}>`,
     });
@@ -214,9 +238,18 @@ describe("GoalsApi", () => {
     expect(allowsService(statements, "bedrock")).toBe(false);
   });
 
-  it("lets API Gateway invoke the function from the stage's four methods only (no console test invocations)", () => {
+  it("lets the function put events on the goal event bus only", () => {
+    // Prepare
+    const [busId] = onlyResource(template, "AWS::Events::EventBus");
+    const statements = allowStatementsOf(template, roleOf(synthesized.handler));
+
     // Assess
-    template.resourceCountIs("AWS::Lambda::Permission", 4);
+    expect(resourcesAllowed(statements, "events:PutEvents")).toEqual([arnOf(busId)]);
+  });
+
+  it("lets API Gateway invoke the function from the stage's eight methods only (no console test invocations)", () => {
+    // Assess
+    template.resourceCountIs("AWS::Lambda::Permission", 8);
   });
 
   it.each<[string, Partial<GoalsApiProps>, RegExp]>([

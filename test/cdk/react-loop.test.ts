@@ -54,12 +54,13 @@ const STEP_TASKS = [
 ] as const;
 
 /** Construct IDs of the functions under a ReactLoop, by task state. */
-const FUNCTION_IDS: Record<(typeof STEP_TASKS)[number] | "RecordFailure", string> = {
+const FUNCTION_IDS: Record<(typeof STEP_TASKS)[number] | "RecordFailure" | "ApprovalExpired", string> = {
   LoadGoal: "LoadGoal",
   VerifyAndReason: "VerifyAndReason",
   Act: "Act",
   ContinueAsNew: "ContinueAsNew",
   RecordFailure: "RecordFailure",
+  ApprovalExpired: "ApprovalExpired",
 };
 
 const CUSTOM_PROPS: Omit<ReactLoopProps, "goalTable"> = {
@@ -139,6 +140,8 @@ describe("ReactLoop with default props", () => {
         "VerifyAndReason",
         "NextAction",
         "Act",
+        "AwaitApproval",
+        "ApprovalExpired",
         "ContinueAsNew",
         "RecordFailure",
         "UnknownNext",
@@ -154,7 +157,9 @@ describe("ReactLoop with default props", () => {
 
   it("is accepted by asl-validator, ARNs and paths checked", () => {
     // Act
-    const result = aslValidator(definition, { checkArn: true, checkPaths: true });
+    // The callback task's resource is partition-relative (`arn:${AWS::Partition}:states:::…`).
+    const resolved = JSON.parse(JSON.stringify(definition).replaceAll("<AWS::Partition>", "aws"));
+    const result = aslValidator(resolved, { checkArn: true, checkPaths: true });
 
     // Assess
     expect(result.errorsText(" | ")).toBe("");
@@ -176,6 +181,8 @@ describe("ReactLoop with default props", () => {
     const expectedTarget: Record<string, string> = {
       verify: "VerifyAndReason",
       act: "Act",
+      approval: "AwaitApproval",
+      limit_decision: "AwaitApproval",
       continue_as_new: "ContinueAsNew",
       completed: "Completed",
       paused: "Paused",
@@ -211,6 +218,34 @@ describe("ReactLoop with default props", () => {
       expect(task.Resource, state).toBe(arnOf(logicalId));
       if (state !== "ContinueAsNew") expect(task.Parameters, state).toBeUndefined();
     }
+  });
+
+  it("waits for approvals on a task token with TimeoutSeconds, expiring on States.Timeout", () => {
+    // Prepare
+    const [requestApprovalId] = functionOf(template, "ReactLoop", "RequestApproval");
+
+    // Act
+    const task = stateOf(definition, "AwaitApproval");
+
+    // Assess
+    expect(task.Resource).toBe("arn:<AWS::Partition>:states:::lambda:invoke.waitForTaskToken");
+    expect(task.Parameters).toEqual({
+      FunctionName: arnOf(requestApprovalId),
+      Payload: {
+        "goalId.$": "$.goalId",
+        "runId.$": "$.runId",
+        "iteration.$": "$.iteration",
+        "next.$": "$.next",
+        "taskToken.$": "$$.Task.Token",
+      },
+    });
+    expect(task.TimeoutSeconds).toBe(86_400);
+    expect(task.Next).toBe("NextAction");
+    expect(task.Catch).toEqual([
+      { ErrorEquals: ["States.Timeout"], ResultPath: "$.error", Next: "ApprovalExpired" },
+      { ErrorEquals: ["States.ALL"], ResultPath: "$.error", Next: "RecordFailure" },
+    ]);
+    expect(stateOf(definition, "ApprovalExpired").Next).toBe("NextAction");
   });
 
   it("hands ContinueAsNew the run position and its own state machine's ARN from the context object", () => {
@@ -341,6 +376,7 @@ describe("ReactLoop with default props", () => {
       Act: [512, 120],
       ContinueAsNew: [512, 30],
       RecordFailure: [512, 30],
+      ApprovalExpired: [512, 30],
     });
   });
 
@@ -368,6 +404,11 @@ describe("ReactLoop with default props", () => {
       Act: { Variables: { ...common, HTTP_ALLOWED_HOSTS: "", TOOL_OUTPUT_INLINE_BYTES: "4096" } },
       ContinueAsNew: { Variables: common },
       RecordFailure: { Variables: common },
+      ApprovalExpired: { Variables: common },
+    });
+    const [, requestApproval] = functionOf(template, "ReactLoop", "RequestApproval");
+    expect(requestApproval.Properties.Environment).toEqual({
+      Variables: { ...common, APPROVAL_TIMEOUT_SECONDS: "86400" },
     });
   });
 
@@ -457,7 +498,17 @@ describe("ReactLoop with default props", () => {
       expect([fn.DependsOn].flat()).not.toContain(policyId);
     });
 
-    it("lets the state machine invoke exactly its five functions", () => {
+    it("lets RequestApproval answer this state machine's task tokens only, by its fixed name", () => {
+      // Act
+      const statements = statementsOf("RequestApproval");
+
+      // Assess
+      const arn = "arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:stateMachine:TestStack-react";
+      expect(resourcesAllowed(statements, "states:SendTaskSuccess")).toEqual([arn]);
+      expect(resourcesAllowed(statements, "states:StartExecution")).toEqual([]);
+    });
+
+    it("lets the state machine invoke exactly its seven functions", () => {
       // Act
       const invokable = resourcesAllowed(
         allowStatementsOf(template, roleOf(stateMachine)),
@@ -465,7 +516,9 @@ describe("ReactLoop with default props", () => {
       );
 
       // Assess
-      const arns = Object.values(FUNCTION_IDS).map((id) => arnOf(functionOf(template, "ReactLoop", id)[0]));
+      const arns = [...Object.values(FUNCTION_IDS), "RequestApproval"].map((id) =>
+        arnOf(functionOf(template, "ReactLoop", id)[0]),
+      );
       expect(invokable.sort()).toEqual([...arns, ...arns.map((arn) => `${arn}:*`)].sort());
       expect(stateMachineId).toMatch(/^ReactLoopStateMachine/);
     });

@@ -105,6 +105,11 @@ export interface GoalStore {
     approvalId: string,
     outcome: { status: Exclude<ApprovalStatus, "pending">; decision?: Approval["decision"] },
   ): Promise<Approval>;
+  /**
+   * Hands a still-pending approval the task token of a new wait (a re-attached run, a retried
+   * request): the old token is dead. Throws ApprovalAlreadyDecidedError when it is no longer pending.
+   */
+  replaceApprovalToken(approvalId: string, taskToken: string): Promise<Approval>;
   listApprovals(query: {
     tenantId: string;
     status: ApprovalStatus;

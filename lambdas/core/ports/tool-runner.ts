@@ -13,8 +13,10 @@ export interface ToolCallContext {
   readonly iteration: number;
   /** Tools the goal may use (GoalSpec `tools`, or the default set). */
   readonly grantedTools: readonly string[];
-  /** Irreversible tools the goal pre-authorized; until approval gates exist (#5) others are refused. */
+  /** Irreversible tools the goal pre-authorized: they run without an approval gate. */
   readonly preAuthorized: readonly string[];
+  /** toolUseIds a human approved in this iteration's gate: these irreversible calls may run (once). */
+  readonly approvedCalls?: readonly string[];
   /** True when the model's turn ended on `max_tokens`: its tool calls may be cut off. */
   readonly truncated: boolean;
 }
@@ -43,6 +45,11 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
 export interface ToolRunner {
   /** Tool specs (JSON Schema inputs) for the tools granted to a goal, in a stable order. */
   specsFor(grantedTools: readonly string[]): readonly ToolSpec[];
+  /**
+   * The risk of one call (a tool's risk may depend on its input: http_request GET is `read`), or
+   * undefined for an unknown tool or invalid input (the call fails in Act without running).
+   */
+  riskOf(call: ToolUseBlock): ToolRisk | undefined;
   /** Runs one call. Never throws for a bad call; throws only for infrastructure failures. */
   run(call: ToolUseBlock, context: ToolCallContext): Promise<ToolOutcome>;
 }

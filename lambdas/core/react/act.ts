@@ -1,11 +1,13 @@
+import { canonicalJson, sha256Hex } from "../canonical-json";
 import { GoalLoopsError } from "../errors";
 import { goalEvent, settle } from "../goal-change";
 import type { NewGoalEvent } from "../goal-event";
-import type { GoalRecord } from "../goal-record";
+import type { ActionGate, GoalRecord } from "../goal-record";
 import type { GoalStore } from "../ports/goal-store";
 import type { ModelTurn, ToolUseBlock } from "../ports/model-client";
 import type { StepLog, StepRecord } from "../ports/step-log";
-import type { ToolRunner } from "../ports/tool-runner";
+import type { ToolOutcome, ToolRunner } from "../ports/tool-runner";
+import { gateOf } from "./action-gate";
 import { markLoop, reached } from "./loop-marker";
 import { type Clock, grantedTools, type ReactSettings } from "./react-deps";
 import { isRunningIn, nextForStatus, type RunPosition, type StepResult } from "./step-result";
@@ -106,6 +108,7 @@ async function loggedStep(
       `Goal '${record.goalId}' step ${latest.step} (run ${latest.runId} iteration ${latest.iteration}) is not verified yet`,
     );
   }
+  const gate = gateOf(record, { runId: record.runId, iteration });
   const context = {
     goalId: record.goalId,
     tenantId: record.tenantId,
@@ -113,11 +116,16 @@ async function loggedStep(
     iteration,
     grantedTools: grantedTools(record.spec, settings.defaultTools),
     preAuthorized: record.spec.approval.preAuthorized,
+    // Only the calls a human approved in this iteration's gate; the runner refuses other irreversible ones.
+    approvedCalls: gate?.outcome === "approved" ? gate.toolUseIds : [],
     truncated: turn.stopReason === "max_tokens",
   };
-  const outcomes = [];
+  const outcomes: ToolOutcome[] = [];
   // One call after another, in the model's order: a later call may read what an earlier one wrote.
-  for (const call of toolUses(turn)) outcomes.push(await ports.tools.run(call, context));
+  for (const call of toolUses(turn)) {
+    const refused = gate?.toolUseIds.includes(call.toolUseId) ? refusedByGate(call, gate) : undefined;
+    outcomes.push(refused ?? (await ports.tools.run(call, context)));
+  }
   const step: StepRecord = {
     goalId: record.goalId,
     step: stepNumber,
@@ -141,6 +149,33 @@ async function loggedStep(
     ),
   );
   return { step, errorNames };
+}
+
+/**
+ * A gated call a human rejected (`RejectedByHuman`) or nobody answered in time (`ApprovalExpired`):
+ * answered with a tool error, never run, so the model goes on without the action.
+ */
+function refusedByGate(call: ToolUseBlock, gate: ActionGate): ToolOutcome | undefined {
+  if (gate.outcome !== "rejected" && gate.outcome !== "expired") return undefined;
+  const name = gate.outcome === "rejected" ? "RejectedByHuman" : "ApprovalExpired";
+  const why =
+    gate.outcome === "rejected"
+      ? `A human (${gate.decidedBy ?? "unknown"}) rejected this call${gate.comment ? `: ${gate.comment}` : ""}.`
+      : "Nobody approved this call before the approval request expired.";
+  const value = { error: name, message: `${why} Tool '${call.name}' was not run; go on without it.` };
+  const text = `${name}: ${value.message}`;
+  return {
+    result: { toolUseId: call.toolUseId, status: "error", content: [{ text }] },
+    errorName: name,
+    observation: {
+      tool: call.name,
+      status: "error",
+      resultText: text,
+      resultJson: value,
+      sha256: sha256Hex(canonicalJson(value)),
+    },
+    artifacts: [],
+  };
 }
 
 /** The error name of a failed call: the runner's, else the one its recorded result names. */

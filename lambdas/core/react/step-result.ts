@@ -4,6 +4,8 @@ import type { GoalRecord, GoalStatus } from "../goal-record";
  * What each step hands the state machine (`$.next` drives the `NextAction` Choice):
  * - `verify`: go on to VerifyAndReason (LoadGoal and Act answer it);
  * - `act`: the reason call is checkpointed, run its tool calls;
+ * - `approval`: some of those calls need a human approval first (AwaitApproval);
+ * - `limit_decision`: a limit is reached, a human extends it or terminates the goal (AwaitApproval);
  * - `completed` / `paused` / `terminated`: the goal reached that status, the run ends;
  * - `continue_as_new`: start a new run of the goal (ContinueAsNew);
  * - `continued`: the new run was started (ContinueAsNew's answer);
@@ -12,6 +14,8 @@ import type { GoalRecord, GoalStatus } from "../goal-record";
 export const NEXT_STEPS = [
   "verify",
   "act",
+  "approval",
+  "limit_decision",
   "completed",
   "paused",
   "terminated",

@@ -1,10 +1,13 @@
 import type { GoalRecord } from "../goal-record";
+import { checkLimits } from "../limits";
 import { recordModelUsage } from "../model-prices";
 import type { GoalStore, VersionedGoal } from "../ports/goal-store";
 import type { ModelClient } from "../ports/model-client";
 import type { StepLog, StepRecord } from "../ports/step-log";
 import type { ToolRunner } from "../ports/tool-runner";
 import type { Workspace } from "../ports/workspace";
+import { gatedCalls, gateOf, pendingGate, setGate } from "./action-gate";
+import { applyQueuedRevisions } from "./apply-revisions";
 import { markLoop, reached } from "./loop-marker";
 import { checkpointedCall, modelIdFor } from "./model-call";
 import { type Clock, grantedTools, type ReactSettings } from "./react-deps";
@@ -15,10 +18,12 @@ import { decideChange, judgeStep, stepEvidence, verifyChange } from "./verify-st
 
 export interface VerifyAndReasonPorts {
   readonly goals: GoalStore;
-  readonly workspace: Pick<Workspace, "readFile">;
+  /** Reads artifacts for verify; writes only to compensate a corrective revision. */
+  readonly workspace: Pick<Workspace, "readFile" | "writeFile">;
   readonly stepLog: Pick<StepLog, "listRecentSteps">;
   readonly model: ModelClient;
-  readonly tools: Pick<ToolRunner, "specsFor">;
+  /** Offers tools to the model; `riskOf` tells which reasoned calls need a human approval first. */
+  readonly tools: Pick<ToolRunner, "specsFor" | "riskOf">;
   readonly now: Clock;
 }
 
@@ -42,7 +47,12 @@ export async function verifyAndReason(
   input: RunPosition,
 ): Promise<StepResult> {
   const { runId } = input;
-  const loaded = await readGoal(ports.goals, input.goalId);
+  const read = await readGoal(ports.goals, input.goalId);
+  const loaded = await applyQueuedRevisions(ports, {
+    loaded: read,
+    runId,
+    defaultModelId: settings.defaultModelId,
+  });
   if (!isRunningIn(loaded.record, runId)) return stopped(loaded.record, input);
   const recentSteps = await ports.stepLog.listRecentSteps(input.goalId, PROMPT_RECENT_STEPS);
   const verified = await verifyAndDecide(ports, settings, loaded, recentSteps.at(-1), runId);
@@ -51,7 +61,10 @@ export async function verifyAndReason(
   if (!isRunningIn(record, runId)) return stopped(record, input);
   const iteration = record.runIteration;
   const position = { ...input, iteration };
-  if (reached(record, runId, iteration, "reasoned")) return { ...position, next: "act" };
+  if (reached(record, runId, iteration, "reasoned"))
+    return { ...position, next: gatedNext(record, position) };
+  // A reached limit waits for a human decision (extend or terminate) instead of ending the goal.
+  if (checkLimits(record, ports.now())) return { ...position, next: "limit_decision" };
   if (iteration >= settings.continueAsNewAfter) return { ...position, next: "continue_as_new" };
   return reason(ports, settings, verified, recentSteps, position);
 }
@@ -113,15 +126,22 @@ async function reason(
   );
   const now = ports.now();
   const { turn } = checkpoint;
+  const gated = gatedCalls(record, turn, ports.tools, grantedTools(record.spec, settings.defaultTools));
   const counted = await updateGoal(ports.goals, verified, (current) => {
     // Counted once per checkpoint, even when the goal stopped meanwhile: the call was paid for.
     if (current.runId !== runId || reached(current, runId, iteration, "reasoned")) return undefined;
     return chain(
       current,
       (next) => recordModelUsage(next, "reason", turn.modelId, turn.usage, now),
+      (next) => (gated.length > 0 ? setGate(next, pendingGate(position, gated), now) : undefined),
       (next) => markLoop(next, { runId, iteration, phase: "reasoned" }, "act", now),
     );
   });
   if (!isRunningIn(counted.record, runId)) return stopped(counted.record, position);
-  return { ...position, next: "act" };
+  return { ...position, next: gatedNext(counted.record, position) };
+}
+
+/** `approval` while the turn's gate waits for a human, else `act` (Act obeys a decided gate). */
+function gatedNext(record: GoalRecord, position: RunPosition): "approval" | "act" {
+  return gateOf(record, position)?.outcome === "pending" ? "approval" : "act";
 }

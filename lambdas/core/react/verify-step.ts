@@ -1,10 +1,9 @@
 import { evidenceFor, unsatisfiedCheckIds } from "../check-evidence";
 import type { ArtifactObservation, CycleObservationsInput } from "../cycle-observations";
 import type { GoalChange } from "../goal-change";
-import { complete, terminate } from "../goal-lifecycle";
+import { complete } from "../goal-lifecycle";
 import type { GoalRecord } from "../goal-record";
 import type { SuccessCheck } from "../goal-spec";
-import { checkLimits } from "../limits";
 import { recordModelUsage } from "../model-prices";
 import type { GoalStore, ModelCheckpoint } from "../ports/goal-store";
 import type { ModelClient } from "../ports/model-client";
@@ -186,12 +185,11 @@ export function verifyChange(
 
 /**
  * What a running goal does after verify: complete when every check has evidence (before any limit:
- * the step that used the last step up may have finished the job), else end on a reached limit.
- * Waiting for a human decision on the limit is issue 5.
+ * the step that used the last step up may have finished the job). A reached limit does not end the
+ * goal here: VerifyAndReason answers `limit_decision` and a human extends the limit or terminates.
  */
 export function decideChange(record: GoalRecord, now: Date): GoalChange | undefined {
   if (record.status !== "running") return undefined;
   if (unsatisfiedCheckIds(record).length === 0) return complete(record, now);
-  const limit = checkLimits(record, now);
-  return limit ? terminate(record, limit, now) : undefined;
+  return undefined;
 }

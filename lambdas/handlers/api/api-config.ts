@@ -8,11 +8,15 @@ const StateMachineArnsSchema = z.partialRecord(PatternSchema, z.string().min(1))
 const ApiEnvSchema = z.object({
   GOAL_TABLE_NAME: z.string().min(1),
   STATE_MACHINE_ARNS: z.string().min(1),
+  /** The bus human inputs (revision, resume, cancel, approval decisions) are published on. */
+  GOAL_EVENT_BUS_NAME: z.string().min(1).optional(),
 });
 
 export interface ApiConfig {
   readonly tableName: string;
   readonly stateMachineArns: z.infer<typeof StateMachineArnsSchema>;
+  /** Absent when the API was deployed without a bus: publishing routes then answer 503. */
+  readonly eventBusName?: string;
 }
 
 /** Reads the API's environment; a missing or malformed variable stops the cold start, naming it. */
@@ -35,5 +39,11 @@ export function readApiConfig(env: Record<string, string | undefined>): ApiConfi
       { cause: stateMachineArns.error },
     );
   }
-  return { tableName: parsed.data.GOAL_TABLE_NAME, stateMachineArns: stateMachineArns.data };
+  return {
+    tableName: parsed.data.GOAL_TABLE_NAME,
+    stateMachineArns: stateMachineArns.data,
+    ...(parsed.data.GOAL_EVENT_BUS_NAME === undefined
+      ? {}
+      : { eventBusName: parsed.data.GOAL_EVENT_BUS_NAME }),
+  };
 }

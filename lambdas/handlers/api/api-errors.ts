@@ -22,6 +22,19 @@ export class MissingCallerIdentityError extends GoalLoopsError {
   override readonly name = "MissingCallerIdentityError";
 }
 
+/** The goal's status does not allow what was asked (resume a goal that is not paused, cancel a final one). */
+export class InvalidStatusError extends GoalLoopsError {
+  override readonly name = "InvalidStatusError";
+  readonly goalId: string;
+  readonly status: string;
+
+  constructor(goalId: string, status: string, message: string) {
+    super(message);
+    this.goalId = goalId;
+    this.status = status;
+  }
+}
+
 /** The function's environment is incomplete or malformed: a deployment bug, raised at cold start. */
 export class ApiConfigurationError extends GoalLoopsError {
   override readonly name = "ApiConfigurationError";

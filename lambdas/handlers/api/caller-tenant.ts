@@ -4,6 +4,12 @@ import { MissingCallerIdentityError } from "./api-errors";
 /** Account ids as tenant ids: 12 digits in AWS, `local` from the local runtime. Never a key separator. */
 const TENANT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
+/** The calling principal for audit trails: its ARN when API Gateway gives one, else the account. */
+export function callerName(event: Pick<APIGatewayProxyEvent, "requestContext">): string {
+  const identity = event.requestContext?.identity;
+  return identity?.userArn ?? identity?.caller ?? callerTenant(event);
+}
+
 /**
  * The caller's tenant. With IAM (SigV4) auth API Gateway puts the signing principal in
  * `requestContext.identity`; the tenant is its AWS account id, so every principal of one account

@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from "aws-lambda";
-import { callerTenant } from "./caller-tenant";
+import { callerName, callerTenant } from "./caller-tenant";
 import { getGoalsRoutes } from "./get-goals";
+import { goalControlRoutes } from "./goal-control";
 import type { GoalsApiDeps } from "./goals-api-deps";
 import { errorJson, internalError, knownErrorResponse } from "./http-responses";
 import { postGoalRoute } from "./post-goal";
@@ -28,7 +29,7 @@ function bodyText(event: APIGatewayProxyEvent): string | undefined {
  * as a 500 carrying only the request id.
  */
 export function createGoalsApi(deps: GoalsApiDeps): GoalsApi {
-  const routes = [postGoalRoute(deps), ...getGoalsRoutes(deps)];
+  const routes = [postGoalRoute(deps), ...getGoalsRoutes(deps), ...goalControlRoutes(deps)];
 
   return async (event) => {
     const requestId = event.requestContext?.requestId ?? "unknown";
@@ -44,6 +45,7 @@ export function createGoalsApi(deps: GoalsApiDeps): GoalsApi {
       }
       const request: ApiRequest = {
         tenantId: callerTenant(event),
+        caller: callerName(event),
         params: match.params,
         query: present(event.queryStringParameters),
         headers: present(event.headers, true),

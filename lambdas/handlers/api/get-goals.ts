@@ -16,7 +16,7 @@ function goalIdParam(request: ApiRequest): string {
  * The goal, if it belongs to the caller's tenant. Another tenant's goal is answered exactly like
  * a missing one, so ids of other tenants' goals cannot be probed.
  */
-async function tenantGoal(deps: GoalsApiDeps, request: ApiRequest): Promise<GoalRecord> {
+export async function tenantGoal(deps: GoalsApiDeps, request: ApiRequest): Promise<GoalRecord> {
   const goalId = goalIdParam(request);
   const found = await deps.store.getGoal(goalId);
   if (found === undefined || found.record.tenantId !== request.tenantId) {

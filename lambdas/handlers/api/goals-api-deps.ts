@@ -2,6 +2,7 @@ import type { Logger } from "@aws-lambda-powertools/logger";
 import type { StartRun } from "../../adapters/sfn-run-starter";
 import type { Pattern } from "../../core/goal-spec";
 import type { GoalStore } from "../../core/ports/goal-store";
+import type { HumanInputPublisher } from "../../core/ports/human-input-publisher";
 
 /**
  * Everything the routes use, injected: the handler builds it once at module scope from the
@@ -15,5 +16,9 @@ export interface GoalsApiDeps {
   readonly now: () => Date;
   /** A fresh random goal id, for a POST without an Idempotency-Key. */
   readonly newGoalId: () => string;
+  /** Puts human inputs (revision, resume, cancel) on the goal event bus for the resume handler. */
+  readonly publisher: HumanInputPublisher;
+  /** A fresh random revision id for `POST /goals/{goalId}/revisions` and the directive. */
+  readonly newRevisionId: () => string;
   readonly logger: Logger;
 }

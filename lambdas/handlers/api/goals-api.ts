@@ -1,13 +1,16 @@
 import { randomBytes } from "node:crypto";
 import { Logger } from "@aws-lambda-powertools/logger";
 import { injectLambdaContext } from "@aws-lambda-powertools/logger/middleware";
+import { EventBridgeClient } from "@aws-sdk/client-eventbridge";
 import { SFNClient } from "@aws-sdk/client-sfn";
 import middy from "@middy/core";
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from "aws-lambda";
 import { DynamoDbGoalStore } from "../../adapters/dynamodb-goal-store";
+import { EventBridgePublisher, HumanInputPublishError } from "../../adapters/eventbridge-publisher";
 import { createDocumentClient } from "../../adapters/goal-store-adapters";
 import { sfnRunStarter } from "../../adapters/sfn-run-starter";
 import { goalIdFromBytes } from "../../core/goal-ids";
+import type { HumanInputPublisher } from "../../core/ports/human-input-publisher";
 import { readApiConfig } from "./api-config";
 import { createGoalsApi } from "./create-goals-api";
 
@@ -18,6 +21,13 @@ import { createGoalsApi } from "./create-goals-api";
 const logger = new Logger();
 const config = readApiConfig(process.env);
 const sfn = new SFNClient({ region: process.env.AWS_REGION });
+// No explicit endpoint: the SDK honours AWS_ENDPOINT_URL_EVENTBRIDGE (the local runtime's bus).
+const eventBridge = new EventBridgeClient({ region: process.env.AWS_REGION });
+
+/** Deployed without a bus (GoalsApi's optional `goalEventBus`): steering routes answer 503. */
+const noBusPublisher: HumanInputPublisher = {
+  publish: () => Promise.reject(new HumanInputPublishError("GOAL_EVENT_BUS_NAME is not set: no event bus")),
+};
 
 const api = createGoalsApi({
   // Only the goal store: the API never touches the workspace, step log or outbox.
@@ -26,6 +36,11 @@ const api = createGoalsApi({
   stateMachineArns: config.stateMachineArns,
   now: () => new Date(),
   newGoalId: () => goalIdFromBytes(randomBytes(16)),
+  publisher:
+    config.eventBusName === undefined
+      ? noBusPublisher
+      : new EventBridgePublisher(eventBridge, config.eventBusName),
+  newRevisionId: () => `rev-${randomBytes(12).toString("hex")}`,
   logger,
 });
 

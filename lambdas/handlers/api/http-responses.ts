@@ -2,7 +2,7 @@ import type { APIGatewayProxyResult } from "aws-lambda";
 import { EXECUTION_START_THROTTLED, ExecutionStartError } from "../../adapters/sfn-run-starter";
 import { GoalLoopsError, ValidationError, type ValidationIssue } from "../../core/errors";
 import { IdempotencyKeyReusedError } from "../../core/goal-intake";
-import { PatternUnavailableError } from "./api-errors";
+import { InvalidStatusError, PatternUnavailableError } from "./api-errors";
 
 const JSON_HEADERS = { "content-type": "application/json; charset=utf-8" } as const;
 
@@ -54,6 +54,16 @@ const EXECUTION_START_FAILED = {
 const KNOWN_ERRORS: Readonly<Record<string, KnownError>> = {
   ValidationError: { statusCode: 400, code: "ValidationError" },
   PatternUnavailableError: { statusCode: 400, code: "PatternUnavailable" },
+  DirectiveError: { statusCode: 400, code: "DirectiveError" },
+  InvalidStatusError: { statusCode: 409, code: "InvalidStatus" },
+  // A revision for a goal that became final between the read and the dry run.
+  GoalStatusError: { statusCode: 409, code: "InvalidStatus" },
+  HumanInputPublishError: {
+    statusCode: 503,
+    code: "ServiceUnavailable",
+    message: "the event bus did not take the request; retry it",
+    headers: { "retry-after": "1" },
+  },
   MissingCallerIdentityError: { statusCode: 401, code: "MissingCallerIdentity" },
   GoalNotFoundError: { statusCode: 404, code: "GoalNotFound" },
   IdempotencyKeyReusedError: { statusCode: 422, code: "IdempotencyKeyReused" },
@@ -71,6 +81,7 @@ const KNOWN_ERRORS: Readonly<Record<string, KnownError>> = {
 function detailsOf(error: GoalLoopsError): Record<string, unknown> {
   if (error instanceof ValidationError) return { issues: error.issues };
   if (error instanceof PatternUnavailableError) return { pattern: error.pattern };
+  if (error instanceof InvalidStatusError) return { goalId: error.goalId, status: error.status };
   if (error instanceof ExecutionStartError || error instanceof IdempotencyKeyReusedError) {
     return { goalId: error.goalId };
   }

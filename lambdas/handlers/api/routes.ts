@@ -3,6 +3,8 @@ import type { APIGatewayProxyResult } from "aws-lambda";
 /** One request as the routes see it: the caller's tenant and the decoded parts they read. */
 export interface ApiRequest {
   readonly tenantId: string;
+  /** Who calls, for audit trails (revision log, cancel reason): the IAM principal's ARN, else the tenant. */
+  readonly caller: string;
   /** Path parameters from the route template (`{goalId}`), URL-decoded. */
   readonly params: Readonly<Record<string, string>>;
   readonly query: Readonly<Record<string, string>>;

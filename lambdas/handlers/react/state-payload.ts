@@ -29,3 +29,10 @@ export const FailurePayloadSchema = StatePayloadSchema.extend({
   error: StepErrorSchema,
 });
 export type FailurePayload = z.infer<typeof FailurePayloadSchema>;
+
+/** AwaitApproval's payload: the position, what to ask for, and the task token (stored, never logged). */
+export const RequestApprovalPayloadSchema = StatePayloadSchema.extend({
+  next: z.enum(["approval", "limit_decision"]),
+  taskToken: z.string().min(1).max(2048),
+});
+export type RequestApprovalPayload = z.infer<typeof RequestApprovalPayloadSchema>;

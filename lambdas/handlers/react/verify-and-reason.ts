@@ -4,6 +4,7 @@ import { createBedrockRuntimeClient } from "../../adapters/bedrock-runtime-clien
 import { createDocumentClient, createGoalStoreAdapters } from "../../adapters/goal-store-adapters";
 import { DEFAULT_CONTINUE_AS_NEW_AFTER } from "../../core/react/react-deps";
 import { verifyAndReason } from "../../core/react/verify-and-reason";
+import { toolCallRisk } from "../../tools/built-in-tool-runner";
 import { DEFAULT_TOOL_NAMES, toolSpecs } from "../../tools/tool-registry";
 import { positiveIntEnv, requiredEnv } from "../handler-environment";
 import { stepHandler } from "../step-handler";
@@ -21,7 +22,7 @@ const settings = {
   defaultTools: DEFAULT_TOOL_NAMES,
 };
 // Reasoning only offers tools; running them is Act's (which holds the outbox and HTTP settings).
-const tools = { specsFor: toolSpecs };
+const tools = { specsFor: toolSpecs, riskOf: toolCallRisk };
 
 /** VerifyAndReason: verify the last step, decide, then the `reason` call (see `verifyAndReason`). */
 export const handler = stepHandler(logger, StatePayloadSchema, (payload) =>

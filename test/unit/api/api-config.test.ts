@@ -1,20 +1,30 @@
 import { describe, expect, it } from "vitest";
 import { readApiConfig } from "../../../lambdas/handlers/api/api-config";
 
+const BUS = { GOAL_EVENT_BUS_NAME: "goal-bus" };
+
 describe("readApiConfig", () => {
   it("reads the table name and the pattern → state machine ARN map", () => {
     // Act
-    const config = readApiConfig({ GOAL_TABLE_NAME: "goals", STATE_MACHINE_ARNS: '{"react":"arn:react"}' });
+    const config = readApiConfig({
+      ...BUS,
+      GOAL_TABLE_NAME: "goals",
+      STATE_MACHINE_ARNS: '{"react":"arn:react"}',
+    });
 
     // Assess
-    expect(config).toEqual({ tableName: "goals", stateMachineArns: { react: "arn:react" } });
+    expect(config).toEqual({
+      tableName: "goals",
+      stateMachineArns: { react: "arn:react" },
+      eventBusName: "goal-bus",
+    });
   });
 
   it.each([
-    [{ STATE_MACHINE_ARNS: "{}" }, /GOAL_TABLE_NAME/],
-    [{ GOAL_TABLE_NAME: "goals" }, /STATE_MACHINE_ARNS/],
-    [{ GOAL_TABLE_NAME: "goals", STATE_MACHINE_ARNS: "react=arn" }, /not JSON/],
-    [{ GOAL_TABLE_NAME: "goals", STATE_MACHINE_ARNS: '{"tree_of_thought":"arn"}' }, /map patterns/],
+    [{ ...BUS, STATE_MACHINE_ARNS: "{}" }, /GOAL_TABLE_NAME/],
+    [{ ...BUS, GOAL_TABLE_NAME: "goals" }, /STATE_MACHINE_ARNS/],
+    [{ ...BUS, GOAL_TABLE_NAME: "goals", STATE_MACHINE_ARNS: "react=arn" }, /not JSON/],
+    [{ ...BUS, GOAL_TABLE_NAME: "goals", STATE_MACHINE_ARNS: '{"tree_of_thought":"arn"}' }, /map patterns/],
   ])("refuses a broken environment %#, naming what is wrong", (env, message) => {
     // Act + Assess
     expect(() => readApiConfig(env)).toThrow(

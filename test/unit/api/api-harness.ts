@@ -17,6 +17,7 @@ import {
   dynamoClientFor,
   startDynalite,
 } from "../../support/dynamo-backends";
+import { RecordingPublisher } from "../human-input/support";
 
 export const NOW = new Date("2026-03-01T12:00:00.000Z");
 export const REACT_ARN = "arn:aws:states:us-east-1:123456789012:stateMachine:goal-loops-react";
@@ -50,17 +51,20 @@ export function buildApi(store: DynamoDbGoalStore, overrides: Partial<GoalsApiDe
   });
   const sfn = mockClient(sfnClient);
   const logger = new Logger({ serviceName: "goals-api-test", logLevel: "SILENT" });
+  const publisher = new RecordingPublisher();
   const deps: GoalsApiDeps = {
     store,
     startRun: sfnRunStarter(sfnClient),
     stateMachineArns: { react: REACT_ARN },
     now: () => NOW,
     newGoalId: () => goalIdFromBytes(randomBytes(16)),
+    publisher,
+    newRevisionId: () => `rev-${randomUUID()}`,
     logger,
     ...overrides,
   };
   const api: GoalsApi = createGoalsApi(deps);
-  return { api, sfn, logger };
+  return { api, sfn, logger, publisher };
 }
 
 /** A tenant of its own per test, so listings in the shared table never see another test's goals. */

@@ -40,6 +40,7 @@ describe("goals-api handler (module-scope wiring)", () => {
     Object.assign(process.env, {
       GOAL_TABLE_NAME: tableName,
       STATE_MACHINE_ARNS: JSON.stringify({ react: REACT_ARN }),
+      GOAL_EVENT_BUS_NAME: "goal-bus",
       AWS_ENDPOINT_URL_DYNAMODB: backend.endpoint,
       AWS_REGION: "us-east-1",
       AWS_ACCESS_KEY_ID: "local",

@@ -209,7 +209,7 @@ describe("ReAct loop steps", () => {
     expect(await table.adapters.workspace.readFile(goal.goalId, "out/haiku.md")).toBeUndefined();
   });
 
-  it("terminates the goal with the limit as its reason once maxSteps steps are used", async () => {
+  it("asks for a limit decision (and calls no model) once maxSteps steps are used", async () => {
     // Prepare
     const goal = await createGoal(table, reactSpec({ limits: { maxSteps: 2 } }));
     const model = new ScriptedModel({ reason: [writes("a.md", "one"), writes("b.md", "two")] });
@@ -219,11 +219,10 @@ describe("ReAct loop steps", () => {
     const answers = await loop.run(goal.goalId);
 
     // Assess
-    expect(answers.at(-1)?.next).toBe("terminated");
-    const ended = await loop.goal(goal.goalId);
-    expect(ended.status).toBe("terminated");
-    expect(ended.steps).toBe(2);
-    expect(ended.stopReason).toMatchObject({ kind: "limit", detail: "maxSteps" });
+    expect(answers.at(-1)?.next).toBe("limit_decision");
+    const atLimit = await loop.goal(goal.goalId);
+    expect(atLimit.status).toBe("running");
+    expect(atLimit.steps).toBe(2);
     expect(model.requests).toHaveLength(2);
   });
 

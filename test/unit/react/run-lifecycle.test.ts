@@ -185,7 +185,7 @@ describe("ReAct run lifecycle", () => {
     expect(done.usage.modelCalls).toBe(3);
   });
 
-  it("ends the goal in LoadGoal when a limit is already reached, and answers stop to another run", async () => {
+  it("asks for a limit decision in LoadGoal when a limit is already reached, and answers stop to another run", async () => {
     // Prepare
     const goal = await createGoal(table, reactSpec({ limits: { deadline: "2026-01-01T00:00:00.000Z" } }));
     const model = new ScriptedModel({});
@@ -198,9 +198,9 @@ describe("ReAct run lifecycle", () => {
 
     // Assess
     expect(otherRun.next).toBe("stop");
-    expect(loaded.next).toBe("terminated");
-    expect(reloaded.next).toBe("terminated");
-    expect((await loop.goal(goal.goalId)).stopReason).toMatchObject({ kind: "limit", detail: "deadline" });
+    expect(loaded.next).toBe("limit_decision");
+    expect(reloaded.next).toBe("limit_decision");
+    expect((await loop.goal(goal.goalId)).status).toBe("running");
     expect(model.requests).toEqual([]);
   });
 });

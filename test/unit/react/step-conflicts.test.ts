@@ -9,6 +9,7 @@ import {
   type GoalTable,
   ScriptedModel,
   SETTINGS,
+  says,
   startGoalTable,
   steppingClock,
   writes,
@@ -52,7 +53,11 @@ describe("ReAct steps under concurrent writers", () => {
 
   function ports(goals: GoalStore, model: ScriptedModel) {
     const { workspace, stepLog } = table.adapters;
-    const tools = { specsFor: () => [], run: () => Promise.reject(new Error("no tools here")) };
+    const tools = {
+      specsFor: () => [],
+      riskOf: () => undefined,
+      run: () => Promise.reject(new Error("no tools here")),
+    };
     return { goals, workspace, stepLog, model, tools, now: steppingClock(), ids: sequentialRunIds };
   }
 
@@ -78,7 +83,11 @@ describe("ReAct steps under concurrent writers", () => {
   it("gives up after two re-tries and throws ConcurrentModificationError for the state machine to retry", async () => {
     // Prepare
     const goal = await createGoal(table);
-    const model = new ScriptedModel({ reason: [writes("out/haiku.md", "autumn")] });
+    // The retry applies the three revisions the interruptions queued, one reconcile call each.
+    const model = new ScriptedModel({
+      reason: [writes("out/haiku.md", "autumn")],
+      reconcile: [says("{}"), says("{}"), says("{}")],
+    });
     const loaded = await loadGoal(ports(table.adapters.goals, model), goal);
     const goals = contendedStore(table.adapters.goals, 3);
 
@@ -91,6 +100,6 @@ describe("ReAct steps under concurrent writers", () => {
     expect(stored?.record.usage.modelCalls).toBe(0);
     const retried = await verifyAndReason(ports(table.adapters.goals, model), SETTINGS, loaded);
     expect(retried.next).toBe("act");
-    expect(model.requests).toHaveLength(1);
+    expect(model.requestsFor("reason")).toHaveLength(1);
   });
 });

@@ -258,9 +258,28 @@ describe("createBuiltInToolRunner: bad calls become tool errors", () => {
 
     // Assess
     expect(outcome.errorName).toBe("ApprovalRequired");
-    expect(textOf(outcome)).toContain("approval gates are not available yet (issue 5)");
+    expect(textOf(outcome)).toContain("needs a human approval that this call does not have");
     expect(textOf(outcome)).toContain("approval.preAuthorized");
     expect(outbox.messages.size).toBe(0);
+  });
+
+  it("runs an irreversible call a human approved (by toolUseId), and says its risk", async () => {
+    // Prepare
+    const { runner, call, outbox } = setup();
+    const approvedCall = call("notify", { channel: "ops", message: "deploying" });
+
+    // Act
+    const outcome = await runner.run(
+      approvedCall,
+      callContext({ grantedTools: ALL_TOOLS, approvedCalls: [approvedCall.toolUseId] }),
+    );
+
+    // Assess
+    expect(outcome.errorName).toBeUndefined();
+    expect(outbox.messages.size).toBe(1);
+    expect(runner.riskOf(approvedCall)).toBe("irreversible");
+    expect(runner.riskOf(call("http_request", { method: "GET", url: "https://example.com" }))).toBe("read");
+    expect(runner.riskOf(call("no_such_tool", {}))).toBeUndefined();
   });
 
   it("throws when the store itself is unavailable: an infrastructure failure is retried, not told to the model", async () => {

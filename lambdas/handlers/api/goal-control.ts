@@ -1,0 +1,144 @@
+import type { APIGatewayProxyResult } from "aws-lambda";
+import { z } from "zod";
+import { parseDirective } from "../../core/directive";
+import { ValidationError } from "../../core/errors";
+import type { GoalRecord } from "../../core/goal-record";
+import { isFinal } from "../../core/goal-status";
+import { HUMAN_INPUT_DETAIL_TYPES } from "../../core/human-input-events";
+import { queueRevision, RevisionInputSchema } from "../../core/revisions";
+import { toSnapshot } from "../../core/snapshot";
+import { parseOrThrow } from "../../core/validation";
+import { InvalidStatusError } from "./api-errors";
+import { tenantGoal } from "./get-goals";
+import type { GoalsApiDeps } from "./goals-api-deps";
+import { json } from "./http-responses";
+import { parseJsonBody } from "./request-body";
+import type { ApiRequest, Route } from "./routes";
+
+const DirectiveBodySchema = z.strictObject({ text: z.string().max(8000) });
+
+/**
+ * Checks a revision exactly as the resume handler will queue it (the same core function, on the
+ * goal as it is now, nothing stored) so a bad one is a 400 with the field paths, then publishes
+ * `Revision Requested`. The resume handler queues it; it is applied at the run's next step boundary.
+ */
+async function requestRevision(
+  deps: GoalsApiDeps,
+  request: ApiRequest,
+  goal: GoalRecord,
+  body: unknown,
+): Promise<APIGatewayProxyResult> {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    throw new ValidationError("A revision must be a JSON object", [
+      { path: "", message: "expected an object" },
+    ]);
+  }
+  if (isFinal(goal.status)) {
+    throw new InvalidStatusError(
+      goal.goalId,
+      goal.status,
+      `goal is ${goal.status}; a revision needs a goal that is not final`,
+    );
+  }
+  const revisionId = deps.newRevisionId();
+  const now = deps.now();
+  const input = parseOrThrow(RevisionInputSchema, { ...body, requestedBy: request.caller }, "revision");
+  const dryRun = queueRevision(goal, input, { revisionId, now });
+  const queued = dryRun.record.inbox.find((item) => item.revisionId === revisionId);
+  if (!queued) throw new Error(`revision ${revisionId} was not queued by the dry run`);
+  await deps.publisher.publish({
+    detailType: HUMAN_INPUT_DETAIL_TYPES.revisionRequested,
+    detail: {
+      goalId: goal.goalId,
+      revisionId,
+      type: queued.type,
+      content: queued.content,
+      requestedBy: queued.requestedBy,
+      channel: "api",
+      requestedAt: queued.requestedAt,
+      ...(queued.successChecks === undefined ? {} : { successChecks: queued.successChecks }),
+      ...(queued.reason === undefined ? {} : { reason: queued.reason }),
+    },
+  });
+  deps.logger.info("revision requested", { goalId: goal.goalId, revisionId, revisionType: queued.type });
+  return json(202, { goalId: goal.goalId, revisionId });
+}
+
+/** `POST /goals/{goalId}/revisions` `{type, content, successChecks?, reason?}` → 202 `{revisionId}`. */
+async function postRevision(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGatewayProxyResult> {
+  const body = parseJsonBody(request.body);
+  const goal = await tenantGoal(deps, request);
+  return requestRevision(deps, request, goal, body);
+}
+
+/**
+ * `POST /goals/{goalId}/directive` `{text}`: the `/goal` directive. `status` answers the snapshot;
+ * `add-constraint <text>` and `redirect <text>` request a revision; anything else is a 400
+ * DirectiveError naming what was wrong and the valid forms.
+ */
+async function postDirective(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGatewayProxyResult> {
+  const { text } = parseOrThrow(DirectiveBodySchema, parseJsonBody(request.body), "directive");
+  const goal = await tenantGoal(deps, request);
+  const directive = parseDirective(text);
+  if (directive.kind === "status") return json(200, toSnapshot(goal));
+  return requestRevision(deps, request, goal, { type: directive.kind, content: directive.text });
+}
+
+/** `POST /goals/{goalId}/resume`: 202 for a paused goal (`Resume Requested` published), else 409. */
+async function postResume(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGatewayProxyResult> {
+  const goal = await tenantGoal(deps, request);
+  if (goal.status !== "paused") {
+    throw new InvalidStatusError(goal.goalId, goal.status, `goal is ${goal.status}; resume needs paused`);
+  }
+  await deps.publisher.publish({
+    detailType: HUMAN_INPUT_DETAIL_TYPES.resumeRequested,
+    detail: {
+      goalId: goal.goalId,
+      requestedBy: request.caller,
+      channel: "api",
+      requestedAt: deps.now().toISOString(),
+    },
+  });
+  deps.logger.info("resume requested", { goalId: goal.goalId });
+  return json(202, { goalId: goal.goalId, requested: "resume" });
+}
+
+const CancelBodySchema = z.strictObject({ reason: z.string().trim().min(1).max(2000).optional() });
+
+/** `POST /goals/{goalId}/cancel` `{reason?}`: 202 for a goal that is not final (`Cancel Requested`), else 409. */
+async function postCancel(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGatewayProxyResult> {
+  const body =
+    request.body === undefined || request.body.trim() === ""
+      ? {}
+      : parseOrThrow(CancelBodySchema, parseJsonBody(request.body), "cancel");
+  const goal = await tenantGoal(deps, request);
+  if (isFinal(goal.status)) {
+    throw new InvalidStatusError(
+      goal.goalId,
+      goal.status,
+      `goal is ${goal.status}; cancel needs a goal that is not final`,
+    );
+  }
+  await deps.publisher.publish({
+    detailType: HUMAN_INPUT_DETAIL_TYPES.cancelRequested,
+    detail: {
+      goalId: goal.goalId,
+      requestedBy: request.caller,
+      channel: "api",
+      requestedAt: deps.now().toISOString(),
+      ...(body.reason === undefined ? {} : { reason: body.reason }),
+    },
+  });
+  deps.logger.info("cancel requested", { goalId: goal.goalId });
+  return json(202, { goalId: goal.goalId, requested: "cancel" });
+}
+
+/** The routes through which a human steers a goal; each publishes one human-input event. */
+export function goalControlRoutes(deps: GoalsApiDeps): Route[] {
+  return [
+    { method: "POST", path: "/goals/{goalId}/revisions", handle: (request) => postRevision(deps, request) },
+    { method: "POST", path: "/goals/{goalId}/directive", handle: (request) => postDirective(deps, request) },
+    { method: "POST", path: "/goals/{goalId}/resume", handle: (request) => postResume(deps, request) },
+    { method: "POST", path: "/goals/{goalId}/cancel", handle: (request) => postCancel(deps, request) },
+  ];
+}

@@ -1,0 +1,94 @@
+import { fileURLToPath } from "node:url";
+import { Arn, ArnFormat, Stack } from "aws-cdk-lib";
+import { Rule } from "aws-cdk-lib/aws-events";
+import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
+import type { RetentionDays } from "aws-cdk-lib/aws-logs";
+import type { StateMachine } from "aws-cdk-lib/aws-stepfunctions";
+import { Construct } from "constructs";
+import type { Pattern } from "../../lambdas/core/goal-spec";
+import { ALL_HUMAN_INPUT_DETAIL_TYPES, HUMAN_INPUT_SOURCE } from "../../lambdas/core/human-input-events";
+import type { GoalEventBus } from "./goal-event-bus";
+import { GoalLoopFunction, type GoalLoopLogLevel } from "./goal-loop-function";
+import type { GoalTable } from "./goal-table";
+import { acknowledgeGoalTableGrant, acknowledgeWildcardResource } from "./nag-acknowledgments";
+
+export interface ResumeHandlerProps {
+  readonly goalTable: GoalTable;
+  /** The bus human inputs arrive on; its dead-letter queue keeps what could not be delivered. */
+  readonly goalEventBus: GoalEventBus;
+  /** The loops whose callback tasks it answers and whose runs it starts (resume) and stops (cancel). */
+  readonly stateMachines: Readonly<Partial<Record<Pattern, StateMachine>>>;
+  /** @default "INFO" */
+  readonly logLevel?: GoalLoopLogLevel;
+  /** @default RetentionDays.ONE_MONTH */
+  readonly logRetention?: RetentionDays;
+}
+
+/**
+ * The one resume handler (DESIGN §5): a rule on the goal bus sends every human input
+ * (source `goal-loops.human`) to a Lambda that matches it against the waiting goal and answers the
+ * task token (SendTaskSuccess), or hands revisions, resumes and cancels to their handlers.
+ * EventBridge retries a failed delivery, then puts it in the bus's dead-letter queue.
+ *
+ * Least privilege: the goal table; SendTaskSuccess/SendTaskFailure, StartExecution on the given
+ * state machines and StopExecution on their executions. The state machines never reference this
+ * function, so granting on their ARNs makes no dependency cycle.
+ */
+export class ResumeHandler extends Construct {
+  readonly function: GoalLoopFunction;
+  readonly rule: Rule;
+
+  constructor(scope: Construct, id: string, props: ResumeHandlerProps) {
+    super(scope, id);
+    const machines = Object.entries(props.stateMachines).flatMap(([pattern, machine]) =>
+      machine ? [[pattern, machine] as const] : [],
+    );
+    if (machines.length === 0)
+      throw new Error("ResumeHandler: stateMachines must name at least one state machine");
+
+    this.function = new GoalLoopFunction(this, "Function", {
+      entry: fileURLToPath(new URL("../../lambdas/handlers/resume-handler.ts", import.meta.url)),
+      description:
+        "goal-loops resume handler: match human inputs to waiting goals and answer their task tokens",
+      logLevel: props.logLevel,
+      logRetention: props.logRetention,
+      environment: {
+        GOAL_TABLE_NAME: props.goalTable.table.tableName,
+        STATE_MACHINE_ARNS: Stack.of(this).toJsonString(
+          Object.fromEntries(machines.map(([pattern, machine]) => [pattern, machine.stateMachineArn])),
+        ),
+      },
+    });
+    props.goalTable.grantReadWriteData(this.function);
+    acknowledgeGoalTableGrant(this.function.role, props.goalTable);
+
+    for (const [, machine] of machines) {
+      machine.grantTaskResponse(this.function);
+      machine.grantStartExecution(this.function);
+      // Cancel stops the goal's current run: executions of this machine (`…:execution:<name>:*`).
+      machine.grantExecution(this.function, "states:StopExecution");
+      acknowledgeWildcardResource(
+        this.function.role,
+        `${Stack.of(this).formatArn({
+          service: "states",
+          resource: "execution",
+          arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+          resourceName: Arn.split(machine.stateMachineArn, ArnFormat.COLON_RESOURCE_NAME).resourceName,
+        })}:*`,
+        "StopExecution names an execution, and a goal's run gets its execution at run time (goalId-runId); the wildcard covers only executions of this one state machine.",
+      );
+    }
+
+    this.rule = new Rule(this, "Rule", {
+      eventBus: props.goalEventBus.eventBus,
+      description: "Every human input (approval decided, revision, resume, cancel) to the resume handler",
+      eventPattern: { source: [HUMAN_INPUT_SOURCE], detailType: [...ALL_HUMAN_INPUT_DETAIL_TYPES] },
+      targets: [
+        new LambdaFunction(this.function.function, {
+          deadLetterQueue: props.goalEventBus.deadLetterQueue,
+          retryAttempts: 185,
+        }),
+      ],
+    });
+  }
+}
