@@ -202,6 +202,19 @@ export class GoalsApi extends Construct {
         requestParameters: { "method.request.path.goalId": true },
       });
     }
+    // Approvals: the caller's list, and a decision (the function validates the body).
+    const approvals = api.root.addResource("approvals");
+    approvals.addMethod("GET", integration, {
+      requestValidator: validator,
+      requestParameters: {
+        "method.request.querystring.status": false,
+        "method.request.querystring.limit": false,
+      },
+    });
+    approvals.addResource("{approvalId}").addMethod("POST", integration, {
+      requestValidator: validator,
+      requestParameters: { "method.request.path.approvalId": true },
+    });
   }
 
   /**

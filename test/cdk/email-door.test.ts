@@ -59,9 +59,16 @@ describe("EmailDoor", () => {
   it("serves GET and POST /email/approvals/{approvalId} without API Gateway auth, through its own function", () => {
     // Prepare
     const [functionId] = onlyResource(template, "AWS::Lambda::Function", "EmailDoorHandler");
-    const [resourceId] = [...resourcesOf(template, "AWS::ApiGateway::Resource")].find(
-      ([, resource]) => resource.Properties.PathPart === "{approvalId}",
-    ) ?? [""];
+    // The `{approvalId}` under /email/approvals (the goals API has its own under /approvals).
+    const resources = [...resourcesOf(template, "AWS::ApiGateway::Resource")];
+    const child = (parentId: string, pathPart: string) =>
+      resources.find(
+        ([, resource]) =>
+          resource.Properties.PathPart === pathPart &&
+          JSON.stringify(resource.Properties.ParentId) === JSON.stringify({ Ref: parentId }),
+      )?.[0] ?? "";
+    const [emailId] = resources.find(([, resource]) => resource.Properties.PathPart === "email") ?? [""];
+    const resourceId = child(child(emailId, "approvals"), "{approvalId}");
 
     // Act
     const methods = [...resourcesOf(template, "AWS::ApiGateway::Method").values()].filter(

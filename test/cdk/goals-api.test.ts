@@ -88,6 +88,8 @@ describe("GoalsApi", () => {
         "POST /goals/{goalId}/directive",
         "POST /goals/{goalId}/resume",
         "POST /goals/{goalId}/cancel",
+        "GET /approvals",
+        "POST /approvals/{approvalId}",
       ].sort(),
     );
     for (const [route, method] of routes) {
@@ -145,6 +147,13 @@ describe("GoalsApi", () => {
         "method.request.path.goalId": true,
       });
     }
+    expect(routes.get("GET /approvals")?.Properties.RequestParameters).toEqual({
+      "method.request.querystring.status": false,
+      "method.request.querystring.limit": false,
+    });
+    expect(routes.get("POST /approvals/{approvalId}")?.Properties.RequestParameters).toEqual({
+      "method.request.path.approvalId": true,
+    });
     expect(routes.get("GET /goals")?.Properties.RequestParameters).toEqual({
       "method.request.querystring.status": false,
       "method.request.querystring.limit": false,
@@ -247,9 +256,9 @@ describe("GoalsApi", () => {
     expect(resourcesAllowed(statements, "events:PutEvents")).toEqual([arnOf(busId)]);
   });
 
-  it("lets API Gateway invoke the function from the stage's eight methods only (no console test invocations)", () => {
+  it("lets API Gateway invoke the function from the stage's ten methods only (no console test invocations)", () => {
     // Assess
-    template.resourceCountIs("AWS::Lambda::Permission", 8);
+    template.resourceCountIs("AWS::Lambda::Permission", 10);
   });
 
   it.each<[string, Partial<GoalsApiProps>, RegExp]>([

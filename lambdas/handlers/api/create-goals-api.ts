@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from "aws-lambda";
+import { approvalsRoutes } from "./approvals";
 import { callerName, callerTenant } from "./caller-tenant";
 import { getGoalsRoutes } from "./get-goals";
 import { goalControlRoutes } from "./goal-control";
@@ -29,7 +30,12 @@ function bodyText(event: APIGatewayProxyEvent): string | undefined {
  * as a 500 carrying only the request id.
  */
 export function createGoalsApi(deps: GoalsApiDeps): GoalsApi {
-  const routes = [postGoalRoute(deps), ...getGoalsRoutes(deps), ...goalControlRoutes(deps)];
+  const routes = [
+    postGoalRoute(deps),
+    ...getGoalsRoutes(deps),
+    ...goalControlRoutes(deps),
+    ...approvalsRoutes(deps),
+  ];
 
   return async (event) => {
     const requestId = event.requestContext?.requestId ?? "unknown";
