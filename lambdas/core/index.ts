@@ -25,6 +25,7 @@ export * from "./model-prices";
 export * from "./model-roles";
 export * from "./pattern-selector";
 export * from "./progress-notes";
+export * from "./reattach-run";
 export * from "./record-cycle";
 export * from "./record-judgement";
 export * from "./revisions";

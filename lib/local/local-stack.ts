@@ -9,6 +9,7 @@ import { LambdaHost } from "./lambda-host";
 import type { LogLine } from "./lambda-sandbox";
 import { type LocalOutboxEntry, localOutboxReader } from "./local-outbox";
 import { type LocalSecrets, secretEnvironment } from "./local-secrets";
+import { reattachGoals } from "./reattach-goals";
 import { startSfnEndpoint } from "./sfn-endpoint";
 import { StateMachineRunner } from "./state-machine-runner";
 
@@ -154,6 +155,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     stops.push(() => host.close());
     // Runs stop before their sandboxes do: a task cut off mid-invocation would otherwise fail the run.
     stops.push(() => runner.close());
+
+    // Goals that were running or waiting when the last stack stopped get a new run (issue 5 item 8).
+    if (!options.inMemory) await reattachGoals({ dynamodbEndpoint: dynamo.endpoint, model, runner, log });
 
     let stopped: Promise<void> | undefined;
     return {

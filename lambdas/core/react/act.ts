@@ -59,7 +59,7 @@ export async function act(
   }
   if (reached(record, runId, iteration, "acted")) return done;
 
-  const checkpoint = await ports.goals.getCheckpoint({ goalId, runId, iteration, role: "reason" });
+  const checkpoint = await reasonTurnOf(ports.goals, record, iteration);
   if (!checkpoint) {
     throw new ReasonCheckpointMissingError(
       `No reason turn for goal '${goalId}' run '${runId}' iteration ${iteration}`,
@@ -88,6 +88,17 @@ interface LoggedStep {
   readonly step: StepRecord;
   /** The ToolRunner's error names by toolUseId (a reused step has them in its observations). */
   readonly errorNames: ReadonlyMap<string, string>;
+}
+
+/**
+ * The reason turn of the iteration. A gate re-attached into a new run (`reattachRun`) keeps the turn
+ * its approval binds to under the previous run, where it was made; no other gate lacks its own.
+ */
+async function reasonTurnOf(goals: GoalStore, record: GoalRecord, iteration: number) {
+  const { goalId, runId } = record;
+  const own = await goals.getCheckpoint({ goalId, runId, iteration, role: "reason" });
+  if (own || record.previousRunId === undefined || !gateOf(record, { runId, iteration })) return own;
+  return goals.getCheckpoint({ goalId, runId: record.previousRunId, iteration, role: "reason" });
 }
 
 /** The iteration's step: the one an earlier attempt logged, or a new one from running the calls. */

@@ -16,7 +16,8 @@ export type LoadGoalInput = Pick<RunPosition, "goalId" | "runId">;
 
 /**
  * LoadGoal, the first state of a run: asks for a limit decision when a limit is reached and records `run.started`
- * once per run. A goal that is not running, or runs under another run id, is left alone. Revisions
+ * once per run. A goal waiting for a human in this run (re-attached) goes back to its wait. A goal that
+ * is not running, or runs under another run id, is left alone. Revisions
  * queued in the inbox stay there: VerifyAndReason, the very next step, applies them with their
  * `reconcile` call (`applyQueuedRevisions`), so this step needs no model and no Bedrock access.
  */
@@ -33,8 +34,19 @@ export async function loadGoal(ports: LoadGoalPorts, input: LoadGoalInput): Prom
   if (record.runId !== runId) return { goalId, runId, iteration: 0, next: "stop" };
   // A reached limit waits for a human decision (extend or terminate) before any model call.
   const running = checkLimits(record, now) ? "limit_decision" : "verify";
-  const next = record.status === "running" ? running : nextForStatus(record.status);
+  const next = record.status === "running" ? running : (awaitedInput(record) ?? nextForStatus(record.status));
   return { goalId, runId, iteration: record.runIteration, next };
+}
+
+/**
+ * A goal re-attached while it waits (`reattachRun`) goes straight back to AwaitApproval, which keeps
+ * the pending approval and stores the new run's token: `approval` for a tool gate, `limit_decision`
+ * for a limit.
+ */
+function awaitedInput(record: GoalRecord): "approval" | "limit_decision" | undefined {
+  if (record.status !== "waiting") return undefined;
+  if (record.waitingFor?.kind === "decision") return "limit_decision";
+  return record.waitingFor?.kind === "approval" ? "approval" : undefined;
 }
 
 function startRun(record: GoalRecord, runId: string, now: Date) {

@@ -43,6 +43,7 @@ const AGENT_PATH: Record<string, (record: GoalRecord) => GoalChange> = {
   pause: (r) => core.pause(r, { kind: "policy", detail: "t", message: "t" }, NOW),
   resume: (r) => core.resume(goalIn("paused", r), { newRunId: "run-2", now: NOW }),
   continueAsNew: (r) => core.continueAsNew(r, { newRunId: "run-2", now: NOW }),
+  reattachRun: (r) => core.reattachRun(goalIn("waiting", r), { newRunId: "run-2", now: NOW }),
   cancel: (r) => core.cancel(r, "alice", "successChecks: []", NOW),
   terminate: (r) => core.terminate(r, { kind: "policy", detail: "t", message: "t" }, NOW),
   fail: (r) => core.fail(r, { kind: "infrastructure", detail: "t", message: "t" }, NOW),
