@@ -79,6 +79,7 @@ export class GoalLoopsStack extends Stack {
       goalEventBus: this.goalEventBus,
       restApi: this.goalsApi.restApi,
     });
+    this.wireApprovalNotifiers();
 
     new CfnOutput(this, GOAL_LOOPS_OUTPUTS.goalTableName, {
       description: "DynamoDB table holding goals, their event logs, checkpoints and approvals",
@@ -96,5 +97,21 @@ export class GoalLoopsStack extends Stack {
       description: "Base URL of the goals API (IAM-signed requests): POST /goals, GET /goals …",
       value: this.goalsApi.url,
     });
+  }
+
+  /**
+   * RequestApproval posts approval requests to Slack and emails them with signed links. The doors
+   * come after the ReAct loop (they need the REST API, which needs the state machine), so their
+   * settings are added to the function afterwards; they name only the secrets and the API's id,
+   * which depend on nothing of the loop, so no cycle.
+   */
+  private wireApprovalNotifiers(): void {
+    const requestApproval = this.reactLoop.functions.requestApproval;
+    requestApproval.addEnvironment({
+      ...this.slackDoor.notifierEnvironment,
+      ...this.emailDoor.senderEnvironment,
+    });
+    this.slackDoor.grantPostApprovalMessages(requestApproval);
+    this.emailDoor.grantSendApprovalEmails(requestApproval);
   }
 }

@@ -151,6 +151,15 @@ export class GoalLoopFunction extends Construct {
         "every other statement of this role names its resources.",
     );
   }
+
+  /**
+   * Adds environment variables after construction: for settings of constructs made after this
+   * function (the Slack and email doors need the REST API, which needs the state machine).
+   */
+  addEnvironment(variables: Readonly<Record<string, string>>): void {
+    if (!(this.function instanceof NodejsFunction)) throw new Error("GoalLoopFunction: not a NodejsFunction");
+    for (const [key, value] of Object.entries(variables)) this.function.addEnvironment(key, value);
+  }
 }
 
 function validateProps(props: GoalLoopFunctionProps): void {

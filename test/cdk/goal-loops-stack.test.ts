@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { buildApp, GOAL_LOOPS_STACK_ID } from "../../lib/goal-loops-app";
 import { GOAL_LOOPS_OUTPUTS, type GoalLoopsStack } from "../../lib/goal-loops-stack";
-import { onlyResource, resourcesOf } from "./template-queries";
+import { allowStatementsOf, onlyResource, resourcesAllowed, resourcesOf, roleOf } from "./template-queries";
 
 /** The context `cdk synth` passes, so this test checks exactly what the CLI synthesizes. */
 const CDK_JSON_CONTEXT: Record<string, unknown> = JSON.parse(
@@ -43,7 +43,7 @@ describe("GoalLoopsStack as bin/app.ts builds it", () => {
     stack = built.stack;
     assembly = built.app.synth();
     template = Template.fromStack(stack); // reuses the synthesized assembly
-  });
+  }, 180_000); // bundling every function takes close to a minute alone, longer under the full suite's load
 
   it("is named GoalLoopsStack, so cdk.out holds GoalLoopsStack.template.json", () => {
     // Assess
@@ -101,6 +101,24 @@ describe("GoalLoopsStack as bin/app.ts builds it", () => {
         /^import \{ createRequire as \w+ \} from 'module';/,
       );
     }
+  });
+
+  it("lets RequestApproval post to Slack and email signed links: the doors' settings and secret reads", () => {
+    // Act
+    const [, fn] = onlyResource(template, "AWS::Lambda::Function", "ReactLoopRequestApproval");
+    const variables = z
+      .object({ Environment: z.object({ Variables: z.record(z.string(), z.unknown()) }) })
+      .parse(fn.Properties).Environment.Variables;
+    const statements = allowStatementsOf(template, roleOf(fn));
+    const readable = resourcesAllowed(statements, "secretsmanager:GetSecretValue").join(" ");
+
+    // Assess
+    expect(Object.keys(variables)).toEqual(
+      expect.arrayContaining(["SLACK_BOT_TOKEN_ARN", "EMAIL_LINK_SECRET_ARN", "PUBLIC_API_URL"]),
+    );
+    expect(readable).toContain("SlackDoorBotToken");
+    expect(readable).toContain("EmailDoorLinkSecret");
+    expect(readable).not.toContain("SigningSecret");
   });
 
   it("synthesizes without error annotations", () => {
@@ -184,6 +202,8 @@ function expectedAcknowledgments(template: Template): string[] {
       "goals/{goalId}/GET",
       "goals/{goalId}/events/GET",
       ...["revisions", "directive", "resume", "cancel"].map((control) => `goals/{goalId}/${control}/POST`),
+      "approvals/GET",
+      "approvals/{approvalId}/POST",
     ].map((method) => `AwsSolutions-COG4 @ ${at(`GoalsApi/RestApi/Default/${method}/Resource`)}`),
     `AwsSolutions-SMG4 @ ${at("EmailDoor/LinkSecret/Resource")}`,
     ...["GET", "POST"].flatMap((verb) =>

@@ -7,7 +7,7 @@ import type { Approval, GoalStore } from "../ports/goal-store";
 import type { Outbox } from "../ports/outbox";
 import type { TaskCallback } from "../ports/task-callback";
 import { gateOf } from "./action-gate";
-import { notifyApprovalRequested } from "./notify-approval";
+import { type ApprovalNotifiers, notifyApprovalRequested } from "./notify-approval";
 import type { Clock } from "./react-deps";
 import { isRunningIn, nextForStatus, type RunPosition, type StepResult } from "./step-result";
 import { chain, readGoal, updateGoal } from "./update-goal";
@@ -19,6 +19,8 @@ export interface RequestApprovalPorts {
   readonly now: Clock;
   /** A random, unguessable id (never derived from the token). */
   readonly newApprovalId: () => string;
+  /** Slack and email behind `approval.channels`; without them every channel gets a plain outbox record. */
+  readonly notifiers?: ApprovalNotifiers;
 }
 
 export interface RequestApprovalInput extends RunPosition {
@@ -82,7 +84,8 @@ export async function requestApproval(
     await ports.goals.decideApproval(approval.approvalId, { status: "superseded" }).catch(() => undefined);
     throw error;
   }
-  await notifyApprovalRequested(ports.outbox, approval, record.spec.approval.channels, now);
+  // Only a newly stored approval is announced: a reused one (above) was announced when it was stored.
+  await notifyApprovalRequested(ports.outbox, approval, record, now, ports.notifiers);
   return { outcome: "requested", approvalId: approval.approvalId };
 }
 
