@@ -1,7 +1,10 @@
 import { resolve } from "node:path";
-import { Command, InvalidArgumentError } from "commander";
-import { GoalsClient } from "../lib/local/cli/goals-client";
-import { GoalFileError, runGoal } from "../lib/local/cli/run-goal";
+import { createInterface } from "node:readline/promises";
+import { Command, InvalidArgumentError, Option } from "commander";
+import { REVISION_TYPES, type RevisionType } from "../lambdas/core/goal-record";
+import { formatApproval, formatSummary } from "../lib/local/cli/format-progress";
+import { GoalsApiError, GoalsClient } from "../lib/local/cli/goals-client";
+import { type ApprovalMode, GoalFileError, runGoal } from "../lib/local/cli/run-goal";
 import { startLocalStack } from "../lib/local/local-stack";
 
 const projectDir = resolve(import.meta.dirname, "..");
@@ -20,7 +23,11 @@ interface RunOptions {
   readonly port: number;
   readonly fixtures: string;
   readonly verbose: boolean;
+  readonly autoApprove: boolean;
 }
+
+const write = (line: string) => process.stdout.write(`${line}\n`);
+const log = (line: string) => process.stderr.write(`${line}\n`);
 
 const program = new Command("goal-loops")
   .description("Run goal-directed agent loops on the local stack (the same cdk.out that `cdk deploy` ships)")
@@ -42,9 +49,8 @@ program
   )
   .option("--fixtures <dir>", "fixtures folder when the stack is started in process", "examples/fixtures")
   .option("--verbose", "with a stack started in process, show its runtime and function logs on stderr", false)
+  .option("--auto-approve", "approve every approval of this goal without asking", false)
   .action(async (goalFile: string, options: RunOptions) => {
-    const write = (line: string) => process.stdout.write(`${line}\n`);
-    const log = (line: string) => process.stderr.write(`${line}\n`);
     let client = new GoalsClient(`http://127.0.0.1:${options.port}`);
     let stop: (() => Promise<void>) | undefined;
     if (!(await client.isReachable())) {
@@ -62,6 +68,12 @@ program
       client = new GoalsClient(stack.apiUrl);
       stop = () => stack.stop();
     }
+    // Approvals: --auto-approve answers them; a terminal asks; without one (CI) the run exits 2.
+    const approvals: ApprovalMode = options.autoApprove
+      ? { kind: "auto" }
+      : process.stdin.isTTY
+        ? { kind: "prompt", ask: askInTerminal }
+        : { kind: "none" };
     try {
       process.exitCode = await runGoal({
         client,
@@ -69,6 +81,7 @@ program
         model: options.model,
         json: options.json,
         write,
+        approvals,
       });
     } catch (error) {
       if (!(error instanceof GoalFileError)) throw error;
@@ -77,6 +90,152 @@ program
     } finally {
       await stop?.();
     }
+  });
+
+/**
+ * One question on the terminal. The interface lives only while it asks, so Ctrl+C between prompts
+ * stops the run as usual; during a prompt it stops it too (exit 130) instead of pausing stdin.
+ */
+async function askInTerminal(question: string): Promise<string> {
+  const terminal = createInterface({ input: process.stdin, output: process.stdout });
+  terminal.on("SIGINT", () => {
+    terminal.close();
+    process.exit(130);
+  });
+  try {
+    return await terminal.question(question);
+  } finally {
+    terminal.close();
+  }
+}
+
+/** Subcommands that talk to a running local stack (`npm start`); none is started for them. */
+function portOption() {
+  return new Option("--port <port>", "where the local stack listens").argParser(parsePort).default(8787);
+}
+
+/**
+ * Runs one control command against the stack on `port`: exit 1 with a clear message when nothing
+ * answers there, or when the API refuses (its status, code and message, e.g. 409 already decided).
+ */
+async function control(port: number, act: (client: GoalsClient) => Promise<void>): Promise<void> {
+  const client = new GoalsClient(`http://127.0.0.1:${port}`);
+  if (!(await client.isReachable())) {
+    log(`No local stack answers on http://127.0.0.1:${port}: start one with \`npm start\` (or pass --port).`);
+    process.exitCode = 1;
+    return;
+  }
+  try {
+    await act(client);
+    process.exitCode = 0;
+  } catch (error) {
+    if (!(error instanceof GoalsApiError)) throw error;
+    const hint = REFUSAL_HINTS[error.body.code];
+    log(`Refused: ${error.message}${hint ? ` (${hint})` : ""}`);
+    for (const issue of error.body.issues ?? []) log(`  ${issue.path || "(root)"}: ${issue.message}`);
+    process.exitCode = 1;
+  }
+}
+
+const REFUSAL_HINTS: Readonly<Record<string, string>> = {
+  ApprovalAlreadyDecided: "already decided",
+  ApprovalExpired: "expired",
+  InvalidStatus: "not allowed in the goal's status",
+};
+
+program
+  .command("status")
+  .description("Show a goal's snapshot: status, evidence, what it waits for, usage")
+  .argument("<goalId>")
+  .addOption(portOption())
+  .option("--json", "print the snapshot as JSON", false)
+  .action(async (goalId: string, options: { port: number; json: boolean }) => {
+    await control(options.port, async (client) => {
+      const snapshot = await client.getGoal(goalId);
+      if (options.json) {
+        write(JSON.stringify(snapshot, null, 2));
+        return;
+      }
+      write(formatSummary(snapshot));
+      write(`  objective: ${snapshot.objective} (revision ${snapshot.revision})`);
+      if (snapshot.status !== "waiting") return;
+      const pending = (await client.listApprovals("pending")).filter((item) => item.goalId === goalId);
+      for (const approval of pending) {
+        write(formatApproval(approval));
+        write(`  answer with: goal-loops approve ${approval.approvalId}  (or reject)`);
+      }
+    });
+  });
+
+for (const decision of ["approve", "reject"] as const) {
+  program
+    .command(decision)
+    .description(
+      `${decision === "approve" ? "Approve" : "Reject"} a pending approval (its id from \`status\`)`,
+    )
+    .argument("<approvalId>")
+    .option("--comment <text>", "why, recorded with the decision")
+    .addOption(portOption())
+    .action(async (approvalId: string, options: { port: number; comment?: string }) => {
+      await control(options.port, async (client) => {
+        const approval = await client.decideApproval(approvalId, decision, options.comment);
+        write(
+          `Approval ${approval.approvalId} ${approval.status} (goal ${approval.goalId}: ${approval.action.summary})`,
+        );
+      });
+    });
+}
+
+program
+  .command("revise")
+  .description(
+    "Revise a goal; applied at its next step boundary (never wakes a goal waiting for an approval)",
+  )
+  .argument("<goalId>")
+  .argument("<content...>", "the revision text, e.g. the new objective of a redirect")
+  .addOption(new Option("--type <type>", "revision type").choices(REVISION_TYPES).makeOptionMandatory())
+  .option("--reason <text>", "why")
+  .addOption(portOption())
+  .action(
+    async (
+      goalId: string,
+      content: string[],
+      options: { port: number; type: RevisionType; reason?: string },
+    ) => {
+      await control(options.port, async (client) => {
+        const { revisionId } = await client.revise(goalId, {
+          type: options.type,
+          content: content.join(" "),
+          ...(options.reason === undefined ? {} : { reason: options.reason }),
+        });
+        write(`Revision ${revisionId} (${options.type}) queued for goal ${goalId}`);
+      });
+    },
+  );
+
+program
+  .command("resume")
+  .description("Resume a paused goal from its checkpoint (a new run)")
+  .argument("<goalId>")
+  .addOption(portOption())
+  .action(async (goalId: string, options: { port: number }) => {
+    await control(options.port, async (client) => {
+      await client.resume(goalId);
+      write(`Resume of goal ${goalId} requested`);
+    });
+  });
+
+program
+  .command("cancel")
+  .description("Cancel a goal that is not final and stop its execution")
+  .argument("<goalId>")
+  .option("--reason <text>", "why, recorded as the stop reason")
+  .addOption(portOption())
+  .action(async (goalId: string, options: { port: number; reason?: string }) => {
+    await control(options.port, async (client) => {
+      await client.cancel(goalId, options.reason);
+      write(`Cancel of goal ${goalId} requested`);
+    });
   });
 
 await program.parseAsync(process.argv);

@@ -1,9 +1,10 @@
-import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { GoalSnapshot, GoalStatus } from "../../lambdas/core/goal-record";
 import { checkInvariants } from "../../lambdas/core/invariants";
 import { GoalsClient } from "../../lib/local/cli/goals-client";
+import type { LocalSecrets } from "../../lib/local/local-secrets";
 import { type LocalStack, startLocalStack } from "../../lib/local/local-stack";
 
 export const PROJECT_DIR = resolve(import.meta.dirname, "../..");
@@ -21,8 +22,18 @@ export interface E2eStack {
  * The local stack as a user runs it (`npm start`): the real cdk.out, the API on 127.0.0.1, dynalite in
  * memory. Fixtures are the examples' plus the end-to-end ones, copied to a folder of this run's own.
  */
-export async function startE2eStack(options: { continueAsNewAfter?: number } = {}): Promise<E2eStack> {
-  const fixturesDir = mkdtempSync(join(tmpdir(), "goal-loops-e2e-"));
+export async function startE2eStack(
+  options: {
+    continueAsNewAfter?: number;
+    secrets?: LocalSecrets;
+    /** Keep DynamoDB in this folder (not in memory), its fixtures in `<stateDir>/fixtures`; stop() leaves both. */
+    stateDir?: string;
+  } = {},
+): Promise<E2eStack> {
+  const { stateDir } = options;
+  const fixturesDir =
+    stateDir === undefined ? mkdtempSync(join(tmpdir(), "goal-loops-e2e-")) : join(stateDir, "fixtures");
+  mkdirSync(fixturesDir, { recursive: true });
   for (const source of [join(PROJECT_DIR, "examples", "fixtures"), join(import.meta.dirname, "fixtures")]) {
     for (const file of readdirSync(source)) cpSync(join(source, file), join(fixturesDir, file));
   }
@@ -31,9 +42,10 @@ export async function startE2eStack(options: { continueAsNewAfter?: number } = {
     synth: false,
     port: 0,
     fixturesDir,
-    inMemory: true,
+    ...(stateDir === undefined ? { inMemory: true } : { stateDir }),
     log: () => undefined,
     functionLog: () => undefined,
+    ...(options.secrets === undefined ? {} : { secrets: options.secrets }),
     environment:
       options.continueAsNewAfter === undefined
         ? {}
@@ -47,7 +59,7 @@ export async function startE2eStack(options: { continueAsNewAfter?: number } = {
       writeFileSync(join(fixturesDir, `${name}.json`), JSON.stringify(fixture)),
     stop: async () => {
       await stack.stop();
-      rmSync(fixturesDir, { recursive: true, force: true });
+      if (stateDir === undefined) rmSync(fixturesDir, { recursive: true, force: true });
     },
   };
 }

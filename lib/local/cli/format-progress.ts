@@ -1,5 +1,6 @@
 import type { GoalEvent } from "../../../lambdas/core/goal-event";
 import type { GoalSnapshot } from "../../../lambdas/core/goal-record";
+import type { PublicApproval } from "./goals-client";
 
 /** Fields every event has; the line shows the rest. */
 const COMMON_FIELDS = new Set(["goalId", "seq", "type", "at", "runId"]);
@@ -46,7 +47,18 @@ export function formatSummary(snapshot: GoalSnapshot): string {
     lines.push(`  stopped: ${kind} ${detail}${role ? ` (role ${role})` : ""}: ${message}`);
   }
   if (snapshot.waitingFor)
-    lines.push(`  waiting for: ${snapshot.waitingFor.kind} ${snapshot.waitingFor.reason}`);
+    lines.push(
+      `  waiting for: ${snapshot.waitingFor.kind} ${snapshot.waitingFor.reason} (approval ${snapshot.waitingFor.approvalId})`,
+    );
   lines.push(`  ${formatProgress(snapshot)}`);
   return lines.join("\n");
+}
+
+/** A pending approval as the `run` prompt and `status` show it: what exactly would be approved. */
+export function formatApproval(approval: PublicApproval): string {
+  return [
+    `Approval ${approval.approvalId} for goal ${approval.goalId} (revision ${approval.revision}, run ${approval.runId})`,
+    `  action: ${approval.action.kind}: ${formatValue(approval.action.summary)}`,
+    `  expires: ${approval.expiresAt}`,
+  ].join("\n");
 }

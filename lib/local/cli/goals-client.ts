@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { GoalEventSchema } from "../../../lambdas/core/goal-event";
-import { GoalSnapshotSchema } from "../../../lambdas/core/goal-record";
+import { GoalSnapshotSchema, type RevisionType } from "../../../lambdas/core/goal-record";
+import { type APPROVAL_STATUSES, ApprovalSchema } from "../../../lambdas/core/ports/goal-store";
 
 const AcceptedGoalSchema = z.object({
   goalId: z.string(),
@@ -20,6 +21,26 @@ const ApiErrorSchema = z.object({
 export type ApiErrorBody = z.infer<typeof ApiErrorSchema>["error"];
 
 const EventPageSchema = z.object({ items: z.array(GoalEventSchema), nextSeq: z.number().int() });
+
+/** An approval as the API shows it: the stored record without its task token (which never leaves the store). */
+export const PublicApprovalSchema = ApprovalSchema.omit({ taskToken: true, tenantId: true }).extend({
+  action: ApprovalSchema.shape.action.partial({ fingerprint: true }),
+});
+export type PublicApproval = z.infer<typeof PublicApprovalSchema>;
+export type ApprovalListStatus = (typeof APPROVAL_STATUSES)[number];
+
+const ApprovalListSchema = z.object({ items: z.array(PublicApprovalSchema) }).transform((page) => page.items);
+const DecidedApprovalSchema = z.object({ approval: PublicApprovalSchema });
+const RevisionAcceptedSchema = z.object({ revisionId: z.string() });
+const ControlAcceptedSchema = z.object({ goalId: z.string(), requested: z.string() });
+/** `status` answers the snapshot; the other directives queue a revision. */
+const DirectiveAnswerSchema = z.union([RevisionAcceptedSchema, GoalSnapshotSchema]);
+
+export interface RevisionRequest {
+  readonly type: RevisionType;
+  readonly content: string;
+  readonly reason?: string;
+}
 
 /** The API answered with an error body (`{error:{code, message, issues}}`). */
 export class GoalsApiError extends Error {
@@ -50,14 +71,70 @@ export class GoalsClient {
     return this.request("GET", `/goals/${encodeURIComponent(goalId)}/events?after=${after}`, EventPageSchema);
   }
 
-  /** True when a goals API answers at the base URL (the local stack is up). */
+  /** `GET /approvals?status=…` (the API never shows task tokens). */
+  async listApprovals(status: ApprovalListStatus = "pending"): Promise<readonly PublicApproval[]> {
+    return this.request("GET", `/approvals?status=${encodeURIComponent(status)}`, ApprovalListSchema);
+  }
+
+  /** `POST /approvals/{approvalId}`: 409 ApprovalAlreadyDecided, 410 ApprovalExpired, 404 as GoalsApiError. */
+  async decideApproval(approvalId: string, decision: "approve" | "reject", comment?: string) {
+    const body = JSON.stringify(comment === undefined ? { decision } : { decision, comment });
+    const answer = await this.request(
+      "POST",
+      `/approvals/${encodeURIComponent(approvalId)}`,
+      DecidedApprovalSchema,
+      {
+        body,
+        headers: JSON_HEADERS,
+      },
+    );
+    return answer.approval;
+  }
+
+  /** `POST /goals/{goalId}/revisions` → `{revisionId}`; applied at the goal's next step boundary. */
+  async revise(goalId: string, revision: RevisionRequest) {
+    return this.post(`/goals/${encodeURIComponent(goalId)}/revisions`, RevisionAcceptedSchema, revision);
+  }
+
+  /** `POST /goals/{goalId}/directive` `{text}`: the `/goal` directive (a snapshot for `status`). */
+  async directive(goalId: string, text: string) {
+    return this.post(`/goals/${encodeURIComponent(goalId)}/directive`, DirectiveAnswerSchema, { text });
+  }
+
+  /** `POST /goals/{goalId}/resume`: accepted for a paused goal, else a 409 GoalsApiError with the reason. */
+  async resume(goalId: string) {
+    return this.post(`/goals/${encodeURIComponent(goalId)}/resume`, ControlAcceptedSchema, undefined);
+  }
+
+  /** `POST /goals/{goalId}/cancel` `{reason?}`: accepted for a goal that is not final, else 409. */
+  async cancel(goalId: string, reason?: string) {
+    return this.post(
+      `/goals/${encodeURIComponent(goalId)}/cancel`,
+      ControlAcceptedSchema,
+      reason === undefined ? undefined : { reason },
+    );
+  }
+
+  /**
+   * True when a goals API answers at the base URL (the local stack is up). Nothing listening fails at
+   * once; the wait is for a stack that is up but slow to answer its first request.
+   */
   async isReachable(): Promise<boolean> {
     try {
-      const response = await fetch(`${this.baseUrl}/goals?limit=1`, { signal: AbortSignal.timeout(1500) });
+      const response = await fetch(`${this.baseUrl}/goals?limit=1`, { signal: AbortSignal.timeout(5000) });
       return response.status < 500;
     } catch {
       return false;
     }
+  }
+
+  private post<S extends z.ZodType>(path: string, schema: S, body: unknown): Promise<z.output<S>> {
+    return this.request(
+      "POST",
+      path,
+      schema,
+      body === undefined ? {} : { body: JSON.stringify(body), headers: JSON_HEADERS },
+    );
   }
 
   private async request<S extends z.ZodType>(
@@ -83,6 +160,8 @@ export class GoalsClient {
     return parsed.data;
   }
 }
+
+const JSON_HEADERS: Readonly<Record<string, string>> = { "content-type": "application/json" };
 
 function parseJson(text: string): unknown {
   try {

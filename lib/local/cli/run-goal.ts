@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
-import type { GoalStatus } from "../../../lambdas/core/goal-record";
-import { formatEvent, formatProgress, formatSummary } from "./format-progress";
+import type { GoalSnapshot, GoalStatus } from "../../../lambdas/core/goal-record";
+import { formatApproval, formatEvent, formatProgress, formatSummary } from "./format-progress";
 import { GoalsApiError, type GoalsClient } from "./goals-client";
 
 /** Exit codes of `goal-loops run` (DESIGN §6). */
@@ -25,7 +25,18 @@ export interface RunGoalOptions {
   readonly json: boolean;
   readonly write: (line: string) => void;
   readonly pollIntervalMs?: number;
+  /** What to do when the goal waits for an approval; without it the run exits 2 (not interactive). */
+  readonly approvals?: ApprovalMode;
 }
+
+/**
+ * How `run` answers approvals of its goal: `auto` approves each one (`--auto-approve`), `prompt`
+ * asks (a TTY), `none` leaves them pending and exits 2 (CI).
+ */
+export type ApprovalMode =
+  | { readonly kind: "none" }
+  | { readonly kind: "auto" }
+  | { readonly kind: "prompt"; readonly ask: (question: string) => Promise<string> };
 
 /** Reads a goal file, submits it, follows its events and returns the exit code for its outcome. */
 export async function runGoal(options: RunGoalOptions): Promise<number> {
@@ -44,6 +55,9 @@ export async function runGoal(options: RunGoalOptions): Promise<number> {
 
   let after = 0;
   let lastProgress = "";
+  const mode = options.approvals ?? { kind: "none" };
+  /** Approvals this run answered (or found answered): the goal wakes on its own from here. */
+  const answered = new Set<string>();
   for (;;) {
     const page = await client.listEvents(accepted.goalId, after);
     for (const event of page.items) write(options.json ? JSON.stringify(event) : formatEvent(event));
@@ -52,12 +66,88 @@ export async function runGoal(options: RunGoalOptions): Promise<number> {
     const progress = formatProgress(snapshot);
     if (!options.json && progress !== lastProgress) write(`  ${progress}`);
     lastProgress = progress;
+    const waitingFor = snapshot.status === "waiting" ? snapshot.waitingFor : null;
+    if (waitingFor && mode.kind !== "none" && after >= snapshot.lastEventId) {
+      if (!answered.has(waitingFor.approvalId)) {
+        const outcome = await answerApproval(client, snapshot, waitingFor.approvalId, mode, options);
+        if (outcome === "skipped") {
+          write(options.json ? JSON.stringify({ type: "summary", snapshot }) : formatSummary(snapshot));
+          return EXIT_CODES.waitingOrPaused;
+        }
+        if (outcome === "answered") answered.add(waitingFor.approvalId);
+      }
+      await delay(options.pollIntervalMs ?? 250);
+      continue;
+    }
     const exitCode = STOPPING[snapshot.status];
     if (exitCode !== undefined && after >= snapshot.lastEventId) {
       write(options.json ? JSON.stringify({ type: "summary", snapshot }) : formatSummary(snapshot));
       return exitCode;
     }
     await delay(options.pollIntervalMs ?? 250);
+  }
+}
+
+/**
+ * Answers the approval the goal waits for, found by its id among the pending approvals of this goal
+ * (the id comes from the API, never a token). `pending` when it is not listed yet.
+ */
+async function answerApproval(
+  client: GoalsClient,
+  snapshot: GoalSnapshot,
+  approvalId: string,
+  mode: Exclude<ApprovalMode, { kind: "none" }>,
+  options: RunGoalOptions,
+): Promise<"answered" | "skipped" | "pending"> {
+  const { write } = options;
+  const pending = await client.listApprovals("pending");
+  const approval = pending.find((item) => item.approvalId === approvalId && item.goalId === snapshot.goalId);
+  if (!approval) return "pending";
+  let decision: "approve" | "reject";
+  if (mode.kind === "auto") {
+    decision = "approve";
+  } else {
+    write(formatApproval(approval));
+    const answer = await askDecision(mode.ask);
+    if (answer === "skip") return "skipped";
+    decision = answer;
+  }
+  try {
+    const decided = await client.decideApproval(
+      approvalId,
+      decision,
+      mode.kind === "auto" ? "approved by goal-loops run --auto-approve" : undefined,
+    );
+    write(
+      options.json
+        ? JSON.stringify({ type: "approval.answered", approvalId, decision, status: decided.status })
+        : `Approval ${approvalId} ${decided.status} (${approval.action.summary})`,
+    );
+  } catch (error) {
+    if (!(error instanceof GoalsApiError)) throw error;
+    // Decided elsewhere first (409), expired (410) or gone (404): the goal moves on without us.
+    write(
+      options.json
+        ? JSON.stringify({
+            type: "approval.refused",
+            approvalId,
+            status: error.status,
+            code: error.body.code,
+          })
+        : `Approval ${approvalId} refused: ${error.message}`,
+    );
+  }
+  return "answered";
+}
+
+async function askDecision(
+  ask: (question: string) => Promise<string>,
+): Promise<"approve" | "reject" | "skip"> {
+  for (;;) {
+    const answer = (await ask("approve? [y/n/skip] ")).trim().toLowerCase();
+    if (answer === "y" || answer === "yes") return "approve";
+    if (answer === "n" || answer === "no") return "reject";
+    if (answer === "s" || answer === "skip") return "skip";
   }
 }
 

@@ -1,0 +1,237 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runGoal } from "../../lib/local/cli/run-goal";
+import { type E2eStack, followGoal, PROJECT_DIR, startE2eStack } from "./local-stack-harness";
+
+function runCli(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    // stdin is a pipe, not a TTY: the CLI is not interactive, as in CI.
+    const child = spawn(process.execPath, [join(PROJECT_DIR, "bin", "goal-loops.mjs"), ...args], {
+      cwd: PROJECT_DIR,
+      env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true" },
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Tells ops through `notify` (irreversible, not pre-authorized): the goal waits for an approval first. */
+const NOTIFY_GOAL = {
+  objective: "Tell ops that release 2.0 is out",
+  successChecks: [
+    {
+      id: "ops-told",
+      description: "notify succeeded",
+      verify: { kind: "tool_result", tool: "notify", expect: { status: "success" } },
+    },
+  ],
+  tools: ["notify"],
+  pattern: "react",
+  models: { default: "scripted:cli-notify" },
+};
+
+function acceptedGoalId(stdout: string): string {
+  const match = /^Goal (\S+) accepted/m.exec(stdout);
+  if (!match?.[1]) throw new Error(`no accepted goal in: ${stdout}`);
+  return match[1];
+}
+
+describe("goal-loops control subcommands and approvals during run (the CLI)", () => {
+  let e2e: E2eStack;
+  let port: string;
+  let goalDir: string;
+  let goalFile: string;
+
+  beforeAll(async () => {
+    e2e = await startE2eStack();
+    port = new URL(e2e.stack.apiUrl).port;
+    goalDir = mkdtempSync(join(tmpdir(), "goal-loops-cli-"));
+    goalFile = join(goalDir, "notify-goal.json");
+    writeFileSync(goalFile, JSON.stringify(NOTIFY_GOAL));
+    // A fresh stack's first answer is slow (cold sandboxes): warm it so the CLI finds it at once.
+    await e2e.client.listApprovals("pending");
+  });
+
+  afterAll(async () => {
+    await e2e?.stop();
+    if (goalDir) rmSync(goalDir, { recursive: true, force: true });
+  });
+
+  async function outboxFor(goalId: string) {
+    const response = await fetch(`${e2e.stack.apiUrl}/_local/outbox`);
+    const outbox = (await response.json()) as {
+      items: { goalId: string; channel: string; message: unknown }[];
+    };
+    return outbox.items.filter((item) => item.goalId === goalId);
+  }
+
+  it("run --auto-approve approves the notify, which runs once, and exits 0", async () => {
+    // Act
+    const result = await runCli(["run", goalFile, "--port", port, "--auto-approve"]);
+
+    // Assess
+    expect(result.stderr).not.toMatch(/starting one in this process/);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/Approval \S+ approved \(/);
+    expect(result.stdout).toMatch(/completed/);
+    const goalId = acceptedGoalId(result.stdout);
+    const notified = (await outboxFor(goalId)).filter((item) => item.channel === "ops");
+    expect(notified).toEqual([expect.objectContaining({ message: "release 2.0 is out" })]);
+  }, 60_000);
+
+  it("run without a terminal exits 2 while waiting; status shows it; approve decides once, a second approve exits 1", async () => {
+    // Prepare
+    const run = await runCli(["run", goalFile, "--port", port]);
+    const goalId = acceptedGoalId(run.stdout);
+    const waiting = await e2e.client.getGoal(goalId);
+    const approvalId = waiting.waitingFor?.approvalId ?? "";
+
+    // Act
+    const status = await runCli(["status", goalId, "--port", port]);
+    const statusJson = await runCli(["status", goalId, "--port", port, "--json"]);
+    const approve = await runCli(["approve", approvalId, "--port", port, "--comment", "ship it"]);
+    const again = await runCli(["approve", approvalId, "--port", port]);
+    const { final } = await followGoal(e2e.client, goalId, { deadlineMs: 30_000 });
+
+    // Assess
+    expect(run.code).toBe(2);
+    expect(waiting.status).toBe("waiting");
+    expect(status.code).toBe(0);
+    expect(status.stdout).toMatch(new RegExp(`Goal ${goalId} waiting`));
+    expect(status.stdout).toMatch(new RegExp(`goal-loops approve ${approvalId}`));
+    expect(status.stdout).toMatch(/action: .*notify/);
+    expect(JSON.parse(statusJson.stdout)).toMatchObject({
+      goalId,
+      status: "waiting",
+      waitingFor: { approvalId },
+    });
+    expect(approve.code).toBe(0);
+    expect(approve.stdout).toMatch(new RegExp(`Approval ${approvalId} approved`));
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/409 ApprovalAlreadyDecided/);
+    expect(again.stderr).toMatch(/already decided/);
+    expect(final.status).toBe("completed");
+    expect((await outboxFor(goalId)).filter((item) => item.channel === "ops")).toHaveLength(1);
+  }, 90_000);
+
+  it("revise queues a revision of a waiting goal; cancel ends it; resume of a goal that is not paused exits 1 with the 409 reason", async () => {
+    // Prepare
+    const run = await runCli(["run", goalFile, "--port", port]);
+    const goalId = acceptedGoalId(run.stdout);
+
+    // Act
+    const revise = await runCli([
+      "revise",
+      goalId,
+      "--port",
+      port,
+      "--type",
+      "add_constraint",
+      "mention",
+      "the",
+      "date",
+    ]);
+    const resume = await runCli(["resume", goalId, "--port", port]);
+    const cancel = await runCli(["cancel", goalId, "--port", port, "--reason", "not needed"]);
+    const final = await untilCancelled(goalId);
+    const cancelAgain = await runCli(["cancel", goalId, "--port", port]);
+
+    // Assess
+    expect(run.code).toBe(2);
+    expect(revise.code).toBe(0);
+    expect(revise.stdout).toMatch(/Revision \S+ \(add_constraint\) queued/);
+    expect(resume.code).toBe(1);
+    expect(resume.stderr).toMatch(/409 InvalidStatus: goal is waiting; resume needs paused/);
+    expect(cancel.code).toBe(0);
+    expect(final).toMatchObject({
+      status: "cancelled",
+      stopReason: { kind: "cancelled", message: "not needed" },
+    });
+    expect(cancelAgain.code).toBe(1);
+    expect(cancelAgain.stderr).toMatch(/409 InvalidStatus: goal is cancelled/);
+    expect((await outboxFor(goalId)).filter((item) => item.channel === "ops")).toHaveLength(0);
+  }, 90_000);
+
+  it("prompts approve? [y/n/skip] in a terminal: asks again on a bad answer, y approves and it follows on", async () => {
+    // Prepare: the run loop as the CLI drives it with a TTY, the answers scripted
+    const questions: string[] = [];
+    const answers = ["maybe", "y"];
+    const lines: string[] = [];
+
+    // Act
+    const exitCode = await runGoal({
+      client: e2e.client,
+      goalFile,
+      json: false,
+      write: (line) => lines.push(line),
+      pollIntervalMs: 100,
+      approvals: {
+        kind: "prompt",
+        ask: async (question) => {
+          questions.push(question);
+          return answers.shift() ?? "skip";
+        },
+      },
+    });
+
+    // Assess
+    expect(exitCode).toBe(0);
+    expect(questions).toEqual(["approve? [y/n/skip] ", "approve? [y/n/skip] "]);
+    const output = lines.join("\n");
+    expect(output).toMatch(/Approval \S+ for goal \S+ \(revision 1, run r1\)\n {2}action: .*notify/);
+    expect(output).toMatch(/Approval \S+ approved/);
+    expect(output).toMatch(/completed/);
+  }, 60_000);
+
+  it("skip leaves the approval pending and returns 2", async () => {
+    // Act
+    const lines: string[] = [];
+    const exitCode = await runGoal({
+      client: e2e.client,
+      goalFile,
+      json: false,
+      write: (line) => lines.push(line),
+      pollIntervalMs: 100,
+      approvals: { kind: "prompt", ask: async () => "skip" },
+    });
+
+    // Assess
+    expect(exitCode).toBe(2);
+    const goalId = acceptedGoalId(lines.join("\n"));
+    expect(await e2e.client.getGoal(goalId)).toMatchObject({ status: "waiting" });
+    const pending = await e2e.client.listApprovals("pending");
+    expect(pending.filter((approval) => approval.goalId === goalId)).toHaveLength(1);
+  }, 60_000);
+
+  it("exits 1 with a clear message when no local stack answers", async () => {
+    // Act
+    const result = await runCli(["status", "g-nothing", "--port", "1"]);
+
+    // Assess
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /No local stack answers on http:\/\/127\.0\.0\.1:1: start one with `npm start`/,
+    );
+  }, 30_000);
+
+  /** A cancel lands asynchronously (the resume handler): poll until the goal is cancelled, or give up. */
+  async function untilCancelled(goalId: string) {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const snapshot = await e2e.client.getGoal(goalId);
+      if (snapshot.status === "cancelled" || Date.now() > deadline) return snapshot;
+      await new Promise((resolveDelay) => setTimeout(resolveDelay, 100));
+    }
+  }
+});

@@ -1,0 +1,138 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { GoalsApiError, GoalsClient } from "../../../lib/local/cli/goals-client";
+
+interface Seen {
+  method: string;
+  url: string;
+  body: string;
+}
+
+/** A one-route HTTP server answering `status` and `body` to every request, recording what it got. */
+async function serve(
+  status: number,
+  body: unknown,
+): Promise<{ client: GoalsClient; seen: Seen[]; server: Server }> {
+  const seen: Seen[] = [];
+  const server = createServer((request, response) => {
+    let text = "";
+    request.on("data", (chunk: Buffer) => {
+      text += chunk.toString();
+    });
+    request.on("end", () => {
+      seen.push({ method: request.method ?? "", url: request.url ?? "", body: text });
+      response.writeHead(status, { "content-type": "application/json" });
+      response.end(JSON.stringify(body));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return { client: new GoalsClient(`http://127.0.0.1:${port}`), seen, server };
+}
+
+const APPROVAL = {
+  approvalId: "ap-1",
+  goalId: "g-1",
+  runId: "r1",
+  status: "approved",
+  action: { kind: "tool", summary: "notify ops" },
+  revision: 1,
+  requestedAt: "2026-11-29T18:00:00.000Z",
+  expiresAt: "2026-11-30T18:00:00.000Z",
+};
+
+describe("GoalsClient control and approval calls", () => {
+  let server: Server | undefined;
+
+  afterEach(async () => {
+    await new Promise((resolve) => server?.close(resolve) ?? resolve(undefined));
+    server = undefined;
+  });
+
+  it("posts a decision with its comment and returns the approval", async () => {
+    // Prepare
+    const fake = await serve(200, { approval: APPROVAL });
+    server = fake.server;
+
+    // Act
+    const approval = await fake.client.decideApproval("ap-1", "approve", "ship it");
+
+    // Assess
+    expect(approval).toMatchObject({ approvalId: "ap-1", status: "approved" });
+    expect(fake.seen).toEqual([
+      {
+        method: "POST",
+        url: "/approvals/ap-1",
+        body: JSON.stringify({ decision: "approve", comment: "ship it" }),
+      },
+    ]);
+  });
+
+  it("turns a 409 error body into a GoalsApiError with its status, code and message", async () => {
+    // Prepare
+    const fake = await serve(409, {
+      error: { code: "ApprovalAlreadyDecided", message: "Approval 'ap-1' was already approved" },
+    });
+    server = fake.server;
+
+    // Act
+    const error = await fake.client.decideApproval("ap-1", "reject").catch((caught: unknown) => caught);
+
+    // Assess
+    expect(error).toBeInstanceOf(GoalsApiError);
+    expect(error).toMatchObject({
+      status: 409,
+      body: { code: "ApprovalAlreadyDecided" },
+      message: "409 ApprovalAlreadyDecided: Approval 'ap-1' was already approved",
+    });
+  });
+
+  it("lists approvals by status and refuses an answer that is not an approval list", async () => {
+    // Prepare
+    const good = await serve(200, { items: [{ ...APPROVAL, status: "pending" }] });
+    server = good.server;
+    const listed = await good.client.listApprovals("pending");
+    await new Promise((resolve) => good.server.close(resolve));
+    const bad = await serve(200, { items: [{ approvalId: "ap-1" }] });
+    server = bad.server;
+
+    // Act
+    const refusal = await bad.client.listApprovals("pending").catch((caught: unknown) => caught);
+
+    // Assess
+    expect(good.seen[0]?.url).toBe("/approvals?status=pending");
+    expect(listed).toEqual([{ ...APPROVAL, status: "pending" }]);
+    expect(refusal).toBeInstanceOf(Error);
+    expect((refusal as Error).message).toMatch(/Unexpected answer from GET \/approvals/);
+  });
+
+  it("sends revisions, resume and cancel to the goal's routes", async () => {
+    // Prepare
+    const fake = await serve(202, { goalId: "g-1", requested: "cancel", revisionId: "rv-1" });
+    server = fake.server;
+
+    // Act
+    const revision = await fake.client.revise("g-1", {
+      type: "redirect",
+      content: "winter",
+      reason: "season",
+    });
+    await fake.client.resume("g-1");
+    await fake.client.cancel("g-1", "done");
+    await fake.client.cancel("g-1");
+
+    // Assess
+    expect(revision).toEqual({ revisionId: "rv-1" });
+    expect(fake.seen).toEqual([
+      {
+        method: "POST",
+        url: "/goals/g-1/revisions",
+        body: JSON.stringify({ type: "redirect", content: "winter", reason: "season" }),
+      },
+      { method: "POST", url: "/goals/g-1/resume", body: "" },
+      { method: "POST", url: "/goals/g-1/cancel", body: JSON.stringify({ reason: "done" }) },
+      { method: "POST", url: "/goals/g-1/cancel", body: "" },
+    ]);
+  });
+});
