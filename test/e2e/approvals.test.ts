@@ -228,7 +228,7 @@ describe("approvals end to end (GET /approvals, POST /approvals/{id} over HTTP)"
     expect(aTypes).toContain("revision.queued");
     expect(bDone.final.status).toBe("completed");
 
-    // Assess: no task token in any API answer, outbox message or goal event
+    // Assess: no task token in any API answer, outbox message, goal event or log line
     const outbox = JSON.stringify(await e2e.stack.readOutbox());
     const events = JSON.stringify([
       ...(await allEvents(e2e.client, a.goalId)),
@@ -238,7 +238,9 @@ describe("approvals end to end (GET /approvals, POST /approvals/{id} over HTTP)"
       for (const answer of answers) expect(answer).not.toContain(token);
       expect(outbox).not.toContain(token);
       expect(events).not.toContain(token);
+      expect(e2e.logLines.filter((line) => line.includes(token))).toEqual([]);
     }
+    expect(e2e.logLines.length).toBeGreaterThan(0);
     expect(answers.join("\n")).not.toContain("taskToken");
   }, 120_000);
 });

@@ -13,6 +13,8 @@ export interface E2eStack {
   readonly stack: LocalStack;
   readonly client: GoalsClient;
   readonly fixturesDir: string;
+  /** Every line the runtime and the functions logged so far (checked for secrets that must not leak). */
+  readonly logLines: readonly string[];
   /** Writes one more fixture file `<name>.json` for `scripted:<name>`. */
   writeFixture(name: string, fixture: unknown): void;
   stop(): Promise<void>;
@@ -37,14 +39,15 @@ export async function startE2eStack(
   for (const source of [join(PROJECT_DIR, "examples", "fixtures"), join(import.meta.dirname, "fixtures")]) {
     for (const file of readdirSync(source)) cpSync(join(source, file), join(fixturesDir, file));
   }
+  const logLines: string[] = [];
   const stack = await startLocalStack({
     projectDir: PROJECT_DIR,
     synth: false,
     port: 0,
     fixturesDir,
     ...(stateDir === undefined ? { inMemory: true } : { stateDir }),
-    log: () => undefined,
-    functionLog: () => undefined,
+    log: (line) => logLines.push(line),
+    functionLog: (_name, line) => logLines.push(line),
     ...(options.secrets === undefined ? {} : { secrets: options.secrets }),
     environment:
       options.continueAsNewAfter === undefined
@@ -55,6 +58,7 @@ export async function startE2eStack(
     stack,
     client: new GoalsClient(stack.apiUrl),
     fixturesDir,
+    logLines,
     writeFixture: (name, fixture) =>
       writeFileSync(join(fixturesDir, `${name}.json`), JSON.stringify(fixture)),
     stop: async () => {
