@@ -243,4 +243,34 @@ describe("approvals end to end (GET /approvals, POST /approvals/{id} over HTTP)"
     expect(e2e.logLines.length).toBeGreaterThan(0);
     expect(answers.join("\n")).not.toContain("taskToken");
   }, 120_000);
+
+  it("applies a redirect queued mid-run at the next boundary: revision 2, reconcile in the events, checks untouched", async () => {
+    // Prepare: the run is parked on its approval, mid-run
+    const { goalId, approvalId } = await waitingGoal(notifyGoal("redirect-mid-run"));
+
+    // Act: the redirect queues (it does not wake the goal); the decision lets the run go on
+    const redirect = await send("POST", `/goals/${goalId}/revisions`, {
+      type: "redirect",
+      content: "Tell the support team about the release",
+      reason: "support owns release comms now",
+    });
+    await e2e.stack.events.idle();
+    const queued = await getGoal(goalId);
+    await send("POST", `/approvals/${approvalId}`, { decision: "approve" });
+    const { final } = await afterWake(goalId, approvalId);
+
+    // Assess
+    expect(redirect.status).toBe(202);
+    expect(queued).toMatchObject({ status: "waiting", revision: 1 });
+    expect(final).toMatchObject({
+      status: "completed",
+      revision: 2,
+      objective: "Tell the support team about the release",
+      satisfiedChecks: ["ops-told"],
+      runId: "r1",
+    });
+    const applied = (await allEvents(e2e.client, goalId)).find((event) => event.type === "revision.applied");
+    expect(JSON.stringify(applied)).toContain("tell support next");
+    expect(applied).toMatchObject({ revision: 2 });
+  }, 120_000);
 });
