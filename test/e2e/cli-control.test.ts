@@ -1,30 +1,10 @@
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runGoal } from "../../lib/local/cli/run-goal";
-import { type E2eStack, followGoal, PROJECT_DIR, startE2eStack } from "./local-stack-harness";
-
-function runCli(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    // stdin is a pipe, not a TTY: the CLI is not interactive, as in CI.
-    const child = spawn(process.execPath, [join(PROJECT_DIR, "bin", "goal-loops.mjs"), ...args], {
-      cwd: PROJECT_DIR,
-      env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true" },
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+import { type E2eStack, followGoal, startE2eStack } from "./local-stack-harness";
+import { runCli } from "./run-cli";
 
 /** Tells ops through `notify` (irreversible, not pre-authorized): the goal waits for an approval first. */
 const NOTIFY_GOAL = {

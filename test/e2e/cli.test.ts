@@ -1,26 +1,6 @@
-import { spawn } from "node:child_process";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type E2eStack, PROJECT_DIR, startE2eStack } from "./local-stack-harness";
-
-function runCli(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(PROJECT_DIR, "bin", "goal-loops.mjs"), ...args], {
-      cwd: PROJECT_DIR,
-      env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true" },
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+import { type E2eStack, startE2eStack } from "./local-stack-harness";
+import { runCli } from "./run-cli";
 
 describe("goal-loops run (the CLI)", () => {
   let e2e: E2eStack;
