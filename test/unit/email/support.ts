@@ -11,6 +11,7 @@ import type { Approval } from "../../../lambdas/core/ports/goal-store";
 import type { HumanInputPublisher } from "../../../lambdas/core/ports/human-input-publisher";
 import { documentClientFor, dynamoClientFor, startDynalite } from "../../support/dynamo-backends";
 import { aGoalRecord } from "../../support/goal-record-builder";
+import { proxyEvent } from "../../support/proxy-event";
 
 export const LINK_SECRET = "test-link-secret-0123456789abcdef0123456789";
 export const BASE_URL = "https://api.example.test/v1/";
@@ -86,47 +87,16 @@ export function linkEvent(method: "GET" | "POST" | "PUT", link: string, body?: s
   const path = url.pathname.replace(/^\/v1/, "");
   const approvalId = decodeURIComponent(path.split("/").at(-1) ?? "");
   const query = Object.fromEntries(url.searchParams);
-  return {
-    httpMethod: method,
+  return proxyEvent({
+    method,
     path,
     resource: "/email/approvals/{approvalId}",
     pathParameters: { approvalId },
-    stageVariables: null,
     headers: body === undefined ? {} : { "content-type": "application/x-www-form-urlencoded" },
-    multiValueHeaders: {},
-    queryStringParameters: Object.keys(query).length === 0 ? null : query,
-    multiValueQueryStringParameters: null,
+    query: Object.keys(query).length === 0 ? null : query,
     body: body ?? null,
-    isBase64Encoded: false,
-    requestContext: {
-      accountId: "123456789012",
-      apiId: "api",
-      authorizer: null,
-      protocol: "HTTP/1.1",
-      httpMethod: method,
-      path: `/v1${path}`,
-      stage: "v1",
-      requestId: `req-${randomUUID()}`,
-      requestTimeEpoch: NOW.getTime(),
-      resourceId: "res",
-      resourcePath: "/email/approvals/{approvalId}",
-      identity: {
-        accessKey: null,
-        accountId: null,
-        apiKey: null,
-        apiKeyId: null,
-        caller: null,
-        clientCert: null,
-        cognitoAuthenticationProvider: null,
-        cognitoAuthenticationType: null,
-        cognitoIdentityId: null,
-        cognitoIdentityPoolId: null,
-        principalOrgId: null,
-        sourceIp: "203.0.113.9",
-        user: null,
-        userAgent: "mail-scanner",
-        userArn: null,
-      },
-    },
-  };
+    sourceIp: "203.0.113.9",
+    userAgent: "mail-scanner",
+    now: NOW,
+  });
 }

@@ -19,6 +19,7 @@ import type { HumanInputPublisher } from "../../../lambdas/core/ports/human-inpu
 import { createSlackDoor, type SlackDoor } from "../../../lambdas/handlers/slack/create-slack-door";
 import type { SlackDoorDeps } from "../../../lambdas/handlers/slack/slack-door-deps";
 import { documentClientFor, dynamoClientFor, startDynalite } from "../../support/dynamo-backends";
+import { proxyEvent } from "../../support/proxy-event";
 
 /** Slack's worked example (docs.slack.dev, "Verifying requests from Slack"), byte for byte. */
 export const SLACK_DOC_EXAMPLE = {
@@ -172,53 +173,20 @@ export function slackEvent(request: SignedRequest): APIGatewayProxyEvent {
   const timestamp = request.timestamp ?? NOW_SECONDS;
   const signature =
     request.signature ?? signAsSlack(request.secret ?? SIGNING_SECRET, timestamp, request.body);
-  return {
-    httpMethod: "POST",
+  return proxyEvent({
+    method: "POST",
     path: request.path,
     resource: request.path,
-    pathParameters: null,
-    stageVariables: null,
     headers: {
       "Content-Type": "application/x-www-form-urlencoded",
       "X-Slack-Request-Timestamp": timestamp,
       "X-Slack-Signature": signature,
     },
-    multiValueHeaders: {},
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
     body: request.body,
-    isBase64Encoded: false,
-    requestContext: {
-      accountId: "123456789012",
-      apiId: "api",
-      authorizer: null,
-      protocol: "HTTP/1.1",
-      httpMethod: "POST",
-      path: `/v1${request.path}`,
-      stage: "v1",
-      requestId: `req-${randomUUID()}`,
-      requestTimeEpoch: NOW.getTime(),
-      resourceId: "res",
-      resourcePath: request.path,
-      identity: {
-        accessKey: null,
-        accountId: null,
-        apiKey: null,
-        apiKeyId: null,
-        caller: null,
-        clientCert: null,
-        cognitoAuthenticationProvider: null,
-        cognitoAuthenticationType: null,
-        cognitoIdentityId: null,
-        cognitoIdentityPoolId: null,
-        principalOrgId: null,
-        sourceIp: "3.3.3.3",
-        user: null,
-        userAgent: "Slackbot 1.0 (+https://api.slack.com/robots)",
-        userArn: null,
-      },
-    },
-  };
+    sourceIp: "3.3.3.3",
+    userAgent: "Slackbot 1.0 (+https://api.slack.com/robots)",
+    now: NOW,
+  });
 }
 
 /** A block_actions interaction body: one click on `actionId` with `value`, form-encoded as Slack sends it. */
