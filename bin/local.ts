@@ -49,7 +49,7 @@ const program = new Command("local")
   )
   .option(
     "--model <id>",
-    "model id for every function (replaces DEFAULT_MODEL_ID), e.g. scripted:write-release-summary",
+    "model id for every role (replaces HEAVY_MODEL_ID and FAST_MODEL_ID), e.g. scripted:write-release-summary",
   )
   .option("--state-dir <dir>", "where DynamoDB data is kept across restarts", ".goal-loops")
   .option("--in-memory", "keep nothing: DynamoDB in memory", false)
@@ -99,7 +99,7 @@ console.log(
     `  Step Functions  ${stack.endpoints.sfn} (${machines})`,
     `  EventBridge     ${stack.endpoints.eventbridge}`,
     `  Bedrock         ${stack.endpoints.bedrockRuntime} (fixtures from ${relative(stack.fixturesDir)}: ${fixtures.join(", ") || "none"})`,
-    `  Model           ${flags.model ?? "each function's DEFAULT_MODEL_ID (only scripted:<name> models answer locally)"}`,
+    `  Model           ${flags.model ?? "each function's HEAVY_MODEL_ID / FAST_MODEL_ID (only scripted:<name> models answer locally)"}`,
     "",
     "Next:",
     `  curl -s -X POST ${stack.apiUrl}/goals -H 'content-type: application/json' --data @${goalFile}`,

@@ -5,7 +5,11 @@ import { EmailDoor } from "./constructs/email-door";
 import { GoalEventBus } from "./constructs/goal-event-bus";
 import { GoalTable } from "./constructs/goal-table";
 import { GoalsApi } from "./constructs/goals-api";
+import { LoopSteps } from "./constructs/loop-steps";
+import type { PatternLoop } from "./constructs/pattern-loop";
+import { PlanExecuteLoop } from "./constructs/plan-execute-loop";
 import { ReactLoop } from "./constructs/react-loop";
+import { ReflexionLoop } from "./constructs/reflexion-loop";
 import { ResumeHandler } from "./constructs/resume-handler";
 import { SlackDoor } from "./constructs/slack-door";
 
@@ -17,6 +21,8 @@ export const GOAL_LOOPS_OUTPUTS = {
   goalTableName: "GoalTableName",
   goalEventBusName: "GoalEventBusName",
   reactStateMachineArn: "ReactStateMachineArn",
+  planExecuteStateMachineArn: "PlanExecuteStateMachineArn",
+  reflexionStateMachineArn: "ReflexionStateMachineArn",
   goalsApiUrl: "GoalsApiUrl",
 } as const;
 
@@ -46,7 +52,11 @@ export interface GoalLoopsStackProps extends StackProps {
 export class GoalLoopsStack extends Stack {
   readonly goalTable: GoalTable;
   readonly goalEventBus: GoalEventBus;
+  /** The steps every pattern shares (LoadGoal, Act, AwaitApproval …). */
+  readonly loopSteps: LoopSteps;
   readonly reactLoop: ReactLoop;
+  readonly planExecuteLoop: PlanExecuteLoop;
+  readonly reflexionLoop: ReflexionLoop;
   readonly goalsApi: GoalsApi;
   readonly emailDoor: EmailDoor;
   readonly resumeHandler: ResumeHandler;
@@ -57,16 +67,23 @@ export class GoalLoopsStack extends Stack {
 
     this.goalTable = new GoalTable(this, "GoalTable", { removalPolicy: props.removalPolicy });
     this.goalEventBus = new GoalEventBus(this, "GoalEventBus");
-    this.reactLoop = new ReactLoop(this, "ReactLoop", { goalTable: this.goalTable });
+    this.loopSteps = new LoopSteps(this, "LoopSteps", { goalTable: this.goalTable });
+    const loopProps = { goalTable: this.goalTable, steps: this.loopSteps };
+    this.reactLoop = new ReactLoop(this, "ReactLoop", loopProps);
+    this.planExecuteLoop = new PlanExecuteLoop(this, "PlanExecuteLoop", loopProps);
+    this.reflexionLoop = new ReflexionLoop(this, "ReflexionLoop", loopProps);
+    const loops: PatternLoop[] = [this.reactLoop, this.planExecuteLoop, this.reflexionLoop];
+    const stateMachines = Object.fromEntries(loops.map((loop) => [loop.pattern, loop.stateMachine]));
     this.goalsApi = new GoalsApi(this, "GoalsApi", {
       goalTable: this.goalTable,
-      stateMachines: { react: this.reactLoop.stateMachine },
+      stateMachines,
       goalEventBus: this.goalEventBus,
+      models: this.reactLoop,
     });
     this.resumeHandler = new ResumeHandler(this, "ResumeHandler", {
       goalTable: this.goalTable,
       goalEventBus: this.goalEventBus,
-      stateMachines: { react: this.reactLoop.stateMachine },
+      stateMachines,
     });
     this.emailDoor = new EmailDoor(this, "EmailDoor", {
       goalTable: this.goalTable,
@@ -89,10 +106,17 @@ export class GoalLoopsStack extends Stack {
       description: "EventBridge bus that carries human inputs (approvals, revisions, resumes, cancellations)",
       value: this.goalEventBus.eventBus.eventBusName,
     });
-    new CfnOutput(this, GOAL_LOOPS_OUTPUTS.reactStateMachineArn, {
-      description: "The ReAct loop's state machine",
-      value: this.reactLoop.stateMachine.stateMachineArn,
-    });
+    const outputNames = {
+      react: GOAL_LOOPS_OUTPUTS.reactStateMachineArn,
+      plan_execute: GOAL_LOOPS_OUTPUTS.planExecuteStateMachineArn,
+      reflexion: GOAL_LOOPS_OUTPUTS.reflexionStateMachineArn,
+    };
+    for (const loop of loops) {
+      new CfnOutput(this, outputNames[loop.pattern], {
+        description: `The ${loop.pattern} loop's state machine`,
+        value: loop.stateMachine.stateMachineArn,
+      });
+    }
     new CfnOutput(this, GOAL_LOOPS_OUTPUTS.goalsApiUrl, {
       description: "Base URL of the goals API (IAM-signed requests): POST /goals, GET /goals …",
       value: this.goalsApi.url,
@@ -106,7 +130,7 @@ export class GoalLoopsStack extends Stack {
    * which depend on nothing of the loop, so no cycle.
    */
   private wireApprovalNotifiers(): void {
-    const requestApproval = this.reactLoop.functions.requestApproval;
+    const requestApproval = this.loopSteps.functions.requestApproval;
     requestApproval.addEnvironment({
       ...this.slackDoor.notifierEnvironment,
       ...this.emailDoor.senderEnvironment,

@@ -5,7 +5,7 @@ import {
   QueryCommand,
   type QueryCommandInput,
 } from "@aws-sdk/lib-dynamodb";
-import { z } from "zod";
+import * as z from "zod";
 import type { GoalLoopsError } from "../core/errors";
 import { type GoalEvent, GoalEventSchema, type NewGoalEvent } from "../core/goal-event";
 import { type GoalRecord, GoalRecordSchema, type GoalStatus, GoalStatusSchema } from "../core/goal-record";

@@ -5,7 +5,7 @@ import {
   PutCommand,
   type PutCommandInput,
 } from "@aws-sdk/lib-dynamodb";
-import { z } from "zod";
+import * as z from "zod";
 import { WorkspacePathSchema } from "../core/goal-spec";
 import { ConcurrentModificationError } from "../core/ports/goal-store";
 import {

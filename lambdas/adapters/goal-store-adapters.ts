@@ -4,6 +4,7 @@ import { DynamoDbGoalStore } from "./dynamodb-goal-store";
 import { DynamoDbOutbox } from "./dynamodb-outbox";
 import { DynamoDbStepLog } from "./dynamodb-step-log";
 import { DynamoDbWorkspace } from "./dynamodb-workspace";
+import { faultFromEnvironment, withFaultInjection } from "./fault-injection";
 
 export interface GoalStoreAdapters {
   readonly goals: DynamoDbGoalStore;
@@ -12,7 +13,11 @@ export interface GoalStoreAdapters {
   readonly outbox: DynamoDbOutbox;
 }
 
-/** Every adapter of the goal table, sharing one client. Handlers call this once at module scope. */
+/**
+ * Every adapter of the goal table, sharing one client. Handlers call this once at module scope.
+ * The goal store carries the chaos-testing fault of GOAL_LOOPS_FAULT_INJECTION when it is set (see
+ * fault-injection.ts; a bad value fails here, at init).
+ */
 export function createGoalStoreAdapters(options: {
   readonly client: DynamoDBDocumentClient;
   readonly tableName: string;
@@ -20,7 +25,7 @@ export function createGoalStoreAdapters(options: {
   readonly now?: () => Date;
 }): GoalStoreAdapters {
   return {
-    goals: new DynamoDbGoalStore(options),
+    goals: withFaultInjection(new DynamoDbGoalStore(options), faultFromEnvironment()),
     workspace: new DynamoDbWorkspace(options),
     stepLog: new DynamoDbStepLog(options),
     outbox: new DynamoDbOutbox(options),

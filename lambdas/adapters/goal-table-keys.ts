@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { ValidationError } from "../core/errors";
 import type { GoalRecord, GoalStatus } from "../core/goal-record";
 import type { Approval, ApprovalStatus, CheckpointKey } from "../core/ports/goal-store";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { WorkspacePathSchema } from "./goal-spec";
 
 const Sha256Schema = z.string().regex(/^[a-f0-9]{64}$/, "must be a lower-case hex SHA-256");

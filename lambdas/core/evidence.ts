@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * Evidence proves a success check. Strength orders how much it can be trusted: a model judgement is

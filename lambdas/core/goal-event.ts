@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * One entry of a goal's append-only event log. `seq` is gap-free per goal, starting at 1.

@@ -3,14 +3,17 @@ import { createGoalRecord } from "./create-goal";
 import { GoalLoopsError } from "./errors";
 import type { GoalChange } from "./goal-change";
 import type { GoalRecord } from "./goal-record";
-import { parseGoalSpec } from "./goal-spec";
-import { selectPattern } from "./pattern-selector";
+import { type GoalSpec, parseGoalSpec } from "./goal-spec";
+import { assertModelsAllowed } from "./model-allow-list";
+import { recordModelUsage } from "./model-prices";
+import { type PatternChoice, selectPattern } from "./pattern-selector";
+import type { ModelSelection } from "./select-call";
 
 /** The first run of every goal; resume and continue-as-new number the next ones r2, r3, … */
 export const FIRST_RUN_ID = "r1";
 
-/** What the selector's fallback adds to `patternReason` while the `select` model role is not called. */
-export const SELECT_FALLBACK_NOTE = "fallback used: the select role is not called yet";
+/** What the selector's fallback adds to `patternReason` when the `select` model role was not called. */
+export const SELECT_FALLBACK_NOTE = "fallback used: no model was asked to select";
 
 export interface GoalIntakeInput {
   /** The submitted GoalSpec, not yet validated (a parsed request body). */
@@ -18,19 +21,29 @@ export interface GoalIntakeInput {
   readonly goalId: string;
   readonly tenantId: string;
   readonly now: Date;
+  /** The deployment's model allow-list; a GoalSpec `models` entry outside it is a ValidationError. */
+  readonly allowedModelIds?: readonly string[];
+  /**
+   * Asks the `select` model role when no selector rule applies (see `selectWithModel`). Without it,
+   * or when it answers nothing, the selector's fallback stands and the reason says so.
+   */
+  readonly select?: (spec: GoalSpec, fallback: PatternChoice) => Promise<ModelSelection | undefined>;
 }
 
 /**
  * Turns a submitted GoalSpec into a new goal running its first run: validates it (ValidationError
- * naming each bad field), chooses the pattern and records why. When no selector rule applies the
- * `select` model role should decide; until it is wired the selector's fallback stands, and the
- * reason says so, so a later reader knows no model chose it.
+ * naming each bad field, a model outside the allow-list included), chooses the pattern — hints and
+ * rules first, the `select` role only when no rule applies — and records which and why in the
+ * record and its first event (`goal.created`); a select call's usage is counted on the goal.
  */
-export function intakeGoal(input: GoalIntakeInput): GoalChange {
+export async function intakeGoal(input: GoalIntakeInput): Promise<GoalChange> {
   const spec = parseGoalSpec(input.body);
-  const choice = selectPattern(spec);
+  if (input.allowedModelIds !== undefined) assertModelsAllowed(spec, input.allowedModelIds);
+  const rules = selectPattern(spec);
+  const selection = rules.needsModel && input.select ? await input.select(spec, rules) : undefined;
+  const choice = selection?.choice ?? rules;
   const patternReason = choice.needsModel ? `${choice.reason}; ${SELECT_FALLBACK_NOTE}` : choice.reason;
-  return createGoalRecord({
+  const created = createGoalRecord({
     spec,
     goalId: input.goalId,
     tenantId: input.tenantId,
@@ -39,6 +52,10 @@ export function intakeGoal(input: GoalIntakeInput): GoalChange {
     pattern: choice.pattern,
     patternReason,
   });
+  if (!selection) return created;
+  const { turn } = selection.checkpoint;
+  const counted = recordModelUsage(created.record, "select", turn.modelId, turn.usage, input.now);
+  return { record: counted.record, events: [...created.events, ...counted.events] };
 }
 
 /** An Idempotency-Key was sent again with a different GoalSpec than the goal it created. */

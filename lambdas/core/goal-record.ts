@@ -1,7 +1,9 @@
-import { z } from "zod";
+import * as z from "zod";
 import { EvidenceSchema } from "./evidence";
 import { GoalSpecSchema, PatternSchema } from "./goal-spec";
 import { ModelRoleSchema } from "./model-roles";
+import { PlanStateSchema } from "./plan-execute/plan-state";
+import { LessonSchema } from "./reflexion/lesson";
 
 export const GOAL_STATUSES = [
   "running",
@@ -143,8 +145,12 @@ export const LastCycleSchema = z.object({
 });
 export type LastCycle = z.infer<typeof LastCycleSchema>;
 
-/** The phases of one loop iteration whose work a retried step must not repeat. */
-export const LOOP_PHASES = ["started", "reasoned", "acted"] as const;
+/**
+ * The phases of one loop iteration whose work a retried step must not repeat. `verified` (observe /
+ * evaluate counted the last step), `planned` and `reflected` belong to plan_execute and reflexion;
+ * `reasoned` means the acting turn (reason, execute or attempt) is checkpointed and counted.
+ */
+export const LOOP_PHASES = ["started", "verified", "planned", "reflected", "reasoned", "acted"] as const;
 
 /**
  * Where the loop is inside its run: `started` once the run's first step loaded the goal, then
@@ -224,8 +230,12 @@ export const GoalRecordSchema = z.object({
   lastCycle: LastCycleSchema.nullable().optional(),
   /** Replans requested so far (plan_execute); the limit is reached when it exceeds `maxReplans`. */
   replans: z.number().int().min(0).optional(),
+  /** The plan_execute loop's plan, step statuses, pending replan and replan history. */
+  planState: PlanStateSchema.optional(),
   /** Attempts started so far (reflexion); the limit is reached when it equals `maxAttempts`. */
   attempts: z.number().int().min(0).optional(),
+  /** Lessons the reflexion loop drew from failed attempts, oldest first; every attempt prompt shows them. */
+  lessons: z.array(LessonSchema).optional(),
   /** The approval gate of the current reason turn's tool calls, if it needed one. */
   actionGate: ActionGateSchema.nullable().optional(),
   /** The loop's progress in the current run (see LoopMarkerSchema); absent before the first run loads. */
@@ -256,6 +266,8 @@ export const GoalSnapshotSchema = z.object({
   lastEvidence: EvidenceSchema.nullable(),
   steps: z.number().int(),
   usage: UsageSchema.omit({ cacheWriteTokens: true }),
+  /** Tokens, calls and cost per model role that made calls (`plan` on the heavy model, `execute` on the fast one …). */
+  usageByRole: z.partialRecord(ModelRoleSchema, UsageSchema.omit({ cacheWriteTokens: true })),
   stopReason: StopReasonSchema.nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { MODEL_ROLES } from "./model-roles";
 import { parseOrThrow } from "./validation";
 

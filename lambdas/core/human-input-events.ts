@@ -6,7 +6,7 @@
  * No AWS SDK import.
  */
 
-import { z } from "zod";
+import * as z from "zod";
 import { QueuedRevisionSchema } from "./goal-record";
 import { parseOrThrow } from "./validation";
 

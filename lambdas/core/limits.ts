@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { GoalStatusError, ValidationError } from "./errors";
 import { type GoalChange, goalEvent, settle } from "./goal-change";
 import type { GoalRecord } from "./goal-record";

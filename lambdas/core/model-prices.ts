@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import priceFile from "./config/model-prices.json" with { type: "json" };
 import { UnknownModelPriceError } from "./errors";
 import { type GoalChange, goalEvent, settle } from "./goal-change";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /** Every role a model call can play. Fixtures, checkpoints and per-role cost are keyed by it. */
 export const MODEL_ROLES = [

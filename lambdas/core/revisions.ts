@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { canonicalJson } from "./canonical-json";
 import { RevisionNotFoundError, ValidationError } from "./errors";
 import { type GoalChange, goalEvent, settle } from "./goal-change";

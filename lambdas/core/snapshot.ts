@@ -22,6 +22,11 @@ export function toSnapshot(record: GoalRecord): GoalSnapshot {
     lastEvidence: record.evidence.at(-1) ?? null,
     steps: record.steps,
     usage,
+    usageByRole: Object.fromEntries(
+      Object.entries(record.usageByRole)
+        .filter(([, roleUsage]) => roleUsage.modelCalls > 0)
+        .map(([role, { cacheWriteTokens: _cacheWrite, ...roleUsage }]) => [role, roleUsage]),
+    ),
     stopReason: record.stopReason,
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,

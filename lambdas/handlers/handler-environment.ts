@@ -1,4 +1,5 @@
 import { ValidationError } from "../core/errors";
+import type { ModelTiers } from "../core/model-tiers";
 
 /** A variable the CDK construct always sets; missing means a broken deployment, so say which. */
 export function requiredEnv(name: string): string {
@@ -30,4 +31,9 @@ export function listEnv(name: string): string[] {
     .split(",")
     .map((item) => item.trim())
     .filter((item) => item !== "");
+}
+
+/** The deployment's heavy and fast models (HEAVY_MODEL_ID, FAST_MODEL_ID, set by the pattern constructs). */
+export function modelTiersFromEnv(): ModelTiers {
+  return { heavyModelId: requiredEnv("HEAVY_MODEL_ID"), fastModelId: requiredEnv("FAST_MODEL_ID") };
 }

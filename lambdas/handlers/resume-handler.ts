@@ -3,7 +3,7 @@ import { injectLambdaContext } from "@aws-lambda-powertools/logger/middleware";
 import { SFNClient } from "@aws-sdk/client-sfn";
 import middy from "@middy/core";
 import type { Context } from "aws-lambda";
-import { z } from "zod";
+import * as z from "zod";
 import { createDocumentClient, createGoalStoreAdapters } from "../adapters/goal-store-adapters";
 import { sfnRunStarter } from "../adapters/sfn-run-starter";
 import { sfnRunStopper } from "../adapters/sfn-run-stopper";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { BuiltInTool, JsonObject } from "./built-in-tool";
 import { ToolCallError } from "./tool-call-error";
 
@@ -9,7 +9,9 @@ const KEPT_HEADERS = ["content-type", "content-length", "location", "etag", "las
 
 export const HttpRequestInputSchema = z
   .strictObject({
-    method: z.enum(HTTP_METHODS).describe("HTTP method; only GET is sent for now"),
+    method: z
+      .enum(HTTP_METHODS)
+      .describe("HTTP method; anything but GET changes something and waits for a human approval"),
     url: z
       .url({ protocol: /^https?$/, error: "must be an absolute http or https URL" })
       .max(2048)
@@ -55,29 +57,24 @@ async function readBounded(
 }
 
 /**
- * GET is a read; every other method may change something outside the goal, so it is irreversible.
- * Until approval gates arrive (issue 5) only GET is sent, and only to allow-listed hosts.
+ * GET is a read; every other method may change something outside the goal, so it is irreversible:
+ * the runner sends it only when a human approved the call or the GoalSpec pre-authorized the tool.
+ * Every method reaches allow-listed hosts only.
  */
 export const httpRequestTool: BuiltInTool<typeof HttpRequestInputSchema> = {
   name: "http_request",
   description:
-    "Send an HTTP GET request to an allow-listed host and get the status, a few headers and the body (bounded). Redirects are not followed: the Location header is returned.",
+    "Send an HTTP request to an allow-listed host and get the status, a few headers and the body (bounded). GET runs at once; other methods wait for a human approval. Redirects are not followed: the Location header is returned.",
   inputSchema: HttpRequestInputSchema,
   risk: (input) => (input.method === "GET" ? "read" : "irreversible"),
   refuse(input, env) {
-    if (input.method !== "GET") {
-      return new ToolCallError(
-        "HttpRequestRefused",
-        `Refused ${input.method} ${input.url}: method ${input.method} is not allowed; http_request only sends GET requests until approval gates exist (issue 5)`,
-      );
-    }
     const host = new URL(input.url).hostname.toLowerCase();
     const allowed = env.http.allowedHosts.map((name) => name.trim().toLowerCase());
     if (!allowed.includes(host)) {
       const list = allowed.length === 0 ? "the allow-list is empty" : `allowed: [${allowed.join(", ")}]`;
       return new ToolCallError(
         "HttpRequestRefused",
-        `Refused GET ${input.url}: host '${host}' is not in the allow-list (${list})`,
+        `Refused ${input.method} ${input.url}: host '${host}' is not in the allow-list (${list})`,
       );
     }
     return undefined;
@@ -85,7 +82,11 @@ export const httpRequestTool: BuiltInTool<typeof HttpRequestInputSchema> = {
   async execute(input, env) {
     try {
       const response = await env.http.fetch(input.url, {
-        method: "GET",
+        method: input.method,
+        ...(input.body === undefined ? {} : { body: input.body }),
+        // A request that changes something carries the call's key, so a server that honours
+        // Idempotency-Key (IETF draft) applies a retried Act's repeat once.
+        ...(input.method === "GET" ? {} : { headers: { "Idempotency-Key": env.context.idempotencyKey } }),
         // A redirect could lead to a host outside the allow-list: hand the Location back instead.
         redirect: "manual",
         signal: AbortSignal.timeout(env.http.timeoutMs),
@@ -103,7 +104,9 @@ export const httpRequestTool: BuiltInTool<typeof HttpRequestInputSchema> = {
         error instanceof Error && error.name === "TimeoutError"
           ? `no complete response within ${env.http.timeoutMs} ms`
           : describeFailure(error);
-      throw new ToolCallError("HttpRequestFailed", `GET ${input.url} failed: ${reason}`, { cause: error });
+      throw new ToolCallError("HttpRequestFailed", `${input.method} ${input.url} failed: ${reason}`, {
+        cause: error,
+      });
     }
   },
 };

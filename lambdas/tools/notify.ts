@@ -1,5 +1,4 @@
-import { z } from "zod";
-import { canonicalJson, sha256Hex } from "../core/canonical-json";
+import * as z from "zod";
 import type { BuiltInTool } from "./built-in-tool";
 
 export const NotifyInputSchema = z.strictObject({
@@ -8,17 +7,12 @@ export const NotifyInputSchema = z.strictObject({
 });
 
 /**
- * The outbox message id of one notify call. Derived from the call's identity, never from a clock or
- * random source: a retried act step puts the same id again and the outbox keeps only the first.
+ * The outbox message id of one notify call: its idempotency key (ToolCallContext), never a clock or
+ * a random value. A retried Act that runs the call again puts the same id, and the outbox keeps only
+ * the first message (a conditional put), so humans get it once.
  */
-export function notifyMessageId(call: {
-  goalId: string;
-  runId: string;
-  iteration: number;
-  toolUseId: string;
-}): string {
-  const key = canonicalJson(["notify", call.goalId, call.runId, call.iteration, call.toolUseId]);
-  return `notify-${sha256Hex(key)}`;
+export function notifyMessageId(idempotencyKey: string): string {
+  return `notify-${idempotencyKey}`;
 }
 
 /** Irreversible: a message a human has read cannot be taken back. */
@@ -28,9 +22,9 @@ export const notifyTool: BuiltInTool<typeof NotifyInputSchema> = {
   inputSchema: NotifyInputSchema,
   risk: "irreversible",
   async execute(input, env) {
-    const { goalId, tenantId, runId, iteration } = env.context;
+    const { goalId, tenantId, idempotencyKey } = env.context;
     const { message } = await env.outbox.putMessage({
-      messageId: notifyMessageId({ goalId, runId, iteration, toolUseId: env.call.toolUseId }),
+      messageId: notifyMessageId(idempotencyKey),
       goalId,
       tenantId,
       channel: input.channel,

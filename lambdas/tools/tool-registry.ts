@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { ToolSpec } from "../core/ports/model-client";
 import type { ToolRisk } from "../core/ports/tool-runner";
 import { parseOrThrow } from "../core/validation";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { BuiltInTool } from "./built-in-tool";
 
 export const WorkspaceListInputSchema = z.strictObject({});

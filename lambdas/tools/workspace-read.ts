@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { WorkspacePathSchema } from "../core/goal-spec";
 import type { BuiltInTool } from "./built-in-tool";
 import { ToolCallError } from "./tool-call-error";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { WorkspacePathSchema } from "../core/goal-spec";
 import { WorkspaceFileTooLargeError } from "../core/ports/workspace";
 import { ARTIFACTS_DIR, isReservedPath } from "./artifact-paths";

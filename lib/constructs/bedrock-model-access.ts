@@ -1,6 +1,8 @@
 import { Stack } from "aws-cdk-lib";
 import { Grant, type IGrantable } from "aws-cdk-lib/aws-iam";
 import type { Construct } from "constructs";
+import type { GoalLoopFunction } from "./goal-loop-function";
+import { acknowledgeWildcardResource, nagReferenceName } from "./nag-acknowledgments";
 
 /**
  * Geography prefixes of Bedrock's cross-region inference profiles (`us.anthropic.…`). A profile
@@ -61,4 +63,23 @@ export function grantInvokeModels(scope: Construct, grantee: IGrantable, modelId
     actions: ["bedrock:InvokeModel"],
     resourceArns: [...new Set(modelIds)].flatMap((modelId) => bedrockModelArns(scope, modelId)),
   });
+}
+
+/**
+ * Lets a step call the allowed models (`grantInvokeModels`) and acknowledges the region wildcard an
+ * inference profile needs, once per wildcard ARN, with the reason.
+ */
+export function allowModels(scope: Construct, fn: GoalLoopFunction, modelIds: readonly string[]): void {
+  grantInvokeModels(scope, fn, modelIds);
+  const wildcardArns = modelIds
+    .flatMap((modelId) => bedrockModelArns(scope, modelId))
+    .filter((arn) => nagReferenceName(scope, arn).includes("*"));
+  for (const arn of wildcardArns) {
+    acknowledgeWildcardResource(
+      fn.role,
+      arn,
+      "A cross-region inference profile may serve a request from its foundation model in any region of its geography, " +
+        "so the profile and that model are allowed in every region; the model id itself is exact and allow-listed.",
+    );
+  }
 }

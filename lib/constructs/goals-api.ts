@@ -18,11 +18,13 @@ import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { IStateMachine } from "aws-cdk-lib/aws-stepfunctions";
 import { Construct } from "constructs";
 import { goalSpecJsonSchema, PATTERNS, type Pattern } from "../../lambdas/core/goal-spec";
+import { allowModels } from "./bedrock-model-access";
 import type { GoalEventBus } from "./goal-event-bus";
 import { GoalLoopFunction, type GoalLoopLogLevel } from "./goal-loop-function";
 import type { GoalTable } from "./goal-table";
 import { toJsonSchemaDraft4 } from "./json-schema-draft4";
 import { acknowledgeGoalTableGrant, acknowledgeNag, nagReferenceName } from "./nag-acknowledgments";
+import type { ResolvedLoopModels } from "./pattern-loop";
 
 /** API Gateway allows 10,000 requests per second per account and region by default. */
 const MAX_RATE_LIMIT = 10_000;
@@ -45,6 +47,16 @@ export interface GoalsApiProps {
    * @default - none: the revision, directive, resume and cancel routes answer 503
    */
   readonly goalEventBus?: GoalEventBus;
+
+  /**
+   * The deployment's models (a pattern loop's `heavyModelId`, `fastModelId`, `allowedModelIds`):
+   * POST /goals refuses a GoalSpec `models` entry outside the allow-list, and asks the `select`
+   * role (fast tier) which pattern fits when no selector rule applies. The handler may then call
+   * the allowed models.
+   *
+   * @default - no allow-list check at intake (IAM still refuses other models) and no select call
+   */
+  readonly models?: ResolvedLoopModels;
 
   /**
    * Name of the deployment stage, the first segment of every URL path.
@@ -122,8 +134,16 @@ export class GoalsApi extends Construct {
         GOAL_TABLE_NAME: props.goalTable.table.tableName,
         STATE_MACHINE_ARNS: Stack.of(this).toJsonString(stateMachineArns),
         ...(props.goalEventBus ? { GOAL_EVENT_BUS_NAME: props.goalEventBus.eventBus.eventBusName } : {}),
+        ...(props.models
+          ? {
+              HEAVY_MODEL_ID: props.models.heavyModelId,
+              FAST_MODEL_ID: props.models.fastModelId,
+              ALLOWED_MODEL_IDS: props.models.allowedModelIds.join(","),
+            }
+          : {}),
       },
     });
+    if (props.models) allowModels(this, this.handler, props.models.allowedModelIds);
     props.goalTable.grantReadWriteData(this.handler);
     acknowledgeGoalTableGrant(this.handler.role, props.goalTable);
     for (const stateMachine of Object.values(props.stateMachines)) {

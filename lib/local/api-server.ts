@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
-import { z } from "zod";
+import * as z from "zod";
 import { matchRoute } from "./api-routes";
 import type { ApiRouteSpec, JsonObject, JsonValue } from "./cloud-assembly-model";
 import { listen, type RunningServer } from "./listen";

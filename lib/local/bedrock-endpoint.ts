@@ -4,7 +4,7 @@ import http2, {
   type Http2ServerResponse,
   type ServerHttp2Session,
 } from "node:http2";
-import { z } from "zod";
+import * as z from "zod";
 import { ModelRoleSchema } from "../../lambdas/core/model-roles";
 import type { JsonObject, JsonValue } from "./cloud-assembly-model";
 import { AwsApiError } from "./errors";

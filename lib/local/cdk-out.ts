@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import type { CloudAssemblyModel } from "./cloud-assembly-model";
 import { CloudAssemblyError, SynthError } from "./errors";
 import { readApiRoutes } from "./read-api-routes";

@@ -6,7 +6,7 @@ import { LambdaSandbox, type LogLine } from "./lambda-sandbox";
 export interface LambdaHostOptions {
   readonly functions: readonly FunctionSpec[];
   readonly endpoints: ServiceEndpoints;
-  /** Variables set on every function over its own (`DEFAULT_MODEL_ID` from `--model`). */
+  /** Variables set on every function over its own (`HEAVY_MODEL_ID` and `FAST_MODEL_ID` from `--model`). */
   readonly environmentOverrides?: Readonly<Record<string, string>>;
   /** Sandboxes per function, like reserved concurrency; further invocations queue. @default 10 */
   readonly maxConcurrency?: number;

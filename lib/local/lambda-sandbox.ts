@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
 import { Worker } from "node:worker_threads";
-import { z } from "zod";
+import * as z from "zod";
 import type { FunctionSpec, JsonValue } from "./cloud-assembly-model";
 import { type LambdaErrorPayload, LambdaFunctionError } from "./errors";
 import { parseJson } from "./json";

@@ -2,7 +2,7 @@ import path from "node:path";
 import { startApiServer } from "./api-server";
 import { type BedrockEndpoint, startBedrockEndpoint } from "./bedrock-endpoint";
 import { ensureSynthesized, loadCloudAssembly } from "./cdk-out";
-import type { CloudAssemblyModel, JsonValue } from "./cloud-assembly-model";
+import type { CloudAssemblyModel, FunctionSpec, JsonValue } from "./cloud-assembly-model";
 import { createTables, startLocalDynamo } from "./dynamo";
 import { type EventBridgeEndpoint, startEventBridgeEndpoint } from "./eventbridge-endpoint";
 import { LambdaHost } from "./lambda-host";
@@ -24,7 +24,7 @@ export interface LocalStackOptions {
   readonly port?: number;
   /** Folder of `scripted:<name>` model fixtures. @default `<projectDir>/examples/fixtures` */
   readonly fixturesDir?: string;
-  /** Replaces every function's DEFAULT_MODEL_ID (e.g. `scripted:write-release-summary`). */
+  /** Replaces every function's HEAVY_MODEL_ID and FAST_MODEL_ID (e.g. `scripted:write-release-summary`). */
   readonly model?: string;
   /** Where DynamoDB data is kept across restarts. @default `<projectDir>/.goal-loops` */
   readonly stateDir?: string;
@@ -147,7 +147,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         PUBLIC_API_URL: `${api.url}/`,
         ...secretEnvironment(options.secrets),
         ...options.environment,
-        ...(options.model === undefined ? {} : { DEFAULT_MODEL_ID: options.model }),
+        ...localModelEnvironment(model.functions, options.model),
       },
       ...(options.functionLog === undefined ? {} : { log: options.functionLog }),
     });
@@ -186,4 +186,23 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     await stopAll();
     throw error;
   }
+}
+
+/** Model ids only the local runtime answers: fixtures and a local model (DESIGN §7). */
+const LOCAL_MODEL_PATTERNS = ["scripted:*", "local:*"];
+
+/**
+ * The model variables of every function when run locally: `--model` replaces both tiers, and the
+ * allow-list a goal's `models` is checked against (ALLOWED_MODEL_IDS) also admits local model ids.
+ */
+function localModelEnvironment(
+  functions: readonly FunctionSpec[],
+  modelId: string | undefined,
+): Record<string, string> {
+  const deployed = functions.flatMap((fn) => (fn.environment.ALLOWED_MODEL_IDS ?? "").split(","));
+  const allowed = [...new Set([...deployed, ...LOCAL_MODEL_PATTERNS])].filter((id) => id !== "");
+  return {
+    ALLOWED_MODEL_IDS: allowed.join(","),
+    ...(modelId === undefined ? {} : { HEAVY_MODEL_ID: modelId, FAST_MODEL_ID: modelId }),
+  };
 }

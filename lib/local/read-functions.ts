@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import type { FunctionSpec } from "./cloud-assembly-model";
 import { CloudAssemblyError } from "./errors";
 import type { StackTemplate } from "./stack-template";

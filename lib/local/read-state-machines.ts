@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { JsonObject, JsonValue, StateMachineSpec } from "./cloud-assembly-model";
 import { CloudAssemblyError } from "./errors";
 import { isJsonObject, parseJson } from "./json";

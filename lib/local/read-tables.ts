@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { TableSpec } from "./cloud-assembly-model";
 import { CloudAssemblyError } from "./errors";
 import type { StackTemplate } from "./stack-template";

@@ -123,7 +123,18 @@ async function liveGoalIds(client: DynamoDBDocumentClient, tableName: string): P
   return ids;
 }
 
-/** The pattern's state machine: the one named `…-<pattern>` (the react one is `…-react`). */
+/**
+ * The pattern's state machine, as the stack wired it: the STATE_MACHINE_ARNS map the API and the
+ * resume handler read (pattern → ARN), else the one named `…-<pattern>` (`plan_execute` as `plan-execute`).
+ */
 function stateMachineFor(model: CloudAssemblyModel, pattern: string) {
-  return model.stateMachines.find((machine) => machine.name.endsWith(`-${pattern}`));
+  for (const fn of model.functions) {
+    const wiring = fn.environment.STATE_MACHINE_ARNS;
+    if (wiring === undefined) continue;
+    const arn: unknown = (JSON.parse(wiring) as Record<string, unknown>)[pattern];
+    const machine = model.stateMachines.find((candidate) => candidate.arn === arn);
+    if (machine) return machine;
+  }
+  const suffix = `-${pattern.replaceAll("_", "-")}`;
+  return model.stateMachines.find((machine) => machine.name.endsWith(suffix));
 }

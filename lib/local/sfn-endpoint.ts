@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { type AwsJsonOperation, startAwsJsonServer } from "./aws-json-server";
 import type { JsonObject, JsonValue } from "./cloud-assembly-model";
 import { AwsApiError } from "./errors";

@@ -7,7 +7,16 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { buildApp, GOAL_LOOPS_STACK_ID } from "../../lib/goal-loops-app";
 import { GOAL_LOOPS_OUTPUTS, type GoalLoopsStack } from "../../lib/goal-loops-stack";
-import { allowStatementsOf, onlyResource, resourcesAllowed, resourcesOf, roleOf } from "./template-queries";
+import { SHARED_STEPS } from "./loop-test-support";
+import {
+  allowStatementsOf,
+  aslValidationErrors,
+  definitionOf,
+  onlyResource,
+  resourcesAllowed,
+  resourcesOf,
+  roleOf,
+} from "./template-queries";
 
 /** The context `cdk synth` passes, so this test checks exactly what the CLI synthesizes. */
 const CDK_JSON_CONTEXT: Record<string, unknown> = JSON.parse(
@@ -51,32 +60,56 @@ describe("GoalLoopsStack as bin/app.ts builds it", () => {
     expect(assembly.getStackArtifact(stack.artifactId).templateFile).toBe("GoalLoopsStack.template.json");
   });
 
-  it("composes the goal table, the bus, the ReAct loop and the goals API", () => {
+  it("composes the goal table, the bus, the shared steps, the three loops and the goals API", () => {
     // Assess
     template.resourceCountIs("AWS::DynamoDB::Table", 1);
     template.resourceCountIs("AWS::KMS::Key", 1);
     template.resourceCountIs("AWS::Events::EventBus", 1);
     template.resourceCountIs("AWS::SQS::Queue", 1);
     template.hasResource("AWS::DynamoDB::Table", { DeletionPolicy: "Retain" });
-    template.resourceCountIs("AWS::StepFunctions::StateMachine", 1);
-    template.resourceCountIs("AWS::Lambda::Function", 11);
+    template.resourceCountIs("AWS::StepFunctions::StateMachine", 3);
+    // 6 shared steps, the patterns' own steps, and the API, resume handler, email and Slack doors.
+    const patternSteps = Object.values(LOOPS).flat().length;
+    template.resourceCountIs("AWS::Lambda::Function", SHARED_STEPS.length + patternSteps + 4);
     template.resourceCountIs("AWS::ApiGateway::RestApi", 1);
-    template.hasResourceProperties("AWS::StepFunctions::StateMachine", {
-      StateMachineName: "GoalLoopsStack-react",
-    });
+    for (const suffix of ["react", "plan-execute", "reflexion"]) {
+      template.hasResourceProperties("AWS::StepFunctions::StateMachine", {
+        StateMachineName: `GoalLoopsStack-${suffix}`,
+      });
+    }
   });
 
-  it("outputs the table name, the bus name, the state machine ARN and the API URL under stable names", () => {
+  it("synthesizes one JSONPath state machine per pattern, each accepted by asl-validator", () => {
+    // Act
+    const machines = [...resourcesOf(template, "AWS::StepFunctions::StateMachine").values()];
+
+    // Assess
+    expect(machines).toHaveLength(3);
+    for (const machine of machines) {
+      const definition = definitionOf(machine);
+      expect(JSON.stringify(definition)).not.toContain("JSONata");
+      expect(aslValidationErrors(definition), String(machine.Properties.StateMachineName)).toBe("");
+    }
+  });
+
+  it("outputs the table name, the bus name, the state machine ARNs and the API URL under stable names", () => {
     // Prepare
     const [tableId] = onlyResource(template, "AWS::DynamoDB::Table");
     const [busId] = onlyResource(template, "AWS::Events::EventBus");
-    const [stateMachineId] = onlyResource(template, "AWS::StepFunctions::StateMachine");
     const [apiId] = onlyResource(template, "AWS::ApiGateway::RestApi");
+    const machine = (loop: string) =>
+      onlyResource(template, "AWS::StepFunctions::StateMachine", `${loop}StateMachine`)[0];
 
     // Assess
     template.hasOutput(GOAL_LOOPS_OUTPUTS.goalTableName, { Value: { Ref: tableId } });
     template.hasOutput(GOAL_LOOPS_OUTPUTS.goalEventBusName, { Value: { Ref: busId } });
-    template.hasOutput(GOAL_LOOPS_OUTPUTS.reactStateMachineArn, { Value: { Ref: stateMachineId } });
+    template.hasOutput(GOAL_LOOPS_OUTPUTS.reactStateMachineArn, { Value: { Ref: machine("ReactLoop") } });
+    template.hasOutput(GOAL_LOOPS_OUTPUTS.planExecuteStateMachineArn, {
+      Value: { Ref: machine("PlanExecuteLoop") },
+    });
+    template.hasOutput(GOAL_LOOPS_OUTPUTS.reflexionStateMachineArn, {
+      Value: { Ref: machine("ReflexionLoop") },
+    });
     expect(JSON.stringify(template.findOutputs(GOAL_LOOPS_OUTPUTS.goalsApiUrl))).toContain(apiId);
     expect(Object.keys(template.findOutputs("*")).sort()).toEqual(Object.values(GOAL_LOOPS_OUTPUTS).sort());
   });
@@ -105,7 +138,7 @@ describe("GoalLoopsStack as bin/app.ts builds it", () => {
 
   it("lets RequestApproval post to Slack and email signed links: the doors' settings and secret reads", () => {
     // Act
-    const [, fn] = onlyResource(template, "AWS::Lambda::Function", "ReactLoopRequestApproval");
+    const [, fn] = onlyResource(template, "AWS::Lambda::Function", "LoopStepsRequestApproval");
     const variables = z
       .object({ Environment: z.object({ Variables: z.record(z.string(), z.unknown()) }) })
       .parse(fn.Properties).Environment.Variables;
@@ -147,6 +180,13 @@ describe("GoalLoopsStack as bin/app.ts builds it", () => {
   });
 });
 
+/** Each loop construct and its own, model-calling steps. */
+const LOOPS: Record<string, readonly string[]> = {
+  ReactLoop: ["VerifyAndReason"],
+  PlanExecuteLoop: ["Plan", "Observe", "Execute"],
+  ReflexionLoop: ["Evaluate", "Reflect", "Attempt"],
+};
+
 /**
  * Every finding the stack acknowledges, each on the one resource it concerns: the list a reviewer
  * reads to see what was waived, and the test that fails when a waiver starts covering more.
@@ -155,24 +195,24 @@ function expectedAcknowledgments(template: Template): string[] {
   const at = (path: string): string => `GoalLoopsStack/${path}`;
   const policyOf = (construct: string): string => at(`${construct}/Role/DefaultPolicy/Resource`);
   const [tableId] = onlyResource(template, "AWS::DynamoDB::Table");
-  const steps = [
-    "LoadGoal",
-    "VerifyAndReason",
-    "Act",
-    "RequestApproval",
-    "ApprovalExpired",
-    "ContinueAsNew",
-    "RecordFailure",
-  ];
+  const modelSteps = Object.entries(LOOPS).flatMap(([loop, steps]) => steps.map((step) => `${loop}/${step}`));
   const functions = [
-    ...steps.map((step) => `ReactLoop/${step}`),
+    ...SHARED_STEPS.map((step) => `LoopSteps/${step}`),
+    ...modelSteps,
     "GoalsApi/Handler",
     "EmailDoor/Handler",
     "SlackDoor/Handler",
     "ResumeHandler/Function",
   ];
-  const [stateMachineId] = onlyResource(template, "AWS::StepFunctions::StateMachine");
-  const executions = `arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:{"Fn::Select":[6,{"Fn::Split":[":",{"Ref":"${stateMachineId}"}]}]}:*`;
+  const stateMachineIds = Object.keys(LOOPS).map(
+    (loop) => onlyResource(template, "AWS::StepFunctions::StateMachine", `${loop}StateMachine`)[0],
+  );
+  const executions = stateMachineIds.map(
+    (id) =>
+      `arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:{"Fn::Select":[6,{"Fn::Split":[":",{"Ref":"${id}"}]}]}:*`,
+  );
+  const functionId = (path: string) =>
+    onlyResource(template, "AWS::Lambda::Function", `${path.replace("/", "")}Function`)[0];
   const models = ["anthropic.claude-sonnet-4-5-20250929-v1:0", "anthropic.claude-haiku-4-5-20251001-v1:0"];
   return [
     `AwsSolutions-SQS3 @ ${at("GoalEventBus/DeadLetterQueue/Resource")}`,
@@ -183,17 +223,23 @@ function expectedAcknowledgments(template: Template): string[] {
       `AwsSolutions-IAM5[Action::kms:GenerateDataKey*] @ ${policyOf(fn)}`,
       `AwsSolutions-IAM5[Action::kms:ReEncrypt*] @ ${policyOf(fn)}`,
     ]),
-    ...models.flatMap((model) => [
-      `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:*:<AWS::AccountId>:inference-profile/us.${model}] @ ${policyOf("ReactLoop/VerifyAndReason")}`,
-      `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:*::foundation-model/${model}] @ ${policyOf("ReactLoop/VerifyAndReason")}`,
+    // Every model-calling step, and the API (its `select` call), may call the allow-listed models.
+    ...[...modelSteps, "GoalsApi/Handler"].flatMap((fn) =>
+      models.flatMap((model) => [
+        `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:*:<AWS::AccountId>:inference-profile/us.${model}] @ ${policyOf(fn)}`,
+        `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:*::foundation-model/${model}] @ ${policyOf(fn)}`,
+      ]),
+    ),
+    ...executions.map((arn) => `AwsSolutions-IAM5[Resource::${arn}] @ ${policyOf("ResumeHandler/Function")}`),
+    ...Object.entries(LOOPS).flatMap(([loop, steps]) => [
+      `AwsSolutions-SF1 @ ${at(`${loop}/StateMachine/Resource`)}`,
+      `AwsSolutions-IAM5[Resource::*] @ ${policyOf(`${loop}/StateMachine`)}`,
+      // The state machine invokes the shared steps and its own.
+      ...[...SHARED_STEPS.map((step) => `LoopSteps/${step}`), ...steps.map((step) => `${loop}/${step}`)].map(
+        (fn) =>
+          `AwsSolutions-IAM5[Resource::<${functionId(fn)}.Arn>:*] @ ${policyOf(`${loop}/StateMachine`)}`,
+      ),
     ]),
-    `AwsSolutions-IAM5[Resource::${executions}] @ ${policyOf("ResumeHandler/Function")}`,
-    `AwsSolutions-SF1 @ ${at("ReactLoop/StateMachine/Resource")}`,
-    `AwsSolutions-IAM5[Resource::*] @ ${policyOf("ReactLoop/StateMachine")}`,
-    ...steps.map((step) => {
-      const [functionId] = onlyResource(template, "AWS::Lambda::Function", `ReactLoop${step}Function`);
-      return `AwsSolutions-IAM5[Resource::<${functionId}.Arn>:*] @ ${policyOf("ReactLoop/StateMachine")}`;
-    }),
     `AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs] @ ${at("GoalsApi/RestApi/CloudWatchRole/Resource")}`,
     `AwsSolutions-APIG3 @ ${at("GoalsApi/RestApi/DeploymentStage.v1/Resource")}`,
     ...[

@@ -1,43 +1,38 @@
-import { createRequire } from "node:module";
-import { App, Stack } from "aws-cdk-lib";
-import { Template } from "aws-cdk-lib/assertions";
+import type { Template } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
 import { FATAL_MODEL_ERRORS, RETRYABLE_MODEL_ERRORS } from "../../lambdas/adapters/bedrock-errors";
 import { GoalStoreUnavailableError } from "../../lambdas/adapters/dynamodb-errors";
 import { ConcurrentModificationError } from "../../lambdas/core/ports/goal-store";
 import { NEXT_STEPS } from "../../lambdas/core/react/step-result";
-import { GoalTable } from "../../lib/constructs/goal-table";
+import { DEFAULT_MODEL_ID, HAIKU_MODEL_ID } from "../../lib/constructs/pattern-loop";
 import { REACT_STATES } from "../../lib/constructs/react-definition";
+import { ReactLoop, type ReactLoopProps } from "../../lib/constructs/react-loop";
 import {
-  DEFAULT_MODEL_ID,
-  HAIKU_MODEL_ID,
-  ReactLoop,
-  type ReactLoopProps,
-} from "../../lib/constructs/react-loop";
+  badStack,
+  choiceRoutes,
+  expectInvokesExactly,
+  expectInvokesOnlyModels,
+  expectStandardStateMachine,
+  loopFunctions,
+  profileResources,
+  SKELETON_ROUTES,
+  synthesisOf,
+} from "./loop-test-support";
 import {
+  type AllowStatement,
   type AslDefinition,
-  allowStatementsOf,
   allowsService,
   arnOf,
+  aslValidationErrors,
   definitionOf,
   onlyResource,
   resourcesAllowed,
+  resourcesAllowedTo,
   resourcesOf,
-  roleOf,
+  stateMachineNamed,
   stateOf,
   type TemplateResource,
 } from "./template-queries";
-
-interface AslValidationResult {
-  readonly isValid: boolean;
-  errorsText(separator?: string): string;
-}
-type AslValidator = (
-  definition: unknown,
-  options?: { checkPaths: boolean; checkArn: boolean },
-) => AslValidationResult;
-// asl-validator is CommonJS without type declarations: typed here, for the one call the test makes.
-const aslValidator: AslValidator = createRequire(import.meta.url)("asl-validator");
 
 const LAMBDA_SERVICE_ERRORS = [
   "Lambda.ServiceException",
@@ -45,6 +40,8 @@ const LAMBDA_SERVICE_ERRORS = [
   "Lambda.SdkClientException",
   "Lambda.TooManyRequestsException",
 ];
+/** A step whose process died (crash, out of memory) is retried: every step is idempotent. */
+const CRASH_ERRORS = ["Runtime.ExitError", "Lambda.Unknown"];
 const STORE_ERRORS = ["ConcurrentModificationError", "GoalStoreUnavailableError"];
 const STEP_TASKS = [
   REACT_STATES.loadGoal,
@@ -65,7 +62,8 @@ const FUNCTION_IDS: Record<(typeof STEP_TASKS)[number] | "RecordFailure" | "Appr
 
 const CUSTOM_PROPS: Omit<ReactLoopProps, "goalTable"> = {
   stateMachineName: "custom-react",
-  defaultModelId: "amazon.nova-lite-v1:0",
+  heavyModelId: "amazon.nova-lite-v1:0",
+  fastModelId: "eu.anthropic.claude-haiku-4-5-20251001-v1:0",
   allowedModelIds: ["amazon.nova-lite-v1:0", "eu.anthropic.claude-haiku-4-5-20251001-v1:0"],
   continueAsNewAfter: 10,
   httpAllowedHosts: ["example.com", "api.github.com"],
@@ -73,40 +71,21 @@ const CUSTOM_PROPS: Omit<ReactLoopProps, "goalTable"> = {
   logLevel: "DEBUG",
 };
 
-let synthesized: Template | undefined;
-
 /**
- * The one synth of this file, shared by its suites: a default loop and a loop with every prop
- * set, side by side. Bundling is skipped (`aws:cdk:bundling-stacks`): the stack test bundles
- * what `cdk synth` does.
+ * The one synth of this file, shared by its suites: a default loop and a loop with every prop set,
+ * side by side.
  */
-function synthesize(): Template {
-  synthesized ??= synthesizeLoops();
-  return synthesized;
-}
-
-function synthesizeLoops(): Template {
-  const app = new App({ builtinCloudFormationValidation: false, context: { "aws:cdk:bundling-stacks": [] } });
-  const stack = new Stack(app, "TestStack");
-  const goalTable = new GoalTable(stack, "GoalTable");
+const synthesize = synthesisOf((stack, goalTable) => {
   new ReactLoop(stack, "ReactLoop", { goalTable });
   new ReactLoop(stack, "CustomLoop", { goalTable, ...CUSTOM_PROPS });
-  return Template.fromStack(stack);
-}
+});
 
-function stateMachineNamed(template: Template, name: string): [string, TemplateResource] {
-  const matches = [...resourcesOf(template, "AWS::StepFunctions::StateMachine")].filter(
-    ([, resource]) => resource.Properties.StateMachineName === name,
-  );
-  expect(matches).toHaveLength(1);
-  const [match] = matches;
-  if (!match) throw new Error(`no state machine named ${name}`);
-  return match;
-}
-
-function functionOf(template: Template, loopId: string, functionId: string): [string, TemplateResource] {
-  return onlyResource(template, "AWS::Lambda::Function", `${loopId}${functionId}Function`);
-}
+/** A loop's function: the pattern's own step, or one of the shared steps the loop made (`Steps`). */
+const {
+  functionOf,
+  prefix: functionPrefix,
+  statementsOf: loopStatementsOf,
+} = loopFunctions(["VerifyAndReason"]);
 
 describe("ReactLoop with default props", () => {
   let template: Template;
@@ -123,12 +102,7 @@ describe("ReactLoop with default props", () => {
 
   it("is a Standard state machine named after the stack, traced, logging errors without execution data", () => {
     // Assess
-    expect(stateMachine.Properties).toMatchObject({
-      StateMachineType: "STANDARD",
-      TracingConfiguration: { Enabled: true },
-      LoggingConfiguration: { Level: "ERROR", IncludeExecutionData: false },
-    });
-    expect(definition.QueryLanguage ?? "JSONPath").toBe("JSONPath");
+    expectStandardStateMachine(stateMachine, definition);
   });
 
   it("has exactly the plan's states and starts at LoadGoal", () => {
@@ -156,14 +130,8 @@ describe("ReactLoop with default props", () => {
   });
 
   it("is accepted by asl-validator, ARNs and paths checked", () => {
-    // Act
-    // The callback task's resource is partition-relative (`arn:${AWS::Partition}:states:::…`).
-    const resolved = JSON.parse(JSON.stringify(definition).replaceAll("<AWS::Partition>", "aws"));
-    const result = aslValidator(resolved, { checkArn: true, checkPaths: true });
-
     // Assess
-    expect(result.errorsText(" | ")).toBe("");
-    expect(result.isValid).toBe(true);
+    expect(aslValidationErrors(definition)).toBe("");
   });
 
   it("answers to NextAction from LoadGoal, VerifyAndReason and ContinueAsNew; Act → VerifyAndReason", () => {
@@ -180,28 +148,20 @@ describe("ReactLoop with default props", () => {
     // Prepare
     const expectedTarget: Record<string, string> = {
       verify: "VerifyAndReason",
-      act: "Act",
-      approval: "AwaitApproval",
-      limit_decision: "AwaitApproval",
-      continue_as_new: "ContinueAsNew",
-      completed: "Completed",
-      paused: "Paused",
-      terminated: "Terminated",
-      stop: "Stopped",
-      continued: "Continued",
+      ...SKELETON_ROUTES,
     };
     const choice = stateOf(definition, "NextAction");
 
     // Act
-    const routes = Object.fromEntries(
-      (choice.Choices ?? [])
-        .filter((rule) => "StringEquals" in rule)
-        .map((rule) => [rule.StringEquals, rule.Next]),
-    );
+    const routes = choiceRoutes(choice);
 
     // Assess
     expect(routes).toEqual(expectedTarget);
-    expect([...NEXT_STEPS].sort()).toEqual(Object.keys(expectedTarget).sort());
+    // The other patterns' steps (plan, execute, reflect …) are not routes of ReAct's machine.
+    const patternSteps = ["plan", "replan_cooldown", "execute", "reflect", "attempt"];
+    expect([...NEXT_STEPS].filter((next) => !patternSteps.includes(next)).sort()).toEqual(
+      Object.keys(expectedTarget).sort(),
+    );
     expect(choice.Choices?.[0]).toMatchObject({ Variable: "$.next", IsPresent: false, Next: "UnknownNext" });
     expect(choice.Default).toBe("UnknownNext");
     for (const next of ["Completed", "Paused", "Terminated", "Stopped", "Continued"]) {
@@ -259,13 +219,14 @@ describe("ReactLoop with default props", () => {
     });
   });
 
-  it("gives each step exactly one Retry, on Lambda, retryable model and store errors, 3 attempts with full jitter", () => {
+  it("gives each step exactly one Retry, on Lambda, crash, retryable model and store errors, 3 attempts with full jitter", () => {
     // Assess
     for (const state of STEP_TASKS) {
       expect(stateOf(definition, state).Retry, state).toEqual([
         {
           ErrorEquals: [
             ...LAMBDA_SERVICE_ERRORS,
+            ...CRASH_ERRORS,
             ...RETRYABLE_MODEL_ERRORS,
             ...STORE_ERRORS,
             "ExecutionStartThrottled",
@@ -319,7 +280,7 @@ describe("ReactLoop with default props", () => {
     // Assess
     expect(recordFailure.Retry).toEqual([
       {
-        ErrorEquals: [...LAMBDA_SERVICE_ERRORS, ...STORE_ERRORS],
+        ErrorEquals: [...LAMBDA_SERVICE_ERRORS, ...CRASH_ERRORS, ...STORE_ERRORS],
         IntervalSeconds: 2,
         MaxAttempts: 3,
         BackoffRate: 2,
@@ -353,7 +314,7 @@ describe("ReactLoop with default props", () => {
         TracingConfig: { Mode: "Active" },
         LoggingConfig: {
           LogFormat: "JSON",
-          LogGroup: { Ref: expect.stringMatching(`^ReactLoop${functionId}LogGroup`) },
+          LogGroup: { Ref: expect.stringMatching(`^${functionPrefix("ReactLoop", functionId)}LogGroup`) },
         },
       });
     }
@@ -399,7 +360,12 @@ describe("ReactLoop with default props", () => {
     expect(environments).toEqual({
       LoadGoal: { Variables: common },
       VerifyAndReason: {
-        Variables: { ...common, DEFAULT_MODEL_ID: DEFAULT_MODEL_ID, CONTINUE_AS_NEW_AFTER: "50" },
+        Variables: {
+          ...common,
+          HEAVY_MODEL_ID: DEFAULT_MODEL_ID,
+          FAST_MODEL_ID: HAIKU_MODEL_ID,
+          CONTINUE_AS_NEW_AFTER: "50",
+        },
       },
       Act: { Variables: { ...common, HTTP_ALLOWED_HOSTS: "", TOOL_OUTPUT_INLINE_BYTES: "4096" } },
       ContinueAsNew: { Variables: common },
@@ -413,9 +379,8 @@ describe("ReactLoop with default props", () => {
   });
 
   describe("least privilege", () => {
-    function statementsOf(functionId: string): ReturnType<typeof allowStatementsOf> {
-      const [, fn] = functionOf(template, "ReactLoop", functionId);
-      return allowStatementsOf(template, roleOf(fn));
+    function statementsOf(functionId: string): AllowStatement[] {
+      return loopStatementsOf(template, "ReactLoop", functionId);
     }
 
     it("lets every step read and write the goal table and nothing uses a managed policy", () => {
@@ -437,7 +402,11 @@ describe("ReactLoop with default props", () => {
     it("lets each function write only to its own log group", () => {
       // Assess
       for (const functionId of Object.values(FUNCTION_IDS)) {
-        const [logGroupId] = onlyResource(template, "AWS::Logs::LogGroup", `ReactLoop${functionId}LogGroup`);
+        const [logGroupId] = onlyResource(
+          template,
+          "AWS::Logs::LogGroup",
+          `${functionPrefix("ReactLoop", functionId)}LogGroup`,
+        );
         expect(resourcesAllowed(statementsOf(functionId), "logs:PutLogEvents"), functionId).toEqual([
           arnOf(logGroupId),
         ]);
@@ -445,20 +414,11 @@ describe("ReactLoop with default props", () => {
     });
 
     it("lets VerifyAndReason call only the allow-listed models, inference profile and foundation model both", () => {
-      // Act
-      const allowed = resourcesAllowed(statementsOf("VerifyAndReason"), "bedrock:InvokeModel");
-
       // Assess
-      const profiles = [DEFAULT_MODEL_ID, HAIKU_MODEL_ID];
-      expect(allowed.sort()).toEqual(
-        [
-          ...profiles.map((id) => `arn:<AWS::Partition>:bedrock:*:<AWS::AccountId>:inference-profile/${id}`),
-          ...profiles.map(
-            (id) => `arn:<AWS::Partition>:bedrock:*::foundation-model/${id.replace(/^us\./, "")}`,
-          ),
-        ].sort(),
+      expectInvokesOnlyModels(
+        statementsOf("VerifyAndReason"),
+        profileResources([DEFAULT_MODEL_ID, HAIKU_MODEL_ID]),
       );
-      expect(statementsOf("VerifyAndReason").flatMap((s) => s.actions)).not.toContain("bedrock:*");
     });
 
     it("gives Act, LoadGoal and RecordFailure neither Bedrock nor Step Functions", () => {
@@ -509,17 +469,13 @@ describe("ReactLoop with default props", () => {
     });
 
     it("lets the state machine invoke exactly its seven functions", () => {
-      // Act
-      const invokable = resourcesAllowed(
-        allowStatementsOf(template, roleOf(stateMachine)),
-        "lambda:InvokeFunction",
+      // Prepare
+      const functionIds = [...Object.values(FUNCTION_IDS), "RequestApproval"].map(
+        (id) => functionOf(template, "ReactLoop", id)[0],
       );
 
       // Assess
-      const arns = [...Object.values(FUNCTION_IDS), "RequestApproval"].map((id) =>
-        arnOf(functionOf(template, "ReactLoop", id)[0]),
-      );
-      expect(invokable.sort()).toEqual([...arns, ...arns.map((arn) => `${arn}:*`)].sort());
+      expectInvokesExactly(template, stateMachine, functionIds);
       expect(stateMachineId).toMatch(/^ReactLoopStateMachine/);
     });
   });
@@ -542,7 +498,8 @@ describe("ReactLoop with props", () => {
     stateMachineNamed(template, "custom-react");
     expect(verify.Properties.Environment).toMatchObject({
       Variables: {
-        DEFAULT_MODEL_ID: "amazon.nova-lite-v1:0",
+        HEAVY_MODEL_ID: "amazon.nova-lite-v1:0",
+        FAST_MODEL_ID: "eu.anthropic.claude-haiku-4-5-20251001-v1:0",
         CONTINUE_AS_NEW_AFTER: "10",
         POWERTOOLS_LOG_LEVEL: "DEBUG",
       },
@@ -557,7 +514,7 @@ describe("ReactLoop with props", () => {
     const [, verify] = functionOf(template, "CustomLoop", "VerifyAndReason");
 
     // Act
-    const allowed = resourcesAllowed(allowStatementsOf(template, roleOf(verify)), "bedrock:InvokeModel");
+    const allowed = resourcesAllowedTo(template, verify, "bedrock:InvokeModel");
 
     // Assess
     expect(allowed.sort()).toEqual(
@@ -579,11 +536,11 @@ describe("ReactLoop with props", () => {
     ["a fractional continue-as-new threshold", { continueAsNewAfter: 2.5 }, /continueAsNewAfter/],
     [
       "a scripted fixture model id",
-      { defaultModelId: "scripted:happy", allowedModelIds: ["scripted:happy"] },
+      { heavyModelId: "scripted:happy", allowedModelIds: ["scripted:happy"] },
       /Bedrock model id/,
     ],
     [
-      "a default model outside the allow-list",
+      "a heavy model outside the allow-list",
       { allowedModelIds: [HAIKU_MODEL_ID] },
       /allowedModelIds must include/,
     ],
@@ -596,8 +553,7 @@ describe("ReactLoop with props", () => {
     ["a state machine name of 81 characters", { stateMachineName: "r".repeat(81) }, /stateMachineName/],
   ])("rejects %s before creating anything", (_case, props, message) => {
     // Prepare
-    const stack = new Stack(new App(), "BadStack");
-    const goalTable = new GoalTable(stack, "GoalTable");
+    const { stack, goalTable } = badStack();
 
     // Act + Assess
     expect(() => new ReactLoop(stack, "ReactLoop", { goalTable, ...props })).toThrow(message);

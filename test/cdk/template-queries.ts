@@ -1,6 +1,28 @@
+import { createRequire } from "node:module";
 import type { Template } from "aws-cdk-lib/assertions";
 import { expect } from "vitest";
 import { z } from "zod";
+
+interface AslValidationResult {
+  readonly isValid: boolean;
+  errorsText(separator?: string): string;
+}
+type AslValidator = (
+  definition: unknown,
+  options?: { checkPaths: boolean; checkArn: boolean },
+) => AslValidationResult;
+// asl-validator is CommonJS without type declarations: typed here, for the one call the tests make.
+const aslValidator: AslValidator = createRequire(import.meta.url)("asl-validator");
+
+/**
+ * What asl-validator finds wrong with a definition, ARNs and paths checked ("" when it is valid).
+ * The callback task's resource is partition-relative (`arn:${AWS::Partition}:states:::…`).
+ */
+export function aslValidationErrors(definition: unknown): string {
+  const resolved = JSON.parse(JSON.stringify(definition).replaceAll("<AWS::Partition>", "aws"));
+  const result = aslValidator(resolved, { checkArn: true, checkPaths: true });
+  return result.isValid ? "" : result.errorsText(" | ") || "invalid";
+}
 
 /** A fake account and region for the ARNs that stand in for `Fn::GetAtt` references. */
 const FAKE_ARN_PREFIX = "arn:aws:lambda:us-east-1:123456789012:function:";
@@ -157,4 +179,25 @@ export function resourcesAllowed(statements: readonly AllowStatement[], action: 
 /** Whether any statement allows an action of the service (`bedrock`, `states`). */
 export function allowsService(statements: readonly AllowStatement[], service: string): boolean {
   return statements.some((statement) => statement.actions.some((action) => action.startsWith(`${service}:`)));
+}
+
+/** The resources the role a resource runs as (a function's, a state machine's) may use an action on. */
+export function resourcesAllowedTo(template: Template, resource: TemplateResource, action: string): string[] {
+  return resourcesAllowed(allowStatementsOf(template, roleOf(resource)), action);
+}
+
+/** The one state machine named `name`: its logical ID and the resource. */
+export function stateMachineNamed(template: Template, name: string): [string, TemplateResource] {
+  const matches = [...resourcesOf(template, "AWS::StepFunctions::StateMachine")].filter(
+    ([, resource]) => resource.Properties.StateMachineName === name,
+  );
+  expect(matches).toHaveLength(1);
+  const [match] = matches;
+  if (!match) throw new Error(`no state machine named ${name}`);
+  return match;
+}
+
+/** A state machine's ARN as a policy names it: by its fixed name, so no reference cycle. */
+export function stateMachineArn(name: string): string {
+  return `arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:stateMachine:${name}`;
 }

@@ -30,6 +30,8 @@ export async function startE2eStack(
     secrets?: LocalSecrets;
     /** Keep DynamoDB in this folder (not in memory), its fixtures in `<stateDir>/fixtures`; stop() leaves both. */
     stateDir?: string;
+    /** More variables for every function (e.g. GOAL_LOOPS_FAULT_INJECTION), over their own. */
+    environment?: Record<string, string>;
   } = {},
 ): Promise<E2eStack> {
   const { stateDir } = options;
@@ -49,10 +51,12 @@ export async function startE2eStack(
     log: (line) => logLines.push(line),
     functionLog: (_name, line) => logLines.push(line),
     ...(options.secrets === undefined ? {} : { secrets: options.secrets }),
-    environment:
-      options.continueAsNewAfter === undefined
+    environment: {
+      ...options.environment,
+      ...(options.continueAsNewAfter === undefined
         ? {}
-        : { CONTINUE_AS_NEW_AFTER: String(options.continueAsNewAfter) },
+        : { CONTINUE_AS_NEW_AFTER: String(options.continueAsNewAfter) }),
+    },
   });
   return {
     stack,

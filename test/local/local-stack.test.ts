@@ -49,7 +49,7 @@ describe("startLocalStack", () => {
     expect(stack.storage).toBe("in memory");
   });
 
-  it("replaces every function's DEFAULT_MODEL_ID with --model", async () => {
+  it("replaces every function's HEAVY_MODEL_ID with --model", async () => {
     // Act
     const seen = await stack.lambdas.invoke(workerA(), { action: "env" });
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import type { Approval } from "../ports/goal-store";
 import { signApprovalLink } from "./approval-link";
 import { type Html, html } from "./html";

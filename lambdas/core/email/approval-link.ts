@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { z } from "zod";
+import * as z from "zod";
 import { GoalLoopsError } from "../errors";
 
 /** What an email link may decide; the same two words as the API's `decision`. */

@@ -8,9 +8,14 @@ import {
   type HumanInputEvent,
 } from "../human-input-events";
 import { extendLimits } from "../limits";
+import {
+  approveStepDecision,
+  STEP_DECISION_KIND,
+  terminateOnStepDecision,
+} from "../plan-execute/step-decision";
 import type { Approval, GoalStore } from "../ports/goal-store";
 import { type TaskCallback, TaskTokenGoneError } from "../ports/task-callback";
-import { decideGate } from "../react/action-gate";
+import { decideGate, nextAfterGate } from "../react/action-gate";
 import { reached } from "../react/loop-marker";
 import type { StepResult } from "../react/step-result";
 import { chain, updateGoal } from "../react/update-goal";
@@ -149,6 +154,24 @@ function wakeChange(
       }),
     ]);
   const isLimit = record.waitingFor?.kind === "decision";
+  if (!superseded && approval.action.kind === STEP_DECISION_KIND) {
+    // A plan step failed unrecoverably: approve → Observe replans around it; reject → terminated.
+    if (decision.decision === "reject") {
+      const change = chain(record, decided, (next) => terminateOnStepDecision(next, decision.decidedBy, now));
+      return { change, next: "terminated" };
+    }
+    const details = {
+      decidedBy: decision.decidedBy,
+      ...(decision.comment === undefined ? {} : { comment: decision.comment }),
+    };
+    const change = chain(
+      record,
+      decided,
+      (next) => resumeFromWait(next, event, "verify", now),
+      (next) => approveStepDecision(next, details, now),
+    );
+    return { change, next: "verify" };
+  }
   if (superseded) {
     // Never apply a stale approval: back to the gate, which asks again against the new revision.
     const change = chain(record, decided, (next) => resumeFromWait(next, event, "verify", now), reopenGate);
@@ -180,10 +203,12 @@ function wakeChange(
     return { change, next: "verify" };
   }
   const outcome = decision.decision === "approve" ? "approved" : "rejected";
+  // Act obeys a decided tool gate; a decided plan gate goes back to Observe (plan_execute).
+  const after = nextAfterGate(record.actionGate);
   const change = chain(
     record,
     decided,
-    (next) => resumeFromWait(next, event, "act", now),
+    (next) => resumeFromWait(next, event, after, now),
     (next) =>
       decideGate(
         next,
@@ -195,7 +220,7 @@ function wakeChange(
         now,
       ),
   );
-  return { change, next: "act" };
+  return { change, next: after };
 }
 
 /** The gate asks again: its approval was for an older revision of the goal. */
@@ -234,7 +259,7 @@ async function resendIfLost(
     goalId: record.goalId,
     runId: record.runId,
     iteration: gate.iteration,
-    next: "act",
+    next: nextAfterGate(gate),
   };
   try {
     await ports.callback.succeed(approval.taskToken, output);

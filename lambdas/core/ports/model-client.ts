@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { GoalLoopsError } from "../errors";
 import { ModelRoleSchema } from "../model-roles";
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * A message the system sends to humans (the `notify` tool now; Slack and email approvals later).

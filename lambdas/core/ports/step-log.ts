@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { ArtifactObservationSchema, ToolResultObservationSchema } from "../cycle-observations";
 import { ModelTurnSchema, ToolResultBlockSchema } from "./model-client";
 

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { canonicalJson, sha256Hex } from "../canonical-json";
 import type { ArtifactObservation, ToolResultObservation } from "../cycle-observations";
 import type { ToolResultBlock, ToolSpec, ToolUseBlock } from "./model-client";
 
@@ -19,6 +20,25 @@ export interface ToolCallContext {
   readonly approvedCalls?: readonly string[];
   /** True when the model's turn ended on `max_tokens`: its tool calls may be cut off. */
   readonly truncated: boolean;
+  /**
+   * This call's idempotency key (`toolCallIdempotencyKey`): every attempt of the same call carries
+   * the same key, so a tool with side effects does them once though a retried Act runs it again.
+   */
+  readonly idempotencyKey: string;
+}
+
+/**
+ * The idempotency key of one tool call: a hash of the goal, the run and iteration whose turn asked
+ * for the call, and the call's toolUseId. Never from a clock or a random source, so a retry, a redrive
+ * or a restart that runs the call again derives the same key.
+ */
+export function toolCallIdempotencyKey(call: {
+  readonly goalId: string;
+  readonly runId: string;
+  readonly iteration: number;
+  readonly toolUseId: string;
+}): string {
+  return sha256Hex(canonicalJson(["tool-call", call.goalId, call.runId, call.iteration, call.toolUseId]));
 }
 
 /** What one tool call produced: the result for the model, and what verify may count as evidence. */

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { GoalLoopsError } from "../errors";
 
 /** Who wrote a workspace file: the tool call that did it (audit trail and idempotency). */

@@ -1,12 +1,13 @@
+import { ACTING_ROLE } from "../acting-role";
 import { canonicalJson, sha256Hex } from "../canonical-json";
 import { GoalLoopsError } from "../errors";
 import { goalEvent, settle } from "../goal-change";
 import type { NewGoalEvent } from "../goal-event";
 import type { ActionGate, GoalRecord } from "../goal-record";
-import type { GoalStore } from "../ports/goal-store";
+import type { GoalStore, ModelCheckpoint } from "../ports/goal-store";
 import type { ModelTurn, ToolUseBlock } from "../ports/model-client";
 import type { StepLog, StepRecord } from "../ports/step-log";
-import type { ToolOutcome, ToolRunner } from "../ports/tool-runner";
+import { type ToolOutcome, type ToolRunner, toolCallIdempotencyKey } from "../ports/tool-runner";
 import { gateOf } from "./action-gate";
 import { markLoop, reached } from "./loop-marker";
 import { type Clock, grantedTools, type ReactSettings } from "./react-deps";
@@ -65,7 +66,7 @@ export async function act(
       `No reason turn for goal '${goalId}' run '${runId}' iteration ${iteration}`,
     );
   }
-  const { step, errorNames } = await loggedStep(ports, settings, record, checkpoint.turn, iteration);
+  const { step, errorNames } = await loggedStep(ports, settings, record, checkpoint, iteration);
   const now = ports.now();
   await updateGoal(ports.goals, loaded, (current) => {
     if (
@@ -91,14 +92,15 @@ interface LoggedStep {
 }
 
 /**
- * The reason turn of the iteration. A gate re-attached into a new run (`reattachRun`) keeps the turn
+ * The acting turn of the iteration (`reason`, `execute` or `attempt`, by the goal's pattern). A gate re-attached into a new run (`reattachRun`) keeps the turn
  * its approval binds to under the previous run, where it was made; no other gate lacks its own.
  */
 async function reasonTurnOf(goals: GoalStore, record: GoalRecord, iteration: number) {
   const { goalId, runId } = record;
-  const own = await goals.getCheckpoint({ goalId, runId, iteration, role: "reason" });
+  const role = ACTING_ROLE[record.pattern];
+  const own = await goals.getCheckpoint({ goalId, runId, iteration, role });
   if (own || record.previousRunId === undefined || !gateOf(record, { runId, iteration })) return own;
-  return goals.getCheckpoint({ goalId, runId: record.previousRunId, iteration, role: "reason" });
+  return goals.getCheckpoint({ goalId, runId: record.previousRunId, iteration, role });
 }
 
 /** The iteration's step: the one an earlier attempt logged, or a new one from running the calls. */
@@ -106,7 +108,7 @@ async function loggedStep(
   ports: ActPorts,
   settings: Pick<ReactSettings, "defaultTools">,
   record: GoalRecord,
-  turn: ModelTurn,
+  { turn, key: turnKey }: ModelCheckpoint,
   iteration: number,
 ): Promise<LoggedStep> {
   const stepNumber = record.steps + 1;
@@ -135,7 +137,9 @@ async function loggedStep(
   // One call after another, in the model's order: a later call may read what an earlier one wrote.
   for (const call of toolUses(turn)) {
     const refused = gate?.toolUseIds.includes(call.toolUseId) ? refusedByGate(call, gate) : undefined;
-    outcomes.push(refused ?? (await ports.tools.run(call, context)));
+    // Keyed by the run whose turn asked for the call: a gate re-attached into a new run keeps its key.
+    const idempotencyKey = toolCallIdempotencyKey({ ...turnKey, toolUseId: call.toolUseId });
+    outcomes.push(refused ?? (await ports.tools.run(call, { ...context, idempotencyKey })));
   }
   const step: StepRecord = {
     goalId: record.goalId,

@@ -61,6 +61,19 @@ export function gateOf(
   return gate && gate.runId === position.runId && gate.iteration === position.iteration ? gate : undefined;
 }
 
+/** The fingerprint prefix of a gate on a whole plan (plan_execute's plan approval), not on tool calls. */
+export const PLAN_GATE_PREFIX = "plan:";
+
+/** Whether the gate asks a human to approve a plan rather than a turn's tool calls. */
+export function isPlanGate(gate: Pick<ActionGate, "fingerprint"> | null | undefined): boolean {
+  return gate?.fingerprint.startsWith(PLAN_GATE_PREFIX) ?? false;
+}
+
+/** Where a decided gate goes on: Act runs (or refuses) the gated calls; a decided plan goes back to verify. */
+export function nextAfterGate(gate: Pick<ActionGate, "fingerprint"> | null | undefined): "act" | "verify" {
+  return isPlanGate(gate) ? "verify" : "act";
+}
+
 /** Records the gate VerifyAndReason found for the turn (no event: request-approval announces it). */
 export function setGate(record: GoalRecord, gate: ActionGate, now: Date): GoalChange {
   return settle({ ...record, actionGate: gate, updatedAt: now.toISOString() }, []);

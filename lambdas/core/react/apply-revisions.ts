@@ -1,10 +1,11 @@
 import type { GoalRecord, PendingCorrection } from "../goal-record";
 import { recordModelUsage } from "../model-prices";
+import { type ModelTiers, modelIdFor } from "../model-tiers";
 import type { GoalStore, VersionedGoal } from "../ports/goal-store";
 import type { ModelClient } from "../ports/model-client";
 import { applyRevision, resolveCorrection } from "../revisions";
 import { type CompensationPorts, compensateLastAction } from "./compensate";
-import { checkpointedCall, modelIdFor } from "./model-call";
+import { checkpointedCall } from "./model-call";
 import type { Clock } from "./react-deps";
 import { parseReconcile, reconcileRequest } from "./reconcile-prompt";
 import { isRunningIn } from "./step-result";
@@ -22,7 +23,7 @@ export interface ApplyRevisionsInput {
   /** The run applying them: only a goal running in it is changed. */
   readonly runId: string;
   /** The deployment's model for roles the GoalSpec does not name. */
-  readonly defaultModelId: string;
+  readonly models: ModelTiers;
 }
 
 /**
@@ -54,7 +55,7 @@ export async function applyQueuedRevisions(
       reconcileRequest({
         record,
         revision,
-        modelId: modelIdFor(record.spec, "reconcile", input.defaultModelId),
+        modelId: modelIdFor(record.spec, "reconcile", input.models),
         call,
       }),
     );

@@ -1,8 +1,9 @@
 import { resumeFromWait } from "../goal-lifecycle";
 import { HUMAN_INPUT_DETAIL_TYPES } from "../human-input-events";
 import { terminateOnLimitTimeout } from "../limits";
+import { terminateOnDecisionTimeout, waitsOnStepDecision } from "../plan-execute/step-decision";
 import { ApprovalAlreadyDecidedError, type GoalStore } from "../ports/goal-store";
-import { decideGate, gateOf } from "./action-gate";
+import { decideGate, gateOf, nextAfterGate } from "./action-gate";
 import type { Clock } from "./react-deps";
 import { isRunningIn, nextForStatus, type RunPosition, type StepResult } from "./step-result";
 import { chain, readGoal, updateGoal } from "./update-goal";
@@ -31,6 +32,7 @@ export async function approvalExpired(ports: ApprovalExpiredPorts, input: RunPos
   const { record } = await updateGoal(ports.goals, loaded, (current) => {
     if (current.status !== "waiting" || current.runId !== input.runId || !current.waitingFor)
       return undefined;
+    if (waitsOnStepDecision(current)) return terminateOnDecisionTimeout(current, now);
     if (current.waitingFor.kind === "decision") return terminateOnLimitTimeout(current, now);
     const event = {
       eventType: HUMAN_INPUT_DETAIL_TYPES.approvalDecided,
@@ -38,7 +40,7 @@ export async function approvalExpired(ports: ApprovalExpiredPorts, input: RunPos
     };
     return chain(
       current,
-      (next) => resumeFromWait(next, event, "act", now),
+      (next) => resumeFromWait(next, event, nextAfterGate(next.actionGate), now),
       (next) => decideGate(next, "expired", {}, now),
     );
   });
@@ -47,5 +49,6 @@ export async function approvalExpired(ports: ApprovalExpiredPorts, input: RunPos
     return { ...position, next: record.runId === input.runId ? nextForStatus(record.status) : "stop" };
   }
   // Running: the gate was answered (now, or by a decision whose token arrived too late) → Act obeys it.
-  return { ...position, next: gateOf(record, position) ? "act" : "verify" };
+  const gate = gateOf(record, position);
+  return { ...position, next: gate ? nextAfterGate(gate) : "verify" };
 }

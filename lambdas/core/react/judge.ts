@@ -21,6 +21,12 @@ export const JUDGE_INSTRUCTIONS = [
   "Answer with PASS or FAIL as your first word, then one sentence why. Anything else counts as FAIL.",
 ].join("\n");
 
+/**
+ * The role a verdict call plays: `judge` in ReAct and Plan-and-Execute, `evaluate` in Reflexion
+ * (its evaluator). Same prompt contract; the role keys the checkpoint, the fixture and the cost.
+ */
+export type JudgeRole = "judge" | "evaluate";
+
 /** A file the step wrote, as the judge sees it. */
 export interface JudgedFile {
   readonly path: string;
@@ -53,9 +59,11 @@ export interface JudgeRequestInput {
   readonly evidence: string;
   readonly modelId: string;
   readonly call: number;
+  /** @default "judge" */
+  readonly role?: JudgeRole;
 }
 
-/** The `judge` request for one model_judge check. */
+/** The `judge` (or `evaluate`) request for one model_judge check. */
 export function judgeRequest(input: JudgeRequestInput): ModelRequest {
   const { record, check } = input;
   const question = [
@@ -70,7 +78,7 @@ export function judgeRequest(input: JudgeRequestInput): ModelRequest {
   return {
     modelId: input.modelId,
     goalId: record.goalId,
-    role: "judge",
+    role: input.role ?? "judge",
     call: input.call,
     system: [
       { text: JUDGE_INSTRUCTIONS },

@@ -1,6 +1,7 @@
 import { goalEvent, settle } from "../goal-change";
 import type { GoalRecord } from "../goal-record";
 import { checkLimits } from "../limits";
+import { waitsOnStepDecision } from "../plan-execute/step-decision";
 import type { GoalStore } from "../ports/goal-store";
 import { markLoop } from "./loop-marker";
 import type { Clock } from "./react-deps";
@@ -43,8 +44,9 @@ export async function loadGoal(ports: LoadGoalPorts, input: LoadGoalInput): Prom
  * the pending approval and stores the new run's token: `approval` for a tool gate, `limit_decision`
  * for a limit.
  */
-function awaitedInput(record: GoalRecord): "approval" | "limit_decision" | undefined {
+function awaitedInput(record: GoalRecord): "approval" | "limit_decision" | "decision" | undefined {
   if (record.status !== "waiting") return undefined;
+  if (waitsOnStepDecision(record)) return "decision";
   if (record.waitingFor?.kind === "decision") return "limit_decision";
   return record.waitingFor?.kind === "approval" ? "approval" : undefined;
 }

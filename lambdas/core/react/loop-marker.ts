@@ -1,7 +1,15 @@
 import { type GoalChange, settle } from "../goal-change";
 import type { GoalRecord, LoopMarker } from "../goal-record";
 
-const PHASE_ORDER: Readonly<Record<LoopMarker["phase"], number>> = { started: 0, reasoned: 1, acted: 2 };
+/** `planned` and `reflected` never meet in one pattern: they share a rank between verify and the acting turn. */
+const PHASE_ORDER: Readonly<Record<LoopMarker["phase"], number>> = {
+  started: 0,
+  verified: 1,
+  planned: 2,
+  reflected: 2,
+  reasoned: 3,
+  acted: 4,
+};
 
 /** Whether the goal's loop already reached `phase` of `iteration` in `runId` (or went past it). */
 export function reached(

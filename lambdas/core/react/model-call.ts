@@ -1,5 +1,4 @@
 import { GoalLoopsError } from "../errors";
-import type { GoalSpec } from "../goal-spec";
 import { costOf, priceOf } from "../model-prices";
 import { type ModelRole, ModelRoleSchema } from "../model-roles";
 import type { CheckpointKey, GoalStore, ModelCheckpoint } from "../ports/goal-store";
@@ -10,11 +9,6 @@ import {
   ModelRetryableError,
 } from "../ports/model-client";
 import type { Clock } from "./react-deps";
-
-/** The model for `role`: the GoalSpec's per-role override, its default, else the deployment's default. */
-export function modelIdFor(spec: GoalSpec, role: ModelRole, defaultModelId: string): string {
-  return spec.models?.[role] ?? spec.models?.default ?? defaultModelId;
-}
 
 const CALL_CONTEXT = /^role=([a-z]+) call=(\d+): /;
 

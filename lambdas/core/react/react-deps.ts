@@ -1,3 +1,4 @@
+import type { ModelTiers } from "../model-tiers";
 import type { GoalStore } from "../ports/goal-store";
 import type { ModelClient } from "../ports/model-client";
 import type { StepLog } from "../ports/step-log";
@@ -28,8 +29,8 @@ export interface ReactPorts {
 export interface ReactSettings {
   /** Tools a goal may use when its GoalSpec names none (the tool runner's default set). */
   readonly defaultTools: readonly string[];
-  /** The model for every role the GoalSpec does not name (env DEFAULT_MODEL_ID). */
-  readonly defaultModelId: string;
+  /** The heavy and fast models for roles the GoalSpec does not name (env HEAVY_MODEL_ID, FAST_MODEL_ID). */
+  readonly models: ModelTiers;
   /** A run continues as new once it has done this many iterations (env CONTINUE_AS_NEW_AFTER). */
   readonly continueAsNewAfter: number;
 }

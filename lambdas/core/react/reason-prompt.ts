@@ -1,10 +1,10 @@
 import { satisfiedCheckIds, unsatisfiedCheckIds } from "../check-evidence";
-import { renderGoalBlock } from "../goal-block";
+import { type GoalContext, packContext, stableGoalBlock } from "../context";
 import type { GoalRecord } from "../goal-record";
-import type { ContentBlock, Message, ModelRequest, ToolSpec } from "../ports/model-client";
+import type { Message, ModelRequest, ToolSpec } from "../ports/model-client";
 import type { StepRecord } from "../ports/step-log";
 
-/** How many of the latest steps the reason prompt shows; older ones live on as progress notes. */
+/** How many of the latest steps verify reads; the prompt's history comes from the context packer. */
 export const PROMPT_RECENT_STEPS = 6;
 /** Output budget of one reason turn: room for a few tool calls with file content. */
 export const REASON_MAX_TOKENS = 4096;
@@ -19,13 +19,15 @@ export const REASON_INSTRUCTIONS = [
   "the goal, its success checks or the tools you may use.",
 ].join("\n");
 
-/** The stable prefix of every reason prompt: instructions and the goal, then a cache point. */
-export function reasonSystem(record: GoalRecord): ModelRequest["system"] {
-  return [
-    { text: REASON_INSTRUCTIONS },
-    { text: renderGoalBlock(record) },
-    { cachePoint: { type: "default" } },
-  ];
+/** The stable prefix of every reason prompt: instructions and the goal, then a cache point if the model caches. */
+export function reasonSystem(record: GoalRecord, modelId: string): ModelRequest["system"] {
+  return packContext({
+    modelId,
+    instructions: REASON_INSTRUCTIONS,
+    goalBlock: stableGoalBlock(record),
+    history: { steps: [] },
+    state: "",
+  }).system;
 }
 
 const list = (ids: readonly string[]) => (ids.length === 0 ? "none" : ids.join(", "));
@@ -45,80 +47,28 @@ export function stateText(record: GoalRecord, iteration: number): string {
 }
 
 /**
- * The assistant turn as history: text and tool calls only (Converse refuses blank text), and never
- * empty. Every tool call gets its result in the next user message, so the pairing stays valid.
- */
-function assistantMessage(step: StepRecord): Message {
-  const content = step.turn.content.filter(
-    (block): block is Extract<ContentBlock, { text: string } | { toolUse: unknown }> =>
-      ("text" in block && block.text.trim() !== "") || "toolUse" in block,
-  );
-  return { role: "assistant", content: content.length > 0 ? content : [{ text: "(no output)" }] };
-}
-
-function toolResultsMessage(step: StepRecord): Message | undefined {
-  const content: ContentBlock[] = step.turn.content.flatMap((block) => {
-    if (!("toolUse" in block)) return [];
-    const { toolUseId } = block.toolUse;
-    const result = step.toolResults.find((candidate) => candidate.toolUseId === toolUseId) ?? {
-      toolUseId,
-      status: "error" as const,
-      content: [{ text: "no result was recorded for this call" }],
-    };
-    return [{ toolResult: result }];
-  });
-  return content.length > 0 ? { role: "user", content } : undefined;
-}
-
-/** Converse wants user and assistant turns to alternate: neighbours of one role become one message. */
-function alternate(messages: readonly Message[]): Message[] {
-  const merged: Message[] = [];
-  for (const message of messages) {
-    const last = merged.at(-1);
-    if (last && last.role === message.role) {
-      merged[merged.length - 1] = { role: last.role, content: [...last.content, ...message.content] };
-    } else {
-      merged.push(message);
-    }
-  }
-  return merged;
-}
-
-/**
- * The conversation of a reason call: the recent steps (each assistant turn, then its tool results)
- * and the current state. It starts with a user message, as Converse requires.
+ * The conversation of a reason call over `recentSteps` without compaction: the steps (each assistant
+ * turn, then its tool results) and the current state; cache points only when `modelId` caches. It starts with a user message, as Converse requires.
  */
 export function reasonMessages(
   record: GoalRecord,
   recentSteps: readonly StepRecord[],
   iteration: number,
+  modelId = "",
 ): Message[] {
-  const history = recentSteps.flatMap((step) => {
-    const results = toolResultsMessage(step);
-    return results ? [assistantMessage(step), results] : [assistantMessage(step)];
-  });
-  const opening: Message[] =
-    history.length === 0
-      ? []
-      : [
-          {
-            role: "user",
-            content: [
-              { text: `Your latest ${recentSteps.length} of ${record.steps} recorded steps follow.` },
-            ],
-          },
-        ];
-  return alternate([
-    ...opening,
-    ...history,
-    { role: "user", content: [{ text: stateText(record, iteration) }] },
-  ]);
+  return packContext({
+    modelId,
+    instructions: REASON_INSTRUCTIONS,
+    goalBlock: stableGoalBlock(record),
+    history: { steps: recentSteps },
+    state: stateText(record, iteration),
+  }).messages;
 }
 
 export interface ReasonRequestInput {
   readonly record: GoalRecord;
-  readonly recentSteps: readonly StepRecord[];
-  readonly iteration: number;
+  /** The prompt `packGoalContext` packed for this call (REASON_INSTRUCTIONS, `stateText`, the tools). */
+  readonly context: GoalContext;
   readonly tools: readonly ToolSpec[];
   readonly modelId: string;
   readonly call: number;
@@ -132,8 +82,8 @@ export function reasonRequest(input: ReasonRequestInput): ModelRequest {
     goalId: record.goalId,
     role: "reason",
     call: input.call,
-    system: reasonSystem(record),
-    messages: reasonMessages(record, input.recentSteps, input.iteration),
+    system: input.context.packed.system,
+    messages: input.context.packed.messages,
     ...(input.tools.length > 0 ? { tools: [...input.tools] } : {}),
     maxTokens: REASON_MAX_TOKENS,
   };

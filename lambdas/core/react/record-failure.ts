@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { FIRST_TASK } from "../create-goal";
 import { fail } from "../goal-lifecycle";
 import type { StopReason } from "../goal-record";

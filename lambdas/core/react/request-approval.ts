@@ -3,10 +3,16 @@ import { waitFor } from "../goal-lifecycle";
 import type { GoalRecord } from "../goal-record";
 import { HUMAN_INPUT_DETAIL_TYPES } from "../human-input-events";
 import { awaitLimitDecision, checkLimits } from "../limits";
+import {
+  awaitStepDecision,
+  decisionSummary,
+  pendingStepDecision,
+  STEP_DECISION_KIND,
+} from "../plan-execute/step-decision";
 import type { Approval, GoalStore } from "../ports/goal-store";
 import type { Outbox } from "../ports/outbox";
 import type { TaskCallback } from "../ports/task-callback";
-import { gateOf } from "./action-gate";
+import { gateOf, isPlanGate, nextAfterGate } from "./action-gate";
 import { type ApprovalNotifiers, notifyApprovalRequested } from "./notify-approval";
 import type { Clock } from "./react-deps";
 import { isRunningIn, nextForStatus, type RunPosition, type StepResult } from "./step-result";
@@ -24,8 +30,11 @@ export interface RequestApprovalPorts {
 }
 
 export interface RequestApprovalInput extends RunPosition {
-  /** `approval` for a gated tool call, `limit_decision` for a reached limit. */
-  readonly next: "approval" | "limit_decision";
+  /**
+   * `approval` for a gated tool call (or a plan_execute plan), `limit_decision` for a reached limit,
+   * `decision` for a plan step that failed unrecoverably (approve → replan around it, reject → terminated).
+   */
+  readonly next: "approval" | "limit_decision" | "decision";
   readonly taskToken: string;
 }
 
@@ -108,10 +117,27 @@ function whatToAsk(record: GoalRecord, input: RequestApprovalInput, now: Date): 
         ),
     };
   }
+  if (input.next === "decision") {
+    const decision = pendingStepDecision(record);
+    if (!decision) return undefined;
+    return {
+      action: {
+        kind: STEP_DECISION_KIND,
+        summary: decisionSummary(decision),
+        fingerprint: `decision:${decision.stepId}:${decision.errorName}`,
+      },
+      park: (current, approval, at) =>
+        chain(
+          current,
+          (next) => awaitStepDecision(next, approval.approvalId, at),
+          (next) => requestedEvent(next, approval, at),
+        ),
+    };
+  }
   const gate = gateOf(record, input);
   if (gate?.outcome !== "pending") return undefined;
   return {
-    action: { kind: "tool", summary: gate.summary, fingerprint: gate.fingerprint },
+    action: { kind: gateKind(gate), summary: gate.summary, fingerprint: gate.fingerprint },
     park: (current, approval, at) =>
       chain(
         current,
@@ -158,7 +184,13 @@ function answerWithoutHuman(record: GoalRecord, input: RequestApprovalInput, now
     return record.runId === input.runId ? nextForStatus(record.status) : "stop";
   }
   if (input.next === "limit_decision") return checkLimits(record, now) ? "terminated" : "verify";
-  return "act";
+  if (input.next === "decision") return "verify";
+  return nextAfterGate(gateOf(record, input));
+}
+
+/** The approval kind of a gate: a plan (plan_execute's plan approval) or tool calls. */
+function gateKind(gate: Parameters<typeof isPlanGate>[0]): "plan" | "tool" {
+  return isPlanGate(gate) ? "plan" : "tool";
 }
 
 /** A goal already waiting on a pending approval of this very request keeps it; the new token replaces the old. */
@@ -170,9 +202,15 @@ async function reuseWaiting(
   const approvalId = record.status === "waiting" ? record.waitingFor?.approvalId : undefined;
   if (!approvalId) return undefined;
   const approval = await ports.goals.getApproval(approvalId);
-  const kind = input.next === "limit_decision" ? "limit" : "tool";
+  const kinds = {
+    limit_decision: "limit",
+    decision: STEP_DECISION_KIND,
+    approval: gateKind(record.actionGate),
+  };
+  const kind = kinds[input.next];
   if (approval?.status !== "pending" || approval.action.kind !== kind) return undefined;
-  if (kind === "tool" && record.actionGate?.fingerprint !== approval.action.fingerprint) return undefined;
+  if ((kind === "tool" || kind === "plan") && record.actionGate?.fingerprint !== approval.action.fingerprint)
+    return undefined;
   await ports.goals.replaceApprovalToken(approvalId, input.taskToken);
   return { outcome: "reused", approvalId };
 }

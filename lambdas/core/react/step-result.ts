@@ -10,9 +10,18 @@ import type { GoalRecord, GoalStatus } from "../goal-record";
  * - `continue_as_new`: start a new run of the goal (ContinueAsNew);
  * - `continued`: the new run was started (ContinueAsNew's answer);
  * - `stop`: nothing to do (the goal is not running, or another run owns it).
+ * plan_execute adds `plan` (make or repair the plan), `replan_cooldown` (wait before replanning),
+ * `execute` (the executor's turn for the next plan step) and `decision` (an unrecoverable step
+ * failure waits for a human); reflexion adds `reflect` and `attempt`.
  */
 export const NEXT_STEPS = [
   "verify",
+  "plan",
+  "replan_cooldown",
+  "execute",
+  "decision",
+  "reflect",
+  "attempt",
   "act",
   "approval",
   "limit_decision",

@@ -1,6 +1,8 @@
+import { type ContextSettings, countCompactionUsage, packGoalContext } from "../context";
 import type { GoalRecord } from "../goal-record";
 import { checkLimits } from "../limits";
 import { recordModelUsage } from "../model-prices";
+import { modelIdFor } from "../model-tiers";
 import type { GoalStore, VersionedGoal } from "../ports/goal-store";
 import type { ModelClient } from "../ports/model-client";
 import type { StepLog, StepRecord } from "../ports/step-log";
@@ -9,12 +11,15 @@ import type { Workspace } from "../ports/workspace";
 import { gatedCalls, gateOf, pendingGate, setGate } from "./action-gate";
 import { applyQueuedRevisions } from "./apply-revisions";
 import { markLoop, reached } from "./loop-marker";
-import { checkpointedCall, modelIdFor } from "./model-call";
+import { checkpointedCall } from "./model-call";
 import { type Clock, grantedTools, type ReactSettings } from "./react-deps";
-import { PROMPT_RECENT_STEPS, reasonRequest } from "./reason-prompt";
+import { PROMPT_RECENT_STEPS, REASON_INSTRUCTIONS, reasonRequest, stateText } from "./reason-prompt";
 import { isRunningIn, nextForStatus, type RunPosition, type StepResult } from "./step-result";
 import { chain, readGoal, updateGoal } from "./update-goal";
-import { decideChange, judgeStep, stepEvidence, verifyChange } from "./verify-step";
+import { decideChange, prepareVerification, verifyPending } from "./verify-step";
+
+/** ReAct's settings plus the context packer's (config/context.json when absent). */
+export type ReasonSettings = ReactSettings & { readonly context?: ContextSettings };
 
 export interface VerifyAndReasonPorts {
   readonly goals: GoalStore;
@@ -27,7 +32,8 @@ export interface VerifyAndReasonPorts {
   readonly now: Clock;
 }
 
-function stopped(record: GoalRecord, position: RunPosition): StepResult {
+/** The answer of a step whose goal no longer runs in its run (shared with the other patterns' steps). */
+export function stopped(record: GoalRecord, position: RunPosition): StepResult {
   const next = record.runId === position.runId ? nextForStatus(record.status) : "stop";
   return { ...position, iteration: record.runIteration, next };
 }
@@ -43,7 +49,7 @@ function stopped(record: GoalRecord, position: RunPosition): StepResult {
  */
 export async function verifyAndReason(
   ports: VerifyAndReasonPorts,
-  settings: ReactSettings,
+  settings: ReasonSettings,
   input: RunPosition,
 ): Promise<StepResult> {
   const { runId } = input;
@@ -51,7 +57,7 @@ export async function verifyAndReason(
   const loaded = await applyQueuedRevisions(ports, {
     loaded: read,
     runId,
-    defaultModelId: settings.defaultModelId,
+    models: settings.models,
   });
   if (!isRunningIn(loaded.record, runId)) return stopped(loaded.record, input);
   const recentSteps = await ports.stepLog.listRecentSteps(input.goalId, PROMPT_RECENT_STEPS);
@@ -66,7 +72,7 @@ export async function verifyAndReason(
   // A reached limit waits for a human decision (extend or terminate) instead of ending the goal.
   if (checkLimits(record, ports.now())) return { ...position, next: "limit_decision" };
   if (iteration >= settings.continueAsNewAfter) return { ...position, next: "continue_as_new" };
-  return reason(ports, settings, verified, recentSteps, position);
+  return reason(ports, settings, verified, position);
 }
 
 async function verifyAndDecide(
@@ -76,28 +82,17 @@ async function verifyAndDecide(
   latest: StepRecord | undefined,
   runId: string,
 ): Promise<VersionedGoal> {
-  const { record } = loaded;
-  const pending = latest && latest.step > record.steps ? latest : undefined;
-  const evidence = pending && (await stepEvidence(ports.workspace, record, pending));
-  const judgements =
-    pending && evidence
-      ? await judgeStep(ports, {
-          record,
-          step: pending,
-          files: evidence.files,
-          iteration: record.runIteration,
-          defaultModelId: settings.defaultModelId,
-        })
-      : [];
+  const pending = await prepareVerification(ports, {
+    record: loaded.record,
+    latest,
+    models: settings.models,
+  });
   const now = ports.now();
   return updateGoal(ports.goals, loaded, (current) => {
     if (!isRunningIn(current, runId)) return undefined;
     const change = chain(
       current,
-      (next) =>
-        pending && evidence && next.steps < pending.step
-          ? verifyChange(next, pending, evidence, judgements, now)
-          : undefined,
+      (next) => verifyPending(next, pending, now),
       (next) => decideChange(next, now),
     );
     return change.events.length > 0 ? change : undefined;
@@ -106,23 +101,27 @@ async function verifyAndDecide(
 
 async function reason(
   ports: VerifyAndReasonPorts,
-  settings: ReactSettings,
+  settings: ReasonSettings,
   verified: VersionedGoal,
-  recentSteps: readonly StepRecord[],
   position: RunPosition,
 ): Promise<StepResult> {
   const { record } = verified;
   const { runId, iteration } = position;
   const key = { goalId: record.goalId, runId, iteration, role: "reason" as const, ordinal: 0 };
+  const tools = ports.tools.specsFor(grantedTools(record.spec, settings.defaultTools));
+  const modelId = modelIdFor(record.spec, "reason", settings.models);
+  // Packing again on a retry reads the same steps and summaries: it decides the same and pays nothing.
+  const context = await packGoalContext(ports, {
+    record,
+    modelId,
+    summarizeModelId: modelIdFor(record.spec, "summarize", settings.models),
+    instructions: REASON_INSTRUCTIONS,
+    tools,
+    state: stateText(record, iteration),
+    ...(settings.context ? { settings: settings.context } : {}),
+  });
   const checkpoint = await checkpointedCall(ports, key, (call) =>
-    reasonRequest({
-      record,
-      recentSteps,
-      iteration,
-      tools: ports.tools.specsFor(grantedTools(record.spec, settings.defaultTools)),
-      modelId: modelIdFor(record.spec, "reason", settings.defaultModelId),
-      call,
-    }),
+    reasonRequest({ record, context, tools, modelId, call }),
   );
   const now = ports.now();
   const { turn } = checkpoint;
@@ -132,6 +131,7 @@ async function reason(
     if (current.runId !== runId || reached(current, runId, iteration, "reasoned")) return undefined;
     return chain(
       current,
+      (next) => countCompactionUsage(next, context.uncounted, now),
       (next) => recordModelUsage(next, "reason", turn.modelId, turn.usage, now),
       (next) => (gated.length > 0 ? setGate(next, pendingGate(position, gated), now) : undefined),
       (next) => markLoop(next, { runId, iteration, phase: "reasoned" }, "act", now),
@@ -142,6 +142,6 @@ async function reason(
 }
 
 /** `approval` while the turn's gate waits for a human, else `act` (Act obeys a decided gate). */
-function gatedNext(record: GoalRecord, position: RunPosition): "approval" | "act" {
+export function gatedNext(record: GoalRecord, position: RunPosition): "approval" | "act" {
   return gateOf(record, position)?.outcome === "pending" ? "approval" : "act";
 }

@@ -5,14 +5,22 @@ import { complete } from "../goal-lifecycle";
 import type { GoalRecord } from "../goal-record";
 import type { SuccessCheck } from "../goal-spec";
 import { recordModelUsage } from "../model-prices";
+import { type ModelTiers, modelIdFor } from "../model-tiers";
 import type { GoalStore, ModelCheckpoint } from "../ports/goal-store";
 import type { ModelClient } from "../ports/model-client";
 import type { StepRecord } from "../ports/step-log";
 import type { Workspace } from "../ports/workspace";
 import { recordCycle } from "../record-cycle";
 import { recordJudgement } from "../record-judgement";
-import { type JudgedFile, judgeEvidenceText, judgeRequest, parseVerdict, type Verdict } from "./judge";
-import { checkpointedCall, modelIdFor } from "./model-call";
+import {
+  type JudgedFile,
+  type JudgeRole,
+  judgeEvidenceText,
+  judgeRequest,
+  parseVerdict,
+  type Verdict,
+} from "./judge";
+import { checkpointedCall } from "./model-call";
 import type { Clock } from "./react-deps";
 import { chain } from "./update-goal";
 
@@ -109,9 +117,9 @@ function isJudgeCheck(check: SuccessCheck): check is JudgeCheck {
 }
 
 /**
- * Judges every unsatisfied model_judge check against the step, one `judge` call each, checkpointed
- * under (run, iteration, judge, ordinal = the check's index among the model_judge checks). Calls run
- * one after another so each gets its own call number.
+ * Judges every unsatisfied model_judge check against the step, one call of `role` each (`judge`, or
+ * Reflexion's `evaluate`), checkpointed under (run, iteration, role, ordinal = the check's index
+ * among the model_judge checks). Calls run one after another so each gets its own call number.
  */
 export async function judgeStep(
   ports: VerifyPorts,
@@ -120,10 +128,13 @@ export async function judgeStep(
     step: StepRecord;
     files: readonly JudgedFile[];
     iteration: number;
-    defaultModelId: string;
+    models: ModelTiers;
+    /** @default "judge" */
+    role?: JudgeRole;
   },
 ): Promise<Judgement[]> {
   const { record } = input;
+  const role = input.role ?? "judge";
   const checks = record.spec.successChecks.filter(isJudgeCheck);
   const judgements: Judgement[] = [];
   for (const [ordinal, check] of checks.entries()) {
@@ -132,7 +143,7 @@ export async function judgeStep(
       goalId: record.goalId,
       runId: record.runId,
       iteration: input.iteration,
-      role: "judge" as const,
+      role,
       ordinal,
     };
     const checkpoint = await checkpointedCall(ports, key, (call) =>
@@ -140,8 +151,9 @@ export async function judgeStep(
         record,
         check,
         evidence: judgeEvidenceText(input.step, input.files),
-        modelId: modelIdFor(record.spec, "judge", input.defaultModelId),
+        modelId: modelIdFor(record.spec, role, input.models),
         call,
+        role,
       }),
     );
     judgements.push({ checkId: check.id, checkpoint, verdict: parseVerdict(checkpoint.turn) });
@@ -150,8 +162,9 @@ export async function judgeStep(
 }
 
 /**
- * The verify cycle of one step, as one change: the judge calls' usage, their verdicts (weak
- * evidence), then `recordCycle` over the step's observations (evidence, progress, pause).
+ * The verify cycle of one step, as one change: the judge calls' usage (under the role each call
+ * played), their verdicts (weak evidence), then `recordCycle` over the step's observations
+ * (evidence, progress, pause).
  */
 export function verifyChange(
   record: GoalRecord,
@@ -165,7 +178,7 @@ export function verifyChange(
     ...judgements.map(
       ({ checkpoint }) =>
         (current: GoalRecord) =>
-          recordModelUsage(current, "judge", checkpoint.turn.modelId, checkpoint.turn.usage, now),
+          recordModelUsage(current, checkpoint.key.role, checkpoint.turn.modelId, checkpoint.turn.usage, now),
     ),
     ...judgements.map(
       ({ checkId, checkpoint, verdict }) =>
@@ -192,4 +205,58 @@ export function decideChange(record: GoalRecord, now: Date): GoalChange | undefi
   if (record.status !== "running") return undefined;
   if (unsatisfiedCheckIds(record).length === 0) return complete(record, now);
   return undefined;
+}
+
+/** The latest logged step no cycle has counted yet, with its evidence and the judge calls about it. */
+export interface PendingVerification {
+  readonly step: StepRecord;
+  readonly evidence: StepEvidence;
+  readonly judgements: readonly Judgement[];
+}
+
+/**
+ * Everything the verify cycle of the latest step needs that is read or paid for before the commit:
+ * its evidence and one judge call (role `judge`, or `evaluate` in Reflexion) per unsatisfied
+ * model_judge check. Undefined when the latest step was counted already (a retry, or no step yet).
+ */
+export async function prepareVerification(
+  ports: VerifyPorts,
+  input: {
+    record: GoalRecord;
+    latest: StepRecord | undefined;
+    models: ModelTiers;
+    role?: JudgeRole;
+  },
+): Promise<PendingVerification | undefined> {
+  const { record, latest } = input;
+  if (!latest || latest.step <= record.steps) return undefined;
+  const evidence = await stepEvidence(ports.workspace, record, latest);
+  const judgements = await judgeStep(ports, {
+    record,
+    step: latest,
+    files: evidence.files,
+    iteration: record.runIteration,
+    models: input.models,
+    ...(input.role === undefined ? {} : { role: input.role }),
+  });
+  return { step: latest, evidence, judgements };
+}
+
+/** Whether `pending` still waits to be counted in `record` (a racing commit may have counted it). */
+export function isUncounted(
+  record: GoalRecord,
+  pending: PendingVerification | undefined,
+): pending is PendingVerification {
+  return pending !== undefined && record.steps < pending.step.step;
+}
+
+/** The verify cycle of `pending` (see verifyChange), unless it is counted already. */
+export function verifyPending(
+  record: GoalRecord,
+  pending: PendingVerification | undefined,
+  now: Date,
+): GoalChange | undefined {
+  return isUncounted(record, pending)
+    ? verifyChange(record, pending.step, pending.evidence, pending.judgements, now)
+    : undefined;
 }

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * What the Slack door reads of Slack's requests. Both arrive form-encoded: an interaction as one

@@ -1,5 +1,6 @@
-import { z } from "zod";
+import * as z from "zod";
 import { PatternSchema } from "../../core/goal-spec";
+import type { ModelTiers } from "../../core/model-tiers";
 import { ApiConfigurationError } from "./api-errors";
 
 /** STATE_MACHINE_ARNS: `{"react": "arn:aws:states:…"}`, one entry per deployed pattern. */
@@ -10,6 +11,10 @@ const ApiEnvSchema = z.object({
   STATE_MACHINE_ARNS: z.string().min(1),
   /** The bus human inputs (revision, resume, cancel, approval decisions) are published on. */
   GOAL_EVENT_BUS_NAME: z.string().min(1).optional(),
+  /** The deployment's models (GoalsApi `models`): all three or none. */
+  HEAVY_MODEL_ID: z.string().min(1).optional(),
+  FAST_MODEL_ID: z.string().min(1).optional(),
+  ALLOWED_MODEL_IDS: z.string().min(1).optional(),
 });
 
 export interface ApiConfig {
@@ -17,6 +22,8 @@ export interface ApiConfig {
   readonly stateMachineArns: z.infer<typeof StateMachineArnsSchema>;
   /** Absent when the API was deployed without a bus: publishing routes then answer 503. */
   readonly eventBusName?: string;
+  /** Absent when the API was deployed without `models`: no allow-list check, no select call. */
+  readonly models?: { readonly tiers: ModelTiers; readonly allowedModelIds: readonly string[] };
 }
 
 /** Reads the API's environment; a missing or malformed variable stops the cold start, naming it. */
@@ -45,5 +52,21 @@ export function readApiConfig(env: Record<string, string | undefined>): ApiConfi
     ...(parsed.data.GOAL_EVENT_BUS_NAME === undefined
       ? {}
       : { eventBusName: parsed.data.GOAL_EVENT_BUS_NAME }),
+    ...modelsOf(parsed.data),
   };
+}
+
+function modelsOf(env: z.infer<typeof ApiEnvSchema>): Pick<ApiConfig, "models"> {
+  const { HEAVY_MODEL_ID, FAST_MODEL_ID, ALLOWED_MODEL_IDS } = env;
+  if (HEAVY_MODEL_ID === undefined && FAST_MODEL_ID === undefined && ALLOWED_MODEL_IDS === undefined)
+    return {};
+  if (HEAVY_MODEL_ID === undefined || FAST_MODEL_ID === undefined || ALLOWED_MODEL_IDS === undefined) {
+    throw new ApiConfigurationError(
+      "HEAVY_MODEL_ID, FAST_MODEL_ID and ALLOWED_MODEL_IDS must be set together (GoalsApi `models`)",
+    );
+  }
+  const allowedModelIds = ALLOWED_MODEL_IDS.split(",")
+    .map((id) => id.trim())
+    .filter((id) => id !== "");
+  return { models: { tiers: { heavyModelId: HEAVY_MODEL_ID, fastModelId: FAST_MODEL_ID }, allowedModelIds } };
 }

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyResult } from "aws-lambda";
-import { z } from "zod";
+import * as z from "zod";
 import { decideApprovalFromDoor } from "../../core/human-input/decide-approval";
 import { APPROVAL_STATUSES, type Approval } from "../../core/ports/goal-store";
 import { parseOrThrow } from "../../core/validation";

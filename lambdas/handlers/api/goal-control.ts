@@ -1,5 +1,5 @@
 import type { APIGatewayProxyResult } from "aws-lambda";
-import { z } from "zod";
+import * as z from "zod";
 import { parseDirective } from "../../core/directive";
 import { ValidationError } from "../../core/errors";
 import type { GoalRecord } from "../../core/goal-record";

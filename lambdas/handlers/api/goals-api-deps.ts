@@ -1,8 +1,10 @@
 import type { Logger } from "@aws-lambda-powertools/logger";
 import type { StartRun } from "../../adapters/sfn-run-starter";
 import type { Pattern } from "../../core/goal-spec";
+import type { ModelTiers } from "../../core/model-tiers";
 import type { GoalStore } from "../../core/ports/goal-store";
 import type { HumanInputPublisher } from "../../core/ports/human-input-publisher";
+import type { ModelClient } from "../../core/ports/model-client";
 
 /**
  * Everything the routes use, injected: the handler builds it once at module scope from the
@@ -21,4 +23,13 @@ export interface GoalsApiDeps {
   /** A fresh random revision id for `POST /goals/{goalId}/revisions` and the directive. */
   readonly newRevisionId: () => string;
   readonly logger: Logger;
+  /**
+   * The deployment's models: a GoalSpec's `models` must be on `allowedModelIds`, and `client` makes
+   * the `select` call when no selector rule picks the pattern. Absent: no check, no select call.
+   */
+  readonly models?: {
+    readonly client: ModelClient;
+    readonly tiers: ModelTiers;
+    readonly allowedModelIds: readonly string[];
+  };
 }

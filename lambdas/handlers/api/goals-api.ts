@@ -5,6 +5,8 @@ import { EventBridgeClient } from "@aws-sdk/client-eventbridge";
 import { SFNClient } from "@aws-sdk/client-sfn";
 import middy from "@middy/core";
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from "aws-lambda";
+import { BedrockModelClient } from "../../adapters/bedrock-model-client";
+import { createBedrockRuntimeClient } from "../../adapters/bedrock-runtime-client";
 import { DynamoDbGoalStore } from "../../adapters/dynamodb-goal-store";
 import { EventBridgePublisher, HumanInputPublishError } from "../../adapters/eventbridge-publisher";
 import { createDocumentClient } from "../../adapters/goal-store-adapters";
@@ -42,6 +44,15 @@ const api = createGoalsApi({
       : new EventBridgePublisher(eventBridge, config.eventBusName),
   newRevisionId: () => `rev-${randomBytes(12).toString("hex")}`,
   logger,
+  ...(config.models === undefined
+    ? {}
+    : {
+        models: {
+          ...config.models,
+          // The select call (fast tier) when no selector rule picks the pattern.
+          client: new BedrockModelClient({ client: createBedrockRuntimeClient() }),
+        },
+      }),
 });
 
 export const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>()

@@ -5,7 +5,10 @@ import { goalIdForIdempotencyKey } from "../../core/goal-ids";
 import { assertSameSubmission, FIRST_RUN_ID, intakeGoal } from "../../core/goal-intake";
 import { fail } from "../../core/goal-lifecycle";
 import type { GoalRecord } from "../../core/goal-record";
+import type { GoalSpec } from "../../core/goal-spec";
+import type { PatternChoice } from "../../core/pattern-selector";
 import { GoalAlreadyExistsError, type VersionedGoal } from "../../core/ports/goal-store";
+import { type ModelSelection, selectWithModel } from "../../core/select-call";
 import { PatternUnavailableError } from "./api-errors";
 import type { GoalsApiDeps } from "./goals-api-deps";
 import { json } from "./http-responses";
@@ -43,7 +46,15 @@ async function postGoal(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGat
   const body = parseJsonBody(request.body);
   const key = idempotencyKeyOf(request);
   const goalId = key === undefined ? deps.newGoalId() : goalIdForIdempotencyKey(request.tenantId, key);
-  const change = intakeGoal({ body, goalId, tenantId: request.tenantId, now: deps.now() });
+  const change = await intakeGoal({
+    body,
+    goalId,
+    tenantId: request.tenantId,
+    now: deps.now(),
+    ...(deps.models === undefined
+      ? {}
+      : { allowedModelIds: deps.models.allowedModelIds, select: modelSelector(deps, deps.models, goalId) }),
+  });
   const { pattern, patternReason } = change.record;
   const stateMachineArn = deps.stateMachineArns[pattern];
   if (stateMachineArn === undefined) {
@@ -60,6 +71,32 @@ async function postGoal(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGat
   deps.logger.info("goal created", { goalId, pattern, patternReason, tenantId: request.tenantId });
   await startFirstRun(deps, stored, stateMachineArn);
   return accepted(stored.record);
+}
+
+/**
+ * The `select` call for a goal no selector rule decides. A failed call does not fail the POST: the
+ * fallback pattern stands, and the reason says the select role failed.
+ */
+function modelSelector(
+  deps: GoalsApiDeps,
+  models: NonNullable<GoalsApiDeps["models"]>,
+  goalId: string,
+): (spec: GoalSpec, fallback: PatternChoice) => Promise<ModelSelection | undefined> {
+  return async (spec, fallback) => {
+    try {
+      const ports = { goals: deps.store, model: models.client, now: deps.now };
+      return await selectWithModel(ports, {
+        goalId,
+        runId: FIRST_RUN_ID,
+        spec,
+        fallback,
+        models: models.tiers,
+      });
+    } catch (error) {
+      deps.logger.warn("select call failed; the selector's fallback stands", { goalId, error });
+      return undefined;
+    }
+  };
 }
 
 /** A POST with an Idempotency-Key whose goal exists: answer with it, and heal a run that never started. */

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { GoalStatusSchema } from "../../core/goal-record";
 
 /** The store's largest page; a bigger `limit` is refused here rather than silently cut. */

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { StepErrorSchema } from "../../core/react/record-failure";
 import { NEXT_STEPS } from "../../core/react/step-result";
 
@@ -11,6 +11,8 @@ export const StatePayloadSchema = z.object({
   runId: z.string().min(1),
   iteration: z.number().int().min(0).default(0),
   next: z.enum(NEXT_STEPS).optional(),
+  /** Observe's `replan_cooldown` answer: the seconds the ReplanCooldown Wait state waits (SecondsPath). */
+  cooldownSeconds: z.number().int().min(0).optional(),
 });
 export type StatePayload = z.infer<typeof StatePayloadSchema>;
 
@@ -32,7 +34,7 @@ export type FailurePayload = z.infer<typeof FailurePayloadSchema>;
 
 /** AwaitApproval's payload: the position, what to ask for, and the task token (stored, never logged). */
 export const RequestApprovalPayloadSchema = StatePayloadSchema.extend({
-  next: z.enum(["approval", "limit_decision"]),
+  next: z.enum(["approval", "limit_decision", "decision"]),
   taskToken: z.string().min(1).max(2048),
 });
 export type RequestApprovalPayload = z.infer<typeof RequestApprovalPayloadSchema>;

@@ -2,11 +2,12 @@ import { Logger } from "@aws-lambda-powertools/logger";
 import { BedrockModelClient } from "../../adapters/bedrock-model-client";
 import { createBedrockRuntimeClient } from "../../adapters/bedrock-runtime-client";
 import { createDocumentClient, createGoalStoreAdapters } from "../../adapters/goal-store-adapters";
+import { DEFAULT_CONTEXT_SETTINGS } from "../../core/context";
 import { DEFAULT_CONTINUE_AS_NEW_AFTER } from "../../core/react/react-deps";
 import { verifyAndReason } from "../../core/react/verify-and-reason";
 import { toolCallRisk } from "../../tools/built-in-tool-runner";
 import { DEFAULT_TOOL_NAMES, toolSpecs } from "../../tools/tool-registry";
-import { positiveIntEnv, requiredEnv } from "../handler-environment";
+import { modelTiersFromEnv, positiveIntEnv, requiredEnv } from "../handler-environment";
 import { stepHandler } from "../step-handler";
 import { StatePayloadSchema } from "./state-payload";
 
@@ -17,9 +18,13 @@ const { goals, workspace, stepLog } = createGoalStoreAdapters({
 });
 const model = new BedrockModelClient({ client: createBedrockRuntimeClient() });
 const settings = {
-  defaultModelId: requiredEnv("DEFAULT_MODEL_ID"),
+  models: modelTiersFromEnv(),
   continueAsNewAfter: positiveIntEnv("CONTINUE_AS_NEW_AFTER", DEFAULT_CONTINUE_AS_NEW_AFTER),
   defaultTools: DEFAULT_TOOL_NAMES,
+  context: {
+    ...DEFAULT_CONTEXT_SETTINGS,
+    budgetTokens: positiveIntEnv("CONTEXT_BUDGET_TOKENS", DEFAULT_CONTEXT_SETTINGS.budgetTokens),
+  },
 };
 // Reasoning only offers tools; running them is Act's (which holds the outbox and HTTP settings).
 const tools = { specsFor: toolSpecs, riskOf: toolCallRisk };

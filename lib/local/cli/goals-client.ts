@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { GoalEventSchema } from "../../../lambdas/core/goal-event";
 import { GoalSnapshotSchema, type RevisionType } from "../../../lambdas/core/goal-record";
 import { type APPROVAL_STATUSES, ApprovalSchema } from "../../../lambdas/core/ports/goal-store";

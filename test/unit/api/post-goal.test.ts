@@ -102,7 +102,7 @@ describe("POST /goals", () => {
     const { api, sfn } = buildApi(backend.store);
     const tenant = aTenant();
     const goalId = goalIdForIdempotencyKey(tenant, "crash-1");
-    const created = intakeGoal({ body: aGoalSpec(), goalId, tenantId: tenant, now: NOW });
+    const created = await intakeGoal({ body: aGoalSpec(), goalId, tenantId: tenant, now: NOW });
     await backend.store.createGoal(created.record, created.events);
 
     // Act
@@ -305,7 +305,7 @@ describe("POST /goals", () => {
       const { api, sfn } = buildApi(backend.store);
       const tenant = aTenant();
       const goalId = goalIdForIdempotencyKey(tenant, "loaded");
-      const created = intakeGoal({ body: aGoalSpec(), goalId, tenantId: tenant, now: NOW });
+      const created = await intakeGoal({ body: aGoalSpec(), goalId, tenantId: tenant, now: NOW });
       const v1 = await backend.store.createGoal(created.record, created.events);
       await backend.store.commit(v1.record, v1.version, [{ type: "run.started", at: NOW.toISOString() }]);
       sfn

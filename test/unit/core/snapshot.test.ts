@@ -46,6 +46,8 @@ describe("toSnapshot", () => {
       costUsd: record.usage.costUsd,
     });
     expect("cacheWriteTokens" in snapshot.usage).toBe(false);
+    // Cost per role: only the roles that made calls.
+    expect(snapshot.usageByRole).toEqual({ reason: snapshot.usage });
   });
 
   it("has no evidence before the first cycle", () => {

@@ -141,7 +141,7 @@ describe("applyQueuedRevisions at the step boundary", () => {
     const stale = await table.adapters.goals.getGoal(goal.goalId);
     if (!stale) throw new Error("goal vanished");
     const ports = { ...table.adapters, model, now: steppingClock() };
-    const input = { loaded: stale, runId: "r1", defaultModelId: MODEL_ID };
+    const input = { loaded: stale, runId: "r1", models: { heavyModelId: MODEL_ID, fastModelId: MODEL_ID } };
 
     // Act: the first attempt, then a retry from the same (now stale) read
     await applyQueuedRevisions(ports, input);
@@ -205,7 +205,7 @@ describe("applyQueuedRevisions at the step boundary", () => {
     // Act
     const result = await applyQueuedRevisions(
       { ...table.adapters, model, now: steppingClock() },
-      { loaded: stored, runId: "r9", defaultModelId: MODEL_ID },
+      { loaded: stored, runId: "r9", models: { heavyModelId: MODEL_ID, fastModelId: MODEL_ID } },
     );
 
     // Assess

@@ -1,89 +1,32 @@
-import { randomBytes, randomUUID } from "node:crypto";
 import { SFNClient, StartExecutionCommand } from "@aws-sdk/client-sfn";
-import type { Context } from "aws-lambda";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createGoalTable } from "../../../lambdas/adapters/create-goal-table";
-import {
-  createGoalStoreAdapters,
-  type GoalStoreAdapters,
-} from "../../../lambdas/adapters/goal-store-adapters";
-import { createGoalRecord } from "../../../lambdas/core/create-goal";
-import { goalIdFromBytes } from "../../../lambdas/core/goal-ids";
-import { parseGoalSpec } from "../../../lambdas/core/goal-spec";
-import {
-  type DynamoBackend,
-  documentClientFor,
-  dynamoClientFor,
-  startDynalite,
-} from "../../support/dynamo-backends";
-import { reactSpec, T0 } from "./support";
+import { createGoal, type GoalTable, lambdaContext, startHandlerEnvironment } from "./support";
 
 const STATE_MACHINE_ARN = "arn:aws:states:us-east-1:123456789012:stateMachine:goal-loops-react";
 
-/** Enough of a Lambda context for middy and the Powertools logger. */
-const context: Context = {
-  callbackWaitsForEmptyEventLoop: false,
-  functionName: "react-step",
-  functionVersion: "$LATEST",
-  invokedFunctionArn: "arn:aws:lambda:us-east-1:123456789012:function:react-step",
-  memoryLimitInMB: "512",
-  awsRequestId: "request-1",
-  logGroupName: "/aws/lambda/react-step",
-  logStreamName: "stream",
-  getRemainingTimeInMillis: () => 60_000,
-  done: () => undefined,
-  fail: () => undefined,
-  succeed: () => undefined,
-};
+const context = lambdaContext("react-step", "512");
 
 /**
  * The handlers as Lambda loads them: module-scope clients from the environment (the DynamoDB
  * endpoint through AWS_ENDPOINT_URL_DYNAMODB, as in the local runtime), the state payload parsed.
  */
 describe("ReAct step handlers", () => {
-  let backend: DynamoBackend;
-  let adapters: GoalStoreAdapters;
+  let table: GoalTable;
   const sfn = mockClient(SFNClient);
 
   beforeAll(async () => {
-    backend = await startDynalite();
-    const client = dynamoClientFor(backend.endpoint);
-    const tableName = `goals-${randomUUID()}`;
-    await createGoalTable(client, tableName);
-    adapters = createGoalStoreAdapters({ client: documentClientFor(client), tableName });
-    Object.assign(process.env, {
-      GOAL_TABLE_NAME: tableName,
-      AWS_ENDPOINT_URL_DYNAMODB: backend.endpoint,
-      AWS_REGION: "us-east-1",
-      AWS_ACCESS_KEY_ID: "local",
-      AWS_SECRET_ACCESS_KEY: "local",
-      DEFAULT_MODEL_ID: "scripted:unused",
-      POWERTOOLS_LOG_LEVEL: "SILENT",
-    });
+    table = await startHandlerEnvironment();
   });
 
   afterAll(async () => {
     sfn.restore();
-    await backend?.stop();
+    await table?.stop();
   });
-
-  async function aGoal() {
-    const { record, events } = createGoalRecord({
-      spec: parseGoalSpec(reactSpec()),
-      goalId: goalIdFromBytes(randomBytes(16)),
-      tenantId: "tenant-1",
-      runId: "r1",
-      now: T0,
-      pattern: "react",
-      patternReason: "requested",
-    });
-    return (await adapters.goals.createGoal(record, events)).record;
-  }
 
   it("LoadGoal answers verify for the execution input {goalId, runId}", async () => {
     // Prepare
-    const goal = await aGoal();
+    const goal = await createGoal(table);
     const { handler } = await import("../../../lambdas/handlers/react/load-goal");
 
     // Act
@@ -91,7 +34,7 @@ describe("ReAct step handlers", () => {
 
     // Assess
     expect(answer).toEqual({ goalId: goal.goalId, runId: "r1", iteration: 0, next: "verify" });
-    const stored = await adapters.goals.getGoal(goal.goalId);
+    const stored = await table.adapters.goals.getGoal(goal.goalId);
     expect(stored?.record.loop).toEqual({ runId: "r1", iteration: 0, phase: "started" });
   });
 
@@ -108,7 +51,7 @@ describe("ReAct step handlers", () => {
 
   it("ContinueAsNew hands the goal to run r2 and starts its execution, even when an earlier attempt did", async () => {
     // Prepare
-    const goal = await aGoal();
+    const goal = await createGoal(table);
     sfn
       .on(StartExecutionCommand)
       .rejectsOnce(Object.assign(new Error("taken"), { name: "ExecutionAlreadyExists" }));
@@ -133,7 +76,7 @@ describe("ReAct step handlers", () => {
         input: JSON.stringify({ goalId: goal.goalId, runId: "r2" }),
       },
     ]);
-    expect((await adapters.goals.getGoal(goal.goalId))?.record).toMatchObject({
+    expect((await table.adapters.goals.getGoal(goal.goalId))?.record).toMatchObject({
       runId: "r2",
       previousRunId: "r1",
     });
@@ -141,7 +84,7 @@ describe("ReAct step handlers", () => {
 
   it("RecordFailure marks the goal failed from the Catch's $.error", async () => {
     // Prepare
-    const goal = await aGoal();
+    const goal = await createGoal(table);
     const { handler } = await import("../../../lambdas/handlers/record-failure");
     const error = {
       Error: "ValidationException",
@@ -159,7 +102,7 @@ describe("ReAct step handlers", () => {
 
     // Assess
     expect(answer).toEqual({ recorded: true });
-    expect((await adapters.goals.getGoal(goal.goalId))?.record.stopReason).toMatchObject({
+    expect((await table.adapters.goals.getGoal(goal.goalId))?.record.stopReason).toMatchObject({
       kind: "fatal_error",
       detail: "ValidationException",
       role: "reason",

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createGoalRecord } from "../../../lambdas/core/create-goal";
 import { parseGoalSpec } from "../../../lambdas/core/goal-spec";
+import { modelIdFor } from "../../../lambdas/core/model-tiers";
 import {
   ModelFatalError,
   ModelRetryableError,
@@ -8,11 +9,7 @@ import {
 } from "../../../lambdas/core/ports/model-client";
 import type { StepRecord } from "../../../lambdas/core/ports/step-log";
 import { parseVerdict } from "../../../lambdas/core/react/judge";
-import {
-  modelIdFor,
-  parseModelCallContext,
-  withModelCallContext,
-} from "../../../lambdas/core/react/model-call";
+import { parseModelCallContext, withModelCallContext } from "../../../lambdas/core/react/model-call";
 import { reasonMessages } from "../../../lambdas/core/react/reason-prompt";
 import { failureStopReason } from "../../../lambdas/core/react/record-failure";
 import { nextRunId } from "../../../lambdas/core/react/run-ids";
@@ -141,9 +138,15 @@ describe("model call context", () => {
 
   it("picks the model per role: the spec's role, its default, then the deployment's", () => {
     const spec = parseGoalSpec(reactSpec({ models: { default: "m-default", judge: "m-judge" } }));
-    expect(modelIdFor(spec, "judge", "env")).toBe("m-judge");
-    expect(modelIdFor(spec, "reason", "env")).toBe("m-default");
-    expect(modelIdFor(parseGoalSpec(reactSpec()), "reason", "env")).toBe("env");
+    const tiers = { heavyModelId: "heavy", fastModelId: "fast" };
+    expect(modelIdFor(spec, "judge", tiers)).toBe("m-judge");
+    expect(modelIdFor(spec, "reason", tiers)).toBe("m-default");
+    const plain = parseGoalSpec(reactSpec());
+    // Without overrides each role gets its tier's model (config/model-tiers.json).
+    expect(modelIdFor(plain, "reason", tiers)).toBe("heavy");
+    expect(modelIdFor(plain, "plan", tiers)).toBe("heavy");
+    expect(modelIdFor(plain, "execute", tiers)).toBe("fast");
+    expect(modelIdFor(plain, "judge", tiers)).toBe("fast");
   });
 });
 

@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import type { Context } from "aws-lambda";
 import { createGoalTable } from "../../../lambdas/adapters/create-goal-table";
 import {
   createGoalStoreAdapters,
@@ -8,8 +9,9 @@ import {
 import { createGoalRecord } from "../../../lambdas/core/create-goal";
 import { goalIdFromBytes } from "../../../lambdas/core/goal-ids";
 import type { GoalRecord } from "../../../lambdas/core/goal-record";
-import { type GoalSpecInput, parseGoalSpec } from "../../../lambdas/core/goal-spec";
+import { type GoalSpecInput, type Pattern, parseGoalSpec } from "../../../lambdas/core/goal-spec";
 import type { ModelRole } from "../../../lambdas/core/model-roles";
+import type { GoalStore } from "../../../lambdas/core/ports/goal-store";
 import {
   type ContentBlock,
   type Message,
@@ -26,7 +28,7 @@ import { continueAsNewStep } from "../../../lambdas/core/react/continue-as-new";
 import { loadGoal } from "../../../lambdas/core/react/load-goal";
 import type { ReactSettings } from "../../../lambdas/core/react/react-deps";
 import { sequentialRunIds } from "../../../lambdas/core/react/run-ids";
-import type { StepResult } from "../../../lambdas/core/react/step-result";
+import type { NextStep, StepResult } from "../../../lambdas/core/react/step-result";
 import { verifyAndReason } from "../../../lambdas/core/react/verify-and-reason";
 import { createBuiltInToolRunner } from "../../../lambdas/tools/built-in-tool-runner";
 import { DEFAULT_TOOL_NAMES } from "../../../lambdas/tools/tool-registry";
@@ -121,7 +123,13 @@ export interface GoalTable {
   stop(): Promise<void>;
 }
 
-export async function startGoalTable(): Promise<GoalTable> {
+/** A goal table and where dynalite serves it (for clients built from the environment, as the handlers do). */
+export interface ServedGoalTable extends GoalTable {
+  readonly tableName: string;
+  readonly endpoint: string;
+}
+
+export async function startGoalTable(): Promise<ServedGoalTable> {
   const backend: DynamoBackend = await startDynalite();
   const client: DynamoDBClient = dynamoClientFor(backend.endpoint);
   const tableName = `goals-${randomUUID()}`;
@@ -129,10 +137,50 @@ export async function startGoalTable(): Promise<GoalTable> {
   const adapters = createGoalStoreAdapters({ client: documentClientFor(client), tableName });
   return {
     adapters,
+    tableName,
+    endpoint: backend.endpoint,
     async stop() {
       client.destroy();
       await backend.stop();
     },
+  };
+}
+
+/**
+ * A goal table, and the environment a step handler reads pointing at it, as the local runtime sets
+ * it: the DynamoDB endpoint through AWS_ENDPOINT_URL_DYNAMODB, local credentials, models that are
+ * never called, a silent logger. Import the handler after this, so its module-scope clients see it.
+ */
+export async function startHandlerEnvironment(): Promise<ServedGoalTable> {
+  const table = await startGoalTable();
+  Object.assign(process.env, {
+    GOAL_TABLE_NAME: table.tableName,
+    AWS_ENDPOINT_URL_DYNAMODB: table.endpoint,
+    AWS_REGION: "us-east-1",
+    AWS_ACCESS_KEY_ID: "local",
+    AWS_SECRET_ACCESS_KEY: "local",
+    HEAVY_MODEL_ID: "scripted:unused",
+    FAST_MODEL_ID: "scripted:unused",
+    POWERTOOLS_LOG_LEVEL: "SILENT",
+  });
+  return table;
+}
+
+/** Enough of a Lambda context for middy and the Powertools logger. */
+export function lambdaContext(functionName: string, memoryLimitInMB: string): Context {
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName,
+    functionVersion: "$LATEST",
+    invokedFunctionArn: `arn:aws:lambda:us-east-1:123456789012:function:${functionName}`,
+    memoryLimitInMB,
+    awsRequestId: "request-1",
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: "stream",
+    getRemainingTimeInMillis: () => 60_000,
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
   };
 }
 
@@ -152,42 +200,65 @@ export function reactSpec(overrides: Partial<GoalSpecInput> = {}): GoalSpecInput
   };
 }
 
-/** Stores a new running goal at run `r1`, as the API does. */
-export async function createGoal(table: GoalTable, spec: GoalSpecInput = reactSpec()): Promise<GoalRecord> {
+/** Stores a new running goal of `pattern` at run `r1`, as the API does. */
+export async function createPatternGoal(
+  table: Pick<GoalTable, "adapters">,
+  spec: GoalSpecInput,
+  pattern: Pattern,
+): Promise<GoalRecord> {
   const { record, events } = createGoalRecord({
     spec: parseGoalSpec(spec),
     goalId: goalIdFromBytes(randomBytes(16)),
     tenantId: "tenant-1",
     runId: "r1",
     now: T0,
-    pattern: "react",
+    pattern,
     patternReason: "requested",
   });
   return (await table.adapters.goals.createGoal(record, events)).record;
 }
 
+/** Stores a new running ReAct goal at run `r1`, as the API does. */
+export function createGoal(
+  table: Pick<GoalTable, "adapters">,
+  spec: GoalSpecInput = reactSpec(),
+): Promise<GoalRecord> {
+  return createPatternGoal(table, spec, "react");
+}
+
 export const SETTINGS: ReactSettings = {
-  defaultModelId: MODEL_ID,
+  models: { heavyModelId: MODEL_ID, fastModelId: MODEL_ID },
   continueAsNewAfter: 50,
   defaultTools: DEFAULT_TOOL_NAMES,
 };
 
-/** The five steps wired to the goal table, one model and one clock: what the handlers do in AWS. */
-export class ReactLoopDriver {
+/** The settings every loop's steps share (each pattern's settings have more). */
+type LoopSettings = Pick<ReactSettings, "defaultTools" | "models" | "continueAsNewAfter">;
+
+/**
+ * A loop's steps wired to the goal table, one model and one clock: what the handlers do in AWS.
+ * LoadGoal, Act and the NextAction routing are shared; each pattern says which of its own steps
+ * answers a `next` (`step`).
+ */
+export abstract class LoopDriver<S extends LoopSettings> {
   readonly tools: ToolRunner;
   readonly now = steppingClock();
 
   constructor(
     readonly table: GoalTable,
     readonly model: ScriptedModel,
-    readonly settings: ReactSettings = SETTINGS,
+    readonly settings: S,
+    http: { readonly allowedHosts: readonly string[]; readonly fetch?: typeof globalThis.fetch } = {
+      allowedHosts: [],
+    },
   ) {
     const { workspace, outbox } = table.adapters;
-    this.tools = createBuiltInToolRunner({ workspace, outbox, allowedHosts: [], now: this.now });
+    this.tools = createBuiltInToolRunner({ workspace, outbox, ...http, now: this.now });
   }
 
-  private get ports() {
-    const { goals, workspace, stepLog } = this.table.adapters;
+  /** What the steps are handed; `goals` replaces the goal store (to inject a crash). */
+  ports(goals: GoalStore = this.table.adapters.goals) {
+    const { workspace, stepLog } = this.table.adapters;
     return {
       goals,
       workspace,
@@ -200,38 +271,45 @@ export class ReactLoopDriver {
   }
 
   load(goalId: string, runId = "r1"): Promise<StepResult> {
-    return loadGoal(this.ports, { goalId, runId });
-  }
-
-  verifyAndReason(position: StepResult): Promise<StepResult> {
-    return verifyAndReason(this.ports, this.settings, position);
+    return loadGoal(this.ports(), { goalId, runId });
   }
 
   act(position: StepResult): Promise<StepResult> {
-    return act(this.ports, this.settings, position);
-  }
-
-  continueAsNew(position: StepResult) {
-    return continueAsNewStep(this.ports, position);
+    return act(this.ports(), this.settings, position);
   }
 
   /**
-   * Runs one run the way the state machine does (LoadGoal, then NextAction routing: verify →
-   * VerifyAndReason, act → Act → VerifyAndReason) until an answer ends it. Returns every answer.
+   * The state the machine runs for `position.next`, or undefined when the run ends (or waits)
+   * there. `goals` replaces the goal store of the pattern's own steps (to inject a crash).
    */
-  async run(goalId: string, runId = "r1", maxSteps = 100): Promise<StepResult[]> {
-    const answers: StepResult[] = [];
-    let answer = await this.load(goalId, runId);
-    answers.push(answer);
+  abstract step(position: StepResult, goals?: GoalStore): Promise<StepResult> | undefined;
+
+  /**
+   * Runs from `start` the way the state machine routes `$.next` until an answer ends the run or
+   * waits, or (with `stopAt`) until the first answer naming that step. Returns every answer.
+   */
+  async continue(
+    start: StepResult,
+    options: { readonly stopAt?: NextStep; readonly maxSteps?: number } = {},
+  ): Promise<StepResult[]> {
+    const { stopAt, maxSteps = 100 } = options;
+    const answers: StepResult[] = [start];
+    let answer = start;
     for (let transitions = 0; transitions < maxSteps; transitions += 1) {
-      if (answer.next === "verify") answer = await this.verifyAndReason(answer);
-      else if (answer.next === "act") answer = await this.act(answer);
-      else return answers;
+      if (answer.next === stopAt) return answers;
+      const next = this.step(answer);
+      if (!next) return answers;
+      answer = await next;
       answers.push(answer);
     }
     throw new Error(
-      `run ${runId} did not end within ${maxSteps} steps: ${answers.map((a) => a.next).join(" → ")}`,
+      `the run did not end within ${maxSteps} steps: ${answers.map((a) => a.next).join(" → ")}`,
     );
+  }
+
+  /** One run as the state machine runs it: LoadGoal, then `continue`. */
+  async run(goalId: string, runId = "r1", maxSteps = 100): Promise<StepResult[]> {
+    return this.continue(await this.load(goalId, runId), { maxSteps });
   }
 
   async goal(goalId: string): Promise<GoalRecord> {
@@ -243,6 +321,57 @@ export class ReactLoopDriver {
   async events(goalId: string) {
     return (await this.table.adapters.goals.listEvents(goalId, { limit: 1000 })).items;
   }
+
+  async eventsOf(goalId: string, type: string) {
+    return (await this.events(goalId)).filter((event) => event.type === type);
+  }
+}
+
+/** The ReAct steps: NextAction routes verify → VerifyAndReason, act → Act → VerifyAndReason. */
+export class ReactLoopDriver extends LoopDriver<ReactSettings> {
+  constructor(table: GoalTable, model: ScriptedModel, settings: ReactSettings = SETTINGS) {
+    super(table, model, settings);
+  }
+
+  verifyAndReason(position: StepResult): Promise<StepResult> {
+    return verifyAndReason(this.ports(), this.settings, position);
+  }
+
+  continueAsNew(position: StepResult) {
+    return continueAsNewStep(this.ports(), position);
+  }
+
+  step(position: StepResult): Promise<StepResult> | undefined {
+    if (position.next === "verify") return this.verifyAndReason(position);
+    if (position.next === "act") return this.act(position);
+    return undefined;
+  }
+}
+
+/** The step crashed after its model call was checkpointed, before it committed anything. */
+export class InjectedCrash extends Error {
+  override readonly name = "InjectedCrash";
+}
+
+/**
+ * `goals`, except that the first new checkpoint of `role` is stored and then the step crashes:
+ * the model was paid, the step never returned (as when a Lambda dies), and Step Functions retries it.
+ */
+export function crashAfterCheckpoint(goals: GoalStore, role: ModelRole): GoalStore {
+  let crashed = false;
+  return new Proxy(goals, {
+    get(target, property, receiver) {
+      if (property !== "putCheckpoint") return Reflect.get(target, property, receiver);
+      return async (...args: Parameters<GoalStore["putCheckpoint"]>) => {
+        const stored = await target.putCheckpoint(...args);
+        if (!crashed && args[0].key.role === role) {
+          crashed = true;
+          throw new InjectedCrash(`crashed after the ${role} checkpoint`);
+        }
+        return stored;
+      };
+    },
+  });
 }
 
 /**

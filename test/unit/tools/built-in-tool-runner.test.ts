@@ -8,7 +8,7 @@ import {
 } from "../../../lambdas/core";
 import type { ToolUseBlock } from "../../../lambdas/core/ports/model-client";
 import { StepRecordSchema } from "../../../lambdas/core/ports/step-log";
-import type { ToolCallContext } from "../../../lambdas/core/ports/tool-runner";
+import { type ToolCallContext, toolCallIdempotencyKey } from "../../../lambdas/core/ports/tool-runner";
 import { createBuiltInToolRunner, notifyMessageId, overflowArtifactPath } from "../../../lambdas/tools";
 import { callContext, InMemoryOutbox, InMemoryWorkspace, NOW, UnavailableWorkspace } from "./support";
 
@@ -295,24 +295,26 @@ describe("createBuiltInToolRunner: bad calls become tool errors", () => {
 });
 
 describe("createBuiltInToolRunner: notify", () => {
-  it("sends once for the same call retried, with a messageId derived from the call", async () => {
+  /** The context Act gives one call: its own idempotency key, derived from the call's identity. */
+  const notifyContext = (toolUseId: string): ToolCallContext => {
+    const base = callContext({ grantedTools: ALL_TOOLS, preAuthorized: ["notify"] });
+    return { ...base, idempotencyKey: toolCallIdempotencyKey({ ...base, toolUseId }) };
+  };
+
+  it("sends once for the same call retried, with the call's idempotency key as messageId", async () => {
     // Prepare
     const { runner, call, outbox } = setup();
-    const context = callContext({ grantedTools: ALL_TOOLS, preAuthorized: ["notify"] });
     const notify = call("notify", { channel: "ops", message: "release is out" }, "tooluse_notify");
 
     // Act
-    const first = await runner.run(notify, context);
-    const retried = await runner.run(notify, context);
+    const first = await runner.run(notify, notifyContext("tooluse_notify"));
+    const retried = await runner.run(notify, notifyContext("tooluse_notify"));
 
     // Assess
     const messages = await outbox.listMessages("g-tools");
-    const messageId = notifyMessageId({
-      goalId: "g-tools",
-      runId: "r1",
-      iteration: 3,
-      toolUseId: "tooluse_notify",
-    });
+    const messageId = notifyMessageId(
+      toolCallIdempotencyKey({ goalId: "g-tools", runId: "r1", iteration: 3, toolUseId: "tooluse_notify" }),
+    );
     expect(messages).toEqual([
       {
         messageId,
@@ -332,14 +334,34 @@ describe("createBuiltInToolRunner: notify", () => {
   it("sends again for a different call of the same iteration", async () => {
     // Prepare
     const { runner, call, outbox } = setup();
-    const context = callContext({ grantedTools: ALL_TOOLS, preAuthorized: ["notify"] });
 
     // Act
-    await runner.run(call("notify", { channel: "ops", message: "one" }), context);
-    await runner.run(call("notify", { channel: "ops", message: "two" }), context);
+    await runner.run(call("notify", { channel: "ops", message: "one" }, "t-1"), notifyContext("t-1"));
+    await runner.run(call("notify", { channel: "ops", message: "two" }, "t-2"), notifyContext("t-2"));
 
     // Assess
     expect((await outbox.listMessages("g-tools")).map((message) => message.message)).toEqual(["one", "two"]);
+  });
+});
+
+describe("toolCallIdempotencyKey", () => {
+  it("is the same for the same call and differs when any part of its identity does", () => {
+    // Prepare
+    const call = { goalId: "g-1", runId: "r1", iteration: 2, toolUseId: "t-1" };
+
+    // Act
+    const key = toolCallIdempotencyKey(call);
+
+    // Assess
+    expect(toolCallIdempotencyKey({ ...call })).toBe(key);
+    expect(key).toMatch(/^[0-9a-f]{64}$/);
+    const others = [
+      { ...call, goalId: "g-2" },
+      { ...call, runId: "r2" },
+      { ...call, iteration: 3 },
+      { ...call, toolUseId: "t-2" },
+    ].map(toolCallIdempotencyKey);
+    expect(new Set([key, ...others]).size).toBe(5);
   });
 });
 

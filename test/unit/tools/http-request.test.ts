@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ToolUseBlock } from "../../../lambdas/core/ports/model-client";
-import { createBuiltInToolRunner } from "../../../lambdas/tools";
+import { createBuiltInToolRunner, httpRequestTool } from "../../../lambdas/tools";
 import {
   callContext,
   InMemoryOutbox,
@@ -161,18 +161,25 @@ describe("http_request: GET to allow-listed hosts", () => {
 });
 
 describe("http_request: refusals", () => {
-  it("refuses a POST before asking for any approval, naming the method, and sends nothing", async () => {
+  it("sends nothing for a POST nobody approved (irreversible), and sends an approved one once, keyed", async () => {
     // Prepare
-    const { request } = setup();
+    const { runner, context } = setup();
     const before = server.requests.length;
+    const call = {
+      toolUseId: "tooluse_post",
+      name: "http_request",
+      input: { method: "POST", url: `${server.origin}/status`, body: "{}" },
+    };
 
     // Act
-    const outcome = await request({ method: "POST", url: `${server.origin}/status`, body: "{}" });
+    const refused = await runner.run(call, context);
+    const approved = await runner.run(call, { ...context, approvedCalls: ["tooluse_post"] });
 
     // Assess
-    expect(outcome.errorName).toBe("HttpRequestRefused");
-    expect(text(outcome)).toContain("method POST is not allowed");
-    expect(server.requests.length).toBe(before);
+    expect(refused.errorName).toBe("ApprovalRequired");
+    expect(server.requests.length).toBe(before + 1);
+    expect(approved.result.status).toBe("success");
+    expect(server.requests.at(-1)).toMatchObject({ method: "POST" });
   });
 
   it("refuses a host outside the allow-list, naming the host and the list", async () => {
@@ -214,5 +221,49 @@ describe("http_request: refusals", () => {
     expect(text(fileUrl)).toContain("url: must be an absolute http or https URL");
     expect(withBody.errorName).toBe("InvalidToolInput");
     expect(text(withBody)).toContain("body: a GET request has no body");
+  });
+});
+
+describe("http_request: idempotency key", () => {
+  /** The tool's own execute (the runner still refuses non-GET methods first), with a recording fetch. */
+  async function execute(input: { method: "GET" | "POST" | "PUT"; url: string; body?: string }) {
+    const sent: RequestInit[] = [];
+    const fetch: typeof globalThis.fetch = async (_url, init) => {
+      sent.push(init ?? {});
+      return new Response("ok", { status: 200 });
+    };
+    await httpRequestTool.execute(input, {
+      call: { toolUseId: "tooluse_http", name: "http_request", input },
+      context: callContext({ grantedTools: ["http_request"], idempotencyKey: "key-of-this-call" }),
+      workspace: new InMemoryWorkspace(),
+      outbox: new InMemoryOutbox(),
+      http: { allowedHosts: ["127.0.0.1"], fetch, timeoutMs: 1000, maxResponseBytes: 1000 },
+      now: () => new Date(),
+    });
+    return sent;
+  }
+
+  it("sends the call's key as Idempotency-Key with a method that changes something", async () => {
+    // Act
+    const sent = await execute({ method: "POST", url: "http://127.0.0.1/orders", body: "{}" });
+
+    // Assess
+    expect(sent).toEqual([
+      expect.objectContaining({
+        method: "POST",
+        body: "{}",
+        headers: { "Idempotency-Key": "key-of-this-call" },
+      }),
+    ]);
+  });
+
+  it("sends no key with a GET, which changes nothing", async () => {
+    // Act
+    const sent = await execute({ method: "GET", url: "http://127.0.0.1/status" });
+
+    // Assess
+    expect(sent).toHaveLength(1);
+    expect(sent[0]?.method).toBe("GET");
+    expect(sent[0]?.headers).toBeUndefined();
   });
 });

@@ -83,6 +83,7 @@ export function callContext(overrides: Partial<ToolCallContext> = {}): ToolCallC
     grantedTools: ["workspace_list", "workspace_read", "workspace_write"],
     preAuthorized: [],
     truncated: false,
+    idempotencyKey: "key-g-tools-r1-3",
     ...overrides,
   };
 }

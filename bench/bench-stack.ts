@@ -1,0 +1,87 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import type { GoalSnapshot, GoalStatus } from "../lambdas/core/goal-record";
+import { GoalsClient } from "../lib/local/cli/goals-client";
+import { type LocalStack, startLocalStack } from "../lib/local/local-stack";
+import { type DynamoProxy, startDynamoProxy } from "./dynamo-proxy";
+import { type FixtureSizes, writeFixtures } from "./fixtures";
+
+export const PROJECT_DIR = resolve(import.meta.dirname, "..");
+
+export interface BenchStack {
+  readonly stack: LocalStack;
+  readonly client: GoalsClient;
+  /** The counting proxy in front of DynamoDB, when asked for (it adds a hop to every request). */
+  readonly store: DynamoProxy | undefined;
+  writeFixture(name: string, fixture: unknown): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * The local stack as `npm start` runs it (cdk.out bundles, dynalite in memory, fixture models),
+ * synthesized first when cdk.out is stale, with the bench's fixtures in a temporary folder and a
+ * counting proxy in front of DynamoDB. No network: every endpoint is on 127.0.0.1.
+ */
+export async function startBenchStack(options: {
+  fixtures: FixtureSizes;
+  contextBudgetTokens: number;
+  countWrites: boolean;
+  log: (line: string) => void;
+}): Promise<BenchStack> {
+  const fixturesDir = mkdtempSync(join(tmpdir(), "goal-loops-bench-"));
+  writeFixtures(fixturesDir, options.fixtures);
+  const store = options.countWrites ? await startDynamoProxy() : undefined;
+  const stack = await startLocalStack({
+    projectDir: PROJECT_DIR,
+    synth: true,
+    port: 0,
+    fixturesDir,
+    inMemory: true,
+    log: options.log,
+    functionLog: () => undefined,
+    environment: {
+      ...(store ? { AWS_ENDPOINT_URL_DYNAMODB: store.url } : {}),
+      CONTEXT_BUDGET_TOKENS: String(options.contextBudgetTokens),
+    },
+  });
+  if (store) store.target = stack.endpoints.dynamodb;
+  return {
+    stack,
+    client: new GoalsClient(stack.apiUrl),
+    store,
+    writeFixture: (name, fixture) =>
+      writeFileSync(join(fixturesDir, `${name}.json`), JSON.stringify(fixture)),
+    stop: async () => {
+      await stack.stop();
+      await store?.close();
+      rmSync(fixturesDir, { recursive: true, force: true });
+    },
+  };
+}
+
+const SETTLED: ReadonlySet<GoalStatus> = new Set([
+  "completed",
+  "paused",
+  "failed",
+  "terminated",
+  "cancelled",
+  "waiting",
+]);
+
+/** Polls a goal until it settles or the deadline passes. */
+export async function settle(
+  client: GoalsClient,
+  goalId: string,
+  deadlineMs: number,
+  pollMs = 50,
+): Promise<GoalSnapshot> {
+  const deadline = Date.now() + deadlineMs;
+  for (;;) {
+    const snapshot = await client.getGoal(goalId);
+    if (SETTLED.has(snapshot.status)) return snapshot;
+    if (Date.now() > deadline)
+      throw new Error(`goal ${goalId} still ${snapshot.status} after ${deadlineMs} ms`);
+    await new Promise((done) => setTimeout(done, pollMs));
+  }
+}

@@ -1,0 +1,151 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+
+/** One write request that reached DynamoDB, attributed to the goal whose partition it wrote. */
+export interface StoreWrite {
+  /** `PutItem`, `UpdateItem`, `DeleteItem`, `BatchWriteItem`. */
+  readonly operation: string;
+  readonly goalId: string | undefined;
+  /** The item's sort key (`GOAL`, `EVT#…`, `STEP#…`, `CKPT#…`, `WS#…`, `OUTBOX#…`). */
+  readonly sortKey: string;
+  /** DynamoDB's item size of what was written (what write units are billed on). */
+  readonly bytes: number;
+  readonly at: number;
+}
+
+export interface DynamoProxy {
+  readonly url: string;
+  /** Where requests go; set once the real endpoint is up (the stack starts DynamoDB itself). */
+  target: string | undefined;
+  readonly writes: StoreWrite[];
+  close(): Promise<void>;
+}
+
+type AttributeValue = Record<string, unknown>;
+
+/**
+ * DynamoDB's size of an attribute value: strings and binary by UTF-8 length, numbers about one byte
+ * per two digits plus one, maps and lists 3 bytes plus one per element plus their contents.
+ */
+function valueSize(value: AttributeValue): number {
+  const [type, inner] = Object.entries(value)[0] ?? ["NULL", true];
+  switch (type) {
+    case "S":
+    case "B":
+      return Buffer.byteLength(String(inner));
+    case "N":
+      return Math.ceil(String(inner).replace(/^-|\./g, "").length / 2) + 1;
+    case "BOOL":
+    case "NULL":
+      return 1;
+    case "SS":
+    case "BS":
+      return (inner as string[]).reduce((sum, item) => sum + Buffer.byteLength(item), 0);
+    case "NS":
+      return (inner as string[]).reduce((sum, item) => sum + Math.ceil(item.length / 2) + 1, 0);
+    case "L":
+      return 3 + (inner as AttributeValue[]).reduce((sum, item) => sum + 1 + valueSize(item), 0);
+    case "M":
+      return 3 + itemSize(inner as Record<string, AttributeValue>) + Object.keys(inner as object).length;
+    default:
+      return Buffer.byteLength(JSON.stringify(inner));
+  }
+}
+
+export function itemSize(item: Record<string, AttributeValue>): number {
+  return Object.entries(item).reduce(
+    (sum, [name, value]) => sum + Buffer.byteLength(name) + valueSize(value),
+    0,
+  );
+}
+
+function keyOf(item: Record<string, AttributeValue> | undefined) {
+  const pk = item?.pk?.S;
+  const sk = item?.sk?.S;
+  const goalId = typeof pk === "string" && pk.startsWith("GOAL#") ? pk.slice(5) : undefined;
+  return { goalId, sortKey: typeof sk === "string" ? sk : "" };
+}
+
+function writesOf(operation: string, body: Record<string, unknown>, at: number): StoreWrite[] {
+  if (operation === "PutItem") {
+    const item = body.Item as Record<string, AttributeValue>;
+    return [{ operation, ...keyOf(item), bytes: itemSize(item), at }];
+  }
+  if (operation === "UpdateItem" || operation === "DeleteItem") {
+    const key = body.Key as Record<string, AttributeValue>;
+    const values = (body.ExpressionAttributeValues ?? {}) as Record<string, AttributeValue>;
+    const bytes = operation === "DeleteItem" ? 0 : itemSize(key) + itemSize(values);
+    return [{ operation, ...keyOf(key), bytes, at }];
+  }
+  if (operation === "BatchWriteItem") {
+    const requests = Object.values(
+      (body.RequestItems ?? {}) as Record<
+        string,
+        { PutRequest?: { Item: Record<string, AttributeValue> } }[]
+      >,
+    ).flat();
+    return requests.flatMap((request) =>
+      request.PutRequest
+        ? [{ operation, ...keyOf(request.PutRequest.Item), bytes: itemSize(request.PutRequest.Item), at }]
+        : [],
+    );
+  }
+  return [];
+}
+
+/**
+ * An HTTP proxy in front of the local DynamoDB that records every write (the functions reach it
+ * through AWS_ENDPOINT_URL_DYNAMODB): the goal store's bytes per iteration are measured on the
+ * wire, as DynamoDB would bill them, without touching the store's code.
+ */
+export async function startDynamoProxy(): Promise<DynamoProxy> {
+  const writes: StoreWrite[] = [];
+  const proxy: { target: string | undefined } = { target: undefined };
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      const body = Buffer.concat(chunks);
+      const operation = String(req.headers["x-amz-target"] ?? "").split(".")[1] ?? "";
+      if (/^(PutItem|UpdateItem|DeleteItem|BatchWriteItem)$/.test(operation)) {
+        try {
+          writes.push(...writesOf(operation, JSON.parse(body.toString("utf8")), performance.now()));
+        } catch {
+          // A body we cannot read is still forwarded; DynamoDB answers it.
+        }
+      }
+      if (proxy.target === undefined) {
+        res.writeHead(503).end();
+        return;
+      }
+      const forwarded = http.request(
+        `${proxy.target}${req.url ?? "/"}`,
+        { method: req.method, headers: { ...req.headers, host: new URL(proxy.target).host } },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 500, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      forwarded.on("error", () => res.writeHead(502).end());
+      forwarded.end(body);
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    get target() {
+      return proxy.target;
+    },
+    set target(value) {
+      proxy.target = value;
+    },
+    writes,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

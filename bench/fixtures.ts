@@ -1,0 +1,145 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+/** Fixture files the bench writes into its own temporary folder (`scripted:<name>`). */
+export const FIXTURES = {
+  long: "bench-long",
+  overhead: "bench-overhead",
+  short: "bench-short",
+  approval: "bench-approval",
+} as const;
+
+const MODULES = ["core/retry", "api/routes", "store/dynamo", "tools/http", "cli/run", "local/engine"];
+
+/** A finding note of about 300 tokens: what an exploratory step writes down. */
+function finding(index: number): string {
+  const module = MODULES[index % MODULES.length];
+  const lines = [
+    `# Finding ${index + 1}: build log ${index + 1}`,
+    "",
+    `Module ${module} failed ${1 + (index % 4)} of 40 runs on arm64 with a timeout after 30 s; the rerun passed.`,
+    `The failing test waits on a task token that the fake clock never releases when run ${index + 1} is retried.`,
+    `Retry budget: SDK retries x state retries = ${(index % 3) + 2} x 3; the job log shows ${(index * 7) % 23} throttling errors.`,
+    `Cold start of the VerifyAndReason bundle took ${180 + ((index * 13) % 90)} ms; warm invocations ${12 + (index % 9)} ms.`,
+    `Suspected cause: shared fixture state between parallel workers; candidate fix: one table per test file.`,
+    `Related files: lib/local/${module?.replace("/", "-")}.ts, test/e2e/${module?.split("/")[1]}.test.ts, logs/run-${index + 1}.txt.`,
+  ];
+  return lines.join("\n");
+}
+
+/**
+ * The long ReAct goal: `iterations` reason turns, each with a few sentences of reasoning and a
+ * workspace_write of a new finding (progress every cycle), the last one the report that satisfies
+ * the check. Summaries for every compaction the budget may cause.
+ */
+export function longGoalFixture(iterations: number) {
+  const reason = Array.from({ length: iterations }, (_, index) => {
+    const last = index === iterations - 1;
+    return {
+      text: last
+        ? "Every log is read; the report follows from the findings."
+        : `Log ${index + 1} next. The previous findings point at timeouts on arm64 and shared fixture state; ` +
+          "I will read this log for the same pattern and note anything new, with the module and the numbers.",
+      toolUse: {
+        name: "workspace_write",
+        input: last
+          ? { path: "report.md", content: `# Findings\n\n${iterations - 1} build logs read; see notes/.` }
+          : { path: `notes/finding-${index + 1}.md`, content: finding(index) },
+      },
+    };
+  });
+  const summarize = Array.from({ length: Math.ceil(iterations / 4) }, (_, index) => ({
+    text:
+      `Through compaction ${index + 1}: read build logs one by one and wrote one finding per log to ` +
+      "notes/finding-<n>.md. Recurring pattern: arm64 timeouts after 30 s in core/retry and api/routes, " +
+      "caused by a task token the fake clock never releases on retries, and by shared fixture state between " +
+      "parallel workers (candidate fix: one table per test file). Throttling errors grow with SDK x state " +
+      "retries. Cold starts of VerifyAndReason 180-270 ms, warm 12-20 ms. Left: the remaining logs, then report.md.",
+  }));
+  return { reason, summarize };
+}
+
+export function longGoalSpec(iterations: number, fixture: string = FIXTURES.long) {
+  return {
+    objective: `Read the ${iterations - 1} build logs of last week's nightly runs, write one finding per log to notes/, then a report to report.md.`,
+    scope: ["The workspace only: no notifications, no network."],
+    successChecks: [
+      {
+        id: "report",
+        description: "report.md exists and starts with a Findings heading",
+        verify: { kind: "artifact" as const, path: "report.md", contains: "# Findings" },
+      },
+    ],
+    constraints: ["One finding per log, with the module, the numbers and a suspected cause."],
+    limits: { maxSteps: iterations + 20, maxCostUsd: 100, maxNoProgressCycles: 3 },
+    pattern: "react" as const,
+    models: { default: `scripted:${fixture}` },
+  };
+}
+
+/** A short goal (five iterations, the last one completing it): throughput and transitions. */
+export function shortGoalFixture(iterations: number) {
+  return {
+    reason: Array.from({ length: iterations }, (_, index) => ({
+      toolUse: {
+        name: "workspace_write",
+        input:
+          index === iterations - 1
+            ? { path: "done.md", content: "done" }
+            : { path: `step-${index}.md`, content: `step ${index}` },
+      },
+    })),
+  };
+}
+
+export function shortGoalSpec() {
+  return {
+    objective: "Write a few notes, then done.md",
+    successChecks: [
+      { id: "done", description: "done.md exists", verify: { kind: "artifact", path: "done.md" } },
+    ],
+    pattern: "react",
+    models: { default: `scripted:${FIXTURES.short}` },
+  };
+}
+
+/** One notify that needs a human approval, then done. */
+export function approvalGoalFixture() {
+  return {
+    reason: [{ toolUse: { name: "notify", input: { channel: "ops", message: "release 2.0 is out" } } }],
+  };
+}
+
+export function approvalGoalSpec() {
+  return {
+    objective: "Tell ops that release 2.0 is out",
+    successChecks: [
+      {
+        id: "ops-told",
+        description: "notify succeeded",
+        verify: { kind: "tool_result", tool: "notify", expect: { status: "success" } },
+      },
+    ],
+    tools: ["notify"],
+    pattern: "react",
+    models: { default: `scripted:${FIXTURES.approval}` },
+  };
+}
+
+export interface FixtureSizes {
+  readonly longIterations: number;
+  readonly overheadIterations: number;
+  readonly shortIterations: number;
+}
+
+export function writeFixtures(dir: string, sizes: FixtureSizes): void {
+  const files: Record<string, unknown> = {
+    [FIXTURES.long]: longGoalFixture(sizes.longIterations),
+    [FIXTURES.overhead]: longGoalFixture(sizes.overheadIterations),
+    [FIXTURES.short]: shortGoalFixture(sizes.shortIterations),
+    [FIXTURES.approval]: approvalGoalFixture(),
+  };
+  for (const [name, fixture] of Object.entries(files)) {
+    writeFileSync(join(dir, `${name}.json`), JSON.stringify(fixture));
+  }
+}

@@ -1,0 +1,102 @@
+import type { BenchStack } from "./bench-stack";
+import { settle } from "./bench-stack";
+import type { StoreWrite } from "./dynamo-proxy";
+import { longGoalSpec } from "./fixtures";
+import { type MeasuredCall, measureCalls, naiveTokens } from "./prompt-tokens";
+
+export interface LongGoalRun {
+  readonly goalId: string;
+  readonly status: string;
+  readonly steps: number;
+  readonly wallMs: number;
+  readonly calls: readonly MeasuredCall[];
+  /** Reason calls in order; index i is iteration i + 1. */
+  readonly reason: readonly MeasuredCall[];
+  readonly naive: readonly number[];
+  readonly writes: readonly StoreWrite[];
+  /** When each step was logged (ms, the proxy's clock), index i is step i + 1. */
+  readonly stepTimes: readonly number[];
+  /** State transitions of every run (execution) of the goal. */
+  readonly transitions: number;
+  readonly executions: number;
+  readonly outputTokens: number;
+}
+
+/** Runs the long ReAct goal to completion on the bench stack and collects what it sent and wrote. */
+export async function runLongGoal(
+  bench: BenchStack,
+  iterations: number,
+  deadlineMs: number,
+): Promise<LongGoalRun> {
+  const started = performance.now();
+  const accepted = await bench.client.submitGoal(longGoalSpec(iterations));
+  const final = await settle(bench.client, accepted.goalId, deadlineMs, 200);
+  const wallMs = performance.now() - started;
+  const { goalId } = accepted;
+  // Executions drain their event logs after the last state; wait for the counters to settle.
+  const runs = bench.stack.executions.list().filter((execution) => execution.name.startsWith(goalId));
+  await Promise.all(runs.map((execution) => execution.done));
+  const records = bench.stack.bedrock.calls().filter((record) => record.goalId === goalId);
+  const calls = measureCalls(records);
+  const reason = calls.filter((call) => call.role === "reason").sort((a, b) => a.call - b.call);
+  const writes = (bench.store?.writes ?? []).filter((write) => write.goalId === goalId);
+  const stepTimes = writes.filter((write) => write.sortKey.startsWith("STEP#")).map((write) => write.at);
+  return {
+    goalId,
+    status: final.status,
+    steps: final.steps,
+    wallMs,
+    calls,
+    reason,
+    naive: naiveTokens(reason),
+    writes,
+    stepTimes,
+    transitions: runs.reduce((sum, execution) => sum + execution.transitions, 0),
+    executions: runs.length,
+    outputTokens: final.usage.outputTokens,
+  };
+}
+
+/**
+ * Bytes written to the goal store in iteration k: every write of the goal after step k-1 was
+ * logged, up to and including the log of step k (checkpoints, events, the goal item, the step;
+ * workspace files, the artifacts, excluded). Averaged over the `window` iterations ending at k.
+ */
+export function storeBytesPerIteration(
+  run: LongGoalRun,
+  k: number,
+  window = 5,
+  measure: (write: StoreWrite) => number = (write) => write.bytes,
+): number {
+  const perIteration: number[] = [];
+  let iteration = 1;
+  let bytes = 0;
+  for (const write of run.writes) {
+    if (write.sortKey.startsWith("WS#")) continue;
+    bytes += measure(write);
+    if (write.sortKey.startsWith("STEP#")) {
+      perIteration[iteration] = bytes;
+      iteration += 1;
+      bytes = 0;
+    }
+  }
+  const picked = perIteration
+    .slice(Math.max(1, k - window + 1), k + 1)
+    .filter((value) => value !== undefined);
+  return picked.length === 0 ? Number.NaN : picked.reduce((sum, value) => sum + value, 0) / picked.length;
+}
+
+/** Which item kinds the bytes of iteration k went to (for the report's explanation). */
+export function storeBytesByKind(run: LongGoalRun, k: number): Record<string, number> {
+  const kinds: Record<string, number> = {};
+  let iteration = 1;
+  for (const write of run.writes) {
+    if (write.sortKey.startsWith("WS#")) continue;
+    if (iteration === k) {
+      const kind = write.sortKey.split("#")[0] || "?";
+      kinds[kind] = (kinds[kind] ?? 0) + write.bytes;
+    }
+    if (write.sortKey.startsWith("STEP#")) iteration += 1;
+  }
+  return kinds;
+}

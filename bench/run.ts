@@ -1,0 +1,367 @@
+/**
+ * `npm run bench`: every performance figure of issue 6 on the local runtime, with scripted
+ * fixtures (no network), each beside its budget from bench/budgets.json. Prints a table, writes
+ * bench/results.json, exits 1 when a budget is missed. `-- --markdown` also prints the table for the README.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { cpus, totalmem } from "node:os";
+import { join } from "node:path";
+import { priceOf } from "../lambdas/core/model-prices";
+import { settle, startBenchStack } from "./bench-stack";
+import { measureBundles } from "./bundles";
+import { FIXTURES, longGoalSpec } from "./fixtures";
+import { runInProcess } from "./in-process";
+import { type LongGoalRun, runLongGoal, storeBytesByKind, storeBytesPerIteration } from "./long-goal";
+import { atLeast, atMost, type Figure, info, markdown, table } from "./report";
+import {
+  iterationTimes,
+  measureApprovalLatency,
+  measureThroughput,
+  measureTransitions,
+  median,
+  p95,
+} from "./scenarios";
+
+const BENCH_DIR = import.meta.dirname;
+const budgets = JSON.parse(readFileSync(join(BENCH_DIR, "budgets.json"), "utf8")) as Record<string, number>;
+const prices = JSON.parse(readFileSync(join(BENCH_DIR, "prices.json"), "utf8")) as Record<string, number>;
+const budget = (name: string): number => {
+  const value = budgets[name];
+  if (typeof value !== "number") throw new Error(`bench/budgets.json has no number '${name}'`);
+  return value;
+};
+
+/** The long goal's iterations, and the budget (in the Lambdas' compact-table tokens) that makes it compact. */
+const LONG_ITERATIONS = 200;
+const LONG_CONTEXT_BUDGET = 5200;
+const OVERHEAD_ITERATIONS = 60;
+const SHORT_ITERATIONS = 5;
+const APPROVALS = 10;
+const CONCURRENT_GOALS = 50;
+const IMPORT_RUNS = 5;
+
+const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
+const started = performance.now();
+const elapsed = () => `${((performance.now() - started) / 1000).toFixed(0)} s`;
+const sum = (values: readonly number[]) => values.reduce((total, value) => total + value, 0);
+const figures: Figure[] = [];
+const fixtures = {
+  longIterations: LONG_ITERATIONS,
+  overheadIterations: OVERHEAD_ITERATIONS,
+  shortIterations: SHORT_ITERATIONS,
+};
+
+function tokenFigures(run: LongGoalRun): void {
+  const section = "tokens (long ReAct goal)";
+  if (run.status !== "completed" || run.reason.length < LONG_ITERATIONS) {
+    figures.push(info(section, "long goal", `${run.status} after ${run.steps} steps`));
+  }
+  for (const iteration of [10, 50, 100, 200]) {
+    const call = run.reason[iteration - 1];
+    figures.push(
+      info(
+        section,
+        `input tokens, call ${iteration}`,
+        call?.tokens ?? Number.NaN,
+        "",
+        `naive ${run.naive[iteration - 1] ?? "n/a"}`,
+      ),
+    );
+    figures.push(
+      info(section, `naive full scratchpad, call ${iteration}`, run.naive[iteration - 1] ?? Number.NaN),
+    );
+  }
+  const at10 = run.reason[9]?.tokens ?? Number.NaN;
+  const at200 = run.reason[199]?.tokens ?? Number.NaN;
+  figures.push(atMost(section, "input tokens at 200 / at 10", at200 / at10, budget("tokensAt200OverAt10")));
+  const total = sum(run.calls.map((call) => call.tokens));
+  const naive = sum(run.naive);
+  figures.push(info(section, "total input tokens (reason + summarize)", total));
+  figures.push(info(section, "naive total input tokens", naive));
+  figures.push(atMost(section, "total / naive", total / naive, budget("totalOverNaive")));
+  const summarize = run.calls.filter((call) => call.role === "summarize");
+  figures.push(
+    info(
+      section,
+      "summarize calls",
+      summarize.length,
+      "",
+      `fast tier, ${sum(summarize.map((c) => c.tokens))} input tokens`,
+    ),
+  );
+  const later = run.calls.filter((call) => call.call > 0);
+  const shares = later.map((call) => call.reusedTokens / call.tokens).sort((a, b) => a - b);
+  figures.push(
+    atLeast(
+      section,
+      "cacheable prefix share, calls after the first",
+      sum(later.map((c) => c.reusedTokens)) / sum(later.map((c) => c.tokens)),
+      budget("cacheablePrefixShare"),
+    ),
+  );
+  figures.push(
+    info(
+      section,
+      "cacheable share per call: min / median",
+      `${(shares[0] ?? 0).toFixed(2)} / ${median(shares).toFixed(2)}`,
+    ),
+  );
+  const samePrefix = later.filter((call) => call.role === "reason").every((call) => call.samePrefix);
+  figures.push(info(section, "stable prefix byte-identical on every reason call", samePrefix ? "yes" : "NO"));
+}
+
+function storeFigures(run: LongGoalRun): void {
+  const section = "goal store (long goal)";
+  const at10 = storeBytesPerIteration(run, 10);
+  const at200 = storeBytesPerIteration(run, 200);
+  const kinds = (k: number) =>
+    Object.entries(storeBytesByKind(run, k))
+      .map(([kind, bytes]) => `${kind} ${bytes}`)
+      .join(", ");
+  figures.push(info(section, "bytes written per iteration at 10", at10, "B", kinds(10)));
+  figures.push(
+    atMost(
+      section,
+      "bytes written per iteration at 200",
+      at200,
+      budget("storeBytesPerIterationAt200"),
+      "B",
+      kinds(199),
+    ),
+  );
+  figures.push(
+    atMost(section, "bytes per iteration at 200 / at 10", at200 / at10, budget("storeBytesAt200OverAt10")),
+  );
+  figures.push(
+    info(
+      section,
+      "bytes written, whole goal (artifacts excluded)",
+      sum(run.writes.filter((w) => !w.sortKey.startsWith("WS#")).map((w) => w.bytes)),
+      "B",
+    ),
+  );
+}
+
+function costFigures(
+  run: LongGoalRun,
+  lambdaPerIteration: number,
+  models: { heavy: string; fast: string },
+): void {
+  const section = "cost per ReAct iteration";
+  const transitions = run.transitions / Math.max(1, run.steps);
+  const sfn = transitions * (prices.stepFunctionsPerTransitionUsd ?? 0);
+  const lambda =
+    lambdaPerIteration *
+    ((prices.lambdaPerRequestUsd ?? 0) +
+      (0.5 * (prices.lambdaBilledMs ?? 0) * (prices.lambdaPerGbSecondUsd ?? 0)) / 1000);
+  const writeUnits = storeBytesPerIteration(run, 200, 50, (write) =>
+    Math.max(1, Math.ceil(write.bytes / 1024)),
+  );
+  const dynamo = writeUnits * (prices.dynamoDbPerWriteUnitUsd ?? 0);
+  figures.push(info(section, "Step Functions", sfn, "USD", `${transitions.toFixed(2)} transitions`));
+  figures.push(
+    info(
+      section,
+      "Lambda",
+      lambda,
+      "USD",
+      `${lambdaPerIteration.toFixed(1)} invocations, 512 MB, ${prices.lambdaBilledMs} ms each`,
+    ),
+  );
+  figures.push(info(section, "DynamoDB writes", dynamo, "USD", `${writeUnits.toFixed(1)} write units`));
+  const reason = run.reason;
+  const summarize = run.calls.filter((call) => call.role === "summarize");
+  const outputPerCall = run.outputTokens / Math.max(1, run.calls.length);
+  const callCost = (modelId: string, calls: typeof reason, cached: boolean) => {
+    const price = priceOf(modelId);
+    return sum(
+      calls.map((call) => {
+        const read = cached ? call.reusedTokens : 0;
+        const written = cached ? Math.max(0, call.tokens - read - 150) : 0;
+        const fresh = call.tokens - read - written;
+        return (
+          (fresh * price.input +
+            read * price.cacheRead +
+            written * price.cacheWrite +
+            outputPerCall * price.output) /
+          1e6
+        );
+      }),
+    );
+  };
+  for (const [tier, modelId] of [
+    ["heavy", models.heavy],
+    ["fast", models.fast],
+  ] as const) {
+    const perIteration =
+      (callCost(modelId, reason, true) + callCost(models.fast, summarize, false)) /
+      Math.max(1, reason.length);
+    figures.push(
+      info(
+        section,
+        `model (reason on ${tier}: ${modelId})`,
+        perIteration,
+        "USD",
+        "cache reads priced for the cacheable prefix; summarize on fast",
+      ),
+    );
+  }
+}
+
+async function main(): Promise<void> {
+  const machine = `${cpus().length} cores (${cpus()[0]?.model.trim() ?? "?"}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.versions.node}`;
+  log(`machine: ${machine}`);
+
+  // 1. The long goal, transitions per pattern, on a stack whose DynamoDB writes are counted.
+  log("starting the local stack (synthesizes cdk.out when it is stale) …");
+  const counted = await startBenchStack({
+    fixtures,
+    contextBudgetTokens: LONG_CONTEXT_BUDGET,
+    countWrites: true,
+    log: () => undefined,
+  });
+  const heavy = counted.stack.model.functions.find((fn) => fn.environment.HEAVY_MODEL_ID)?.environment;
+  const models = {
+    heavy: heavy?.HEAVY_MODEL_ID ?? "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+    fast: heavy?.FAST_MODEL_ID ?? "us.anthropic.claude-haiku-4-5-20251001-v1:0",
+  };
+  let run: LongGoalRun;
+  let lambdaPerIteration = Number.NaN;
+  try {
+    log(`stack up (${elapsed()}); long goal: ${LONG_ITERATIONS} iterations …`);
+    run = await runLongGoal(counted, LONG_ITERATIONS, 480_000);
+    log(`long goal ${run.status} in ${(run.wallMs / 1000).toFixed(0)} s (${elapsed()}); patterns …`);
+    const patterns = await measureTransitions(counted, counted.writeFixture);
+    // The budget is per iteration in a long run; the 4-iteration goals also pay their start and end.
+    figures.push(
+      atMost(
+        "orchestration",
+        `state transitions per iteration, react, ${LONG_ITERATIONS}-iteration goal without a gate`,
+        run.transitions / Math.max(1, run.steps),
+        budget("reactTransitionsPerIteration"),
+        "",
+        `${run.transitions} transitions in ${run.executions} runs`,
+      ),
+    );
+    for (const pattern of patterns) {
+      const name = `state transitions per iteration, ${pattern.pattern}, 4-iteration goal incl. start and end`;
+      if (pattern.status !== "measured") {
+        figures.push(info("orchestration", name, pattern.status, "", pattern.detail));
+        continue;
+      }
+      figures.push(info("orchestration", name, pattern.perIteration ?? Number.NaN));
+      if (pattern.pattern === "react") {
+        lambdaPerIteration = (pattern.lambdaInvocations ?? 0) / Math.max(1, pattern.iterations ?? 1);
+      }
+    }
+  } finally {
+    await counted.stop();
+  }
+  tokenFigures(run);
+  storeFigures(run);
+  costFigures(run, lambdaPerIteration, models);
+
+  // 2. Latency and throughput on a stack without the counting proxy.
+  log(`(${elapsed()}) second stack: overhead, approvals, throughput …`);
+  const plain = await startBenchStack({
+    fixtures,
+    contextBudgetTokens: LONG_CONTEXT_BUDGET,
+    countWrites: false,
+    log: () => undefined,
+  });
+  let local: number[] = [];
+  try {
+    const accepted = await plain.client.submitGoal(longGoalSpec(OVERHEAD_ITERATIONS, FIXTURES.overhead));
+    await settle(plain.client, accepted.goalId, 240_000, 100);
+    local = await iterationTimes(plain, accepted.goalId);
+    const approvals = await measureApprovalLatency(plain, APPROVALS);
+    figures.push(
+      atMost(
+        "approval",
+        "decision received -> next step started, median",
+        median(approvals),
+        budget("approvalLatencyMedianMs"),
+        "ms",
+      ),
+    );
+    figures.push(info("approval", "decision received -> next step started, p95", p95(approvals), "ms"));
+    const throughput = await measureThroughput(plain, CONCURRENT_GOALS);
+    figures.push(
+      info(
+        "throughput",
+        `goals completed per minute, ${CONCURRENT_GOALS} concurrent ${SHORT_ITERATIONS}-iteration goals`,
+        throughput.goalsPerMinute,
+        "",
+        `${throughput.completed}/${CONCURRENT_GOALS} in ${throughput.seconds.toFixed(1)} s`,
+      ),
+    );
+  } finally {
+    await plain.stop();
+  }
+  log(`(${elapsed()}) in-process baseline …`);
+  const inProcess = await runInProcess(OVERHEAD_ITERATIONS, LONG_CONTEXT_BUDGET);
+  figures.push(
+    atMost(
+      "overhead",
+      "local runtime per iteration, zero-latency model, median",
+      median(local),
+      budget("localOverheadMedianMs"),
+      "ms",
+    ),
+  );
+  figures.push(info("overhead", "local runtime per iteration, p95", p95(local), "ms"));
+  figures.push(
+    info(
+      "overhead",
+      "same core steps in one process, median / p95",
+      `${median(inProcess).toFixed(1)} / ${p95(inProcess).toFixed(1)}`,
+      "ms",
+    ),
+  );
+  figures.push(info("overhead", "local / in-process (median)", median(local) / median(inProcess)));
+
+  // 3. Bundles, last, with nothing else running.
+  log(`(${elapsed()}) bundles …`);
+  const { loadCloudAssembly } = await import("../lib/local/cdk-out");
+  const functions = loadCloudAssembly(join(BENCH_DIR, "..", "cdk.out")).functions;
+  for (const bundle of measureBundles(functions, IMPORT_RUNS)) {
+    figures.push(
+      atMost(
+        "bundles",
+        `${bundle.functionName} size`,
+        bundle.bytes / 1024,
+        budget("bundleBytes") / 1024,
+        "KB",
+      ),
+    );
+    figures.push(
+      atMost(
+        "bundles",
+        `${bundle.functionName} cold import, median of ${IMPORT_RUNS}`,
+        bundle.coldImportMs,
+        budget("coldImportMedianMs"),
+        "ms",
+      ),
+    );
+  }
+
+  const missed = figures.filter((figure) => figure.met === false || figure.met === null);
+  const results = {
+    machine,
+    date: new Date().toISOString(),
+    seconds: Math.round((performance.now() - started) / 1000),
+    budgets,
+    figures,
+  };
+  writeFileSync(join(BENCH_DIR, "results.json"), `${JSON.stringify(results, null, 2)}\n`);
+  process.stdout.write(`${table(figures)}\n\nmachine: ${machine}; ${results.seconds} s\n`);
+  if (process.argv.includes("--markdown")) process.stdout.write(`\n${markdown(figures)}\n`);
+  if (missed.length > 0) {
+    process.stdout.write(
+      `\n${missed.length} budget(s) missed or not measured: ${missed.map((figure) => figure.name).join("; ")}\n`,
+    );
+    process.exitCode = 1;
+  }
+}
+
+await main();

@@ -1,0 +1,95 @@
+import * as z from "zod";
+import { canonicalJson } from "../core/canonical-json";
+import type { JsonValue } from "../core/goal-change";
+import { ModelRoleSchema } from "../core/model-roles";
+import type { GoalStore, ModelCheckpoint } from "../core/ports/goal-store";
+import { parseOrThrow } from "../core/validation";
+
+/**
+ * Chaos-testing hook, in the manner of AWS FIS's Lambda fault injection: inert unless this variable
+ * is set, and never set by the stack. The end-to-end tests set it to prove a crashed step is retried
+ * without paying for its model call again.
+ */
+export const FAULT_INJECTION_ENV = "GOAL_LOOPS_FAULT_INJECTION";
+
+/**
+ * `crash-after-checkpoint:<role>:<call>`: the process exits right after the checkpoint of that
+ * role's call number (the goal's n-th call of the role, counted from 0) was stored for the first
+ * time — the model was paid, the step has not returned, as when a sandbox runs out of memory.
+ */
+const FaultSpecSchema = z
+  .string()
+  .transform((value) => value.split(":"))
+  .pipe(
+    z.tuple([
+      z.literal("crash-after-checkpoint"),
+      ModelRoleSchema,
+      z.string().regex(/^\d+$/, "must be a whole number").transform(Number),
+    ]),
+  )
+  .transform(([kind, role, call]) => ({ kind, role, call }));
+export type FaultSpec = z.output<typeof FaultSpecSchema>;
+
+/**
+ * The fault the environment asks for, or undefined when the variable is unset or empty. A value that
+ * does not parse throws at init, naming the variable: a chaos test that silently injects nothing
+ * would pass for the wrong reason.
+ */
+export function faultFromEnvironment(env: NodeJS.ProcessEnv = process.env): FaultSpec | undefined {
+  const value = env[FAULT_INJECTION_ENV];
+  if (value === undefined || value.trim() === "") return undefined;
+  return parseOrThrow(
+    FaultSpecSchema,
+    value.trim(),
+    `environment variable ${FAULT_INJECTION_ENV} ('${value}', expected crash-after-checkpoint:<role>:<call>)`,
+  );
+}
+
+/** How the process dies; a test passes its own. */
+export type Exit = (code: number) => never;
+
+const processExit: Exit = (code) => process.exit(code);
+
+/**
+ * `goals` with `fault` injected: a put that stores a NEW checkpoint of the fault's role and call
+ * ends the process with exit code 1 (Lambda reports `Runtime.ExitError`; the local runtime, whose
+ * functions run in worker threads, reports a worker's exit the same way). A put that lost a race
+ * (the stored checkpoint is another attempt's) does not crash, and a retried step finds the
+ * checkpoint with getCheckpoint and never puts it again, so the fault fires once per goal.
+ *
+ * A Proxy rather than a delegating class: every other operation passes through untouched, also
+ * ones the GoalStore port gains later.
+ */
+export function withFaultInjection<T extends GoalStore>(
+  goals: T,
+  fault: FaultSpec | undefined,
+  exit: Exit = processExit,
+): T {
+  if (fault === undefined) return goals;
+  const putCheckpoint = async (checkpoint: ModelCheckpoint): Promise<ModelCheckpoint> => {
+    const stored = await goals.putCheckpoint(checkpoint);
+    const targeted = checkpoint.key.role === fault.role && checkpoint.call === fault.call;
+    if (targeted && sameCheckpoint(stored, checkpoint)) {
+      console.error(
+        `${FAULT_INJECTION_ENV}: crashing after the checkpoint of goal ${checkpoint.key.goalId} role ${fault.role} call ${fault.call}`,
+      );
+      exit(1);
+    }
+    return stored;
+  };
+  return new Proxy(goals, {
+    get(target, property) {
+      if (property === "putCheckpoint") return putCheckpoint;
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+/** Whether the store kept this very checkpoint (not an earlier attempt's answer to the same key). */
+function sameCheckpoint(stored: ModelCheckpoint, put: ModelCheckpoint): boolean {
+  // Through JSON first: the store drops undefined fields the put may still carry.
+  const json = ({ createdAt, turn }: ModelCheckpoint) =>
+    canonicalJson(JSON.parse(JSON.stringify({ createdAt, turn })) as JsonValue);
+  return json(stored) === json(put);
+}

@@ -1,0 +1,59 @@
+import { evidenceFor } from "../check-evidence";
+import type { GoalRecord } from "../goal-record";
+import { PROMPT_PROGRESS_NOTES } from "../progress-notes";
+
+/**
+ * Human text is data: continuation lines are indented so no line of it can pose as a section of
+ * the block (the same rule as goal-block.ts, whose helper the core index does not export).
+ */
+function item(text: string): string {
+  return text
+    .replace(/\r\n?/g, "\n")
+    .split("\n")
+    .map((line) => line.trimEnd())
+    .join("\n    ");
+}
+
+function section(title: string, lines: readonly string[]): string[] {
+  return lines.length === 0 ? [] : ["", `${title}:`, ...lines];
+}
+
+const bullets = (texts: readonly string[] | undefined) => (texts ?? []).map((text) => `- ${item(text)}`);
+
+/**
+ * The goal as the cacheable prefix shows it: only what a human revision changes (objective, success
+ * checks, constraints, scope, context from humans). Which checks are satisfied, progress notes and
+ * pending corrections change within a revision, so they go after the cache point (`goalProgressText`).
+ * Same revision, same bytes: a prompt cache hits on every call of the revision.
+ */
+export function stableGoalBlock(record: GoalRecord): string {
+  const { spec } = record;
+  const checks = spec.successChecks.map(
+    (check, index) => `${index + 1}. ${check.id}: ${item(check.description)} (verify: ${check.verify.kind})`,
+  );
+  const lines = [
+    `GOAL (revision ${record.revision})`,
+    `Objective: ${item(spec.objective)}`,
+    ...section("Success checks", checks),
+    ...section("Constraints", bullets(spec.constraints)),
+    ...section("Scope", bullets(spec.scope)),
+    ...section("Context from humans", bullets(record.contextNotes)),
+  ];
+  return `${lines.join("\n")}\n`;
+}
+
+/** The parts of the goal that move within a revision: weak evidence, corrections, the latest progress notes. */
+export function goalProgressText(record: GoalRecord): string {
+  const weak = record.spec.successChecks
+    .filter((check) => evidenceFor(record, check)?.strength === "weak")
+    .map((check) => `- ${check.id}: satisfied by a model judgement only (weak evidence)`);
+  const lines = [
+    ...section("Weak evidence", weak),
+    ...section(
+      "Corrections requested",
+      bullets(record.pendingCorrections?.map((correction) => correction.content)),
+    ),
+    ...section("Recent progress", bullets(record.progressNotes.slice(-PROMPT_PROGRESS_NOTES))),
+  ];
+  return lines.join("\n").trim();
+}

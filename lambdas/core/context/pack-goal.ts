@@ -1,0 +1,60 @@
+import type { GoalRecord } from "../goal-record";
+import type { ModelCheckpoint } from "../ports/goal-store";
+import type { ToolSpec } from "../ports/model-client";
+import { type CompactionPorts, compactHistory } from "./compaction";
+import type { ContextSettings } from "./context-settings";
+import { goalProgressText, stableGoalBlock } from "./goal-prefix";
+import { type ContextHistory, type PackedContext, packContext } from "./pack";
+import type { TokenCounter } from "./tokenizer";
+
+export interface GoalContextRequest {
+  readonly record: GoalRecord;
+  /** The model the packed prompt goes to (decides the cache points). */
+  readonly modelId: string;
+  /** The `summarize` model, for when the history must be compacted first. */
+  readonly summarizeModelId: string;
+  readonly instructions: string;
+  readonly tools?: readonly ToolSpec[];
+  /** The role's own state text (limits, checks, the task at hand); goal progress notes are added before it. */
+  readonly state: string;
+  readonly settings?: ContextSettings;
+  readonly count?: TokenCounter;
+}
+
+export interface GoalContext {
+  readonly packed: PackedContext;
+  readonly history: ContextHistory;
+  /** Summarize calls to count in the step's commit (`countCompactionUsage`). */
+  readonly uncounted: readonly ModelCheckpoint[];
+}
+
+/**
+ * The prompt of a goal's next model call over its step log: stable prefix, compaction summary,
+ * recent steps, state, compacting first when the budget says so. What every loop pattern calls.
+ */
+export async function packGoalContext(
+  ports: CompactionPorts,
+  request: GoalContextRequest,
+): Promise<GoalContext> {
+  const { record } = request;
+  const progress = goalProgressText(record);
+  const pack = (history: ContextHistory) =>
+    packContext({
+      modelId: request.modelId,
+      instructions: request.instructions,
+      goalBlock: stableGoalBlock(record),
+      ...(request.tools ? { tools: request.tools } : {}),
+      history,
+      state: progress === "" ? request.state : `${progress}\n\n${request.state}`,
+      ...(request.settings ? { settings: request.settings } : {}),
+      ...(request.count ? { count: request.count } : {}),
+    });
+  const { uncounted, ...history } = await compactHistory(ports, {
+    record,
+    summarizeModelId: request.summarizeModelId,
+    promptTokens: (candidate) => pack(candidate).totalTokens,
+    ...(request.settings ? { settings: request.settings } : {}),
+    ...(request.count ? { count: request.count } : {}),
+  });
+  return { packed: pack(history), history, uncounted };
+}

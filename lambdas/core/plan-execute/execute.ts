@@ -1,0 +1,122 @@
+import { type GoalChange, goalEvent, settle } from "../goal-change";
+import type { GoalRecord } from "../goal-record";
+import { recordModelUsage } from "../model-prices";
+import { modelIdFor } from "../model-tiers";
+import type { GoalStore } from "../ports/goal-store";
+import type { ModelClient, ToolSpec } from "../ports/model-client";
+import type { ToolRunner } from "../ports/tool-runner";
+import { gatedCalls, pendingGate, setGate } from "../react/action-gate";
+import { markLoop, reached } from "../react/loop-marker";
+import { checkpointedCall } from "../react/model-call";
+import { type Clock, grantedTools } from "../react/react-deps";
+import { isRunningIn, type RunPosition, type StepResult } from "../react/step-result";
+import { chain, readGoal, updateGoal } from "../react/update-goal";
+import { gatedNext, stopped } from "../react/verify-and-reason";
+import { executeRequest } from "./execute-prompt";
+import type { PlanExecuteSettings } from "./plan-execute-deps";
+import { type PlanState, type PlanStepState, readyStep, stepById, updateStep } from "./plan-state";
+
+export interface ExecutePorts {
+  readonly goals: GoalStore;
+  readonly model: ModelClient;
+  /** Offers the step's tool to the executor; `riskOf` tells which calls need a human approval first. */
+  readonly tools: Pick<ToolRunner, "specsFor" | "riskOf">;
+  readonly now: Clock;
+}
+
+/**
+ * The step the executor works on in this iteration: the one it already started (a retry), else the
+ * next ready one — none while the plan waits for a replan, an approval or a decision.
+ */
+function stepToExecute(state: PlanState, position: RunPosition): PlanStepState | undefined {
+  const current = state.current;
+  if (current?.runId === position.runId && current.iteration === position.iteration) {
+    return stepById(state, current.stepId);
+  }
+  if (state.version === 0 || state.pending || state.decision || state.needsApproval) return undefined;
+  return readyStep(state);
+}
+
+/** The tools offered for a step: the one it names (none when that one is not granted), else every granted tool. */
+function toolsFor(step: PlanStepState, granted: readonly ToolSpec[]): ToolSpec[] {
+  return step.tool === undefined ? [...granted] : granted.filter((tool) => tool.name === step.tool);
+}
+
+function startStep(record: GoalRecord, step: PlanStepState, position: RunPosition, now: Date): GoalChange {
+  const state = record.planState;
+  if (!state) return settle(record, []);
+  const started = updateStep(state, step.id, (current) => ({
+    ...current,
+    status: "running",
+    attempts: current.attempts + 1,
+  }));
+  const planState: PlanState = {
+    ...started,
+    current: { stepId: step.id, runId: position.runId, iteration: position.iteration },
+  };
+  const next: GoalRecord = { ...record, planState, updatedAt: now.toISOString() };
+  return settle(next, [
+    goalEvent(next, "plan.step.started", now, {
+      stepId: step.id,
+      attempt: step.attempts + 1,
+      version: state.version,
+      tool: step.tool ?? null,
+    }),
+  ]);
+}
+
+/**
+ * Execute: the executor's turn (role `execute`, the fast model) for one plan step, checkpointed under
+ * (goal, run, iteration, execute, 0): its prompt is the step and its dependencies' results, never a
+ * license to reinterpret the goal. The turn's tool calls are gated like ReAct's and run by the shared
+ * Act, which answers `verify` (→ Observe). Answers `act` or `approval`; `verify` when no step is ready.
+ *
+ * A retry repeats nothing: the call is checkpointed and the `reasoned` loop marker says the usage
+ * was counted and the step started.
+ */
+export async function execute(
+  ports: ExecutePorts,
+  settings: Pick<PlanExecuteSettings, "defaultTools" | "models">,
+  input: RunPosition,
+): Promise<StepResult> {
+  const { goalId, runId } = input;
+  const loaded = await readGoal(ports.goals, goalId);
+  const { record } = loaded;
+  if (!isRunningIn(record, runId)) return stopped(record, input);
+  const iteration = record.runIteration;
+  const position = { ...input, iteration };
+  if (reached(record, runId, iteration, "reasoned"))
+    return { ...position, next: gatedNext(record, position) };
+  const state = record.planState;
+  const step = state && stepToExecute(state, position);
+  if (!state || !step) return { ...position, next: "verify" };
+
+  const granted = grantedTools(record.spec, settings.defaultTools);
+  const tools = toolsFor(step, ports.tools.specsFor(granted));
+  const key = { goalId, runId, iteration, role: "execute" as const, ordinal: 0 };
+  const { turn } = await checkpointedCall(ports, key, (call) =>
+    executeRequest({
+      record,
+      state,
+      step,
+      tools,
+      modelId: modelIdFor(record.spec, "execute", settings.models),
+      call,
+    }),
+  );
+  const gated = gatedCalls(record, turn, ports.tools, granted);
+  const now = ports.now();
+  const counted = await updateGoal(ports.goals, loaded, (current) => {
+    // Counted once per checkpoint, even when the goal stopped meanwhile: the call was paid for.
+    if (current.runId !== runId || reached(current, runId, iteration, "reasoned")) return undefined;
+    return chain(
+      current,
+      (next) => recordModelUsage(next, "execute", turn.modelId, turn.usage, now),
+      (next) => (isRunningIn(next, runId) ? startStep(next, step, position, now) : undefined),
+      (next) => (gated.length > 0 ? setGate(next, pendingGate(position, gated), now) : undefined),
+      (next) => markLoop(next, { runId, iteration, phase: "reasoned" }, "act", now),
+    );
+  });
+  if (!isRunningIn(counted.record, runId)) return stopped(counted.record, position);
+  return { ...position, next: gatedNext(counted.record, position) };
+}

@@ -1,0 +1,80 @@
+import { checkLimits, recordAttempt } from "../limits";
+import { recordModelUsage } from "../model-prices";
+import { modelIdFor } from "../model-tiers";
+import type { GoalStore } from "../ports/goal-store";
+import type { ModelClient } from "../ports/model-client";
+import type { ToolRunner } from "../ports/tool-runner";
+import { gatedCalls, pendingGate, setGate } from "../react/action-gate";
+import { markLoop, reached } from "../react/loop-marker";
+import { checkpointedCall } from "../react/model-call";
+import { type Clock, grantedTools } from "../react/react-deps";
+import { isRunningIn, type RunPosition, type StepResult } from "../react/step-result";
+import { chain, readGoal, updateGoal } from "../react/update-goal";
+import { gatedNext, stopped } from "../react/verify-and-reason";
+import { attemptRequest } from "./attempt-prompt";
+import type { ReflexionSettings } from "./reflexion-deps";
+
+export interface AttemptPorts {
+  readonly goals: GoalStore;
+  readonly model: ModelClient;
+  /** Offers tools to the model; `riskOf` tells which calls need a human approval first. */
+  readonly tools: Pick<ToolRunner, "specsFor" | "riskOf">;
+  readonly now: Clock;
+}
+
+/**
+ * Attempt: one `attempt` call (heavy tier) whose prompt holds the goal and every stored lesson; its
+ * tool calls (workspace_write of the result) are run by the shared Act, after a human approval for
+ * the ones that need it (gated as in ReAct). The attempt is counted (`attempt.started`) with the
+ * call's usage. Answers `act`, or `approval` while a gate waits; `limit_decision` when a limit was
+ * reached since Evaluate (a reflection's cost may use up `maxCostUsd`).
+ *
+ * A retry repeats nothing: the call is checkpointed under (run, iteration, attempt), and the
+ * attempt count, the usage, the gate and the `reasoned` loop marker are committed together, once.
+ */
+export async function attempt(
+  ports: AttemptPorts,
+  settings: Pick<ReflexionSettings, "models" | "defaultTools">,
+  input: RunPosition,
+): Promise<StepResult> {
+  const { runId } = input;
+  const loaded = await readGoal(ports.goals, input.goalId);
+  const { record } = loaded;
+  if (!isRunningIn(record, runId)) return stopped(record, input);
+  const iteration = record.runIteration;
+  const position = { ...input, iteration };
+  if (reached(record, runId, iteration, "reasoned"))
+    return { ...position, next: gatedNext(record, position) };
+
+  const key = { goalId: record.goalId, runId, iteration, role: "attempt" as const, ordinal: 0 };
+  // Once the call is paid for, it is counted whatever the limits say now; before, a limit stops it.
+  const paid = await ports.goals.getCheckpoint(key);
+  if (!paid && checkLimits(record, ports.now())) return { ...position, next: "limit_decision" };
+  const granted = grantedTools(record.spec, settings.defaultTools);
+  const { turn } =
+    paid ??
+    (await checkpointedCall(ports, key, (call) =>
+      attemptRequest({
+        record,
+        attempt: (record.attempts ?? 0) + 1,
+        tools: ports.tools.specsFor(granted),
+        modelId: modelIdFor(record.spec, "attempt", settings.models),
+        call,
+      }),
+    ));
+  const now = ports.now();
+  const gated = gatedCalls(record, turn, ports.tools, granted);
+  const counted = await updateGoal(ports.goals, loaded, (current) => {
+    // Counted once per checkpoint, even when the goal stopped meanwhile: the call was paid for.
+    if (current.runId !== runId || reached(current, runId, iteration, "reasoned")) return undefined;
+    return chain(
+      current,
+      (next) => recordModelUsage(next, "attempt", turn.modelId, turn.usage, now),
+      (next) => (next.status === "running" ? recordAttempt(next, now) : undefined),
+      (next) => (gated.length > 0 ? setGate(next, pendingGate(position, gated), now) : undefined),
+      (next) => markLoop(next, { runId, iteration, phase: "reasoned" }, "act", now),
+    );
+  });
+  if (!isRunningIn(counted.record, runId)) return stopped(counted.record, position);
+  return { ...position, next: gatedNext(counted.record, position) };
+}

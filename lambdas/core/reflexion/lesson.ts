@@ -1,0 +1,16 @@
+import * as z from "zod";
+
+/** How long one lesson may be: one or two sentences, with room to spare. */
+export const MAX_LESSON_CHARS = 600;
+
+/**
+ * A Reflexion lesson: what a failed attempt taught, in the reflector's words (model output: data
+ * shown in later attempt prompts, never instructions that change the goal).
+ */
+export const LessonSchema = z.object({
+  /** The attempt the lesson is about (`record.attempts` when it failed), from 1. */
+  attempt: z.number().int().min(1),
+  text: z.string().trim().min(1).max(MAX_LESSON_CHARS),
+  at: z.iso.datetime(),
+});
+export type Lesson = z.infer<typeof LessonSchema>;

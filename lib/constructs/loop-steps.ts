@@ -1,0 +1,201 @@
+import { fileURLToPath } from "node:url";
+import { ArnFormat, Duration, Stack, Token } from "aws-cdk-lib";
+import { Policy, PolicyStatement } from "aws-cdk-lib/aws-iam";
+import type { RetentionDays } from "aws-cdk-lib/aws-logs";
+import { Construct } from "constructs";
+import { GoalLoopFunction, type GoalLoopLogLevel } from "./goal-loop-function";
+import type { GoalTable } from "./goal-table";
+import type { SharedStepFunctions } from "./loop-definition";
+import { acknowledgeGoalTableGrant } from "./nag-acknowledgments";
+
+export const DEFAULT_TOOL_OUTPUT_INLINE_BYTES = 4096;
+/** How long a human has to answer an approval request before it expires. */
+export const DEFAULT_APPROVAL_TIMEOUT = Duration.hours(24);
+const MIN_APPROVAL_TIMEOUT = Duration.minutes(1);
+const MAX_APPROVAL_TIMEOUT = Duration.days(30);
+/** A step record inlines every tool output of an iteration and must fit one 400 KB DynamoDB item. */
+const MAX_TOOL_OUTPUT_INLINE_BYTES = 65_536;
+const HOST_NAME_PATTERN =
+  /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
+
+export const handlerEntry = (path: string): string =>
+  fileURLToPath(new URL(`../../lambdas/handlers/${path}`, import.meta.url));
+
+export interface LoopStepsProps {
+  /** The goal store; every step reads and writes it. */
+  readonly goalTable: GoalTable;
+
+  /**
+   * Host names the `http_request` tool may reach (exact, lower-case matches).
+   *
+   * @default - none: http_request refuses every URL
+   */
+  readonly httpAllowedHosts?: readonly string[];
+
+  /**
+   * Tool output up to this many bytes goes into the step record; larger output becomes a
+   * workspace artifact under `.artifacts/`. From 1 to 65,536.
+   *
+   * @default 4096
+   */
+  readonly toolOutputInlineBytes?: number;
+
+  /**
+   * How long AwaitApproval waits for a human before the approval expires (the callback task's
+   * `TimeoutSeconds`, always set: without it a wait lasts a year). From 1 minute to 30 days.
+   *
+   * @default Duration.hours(24)
+   */
+  readonly approvalTimeout?: Duration;
+
+  /**
+   * Powertools log level of the step functions.
+   *
+   * @default "INFO"
+   */
+  readonly logLevel?: GoalLoopLogLevel;
+
+  /**
+   * How long the functions' log groups keep lines.
+   *
+   * @default RetentionDays.ONE_MONTH
+   */
+  readonly logRetention?: RetentionDays;
+}
+
+/**
+ * The Lambda steps every loop pattern shares (DESIGN §2's skeleton): LoadGoal, Act (runs the tool
+ * calls of any pattern's acting turn), RequestApproval (AwaitApproval's task-token Lambda),
+ * ApprovalExpired, ContinueAsNew and RecordFailure. One set serves every pattern's state machine in
+ * a stack; a pattern construct given none makes its own. None of them calls Bedrock.
+ */
+export class LoopSteps extends Construct {
+  readonly functions: SharedStepFunctions;
+  /** AwaitApproval's `TimeoutSeconds`. */
+  readonly approvalTimeout: Duration;
+
+  constructor(scope: Construct, id: string, props: LoopStepsProps) {
+    super(scope, id);
+    validateLoopStepsProps(props);
+    this.approvalTimeout = props.approvalTimeout ?? DEFAULT_APPROVAL_TIMEOUT;
+    const tableEnvironment = { GOAL_TABLE_NAME: props.goalTable.table.tableName };
+    const common = { logLevel: props.logLevel, logRetention: props.logRetention };
+    this.functions = {
+      loadGoal: new GoalLoopFunction(this, "LoadGoal", {
+        ...common,
+        entry: handlerEntry("react/load-goal.ts"),
+        description: "goal-loops LoadGoal: load the goal, start the run, check limits",
+        environment: tableEnvironment,
+      }),
+      act: new GoalLoopFunction(this, "Act", {
+        ...common,
+        entry: handlerEntry("react/act.ts"),
+        description: "goal-loops Act: run the acting turn's tool calls and log the step",
+        timeout: Duration.minutes(2),
+        environment: {
+          ...tableEnvironment,
+          HTTP_ALLOWED_HOSTS: (props.httpAllowedHosts ?? []).join(","),
+          TOOL_OUTPUT_INLINE_BYTES: String(props.toolOutputInlineBytes ?? DEFAULT_TOOL_OUTPUT_INLINE_BYTES),
+        },
+      }),
+      requestApproval: new GoalLoopFunction(this, "RequestApproval", {
+        ...common,
+        entry: handlerEntry("react/request-approval.ts"),
+        description:
+          "goal-loops AwaitApproval: store the approval with its task token, park the goal, ask a human",
+        environment: {
+          ...tableEnvironment,
+          APPROVAL_TIMEOUT_SECONDS: String(this.approvalTimeout.toSeconds()),
+        },
+      }),
+      approvalExpired: new GoalLoopFunction(this, "ApprovalExpired", {
+        ...common,
+        entry: handlerEntry("react/approval-expired.ts"),
+        description:
+          "goal-loops ApprovalExpired: nobody answered in time; expire the approval, go on or terminate",
+        environment: tableEnvironment,
+      }),
+      continueAsNew: new GoalLoopFunction(this, "ContinueAsNew", {
+        ...common,
+        entry: handlerEntry("react/continue-as-new.ts"),
+        description: "goal-loops ContinueAsNew: hand the goal to a new run of its state machine",
+        environment: tableEnvironment,
+      }),
+      recordFailure: new GoalLoopFunction(this, "RecordFailure", {
+        ...common,
+        entry: handlerEntry("record-failure.ts"),
+        description: "goal-loops RecordFailure: mark the goal failed with the error that stopped its run",
+        environment: tableEnvironment,
+      }),
+    };
+    for (const fn of Object.values(this.functions)) {
+      props.goalTable.grantReadWriteData(fn);
+      acknowledgeGoalTableGrant(fn.role, props.goalTable);
+    }
+  }
+
+  /**
+   * Lets the shared steps control runs of the state machine named `stateMachineName` (in `scope`):
+   * ContinueAsNew starts a new execution; RequestApproval answers its own token when no human is
+   * needed any more. `grantStartExecution` would make the function's role reference the state
+   * machine, which references the function: a cycle. A separate policy naming the machine by its
+   * fixed name breaks it; the state machine must depend on the returned policies (see PatternLoop).
+   */
+  allowRunControl(scope: Construct, stateMachineName: string): Policy[] {
+    const arn = Stack.of(scope).formatArn({
+      service: "states",
+      resource: "stateMachine",
+      resourceName: stateMachineName,
+      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+    });
+    const startExecution = new Policy(scope, "ContinueAsNewStartExecution", {
+      statements: [new PolicyStatement({ actions: ["states:StartExecution"], resources: [arn] })],
+    });
+    startExecution.attachToRole(this.functions.continueAsNew.role);
+    const taskResponse = new Policy(scope, "RequestApprovalTaskResponse", {
+      statements: [
+        new PolicyStatement({
+          actions: ["states:SendTaskSuccess", "states:SendTaskFailure"],
+          resources: [arn],
+        }),
+      ],
+    });
+    taskResponse.attachToRole(this.functions.requestApproval.role);
+    return [startExecution, taskResponse];
+  }
+}
+
+/** Throws on a bad prop, naming it (run before any construct is created). */
+export function validateLoopStepsProps(props: Omit<LoopStepsProps, "goalTable">): void {
+  const { httpAllowedHosts, toolOutputInlineBytes, approvalTimeout } = props;
+  if (
+    approvalTimeout !== undefined &&
+    !Token.isUnresolved(approvalTimeout.toSeconds()) &&
+    (approvalTimeout.toSeconds() < MIN_APPROVAL_TIMEOUT.toSeconds() ||
+      approvalTimeout.toSeconds() > MAX_APPROVAL_TIMEOUT.toSeconds())
+  ) {
+    throw new Error(
+      `LoopSteps: approvalTimeout must be from 1 minute to 30 days; got ${approvalTimeout.toHumanString()}`,
+    );
+  }
+  for (const host of httpAllowedHosts ?? []) {
+    if (!Token.isUnresolved(host) && !HOST_NAME_PATTERN.test(host)) {
+      throw new Error(
+        `LoopSteps: httpAllowedHosts must hold lower-case host names without scheme or port; got '${host}'`,
+      );
+    }
+  }
+  if (
+    toolOutputInlineBytes !== undefined &&
+    !Token.isUnresolved(toolOutputInlineBytes) &&
+    !(
+      Number.isInteger(toolOutputInlineBytes) &&
+      toolOutputInlineBytes >= 1 &&
+      toolOutputInlineBytes <= MAX_TOOL_OUTPUT_INLINE_BYTES
+    )
+  ) {
+    throw new Error(
+      `LoopSteps: toolOutputInlineBytes must be a whole number from 1 to ${MAX_TOOL_OUTPUT_INLINE_BYTES}; got ${toolOutputInlineBytes}`,
+    );
+  }
+}

@@ -1,0 +1,300 @@
+import { Duration, Stack, Token } from "aws-cdk-lib";
+import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
+import {
+  DefinitionBody,
+  type IChainable,
+  LogLevel,
+  StateMachine,
+  StateMachineType,
+} from "aws-cdk-lib/aws-stepfunctions";
+import { Construct } from "constructs";
+import type { Pattern } from "../../lambdas/core/goal-spec";
+import { allowModels, isBedrockModelId } from "./bedrock-model-access";
+import { GoalLoopFunction, type GoalLoopFunctionProps, type GoalLoopLogLevel } from "./goal-loop-function";
+import type { GoalTable } from "./goal-table";
+import { LoopDefinition } from "./loop-definition";
+import { LoopSteps, type LoopStepsProps, validateLoopStepsProps } from "./loop-steps";
+import {
+  acknowledgeGoalTableGrant,
+  acknowledgeNag,
+  acknowledgeWildcardResource,
+} from "./nag-acknowledgments";
+
+/** The heavy tier's model (planning, reasoning, attempts, reflections; config/model-tiers.json). */
+export const DEFAULT_MODEL_ID = "us.anthropic.claude-sonnet-4-5-20250929-v1:0";
+/** The fast tier's model (executing a known step, judging, evaluating, summarizing, selecting). */
+export const HAIKU_MODEL_ID = "us.anthropic.claude-haiku-4-5-20251001-v1:0";
+export const DEFAULT_CONTINUE_AS_NEW_AFTER = 50;
+/**
+ * One iteration writes about 9 to 25 history events; 1,000 iterations stay far below the 25,000
+ * events after which Step Functions fails an execution.
+ */
+const MAX_CONTINUE_AS_NEW_AFTER = 1000;
+const STATE_MACHINE_NAME_PATTERN = /^[A-Za-z0-9_-]{1,80}$/;
+
+/** The models a deployment uses, as the pattern constructs resolved them (GoalsApi's `models`). */
+export interface ResolvedLoopModels {
+  readonly heavyModelId: string;
+  readonly fastModelId: string;
+  readonly allowedModelIds: readonly string[];
+}
+
+/** The model tiers and allow-list every pattern construct takes. */
+export interface LoopModelProps {
+  /**
+   * The heavy tier's Bedrock model id: roles `reason`, `plan`, `attempt`, `reflect`, `reconcile`
+   * unless the GoalSpec's `models` names another allowed model. Must be in `allowedModelIds`.
+   *
+   * @default DEFAULT_MODEL_ID (Claude Sonnet 4.5, US inference profile)
+   */
+  readonly heavyModelId?: string;
+
+  /**
+   * The fast tier's Bedrock model id: roles `execute`, `evaluate`, `judge`, `summarize`, `select`.
+   * Must be in `allowedModelIds`.
+   *
+   * @default HAIKU_MODEL_ID (Claude Haiku 4.5, US inference profile)
+   */
+  readonly fastModelId?: string;
+
+  /**
+   * The only Bedrock models the steps may call; a GoalSpec naming another model is refused when the
+   * goal is posted (and IAM refuses it anyway). Foundation model ids or inference profile ids.
+   *
+   * @default - `heavyModelId` and `fastModelId`
+   */
+  readonly allowedModelIds?: readonly string[];
+}
+
+export interface PatternLoopProps extends LoopModelProps, Omit<LoopStepsProps, "goalTable"> {
+  /** The goal store; every step reads and writes it. */
+  readonly goalTable: GoalTable;
+
+  /**
+   * The shared steps (LoadGoal, Act, AwaitApproval …) to use. Give the same LoopSteps to every
+   * pattern of a stack; its settings (approvalTimeout, httpAllowedHosts, toolOutputInlineBytes)
+   * then come from it, and setting them here too is an error.
+   *
+   * @default - a LoopSteps of this construct's own, from this construct's props
+   */
+  readonly steps?: LoopSteps;
+
+  /**
+   * After how many iterations a run hands over to a new run of the same goal, from 1 to 1,000,
+   * keeping each execution far from Step Functions' 25,000 history events.
+   *
+   * @default 50
+   */
+  readonly continueAsNewAfter?: number;
+
+  /**
+   * Name of the state machine. Fixed rather than generated so ContinueAsNew can be allowed to start
+   * it without a dependency cycle (the function would otherwise need the state machine's ARN, and
+   * the state machine the function's).
+   *
+   * @default - `${stackName}-<pattern>` (`-react`, `-plan-execute`, `-reflexion`)
+   */
+  readonly stateMachineName?: string;
+
+  /**
+   * How long the state machine's and the pattern functions' log groups keep lines.
+   *
+   * @default RetentionDays.ONE_MONTH
+   */
+  readonly logRetention?: RetentionDays;
+
+  /**
+   * Powertools log level of the step functions.
+   *
+   * @default "INFO"
+   */
+  readonly logLevel?: GoalLoopLogLevel;
+}
+
+/** What tells one pattern's construct from another's. */
+export interface PatternIdentity {
+  readonly pattern: Pattern;
+  /** Used in errors and descriptions: `ReactLoop`. */
+  readonly constructName: string;
+  /** The default state machine name is `${stackName}-${nameSuffix}`. */
+  readonly nameSuffix: string;
+  readonly comment: string;
+}
+
+/** A pattern step that calls Bedrock: a GoalLoopFunction with the model settings in its environment. */
+export type ModelStepProps = Omit<GoalLoopFunctionProps, "logLevel" | "logRetention">;
+
+/**
+ * What every loop pattern construct (ReactLoop, PlanExecuteLoop, ReflexionLoop) does alike: the
+ * shared steps (its own or given), model tiers and their allow-list, the pattern's model-calling
+ * functions with least privilege (only they may call Bedrock, and only the allowed models), and a
+ * Standard state machine (JSONPath, X-Ray, ERROR logs without execution data) whose shared steps may
+ * control only its own runs.
+ */
+export abstract class PatternLoop extends Construct {
+  readonly pattern: Pattern;
+  readonly steps: LoopSteps;
+  abstract readonly stateMachine: StateMachine;
+  /** The models the pattern's steps may call. */
+  readonly allowedModelIds: readonly string[];
+  readonly heavyModelId: string;
+  readonly fastModelId: string;
+  readonly stateMachineName: string;
+  /** AwaitApproval's `TimeoutSeconds` (from the shared steps). */
+  readonly approvalTimeout: Duration;
+  private readonly props: PatternLoopProps;
+  private readonly identity: PatternIdentity;
+  private readonly modelSteps: GoalLoopFunction[] = [];
+
+  protected constructor(scope: Construct, id: string, props: PatternLoopProps, identity: PatternIdentity) {
+    super(scope, id);
+    this.props = props;
+    this.identity = identity;
+    this.pattern = identity.pattern;
+    validateProps(props, identity.constructName);
+    // Everything is checked before the first child is created: a bad prop leaves no half a loop.
+    if (props.steps === undefined) validateLoopStepsProps(props);
+    this.stateMachineName = props.stateMachineName ?? `${Stack.of(this).stackName}-${identity.nameSuffix}`;
+    if (
+      !Token.isUnresolved(this.stateMachineName) &&
+      !STATE_MACHINE_NAME_PATTERN.test(this.stateMachineName)
+    ) {
+      throw new Error(
+        `${identity.constructName}: stateMachineName must be 1 to 80 characters of A-Z, a-z, 0-9, '-', '_'; got '${this.stateMachineName}'`,
+      );
+    }
+    this.steps = props.steps ?? new LoopSteps(this, "Steps", props);
+    this.approvalTimeout = this.steps.approvalTimeout;
+    this.heavyModelId = props.heavyModelId ?? DEFAULT_MODEL_ID;
+    this.fastModelId = props.fastModelId ?? HAIKU_MODEL_ID;
+    this.allowedModelIds = [...new Set(props.allowedModelIds ?? [this.heavyModelId, this.fastModelId])];
+  }
+
+  /** The model settings a model-calling step reads (HEAVY_MODEL_ID, FAST_MODEL_ID, CONTINUE_AS_NEW_AFTER). */
+  get modelEnvironment(): Record<string, string> {
+    return {
+      HEAVY_MODEL_ID: this.heavyModelId,
+      FAST_MODEL_ID: this.fastModelId,
+      CONTINUE_AS_NEW_AFTER: String(this.props.continueAsNewAfter ?? DEFAULT_CONTINUE_AS_NEW_AFTER),
+    };
+  }
+
+  /**
+   * A step of this pattern that calls Bedrock: table access, the model settings, and permission to
+   * call the allowed models (and nothing else of Bedrock).
+   */
+  protected modelStep(id: string, props: ModelStepProps): GoalLoopFunction {
+    const fn = new GoalLoopFunction(this, id, {
+      memorySize: 1024,
+      // The model client's request timeout is 5 minutes; the step needs room to record around it.
+      timeout: Duration.minutes(6),
+      ...props,
+      logLevel: this.props.logLevel,
+      logRetention: this.props.logRetention,
+      environment: {
+        GOAL_TABLE_NAME: this.props.goalTable.table.tableName,
+        ...this.modelEnvironment,
+        ...props.environment,
+      },
+    });
+    this.props.goalTable.grantReadWriteData(fn);
+    acknowledgeGoalTableGrant(fn.role, this.props.goalTable);
+    allowModels(this, fn, this.allowedModelIds);
+    this.modelSteps.push(fn);
+    return fn;
+  }
+
+  /**
+   * The state machine of `build`'s definition (built on the shared skeleton), allowed to invoke the
+   * shared steps and this pattern's own; the shared steps may control its runs only.
+   */
+  protected createStateMachine(build: (definition: LoopDefinition) => IChainable): StateMachine {
+    const definition = new LoopDefinition(this, this.steps.functions, {
+      approvalTimeout: this.steps.approvalTimeout,
+    });
+    const logGroup = new LogGroup(this, "StateMachineLogGroup", {
+      retention: this.props.logRetention ?? RetentionDays.ONE_MONTH,
+    });
+    const stateMachine = new StateMachine(this, "StateMachine", {
+      stateMachineName: this.stateMachineName,
+      stateMachineType: StateMachineType.STANDARD,
+      comment: this.identity.comment,
+      definitionBody: DefinitionBody.fromChainable(build(definition)),
+      tracingEnabled: true,
+      logs: { destination: logGroup, level: LogLevel.ERROR, includeExecutionData: false },
+    });
+    // The policies must exist before an execution can reach ContinueAsNew or AwaitApproval.
+    for (const policy of this.steps.allowRunControl(this, this.stateMachineName)) {
+      stateMachine.node.addDependency(policy);
+    }
+    acknowledgeNag(
+      stateMachine,
+      "AwsSolutions-SF1",
+      "Logging ALL events with execution data would write prompts, tool output and task tokens to CloudWatch; " +
+        "the state machine logs ERROR events without execution data, and the goal's event log in DynamoDB records every step.",
+    );
+    acknowledgeNag(
+      stateMachine,
+      "AwsSolutions-IAM5[Resource::*]",
+      "CloudWatch Logs delivery (logs:CreateLogDelivery and the like) and X-Ray tracing support no resource-level permissions; " +
+        "the role's Lambda statement names each step function.",
+    );
+    for (const fn of [...Object.values(this.steps.functions), ...this.modelSteps]) {
+      acknowledgeWildcardResource(
+        stateMachine,
+        `${fn.function.functionArn}:*`,
+        "LambdaInvoke's grant covers the versions and aliases of this one step function (ARN suffix :*), nothing else.",
+      );
+    }
+    return stateMachine;
+  }
+}
+
+function validateProps(props: PatternLoopProps, constructName: string): void {
+  const { heavyModelId, fastModelId, allowedModelIds, continueAsNewAfter, steps } = props;
+  for (const modelId of [heavyModelId, fastModelId, ...(allowedModelIds ?? [])]) {
+    if (modelId !== undefined && !Token.isUnresolved(modelId) && !isBedrockModelId(modelId)) {
+      throw new Error(
+        `${constructName}: '${modelId}' is not a Bedrock model id (provider.model, optionally with a geography prefix such as 'us.'); ` +
+          "scripted fixtures are chosen by the local runtime's --model, not deployed",
+      );
+    }
+  }
+  if (allowedModelIds !== undefined) {
+    if (allowedModelIds.length === 0) {
+      throw new Error(`${constructName}: allowedModelIds must name at least one model`);
+    }
+    for (const [tier, expected] of [
+      ["heavyModelId", heavyModelId ?? DEFAULT_MODEL_ID],
+      ["fastModelId", fastModelId ?? HAIKU_MODEL_ID],
+    ] as const) {
+      if (!allowedModelIds.includes(expected)) {
+        throw new Error(`${constructName}: allowedModelIds must include the ${tier} '${expected}'`);
+      }
+    }
+  }
+  if (
+    continueAsNewAfter !== undefined &&
+    !Token.isUnresolved(continueAsNewAfter) &&
+    !(
+      Number.isInteger(continueAsNewAfter) &&
+      continueAsNewAfter >= 1 &&
+      continueAsNewAfter <= MAX_CONTINUE_AS_NEW_AFTER
+    )
+  ) {
+    throw new Error(
+      `${constructName}: continueAsNewAfter must be a whole number from 1 to ${MAX_CONTINUE_AS_NEW_AFTER} ` +
+        `(each iteration adds up to ~25 of an execution's 25,000 history events); got ${continueAsNewAfter}`,
+    );
+  }
+  if (steps !== undefined) {
+    const ignored = (["approvalTimeout", "httpAllowedHosts", "toolOutputInlineBytes"] as const).filter(
+      (name) => props[name] !== undefined,
+    );
+    if (ignored.length > 0) {
+      throw new Error(
+        `${constructName}: ${ignored.join(", ")} belong to the shared steps; set them on the LoopSteps passed as 'steps'`,
+      );
+    }
+  }
+}

@@ -1,0 +1,34 @@
+import type { IChainable } from "aws-cdk-lib/aws-stepfunctions";
+import type { GoalLoopFunction } from "./goal-loop-function";
+import { LOOP_STATES, type LoopDefinition } from "./loop-definition";
+
+/** State names: the contract with the handlers and the local runtime (renaming one is breaking). */
+export const REFLEXION_STATES = {
+  ...LOOP_STATES,
+  evaluate: "Evaluate",
+  reflect: "Reflect",
+  attempt: "Attempt",
+} as const;
+
+/** The Reflexion pattern's own Lambda steps. */
+export interface ReflexionPatternFunctions {
+  /** Evaluates the last attempt against the success checks (`evaluate` calls) and decides. */
+  readonly evaluate: GoalLoopFunction;
+  /** Draws a lesson from a failed attempt (`reflect` call) and stores it on the goal. */
+  readonly reflect: GoalLoopFunction;
+  /** Makes the next attempt (`attempt` call) with every stored lesson; Act runs its tool calls. */
+  readonly attempt: GoalLoopFunction;
+}
+
+/**
+ * The Reflexion state machine's definition on the shared skeleton: LoadGoal → NextAction →
+ * Evaluate → (Reflect →) Attempt → Act → Evaluate …, each of the pattern's steps answering the
+ * NextAction Choice. A failed attempt costs four pattern transitions (Evaluate, Reflect, Attempt,
+ * Act) plus the Choices.
+ */
+export function reflexionDefinition(definition: LoopDefinition, fns: ReflexionPatternFunctions): IChainable {
+  const evaluate = definition.step(REFLEXION_STATES.evaluate, fns.evaluate);
+  const reflect = definition.step(REFLEXION_STATES.reflect, fns.reflect);
+  const attempt = definition.step(REFLEXION_STATES.attempt, fns.attempt);
+  return definition.route({ verify: evaluate, reflect, attempt }, [evaluate, reflect, attempt]);
+}

@@ -1,0 +1,219 @@
+import { App, Stack } from "aws-cdk-lib";
+import { Template } from "aws-cdk-lib/assertions";
+import { expect } from "vitest";
+import { FATAL_MODEL_ERRORS, RETRYABLE_MODEL_ERRORS } from "../../lambdas/adapters/bedrock-errors";
+import { GoalTable } from "../../lib/constructs/goal-table";
+import { LoopSteps } from "../../lib/constructs/loop-steps";
+import type { LoopModelProps } from "../../lib/constructs/pattern-loop";
+import { ReactLoop } from "../../lib/constructs/react-loop";
+import {
+  type AllowStatement,
+  type AslDefinition,
+  type AslState,
+  allowStatementsOf,
+  allowsService,
+  arnOf,
+  onlyResource,
+  resourcesAllowed,
+  resourcesAllowedTo,
+  roleOf,
+  stateOf,
+  type TemplateResource,
+} from "./template-queries";
+
+/**
+ * The steps every loop shares (construct LoopSteps): a loop makes its own, under construct `Steps`,
+ * unless it is handed one.
+ */
+export const SHARED_STEPS = [
+  "LoadGoal",
+  "Act",
+  "RequestApproval",
+  "ApprovalExpired",
+  "ContinueAsNew",
+  "RecordFailure",
+];
+
+/**
+ * A function returning the one synth of a test file: a stack `TestStack` with a goal table and the
+ * loops `addLoops` adds. Bundling is skipped (`aws:cdk:bundling-stacks`): the stack test bundles
+ * what `cdk synth` does.
+ */
+export function synthesisOf(addLoops: (stack: Stack, goalTable: GoalTable) => void): () => Template {
+  let synthesized: Template | undefined;
+  return () => {
+    if (!synthesized) {
+      const app = new App({
+        builtinCloudFormationValidation: false,
+        context: { "aws:cdk:bundling-stacks": [] },
+      });
+      const stack = new Stack(app, "TestStack");
+      addLoops(stack, new GoalTable(stack, "GoalTable"));
+      synthesized = Template.fromStack(stack);
+    }
+    return synthesized;
+  };
+}
+
+/** A stack of its own with a goal table, for a loop whose props are refused (nothing is synthesized). */
+export function badStack(): { stack: Stack; goalTable: GoalTable } {
+  const stack = new Stack(new App(), "BadStack");
+  return { stack, goalTable: new GoalTable(stack, "GoalTable") };
+}
+
+/**
+ * One LoopSteps (construct `Shared`) and a ReactLoop on it (`SharedReact`, state machine
+ * `shared-react`), as the stack composes the loops: hand the steps to another loop.
+ */
+export function stepsSharedWithReact(stack: Stack, goalTable: GoalTable): LoopSteps {
+  const steps = new LoopSteps(stack, "Shared", { goalTable });
+  new ReactLoop(stack, "SharedReact", { goalTable, steps, stateMachineName: "shared-react" });
+  return steps;
+}
+
+/** Where a loop's functions are, given the pattern's own steps (the ones that call a model). */
+export function loopFunctions(patternSteps: readonly string[]) {
+  /** The logical ID prefix: `${loopId}${functionId}`, or `${loopId}Steps${functionId}` for a shared step. */
+  const prefix = (loopId: string, functionId: string): string =>
+    patternSteps.includes(functionId) ? `${loopId}${functionId}` : `${loopId}Steps${functionId}`;
+  const functionOf = (template: Template, loopId: string, functionId: string): [string, TemplateResource] =>
+    onlyResource(template, "AWS::Lambda::Function", `${prefix(loopId, functionId)}Function`);
+  const statementsOf = (template: Template, loopId: string, functionId: string): AllowStatement[] =>
+    allowStatementsOf(template, roleOf(functionOf(template, loopId, functionId)[1]));
+  return { prefix, functionOf, statementsOf };
+}
+
+/** The models a loop built with custom props uses, and the ARNs its model steps may invoke. */
+export const CUSTOM_MODELS = {
+  heavyModelId: "amazon.nova-lite-v1:0",
+  fastModelId: "amazon.nova-micro-v1:0",
+  allowedModelIds: ["amazon.nova-lite-v1:0", "amazon.nova-micro-v1:0"],
+} satisfies LoopModelProps;
+/** The environment a model step of such a loop reads its models from. */
+export const CUSTOM_MODEL_VARIABLES = {
+  HEAVY_MODEL_ID: CUSTOM_MODELS.heavyModelId,
+  FAST_MODEL_ID: CUSTOM_MODELS.fastModelId,
+};
+export const CUSTOM_MODEL_RESOURCES = [
+  "arn:<AWS::Partition>:bedrock:<AWS::Region>::foundation-model/amazon.nova-lite-v1:0",
+  "arn:<AWS::Partition>:bedrock:<AWS::Region>::foundation-model/amazon.nova-micro-v1:0",
+];
+
+/**
+ * What a model step may invoke for US inference profiles: each profile in any region, and its
+ * foundation model in any region it routes to. Sorted.
+ */
+export function profileResources(modelIds: readonly string[]): string[] {
+  return [
+    ...modelIds.map((id) => `arn:<AWS::Partition>:bedrock:*:<AWS::AccountId>:inference-profile/${id}`),
+    ...modelIds.map((id) => `arn:<AWS::Partition>:bedrock:*::foundation-model/${id.replace(/^us\./, "")}`),
+  ].sort();
+}
+
+/** A Standard state machine, traced, logging errors without execution data, in JSONPath. */
+export function expectStandardStateMachine(stateMachine: TemplateResource, definition: AslDefinition): void {
+  expect(stateMachine.Properties).toMatchObject({
+    StateMachineType: "STANDARD",
+    TracingConfiguration: { Enabled: true },
+    LoggingConfiguration: { Level: "ERROR", IncludeExecutionData: false },
+  });
+  expect(definition.QueryLanguage ?? "JSONPath").toBe("JSONPath");
+}
+
+/** NextAction's routes every loop has (the skeleton's): Act, the gates, continue-as-new and the ends. */
+export const SKELETON_ROUTES: Readonly<Record<string, string>> = {
+  act: "Act",
+  approval: "AwaitApproval",
+  limit_decision: "AwaitApproval",
+  decision: "AwaitApproval",
+  continue_as_new: "ContinueAsNew",
+  completed: "Completed",
+  paused: "Paused",
+  terminated: "Terminated",
+  stop: "Stopped",
+  continued: "Continued",
+};
+
+/** A Choice state's routes: each value of `$.next` it matches, to the state it goes to. */
+export function choiceRoutes(choice: AslState): Record<string, string> {
+  return Object.fromEntries(
+    (choice.Choices ?? [])
+      .filter((rule) => "StringEquals" in rule)
+      .map((rule) => [rule.StringEquals, rule.Next]),
+  );
+}
+
+/** A model step's task: its own function, retried on transient errors only, everything else recorded. */
+export function expectModelStepTask(definition: AslDefinition, state: string, functionId: string): void {
+  const task = stateOf(definition, state);
+  expect(task.Resource, state).toBe(arnOf(functionId));
+  expect(task.Parameters, state).toBeUndefined();
+  const retried = (task.Retry ?? []).flatMap((retry) => retry.ErrorEquals);
+  expect(retried, state).toEqual(expect.arrayContaining([...RETRYABLE_MODEL_ERRORS, "Runtime.ExitError"]));
+  for (const fatal of FATAL_MODEL_ERRORS) expect(retried, state).not.toContain(fatal);
+  expect(task.Catch, state).toEqual([
+    { ErrorEquals: ["States.ALL"], ResultPath: "$.error", Next: "RecordFailure" },
+  ]);
+}
+
+/** The statements let a function invoke exactly `models` (sorted), and no Bedrock wildcard. */
+export function expectInvokesOnlyModels(
+  statements: readonly AllowStatement[],
+  models: readonly string[],
+  label?: string,
+): void {
+  expect(resourcesAllowed(statements, "bedrock:InvokeModel").sort(), label).toEqual(models);
+  expect(
+    statements.flatMap((s) => s.actions),
+    label,
+  ).not.toContain("bedrock:*");
+}
+
+/** The state machine may invoke exactly these functions (and their versions). */
+export function expectInvokesExactly(
+  template: Template,
+  stateMachine: TemplateResource,
+  functionIds: readonly string[],
+): void {
+  const invokable = resourcesAllowedTo(template, stateMachine, "lambda:InvokeFunction");
+  const arns = functionIds.map(arnOf);
+  expect(invokable.sort()).toEqual([...arns, ...arns.map((arn) => `${arn}:*`)].sort());
+}
+
+/**
+ * Of a loop made without a LoopSteps, only the model steps may call Bedrock, each exactly `models`
+ * and no Step Functions; its shared steps may not call Bedrock.
+ */
+export function expectOnlyModelStepsCallBedrock(
+  template: Template,
+  loopId: string,
+  modelSteps: readonly string[],
+  models: readonly string[],
+): void {
+  const { statementsOf } = loopFunctions(modelSteps);
+  for (const state of modelSteps) {
+    const statements = statementsOf(template, loopId, state);
+    expectInvokesOnlyModels(statements, models, state);
+    expect(allowsService(statements, "states"), state).toBe(false);
+  }
+  for (const functionId of SHARED_STEPS) {
+    expect(allowsService(statementsOf(template, loopId, functionId), "bedrock"), functionId).toBe(false);
+  }
+}
+
+/** The state machine of a loop made without a LoopSteps may invoke exactly its model and shared steps. */
+export function expectInvokesItsSteps(
+  template: Template,
+  stateMachine: TemplateResource,
+  loopId: string,
+  modelSteps: readonly string[],
+): void {
+  const { functionOf } = loopFunctions(modelSteps);
+  const functionIds = [...modelSteps, ...SHARED_STEPS].map((id) => functionOf(template, loopId, id)[0]);
+  expectInvokesExactly(template, stateMachine, functionIds);
+}
+
+/** A function of the LoopSteps `Shared` (see stepsSharedWithReact). */
+export function sharedFunction(template: Template, functionId: string): TemplateResource {
+  return onlyResource(template, "AWS::Lambda::Function", `Shared${functionId}Function`)[1];
+}

@@ -1,0 +1,268 @@
+import { randomUUID } from "node:crypto";
+import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { createGoalTable } from "../../../lambdas/adapters/create-goal-table";
+import {
+  FAULT_INJECTION_ENV,
+  type FaultSpec,
+  faultFromEnvironment,
+  withFaultInjection,
+} from "../../../lambdas/adapters/fault-injection";
+import { createGoalStoreAdapters } from "../../../lambdas/adapters/goal-store-adapters";
+import { ValidationError } from "../../../lambdas/core/errors";
+import type { ModelRole } from "../../../lambdas/core/model-roles";
+import type { GoalStore, ModelCheckpoint } from "../../../lambdas/core/ports/goal-store";
+import type { ModelRequest } from "../../../lambdas/core/ports/model-client";
+import { checkpointedCall } from "../../../lambdas/core/react/model-call";
+import {
+  type DynamoBackend,
+  documentClientFor,
+  dynamoClientFor,
+  startDynalite,
+} from "../../support/dynamo-backends";
+import {
+  createGoal,
+  type GoalTable,
+  MODEL_ID,
+  ScriptedModel,
+  says,
+  startGoalTable,
+  T0,
+} from "../react/support";
+
+/** Stands for the end of the process: nothing after `exit` runs in the crashed attempt. */
+class ProcessExited extends Error {
+  constructor(readonly code: number) {
+    super(`process exited with ${code}`);
+  }
+}
+
+function recordingExit() {
+  const codes: number[] = [];
+  const exit = (code: number): never => {
+    codes.push(code);
+    throw new ProcessExited(code);
+  };
+  return { codes, exit };
+}
+
+const request = (role: ModelRole) => (): ModelRequest => ({
+  modelId: MODEL_ID,
+  role,
+  goalId: "unused",
+  call: 0,
+  system: [],
+  messages: [{ role: "user", content: [{ text: "go" }] }],
+  tools: [],
+  maxTokens: 100,
+});
+
+describe("faultFromEnvironment", () => {
+  it("injects nothing when the variable is unset or blank", () => {
+    // Act & Assess
+    expect(faultFromEnvironment({})).toBeUndefined();
+    expect(faultFromEnvironment({ [FAULT_INJECTION_ENV]: "  " })).toBeUndefined();
+  });
+
+  it("reads crash-after-checkpoint:<role>:<call>", () => {
+    // Act
+    const fault = faultFromEnvironment({ [FAULT_INJECTION_ENV]: "crash-after-checkpoint:plan:2" });
+
+    // Assess
+    expect(fault).toEqual({ kind: "crash-after-checkpoint", role: "plan", call: 2 });
+  });
+
+  it.each([
+    "crash-before-checkpoint:reason:0",
+    "crash-after-checkpoint:thinking:0",
+    "crash-after-checkpoint:reason:-1",
+    "crash-after-checkpoint:reason:one",
+    "crash-after-checkpoint:reason",
+    "crash-after-checkpoint:reason:0:extra",
+  ])("fails loudly on '%s', naming the variable", (value) => {
+    // Act
+    const read = () => faultFromEnvironment({ [FAULT_INJECTION_ENV]: value });
+
+    // Assess
+    expect(read).toThrow(ValidationError);
+    expect(read).toThrow(FAULT_INJECTION_ENV);
+  });
+});
+
+describe("withFaultInjection around the DynamoDB goal store", () => {
+  let table: GoalTable;
+
+  beforeAll(async () => {
+    table = await startGoalTable();
+  });
+
+  afterAll(async () => {
+    await table?.stop();
+  });
+
+  async function setup(fault: FaultSpec) {
+    const { goalId, runId } = await createGoal(table);
+    const model = new ScriptedModel({ reason: [says("one"), says("two")], judge: [says("yes")] });
+    const { codes, exit } = recordingExit();
+    // A fresh wrapper per attempt, as a retried step gets a fresh sandbox.
+    const attempt = () => ({
+      goals: withFaultInjection(table.adapters.goals, fault, exit),
+      model,
+      now: () => T0,
+    });
+    return { goalId, runId, model, codes, attempt };
+  }
+
+  it("crashes right after the targeted checkpoint is stored; the retry reuses it and pays nothing", async () => {
+    // Prepare
+    const { goalId, runId, model, codes, attempt } = await setup({
+      kind: "crash-after-checkpoint",
+      role: "reason",
+      call: 0,
+    });
+    const key = { goalId, runId, iteration: 0, role: "reason" as const, ordinal: 0 };
+
+    // Act
+    const crashed = checkpointedCall(attempt(), key, request("reason"));
+    await expect(crashed).rejects.toBeInstanceOf(ProcessExited);
+    const retried = await checkpointedCall(attempt(), key, request("reason"));
+
+    // Assess
+    expect(codes).toEqual([1]);
+    expect(model.requests).toHaveLength(1);
+    expect(retried).toMatchObject({ call: 0, turn: { content: [{ text: "one" }] } });
+    expect(await table.adapters.goals.getCheckpoint(key)).toEqual(retried);
+  });
+
+  it("lets every other role and call number through", async () => {
+    // Prepare
+    const { goalId, runId, model, codes, attempt } = await setup({
+      kind: "crash-after-checkpoint",
+      role: "reason",
+      call: 1,
+    });
+
+    // Act
+    await checkpointedCall(
+      attempt(),
+      { goalId, runId, iteration: 0, role: "reason", ordinal: 0 },
+      request("reason"),
+    );
+    await checkpointedCall(
+      attempt(),
+      { goalId, runId, iteration: 0, role: "judge", ordinal: 0 },
+      request("judge"),
+    );
+    const second = checkpointedCall(
+      attempt(),
+      { goalId, runId, iteration: 1, role: "reason", ordinal: 0 },
+      request("reason"),
+    );
+
+    // Assess
+    await expect(second).rejects.toBeInstanceOf(ProcessExited);
+    expect(codes).toEqual([1]);
+    expect(model.requests.map((sent) => sent.role)).toEqual(["reason", "judge", "reason"]);
+  });
+
+  it("does not crash a put that lost the race to an earlier attempt's checkpoint", async () => {
+    // Prepare
+    const { goalId, runId, codes, attempt } = await setup({
+      kind: "crash-after-checkpoint",
+      role: "reason",
+      call: 0,
+    });
+    const first: ModelCheckpoint = {
+      key: { goalId, runId, iteration: 0, role: "reason", ordinal: 0 },
+      call: 0,
+      turn: { ...says("first"), modelId: MODEL_ID },
+      costUsd: 0,
+      createdAt: T0.toISOString(),
+    };
+    await table.adapters.goals.putCheckpoint(first);
+
+    // Act
+    const stored = await attempt().goals.putCheckpoint({
+      ...first,
+      turn: { ...says("late"), modelId: MODEL_ID },
+      createdAt: new Date(T0.getTime() + 1000).toISOString(),
+    });
+
+    // Assess
+    expect(codes).toEqual([]);
+    expect(stored.turn.content).toEqual([{ text: "first" }]);
+  });
+
+  it("passes every other operation through and leaves the store as it is without a fault", async () => {
+    // Prepare
+    const { goalId, attempt } = await setup({ kind: "crash-after-checkpoint", role: "plan", call: 0 });
+    const goals: GoalStore = attempt().goals;
+
+    // Act
+    const loaded = await goals.getGoal(goalId);
+
+    // Assess
+    expect(loaded?.record.goalId).toBe(goalId);
+    expect(await goals.countCheckpoints(goalId, "reason")).toBe(0);
+    expect(withFaultInjection(table.adapters.goals, undefined)).toBe(table.adapters.goals);
+  });
+});
+
+describe("createGoalStoreAdapters with GOAL_LOOPS_FAULT_INJECTION", () => {
+  let backend: DynamoBackend;
+  let client: DynamoDBClient;
+  const tableName = `goals-${randomUUID()}`;
+
+  beforeAll(async () => {
+    backend = await startDynalite();
+    client = dynamoClientFor(backend.endpoint);
+    await createGoalTable(client, tableName);
+  });
+
+  afterAll(async () => {
+    client?.destroy();
+    await backend?.stop();
+  });
+
+  afterEach(() => {
+    vi.unstubAllEnvs();
+    vi.restoreAllMocks();
+  });
+
+  /** The adapters as a handler creates them at module scope, reading the environment. */
+  const handlerAdapters = (): GoalTable => ({
+    adapters: createGoalStoreAdapters({ client: documentClientFor(client), tableName }),
+    stop: async () => {},
+  });
+
+  it("fails at init, naming the variable, when its value does not parse", () => {
+    // Prepare
+    vi.stubEnv(FAULT_INJECTION_ENV, "crash-after-checkpoint:nobody:0");
+
+    // Act & Assess
+    expect(handlerAdapters).toThrow(FAULT_INJECTION_ENV);
+  });
+
+  it("wires the fault into the goal store every handler uses: the process exits with 1", async () => {
+    // Prepare
+    vi.stubEnv(FAULT_INJECTION_ENV, "crash-after-checkpoint:reason:0");
+    const exit = vi.spyOn(process, "exit").mockImplementation((code) => {
+      throw new ProcessExited(Number(code));
+    });
+    const table = handlerAdapters();
+    const { goalId, runId } = await createGoal(table);
+    const model = new ScriptedModel({ reason: [says("one")] });
+
+    // Act
+    const call = checkpointedCall(
+      { goals: table.adapters.goals, model, now: () => T0 },
+      { goalId, runId, iteration: 0, role: "reason", ordinal: 0 },
+      request("reason"),
+    );
+
+    // Assess
+    await expect(call).rejects.toBeInstanceOf(ProcessExited);
+    expect(exit).toHaveBeenCalledWith(1);
+    expect(await table.adapters.goals.countCheckpoints(goalId, "reason")).toBe(1);
+  });
+});

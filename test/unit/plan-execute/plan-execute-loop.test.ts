@@ -1,0 +1,141 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EXECUTE_INSTRUCTIONS } from "../../../lambdas/core/plan-execute/execute-prompt";
+import { SUBMIT_PLAN_TOOL } from "../../../lambdas/core/plan-execute/plan-prompt";
+import { type GoalTable, lastUserText, ScriptedModel, startGoalTable } from "../react/support";
+import {
+  answers,
+  createPlanGoal,
+  FAST_MODEL_ID,
+  HEAVY_MODEL_ID,
+  PlanLoopDriver,
+  step,
+  submitsPlan,
+  uses,
+} from "./support";
+
+const NOTES = "# 2.0\n\nPlans, steps and evidence.";
+
+describe("the Plan-and-Execute loop steps", () => {
+  let table: GoalTable;
+
+  beforeAll(async () => {
+    table = await startGoalTable();
+  });
+  afterAll(() => table.stop());
+
+  it("plans with the heavy model, executes each step with the fast one, and completes with evidence", async () => {
+    // Prepare
+    const goal = await createPlanGoal(table);
+    const model = new ScriptedModel({
+      plan: [
+        submitsPlan([
+          step("list", { tool: "workspace_list", action: "See which files exist" }),
+          step("write", {
+            tool: "workspace_write",
+            action: "Write notes.md naming 2.0",
+            dependsOn: ["list"],
+            completion: { text: "notes.md written", expect: { contains: "notes.md" } },
+          }),
+        ]),
+      ],
+      execute: [uses("workspace_list", {}), uses("workspace_write", { path: "notes.md", content: NOTES })],
+    });
+    const loop = new PlanLoopDriver(table, model);
+
+    // Act
+    const answered = await loop.run(goal.goalId);
+
+    // Assess
+    expect(answered.map((answer) => answer.next)).toEqual([
+      "verify",
+      "plan",
+      "verify",
+      "execute",
+      "act",
+      "verify",
+      "execute",
+      "act",
+      "verify",
+      "completed",
+    ]);
+    const done = await loop.goal(goal.goalId);
+    expect(done.status).toBe("completed");
+    expect(done.evidence).toEqual([
+      expect.objectContaining({ checkId: "notes", kind: "artifact", path: "notes.md" }),
+    ]);
+    expect(done.planState?.steps.map((s) => [s.id, s.status, s.lastResult])).toEqual([
+      ["list", "done", "success"],
+      ["write", "done", "success"],
+    ]);
+    expect(model.requestsFor("plan").map((request) => request.modelId)).toEqual([HEAVY_MODEL_ID]);
+    expect(model.requestsFor("execute").map((request) => request.modelId)).toEqual([
+      FAST_MODEL_ID,
+      FAST_MODEL_ID,
+    ]);
+    expect(model.requestsFor("plan")[0]?.tools?.map((tool) => tool.name)).toEqual([SUBMIT_PLAN_TOOL]);
+    expect(done.usageByRole.plan?.modelCalls).toBe(1);
+    expect(done.usageByRole.execute?.modelCalls).toBe(2);
+    const created = await loop.eventsOf(goal.goalId, "plan.created");
+    expect(created).toEqual([expect.objectContaining({ version: 1, steps: ["list", "write"] })]);
+  });
+
+  it("gives the executor the step, its tool only and its dependencies' results, not the goal to reinterpret", async () => {
+    // Prepare
+    const goal = await createPlanGoal(table);
+    const model = new ScriptedModel({
+      plan: [
+        submitsPlan([
+          step("list", { tool: "workspace_list" }),
+          step("write", { tool: "workspace_write", action: "Write notes.md", dependsOn: ["list"] }),
+        ]),
+      ],
+      execute: [uses("workspace_list", {}), uses("workspace_write", { path: "notes.md", content: NOTES })],
+    });
+    const loop = new PlanLoopDriver(table, model);
+
+    // Act
+    await loop.run(goal.goalId);
+
+    // Assess
+    const second = model.requestsFor("execute")[1];
+    expect(second?.system[0]).toEqual({ text: EXECUTE_INSTRUCTIONS });
+    expect(second?.tools?.map((tool) => tool.name)).toEqual(["workspace_write"]);
+    const prompt = lastUserText(second);
+    expect(prompt).toContain("Plan step write");
+    expect(prompt).toContain("Action: Write notes.md");
+    expect(prompt).toContain("Results of the steps it depends on:");
+    expect(prompt).toMatch(/- list \(done\): .*files/);
+  });
+
+  it("answers a step the executor cannot do as planned with a replan of the remaining steps", async () => {
+    // Prepare
+    const goal = await createPlanGoal(table);
+    const model = new ScriptedModel({
+      plan: [
+        submitsPlan([
+          step("fetch", { tool: "http_request" }),
+          step("write", { tool: "workspace_write", dependsOn: ["fetch"] }),
+        ]),
+        submitsPlan([step("write-direct", { tool: "workspace_write" })]),
+      ],
+      execute: [
+        answers("There is no changelog URL in the goal; write the notes from the objective instead."),
+        uses("workspace_write", { path: "notes.md", content: NOTES }),
+      ],
+    });
+    const loop = new PlanLoopDriver(table, model);
+
+    // Act
+    await loop.run(goal.goalId);
+
+    // Assess
+    expect((await loop.goal(goal.goalId)).status).toBe("completed");
+    const [revised] = await loop.eventsOf(goal.goalId, "plan.revised");
+    expect(revised).toMatchObject({
+      strategy: "replace_subplan",
+      trigger: "new_information",
+      stepIds: ["fetch"],
+    });
+    expect(lastUserText(model.requestsFor("plan")[1])).toContain("no changelog URL");
+  });
+});
