@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { packRolePrompt } from "./context/role-prompt";
 import type { GoalSpec, Pattern } from "./goal-spec";
 import { PatternSchema } from "./goal-spec";
 import { type ModelTiers, modelIdFor } from "./model-tiers";
@@ -36,21 +37,27 @@ function goalText(spec: GoalSpec): string {
   ].join("\n");
 }
 
+/**
+ * The `select` request. There is no goal record yet: the stable prefix is the instructions (and the
+ * tool), with a cache point on models that cache; the goal text is the user message.
+ */
 export function selectRequest(spec: GoalSpec, goalId: string, modelId: string, call: number): ModelRequest {
+  const tools = [
+    {
+      name: CHOOSE_PATTERN_TOOL,
+      description: "Record the chosen loop pattern and why.",
+      inputSchema: z.toJSONSchema(SelectionSchema) as Record<string, unknown>,
+    },
+  ];
+  const packed = packRolePrompt({ modelId, instructions: SELECT_INSTRUCTIONS, question: goalText(spec) });
   return {
     modelId,
     goalId,
     role: "select",
     call,
-    system: [{ text: SELECT_INSTRUCTIONS }],
-    messages: [{ role: "user", content: [{ text: goalText(spec) }] }],
-    tools: [
-      {
-        name: CHOOSE_PATTERN_TOOL,
-        description: "Record the chosen loop pattern and why.",
-        inputSchema: z.toJSONSchema(SelectionSchema) as Record<string, unknown>,
-      },
-    ],
+    system: packed.system,
+    messages: packed.messages,
+    tools,
     maxTokens: SELECT_MAX_TOKENS,
   };
 }

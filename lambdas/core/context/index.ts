@@ -29,5 +29,13 @@ export {
   promptTokens,
 } from "./pack";
 export { type GoalContext, type GoalContextRequest, packGoalContext } from "./pack-goal";
+export { CACHE_POINT, stablePrefix } from "./prefix";
+export {
+  checkStatusText,
+  type GoalStateParts,
+  packRolePrompt,
+  type RolePrompt,
+  type RolePromptInput,
+} from "./role-prompt";
 export { boundToolResult, stepMessages, stepsAsText, toolResultText } from "./step-history";
 export { countTokens, type TokenCounter, tokenCounter } from "./tokenizer";

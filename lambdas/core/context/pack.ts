@@ -1,6 +1,7 @@
 import type { ContentBlock, Message, ModelRequest, ToolSpec } from "../ports/model-client";
 import type { StepRecord } from "../ports/step-log";
 import { type ContextSettings, DEFAULT_CONTEXT_SETTINGS, supportsPromptCache } from "./context-settings";
+import { CACHE_POINT, stablePrefix } from "./prefix";
 import { alternate, stepMessages, toolResultText } from "./step-history";
 import { countTokens, type TokenCounter } from "./tokenizer";
 
@@ -23,8 +24,11 @@ export interface ContextInput {
   readonly modelId: string;
   /** The role's instructions: the first block of the stable prefix. */
   readonly instructions: string;
-  /** The goal as `stableGoalBlock` renders it: the same bytes on every call of a revision. */
-  readonly goalBlock: string;
+  /**
+   * The goal as `stableGoalBlock` renders it: the same bytes on every call of a revision. Absent
+   * for a call made before the goal record exists (`select`): the instructions are the prefix.
+   */
+  readonly goalBlock?: string;
   /** The tools offered (sent as toolConfig, which Bedrock caches with the system prefix). */
   readonly tools?: readonly ToolSpec[];
   readonly history: ContextHistory;
@@ -41,8 +45,6 @@ export interface PackedContext {
   readonly prefixTokens: number;
   readonly totalTokens: number;
 }
-
-const CACHE_POINT = { cachePoint: { type: "default" } } as const;
 
 function openingText(history: ContextHistory): string | undefined {
   const { compaction, steps } = history;
@@ -96,11 +98,7 @@ export function packContext(input: ContextInput): PackedContext {
   const settings = input.settings ?? DEFAULT_CONTEXT_SETTINGS;
   const count = input.count ?? countTokens;
   const caching = supportsPromptCache(input.modelId, settings);
-  const system: ModelRequest["system"] = [
-    { text: input.instructions },
-    { text: input.goalBlock },
-    ...(caching ? [CACHE_POINT] : []),
-  ];
+  const system = stablePrefix(input.modelId, input.instructions, input.goalBlock, settings);
   const opening = openingText(input.history);
   const history: Message[] = [
     ...(opening === undefined ? [] : [{ role: "user" as const, content: [{ text: opening }] }]),

@@ -1,5 +1,5 @@
 import { canonicalJson } from "../canonical-json";
-import { renderGoalBlock } from "../goal-block";
+import { packRolePrompt } from "../context/role-prompt";
 import type { GoalRecord } from "../goal-record";
 import type { ModelRequest, ToolSpec } from "../ports/model-client";
 import { type PlanState, type PlanStepState, stepById } from "./plan-state";
@@ -65,20 +65,28 @@ export interface ExecuteRequestInput {
   readonly call: number;
 }
 
-/** The `execute` request for one plan step. */
+/**
+ * The `execute` request for one plan step, packed like every role's prompt: instructions and the
+ * stable goal block (then a cache point on models that cache), then check status, progress and the
+ * step. It is built from the plan state, not the step log: what earlier steps returned reaches it as
+ * the bounded `result` excerpts of the steps it depends on, never as an inlined tool result.
+ */
 export function executeRequest(input: ExecuteRequestInput): ModelRequest {
   const { record } = input;
+  const packed = packRolePrompt({
+    modelId: input.modelId,
+    instructions: EXECUTE_INSTRUCTIONS,
+    record,
+    show: { checks: true, progress: true },
+    question: stepText(input.state, input.step, input.tools),
+  });
   return {
     modelId: input.modelId,
     goalId: record.goalId,
     role: "execute",
     call: input.call,
-    system: [
-      { text: EXECUTE_INSTRUCTIONS },
-      { text: renderGoalBlock(record) },
-      { cachePoint: { type: "default" } },
-    ],
-    messages: [{ role: "user", content: [{ text: stepText(input.state, input.step, input.tools) }] }],
+    system: packed.system,
+    messages: packed.messages,
     ...(input.tools.length > 0 ? { tools: [...input.tools] } : {}),
     maxTokens: EXECUTE_MAX_TOKENS,
   };

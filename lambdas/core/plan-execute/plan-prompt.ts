@@ -1,4 +1,4 @@
-import { renderGoalBlock } from "../goal-block";
+import { packRolePrompt } from "../context/role-prompt";
 import type { GoalRecord } from "../goal-record";
 import type { ModelRequest, ModelTurn, ToolSpec } from "../ports/model-client";
 import { issueLines, PlanAnswerSchema, type PlanStep, planAnswerJsonSchema } from "./plan-schema";
@@ -67,7 +67,11 @@ export interface PlanRequestInput {
   readonly call: number;
 }
 
-/** The `plan` request: the goal, the plan so far with each step's status and result, the task, and what was wrong last time. */
+/**
+ * The `plan` request: the goal, the plan so far with each step's status and result, the task, and
+ * what was wrong last time. Packed like every role's prompt: instructions and the stable goal block
+ * (then a cache point on models that cache), then check status, progress and the plan question.
+ */
 export function planRequest(input: PlanRequestInput): ModelRequest {
   const { record, state, replaced } = input;
   const pending = state.pending;
@@ -92,18 +96,22 @@ export function planRequest(input: PlanRequestInput): ModelRequest {
     "",
     `Call ${SUBMIT_PLAN_TOOL} with the steps.`,
   ];
+  const tools = [submitPlanToolSpec()];
+  const packed = packRolePrompt({
+    modelId: input.modelId,
+    instructions: PLAN_INSTRUCTIONS,
+    record,
+    show: { checks: true, progress: true },
+    question: lines.join("\n"),
+  });
   return {
     modelId: input.modelId,
     goalId: record.goalId,
     role: "plan",
     call: input.call,
-    system: [
-      { text: PLAN_INSTRUCTIONS },
-      { text: renderGoalBlock(record) },
-      { cachePoint: { type: "default" } },
-    ],
-    messages: [{ role: "user", content: [{ text: lines.join("\n") }] }],
-    tools: [submitPlanToolSpec()],
+    system: packed.system,
+    messages: packed.messages,
+    tools,
     maxTokens: PLAN_MAX_TOKENS,
   };
 }

@@ -1,5 +1,5 @@
 import { canonicalJson } from "../canonical-json";
-import { renderGoalBlock } from "../goal-block";
+import { packRolePrompt } from "../context/role-prompt";
 import type { GoalRecord } from "../goal-record";
 import type { SuccessCheck } from "../goal-spec";
 import type { ModelRequest, ModelTurn } from "../ports/model-client";
@@ -75,17 +75,21 @@ export function judgeRequest(input: JudgeRequestInput): ModelRequest {
     "",
     "Is the check met? Answer PASS or FAIL first.",
   ].join("\n");
+  // Stable prefix (instructions, goal block, cache point on models that cache), then what moves.
+  const packed = packRolePrompt({
+    modelId: input.modelId,
+    instructions: JUDGE_INSTRUCTIONS,
+    record,
+    show: { checks: true, progress: true },
+    question,
+  });
   return {
     modelId: input.modelId,
     goalId: record.goalId,
     role: input.role ?? "judge",
     call: input.call,
-    system: [
-      { text: JUDGE_INSTRUCTIONS },
-      { text: renderGoalBlock(record) },
-      { cachePoint: { type: "default" } },
-    ],
-    messages: [{ role: "user", content: [{ text: question }] }],
+    system: packed.system,
+    messages: packed.messages,
     maxTokens: JUDGE_MAX_TOKENS,
   };
 }

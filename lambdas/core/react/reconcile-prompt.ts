@@ -1,5 +1,5 @@
 import { evidenceFor } from "../check-evidence";
-import { renderGoalBlock } from "../goal-block";
+import { packRolePrompt } from "../context/role-prompt";
 import {
   type GoalRecord,
   type QueuedRevision,
@@ -35,12 +35,14 @@ function finishedWork(record: GoalRecord): string {
     return [`- ${check.id}: satisfied by ${what} (${evidence.strength})`];
   });
   const notes = record.progressNotes.map((note) => `- ${note}`);
+  const corrections = (record.pendingCorrections ?? []).map((correction) => `- ${correction.content}`);
   return [
     `Steps done: ${record.steps}`,
     "Satisfied checks:",
     ...(satisfied.length > 0 ? satisfied : ["- none"]),
     "Progress notes:",
     ...(notes.length > 0 ? notes : ["- none"]),
+    ...(corrections.length > 0 ? ["Corrections requested:", ...corrections] : []),
   ].join("\n");
 }
 
@@ -69,13 +71,21 @@ export function reconcileRequest(input: ReconcileRequestInput): ModelRequest {
     "",
     "Answer with the JSON object only.",
   ].join("\n");
+  // Stable prefix (instructions, goal block, cache point on models that cache), then the revision;
+  // the finished work (checks, notes, corrections) is in the question, not the prefix.
+  const packed = packRolePrompt({
+    modelId: input.modelId,
+    instructions: RECONCILE_INSTRUCTIONS,
+    record,
+    question,
+  });
   return {
     modelId: input.modelId,
     goalId: record.goalId,
     role: "reconcile",
     call: input.call,
-    system: [{ text: RECONCILE_INSTRUCTIONS }, { text: renderGoalBlock(record) }],
-    messages: [{ role: "user", content: [{ text: question }] }],
+    system: packed.system,
+    messages: packed.messages,
     maxTokens: RECONCILE_MAX_TOKENS,
   };
 }

@@ -1,5 +1,5 @@
 import { satisfiedCheckIds, unsatisfiedCheckIds } from "../check-evidence";
-import { renderGoalBlock } from "../goal-block";
+import { packRolePrompt } from "../context/role-prompt";
 import type { GoalRecord } from "../goal-record";
 import type { ModelRequest, ToolSpec } from "../ports/model-client";
 import { lessonLines } from "./record-lesson";
@@ -60,20 +60,27 @@ export interface AttemptRequestInput {
   readonly call: number;
 }
 
-/** The `attempt` model request. */
+/**
+ * The `attempt` model request, packed like every role's prompt: instructions and the stable goal
+ * block (then a cache point on models that cache), then progress and `attemptText` (lessons and
+ * check status). Built from the goal record, not the step log: no earlier tool result is inlined.
+ */
 export function attemptRequest(input: AttemptRequestInput): ModelRequest {
   const { record } = input;
+  const packed = packRolePrompt({
+    modelId: input.modelId,
+    instructions: ATTEMPT_INSTRUCTIONS,
+    record,
+    show: { progress: true },
+    question: attemptText(record, input.attempt),
+  });
   return {
     modelId: input.modelId,
     goalId: record.goalId,
     role: "attempt",
     call: input.call,
-    system: [
-      { text: ATTEMPT_INSTRUCTIONS },
-      { text: renderGoalBlock(record) },
-      { cachePoint: { type: "default" } },
-    ],
-    messages: [{ role: "user", content: [{ text: attemptText(record, input.attempt) }] }],
+    system: packed.system,
+    messages: packed.messages,
     ...(input.tools.length > 0 ? { tools: [...input.tools] } : {}),
     maxTokens: ATTEMPT_MAX_TOKENS,
   };

@@ -1,6 +1,6 @@
 import { canonicalJson } from "../canonical-json";
 import { evidenceFor } from "../check-evidence";
-import { renderGoalBlock } from "../goal-block";
+import { packRolePrompt } from "../context/role-prompt";
 import type { GoalRecord } from "../goal-record";
 import type { SuccessCheck } from "../goal-spec";
 import type { ModelRequest } from "../ports/model-client";
@@ -76,17 +76,21 @@ export function reflectRequest(input: ReflectRequestInput): ModelRequest {
     "",
     "What failed, what is the root cause, and what must the next attempt do differently? One or two sentences.",
   ].join("\n");
+  // Stable prefix (instructions, goal block, cache point on models that cache), then what moves.
+  const packed = packRolePrompt({
+    modelId: input.modelId,
+    instructions: REFLECT_INSTRUCTIONS,
+    record,
+    show: { progress: true },
+    question,
+  });
   return {
     modelId: input.modelId,
     goalId: record.goalId,
     role: "reflect",
     call: input.call,
-    system: [
-      { text: REFLECT_INSTRUCTIONS },
-      { text: renderGoalBlock(record) },
-      { cachePoint: { type: "default" } },
-    ],
-    messages: [{ role: "user", content: [{ text: question }] }],
+    system: packed.system,
+    messages: packed.messages,
     maxTokens: REFLECT_MAX_TOKENS,
   };
 }
