@@ -24,23 +24,26 @@ export interface DynamoProxy {
 type AttributeValue = Record<string, unknown>;
 
 /**
- * DynamoDB's size of an attribute value: strings and binary by UTF-8 length, numbers about one byte
- * per two digits plus one, maps and lists 3 bytes plus one per element plus their contents.
+ * DynamoDB's size of an attribute value: strings by UTF-8 length, binary by its raw length (the wire
+ * form is base64), numbers about one byte per two digits plus one, maps and lists 3 bytes plus one
+ * per element plus their contents.
  */
 function valueSize(value: AttributeValue): number {
   const [type, inner] = Object.entries(value)[0] ?? ["NULL", true];
   switch (type) {
     case "S":
-    case "B":
       return Buffer.byteLength(String(inner));
+    case "B":
+      return Buffer.from(String(inner), "base64").length;
     case "N":
       return Math.ceil(String(inner).replace(/^-|\./g, "").length / 2) + 1;
     case "BOOL":
     case "NULL":
       return 1;
     case "SS":
-    case "BS":
       return (inner as string[]).reduce((sum, item) => sum + Buffer.byteLength(item), 0);
+    case "BS":
+      return (inner as string[]).reduce((sum, item) => sum + Buffer.from(item, "base64").length, 0);
     case "NS":
       return (inner as string[]).reduce((sum, item) => sum + Math.ceil(item.length / 2) + 1, 0);
     case "L":

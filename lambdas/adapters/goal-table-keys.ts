@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import * as z from "zod";
 import { ValidationError } from "../core/errors";
 import type { GoalRecord, GoalStatus } from "../core/goal-record";
@@ -121,6 +122,15 @@ export const STEP_PREFIX = "STEP#";
 
 export function stepKey(goalId: string, step: number) {
   return { [PK]: goalKey(goalId)[PK], [SK]: `${STEP_PREFIX}${padded(step, STEP_DIGITS, "step")}` };
+}
+
+/** Sort key prefix of every fingerprint item of a goal (what its verify cycles have seen). */
+export const FINGERPRINT_PREFIX = "FP#";
+
+/** Keyed by the fingerprint's SHA-256 (32 hex digits): fixed size, whatever the artifact path's length. */
+export function fingerprintKey(goalId: string, fingerprint: string) {
+  const digest = createHash("sha256").update(fingerprint, "utf8").digest("hex").slice(0, 32);
+  return { [PK]: goalKey(goalId)[PK], [SK]: `${FINGERPRINT_PREFIX}${digest}` };
 }
 
 /** Sort key prefix of every outbox message of a goal. */

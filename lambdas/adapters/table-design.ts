@@ -11,6 +11,10 @@
  * | workspace   | GOAL#{goalId}       | WS#{path}                                   | –                            | –                                   |
  * | step        | GOAL#{goalId}       | STEP#{step, 8 digits}                       | –                            | –                                   |
  * | outbox      | GOAL#{goalId}       | OUTBOX#{messageId}                          | –                            | –                                   |
+ * | fingerprint | GOAL#{goalId}       | FP#{sha256 of the fingerprint, 32 hex}      | –                            | –                                   |
+ *
+ * The goal item keeps its record and event outbox in `state`, brotli-compressed JSON; fingerprint
+ * items (`{fingerprint, step}`, the first step that saw it) are written once and never changed.
  */
 export const TABLE_DESIGN = {
   partitionKey: "pk",

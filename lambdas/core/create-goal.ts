@@ -1,7 +1,6 @@
 import { type GoalChange, goalEvent, settle } from "./goal-change";
-import { EMPTY_USAGE, type GoalRecord, type Usage } from "./goal-record";
+import { EMPTY_USAGE, type GoalRecord } from "./goal-record";
 import { type GoalSpec, GoalSpecSchema, type Pattern } from "./goal-spec";
-import { MODEL_ROLES, type ModelRole } from "./model-roles";
 import { parseOrThrow } from "./validation";
 
 /** The step a new run starts with: load the goal, apply queued revisions, check limits. */
@@ -16,13 +15,6 @@ export interface CreateGoalInput {
   /** The pattern the selector chose (see `selectPattern`) and why. */
   readonly pattern: Pattern;
   readonly patternReason: string;
-}
-
-function emptyUsageByRole(): Record<ModelRole, Usage> {
-  return Object.fromEntries(MODEL_ROLES.map((role) => [role, { ...EMPTY_USAGE }])) as Record<
-    ModelRole,
-    Usage
-  >;
 }
 
 /** A new goal at revision 1, running its first run, and the `goal.created` event that records why. */
@@ -45,10 +37,9 @@ export function createGoalRecord(input: CreateGoalInput): GoalChange {
     steps: 0,
     noProgressCycles: 0,
     evidence: [],
-    seenFingerprints: [],
     progressNotes: [],
     usage: { ...EMPTY_USAGE },
-    usageByRole: emptyUsageByRole(),
+    usageByRole: {},
     stopReason: null,
     inbox: [],
     revisionLog: [],

@@ -212,13 +212,19 @@ export const GoalRecordSchema = z.object({
   noProgressCycles: z.number().int().min(0),
   /** Evidence that currently satisfies a success check, one entry per satisfied check. */
   evidence: z.array(EvidenceSchema),
-  /** Fingerprints of everything seen so far (artifact hashes, distinct tool results, cleared blockers). */
-  seenFingerprints: z.array(z.string()),
+  /**
+   * Legacy: fingerprints of everything seen, as records kept them before the goal store held one
+   * item per fingerprint (`GoalStore.seenBefore`). Still read (they count as seen), never grown.
+   */
+  seenFingerprints: z.array(z.string()).optional(),
   /** The latest progress notes, newest last; the prompt shows the last three. */
   progressNotes: z.array(z.string()),
   usage: UsageSchema,
-  /** Cost and tokens per model role, for tiering decisions and reports. */
-  usageByRole: z.record(ModelRoleSchema, UsageSchema),
+  /**
+   * Cost and tokens per model role, for tiering decisions and reports: only roles that made calls
+   * (records written before this kept a zero entry for every role, still valid).
+   */
+  usageByRole: z.partialRecord(ModelRoleSchema, UsageSchema),
   stopReason: StopReasonSchema.nullable(),
   inbox: z.array(QueuedRevisionSchema),
   revisionLog: z.array(RevisionLogEntrySchema),

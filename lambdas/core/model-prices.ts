@@ -2,7 +2,7 @@ import * as z from "zod";
 import priceFile from "./config/model-prices.json" with { type: "json" };
 import { UnknownModelPriceError } from "./errors";
 import { type GoalChange, goalEvent, settle } from "./goal-change";
-import type { GoalRecord, Usage } from "./goal-record";
+import { EMPTY_USAGE, type GoalRecord, type Usage } from "./goal-record";
 import type { ModelRole } from "./model-roles";
 import type { TokenUsage } from "./ports/model-client";
 
@@ -78,7 +78,10 @@ export function recordModelUsage(
     ...record,
     updatedAt: now.toISOString(),
     usage: addUsage(record.usage, usage, costUsd),
-    usageByRole: { ...record.usageByRole, [role]: addUsage(record.usageByRole[role], usage, costUsd) },
+    usageByRole: {
+      ...record.usageByRole,
+      [role]: addUsage(record.usageByRole[role] ?? EMPTY_USAGE, usage, costUsd),
+    },
   };
   return settle(next, [goalEvent(next, "model.usage", now, { role, modelId, ...usage, costUsd })]);
 }

@@ -20,6 +20,19 @@ export interface CycleOptions {
   readonly now: Date;
   /** The iteration of the current run that produced the observations (audit trail). */
   readonly iteration: number;
+  /**
+   * Which of the cycle's fingerprints (see `cycleFingerprints`) an earlier step saw first, as the
+   * goal store answers it (`GoalStore.seenBefore`): those are not new, so not progress. A record
+   * written before fingerprints left it keeps its `seenFingerprints`, and they count as seen too.
+   * @default [] (everything observed is new)
+   */
+  readonly seenBefore?: readonly string[];
+}
+
+/** The fingerprints of a cycle's observations, to ask the goal store which were seen before. */
+export function cycleFingerprints(observationsInput: CycleObservationsInput): string[] {
+  const observations = parseOrThrow(CycleObservationsSchema, observationsInput, "cycle observations");
+  return observationFingerprints(observations).map((item) => item.fingerprint);
 }
 
 /** An artifact's content, when given, must be the file the hash names: otherwise `contains` is unproven. */
@@ -65,7 +78,8 @@ export function recordCycle(
   const at = now.toISOString();
 
   const judged = judgeChecks(record, observations, { runId: record.runId, iteration, at });
-  const fresh = newObservations(observationFingerprints(observations), record.seenFingerprints);
+  const seen = [...(record.seenFingerprints ?? []), ...(options.seenBefore ?? [])];
+  const fresh = newObservations(observationFingerprints(observations), seen);
   const withEvidence = { ...record, evidence: judged.evidence };
   const satisfied = satisfiedCheckIds(withEvidence);
   const unsatisfied = unsatisfiedCheckIds(withEvidence);
@@ -96,7 +110,6 @@ export function recordCycle(
     steps: record.steps + 1,
     runIteration: record.runIteration + 1,
     noProgressCycles,
-    seenFingerprints: [...record.seenFingerprints, ...fresh.map((item) => item.fingerprint)],
     progressNotes: appendProgressNote(record.progressNotes, note),
     lastCycle: { runId: record.runId, iteration, progress, satisfiedChecks: satisfied, at },
   };

@@ -53,13 +53,19 @@ function bedrockInputSchema(schema: z.ZodType): Record<string, unknown> {
 }
 
 export function registerTool<S extends z.ZodType>(tool: BuiltInTool<S>): RegisteredTool {
+  // Built on first use and then kept: converting a schema to JSON Schema is not free, and a
+  // function that only runs tools (Act) never sends specs, so its cold start skips it.
+  let spec: ToolSpec | undefined;
   return {
     name: tool.name,
     // What Bedrock gets: the schema as the model must write it (input side: defaults optional).
-    spec: {
-      name: tool.name,
-      description: tool.description,
-      inputSchema: bedrockInputSchema(tool.inputSchema),
+    get spec() {
+      spec ??= {
+        name: tool.name,
+        description: tool.description,
+        inputSchema: bedrockInputSchema(tool.inputSchema),
+      };
+      return spec;
     },
     prepare(input) {
       const parsed = parseOrThrow(tool.inputSchema, input, `input for tool '${tool.name}'`);

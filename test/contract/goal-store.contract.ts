@@ -210,6 +210,75 @@ export function describeGoalStoreContract(backendName: string, start: StartBacke
       });
     });
 
+    describe("goal item format", () => {
+      it("stores the record compressed, and the item does not grow with the steps", async () => {
+        // Prepare
+        const record = aGoalRecord();
+        let current = await store.createGoal(record, someEvents(1));
+        const sizes: number[] = [];
+
+        // Act
+        for (let step = 1; step <= 30; step += 1) {
+          current = await store.commit({ ...current.record, steps: step }, current.version, someEvents(2));
+          await store.seenBefore(record.goalId, step, [`tool:t:success:${step}`, `artifact:a@${step}`]);
+          const raw = await documents.send(
+            new GetCommand({ TableName: tableName, Key: goalKey(record.goalId), ConsistentRead: true }),
+          );
+          const state: unknown = raw.Item?.state;
+          sizes.push(state instanceof Uint8Array ? state.length : Number.NaN);
+        }
+
+        // Assess
+        const raw = await documents.send(
+          new GetCommand({ TableName: tableName, Key: goalKey(record.goalId), ConsistentRead: true }),
+        );
+        expect(raw.Item?.record).toBeUndefined();
+        expect(raw.Item?.state).toBeInstanceOf(Uint8Array);
+        expect((await store.getGoal(record.goalId))?.record.steps).toBe(30);
+        expect(Math.max(...sizes.slice(-5)) - Math.min(...sizes.slice(0, 5))).toBeLessThan(32);
+      });
+
+      it("reads and commits a goal item written before compression (plain record and outbox)", async () => {
+        // Prepare: the old format, with the seenFingerprints records kept then.
+        const record = { ...aGoalRecord(), seenFingerprints: ["tool:a:success:1"], lastEventSeq: 1 };
+        const outboxed = { ...someEvents(1)[0], goalId: record.goalId, seq: 1 };
+        await documents.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: { ...goalKey(record.goalId), version: 3, record, pendingEvents: [outboxed] },
+          }),
+        );
+
+        // Act
+        const read = await store.getGoal(record.goalId);
+        const committed = await store.commit({ ...record, steps: 1 }, 3, someEvents(1));
+        const events = await store.listEvents(record.goalId, {});
+
+        // Assess
+        expect(read).toEqual({ record, version: 3 });
+        expect(committed.version).toBe(4);
+        expect((await store.getGoal(record.goalId))?.record.seenFingerprints).toEqual(["tool:a:success:1"]);
+        expect(events.items.map((event) => event.seq)).toEqual([1, 2]);
+      });
+
+      it("a compressed state that is not brotli JSON is a CorruptStoreItemError", async () => {
+        // Prepare
+        const goalId = `goal-${randomUUID()}`;
+        await documents.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: { ...goalKey(goalId), version: 1, state: new Uint8Array([1, 2, 3, 4]) },
+          }),
+        );
+
+        // Act
+        const read = store.getGoal(goalId);
+
+        // Assess
+        await expect(read).rejects.toBeInstanceOf(CorruptStoreItemError);
+      });
+    });
+
     describe("event log", () => {
       it("numbers events gap-free from 1 across commits and pages them with after, limit and nextSeq", async () => {
         // Prepare
@@ -537,6 +606,57 @@ export function describeGoalStoreContract(backendName: string, start: StartBacke
         expect(read).toEqual(judged);
         expect(missing).toBeUndefined();
         expect(counts).toEqual({ reason: 3, judge: 2, plan: 0 });
+      });
+    });
+
+    describe("fingerprints", () => {
+      it("answers which fingerprints an earlier step saw first; a retried step still sees its own as new", async () => {
+        // Prepare
+        const goalId = `goal-${randomUUID()}`;
+        const longPath = `artifact:${"deep/".repeat(300)}report.md@0123456789abcdef`;
+
+        // Act
+        const first = await store.seenBefore(goalId, 1, ["tool:a:success:1", longPath, "tool:a:success:1"]);
+        const retried = await store.seenBefore(goalId, 1, ["tool:a:success:1", longPath]);
+        const second = await store.seenBefore(goalId, 2, ["tool:a:success:1", "tool:b:success:2", longPath]);
+        const otherGoal = await store.seenBefore(`goal-${randomUUID()}`, 3, ["tool:a:success:1"]);
+        const none = await store.seenBefore(goalId, 3, []);
+
+        // Assess
+        expect(first).toEqual([]);
+        expect(retried).toEqual([]);
+        expect([...second].sort()).toEqual([longPath, "tool:a:success:1"].sort());
+        expect(otherGoal).toEqual([]);
+        expect(none).toEqual([]);
+      });
+
+      it("of concurrent steps the first writer tags a fingerprint, and never grows the goal item", async () => {
+        // Prepare
+        const record = aGoalRecord();
+        const created = await store.createGoal(record, []);
+        const before = JSON.stringify((await store.getGoal(record.goalId))?.record).length;
+
+        // Act
+        const answers = await Promise.all(
+          Array.from({ length: 6 }, () => store.seenBefore(record.goalId, 4, ["tool:x:success:9"])),
+        );
+        const later = await store.seenBefore(record.goalId, 5, ["tool:x:success:9"]);
+        const after = await store.getGoal(record.goalId);
+
+        // Assess
+        expect(answers).toEqual(Array.from({ length: 6 }, () => []));
+        expect(later).toEqual(["tool:x:success:9"]);
+        expect(after?.version).toBe(created.version);
+        expect(JSON.stringify(after?.record).length).toBe(before);
+      });
+
+      it("refuses a step that is not an integer >= 0 with a ValidationError naming step", async () => {
+        // Act
+        const refused = store.seenBefore(`goal-${randomUUID()}`, -1, ["tool:a:success:1"]);
+
+        // Assess
+        await expect(refused).rejects.toThrow(ValidationError);
+        await expect(refused).rejects.toMatchObject({ issues: [{ path: "step" }] });
       });
     });
 

@@ -38,7 +38,6 @@ export function aGoalRecord(overrides: Partial<GoalRecord> = {}): GoalRecord {
     steps: 0,
     noProgressCycles: 0,
     evidence: [],
-    seenFingerprints: [],
     progressNotes: [],
     usage: EMPTY_USAGE,
     // zod 4's z.record over an enum wants every key, so the schema asks for all roles.

@@ -121,6 +121,14 @@ export interface GoalStore {
   getCheckpoint(key: z.input<typeof CheckpointKeySchema>): Promise<ModelCheckpoint | undefined>;
   /** How many calls of `role` the goal has checkpointed so far (the next call's number). */
   countCheckpoints(goalId: string, role: CheckpointKey["role"]): Promise<number>;
+
+  /**
+   * Records that step `step` observed `fingerprints` and answers which of them an earlier step saw
+   * first. Each fingerprint is a small immutable item tagged with the first step that saw it (the
+   * first writer wins), outside the goal item, so the goal item does not grow with the steps. A
+   * retried verify of the same step gets the same answer: its own fingerprints still count as new.
+   */
+  seenBefore(goalId: string, step: number, fingerprints: readonly string[]): Promise<readonly string[]>;
 }
 
 export class GoalNotFoundError extends GoalLoopsError {

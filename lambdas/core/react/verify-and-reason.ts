@@ -1,4 +1,5 @@
 import { type ContextSettings, countCompactionUsage, packGoalContext } from "../context";
+import type { GoalChange } from "../goal-change";
 import type { GoalRecord } from "../goal-record";
 import { checkLimits } from "../limits";
 import { recordModelUsage } from "../model-prices";
@@ -42,10 +43,13 @@ export function stopped(record: GoalRecord, position: RunPosition): StepResult {
  * VerifyAndReason: (a) verifies the latest logged step that no cycle has counted yet (judge calls for
  * unsatisfied model_judge checks, then `recordCycle`); (b) completes the goal, or ends it on a limit,
  * or asks for a new run after `continueAsNewAfter` iterations; (c) otherwise makes the `reason` call
- * for the run's current iteration and counts its usage.
+ * for the run's current iteration on the verified record and counts its usage.
  *
- * A retry for the same run and iteration repeats nothing: a verified step has `step <= record.steps`,
- * every model call is checkpointed, and the `reasoned` loop marker says the usage was counted.
+ * One goal write per call when it reasons: the verify cycle is applied in memory, the reason call is
+ * made on that record, and the cycle and the call's usage are committed together. A crash before the
+ * commit redoes the verify work on the retry, which costs nothing (every model call is checkpointed,
+ * fingerprints keep the step that first saw them). A retry after the commit repeats nothing: a
+ * verified step has `step <= record.steps` and the `reasoned` loop marker says the usage was counted.
  */
 export async function verifyAndReason(
   ports: VerifyAndReasonPorts,
@@ -61,34 +65,63 @@ export async function verifyAndReason(
   });
   if (!isRunningIn(loaded.record, runId)) return stopped(loaded.record, input);
   const recentSteps = await ports.stepLog.listRecentSteps(input.goalId, PROMPT_RECENT_STEPS);
-  const verified = await verifyAndDecide(ports, settings, loaded, recentSteps.at(-1), runId);
+  const verify = await verification(ports, settings, loaded.record, recentSteps.at(-1), runId);
 
-  const record = verified.record;
+  const verified = verify(loaded.record)?.record ?? loaded.record;
+  if (!answerAfterVerify(verified, input, settings, ports.now())) {
+    return reason(ports, settings, { base: loaded, record: verified, verify }, positionOf(verified, input));
+  }
+  // No reason call: commit the verify cycle alone and answer from what was committed (a racing
+  // writer, e.g. a human extending a limit, may have changed the answer).
+  const committed = await updateGoal(ports.goals, loaded, verify);
+  const answer = answerAfterVerify(committed.record, input, settings, ports.now());
+  if (answer) return answer;
+  return reason(
+    ports,
+    settings,
+    { base: committed, record: committed.record, verify: () => undefined },
+    positionOf(committed.record, input),
+  );
+}
+
+function positionOf(record: GoalRecord, input: RunPosition): RunPosition {
+  return { ...input, iteration: record.runIteration };
+}
+
+/** What the step answers after verify when it makes no reason call; undefined when it must reason. */
+function answerAfterVerify(
+  record: GoalRecord,
+  input: RunPosition,
+  settings: ReasonSettings,
+  now: Date,
+): StepResult | undefined {
+  const { runId } = input;
   if (!isRunningIn(record, runId)) return stopped(record, input);
-  const iteration = record.runIteration;
-  const position = { ...input, iteration };
+  const position = positionOf(record, input);
+  const iteration = position.iteration;
   if (reached(record, runId, iteration, "reasoned"))
     return { ...position, next: gatedNext(record, position) };
   // A reached limit waits for a human decision (extend or terminate) instead of ending the goal.
-  if (checkLimits(record, ports.now())) return { ...position, next: "limit_decision" };
+  if (checkLimits(record, now)) return { ...position, next: "limit_decision" };
   if (iteration >= settings.continueAsNewAfter) return { ...position, next: "continue_as_new" };
-  return reason(ports, settings, verified, position);
+  return undefined;
 }
 
-async function verifyAndDecide(
+/** The verify cycle of the latest step as a pure change, re-appliable on a conflict. */
+async function verification(
   ports: VerifyAndReasonPorts,
   settings: ReactSettings,
-  loaded: VersionedGoal,
+  record: GoalRecord,
   latest: StepRecord | undefined,
   runId: string,
-): Promise<VersionedGoal> {
+): Promise<(current: GoalRecord) => GoalChange | undefined> {
   const pending = await prepareVerification(ports, {
-    record: loaded.record,
+    record,
     latest,
     models: settings.models,
   });
   const now = ports.now();
-  return updateGoal(ports.goals, loaded, (current) => {
+  return (current) => {
     if (!isRunningIn(current, runId)) return undefined;
     const change = chain(
       current,
@@ -96,16 +129,22 @@ async function verifyAndDecide(
       (next) => decideChange(next, now),
     );
     return change.events.length > 0 ? change : undefined;
-  });
+  };
+}
+
+/** The goal as read (`base`), the record the reason call is made on, and the verify change between. */
+interface ReasonBase {
+  readonly base: VersionedGoal;
+  readonly record: GoalRecord;
+  readonly verify: (current: GoalRecord) => GoalChange | undefined;
 }
 
 async function reason(
   ports: VerifyAndReasonPorts,
   settings: ReasonSettings,
-  verified: VersionedGoal,
+  { base, record, verify }: ReasonBase,
   position: RunPosition,
 ): Promise<StepResult> {
-  const { record } = verified;
   const { runId, iteration } = position;
   const key = { goalId: record.goalId, runId, iteration, role: "reason" as const, ordinal: 0 };
   const tools = ports.tools.specsFor(grantedTools(record.spec, settings.defaultTools));
@@ -126,16 +165,24 @@ async function reason(
   const now = ports.now();
   const { turn } = checkpoint;
   const gated = gatedCalls(record, turn, ports.tools, grantedTools(record.spec, settings.defaultTools));
-  const counted = await updateGoal(ports.goals, verified, (current) => {
-    // Counted once per checkpoint, even when the goal stopped meanwhile: the call was paid for.
-    if (current.runId !== runId || reached(current, runId, iteration, "reasoned")) return undefined;
-    return chain(
+  const counted = await updateGoal(ports.goals, base, (current) => {
+    const change = chain(
       current,
-      (next) => countCompactionUsage(next, context.uncounted, now),
-      (next) => recordModelUsage(next, "reason", turn.modelId, turn.usage, now),
-      (next) => (gated.length > 0 ? setGate(next, pendingGate(position, gated), now) : undefined),
-      (next) => markLoop(next, { runId, iteration, phase: "reasoned" }, "act", now),
+      verify,
+      // Counted once per checkpoint, even when the goal stopped meanwhile: the call was paid for.
+      (next) =>
+        next.runId !== runId || reached(next, runId, iteration, "reasoned")
+          ? undefined
+          : chain(
+              next,
+              (counting) => countCompactionUsage(counting, context.uncounted, now),
+              (counting) => recordModelUsage(counting, "reason", turn.modelId, turn.usage, now),
+              (counting) =>
+                gated.length > 0 ? setGate(counting, pendingGate(position, gated), now) : undefined,
+              (counting) => markLoop(counting, { runId, iteration, phase: "reasoned" }, "act", now),
+            ),
     );
+    return change.record === current ? undefined : change;
   });
   if (!isRunningIn(counted.record, runId)) return stopped(counted.record, position);
   return { ...position, next: gatedNext(counted.record, position) };

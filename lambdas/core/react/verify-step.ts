@@ -10,7 +10,7 @@ import type { GoalStore, ModelCheckpoint } from "../ports/goal-store";
 import type { ModelClient } from "../ports/model-client";
 import type { StepRecord } from "../ports/step-log";
 import type { Workspace } from "../ports/workspace";
-import { recordCycle } from "../record-cycle";
+import { cycleFingerprints, recordCycle } from "../record-cycle";
 import { recordJudgement } from "../record-judgement";
 import {
   type JudgedFile,
@@ -172,6 +172,7 @@ export function verifyChange(
   evidence: StepEvidence,
   judgements: readonly Judgement[],
   now: Date,
+  seenBefore: readonly string[] = [],
 ): GoalChange {
   return chain(
     record,
@@ -192,7 +193,7 @@ export function verifyChange(
             iteration: step.iteration,
           }),
     ),
-    (current) => recordCycle(current, evidence.observations, { now, iteration: step.iteration }),
+    (current) => recordCycle(current, evidence.observations, { now, iteration: step.iteration, seenBefore }),
   );
 }
 
@@ -212,6 +213,8 @@ export interface PendingVerification {
   readonly step: StepRecord;
   readonly evidence: StepEvidence;
   readonly judgements: readonly Judgement[];
+  /** The step's fingerprints an earlier step saw first (the goal store's answer): not progress. */
+  readonly seenBefore: readonly string[];
 }
 
 /**
@@ -239,7 +242,13 @@ export async function prepareVerification(
     models: input.models,
     ...(input.role === undefined ? {} : { role: input.role }),
   });
-  return { step: latest, evidence, judgements };
+  // Before the commit, so a retried verify of this step finds its fingerprints tagged with this step.
+  const seenBefore = await ports.goals.seenBefore(
+    record.goalId,
+    latest.step,
+    cycleFingerprints(evidence.observations),
+  );
+  return { step: latest, evidence, judgements, seenBefore };
 }
 
 /** Whether `pending` still waits to be counted in `record` (a racing commit may have counted it). */
@@ -257,6 +266,6 @@ export function verifyPending(
   now: Date,
 ): GoalChange | undefined {
   return isUncounted(record, pending)
-    ? verifyChange(record, pending.step, pending.evidence, pending.judgements, now)
+    ? verifyChange(record, pending.step, pending.evidence, pending.judgements, now, pending.seenBefore)
     : undefined;
 }

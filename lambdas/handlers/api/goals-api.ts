@@ -5,14 +5,13 @@ import { EventBridgeClient } from "@aws-sdk/client-eventbridge";
 import { SFNClient } from "@aws-sdk/client-sfn";
 import middy from "@middy/core";
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from "aws-lambda";
-import { BedrockModelClient } from "../../adapters/bedrock-model-client";
-import { createBedrockRuntimeClient } from "../../adapters/bedrock-runtime-client";
 import { DynamoDbGoalStore } from "../../adapters/dynamodb-goal-store";
 import { EventBridgePublisher, HumanInputPublishError } from "../../adapters/eventbridge-publisher";
 import { createDocumentClient } from "../../adapters/goal-store-adapters";
 import { sfnRunStarter } from "../../adapters/sfn-run-starter";
 import { goalIdFromBytes } from "../../core/goal-ids";
 import type { HumanInputPublisher } from "../../core/ports/human-input-publisher";
+import type { ModelClient } from "../../core/ports/model-client";
 import { readApiConfig } from "./api-config";
 import { createGoalsApi } from "./create-goals-api";
 
@@ -25,6 +24,29 @@ const config = readApiConfig(process.env);
 const sfn = new SFNClient({ region: process.env.AWS_REGION });
 // No explicit endpoint: the SDK honours AWS_ENDPOINT_URL_EVENTBRIDGE (the local runtime's bus).
 const eventBridge = new EventBridgeClient({ region: process.env.AWS_REGION });
+
+/**
+ * The Bedrock client for the select call, loaded on the first call and then kept: most requests
+ * (reads, approvals, steering) never call a model, so their cold starts skip loading the SDK's
+ * Bedrock client. A failed load is retried by the next call.
+ */
+let bedrock: Promise<ModelClient> | undefined;
+const selectModelClient: ModelClient = {
+  converse: async (request) => {
+    bedrock ??= Promise.all([
+      import("../../adapters/bedrock-model-client"),
+      import("../../adapters/bedrock-runtime-client"),
+    ]).then(
+      ([{ BedrockModelClient }, { createBedrockRuntimeClient }]) =>
+        new BedrockModelClient({ client: createBedrockRuntimeClient() }),
+      (error: unknown) => {
+        bedrock = undefined;
+        throw error;
+      },
+    );
+    return (await bedrock).converse(request);
+  },
+};
 
 /** Deployed without a bus (GoalsApi's optional `goalEventBus`): steering routes answer 503. */
 const noBusPublisher: HumanInputPublisher = {
@@ -50,7 +72,7 @@ const api = createGoalsApi({
         models: {
           ...config.models,
           // The select call (fast tier) when no selector rule picks the pattern.
-          client: new BedrockModelClient({ client: createBedrockRuntimeClient() }),
+          client: selectModelClient,
         },
       }),
 });

@@ -87,7 +87,7 @@ describe("recordModelUsage", () => {
     // Sonnet: 3000 + 3000 + 1500 + 3750 = 11250 per million; Haiku: 1000 + 1000 + 500 + 1250 = 3750.
     expect(record.usageByRole.plan).toEqual({ ...usage, modelCalls: 1, costUsd: 0.01125 });
     expect(record.usageByRole.execute).toEqual({ ...usage, modelCalls: 1, costUsd: 0.00375 });
-    expect(record.usageByRole.reason.modelCalls).toBe(0);
+    expect(record.usageByRole.reason?.modelCalls ?? 0).toBe(0);
     expect(record.usage).toEqual({
       inputTokens: 2_000,
       outputTokens: 400,

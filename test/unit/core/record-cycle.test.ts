@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   type CycleObservationsInput,
   complete,
+  cycleFingerprints,
   type GoalRecord,
   GoalStatusError,
   recordCycle,
@@ -11,11 +12,22 @@ import {
 } from "../../../lambdas/core";
 import { artifact, buildGoal, frozen, goalIn, minutesLater, SATISFYING, toolResult } from "./support";
 
-/** Runs cycles one after another, as the verify step does, and returns every intermediate change. */
+/**
+ * Runs cycles one after another, as the verify step does, and returns every intermediate change.
+ * `seen` plays the goal store's fingerprint items (`GoalStore.seenBefore`).
+ */
 function cycles(record: GoalRecord, observations: readonly CycleObservationsInput[]) {
   let current = record;
+  const seen = new Set<string>();
   return observations.map((observed, iteration) => {
-    const change = recordCycle(current, observed, { now: minutesLater(iteration + 1), iteration });
+    const fingerprints = cycleFingerprints(observed);
+    const seenBefore = fingerprints.filter((fingerprint) => seen.has(fingerprint));
+    const change = recordCycle(current, observed, {
+      now: minutesLater(iteration + 1),
+      iteration,
+      seenBefore,
+    });
+    for (const fingerprint of fingerprints) seen.add(fingerprint);
     current = frozen(change);
     return change;
   });
@@ -176,6 +188,35 @@ describe("recordCycle: progress", () => {
     expect(first && eventTypes(first)).toContain("progress");
     expect(second && eventTypes(second)).toEqual(["no_progress"]);
     expect(second?.record.noProgressCycles).toBe(1);
+  });
+
+  it("does not count what the goal store says an earlier step saw, nor grow the record with it", () => {
+    // Prepare
+    const failing = { toolResults: [toolResult("run_tests", "3 failed")] };
+    const seenBefore = cycleFingerprints(failing);
+
+    // Act
+    const change = recordCycle(buildGoal(), failing, { now: minutesLater(1), iteration: 0, seenBefore });
+
+    // Assess
+    expect(eventTypes(change)).toEqual(["no_progress"]);
+    expect(change.record.seenFingerprints).toBeUndefined();
+  });
+
+  it("still treats the seenFingerprints of a record written before the fingerprint items as seen", () => {
+    // Prepare
+    const failing = { toolResults: [toolResult("run_tests", "3 failed")] };
+    const legacy = frozen({
+      record: { ...buildGoal(), seenFingerprints: cycleFingerprints(failing) },
+      events: [],
+    });
+
+    // Act
+    const change = recordCycle(legacy, failing, { now: minutesLater(1), iteration: 0 });
+
+    // Assess
+    expect(eventTypes(change)).toEqual(["no_progress"]);
+    expect(change.record.seenFingerprints).toEqual(legacy.seenFingerprints);
   });
 
   it("does not count a model saying 'done' (or claiming checks) as progress, nor complete the goal", () => {

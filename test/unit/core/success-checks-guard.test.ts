@@ -110,6 +110,7 @@ const RECORD_FREE = [
   "checkInvariants",
   "checkLimits",
   "costOf",
+  "cycleFingerprints",
   "directiveRevisionType",
   "evidenceFor",
   "formatIssuePath",

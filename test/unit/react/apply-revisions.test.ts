@@ -88,7 +88,7 @@ describe("applyQueuedRevisions at the step boundary", () => {
     expect(revised.inbox).toEqual([]);
     expect(revised.revisionLog).toMatchObject([{ revisionId: "rev-1", revision: 2, requestedBy: "ana" }]);
     expect(revised.evidence.map((item) => item.checkId)).toEqual([]);
-    expect(revised.usageByRole.reconcile.modelCalls).toBe(1);
+    expect(revised.usageByRole.reconcile?.modelCalls).toBe(1);
     const applied = (await loop.events(goal.goalId)).find((event) => event.type === "revision.applied");
     expect(applied).toMatchObject({
       revision: 2,
@@ -151,7 +151,7 @@ describe("applyQueuedRevisions at the step boundary", () => {
     expect(model.requestsFor("reconcile").map((request) => request.call)).toEqual([0, 1]);
     expect(retried.record.revision).toBe(3);
     expect(retried.record.contextNotes).toEqual(["The reader is five", "Rhyme if you can"]);
-    expect(retried.record.usageByRole.reconcile.modelCalls).toBe(2);
+    expect(retried.record.usageByRole.reconcile?.modelCalls).toBe(2);
     const applied = (await loop.events(goal.goalId)).filter((event) => event.type === "revision.applied");
     expect(applied.map((event) => event.revisionId)).toEqual(["rev-a", "rev-b"]);
   });

@@ -35,9 +35,9 @@ async function oneFailedAttempt(table: GoalTable) {
 function calls(record: GoalRecord) {
   const { attempt, evaluate, reflect } = record.usageByRole;
   return {
-    attempt: attempt.modelCalls,
-    evaluate: evaluate.modelCalls,
-    reflect: reflect.modelCalls,
+    attempt: attempt?.modelCalls ?? 0,
+    evaluate: evaluate?.modelCalls ?? 0,
+    reflect: reflect?.modelCalls ?? 0,
     total: record.usage.modelCalls,
   };
 }
