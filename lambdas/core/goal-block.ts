@@ -6,7 +6,7 @@ import { PROMPT_PROGRESS_NOTES } from "./progress-notes";
  * Human text is data: continuation lines are indented so no line of it can pose as a section of
  * the block, and carriage returns and trailing spaces never make two equal records render apart.
  */
-function item(text: string): string {
+export function blockItem(text: string): string {
   return text
     .replace(/\r\n?/g, "\n")
     .split("\n")
@@ -14,7 +14,8 @@ function item(text: string): string {
     .join("\n    ");
 }
 
-function section(title: string, lines: readonly string[]): string[] {
+/** A titled section of a goal block, left out when it has no lines. */
+export function blockSection(title: string, lines: readonly string[]): string[] {
   return lines.length === 0 ? [] : ["", `${title}:`, ...lines];
 }
 
@@ -28,21 +29,22 @@ export function renderGoalBlock(record: GoalRecord): string {
   const checks = spec.successChecks.map((check, index) => {
     const evidence = evidenceFor(record, check);
     const mark = evidence ? (evidence.strength === "weak" ? "[x] (weak: model judgement)" : "[x]") : "[ ]";
-    return `${index + 1}. ${mark} ${check.id}: ${item(check.description)} (verify: ${check.verify.kind})`;
+    return `${index + 1}. ${mark} ${check.id}: ${blockItem(check.description)} (verify: ${check.verify.kind})`;
   });
-  const bullets = (texts: readonly string[] | undefined) => (texts ?? []).map((text) => `- ${item(text)}`);
+  const bullets = (texts: readonly string[] | undefined) =>
+    (texts ?? []).map((text) => `- ${blockItem(text)}`);
   const lines = [
     `GOAL (revision ${record.revision})`,
-    `Objective: ${item(spec.objective)}`,
-    ...section("Success checks", checks),
-    ...section("Constraints", bullets(spec.constraints)),
-    ...section("Scope", bullets(spec.scope)),
-    ...section("Context from humans", bullets(record.contextNotes)),
-    ...section(
+    `Objective: ${blockItem(spec.objective)}`,
+    ...blockSection("Success checks", checks),
+    ...blockSection("Constraints", bullets(spec.constraints)),
+    ...blockSection("Scope", bullets(spec.scope)),
+    ...blockSection("Context from humans", bullets(record.contextNotes)),
+    ...blockSection(
       "Corrections requested",
       bullets(record.pendingCorrections?.map((correction) => correction.content)),
     ),
-    ...section("Recent progress", bullets(record.progressNotes.slice(-PROMPT_PROGRESS_NOTES))),
+    ...blockSection("Recent progress", bullets(record.progressNotes.slice(-PROMPT_PROGRESS_NOTES))),
   ];
   return `${lines.join("\n")}\n`;
 }

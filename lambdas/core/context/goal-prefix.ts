@@ -1,22 +1,7 @@
 import { evidenceFor } from "../check-evidence";
+import { blockItem as item, blockSection as section } from "../goal-block";
 import type { GoalRecord } from "../goal-record";
 import { PROMPT_PROGRESS_NOTES } from "../progress-notes";
-
-/**
- * Human text is data: continuation lines are indented so no line of it can pose as a section of
- * the block (the same rule as goal-block.ts, whose helper the core index does not export).
- */
-function item(text: string): string {
-  return text
-    .replace(/\r\n?/g, "\n")
-    .split("\n")
-    .map((line) => line.trimEnd())
-    .join("\n    ");
-}
-
-function section(title: string, lines: readonly string[]): string[] {
-  return lines.length === 0 ? [] : ["", `${title}:`, ...lines];
-}
 
 const bullets = (texts: readonly string[] | undefined) => (texts ?? []).map((text) => `- ${item(text)}`);
 

@@ -105,6 +105,8 @@ const RECORD_FREE = [
   "assertInvariants",
   "assertStatus",
   "assertTransition",
+  "blockItem",
+  "blockSection",
   "canTransition",
   "canonicalJson",
   "checkInvariants",
