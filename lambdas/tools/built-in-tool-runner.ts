@@ -10,9 +10,18 @@ import { ToolCallError } from "./tool-call-error";
 import { errorOutcome, successOutcome } from "./tool-outcome";
 import { builtInToolRegistry, type ToolRegistry } from "./tool-registry";
 
+/** Tool output above this many bytes becomes an artifact unless the deployment says otherwise. */
+export const DEFAULT_TOOL_OUTPUT_INLINE_BYTES = 4096;
+/** Below this an artifact reference would not fit where the output would have gone. */
+export const MIN_TOOL_OUTPUT_INLINE_BYTES = 256;
+
 const RunnerLimitsSchema = z.object({
   /** Tool output (as JSON) above this many bytes becomes a workspace artifact the model gets a reference to. */
-  inlineLimitBytes: z.number().int().min(256).default(4096),
+  inlineLimitBytes: z
+    .number()
+    .int()
+    .min(MIN_TOOL_OUTPUT_INLINE_BYTES)
+    .default(DEFAULT_TOOL_OUTPUT_INLINE_BYTES),
   httpTimeoutMs: z.number().int().positive().default(10_000),
   /** Response body bytes `http_request` keeps; well under a store item so an overflow can be stored. */
   maxResponseBytes: z.number().int().positive().default(131_072),

@@ -3,12 +3,15 @@ import { ArnFormat, Duration, Stack, Token } from "aws-cdk-lib";
 import { Policy, PolicyStatement } from "aws-cdk-lib/aws-iam";
 import type { RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
+import {
+  DEFAULT_TOOL_OUTPUT_INLINE_BYTES,
+  MIN_TOOL_OUTPUT_INLINE_BYTES,
+} from "../../lambdas/tools/built-in-tool-runner";
 import { GoalLoopFunction, type GoalLoopLogLevel } from "./goal-loop-function";
 import type { GoalTable } from "./goal-table";
 import type { SharedStepFunctions } from "./loop-definition";
 import { acknowledgeGoalTableGrant } from "./nag-acknowledgments";
 
-export const DEFAULT_TOOL_OUTPUT_INLINE_BYTES = 4096;
 /** How long a human has to answer an approval request before it expires. */
 export const DEFAULT_APPROVAL_TIMEOUT = Duration.hours(24);
 const MIN_APPROVAL_TIMEOUT = Duration.minutes(1);
@@ -34,7 +37,7 @@ export interface LoopStepsProps {
 
   /**
    * Tool output up to this many bytes goes into the step record; larger output becomes a
-   * workspace artifact under `.artifacts/`. From 1 to 65,536.
+   * workspace artifact under `.artifacts/`. From 256 to 65,536.
    *
    * @default 4096
    */
@@ -190,12 +193,12 @@ export function validateLoopStepsProps(props: Omit<LoopStepsProps, "goalTable">)
     !Token.isUnresolved(toolOutputInlineBytes) &&
     !(
       Number.isInteger(toolOutputInlineBytes) &&
-      toolOutputInlineBytes >= 1 &&
+      toolOutputInlineBytes >= MIN_TOOL_OUTPUT_INLINE_BYTES &&
       toolOutputInlineBytes <= MAX_TOOL_OUTPUT_INLINE_BYTES
     )
   ) {
     throw new Error(
-      `LoopSteps: toolOutputInlineBytes must be a whole number from 1 to ${MAX_TOOL_OUTPUT_INLINE_BYTES}; got ${toolOutputInlineBytes}`,
+      `LoopSteps: toolOutputInlineBytes must be a whole number from ${MIN_TOOL_OUTPUT_INLINE_BYTES} to ${MAX_TOOL_OUTPUT_INLINE_BYTES} (Act's tool runner refuses less at cold start); got ${toolOutputInlineBytes}`,
     );
   }
 }

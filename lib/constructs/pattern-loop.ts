@@ -9,6 +9,7 @@ import {
 } from "aws-cdk-lib/aws-stepfunctions";
 import { Construct } from "constructs";
 import type { Pattern } from "../../lambdas/core/goal-spec";
+import { DEFAULT_CONTINUE_AS_NEW_AFTER } from "../../lambdas/core/react/react-deps";
 import { allowModels, isBedrockModelId } from "./bedrock-model-access";
 import { GoalLoopFunction, type GoalLoopFunctionProps, type GoalLoopLogLevel } from "./goal-loop-function";
 import type { GoalTable } from "./goal-table";
@@ -24,7 +25,6 @@ import {
 export const DEFAULT_MODEL_ID = "us.anthropic.claude-sonnet-4-5-20250929-v1:0";
 /** The fast tier's model (executing a known step, judging, evaluating, summarizing, selecting). */
 export const HAIKU_MODEL_ID = "us.anthropic.claude-haiku-4-5-20251001-v1:0";
-export const DEFAULT_CONTINUE_AS_NEW_AFTER = 50;
 /**
  * One iteration writes about 9 to 25 history events; 1,000 iterations stay far below the 25,000
  * events after which Step Functions fails an execution.

@@ -1,12 +1,13 @@
 import { Duration, Token } from "aws-cdk-lib";
 import type { StateMachine } from "aws-cdk-lib/aws-stepfunctions";
 import type { Construct } from "constructs";
+import { DEFAULT_REPLAN_COOLDOWN_SECONDS } from "../../lambdas/core/plan-execute/plan-execute-deps";
 import { handlerEntry } from "./loop-steps";
 import { PatternLoop, type PatternLoopProps } from "./pattern-loop";
 import { type PlanExecutePatternFunctions, planExecuteDefinition } from "./plan-execute-definition";
 
 /** The wait before a replan that follows a replan without any successful step. */
-export const DEFAULT_REPLAN_COOLDOWN = Duration.seconds(30);
+export const DEFAULT_REPLAN_COOLDOWN = Duration.seconds(DEFAULT_REPLAN_COOLDOWN_SECONDS);
 const MAX_REPLAN_COOLDOWN = Duration.hours(1);
 
 export interface PlanExecuteLoopProps extends PatternLoopProps {

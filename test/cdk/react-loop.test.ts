@@ -548,6 +548,7 @@ describe("ReactLoop with props", () => {
     ["a URL as an allowed host", { httpAllowedHosts: ["https://example.com"] }, /httpAllowedHosts/],
     ["a host with a port", { httpAllowedHosts: ["example.com:8080"] }, /httpAllowedHosts/],
     ["an inline bound of 0 bytes", { toolOutputInlineBytes: 0 }, /toolOutputInlineBytes/],
+    ["an inline bound Act's tool runner refuses", { toolOutputInlineBytes: 255 }, /from 256 to/],
     ["an inline bound past 64 KiB", { toolOutputInlineBytes: 65_537 }, /toolOutputInlineBytes/],
     ["a state machine name with a colon", { stateMachineName: "react:loop" }, /stateMachineName/],
     ["a state machine name of 81 characters", { stateMachineName: "r".repeat(81) }, /stateMachineName/],

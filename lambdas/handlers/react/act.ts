@@ -1,14 +1,11 @@
 import { Logger } from "@aws-lambda-powertools/logger";
 import { createDocumentClient, createGoalStoreAdapters } from "../../adapters/goal-store-adapters";
 import { act } from "../../core/react/act";
-import { createBuiltInToolRunner } from "../../tools/built-in-tool-runner";
+import { createBuiltInToolRunner, DEFAULT_TOOL_OUTPUT_INLINE_BYTES } from "../../tools/built-in-tool-runner";
 import { DEFAULT_TOOL_NAMES } from "../../tools/tool-registry";
 import { listEnv, positiveIntEnv, requiredEnv } from "../handler-environment";
 import { stepHandler } from "../step-handler";
 import { StatePayloadSchema } from "./state-payload";
-
-/** Tool output above this many bytes becomes a workspace artifact (DESIGN §6). */
-const DEFAULT_TOOL_OUTPUT_INLINE_BYTES = 4096;
 
 const logger = new Logger();
 const { goals, workspace, stepLog, outbox } = createGoalStoreAdapters({
