@@ -24,15 +24,6 @@ export interface StepClassification {
 const UNRECOVERABLE =
   /AccessDenied|Unauthori[sz]ed|Forbidden|NotAuthorized|ValidationException|Policy|Guardrail|ContentFiltered|ToolNotGranted|HttpRequestRefused|ApprovalRequired|RejectedByHuman|ApprovalExpired|HttpStatus(400|401|403|422)$/;
 
-/** Errors that may pass on a retry: throttling, timeouts, 5xx, a network failure. */
-const TRANSIENT =
-  /Throttl|TooManyRequests|RateExceeded|Timeout|TimedOut|ServiceUnavailable|InternalServer|InternalFailure|ServiceException|Unavailable|HttpRequestFailed|HttpStatus(408|429|5\d\d)$/;
-
-/** Whether a failure (by error name) may pass when the same step is tried again. */
-export function isTransient(errorName: string): boolean {
-  return TRANSIENT.test(errorName);
-}
-
 export function isUnrecoverable(errorName: string): boolean {
   return UNRECOVERABLE.test(errorName);
 }
