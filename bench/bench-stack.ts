@@ -1,9 +1,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import type { GoalSnapshot, GoalStatus } from "../lambdas/core/goal-record";
+import type { GoalSnapshot } from "../lambdas/core/goal-record";
 import { GoalsClient } from "../lib/local/cli/goals-client";
 import { type LocalStack, startLocalStack } from "../lib/local/local-stack";
+import { followGoal } from "../test/e2e/local-stack-harness";
 import { type DynamoProxy, startDynamoProxy } from "./dynamo-proxy";
 import { type FixtureSizes, writeFixtures } from "./fixtures";
 
@@ -60,28 +61,12 @@ export async function startBenchStack(options: {
   };
 }
 
-const SETTLED: ReadonlySet<GoalStatus> = new Set([
-  "completed",
-  "paused",
-  "failed",
-  "terminated",
-  "cancelled",
-  "waiting",
-]);
-
-/** Polls a goal until it settles or the deadline passes. */
+/** Polls a goal until it settles (invariants checked on every snapshot) or the deadline passes. */
 export async function settle(
   client: GoalsClient,
   goalId: string,
   deadlineMs: number,
   pollMs = 50,
 ): Promise<GoalSnapshot> {
-  const deadline = Date.now() + deadlineMs;
-  for (;;) {
-    const snapshot = await client.getGoal(goalId);
-    if (SETTLED.has(snapshot.status)) return snapshot;
-    if (Date.now() > deadline)
-      throw new Error(`goal ${goalId} still ${snapshot.status} after ${deadlineMs} ms`);
-    await new Promise((done) => setTimeout(done, pollMs));
-  }
+  return (await followGoal(client, goalId, { deadlineMs, pollMs })).final;
 }

@@ -1,13 +1,9 @@
-import { App, Stack } from "aws-cdk-lib";
-import { Template } from "aws-cdk-lib/assertions";
-import { Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
+import type { Stack } from "aws-cdk-lib";
+import type { Template } from "aws-cdk-lib/assertions";
 import { EmailIdentity } from "aws-cdk-lib/aws-ses";
-import { DefinitionBody, Pass, StateMachine } from "aws-cdk-lib/aws-stepfunctions";
 import { beforeAll, describe, expect, it } from "vitest";
 import { EmailDoor, type EmailDoorProps } from "../../lib/constructs/email-door";
-import { GoalEventBus } from "../../lib/constructs/goal-event-bus";
-import { GoalTable } from "../../lib/constructs/goal-table";
-import { GoalsApi } from "../../lib/constructs/goals-api";
+import { doorStack, templateWithGrantedRole } from "./loop-test-support";
 import {
   allowStatementsOf,
   allowsService,
@@ -22,19 +18,12 @@ const SENDER = "goals@example.test";
 
 /** A stack with the goals API and the email door on it (bundling skipped: the stack test bundles). */
 function build(props: Partial<EmailDoorProps> = {}) {
-  const app = new App({ builtinCloudFormationValidation: false, context: { "aws:cdk:bundling-stacks": [] } });
-  const stack = new Stack(app, "TestStack");
-  const goalTable = new GoalTable(stack, "GoalTable");
-  const goalEventBus = new GoalEventBus(stack, "GoalEventBus");
-  const react = new StateMachine(stack, "React", {
-    definitionBody: DefinitionBody.fromChainable(new Pass(stack, "P")),
-  });
-  const goalsApi = new GoalsApi(stack, "GoalsApi", { goalTable, stateMachines: { react } });
+  const { stack, goalTable, goalEventBus, restApi } = doorStack();
   const make = () =>
     new EmailDoor(stack, "EmailDoor", {
       goalTable,
       goalEventBus,
-      restApi: goalsApi.restApi,
+      restApi,
       senderIdentity: EmailIdentity.fromEmailIdentityName(stack, "Sender", SENDER),
       ...props,
     });
@@ -51,9 +40,7 @@ describe("EmailDoor", () => {
     const built = build();
     stack = built.stack;
     door = built.make();
-    const sender = new Role(stack, "SenderRole", { assumedBy: new ServicePrincipal("lambda.amazonaws.com") });
-    door.grantSendApprovalEmails(sender);
-    template = Template.fromStack(stack);
+    template = templateWithGrantedRole(stack, "SenderRole", (sender) => door.grantSendApprovalEmails(sender));
   });
 
   it("serves GET and POST /email/approvals/{approvalId} without API Gateway auth, through its own function", () => {

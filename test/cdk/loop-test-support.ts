@@ -1,8 +1,12 @@
 import { App, Stack } from "aws-cdk-lib";
 import { Template } from "aws-cdk-lib/assertions";
+import { type IRole, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
+import { DefinitionBody, Pass, StateMachine } from "aws-cdk-lib/aws-stepfunctions";
 import { expect } from "vitest";
 import { FATAL_MODEL_ERRORS, RETRYABLE_MODEL_ERRORS } from "../../lambdas/adapters/bedrock-errors";
+import { GoalEventBus } from "../../lib/constructs/goal-event-bus";
 import { GoalTable } from "../../lib/constructs/goal-table";
+import { GoalsApi } from "../../lib/constructs/goals-api";
 import { LoopSteps } from "../../lib/constructs/loop-steps";
 import type { LoopModelProps } from "../../lib/constructs/pattern-loop";
 import { ReactLoop } from "../../lib/constructs/react-loop";
@@ -53,6 +57,30 @@ export function synthesisOf(addLoops: (stack: Stack, goalTable: GoalTable) => vo
     }
     return synthesized;
   };
+}
+
+/** A stack with a goal table, an event bus and the goals API (over a stand-in react machine), for a door. */
+export function doorStack() {
+  const app = new App({ builtinCloudFormationValidation: false, context: { "aws:cdk:bundling-stacks": [] } });
+  const stack = new Stack(app, "TestStack");
+  const goalTable = new GoalTable(stack, "GoalTable");
+  const goalEventBus = new GoalEventBus(stack, "GoalEventBus");
+  const react = new StateMachine(stack, "React", {
+    definitionBody: DefinitionBody.fromChainable(new Pass(stack, "P")),
+  });
+  const goalsApi = new GoalsApi(stack, "GoalsApi", { goalTable, stateMachines: { react } });
+  return { stack, goalTable, goalEventBus, restApi: goalsApi.restApi };
+}
+
+/** Synthesizes `stack` once a Lambda role `roleId` is granted by `grant`, as the approval gate's would be. */
+export function templateWithGrantedRole(
+  stack: Stack,
+  roleId: string,
+  grant: (role: IRole) => void,
+): Template {
+  const role = new Role(stack, roleId, { assumedBy: new ServicePrincipal("lambda.amazonaws.com") });
+  grant(role);
+  return Template.fromStack(stack);
 }
 
 /** A stack of its own with a goal table, for a loop whose props are refused (nothing is synthesized). */

@@ -1,13 +1,9 @@
-import { App, Stack } from "aws-cdk-lib";
+import type { Stack } from "aws-cdk-lib";
 import { Template } from "aws-cdk-lib/assertions";
-import { Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
 import { Secret } from "aws-cdk-lib/aws-secretsmanager";
-import { DefinitionBody, Pass, StateMachine } from "aws-cdk-lib/aws-stepfunctions";
 import { beforeAll, describe, expect, it } from "vitest";
-import { GoalEventBus } from "../../lib/constructs/goal-event-bus";
-import { GoalTable } from "../../lib/constructs/goal-table";
-import { GoalsApi } from "../../lib/constructs/goals-api";
 import { SlackDoor, type SlackDoorProps } from "../../lib/constructs/slack-door";
+import { doorStack, templateWithGrantedRole } from "./loop-test-support";
 import {
   allowStatementsOf,
   allowsService,
@@ -20,17 +16,9 @@ import {
 
 /** A stack with the goals API and the Slack door on it (bundling skipped: the stack test bundles). */
 function build(props: Partial<SlackDoorProps> | ((stack: Stack) => Partial<SlackDoorProps>) = {}) {
-  const app = new App({ builtinCloudFormationValidation: false, context: { "aws:cdk:bundling-stacks": [] } });
-  const stack = new Stack(app, "TestStack");
-  const goalTable = new GoalTable(stack, "GoalTable");
-  const goalEventBus = new GoalEventBus(stack, "GoalEventBus");
-  const react = new StateMachine(stack, "React", {
-    definitionBody: DefinitionBody.fromChainable(new Pass(stack, "P")),
-  });
-  const goalsApi = new GoalsApi(stack, "GoalsApi", { goalTable, stateMachines: { react } });
+  const { stack, goalTable, goalEventBus, restApi } = doorStack();
   const extra = typeof props === "function" ? props(stack) : props;
-  const make = () =>
-    new SlackDoor(stack, "SlackDoor", { goalTable, goalEventBus, restApi: goalsApi.restApi, ...extra });
+  const make = () => new SlackDoor(stack, "SlackDoor", { goalTable, goalEventBus, restApi, ...extra });
   return { stack, make };
 }
 
@@ -52,9 +40,9 @@ describe("SlackDoor", () => {
     const built = build({ defaultChannel: "C0OPS1234" });
     stack = built.stack;
     door = built.make();
-    const poster = new Role(stack, "PosterRole", { assumedBy: new ServicePrincipal("lambda.amazonaws.com") });
-    door.grantPostApprovalMessages(poster);
-    template = Template.fromStack(stack);
+    template = templateWithGrantedRole(stack, "PosterRole", (poster) =>
+      door.grantPostApprovalMessages(poster),
+    );
   });
 
   it("serves POST /slack/interactions and /slack/commands without API Gateway auth, through its own function", () => {

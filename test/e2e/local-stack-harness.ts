@@ -88,7 +88,7 @@ const SETTLED: ReadonlySet<GoalStatus> = new Set([
 export async function followGoal(
   client: GoalsClient,
   goalId: string,
-  options: { deadlineMs?: number } = {},
+  options: { deadlineMs?: number; pollMs?: number } = {},
 ): Promise<{ final: GoalSnapshot; seen: readonly GoalSnapshot[] }> {
   const deadline = Date.now() + (options.deadlineMs ?? 60_000);
   const seen: GoalSnapshot[] = [];
@@ -101,7 +101,7 @@ export async function followGoal(
     if (Date.now() > deadline) {
       throw new Error(`Goal ${goalId} still ${snapshot.status} after ${options.deadlineMs ?? 60_000} ms`);
     }
-    await new Promise((resolveDelay) => setTimeout(resolveDelay, 100));
+    await new Promise((resolveDelay) => setTimeout(resolveDelay, options.pollMs ?? 100));
   }
 }
 

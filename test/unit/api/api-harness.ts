@@ -4,6 +4,7 @@ import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SFNClient } from "@aws-sdk/client-sfn";
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from "aws-lambda";
 import { mockClient } from "aws-sdk-client-mock";
+import { afterAll, beforeAll } from "vitest";
 import { createGoalTable } from "../../../lambdas/adapters/create-goal-table";
 import { DynamoDbGoalStore } from "../../../lambdas/adapters/dynamodb-goal-store";
 import { sfnRunStarter } from "../../../lambdas/adapters/sfn-run-starter";
@@ -40,6 +41,27 @@ export async function startStoreBackend(): Promise<StoreBackend> {
       client.destroy();
       await backend.stop();
     },
+  };
+}
+
+/** A store backend started before the enclosing suite's tests and stopped after them. */
+export function suiteStoreBackend(): StoreBackend {
+  let started: StoreBackend | undefined;
+  const current = (): StoreBackend => {
+    if (!started) throw new Error("the suite's store backend starts in beforeAll");
+    return started;
+  };
+  beforeAll(async () => {
+    started = await startStoreBackend();
+  });
+  afterAll(async () => {
+    await started?.stop();
+  });
+  return {
+    get store() {
+      return current().store;
+    },
+    stop: () => current().stop(),
   };
 }
 

@@ -1,25 +1,12 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Approval } from "../../../lambdas/core/ports/goal-store";
 import { ApprovalViewSchema } from "../../../lambdas/handlers/api/approvals";
 import { aPendingApproval } from "../human-input/support";
-import {
-  apiEvent,
-  aTenant,
-  bodyOf,
-  buildApi,
-  NOW,
-  type StoreBackend,
-  startStoreBackend,
-} from "./api-harness";
+import { apiEvent, aTenant, bodyOf, buildApi, NOW, suiteStoreBackend } from "./api-harness";
 
 describe("approvals routes (GET /approvals, POST /approvals/{approvalId})", () => {
-  let backend: StoreBackend;
-
-  beforeAll(async () => {
-    backend = await startStoreBackend();
-  });
-  afterAll(() => backend.stop());
+  const backend = suiteStoreBackend();
 
   /** A pending approval of the tenant, still valid at NOW, with a token of its own. */
   async function aStoredApproval(tenantId: string, overrides: Partial<Approval> = {}): Promise<Approval> {

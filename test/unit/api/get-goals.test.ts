@@ -1,27 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { fail } from "../../../lambdas/core/goal-lifecycle";
 import { GoalSnapshotSchema } from "../../../lambdas/core/goal-record";
-import {
-  aGoalSpec,
-  apiEvent,
-  aTenant,
-  bodyOf,
-  buildApi,
-  NOW,
-  type StoreBackend,
-  startStoreBackend,
-} from "./api-harness";
+import { aGoalSpec, apiEvent, aTenant, bodyOf, buildApi, NOW, suiteStoreBackend } from "./api-harness";
 
 describe("GET /goals", () => {
-  let backend: StoreBackend;
-
-  beforeAll(async () => {
-    backend = await startStoreBackend();
-  });
-
-  afterAll(async () => {
-    await backend.stop();
-  });
+  const backend = suiteStoreBackend();
 
   /** Creates a goal through the API and returns its id. */
   async function postGoal(tenant: string, objective = "Write a haiku about DynamoDB"): Promise<string> {

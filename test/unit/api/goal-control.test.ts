@@ -1,26 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { GoalChange } from "../../../lambdas/core/goal-change";
 import { pause, terminate } from "../../../lambdas/core/goal-lifecycle";
 import type { GoalRecord } from "../../../lambdas/core/goal-record";
 import { GoalSnapshotSchema } from "../../../lambdas/core/goal-record";
-import {
-  aGoalSpec,
-  apiEvent,
-  aTenant,
-  bodyOf,
-  buildApi,
-  NOW,
-  type StoreBackend,
-  startStoreBackend,
-} from "./api-harness";
+import { aGoalSpec, apiEvent, aTenant, bodyOf, buildApi, NOW, suiteStoreBackend } from "./api-harness";
 
 describe("goal control routes (revisions, directive, resume, cancel)", () => {
-  let backend: StoreBackend;
-
-  beforeAll(async () => {
-    backend = await startStoreBackend();
-  });
-  afterAll(() => backend.stop());
+  const backend = suiteStoreBackend();
 
   async function aGoal(tenant: string): Promise<string> {
     const { api } = buildApi(backend.store);

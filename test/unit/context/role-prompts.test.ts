@@ -11,17 +11,18 @@ import { LESSONS_HEADING } from "../../../lambdas/core/reflexion/attempt-prompt"
 import type { ReflexionSettings } from "../../../lambdas/core/reflexion/reflexion-deps";
 import { selectRequest } from "../../../lambdas/core/select-call";
 import {
-  answers,
   createPlanGoal,
   fetchAnswering,
   PLAN_SETTINGS,
   PlanLoopDriver,
   planSpec,
+  replanScript,
   step,
   submitsPlan,
   uses,
 } from "../plan-execute/support";
 import {
+  calmHaikuJudgedSpec,
   createGoal,
   type GoalTable,
   lastUserText,
@@ -92,19 +93,7 @@ describe("every model call's prompt in the packer's layout", () => {
   it("plan and execute: one prefix per role across a replan, the plan state and step after the cache point", async () => {
     // Prepare: the first executor answer is new information, so the planner is called a second time.
     const goal = await createPlanGoal(table);
-    const model = new ScriptedModel({
-      plan: [
-        submitsPlan([
-          step("fetch", { tool: "http_request" }),
-          step("write", { tool: "workspace_write", dependsOn: ["fetch"] }),
-        ]),
-        submitsPlan([step("write-direct", { tool: "workspace_write" })]),
-      ],
-      execute: [
-        answers("There is no changelog URL in the goal; write the notes from the objective instead."),
-        uses("workspace_write", { path: "notes.md", content: NOTES }),
-      ],
-    });
+    const model = new ScriptedModel(replanScript(NOTES));
     const settings: PlanExecuteSettings = { ...PLAN_SETTINGS, models: MODELS };
     const loop = new PlanLoopDriver(table, model, settings);
 
@@ -210,18 +199,7 @@ describe("every model call's prompt in the packer's layout", () => {
 
   it("judge: one prefix across verdicts, the check status and evidence after the cache point", async () => {
     // Prepare
-    const goal = await createGoal(
-      table,
-      reactSpec({
-        successChecks: [
-          {
-            id: "tone",
-            description: "The haiku is calm",
-            verify: { kind: "model_judge", rubric: "The haiku in out/haiku.md reads calm" },
-          },
-        ],
-      }),
-    );
+    const goal = await createGoal(table, calmHaikuJudgedSpec());
     const model = new ScriptedModel({
       reason: [
         writes("out/haiku.md", "storm! thunder! crash!"),

@@ -1,12 +1,34 @@
+import { afterAll, beforeAll } from "vitest";
 import type { GoalChange } from "../../../lambdas/core/goal-change";
 import type { GoalRecord } from "../../../lambdas/core/goal-record";
 import type { RunRef } from "../../../lambdas/core/ports/run-control";
-import type { GoalTable } from "../react/support";
+import { type GoalTable, startGoalTable } from "../react/support";
 
 export const REACT_ARN = "arn:aws:states:us-east-1:123456789012:stateMachine:goal-loops-react";
 export const STATE_MACHINE_ARNS = { react: REACT_ARN } as const;
 export const AT = "2026-03-01T10:00:00.000Z";
 export const clock = () => new Date(AT);
+
+/** A goal table started before the enclosing suite's tests and stopped after them. */
+export function suiteGoalTable(): GoalTable {
+  let started: GoalTable | undefined;
+  const current = (): GoalTable => {
+    if (!started) throw new Error("the suite's goal table starts in beforeAll");
+    return started;
+  };
+  beforeAll(async () => {
+    started = await startGoalTable();
+  });
+  afterAll(async () => {
+    await started?.stop();
+  });
+  return {
+    get adapters() {
+      return current().adapters;
+    },
+    stop: () => current().stop(),
+  };
+}
 
 /** Applies a core change to the stored goal, as another writer would. */
 export async function changeGoal(

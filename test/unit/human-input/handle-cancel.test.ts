@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { pause, terminate, waitFor } from "../../../lambdas/core/goal-lifecycle";
 import { handleCancelRequested } from "../../../lambdas/core/human-input/handle-cancel";
 import type { CancelRequestedDetail } from "../../../lambdas/core/human-input-events";
 import type { StopRun } from "../../../lambdas/core/ports/run-control";
-import { createGoal, type GoalTable, startGoalTable } from "../react/support";
+import { createGoal } from "../react/support";
 import {
   AT,
   changeGoal,
@@ -13,6 +13,7 @@ import {
   recordingRunControl,
   STATE_MACHINE_ARNS,
   storedGoal,
+  suiteGoalTable,
 } from "./control-support";
 import { aPendingApproval } from "./support";
 
@@ -25,12 +26,7 @@ const cancelOf = (goalId: string, reason?: string): CancelRequestedDetail => ({
 });
 
 describe("handleCancelRequested", () => {
-  let table: GoalTable;
-
-  beforeAll(async () => {
-    table = await startGoalTable();
-  });
-  afterAll(() => table.stop());
+  const table = suiteGoalTable();
 
   const ports = (stopRun: StopRun) => ({
     goals: table.adapters.goals,

@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { pause } from "../../../lambdas/core/goal-lifecycle";
 import { handleResumeRequested } from "../../../lambdas/core/human-input/handle-resume";
 import type { ResumeRequestedDetail } from "../../../lambdas/core/human-input-events";
 import type { StartRun } from "../../../lambdas/core/ports/run-control";
 import { loadGoal } from "../../../lambdas/core/react/load-goal";
 import { sequentialRunIds } from "../../../lambdas/core/react/run-ids";
-import { createGoal, type GoalTable, startGoalTable } from "../react/support";
+import { createGoal } from "../react/support";
 import {
   AT,
   changeGoal,
@@ -15,6 +15,7 @@ import {
   recordingRunControl,
   STATE_MACHINE_ARNS,
   storedGoal,
+  suiteGoalTable,
 } from "./control-support";
 
 const resumeOf = (goalId: string): ResumeRequestedDetail => ({
@@ -25,12 +26,7 @@ const resumeOf = (goalId: string): ResumeRequestedDetail => ({
 });
 
 describe("handleResumeRequested", () => {
-  let table: GoalTable;
-
-  beforeAll(async () => {
-    table = await startGoalTable();
-  });
-  afterAll(() => table.stop());
+  const table = suiteGoalTable();
 
   const ports = (startRun: StartRun) => ({
     goals: table.adapters.goals,

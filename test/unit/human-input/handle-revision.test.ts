@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { terminate, waitFor } from "../../../lambdas/core/goal-lifecycle";
 import { handleRevisionRequested } from "../../../lambdas/core/human-input/handle-revision";
 import type { RevisionRequestedDetail } from "../../../lambdas/core/human-input-events";
-import { createGoal, type GoalTable, startGoalTable } from "../react/support";
-import { AT, changeGoal, clock, eventTypes, storedGoal } from "./control-support";
+import { createGoal } from "../react/support";
+import { AT, changeGoal, clock, eventTypes, storedGoal, suiteGoalTable } from "./control-support";
 
 function aRevision(
   goalId: string,
@@ -22,12 +22,7 @@ function aRevision(
 }
 
 describe("handleRevisionRequested", () => {
-  let table: GoalTable;
-
-  beforeAll(async () => {
-    table = await startGoalTable();
-  });
-  afterAll(() => table.stop());
+  const table = suiteGoalTable();
 
   const ports = () => ({ goals: table.adapters.goals, now: clock });
 

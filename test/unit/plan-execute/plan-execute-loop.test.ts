@@ -3,11 +3,11 @@ import { EXECUTE_INSTRUCTIONS } from "../../../lambdas/core/plan-execute/execute
 import { SUBMIT_PLAN_TOOL } from "../../../lambdas/core/plan-execute/plan-prompt";
 import { type GoalTable, lastUserText, ScriptedModel, startGoalTable } from "../react/support";
 import {
-  answers,
   createPlanGoal,
   FAST_MODEL_ID,
   HEAVY_MODEL_ID,
   PlanLoopDriver,
+  replanScript,
   step,
   submitsPlan,
   uses,
@@ -110,19 +110,7 @@ describe("the Plan-and-Execute loop steps", () => {
   it("answers a step the executor cannot do as planned with a replan of the remaining steps", async () => {
     // Prepare
     const goal = await createPlanGoal(table);
-    const model = new ScriptedModel({
-      plan: [
-        submitsPlan([
-          step("fetch", { tool: "http_request" }),
-          step("write", { tool: "workspace_write", dependsOn: ["fetch"] }),
-        ]),
-        submitsPlan([step("write-direct", { tool: "workspace_write" })]),
-      ],
-      execute: [
-        answers("There is no changelog URL in the goal; write the notes from the objective instead."),
-        uses("workspace_write", { path: "notes.md", content: NOTES }),
-      ],
-    });
+    const model = new ScriptedModel(replanScript(NOTES));
     const loop = new PlanLoopDriver(table, model);
 
     // Act

@@ -226,3 +226,20 @@ export function lastOf(answers: readonly StepResult[]): StepResult {
   if (!last) throw new Error("the run gave no answer");
   return last;
 }
+
+/** A plan of fetch then write, replanned to a direct write of `notes` once the executor answers it cannot fetch. */
+export function replanScript(notes: string) {
+  return {
+    plan: [
+      submitsPlan([
+        step("fetch", { tool: "http_request" }),
+        step("write", { tool: "workspace_write", dependsOn: ["fetch"] }),
+      ]),
+      submitsPlan([step("write-direct", { tool: "workspace_write" })]),
+    ],
+    execute: [
+      answers("There is no changelog URL in the goal; write the notes from the objective instead."),
+      uses("workspace_write", { path: "notes.md", content: notes }),
+    ],
+  };
+}

@@ -3,6 +3,7 @@ import { sha256Hex } from "../../../lambdas/core/canonical-json";
 import { REASON_INSTRUCTIONS } from "../../../lambdas/core/react/reason-prompt";
 import {
   calls,
+  calmHaikuJudgedSpec,
   conversationProblems,
   createGoal,
   type GoalTable,
@@ -228,18 +229,7 @@ describe("ReAct loop steps", () => {
 
   it("judges a model_judge check with the judge role and completes on PASS with weak evidence", async () => {
     // Prepare
-    const goal = await createGoal(
-      table,
-      reactSpec({
-        successChecks: [
-          {
-            id: "tone",
-            description: "The haiku is calm",
-            verify: { kind: "model_judge", rubric: "The haiku in out/haiku.md reads calm" },
-          },
-        ],
-      }),
-    );
+    const goal = await createGoal(table, calmHaikuJudgedSpec());
     const model = new ScriptedModel({
       reason: [writes("out/haiku.md", HAIKU)],
       judge: [says("PASS - quiet imagery throughout.")],

@@ -200,6 +200,19 @@ export function reactSpec(overrides: Partial<GoalSpecInput> = {}): GoalSpecInput
   };
 }
 
+/** A react goal spec with one model_judge check: the haiku in out/haiku.md reads calm. */
+export function calmHaikuJudgedSpec(): GoalSpecInput {
+  return reactSpec({
+    successChecks: [
+      {
+        id: "tone",
+        description: "The haiku is calm",
+        verify: { kind: "model_judge", rubric: "The haiku in out/haiku.md reads calm" },
+      },
+    ],
+  });
+}
+
 /** Stores a new running goal of `pattern` at run `r1`, as the API does. */
 export async function createPatternGoal(
   table: Pick<GoalTable, "adapters">,
