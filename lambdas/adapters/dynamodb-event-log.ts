@@ -1,13 +1,25 @@
-import { type DynamoDBDocumentClient, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { setTimeout as delay } from "node:timers/promises";
+import {
+  BatchWriteCommand,
+  type BatchWriteCommandOutput,
+  type DynamoDBDocumentClient,
+  QueryCommand,
+} from "@aws-sdk/lib-dynamodb";
 import { type GoalEvent, GoalEventSchema, type NewGoalEvent } from "../core/goal-event";
 import { parseOrThrow } from "../core/validation";
-import { CorruptStoreItemError, isConditionalCheckFailed, toStoreError } from "./dynamodb-errors";
+import { CorruptStoreItemError, GoalStoreUnavailableError, toStoreError } from "./dynamodb-errors";
 import { parseStoredItem, toDocument } from "./dynamodb-items";
 import { eventKey, eventSortKey, goalKey, invalidField, RESERVED_ATTRIBUTES } from "./goal-table-keys";
 import { TABLE_DESIGN } from "./table-design";
 
 const PK = TABLE_DESIGN.partitionKey;
 const SK = TABLE_DESIGN.sortKey;
+/** BatchWriteItem takes at most 25 items per request. */
+const BATCH_SIZE = 25;
+/** Rounds of re-sending what DynamoDB left unprocessed (throttling) before giving up. */
+const UNPROCESSED_ROUNDS = 3;
+/** Backoff before re-sending unprocessed items, doubled each round. */
+const UNPROCESSED_BACKOFF_MS = 50;
 
 /** Gives new events the sequence numbers after `lastSeq`, with their goal id, and checks them. */
 export function numberEvents(goalId: string, lastSeq: number, events: readonly NewGoalEvent[]): GoalEvent[] {
@@ -57,12 +69,20 @@ export class DynamoDbEventLog {
     if (outbox.length === 0) return;
     const seqs = outbox.map((event) => event.seq);
     const stored = await this.query(goalId, Math.min(...seqs), Math.max(...seqs));
-    await Promise.all(outbox.filter((event) => !stored.has(event.seq)).map((event) => this.put(event)));
+    await this.writeAll(outbox.filter((event) => !stored.has(event.seq)));
   }
 
-  /** Writes events that are already committed; a failure is left to the outbox repair paths. */
-  async appendBestEffort(events: readonly GoalEvent[]): Promise<void> {
-    await Promise.allSettled(events.map((event) => this.put(event)));
+  /**
+   * Writes events that are already committed; a failure is left to the outbox repair paths.
+   * Resolves to whether every one of them is now stored.
+   */
+  async appendBestEffort(events: readonly GoalEvent[]): Promise<boolean> {
+    try {
+      await this.writeAll(events);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /** The event items with `from <= seq <= to` that exist, by seq. */
@@ -98,20 +118,35 @@ export class DynamoDbEventLog {
     return events;
   }
 
-  private async put(event: GoalEvent): Promise<void> {
-    try {
-      await this.client.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: { ...event, ...eventKey(event.goalId, event.seq) },
-          ConditionExpression: "attribute_not_exists(#pk)",
-          ExpressionAttributeNames: { "#pk": PK },
-        }),
-      );
-    } catch (error) {
-      // Already there (an earlier attempt, a concurrent repair): fine, a seq's content never changes.
-      if (isConditionalCheckFailed(error)) return;
-      throw toStoreError(error, "PutItem (event)");
+  /**
+   * Puts the events as their items, up to 25 per BatchWriteItem. The puts are unconditional: the
+   * goal item's conditional write gave each seq exactly one content, so writing a seq again (an
+   * earlier attempt, a concurrent repair) stores the same item. Throws when some stay unwritten.
+   */
+  private async writeAll(events: readonly GoalEvent[]): Promise<void> {
+    for (let start = 0; start < events.length; start += BATCH_SIZE) {
+      let requests: { PutRequest: { Item: Record<string, unknown> } }[] = events
+        .slice(start, start + BATCH_SIZE)
+        .map((event) => ({ PutRequest: { Item: { ...event, ...eventKey(event.goalId, event.seq) } } }));
+      for (let round = 0; requests.length > 0; round += 1) {
+        if (round === UNPROCESSED_ROUNDS) {
+          throw new GoalStoreUnavailableError(
+            `DynamoDB BatchWriteItem (events) left ${requests.length} event(s) unprocessed`,
+          );
+        }
+        if (round > 0) await delay(UNPROCESSED_BACKOFF_MS * 2 ** (round - 1));
+        let output: BatchWriteCommandOutput;
+        try {
+          output = await this.client.send(
+            new BatchWriteCommand({ RequestItems: { [this.tableName]: requests } }),
+          );
+        } catch (error) {
+          throw toStoreError(error, "BatchWriteItem (events)");
+        }
+        requests = (output.UnprocessedItems?.[this.tableName] ?? []).flatMap((request) =>
+          request.PutRequest?.Item ? [{ PutRequest: { Item: request.PutRequest.Item } }] : [],
+        );
+      }
     }
   }
 }

@@ -36,6 +36,7 @@ import {
   toStoreError,
 } from "./dynamodb-errors";
 import { DynamoDbEventLog, numberEvents } from "./dynamodb-event-log";
+import { queryGoalPartition } from "./dynamodb-goal-partition";
 import { parseStoredItem, toDocument } from "./dynamodb-items";
 import {
   ANY_STATUS_PREFIX,
@@ -104,6 +105,15 @@ interface StoredGoal extends VersionedGoal {
   readonly pendingEvents: readonly GoalEvent[];
 }
 
+/** What this store last read or wrote of a goal, so a commit from that version needs no read. */
+interface KnownGoal extends StoredGoal {
+  /** The outbox is known to be stored as event items (this store wrote them after its commit). */
+  readonly outboxWritten: boolean;
+}
+
+/** Goals whose last known version a store keeps: a step works on one goal, a warm container on a few. */
+const KNOWN_GOALS = 32;
+
 /**
  * The GoalStore on one DynamoDB table (see table-design.ts), without DynamoDB transactions: dynalite
  * has none, and a conditional write on one item is all the goal needs.
@@ -120,12 +130,17 @@ interface StoredGoal extends VersionedGoal {
  *    fails if it cannot. Every seq <= lastEventSeq is therefore either an event item or in the outbox.
  * 5. `listEvents` reads the goal item first, queries the event items up to its `lastEventSeq`, and
  *    fills any missing seq from the outbox (writing it back, best-effort).
+ *
+ * A version's content never changes (every write bumps it), so the store remembers the last version
+ * it read or wrote of each goal: a commit from that version skips reading the goal item again (the
+ * conditional put still guards it), and skips step 4 when this store wrote that outbox itself.
  */
 export class DynamoDbGoalStore implements GoalStore {
   private readonly client: DynamoDBDocumentClient;
   private readonly tableName: string;
   private readonly now: () => Date;
   private readonly events: DynamoDbEventLog;
+  private readonly known = new Map<string, KnownGoal>();
 
   constructor(options: DynamoDbGoalStoreOptions) {
     this.client = options.client;
@@ -153,7 +168,8 @@ export class DynamoDbGoalStore implements GoalStore {
       }
       throw toStoreError(error, "createGoal");
     }
-    await this.events.appendBestEffort(numbered);
+    const outboxWritten = await this.events.appendBestEffort(numbered);
+    this.remember({ record: written, version: 1, pendingEvents: numbered, outboxWritten });
     return { record: written, version: 1 };
   }
 
@@ -168,7 +184,8 @@ export class DynamoDbGoalStore implements GoalStore {
     events: readonly NewGoalEvent[],
   ): Promise<VersionedGoal> {
     const parsed = parseRecord(record);
-    const stored = await this.readGoal(parsed.goalId);
+    const remembered = this.known.get(parsed.goalId);
+    const stored = remembered?.version === expectedVersion ? remembered : await this.readGoal(parsed.goalId);
     if (!stored) throw new GoalNotFoundError(`Goal ${parsed.goalId} does not exist`);
     if (stored.version !== expectedVersion) throw staleWrite(parsed.goalId, expectedVersion, stored.version);
     if (stored.record.tenantId !== parsed.tenantId) {
@@ -176,7 +193,9 @@ export class DynamoDbGoalStore implements GoalStore {
     }
 
     // Outbox rule: the previous write's events must be durable before its outbox is overwritten.
-    await this.events.ensureWritten(parsed.goalId, stored.pendingEvents);
+    if (!(stored === remembered && remembered.outboxWritten)) {
+      await this.events.ensureWritten(parsed.goalId, stored.pendingEvents);
+    }
 
     const numbered = numberEvents(parsed.goalId, stored.record.lastEventSeq, events);
     const written: GoalRecord = { ...parsed, lastEventSeq: stored.record.lastEventSeq + numbered.length };
@@ -193,6 +212,7 @@ export class DynamoDbGoalStore implements GoalStore {
       );
     } catch (error) {
       if (isConditionalCheckFailed(error)) {
+        this.known.delete(parsed.goalId);
         throw new ConcurrentModificationError(
           `Goal ${parsed.goalId} changed since version ${expectedVersion} was read`,
           { cause: error },
@@ -200,7 +220,8 @@ export class DynamoDbGoalStore implements GoalStore {
       }
       throw toStoreError(error, "commit");
     }
-    await this.events.appendBestEffort(numbered);
+    const outboxWritten = await this.events.appendBestEffort(numbered);
+    this.remember({ record: written, version, pendingEvents: numbered, outboxWritten });
     return { record: written, version };
   }
 
@@ -414,6 +435,25 @@ export class DynamoDbGoalStore implements GoalStore {
     return count;
   }
 
+  async latestCheckpoint(
+    goalId: string,
+    role: CheckpointKey["role"],
+    runId: string,
+  ): Promise<ModelCheckpoint | undefined> {
+    const parsedRole = parseOrThrow(CheckpointKeySchema.shape.role, role, "role");
+    if (runId.includes("#")) throw invalidField("runId", "must not contain '#'");
+    // Iterations and ordinals are zero-padded in the sort key: the last key is the highest.
+    const [newest] = await queryGoalPartition(this.client, {
+      tableName: this.tableName,
+      goalId,
+      prefix: `${checkpointRolePrefix(parsedRole)}${runId}#`,
+      newestFirst: true,
+      limit: 1,
+      operation: "latestCheckpoint",
+    });
+    return newest && parseStoredItem(ModelCheckpointSchema, newest.checkpoint, "model checkpoint");
+  }
+
   async seenBefore(
     goalId: string,
     step: number,
@@ -428,13 +468,12 @@ export class DynamoDbGoalStore implements GoalStore {
   }
 
   /**
-   * The step that first saw `fingerprint`, writing `step` when none did. Read first (a repeat costs
-   * no write), then a conditional put: of racing writers the first wins and the others read it.
+   * The step that first saw `fingerprint`, writing `step` when none did. A conditional put first: a
+   * new fingerprint, what a progressing goal mostly sees, costs that one request; a repeat (or a
+   * racing writer) fails the condition and reads which step wrote it first.
    */
   private async firstStepOf(goalId: string, step: number, fingerprint: string): Promise<number> {
     const key = fingerprintKey(goalId, fingerprint);
-    const stored = await this.getItem(key, "seenBefore");
-    if (stored) return parseStoredItem(FingerprintItemSchema, stored, "fingerprint item").step;
     try {
       await this.client.send(
         new PutCommand({
@@ -448,22 +487,41 @@ export class DynamoDbGoalStore implements GoalStore {
     } catch (error) {
       if (!isConditionalCheckFailed(error)) throw toStoreError(error, "seenBefore");
     }
-    const raced = await this.getItem(key, "seenBefore");
-    if (!raced) throw new CorruptStoreItemError(`Fingerprint ${key[SK]} vanished after a conflicting put`);
-    return parseStoredItem(FingerprintItemSchema, raced, "fingerprint item").step;
+    const first = await this.getItem(key, "seenBefore");
+    if (!first) throw new CorruptStoreItemError(`Fingerprint ${key[SK]} vanished after a conflicting put`);
+    return parseStoredItem(FingerprintItemSchema, first, "fingerprint item").step;
   }
 
   private async readGoal(goalId: string): Promise<StoredGoal | undefined> {
     const item = await this.getItem(goalKey(goalId), "getGoal");
-    if (!item) return undefined;
-    const stored = storedGoalState(item);
-    return {
-      record: parseStoredItem(GoalRecordSchema, stored.record, "goal record"),
-      version: stored.version,
-      pendingEvents: stored.pendingEvents.map((event) =>
+    if (!item) {
+      this.known.delete(goalId);
+      return undefined;
+    }
+    const state = storedGoalState(item);
+    const stored: StoredGoal = {
+      record: parseStoredItem(GoalRecordSchema, state.record, "goal record"),
+      version: state.version,
+      pendingEvents: state.pendingEvents.map((event) =>
         parseStoredItem(GoalEventSchema, event, "outbox event"),
       ),
     };
+    const remembered = this.known.get(goalId);
+    // Reading the version this store wrote itself keeps what it knows of that outbox.
+    const outboxWritten = remembered?.version === stored.version && remembered.outboxWritten;
+    this.remember({ ...stored, outboxWritten });
+    return stored;
+  }
+
+  private remember(goal: KnownGoal): void {
+    const { goalId } = goal.record;
+    this.known.delete(goalId);
+    this.known.set(goalId, goal);
+    // Oldest first in a Map's order: drop the least recently used goal past the bound.
+    if (this.known.size > KNOWN_GOALS) {
+      const [oldest] = this.known.keys();
+      if (oldest !== undefined) this.known.delete(oldest);
+    }
   }
 
   private async getItem(key: Record<string, string>, operation: string) {

@@ -85,6 +85,22 @@ export function describeGoalStoreContract(backendName: string, start: StartBacke
       return { crashingStore, control, destroy: () => crashingClient.destroy() };
     }
 
+    /** A store on its own client that records the DynamoDB command of every request it sends. */
+    function storeCountingRequests() {
+      if (!backend) throw new Error("backend not started");
+      const countingClient = dynamoClientFor(backend.endpoint);
+      const commands: string[] = [];
+      countingClient.middlewareStack.add(
+        (next, context) => async (args) => {
+          commands.push(context.commandName ?? "?");
+          return next(args);
+        },
+        { step: "initialize", name: "recordCommand" },
+      );
+      const countingStore = new DynamoDbGoalStore({ client: documentClientFor(countingClient), tableName });
+      return { countingStore, commands, destroy: () => countingClient.destroy() };
+    }
+
     function seqs(events: readonly { seq: number }[]): number[] {
       return events.map((event) => event.seq);
     }
@@ -364,6 +380,49 @@ export function describeGoalStoreContract(backendName: string, start: StartBacke
         expect(await storedEventSeqs(record.goalId)).toEqual([1, 2, 3]);
       });
 
+      it("commits from a version it read or wrote without reading the goal again, events in one batch", async () => {
+        // Prepare
+        const { countingStore, commands, destroy } = storeCountingRequests();
+        const sent: Record<string, string[]> = {};
+        let goalId = "";
+        try {
+          const created = await countingStore.createGoal(aGoalRecord(), someEvents(2));
+          goalId = created.record.goalId;
+          commands.length = 0;
+
+          // Act
+          const own = await countingStore.commit(
+            { ...created.record, steps: 1 },
+            created.version,
+            someEvents(3),
+          );
+          sent.ownWrite = commands.splice(0);
+          const other = await store.getGoal(goalId);
+          if (!other) throw new Error("goal vanished");
+          await store.commit({ ...other.record, steps: 2 }, other.version, someEvents(1));
+          const read = await countingStore.getGoal(goalId);
+          if (!read) throw new Error("goal vanished");
+          commands.length = 0;
+          await countingStore.commit({ ...read.record, steps: 3 }, read.version, someEvents(1));
+          sent.anotherWritersOutbox = commands.splice(0);
+          const stale = countingStore.commit({ ...own.record, steps: 9 }, own.version, someEvents(1));
+          await expect(stale).rejects.toMatchObject({ name: "ConcurrentModificationError" });
+        } finally {
+          destroy();
+        }
+
+        // Assess
+        expect(sent.ownWrite).toEqual(["PutItemCommand", "BatchWriteItemCommand"]);
+        expect(sent.anotherWritersOutbox).toEqual([
+          "QueryCommand",
+          "PutItemCommand",
+          "BatchWriteItemCommand",
+        ]);
+        const listed = await store.listEvents(goalId, {});
+        expect(seqs(listed.items)).toEqual(range(1, 7));
+        expect(await storedEventSeqs(goalId)).toEqual(range(1, 7));
+      });
+
       it("refuses events that use an attribute name the store reserves", async () => {
         // Prepare
         const created = await store.createGoal(aGoalRecord(), []);
@@ -607,6 +666,31 @@ export function describeGoalStoreContract(backendName: string, start: StartBacke
         expect(missing).toBeUndefined();
         expect(counts).toEqual({ reason: 3, judge: 2, plan: 0 });
       });
+
+      it("finds a role's latest checkpoint of a run by iteration, not by the order of the puts", async () => {
+        // Prepare
+        const goalId = `goal-${randomUUID()}`;
+        const newest = aCheckpoint({ goalId, runId: "context", role: "summarize", iteration: 10 }, "third");
+        for (const checkpoint of [
+          newest,
+          aCheckpoint({ goalId, runId: "context", role: "summarize", iteration: 9 }, "second"),
+          aCheckpoint({ goalId, runId: "context", role: "summarize", iteration: 0 }, "first"),
+          aCheckpoint({ goalId, runId: "contexts", role: "summarize", iteration: 99 }),
+          aCheckpoint({ goalId, runId: "context", role: "reason", iteration: 50 }),
+        ]) {
+          await store.putCheckpoint(checkpoint);
+        }
+
+        // Act
+        const latest = await store.latestCheckpoint(goalId, "summarize", "context");
+        const none = await store.latestCheckpoint(goalId, "judge", "context");
+        const badRun = store.latestCheckpoint(goalId, "summarize", "a#b").catch((error: unknown) => error);
+
+        // Assess
+        expect(latest).toEqual(newest);
+        expect(none).toBeUndefined();
+        expect(await badRun).toMatchObject({ name: "ValidationError" });
+      });
     });
 
     describe("fingerprints", () => {
@@ -666,7 +750,17 @@ export function describeGoalStoreContract(backendName: string, start: StartBacke
 
 /** Whether a command input (document or wire form) puts an event item. */
 function isEventPut(input: unknown): boolean {
-  if (typeof input !== "object" || input === null || !("Item" in input)) return false;
+  if (typeof input !== "object" || input === null) return false;
+  if ("RequestItems" in input && typeof input.RequestItems === "object" && input.RequestItems !== null) {
+    // BatchWriteItem: the event items go out in batches.
+    return Object.values(input.RequestItems)
+      .flat()
+      .some((request: unknown) => {
+        const put = typeof request === "object" && request !== null && "PutRequest" in request;
+        return put && isEventPut(request.PutRequest);
+      });
+  }
+  if (!("Item" in input)) return false;
   const item = input.Item;
   if (typeof item !== "object" || item === null || !("sk" in item)) return false;
   const sortKey = item.sk;

@@ -36,8 +36,20 @@ export interface CompactionPorts {
   readonly now: Clock;
 }
 
+/**
+ * What a step read of the goal's history: its newest compaction, the summarize checkpoints not
+ * counted yet, and the logged steps after that compaction (oldest first, the newest logged step last).
+ */
+export interface StepHistory {
+  readonly latest: ModelCheckpoint | undefined;
+  readonly uncounted: readonly ModelCheckpoint[];
+  readonly steps: readonly StepRecord[];
+}
+
 export interface CompactionRequest {
   readonly record: GoalRecord;
+  /** The history already read this step (`readStepHistory`); read here when absent. */
+  readonly history?: StepHistory;
   /** The `summarize` role's model: `modelIdFor(spec, "summarize", tiers)`, the fast tier by default. */
   readonly summarizeModelId: string;
   /** Tokens of the whole prompt the caller would send with `history` (`packContext(...).totalTokens`). */
@@ -76,16 +88,11 @@ function countedCompactions(record: GoalRecord): number {
 }
 
 /**
- * The newest stored compaction. The `summarize` role belongs to the packer, so the role's checkpoint
- * count is the number of compactions made; a missing one (a count that includes some other use of
- * the role) makes it look further back.
+ * The newest stored compaction (one query: compaction keys sort by index), and the ones made but not
+ * counted yet: a retry after a crash between a summarize call and its step's commit finds them here.
  */
 async function storedCompactions(goals: GoalStore, record: GoalRecord) {
-  const made = await goals.countCheckpoints(record.goalId, "summarize");
-  let latest: ModelCheckpoint | undefined;
-  for (let index = made - 1; index >= 0 && !latest; index -= 1) {
-    latest = await goals.getCheckpoint(compactionKey(record.goalId, index));
-  }
+  const latest = await goals.latestCheckpoint(record.goalId, "summarize", COMPACTION_RUN_ID);
   const uncounted: ModelCheckpoint[] = [];
   const newest = latest?.key.iteration ?? -1;
   for (let index = countedCompactions(record); index <= newest; index += 1) {
@@ -94,6 +101,26 @@ async function storedCompactions(goals: GoalStore, record: GoalRecord) {
     if (checkpoint) uncounted.push(checkpoint);
   }
   return { latest, uncounted };
+}
+
+/**
+ * Reads the goal's history for the next prompt: the newest compaction, then in one query every
+ * logged step after it, up to `extraSteps` beyond the record's count (a step logged by Act that
+ * verify has not counted yet: pass 1 to read it in the same query, as VerifyAndReason does).
+ */
+export async function readStepHistory(
+  ports: Pick<CompactionPorts, "goals" | "stepLog">,
+  record: GoalRecord,
+  extraSteps = 0,
+): Promise<StepHistory> {
+  const stored = await storedCompactions(ports.goals, record);
+  const after = stored.latest ? summaryOf(stored.latest).throughStep : 0;
+  const unread = Math.min(Math.max(0, record.steps + extraSteps - after), MAX_STEPS_READ);
+  const steps =
+    unread === 0
+      ? []
+      : (await ports.stepLog.listRecentSteps(record.goalId, unread)).filter((step) => step.step > after);
+  return { ...stored, steps };
 }
 
 function summarizeRequest(
@@ -142,15 +169,11 @@ export async function compactHistory(
 ): Promise<CompactedHistory> {
   const { record } = request;
   const settings = request.settings ?? DEFAULT_CONTEXT_SETTINGS;
-  const stored = await storedCompactions(ports.goals, record);
-  let compaction = stored.latest && summaryOf(stored.latest);
-  const uncounted = [...stored.uncounted];
-  const after = compaction?.throughStep ?? 0;
-  const unread = Math.min(Math.max(0, record.steps - after), MAX_STEPS_READ);
-  let steps =
-    unread === 0
-      ? []
-      : (await ports.stepLog.listRecentSteps(record.goalId, unread)).filter((step) => step.step > after);
+  const history = request.history ?? (await readStepHistory(ports, record));
+  let compaction = history.latest && summaryOf(history.latest);
+  const uncounted = [...history.uncounted];
+  // At most the record's steps: a step logged but not verified yet is not shown.
+  let steps = history.steps.filter((step) => step.step <= record.steps);
 
   for (;;) {
     const through = (compaction?.throughStep ?? 0) + COMPACTION_STRIDE;

@@ -10,6 +10,8 @@ export {
   type CompactionRequest,
   compactHistory,
   countCompactionUsage,
+  readStepHistory,
+  type StepHistory,
   SUMMARIZE_INSTRUCTIONS,
 } from "./compaction";
 export {

@@ -1,7 +1,7 @@
 import type { GoalRecord } from "../goal-record";
 import type { ModelCheckpoint } from "../ports/goal-store";
 import type { ToolSpec } from "../ports/model-client";
-import { type CompactionPorts, compactHistory } from "./compaction";
+import { type CompactionPorts, compactHistory, type StepHistory } from "./compaction";
 import type { ContextSettings } from "./context-settings";
 import { goalProgressText, stableGoalBlock } from "./goal-prefix";
 import { type ContextHistory, type PackedContext, packContext } from "./pack";
@@ -19,6 +19,8 @@ export interface GoalContextRequest {
   readonly state: string;
   readonly settings?: ContextSettings;
   readonly count?: TokenCounter;
+  /** The history already read this step (`readStepHistory`); read when absent. */
+  readonly history?: StepHistory;
 }
 
 export interface GoalContext {
@@ -53,6 +55,7 @@ export async function packGoalContext(
     record,
     summarizeModelId: request.summarizeModelId,
     promptTokens: (candidate) => pack(candidate).totalTokens,
+    ...(request.history ? { history: request.history } : {}),
     ...(request.settings ? { settings: request.settings } : {}),
     ...(request.count ? { count: request.count } : {}),
   });

@@ -121,6 +121,12 @@ export interface GoalStore {
   getCheckpoint(key: z.input<typeof CheckpointKeySchema>): Promise<ModelCheckpoint | undefined>;
   /** How many calls of `role` the goal has checkpointed so far (the next call's number). */
   countCheckpoints(goalId: string, role: CheckpointKey["role"]): Promise<number>;
+  /** The checkpoint of `role` under `runId` with the highest iteration (then ordinal), if any. */
+  latestCheckpoint(
+    goalId: string,
+    role: CheckpointKey["role"],
+    runId: string,
+  ): Promise<ModelCheckpoint | undefined>;
 
   /**
    * Records that step `step` observed `fingerprints` and answers which of them an earlier step saw

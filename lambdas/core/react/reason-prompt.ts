@@ -4,8 +4,6 @@ import type { GoalRecord } from "../goal-record";
 import type { Message, ModelRequest, ToolSpec } from "../ports/model-client";
 import type { StepRecord } from "../ports/step-log";
 
-/** How many of the latest steps verify reads; the prompt's history comes from the context packer. */
-export const PROMPT_RECENT_STEPS = 6;
 /** Output budget of one reason turn: room for a few tool calls with file content. */
 export const REASON_MAX_TOKENS = 4096;
 

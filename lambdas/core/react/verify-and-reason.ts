@@ -1,4 +1,10 @@
-import { type ContextSettings, countCompactionUsage, packGoalContext } from "../context";
+import {
+  type ContextSettings,
+  countCompactionUsage,
+  packGoalContext,
+  readStepHistory,
+  type StepHistory,
+} from "../context";
 import type { GoalChange } from "../goal-change";
 import type { GoalRecord } from "../goal-record";
 import { checkLimits } from "../limits";
@@ -14,7 +20,7 @@ import { applyQueuedRevisions } from "./apply-revisions";
 import { markLoop, reached } from "./loop-marker";
 import { checkpointedCall } from "./model-call";
 import { type Clock, grantedTools, type ReactSettings } from "./react-deps";
-import { PROMPT_RECENT_STEPS, REASON_INSTRUCTIONS, reasonRequest, stateText } from "./reason-prompt";
+import { REASON_INSTRUCTIONS, reasonRequest, stateText } from "./reason-prompt";
 import { isRunningIn, nextForStatus, type RunPosition, type StepResult } from "./step-result";
 import { chain, readGoal, updateGoal } from "./update-goal";
 import { decideChange, prepareVerification, verifyPending } from "./verify-step";
@@ -64,12 +70,19 @@ export async function verifyAndReason(
     models: settings.models,
   });
   if (!isRunningIn(loaded.record, runId)) return stopped(loaded.record, input);
-  const recentSteps = await ports.stepLog.listRecentSteps(input.goalId, PROMPT_RECENT_STEPS);
-  const verify = await verification(ports, settings, loaded.record, recentSteps.at(-1), runId);
+  // One read for both halves: the step to verify (logged by Act, not counted yet, so one beyond the
+  // record's count) is the newest of the steps the prompt shows after the latest compaction.
+  const history = await readStepHistory(ports, loaded.record, 1);
+  const verify = await verification(ports, settings, loaded.record, history.steps.at(-1), runId);
 
   const verified = verify(loaded.record)?.record ?? loaded.record;
   if (!answerAfterVerify(verified, input, settings, ports.now())) {
-    return reason(ports, settings, { base: loaded, record: verified, verify }, positionOf(verified, input));
+    return reason(
+      ports,
+      settings,
+      { base: loaded, record: verified, verify, history },
+      positionOf(verified, input),
+    );
   }
   // No reason call: commit the verify cycle alone and answer from what was committed (a racing
   // writer, e.g. a human extending a limit, may have changed the answer).
@@ -79,7 +92,7 @@ export async function verifyAndReason(
   return reason(
     ports,
     settings,
-    { base: committed, record: committed.record, verify: () => undefined },
+    { base: committed, record: committed.record, verify: () => undefined, history },
     positionOf(committed.record, input),
   );
 }
@@ -137,12 +150,14 @@ interface ReasonBase {
   readonly base: VersionedGoal;
   readonly record: GoalRecord;
   readonly verify: (current: GoalRecord) => GoalChange | undefined;
+  /** The steps and compaction read before verify; no step is logged between, so the prompt reuses them. */
+  readonly history: StepHistory;
 }
 
 async function reason(
   ports: VerifyAndReasonPorts,
   settings: ReasonSettings,
-  { base, record, verify }: ReasonBase,
+  { base, record, verify, history }: ReasonBase,
   position: RunPosition,
 ): Promise<StepResult> {
   const { runId, iteration } = position;
@@ -157,6 +172,7 @@ async function reason(
     instructions: REASON_INSTRUCTIONS,
     tools,
     state: stateText(record, iteration),
+    history,
     ...(settings.context ? { settings: settings.context } : {}),
   });
   const checkpoint = await checkpointedCall(ports, key, (call) =>

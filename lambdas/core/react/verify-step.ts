@@ -38,24 +38,30 @@ export interface Judgement {
   readonly verdict: Verdict;
 }
 
-/** The files a step wrote, read back once (latest version per path) when a check or a judge needs them. */
+/** The files a step wrote, read back once (latest version per path) where a check or a judge needs them. */
 async function readStepFiles(
   workspace: Pick<Workspace, "readFile">,
-  goalId: string,
+  record: GoalRecord,
   artifacts: readonly ArtifactObservation[],
 ): Promise<Map<string, { sha256: string; content: string }>> {
   const files = new Map<string, { sha256: string; content: string }>();
   for (const path of new Set(artifacts.map((artifact) => artifact.path))) {
-    const file = await workspace.readFile(goalId, path);
+    if (!needsContent(record, path)) continue;
+    const file = await workspace.readFile(record.goalId, path);
     if (file) files.set(path, { sha256: file.sha256, content: file.content });
   }
   return files;
 }
 
-function needsContent(record: GoalRecord): boolean {
+/**
+ * Whether a check needs the content of the file at `path`: a judge sees every file the step wrote;
+ * an artifact check with `contains` only its own path. Other files are never read back.
+ */
+function needsContent(record: GoalRecord, path: string): boolean {
   return record.spec.successChecks.some(
     (check) =>
-      check.verify.kind === "model_judge" || (check.verify.kind === "artifact" && check.verify.contains),
+      check.verify.kind === "model_judge" ||
+      (check.verify.kind === "artifact" && check.verify.contains !== undefined && check.verify.path === path),
   );
 }
 
@@ -89,7 +95,7 @@ export async function stepEvidence(
   step: StepRecord,
 ): Promise<StepEvidence> {
   const { artifacts, toolResults } = step.observations;
-  const files = needsContent(record) ? await readStepFiles(workspace, record.goalId, artifacts) : new Map();
+  const files = await readStepFiles(workspace, record, artifacts);
   const withContent = artifacts.map((artifact) => {
     const file = files.get(artifact.path);
     return file?.sha256 === artifact.sha256 ? { ...artifact, content: file.content } : { ...artifact };

@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { sha256Hex } from "../../../lambdas/core/canonical-json";
 import { REASON_INSTRUCTIONS } from "../../../lambdas/core/react/reason-prompt";
+import type { StepResult } from "../../../lambdas/core/react/step-result";
 import {
   calls,
   calmHaikuJudgedSpec,
@@ -141,6 +142,37 @@ describe("ReAct loop steps", () => {
     expect(record.usage.inputTokens).toBe(100);
     expect(record.usageByRole.reason?.modelCalls).toBe(1);
     expect(await loop.events(goal.goalId)).toEqual(eventsAfterFirst);
+  });
+
+  it("reads back for verify only the files a check needs, and still proves the checked one", async () => {
+    // Prepare
+    const goal = await createGoal(table);
+    const model = new ScriptedModel({
+      reason: [writes("notes/draft.md", "first thoughts"), writes("out/haiku.md", HAIKU)],
+    });
+    const loop = new ReactLoopDriver(table, model);
+    const { workspace } = table.adapters;
+    const verifyReads = async (position: StepResult) => {
+      const read = vi.spyOn(workspace, "readFile");
+      try {
+        return {
+          answer: await loop.verifyAndReason(position),
+          paths: read.mock.calls.map(([, path]) => path),
+        };
+      } finally {
+        read.mockRestore();
+      }
+    };
+    const drafted = await loop.act(await loop.verifyAndReason(await loop.load(goal.goalId)));
+
+    // Act
+    const afterDraft = await verifyReads(drafted);
+    const afterHaiku = await verifyReads(await loop.act(afterDraft.answer));
+
+    // Assess
+    expect(afterDraft.paths).toEqual([]);
+    expect(afterHaiku.paths).toEqual(["out/haiku.md"]);
+    expect(afterHaiku.answer.next).toBe("completed");
   });
 
   it("runs the tools once and appends the act events once when Act is retried", async () => {
