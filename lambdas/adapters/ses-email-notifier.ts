@@ -1,4 +1,4 @@
-import { SESv2Client, SendEmailCommand } from "@aws-sdk/client-sesv2";
+import type { SESv2Client } from "@aws-sdk/client-sesv2";
 import { type ApprovalEmail, buildApprovalEmail } from "../core/email/approval-email";
 import type {
   EmailApprovalNotifier,
@@ -39,15 +39,33 @@ export interface ApprovalEmailDelivery {
   deliver(email: ApprovalEmail, request: EmailApprovalRequest): Promise<string>;
 }
 
-/** SES v2 `SendEmail` with a text and an HTML body. */
-export function sesDelivery(client: SESv2Client): ApprovalEmailDelivery {
+/**
+ * The SES v2 client module, loaded on the first send: RequestApproval imports this adapter, but only
+ * goals that ask for an approval email send one (and none does where email is not configured or runs
+ * locally), so its cold start does not pay for the SES client. The module system loads it once.
+ */
+const loadSes = () => import("@aws-sdk/client-sesv2");
+
+/**
+ * SES v2 `SendEmail` with a text and an HTML body. Given a region instead of a client, the client is
+ * built on the first send and kept for the container's later sends.
+ */
+export function sesDelivery(
+  client: SESv2Client | { readonly region: string | undefined },
+): ApprovalEmailDelivery {
   const utf8 = (Data: string) => ({ Data, Charset: "UTF-8" });
+  let ready: Promise<{ ses: SESv2Client; sdk: Awaited<ReturnType<typeof loadSes>> }> | undefined;
   return {
     kind: "ses",
     async deliver(email) {
+      ready ??= loadSes().then((sdk) => ({
+        sdk,
+        ses: "send" in client ? client : new sdk.SESv2Client({ region: client.region }),
+      }));
+      const { ses, sdk } = await ready;
       try {
-        const answer = await client.send(
-          new SendEmailCommand({
+        const answer = await ses.send(
+          new sdk.SendEmailCommand({
             FromEmailAddress: email.from,
             Destination: { ToAddresses: [email.to] },
             Content: {
@@ -145,6 +163,6 @@ export function emailApprovalNotifierFromEnv(
   }
   const delivery = local
     ? outboxDelivery(ports.outbox, ports.now ?? (() => new Date()))
-    : sesDelivery(ports.ses ?? new SESv2Client({ region: env.AWS_REGION }));
+    : sesDelivery(ports.ses ?? { region: env.AWS_REGION });
   return createEmailApprovalNotifier({ delivery, from, baseUrl, secret: emailLinkSecretSource(env) });
 }

@@ -1,5 +1,5 @@
-import { getSecret } from "@aws-lambda-powertools/parameters/secrets";
 import { GoalLoopsError } from "../core/errors";
+import { type ReadSecret, readSecretWhenNeeded, SECRET_MAX_AGE_SECONDS } from "./read-secret";
 
 /** A Slack secret is configured nowhere, or its stored value is empty: a deployment bug. */
 export class SlackSecretError extends GoalLoopsError {
@@ -16,10 +16,11 @@ export interface SlackSecrets {
   readonly botToken: SecretSource;
 }
 
-/** Rotation takes effect within this long; in between, no Secrets Manager call per request. */
-const SECRET_MAX_AGE_SECONDS = 300;
-
-function secretSource(env: Readonly<Record<string, string | undefined>>, name: string): SecretSource {
+function secretSource(
+  env: Readonly<Record<string, string | undefined>>,
+  name: string,
+  readSecret: ReadSecret,
+): SecretSource {
   const inline = env[name];
   if (inline !== undefined && inline !== "") return async () => inline;
   const arnName = `${name}_ARN`;
@@ -31,7 +32,7 @@ function secretSource(env: Readonly<Record<string, string | undefined>>, name: s
     };
   }
   return async () => {
-    const value = await getSecret(arn, { maxAge: SECRET_MAX_AGE_SECONDS });
+    const value = await readSecret(arn, { maxAge: SECRET_MAX_AGE_SECONDS });
     if (typeof value !== "string" || value.trim() === "") {
       throw new SlackSecretError(`Secret ${arnName} has no string value: put the Slack app's value in it`);
     }
@@ -43,10 +44,15 @@ function secretSource(env: Readonly<Record<string, string | undefined>>, name: s
  * Where the Slack secrets come from: `SLACK_SIGNING_SECRET` / `SLACK_BOT_TOKEN` when set (the local
  * runtime, which generates and prints them), else the Secrets Manager secrets named by
  * `SLACK_SIGNING_SECRET_ARN` / `SLACK_BOT_TOKEN_ARN` (deployed), fetched through Powertools' cache.
+ * A function that reads a secret on every request (the Slack door) passes `getSecret` itself,
+ * loaded at init.
  */
-export function slackSecretsFromEnv(env: Readonly<Record<string, string | undefined>>): SlackSecrets {
+export function slackSecretsFromEnv(
+  env: Readonly<Record<string, string | undefined>>,
+  readSecret: ReadSecret = readSecretWhenNeeded,
+): SlackSecrets {
   return {
-    signingSecret: secretSource(env, "SLACK_SIGNING_SECRET"),
-    botToken: secretSource(env, "SLACK_BOT_TOKEN"),
+    signingSecret: secretSource(env, "SLACK_SIGNING_SECRET", readSecret),
+    botToken: secretSource(env, "SLACK_BOT_TOKEN", readSecret),
   };
 }

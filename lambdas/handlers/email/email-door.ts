@@ -1,5 +1,6 @@
 import { Logger } from "@aws-lambda-powertools/logger";
 import { injectLambdaContext } from "@aws-lambda-powertools/logger/middleware";
+import { getSecret } from "@aws-lambda-powertools/parameters/secrets";
 import { EventBridgeClient } from "@aws-sdk/client-eventbridge";
 import middy from "@middy/core";
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from "aws-lambda";
@@ -23,7 +24,8 @@ const door = createEmailDoor({
     new EventBridgeClient({ region: process.env.AWS_REGION }),
     requiredEnv("GOAL_EVENT_BUS_NAME"),
   ),
-  secret: emailLinkSecretSource(process.env),
+  // Every request verifies a link with the key: Secrets Manager is loaded at init, not deferred.
+  secret: emailLinkSecretSource(process.env, getSecret),
   now: () => new Date(),
   logger,
 });

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { Logger } from "@aws-lambda-powertools/logger";
 import { injectLambdaContext } from "@aws-lambda-powertools/logger/middleware";
+import { getSecret } from "@aws-lambda-powertools/parameters/secrets";
 import { EventBridgeClient } from "@aws-sdk/client-eventbridge";
 import middy from "@middy/core";
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from "aws-lambda";
@@ -33,7 +34,8 @@ const door = createSlackDoor({
     requiredEnv("GOAL_EVENT_BUS_NAME"),
   ),
   replayGuard: new DynamoDbReplayGuard(client, tableName),
-  signingSecret: slackSecretsFromEnv(process.env).signingSecret,
+  // Every request is verified with the signing secret: Secrets Manager is loaded at init, not deferred.
+  signingSecret: slackSecretsFromEnv(process.env, getSecret).signingSecret,
   // A second at most, so the click is acknowledged within Slack's 3 seconds even when Slack is slow.
   ...(postsToSlack ? { responder: fetchSlackResponder({ timeoutMs: 1000 }) } : {}),
   ...(tenantId === undefined || tenantId === "" ? {} : { tenantId }),

@@ -110,6 +110,31 @@ describe("email approval notifier", () => {
     expect(second).toMatchObject({ name: "ApprovalEmailSendError", retryable: false });
   });
 
+  it("without an injected client, builds the SES client on the first send and keeps it for the next", async () => {
+    // Prepare: every SESv2Client is mocked, so the one the notifier builds itself answers here
+    const ses = mockClient(SESv2Client);
+    ses.on(SendEmailCommand).resolves({ MessageId: "ses-2" });
+    const notifier = emailApprovalNotifierFromEnv(
+      { ...ENV, EMAIL_FROM: "goals@example.test" },
+      { outbox: new MemoryOutbox() },
+    );
+    const request = { approval: aPendingApproval("goal-3"), objective: "o", to: APPROVER };
+
+    try {
+      // Act
+      const first = await notifier.sendApprovalEmail(request);
+      await notifier.sendApprovalEmail(request);
+
+      // Assess
+      expect(first).toMatchObject({ messageId: "ses-2", delivery: "ses" });
+      const calls = ses.commandCalls(SendEmailCommand);
+      expect(calls).toHaveLength(2);
+      expect(calls[0]?.thisValue).toBe(calls[1]?.thisValue);
+    } finally {
+      ses.restore();
+    }
+  });
+
   it("locally (NOTIFY_DELIVERY=outbox) puts the same email in the outbox, once per approval", async () => {
     // Prepare
     const outbox = new MemoryOutbox();
