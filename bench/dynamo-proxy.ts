@@ -13,11 +13,19 @@ export interface StoreWrite {
   readonly at: number;
 }
 
+/** One request that reached DynamoDB, attributed to the goal whose partition it named. */
+export interface StoreRequest {
+  /** `GetItem`, `Query`, `PutItem`, `BatchWriteItem` … */
+  readonly operation: string;
+  readonly goalId: string | undefined;
+}
+
 export interface DynamoProxy {
   readonly url: string;
   /** Where requests go; set once the real endpoint is up (the stack starts DynamoDB itself). */
   target: string | undefined;
   readonly writes: StoreWrite[];
+  readonly requests: StoreRequest[];
   close(): Promise<void>;
 }
 
@@ -96,13 +104,29 @@ function writesOf(operation: string, body: Record<string, unknown>, at: number):
   return [];
 }
 
+/** The goal a request's key, item, key condition or first batched item names. */
+function goalOfRequest(body: Record<string, unknown>): string | undefined {
+  const values = body.ExpressionAttributeValues as Record<string, AttributeValue> | undefined;
+  const batched = Object.values((body.RequestItems ?? {}) as Record<string, unknown[]>).flat()[0] as
+    | { PutRequest?: { Item: Record<string, AttributeValue> } }
+    | undefined;
+  const candidates = [
+    keyOf(body.Key as Record<string, AttributeValue> | undefined).goalId,
+    keyOf(body.Item as Record<string, AttributeValue> | undefined).goalId,
+    keyOf(values?.[":pk"] ? { pk: values[":pk"] } : undefined).goalId,
+    keyOf(batched?.PutRequest?.Item).goalId,
+  ];
+  return candidates.find((goalId) => goalId !== undefined);
+}
+
 /**
- * An HTTP proxy in front of the local DynamoDB that records every write (the functions reach it
- * through AWS_ENDPOINT_URL_DYNAMODB): the goal store's bytes per iteration are measured on the
- * wire, as DynamoDB would bill them, without touching the store's code.
+ * An HTTP proxy in front of the local DynamoDB that records every request and every write (the
+ * functions reach it through AWS_ENDPOINT_URL_DYNAMODB): the goal store's requests and bytes per
+ * iteration are measured on the wire, as DynamoDB would bill them, without touching the store's code.
  */
 export async function startDynamoProxy(): Promise<DynamoProxy> {
   const writes: StoreWrite[] = [];
+  const requests: StoreRequest[] = [];
   const proxy: { target: string | undefined } = { target: undefined };
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -110,12 +134,14 @@ export async function startDynamoProxy(): Promise<DynamoProxy> {
     req.on("end", () => {
       const body = Buffer.concat(chunks);
       const operation = String(req.headers["x-amz-target"] ?? "").split(".")[1] ?? "";
-      if (/^(PutItem|UpdateItem|DeleteItem|BatchWriteItem)$/.test(operation)) {
-        try {
-          writes.push(...writesOf(operation, JSON.parse(body.toString("utf8")), performance.now()));
-        } catch {
-          // A body we cannot read is still forwarded; DynamoDB answers it.
+      try {
+        const parsed = JSON.parse(body.toString("utf8")) as Record<string, unknown>;
+        requests.push({ operation, goalId: goalOfRequest(parsed) });
+        if (/^(PutItem|UpdateItem|DeleteItem|BatchWriteItem)$/.test(operation)) {
+          writes.push(...writesOf(operation, parsed, performance.now()));
         }
+      } catch {
+        // A body we cannot read is still forwarded; DynamoDB answers it.
       }
       if (proxy.target === undefined) {
         res.writeHead(503).end();
@@ -145,6 +171,7 @@ export async function startDynamoProxy(): Promise<DynamoProxy> {
       proxy.target = value;
     },
     writes,
+    requests,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -1,6 +1,6 @@
 import type { BenchStack } from "./bench-stack";
-import { settle } from "./bench-stack";
-import type { StoreWrite } from "./dynamo-proxy";
+import { settleQuietly } from "./bench-stack";
+import type { StoreRequest, StoreWrite } from "./dynamo-proxy";
 import { longGoalSpec } from "./fixtures";
 import { type MeasuredCall, measureCalls, naiveTokens } from "./prompt-tokens";
 
@@ -14,6 +14,8 @@ export interface LongGoalRun {
   readonly reason: readonly MeasuredCall[];
   readonly naive: readonly number[];
   readonly writes: readonly StoreWrite[];
+  /** Every DynamoDB request naming the goal, by the functions (the API is not asked while it runs). */
+  readonly requests: readonly StoreRequest[];
   /** When each step was logged (ms, the proxy's clock), index i is step i + 1. */
   readonly stepTimes: readonly number[];
   /** State transitions of every run (execution) of the goal. */
@@ -30,7 +32,7 @@ export async function runLongGoal(
 ): Promise<LongGoalRun> {
   const started = performance.now();
   const accepted = await bench.client.submitGoal(longGoalSpec(iterations));
-  const final = await settle(bench.client, accepted.goalId, deadlineMs, 200);
+  const final = await settleQuietly(bench, accepted.goalId, deadlineMs);
   const wallMs = performance.now() - started;
   const { goalId } = accepted;
   // Executions drain their event logs after the last state; wait for the counters to settle.
@@ -40,6 +42,7 @@ export async function runLongGoal(
   const calls = measureCalls(records);
   const reason = calls.filter((call) => call.role === "reason").sort((a, b) => a.call - b.call);
   const writes = (bench.store?.writes ?? []).filter((write) => write.goalId === goalId);
+  const requests = (bench.store?.requests ?? []).filter((request) => request.goalId === goalId);
   const stepTimes = writes.filter((write) => write.sortKey.startsWith("STEP#")).map((write) => write.at);
   return {
     goalId,
@@ -50,6 +53,7 @@ export async function runLongGoal(
     reason,
     naive: naiveTokens(reason),
     writes,
+    requests,
     stepTimes,
     transitions: runs.reduce((sum, execution) => sum + execution.transitions, 0),
     executions: runs.length,

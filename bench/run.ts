@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
 import { priceOf } from "../lambdas/core/model-prices";
-import { settle, startBenchStack } from "./bench-stack";
+import { settleQuietly, startBenchStack } from "./bench-stack";
 import { measureBundles } from "./bundles";
 import { FIXTURES, longGoalSpec } from "./fixtures";
 import { runInProcess } from "./in-process";
@@ -131,6 +131,23 @@ function storeFigures(run: LongGoalRun): void {
   );
   figures.push(
     atMost(section, "bytes per iteration at 200 / at 10", at200 / at10, budget("storeBytesAt200OverAt10")),
+  );
+  const perIteration = (count: number) => count / Math.max(1, run.steps);
+  const byOperation = new Map<string, number>();
+  for (const request of run.requests) {
+    byOperation.set(request.operation, (byOperation.get(request.operation) ?? 0) + 1);
+  }
+  figures.push(
+    info(
+      section,
+      "DynamoDB requests per iteration, all functions",
+      perIteration(run.requests.length),
+      "",
+      [...byOperation]
+        .sort((a, b) => b[1] - a[1])
+        .map(([operation, count]) => `${operation} ${perIteration(count).toFixed(1)}`)
+        .join(", "),
+    ),
   );
   figures.push(
     info(
@@ -272,7 +289,7 @@ async function main(): Promise<void> {
   let local: number[] = [];
   try {
     const accepted = await plain.client.submitGoal(longGoalSpec(OVERHEAD_ITERATIONS, FIXTURES.overhead));
-    await settle(plain.client, accepted.goalId, 240_000, 100);
+    await settleQuietly(plain, accepted.goalId, 240_000);
     local = await iterationTimes(plain, accepted.goalId);
     const approvals = await measureApprovalLatency(plain, APPROVALS);
     figures.push(
@@ -319,6 +336,14 @@ async function main(): Promise<void> {
     ),
   );
   figures.push(info("overhead", "local / in-process (median)", median(local) / median(inProcess)));
+  figures.push(
+    info(
+      "overhead",
+      "local minus in-process (median): Step Functions, Lambda sandboxes, HTTP",
+      median(local) - median(inProcess),
+      "ms",
+    ),
+  );
 
   // 3. Bundles, last, with nothing else running.
   log(`(${elapsed()}) bundles …`);
@@ -341,6 +366,7 @@ async function main(): Promise<void> {
         bundle.coldImportMs,
         budget("coldImportMedianMs"),
         "ms",
+        `@aws-sdk/* ${bundle.sdkImportMs.toFixed(0)} ms, own code ${bundle.ownImportMs.toFixed(0)} ms`,
       ),
     );
   }
