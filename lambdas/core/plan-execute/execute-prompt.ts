@@ -32,7 +32,7 @@ export function stepText(state: PlanState, step: PlanStepState, tools: readonly 
   const index = state.steps.findIndex((candidate) => candidate.id === step.id);
   const toolLine = step.tool
     ? tools.some((tool) => tool.name === step.tool)
-      ? `Tool: ${step.tool}`
+      ? `Tool: ${step.tool} (only this one: a call to another tool is refused)`
       : `Tool: ${step.tool} (not granted to this goal: say so instead of calling another tool)`
     : "Tool: none named; answer in text, or use a tool you are given if the action needs one";
   const deps = step.dependsOn.map((id) => {
@@ -59,7 +59,7 @@ export interface ExecuteRequestInput {
   readonly record: GoalRecord;
   readonly state: PlanState;
   readonly step: PlanStepState;
-  /** The tools offered for this step (the step's own when it names one). */
+  /** Every granted tool: the same list for every step, so the cached prefix is too (Act enforces the step's). */
   readonly tools: readonly ToolSpec[];
   readonly modelId: string;
   readonly call: number;

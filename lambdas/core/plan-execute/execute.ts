@@ -3,7 +3,7 @@ import type { GoalRecord } from "../goal-record";
 import { recordModelUsage } from "../model-prices";
 import { modelIdFor } from "../model-tiers";
 import type { GoalStore } from "../ports/goal-store";
-import type { ModelClient, ToolSpec } from "../ports/model-client";
+import type { ModelClient } from "../ports/model-client";
 import type { ToolRunner } from "../ports/tool-runner";
 import { gatedCalls, pendingGate, setGate } from "../react/action-gate";
 import { markLoop, reached } from "../react/loop-marker";
@@ -15,6 +15,7 @@ import { gatedNext, stopped } from "../react/verify-and-reason";
 import { executeRequest } from "./execute-prompt";
 import type { PlanExecuteSettings } from "./plan-execute-deps";
 import { type PlanState, type PlanStepState, readyStep, stepById, updateStep } from "./plan-state";
+import { onPlanTurn } from "./step-tool";
 
 export interface ExecutePorts {
   readonly goals: GoalStore;
@@ -35,11 +36,6 @@ function stepToExecute(state: PlanState, position: RunPosition): PlanStepState |
   }
   if (state.version === 0 || state.pending || state.decision || state.needsApproval) return undefined;
   return readyStep(state);
-}
-
-/** The tools offered for a step: the one it names (none when that one is not granted), else every granted tool. */
-function toolsFor(step: PlanStepState, granted: readonly ToolSpec[]): ToolSpec[] {
-  return step.tool === undefined ? [...granted] : granted.filter((tool) => tool.name === step.tool);
 }
 
 function startStep(record: GoalRecord, step: PlanStepState, position: RunPosition, now: Date): GoalChange {
@@ -92,7 +88,9 @@ export async function execute(
   if (!state || !step) return { ...position, next: "verify" };
 
   const granted = grantedTools(record.spec, settings.defaultTools);
-  const tools = toolsFor(step, ports.tools.specsFor(granted));
+  // Every granted tool, whatever the step names: one tool list for all steps keeps the prompt's
+  // cached prefix the same; Act refuses a call to another tool than the step's (isOffPlan).
+  const tools = ports.tools.specsFor(granted);
   const key = { goalId, runId, iteration, role: "execute" as const, ordinal: 0 };
   const { turn } = await checkpointedCall(ports, key, (call) =>
     executeRequest({
@@ -104,7 +102,8 @@ export async function execute(
       call,
     }),
   );
-  const gated = gatedCalls(record, turn, ports.tools, granted);
+  // Off-plan calls are refused by Act, never run: no human is asked to approve one.
+  const gated = gatedCalls(record, onPlanTurn(turn, step), ports.tools, granted);
   const now = ports.now();
   const counted = await updateGoal(ports.goals, loaded, (current) => {
     // Counted once per checkpoint, even when the goal stopped meanwhile: the call was paid for.

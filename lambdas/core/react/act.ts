@@ -4,6 +4,8 @@ import { GoalLoopsError } from "../errors";
 import { goalEvent, settle } from "../goal-change";
 import type { NewGoalEvent } from "../goal-event";
 import type { ActionGate, GoalRecord } from "../goal-record";
+import type { PlanStepState } from "../plan-execute/plan-state";
+import { executedStep, isOffPlan } from "../plan-execute/step-tool";
 import type { GoalStore, ModelCheckpoint } from "../ports/goal-store";
 import type { ModelTurn, ToolUseBlock } from "../ports/model-client";
 import type { StepLog, StepRecord } from "../ports/step-log";
@@ -133,10 +135,14 @@ async function loggedStep(
     approvedCalls: gate?.outcome === "approved" ? gate.toolUseIds : [],
     truncated: turn.stopReason === "max_tokens",
   };
+  // The plan step the turn was made for (by its own run: a re-attached gate keeps it).
+  const planStep = executedStep(record, turnKey);
   const outcomes: ToolOutcome[] = [];
   // One call after another, in the model's order: a later call may read what an earlier one wrote.
   for (const call of toolUses(turn)) {
-    const refused = gate?.toolUseIds.includes(call.toolUseId) ? refusedByGate(call, gate) : undefined;
+    const refused =
+      refusedOffPlan(call, planStep) ??
+      (gate?.toolUseIds.includes(call.toolUseId) ? refusedByGate(call, gate) : undefined);
     // Keyed by the run whose turn asked for the call: a gate re-attached into a new run keeps its key.
     const idempotencyKey = toolCallIdempotencyKey({ ...turnKey, toolUseId: call.toolUseId });
     outcomes.push(refused ?? (await ports.tools.run(call, { ...context, idempotencyKey })));
@@ -177,8 +183,23 @@ function refusedByGate(call: ToolUseBlock, gate: ActionGate): ToolOutcome | unde
     gate.outcome === "rejected"
       ? `A human (${gate.decidedBy ?? "unknown"}) rejected this call${gate.comment ? `: ${gate.comment}` : ""}.`
       : "Nobody approved this call before the approval request expired.";
-  const value = { error: name, message: `${why} Tool '${call.name}' was not run; go on without it.` };
-  const text = `${name}: ${value.message}`;
+  return refused(call, name, `${why} Tool '${call.name}' was not run; go on without it.`);
+}
+
+/** A call to another tool than the plan step being executed names: refused, the step's result says why. */
+function refusedOffPlan(call: ToolUseBlock, step: PlanStepState | undefined): ToolOutcome | undefined {
+  if (!isOffPlan(step, call)) return undefined;
+  return refused(
+    call,
+    "OffPlanToolCall",
+    `Plan step ${step?.id} is done with tool '${step?.tool}'. Tool '${call.name}' was not run: use the step's tool, or call none and say why the step cannot be done as planned.`,
+  );
+}
+
+/** The outcome of a call that was not run: an error result the model sees, named `name`. */
+function refused(call: ToolUseBlock, name: string, message: string): ToolOutcome {
+  const value = { error: name, message };
+  const text = `${name}: ${message}`;
   return {
     result: { toolUseId: call.toolUseId, status: "error", content: [{ text }] },
     errorName: name,

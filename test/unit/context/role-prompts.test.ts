@@ -49,11 +49,11 @@ const CACHE_POINT = { cachePoint: { type: "default" } };
 const NOTES = "# Release notes\n\nVersion 2.0 ships faster loops.";
 const CHANGELOG = "https://api.example.com/changelog";
 
-/** The system blocks up to and including the cache point: what Bedrock caches with the tools. */
+/** What Bedrock caches: the tools, then the system blocks up to and including the cache point. */
 function cachedPrefix(request: ModelRequest | undefined): string {
   const system = request?.system ?? [];
   const end = system.findIndex((block) => "cachePoint" in block);
-  return JSON.stringify(end < 0 ? system : system.slice(0, end + 1));
+  return JSON.stringify({ tools: request?.tools ?? [], system: end < 0 ? system : system.slice(0, end + 1) });
 }
 
 /** Two or more calls of one role: the same cached prefix, ending in a cache point, and different questions. */

@@ -7,6 +7,7 @@ import {
   FAST_MODEL_ID,
   HEAVY_MODEL_ID,
   PlanLoopDriver,
+  planSpec,
   replanScript,
   step,
   submitsPlan,
@@ -79,7 +80,7 @@ describe("the Plan-and-Execute loop steps", () => {
     expect(created).toEqual([expect.objectContaining({ version: 1, steps: ["list", "write"] })]);
   });
 
-  it("gives the executor the step, its tool only and its dependencies' results, not the goal to reinterpret", async () => {
+  it("gives the executor the step and its dependencies' results, not the goal to reinterpret, and one tool list for every step", async () => {
     // Prepare
     const goal = await createPlanGoal(table);
     const model = new ScriptedModel({
@@ -97,14 +98,53 @@ describe("the Plan-and-Execute loop steps", () => {
     await loop.run(goal.goalId);
 
     // Assess
-    const second = model.requestsFor("execute")[1];
+    const [first, second] = model.requestsFor("execute");
     expect(second?.system[0]).toEqual({ text: EXECUTE_INSTRUCTIONS });
-    expect(second?.tools?.map((tool) => tool.name)).toEqual(["workspace_write"]);
+    // Every granted tool on every step: the cached prefix starts with the tools.
+    expect(second?.tools?.map((tool) => tool.name).sort()).toEqual([...(planSpec().tools ?? [])].sort());
+    expect(second?.tools).toEqual(first?.tools);
     const prompt = lastUserText(second);
     expect(prompt).toContain("Plan step write");
     expect(prompt).toContain("Action: Write notes.md");
+    expect(prompt).toContain("Tool: workspace_write (only this one");
     expect(prompt).toContain("Results of the steps it depends on:");
     expect(prompt).toMatch(/- list \(done\): .*files/);
+  });
+
+  it("refuses an executor call to another tool than the step names: nothing runs, the step is retried", async () => {
+    // Prepare
+    const goal = await createPlanGoal(table);
+    const model = new ScriptedModel({
+      plan: [
+        submitsPlan([
+          step("list", { tool: "workspace_list" }),
+          step("write", { tool: "workspace_write", action: "Write notes.md", dependsOn: ["list"] }),
+        ]),
+      ],
+      execute: [
+        uses("workspace_write", { path: "shortcut.md", content: "skipped the listing" }),
+        uses("workspace_list", {}),
+        uses("workspace_write", { path: "notes.md", content: NOTES }),
+      ],
+    });
+    const loop = new PlanLoopDriver(table, model);
+
+    // Act
+    await loop.run(goal.goalId);
+
+    // Assess
+    expect((await loop.goal(goal.goalId)).status).toBe("completed");
+    expect(await table.adapters.workspace.readFile(goal.goalId, "shortcut.md")).toBeUndefined();
+    const errors = await loop.eventsOf(goal.goalId, "tool.error");
+    expect(errors).toEqual([
+      expect.objectContaining({
+        name: "workspace_write",
+        message: expect.stringContaining("OffPlanToolCall"),
+      }),
+    ]);
+    const retried = lastUserText(model.requestsFor("execute")[1]);
+    expect(retried).toContain("Plan step list");
+    expect(retried).toContain("OffPlanToolCall");
   });
 
   it("answers a step the executor cannot do as planned with a replan of the remaining steps", async () => {
