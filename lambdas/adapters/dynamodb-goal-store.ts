@@ -19,6 +19,7 @@ import {
   type ApprovalStatus,
   type CheckpointKey,
   CheckpointKeySchema,
+  type CheckpointLookup,
   ConcurrentModificationError,
   GoalAlreadyExistsError,
   GoalNotFoundError,
@@ -409,30 +410,22 @@ export class DynamoDbGoalStore implements GoalStore {
     return item && parseStoredItem(ModelCheckpointSchema, item.checkpoint, "model checkpoint");
   }
 
-  async countCheckpoints(goalId: string, role: CheckpointKey["role"]): Promise<number> {
-    const prefix = checkpointRolePrefix(parseOrThrow(CheckpointKeySchema.shape.role, role, "role"));
-    let count = 0;
-    let startKey: Record<string, unknown> | undefined;
-    try {
-      do {
-        const output = await this.client.send(
-          new QueryCommand({
-            TableName: this.tableName,
-            KeyConditionExpression: "#pk = :pk AND begins_with(#sk, :prefix)",
-            ExpressionAttributeNames: { "#pk": PK, "#sk": SK },
-            ExpressionAttributeValues: { ":pk": goalKey(goalId)[PK], ":prefix": prefix },
-            Select: "COUNT",
-            ConsistentRead: true,
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        count += output.Count ?? 0;
-        startKey = output.LastEvaluatedKey;
-      } while (startKey);
-    } catch (error) {
-      throw toStoreError(error, "countCheckpoints");
-    }
-    return count;
+  async findCheckpoint(key: z.input<typeof CheckpointKeySchema>): Promise<CheckpointLookup> {
+    const parsedKey = parseOrThrow(CheckpointKeySchema, key, "checkpoint key");
+    const sortKey = checkpointKey(parsedKey)[SK];
+    // The sort keys of the role's checkpoints only: they count the calls and say whether this one
+    // exists, in one query (read units are charged by item size all the same).
+    const keys = await queryGoalPartition(this.client, {
+      tableName: this.tableName,
+      goalId: parsedKey.goalId,
+      prefix: checkpointRolePrefix(parsedKey.role),
+      attributes: [SK],
+      operation: "findCheckpoint",
+    });
+    if (!keys.some((item) => item[SK] === sortKey)) return { checkpoint: undefined, calls: keys.length };
+    const checkpoint = await this.getCheckpoint(parsedKey);
+    if (!checkpoint) throw new CorruptStoreItemError(`Checkpoint ${sortKey} vanished after it was listed`);
+    return { checkpoint };
   }
 
   async latestCheckpoint(

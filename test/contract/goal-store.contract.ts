@@ -8,6 +8,7 @@ import { DynamoDbGoalStore } from "../../lambdas/adapters/dynamodb-goal-store";
 import { approvalKey, goalKey } from "../../lambdas/adapters/goal-table-keys";
 import { ValidationError } from "../../lambdas/core/errors";
 import type { GoalRecord } from "../../lambdas/core/goal-record";
+import type { ModelRole } from "../../lambdas/core/model-roles";
 import {
   ApprovalAlreadyDecidedError,
   ApprovalAlreadyExistsError,
@@ -631,7 +632,7 @@ export function describeGoalStoreContract(backendName: string, start: StartBacke
         expect(read).toEqual(first);
       });
 
-      it("gets a checkpoint by its exact key and counts them per role", async () => {
+      it("gets a checkpoint by its exact key, and finds one or the role's next call number", async () => {
         // Prepare
         const goalId = `goal-${randomUUID()}`;
         const judged = aCheckpoint({ goalId, role: "judge", iteration: 2, ordinal: 1 }, "verdict: pass");
@@ -655,16 +656,28 @@ export function describeGoalStoreContract(backendName: string, start: StartBacke
           ordinal: 1,
         });
         const missing = await store.getCheckpoint({ goalId, runId: "run-1", iteration: 3, role: "judge" });
-        const counts = {
-          reason: await store.countCheckpoints(goalId, "reason"),
-          judge: await store.countCheckpoints(goalId, "judge"),
-          plan: await store.countCheckpoints(goalId, "plan"),
+        const found = await store.findCheckpoint({
+          goalId,
+          runId: "run-1",
+          iteration: 2,
+          role: "judge",
+          ordinal: 1,
+        });
+        const nextCall = async (role: ModelRole) =>
+          store
+            .findCheckpoint({ goalId, runId: "run-3", iteration: 0, role })
+            .then((lookup) => (lookup.checkpoint === undefined ? lookup.calls : "found"));
+        const calls = {
+          reason: await nextCall("reason"),
+          judge: await nextCall("judge"),
+          plan: await nextCall("plan"),
         };
 
         // Assess
         expect(read).toEqual(judged);
         expect(missing).toBeUndefined();
-        expect(counts).toEqual({ reason: 3, judge: 2, plan: 0 });
+        expect(found).toEqual({ checkpoint: judged });
+        expect(calls).toEqual({ reason: 3, judge: 2, plan: 0 });
       });
 
       it("finds a role's latest checkpoint of a run by iteration, not by the order of the puts", async () => {

@@ -62,6 +62,11 @@ export const ModelCheckpointSchema = z.object({
 });
 export type ModelCheckpoint = z.infer<typeof ModelCheckpointSchema>;
 
+/** What `findCheckpoint` found: the stored call, or the number the next call of the role gets. */
+export type CheckpointLookup =
+  | { readonly checkpoint: ModelCheckpoint }
+  | { readonly checkpoint: undefined; readonly calls: number };
+
 export interface Page<T> {
   readonly items: readonly T[];
   /** Opaque cursor for the next page; absent on the last page. */
@@ -119,8 +124,11 @@ export interface GoalStore {
   /** Stores a model call's result; the first writer wins and a later put returns the stored one. */
   putCheckpoint(checkpoint: ModelCheckpoint): Promise<ModelCheckpoint>;
   getCheckpoint(key: z.input<typeof CheckpointKeySchema>): Promise<ModelCheckpoint | undefined>;
-  /** How many calls of `role` the goal has checkpointed so far (the next call's number). */
-  countCheckpoints(goalId: string, role: CheckpointKey["role"]): Promise<number>;
+  /**
+   * The checkpoint under `key`, or, when there is none, how many calls of the key's role the goal has
+   * checkpointed so far (the next call's number): one read for a call that was not made yet.
+   */
+  findCheckpoint(key: z.input<typeof CheckpointKeySchema>): Promise<CheckpointLookup>;
   /** The checkpoint of `role` under `runId` with the highest iteration (then ordinal), if any. */
   latestCheckpoint(
     goalId: string,

@@ -52,9 +52,9 @@ export async function checkpointedCall(
   key: CheckpointKey,
   buildRequest: (call: number) => ModelRequest,
 ): Promise<ModelCheckpoint> {
-  const existing = await ports.goals.getCheckpoint(key);
-  if (existing) return existing;
-  const call = await ports.goals.countCheckpoints(key.goalId, key.role);
+  const found = await ports.goals.findCheckpoint(key);
+  if (found.checkpoint) return found.checkpoint;
+  const call = found.calls;
   const request = buildRequest(call);
   // An unpriced model would fail after the call was paid for; refuse before instead.
   priceOf(request.modelId);

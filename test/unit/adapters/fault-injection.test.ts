@@ -195,7 +195,7 @@ describe("withFaultInjection around the DynamoDB goal store", () => {
 
   it("passes every other operation through and leaves the store as it is without a fault", async () => {
     // Prepare
-    const { goalId, attempt } = await setup({ kind: "crash-after-checkpoint", role: "plan", call: 0 });
+    const { goalId, runId, attempt } = await setup({ kind: "crash-after-checkpoint", role: "plan", call: 0 });
     const goals: GoalStore = attempt().goals;
 
     // Act
@@ -203,7 +203,10 @@ describe("withFaultInjection around the DynamoDB goal store", () => {
 
     // Assess
     expect(loaded?.record.goalId).toBe(goalId);
-    expect(await goals.countCheckpoints(goalId, "reason")).toBe(0);
+    expect(await goals.findCheckpoint({ goalId, runId, iteration: 0, role: "reason" })).toEqual({
+      checkpoint: undefined,
+      calls: 0,
+    });
     expect(withFaultInjection(table.adapters.goals, undefined)).toBe(table.adapters.goals);
   });
 });
@@ -263,6 +266,7 @@ describe("createGoalStoreAdapters with GOAL_LOOPS_FAULT_INJECTION", () => {
     // Assess
     await expect(call).rejects.toBeInstanceOf(ProcessExited);
     expect(exit).toHaveBeenCalledWith(1);
-    expect(await table.adapters.goals.countCheckpoints(goalId, "reason")).toBe(1);
+    const stored = await table.adapters.goals.findCheckpoint({ goalId, runId, iteration: 0, role: "reason" });
+    expect(stored.checkpoint?.call).toBe(0);
   });
 });
