@@ -15,6 +15,11 @@ import {
 } from "./support";
 
 const NOTES = "# 2.0\n\nPlans, steps and evidence.";
+/** Two steps with different tools: list the workspace, then write notes.md. */
+const LIST_THEN_WRITE = submitsPlan([
+  step("list", { tool: "workspace_list" }),
+  step("write", { tool: "workspace_write", action: "Write notes.md", dependsOn: ["list"] }),
+]);
 
 describe("the Plan-and-Execute loop steps", () => {
   let table: GoalTable;
@@ -84,12 +89,7 @@ describe("the Plan-and-Execute loop steps", () => {
     // Prepare
     const goal = await createPlanGoal(table);
     const model = new ScriptedModel({
-      plan: [
-        submitsPlan([
-          step("list", { tool: "workspace_list" }),
-          step("write", { tool: "workspace_write", action: "Write notes.md", dependsOn: ["list"] }),
-        ]),
-      ],
+      plan: [LIST_THEN_WRITE],
       execute: [uses("workspace_list", {}), uses("workspace_write", { path: "notes.md", content: NOTES })],
     });
     const loop = new PlanLoopDriver(table, model);
@@ -115,12 +115,7 @@ describe("the Plan-and-Execute loop steps", () => {
     // Prepare
     const goal = await createPlanGoal(table);
     const model = new ScriptedModel({
-      plan: [
-        submitsPlan([
-          step("list", { tool: "workspace_list" }),
-          step("write", { tool: "workspace_write", action: "Write notes.md", dependsOn: ["list"] }),
-        ]),
-      ],
+      plan: [LIST_THEN_WRITE],
       execute: [
         uses("workspace_write", { path: "shortcut.md", content: "skipped the listing" }),
         uses("workspace_list", {}),
