@@ -6,24 +6,14 @@ import {
   stableGoalBlock,
   toolResultText,
 } from "../../../lambdas/core/context";
-import { createGoalRecord } from "../../../lambdas/core/create-goal";
-import { parseGoalSpec } from "../../../lambdas/core/goal-spec";
 import type { ToolResultBlock } from "../../../lambdas/core/ports/model-client";
 import type { StepRecord } from "../../../lambdas/core/ports/step-log";
-import { calls, reactSpec, T0 } from "../react/support";
+import { calls, newGoal, reactSpec, T0 } from "../react/support";
 
 const CLAUDE = "anthropic.claude-sonnet-4-5-20250929-v1:0";
 
 function aGoal() {
-  return createGoalRecord({
-    spec: parseGoalSpec(reactSpec()),
-    goalId: "g-context",
-    tenantId: "tenant-1",
-    runId: "r1",
-    now: T0,
-    pattern: "react",
-    patternReason: "requested",
-  }).record;
+  return newGoal(reactSpec(), { goalId: "g-context" }).record;
 }
 
 function aStep(

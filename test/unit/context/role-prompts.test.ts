@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { countTokens, DEFAULT_CONTEXT_SETTINGS, stableGoalBlock } from "../../../lambdas/core/context";
-import { createGoalRecord } from "../../../lambdas/core/create-goal";
 import type { GoalRecord, QueuedRevision } from "../../../lambdas/core/goal-record";
 import { parseGoalSpec } from "../../../lambdas/core/goal-spec";
 import type { PlanExecuteSettings } from "../../../lambdas/core/plan-execute/plan-execute-deps";
@@ -26,6 +25,7 @@ import {
   createGoal,
   type GoalTable,
   lastUserText,
+  newGoal,
   ReactLoopDriver,
   reactSpec,
   ScriptedModel,
@@ -68,15 +68,7 @@ function expectSharedPrefix(requests: readonly ModelRequest[], minimum = 2): voi
 }
 
 function aRecord(spec = reactSpec()): GoalRecord {
-  return createGoalRecord({
-    spec: parseGoalSpec(spec),
-    goalId: "g-roles",
-    tenantId: "tenant-1",
-    runId: "r1",
-    now: T0,
-    pattern: "react",
-    patternReason: "requested",
-  }).record;
+  return newGoal(spec, { goalId: "g-roles" }).record;
 }
 
 describe("every model call's prompt in the packer's layout", () => {

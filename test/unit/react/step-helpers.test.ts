@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { createGoalRecord } from "../../../lambdas/core/create-goal";
 import { parseGoalSpec } from "../../../lambdas/core/goal-spec";
 import { modelIdFor } from "../../../lambdas/core/model-tiers";
 import {
@@ -13,20 +12,12 @@ import { parseModelCallContext, withModelCallContext } from "../../../lambdas/co
 import { reasonMessages } from "../../../lambdas/core/react/reason-prompt";
 import { failureStopReason } from "../../../lambdas/core/react/record-failure";
 import { nextRunId } from "../../../lambdas/core/react/run-ids";
-import { calls, conversationProblems, reactSpec, says, T0 } from "./support";
+import { calls, conversationProblems, newGoal, reactSpec, says, T0 } from "./support";
 
 const FATAL = { fatalErrorNames: new Set(["AccessDeniedException", "ValidationError"]) };
 
 function aGoal() {
-  return createGoalRecord({
-    spec: parseGoalSpec(reactSpec()),
-    goalId: "g-test",
-    tenantId: "tenant-1",
-    runId: "r1",
-    now: T0,
-    pattern: "react",
-    patternReason: "requested",
-  }).record;
+  return newGoal(reactSpec(), { goalId: "g-test" }).record;
 }
 
 function aStep(step: number, turn: ModelTurn, withResults = true): StepRecord {

@@ -213,21 +213,32 @@ export function calmHaikuJudgedSpec(): GoalSpecInput {
   });
 }
 
-/** Stores a new running goal of `pattern` at run `r1`, as the API does. */
-export async function createPatternGoal(
-  table: Pick<GoalTable, "adapters">,
-  spec: GoalSpecInput,
-  pattern: Pattern,
-): Promise<GoalRecord> {
-  const { record, events } = createGoalRecord({
+/** A new running goal of `pattern` at run `r1` as the API creates it, with its first events; not stored. */
+export function newGoal(
+  spec: GoalSpecInput = reactSpec(),
+  {
+    goalId = goalIdFromBytes(randomBytes(16)),
+    pattern = "react",
+  }: { goalId?: string; pattern?: Pattern } = {},
+) {
+  return createGoalRecord({
     spec: parseGoalSpec(spec),
-    goalId: goalIdFromBytes(randomBytes(16)),
+    goalId,
     tenantId: "tenant-1",
     runId: "r1",
     now: T0,
     pattern,
     patternReason: "requested",
   });
+}
+
+/** Stores a new running goal of `pattern` at run `r1`, as the API does. */
+export async function createPatternGoal(
+  table: Pick<GoalTable, "adapters">,
+  spec: GoalSpecInput,
+  pattern: Pattern,
+): Promise<GoalRecord> {
+  const { record, events } = newGoal(spec, { pattern });
   return (await table.adapters.goals.createGoal(record, events)).record;
 }
 
