@@ -1,15 +1,8 @@
-import type { ModelTiers } from "../model-tiers";
+import type { ReactSettings } from "../react/react-deps";
 import type { ReplanSettings } from "./replan";
 
-/** Settings from the plan_execute handlers' environment. */
-export interface PlanExecuteSettings extends ReplanSettings {
-  /** Tools a goal may use when its GoalSpec names none (the tool runner's default set). */
-  readonly defaultTools: readonly string[];
-  /** The heavy (plan) and fast (execute, judge) models for roles the GoalSpec does not name. */
-  readonly models: ModelTiers;
-  /** A run continues as new once it has done this many iterations (env CONTINUE_AS_NEW_AFTER). */
-  readonly continueAsNewAfter: number;
-}
+/** Settings from the plan_execute handlers' environment: every loop's settings (default tools, model tiers — plan on heavy, execute and judge on fast — and continue-as-new) plus the replan cooldown. */
+export interface PlanExecuteSettings extends ReplanSettings, ReactSettings {}
 
 /** The cooldown before a replan that follows a replan without a successful step (env REPLAN_COOLDOWN_SECONDS). */
 export const DEFAULT_REPLAN_COOLDOWN_SECONDS = 30;

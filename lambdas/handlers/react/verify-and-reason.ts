@@ -3,11 +3,10 @@ import { BedrockModelClient } from "../../adapters/bedrock-model-client";
 import { createBedrockRuntimeClient } from "../../adapters/bedrock-runtime-client";
 import { createDocumentClient, createGoalStoreAdapters } from "../../adapters/goal-store-adapters";
 import { DEFAULT_CONTEXT_SETTINGS } from "../../core/context";
-import { DEFAULT_CONTINUE_AS_NEW_AFTER } from "../../core/react/react-deps";
 import { verifyAndReason } from "../../core/react/verify-and-reason";
 import { toolCallRisk } from "../../tools/built-in-tool-runner";
-import { DEFAULT_TOOL_NAMES, toolSpecs } from "../../tools/tool-registry";
-import { modelTiersFromEnv, positiveIntEnv, requiredEnv } from "../handler-environment";
+import { toolSpecs } from "../../tools/tool-registry";
+import { loopSettingsFromEnv, positiveIntEnv, requiredEnv } from "../handler-environment";
 import { stepHandler } from "../step-handler";
 import { StatePayloadSchema } from "./state-payload";
 
@@ -18,9 +17,7 @@ const { goals, workspace, stepLog } = createGoalStoreAdapters({
 });
 const model = new BedrockModelClient({ client: createBedrockRuntimeClient() });
 const settings = {
-  models: modelTiersFromEnv(),
-  continueAsNewAfter: positiveIntEnv("CONTINUE_AS_NEW_AFTER", DEFAULT_CONTINUE_AS_NEW_AFTER),
-  defaultTools: DEFAULT_TOOL_NAMES,
+  ...loopSettingsFromEnv(),
   context: {
     ...DEFAULT_CONTEXT_SETTINGS,
     budgetTokens: positiveIntEnv("CONTEXT_BUDGET_TOKENS", DEFAULT_CONTEXT_SETTINGS.budgetTokens),

@@ -2,10 +2,8 @@ import { Logger } from "@aws-lambda-powertools/logger";
 import { BedrockModelClient } from "../../adapters/bedrock-model-client";
 import { createBedrockRuntimeClient } from "../../adapters/bedrock-runtime-client";
 import { createDocumentClient, createGoalStoreAdapters } from "../../adapters/goal-store-adapters";
-import { DEFAULT_CONTINUE_AS_NEW_AFTER } from "../../core/react/react-deps";
 import { evaluate } from "../../core/reflexion/evaluate";
-import { DEFAULT_TOOL_NAMES } from "../../tools/tool-registry";
-import { modelTiersFromEnv, positiveIntEnv, requiredEnv } from "../handler-environment";
+import { loopSettingsFromEnv, requiredEnv } from "../handler-environment";
 import { StatePayloadSchema } from "../react/state-payload";
 import { stepHandler } from "../step-handler";
 
@@ -15,11 +13,7 @@ const { goals, workspace, stepLog } = createGoalStoreAdapters({
   tableName: requiredEnv("GOAL_TABLE_NAME"),
 });
 const model = new BedrockModelClient({ client: createBedrockRuntimeClient() });
-const settings = {
-  models: modelTiersFromEnv(),
-  continueAsNewAfter: positiveIntEnv("CONTINUE_AS_NEW_AFTER", DEFAULT_CONTINUE_AS_NEW_AFTER),
-  defaultTools: DEFAULT_TOOL_NAMES,
-};
+const settings = loopSettingsFromEnv();
 
 /** Evaluate: evaluate the last attempt against the success checks, then decide (see `evaluate`). */
 export const handler = stepHandler(logger, StatePayloadSchema, (payload) =>
