@@ -168,8 +168,14 @@ export class LoopSteps extends Construct {
   }
 }
 
-/** Throws on a bad prop, naming it (run before any construct is created). */
-export function validateLoopStepsProps(props: Omit<LoopStepsProps, "goalTable">): void {
+/**
+ * Throws on a bad prop, naming it and the construct the user gave it to (`ReactLoop` … when a loop
+ * creates its own steps). Run before any construct is created.
+ */
+export function validateLoopStepsProps(
+  props: Omit<LoopStepsProps, "goalTable">,
+  constructName = "LoopSteps",
+): void {
   const { httpAllowedHosts, toolOutputInlineBytes, approvalTimeout } = props;
   if (
     approvalTimeout !== undefined &&
@@ -178,13 +184,13 @@ export function validateLoopStepsProps(props: Omit<LoopStepsProps, "goalTable">)
       approvalTimeout.toSeconds() > MAX_APPROVAL_TIMEOUT.toSeconds())
   ) {
     throw new Error(
-      `LoopSteps: approvalTimeout must be from 1 minute to 30 days; got ${approvalTimeout.toHumanString()}`,
+      `${constructName}: approvalTimeout must be from 1 minute to 30 days; got ${approvalTimeout.toHumanString()}`,
     );
   }
   for (const host of httpAllowedHosts ?? []) {
     if (!Token.isUnresolved(host) && !HOST_NAME_PATTERN.test(host)) {
       throw new Error(
-        `LoopSteps: httpAllowedHosts must hold lower-case host names without scheme or port; got '${host}'`,
+        `${constructName}: httpAllowedHosts must hold lower-case host names without scheme or port; got '${host}'`,
       );
     }
   }
@@ -198,7 +204,7 @@ export function validateLoopStepsProps(props: Omit<LoopStepsProps, "goalTable">)
     )
   ) {
     throw new Error(
-      `LoopSteps: toolOutputInlineBytes must be a whole number from ${MIN_TOOL_OUTPUT_INLINE_BYTES} to ${MAX_TOOL_OUTPUT_INLINE_BYTES} (Act's tool runner refuses less at cold start); got ${toolOutputInlineBytes}`,
+      `${constructName}: toolOutputInlineBytes must be a whole number from ${MIN_TOOL_OUTPUT_INLINE_BYTES} to ${MAX_TOOL_OUTPUT_INLINE_BYTES} (Act's tool runner refuses less at cold start); got ${toolOutputInlineBytes}`,
     );
   }
 }

@@ -153,7 +153,7 @@ export abstract class PatternLoop extends Construct {
     this.pattern = identity.pattern;
     validateProps(props, identity.constructName);
     // Everything is checked before the first child is created: a bad prop leaves no half a loop.
-    if (props.steps === undefined) validateLoopStepsProps(props);
+    if (props.steps === undefined) validateLoopStepsProps(props, identity.constructName);
     this.stateMachineName = props.stateMachineName ?? `${Stack.of(this).stackName}-${identity.nameSuffix}`;
     if (
       !Token.isUnresolved(this.stateMachineName) &&
