@@ -5,6 +5,7 @@ import { type GoalChange, goalEvent, settle } from "./goal-change";
 import { EMPTY_USAGE, type GoalRecord, type Usage } from "./goal-record";
 import type { ModelRole } from "./model-roles";
 import type { TokenUsage } from "./ports/model-client";
+import { parseOrThrow } from "./validation";
 
 /** USD per one million tokens of each kind. */
 export const ModelPriceSchema = z
@@ -23,7 +24,11 @@ export const PriceTableSchema = z.object({
 });
 
 /** The price table from config/model-prices.json, checked once when the module loads. */
-export const MODEL_PRICES: Readonly<Record<string, ModelPrice>> = PriceTableSchema.parse(priceFile).models;
+export const MODEL_PRICES: Readonly<Record<string, ModelPrice>> = parseOrThrow(
+  PriceTableSchema,
+  priceFile,
+  "lambdas/core/config/model-prices.json",
+).models;
 
 /** The price of `modelId`: its own entry, else the longest `prefix*` entry it starts with. */
 export function priceOf(modelId: string): ModelPrice {

@@ -2,6 +2,7 @@ import * as z from "zod";
 import tierFile from "./config/model-tiers.json" with { type: "json" };
 import type { GoalSpec } from "./goal-spec";
 import { MODEL_ROLES, type ModelRole } from "./model-roles";
+import { parseOrThrow } from "./validation";
 
 export const MODEL_TIERS = ["heavy", "fast"] as const;
 export type ModelTier = (typeof MODEL_TIERS)[number];
@@ -17,7 +18,11 @@ const TierFileSchema = z.object({
 });
 
 /** The tier of every role, from config/model-tiers.json (checked once when the module loads). */
-export const ROLE_TIERS: Readonly<Record<ModelRole, ModelTier>> = TierFileSchema.parse(tierFile).roles;
+export const ROLE_TIERS: Readonly<Record<ModelRole, ModelTier>> = parseOrThrow(
+  TierFileSchema,
+  tierFile,
+  "lambdas/core/config/model-tiers.json",
+).roles;
 
 /** The deployment's two models (construct props, env HEAVY_MODEL_ID / FAST_MODEL_ID). */
 export interface ModelTiers {

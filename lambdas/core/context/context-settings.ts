@@ -1,5 +1,6 @@
 import * as z from "zod";
 import contextFile from "../config/context.json" with { type: "json" };
+import { parseOrThrow } from "../validation";
 
 export const ContextSettingsSchema = z.object({
   /** Estimated prompt tokens above which the oldest steps are summarized and dropped. */
@@ -18,7 +19,11 @@ export const ContextSettingsSchema = z.object({
 export type ContextSettings = z.infer<typeof ContextSettingsSchema>;
 
 /** config/context.json, checked once when the module loads. */
-export const DEFAULT_CONTEXT_SETTINGS: ContextSettings = ContextSettingsSchema.parse(contextFile);
+export const DEFAULT_CONTEXT_SETTINGS: ContextSettings = parseOrThrow(
+  ContextSettingsSchema,
+  contextFile,
+  "lambdas/core/config/context.json",
+);
 
 /**
  * Steps per `summarize` call. A constant, not a setting: compaction k covers steps up to
