@@ -55,7 +55,7 @@ const processExit: Exit = (code) => process.exit(code);
  * ends the process with exit code 1 (Lambda reports `Runtime.ExitError`; the local runtime, whose
  * functions run in worker threads, reports a worker's exit the same way). A put that lost a race
  * (the stored checkpoint is another attempt's) does not crash, and a retried step finds the
- * checkpoint with getCheckpoint and never puts it again, so the fault fires once per goal.
+ * checkpoint with findCheckpoint and never puts it again, so the fault fires once per goal.
  *
  * A Proxy rather than a delegating class: every other operation passes through untouched, also
  * ones the GoalStore port gains later.

@@ -53,8 +53,19 @@ export async function checkpointedCall(
   buildRequest: (call: number) => ModelRequest,
 ): Promise<ModelCheckpoint> {
   const found = await ports.goals.findCheckpoint(key);
-  if (found.checkpoint) return found.checkpoint;
-  const call = found.calls;
+  return found.checkpoint ?? callAndCheckpoint(ports, key, found.calls, buildRequest);
+}
+
+/**
+ * The second half of `checkpointedCall`, for a step that decides between the lookup and the call
+ * (Attempt: a limit stops a call not made yet): makes call number `call` and checkpoints its turn.
+ */
+export async function callAndCheckpoint(
+  ports: CheckpointedCallPorts,
+  key: CheckpointKey,
+  call: number,
+  buildRequest: (call: number) => ModelRequest,
+): Promise<ModelCheckpoint> {
   const request = buildRequest(call);
   // An unpriced model would fail after the call was paid for; refuse before instead.
   priceOf(request.modelId);

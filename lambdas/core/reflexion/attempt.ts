@@ -6,7 +6,7 @@ import type { ModelClient } from "../ports/model-client";
 import type { ToolRunner } from "../ports/tool-runner";
 import { gatedCalls, pendingGate, setGate } from "../react/action-gate";
 import { markLoop, reached } from "../react/loop-marker";
-import { checkpointedCall } from "../react/model-call";
+import { callAndCheckpoint } from "../react/model-call";
 import { type Clock, grantedTools } from "../react/react-deps";
 import { isRunningIn, type RunPosition, type StepResult } from "../react/step-result";
 import { chain, readGoal, updateGoal } from "../react/update-goal";
@@ -48,12 +48,12 @@ export async function attempt(
 
   const key = { goalId: record.goalId, runId, iteration, role: "attempt" as const, ordinal: 0 };
   // Once the call is paid for, it is counted whatever the limits say now; before, a limit stops it.
-  const paid = await ports.goals.getCheckpoint(key);
-  if (!paid && checkLimits(record, ports.now())) return { ...position, next: "limit_decision" };
+  const found = await ports.goals.findCheckpoint(key);
+  if (!found.checkpoint && checkLimits(record, ports.now())) return { ...position, next: "limit_decision" };
   const granted = grantedTools(record.spec, settings.defaultTools);
   const { turn } =
-    paid ??
-    (await checkpointedCall(ports, key, (call) =>
+    found.checkpoint ??
+    (await callAndCheckpoint(ports, key, found.calls, (call) =>
       attemptRequest({
         record,
         attempt: (record.attempts ?? 0) + 1,
