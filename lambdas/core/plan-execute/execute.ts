@@ -15,7 +15,7 @@ import { gatedNext, stopped } from "../react/verify-and-reason";
 import { executeRequest } from "./execute-prompt";
 import type { PlanExecuteSettings } from "./plan-execute-deps";
 import { type PlanState, type PlanStepState, readyStep, stepById, updateStep } from "./plan-state";
-import { onPlanTurn } from "./step-tool";
+import { isOffPlan } from "./step-tool";
 
 export interface ExecutePorts {
   readonly goals: GoalStore;
@@ -103,7 +103,8 @@ export async function execute(
     }),
   );
   // Off-plan calls are refused by Act, never run: no human is asked to approve one.
-  const gated = gatedCalls(record, onPlanTurn(turn, step), ports.tools, granted);
+  const onPlan = granted.filter((tool) => !isOffPlan(step, { name: tool }));
+  const gated = gatedCalls(record, turn, ports.tools, onPlan);
   const now = ports.now();
   const counted = await updateGoal(ports.goals, loaded, (current) => {
     // Counted once per checkpoint, even when the goal stopped meanwhile: the call was paid for.

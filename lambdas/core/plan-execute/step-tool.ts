@@ -1,5 +1,5 @@
 import type { GoalRecord } from "../goal-record";
-import type { ModelTurn, ToolUseBlock } from "../ports/model-client";
+import type { ToolUseBlock } from "../ports/model-client";
 import { type PlanStepState, stepById } from "./plan-state";
 
 /**
@@ -25,12 +25,4 @@ export function executedStep(
  */
 export function isOffPlan(step: PlanStepState | undefined, call: Pick<ToolUseBlock, "name">): boolean {
   return step?.tool !== undefined && call.name !== step.tool;
-}
-
-/** The turn without its off-plan calls: what an approval gate may ask a human about. */
-export function onPlanTurn(turn: ModelTurn, step: PlanStepState | undefined): ModelTurn {
-  return {
-    ...turn,
-    content: turn.content.filter((block) => !("toolUse" in block) || !isOffPlan(step, block.toolUse)),
-  };
 }
