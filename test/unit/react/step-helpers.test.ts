@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { packContext, stableGoalBlock } from "../../../lambdas/core/context";
+import type { GoalRecord } from "../../../lambdas/core/goal-record";
 import { parseGoalSpec } from "../../../lambdas/core/goal-spec";
 import { modelIdFor } from "../../../lambdas/core/model-tiers";
 import {
+  type Message,
   ModelFatalError,
   ModelRetryableError,
   type ModelTurn,
@@ -9,12 +12,28 @@ import {
 import type { StepRecord } from "../../../lambdas/core/ports/step-log";
 import { parseVerdict } from "../../../lambdas/core/react/judge";
 import { parseModelCallContext, withModelCallContext } from "../../../lambdas/core/react/model-call";
-import { reasonMessages } from "../../../lambdas/core/react/reason-prompt";
+import { REASON_INSTRUCTIONS, stateText } from "../../../lambdas/core/react/reason-prompt";
 import { failureStopReason } from "../../../lambdas/core/react/record-failure";
 import { nextRunId } from "../../../lambdas/core/react/run-ids";
 import { calls, conversationProblems, newGoal, reactSpec, says, T0 } from "./support";
 
 const FATAL = { fatalErrorNames: new Set(["AccessDeniedException", "ValidationError"]) };
+
+/** The reason conversation over `recentSteps` as the packer builds it, without compaction. */
+function reasonMessages(
+  record: GoalRecord,
+  recentSteps: readonly StepRecord[],
+  iteration: number,
+  modelId = "",
+): Message[] {
+  return packContext({
+    modelId,
+    instructions: REASON_INSTRUCTIONS,
+    goalBlock: stableGoalBlock(record),
+    history: { steps: recentSteps },
+    state: stateText(record, iteration),
+  }).messages;
+}
 
 function aGoal() {
   return newGoal(reactSpec(), { goalId: "g-test" }).record;
