@@ -1,15 +1,14 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import type { GoalSnapshot } from "../lambdas/core/goal-record";
 import { GoalsClient } from "../lib/local/cli/goals-client";
 import { type LocalStack, startLocalStack } from "../lib/local/local-stack";
-import { followGoal } from "../test/e2e/local-stack-harness";
+import { followGoal, PROJECT_DIR } from "../test/e2e/local-stack-harness";
 import { type DynamoProxy, startDynamoProxy } from "./dynamo-proxy";
 import { type FixtureSizes, writeFixtures } from "./fixtures";
 
-export const PROJECT_DIR = resolve(import.meta.dirname, "..");
 /** How often `settleQuietly` looks at the local executions (in memory: no request, no I/O). */
 const QUIET_POLL_MS = 100;
 

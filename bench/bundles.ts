@@ -68,10 +68,7 @@ function safeJson(text: string): unknown {
  */
 export function measureBundles(functions: readonly FunctionSpec[], runs: number): BundleFigure[] {
   return functions.map((fn) => {
-    const file = join(
-      fn.assetDir,
-      fn.handler.split(".")[0] === "index" ? "index.mjs" : `${fn.handler.split(".")[0]}.mjs`,
-    );
+    const file = join(fn.assetDir, `${fn.handler.split(".")[0]}.mjs`);
     const totals: number[] = [];
     const sdkTimes: number[] = [];
     const ownTimes: number[] = [];

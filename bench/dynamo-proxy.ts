@@ -63,7 +63,7 @@ function valueSize(value: AttributeValue): number {
   }
 }
 
-export function itemSize(item: Record<string, AttributeValue>): number {
+function itemSize(item: Record<string, AttributeValue>): number {
   return Object.entries(item).reduce(
     (sum, [name, value]) => sum + Buffer.byteLength(name) + valueSize(value),
     0,

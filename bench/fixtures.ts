@@ -78,7 +78,7 @@ export function longGoalSpec(iterations: number, fixture: string = FIXTURES.long
 }
 
 /** A short goal (five iterations, the last one completing it): throughput and transitions. */
-export function shortGoalFixture(iterations: number) {
+function shortGoalFixture(iterations: number) {
   return {
     reason: Array.from({ length: iterations }, (_, index) => ({
       toolUse: {
@@ -104,7 +104,7 @@ export function shortGoalSpec() {
 }
 
 /** One notify that needs a human approval, then done. */
-export function approvalGoalFixture() {
+function approvalGoalFixture() {
   return {
     reason: [{ toolUse: { name: "notify", input: { channel: "ops", message: "release 2.0 is out" } } }],
   };

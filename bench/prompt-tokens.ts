@@ -3,7 +3,7 @@ import { tokenCounter } from "../lambdas/core/context/tokenizer";
 import type { ModelCallRecord } from "../lib/local/bedrock-endpoint";
 
 /** The bench measures with the full cl100k_base table (the Lambdas estimate with its first merges). */
-export const countFull = tokenCounter(cl100k);
+const countFull = tokenCounter(cl100k);
 
 type Json = unknown;
 type Block = Record<string, Json>;

@@ -25,11 +25,16 @@ import {
 const BENCH_DIR = import.meta.dirname;
 const budgets = JSON.parse(readFileSync(join(BENCH_DIR, "budgets.json"), "utf8")) as Record<string, number>;
 const prices = JSON.parse(readFileSync(join(BENCH_DIR, "prices.json"), "utf8")) as Record<string, number>;
-const budget = (name: string): number => {
-  const value = budgets[name];
-  if (typeof value !== "number") throw new Error(`bench/budgets.json has no number '${name}'`);
-  return value;
-};
+/** A number from one of the bench's JSON files; a missing or misspelled key stops the bench, naming it. */
+const numberIn =
+  (file: string, table: Record<string, number>) =>
+  (name: string): number => {
+    const value = table[name];
+    if (typeof value !== "number") throw new Error(`${file} has no number '${name}'`);
+    return value;
+  };
+const budget = numberIn("bench/budgets.json", budgets);
+const price = numberIn("bench/prices.json", prices);
 
 /** The long goal's iterations, and the budget (in the Lambdas' compact-table tokens) that makes it compact. */
 const LONG_ITERATIONS = 200;
@@ -166,15 +171,14 @@ function costFigures(
 ): void {
   const section = "cost per ReAct iteration";
   const transitions = run.transitions / Math.max(1, run.steps);
-  const sfn = transitions * (prices.stepFunctionsPerTransitionUsd ?? 0);
+  const sfn = transitions * price("stepFunctionsPerTransitionUsd");
   const lambda =
     lambdaPerIteration *
-    ((prices.lambdaPerRequestUsd ?? 0) +
-      (0.5 * (prices.lambdaBilledMs ?? 0) * (prices.lambdaPerGbSecondUsd ?? 0)) / 1000);
+    (price("lambdaPerRequestUsd") + (0.5 * price("lambdaBilledMs") * price("lambdaPerGbSecondUsd")) / 1000);
   const writeUnits = storeBytesPerIteration(run, 200, 50, (write) =>
     Math.max(1, Math.ceil(write.bytes / 1024)),
   );
-  const dynamo = writeUnits * (prices.dynamoDbPerWriteUnitUsd ?? 0);
+  const dynamo = writeUnits * price("dynamoDbPerWriteUnitUsd");
   figures.push(info(section, "Step Functions", sfn, "USD", `${transitions.toFixed(2)} transitions`));
   figures.push(
     info(
@@ -182,7 +186,7 @@ function costFigures(
       "Lambda",
       lambda,
       "USD",
-      `${lambdaPerIteration.toFixed(1)} invocations, 512 MB, ${prices.lambdaBilledMs} ms each`,
+      `${lambdaPerIteration.toFixed(1)} invocations, 512 MB, ${price("lambdaBilledMs")} ms each`,
     ),
   );
   figures.push(info(section, "DynamoDB writes", dynamo, "USD", `${writeUnits.toFixed(1)} write units`));
@@ -237,11 +241,14 @@ async function main(): Promise<void> {
     countWrites: true,
     log: () => undefined,
   });
-  const heavy = counted.stack.model.functions.find((fn) => fn.environment.HEAVY_MODEL_ID)?.environment;
-  const models = {
-    heavy: heavy?.HEAVY_MODEL_ID ?? "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
-    fast: heavy?.FAST_MODEL_ID ?? "us.anthropic.claude-haiku-4-5-20251001-v1:0",
-  };
+  // The deployment's configured tiers, as the model steps' environment holds them.
+  const tiers = counted.stack.model.functions.find((fn) => fn.environment.HEAVY_MODEL_ID)?.environment;
+  if (tiers?.HEAVY_MODEL_ID === undefined || tiers.FAST_MODEL_ID === undefined) {
+    throw new Error(
+      "no function in cdk.out has HEAVY_MODEL_ID and FAST_MODEL_ID: the model steps are missing",
+    );
+  }
+  const models = { heavy: tiers.HEAVY_MODEL_ID, fast: tiers.FAST_MODEL_ID };
   let run: LongGoalRun;
   let lambdaPerIteration = Number.NaN;
   try {

@@ -1,11 +1,10 @@
+import { PATTERNS, type Pattern } from "../lambdas/core/goal-spec";
+import { allEvents } from "../test/e2e/local-stack-harness";
 import type { BenchStack } from "./bench-stack";
 import { settle } from "./bench-stack";
 import { approvalGoalSpec, shortGoalSpec } from "./fixtures";
 
-export const PATTERNS = ["react", "plan_execute", "reflexion"] as const;
-export type Pattern = (typeof PATTERNS)[number];
-
-export interface PatternTransitions {
+interface PatternTransitions {
   readonly pattern: Pattern;
   /** `missing`: no state machine for the pattern in cdk.out; `failed`: its scenario did not complete. */
   readonly status: "measured" | "missing" | "failed";
@@ -189,16 +188,9 @@ export async function measureThroughput(bench: BenchStack, concurrency: number) 
 
 /** Per-iteration wall times of a goal on the local runtime, from its reason calls' usage events. */
 export async function iterationTimes(bench: BenchStack, goalId: string): Promise<number[]> {
-  const stamps: number[] = [];
-  let after = 0;
-  for (;;) {
-    const page = await bench.client.listEvents(goalId, after);
-    for (const event of page.items) {
-      const detail = event as { type: string; at: string; role?: string };
-      if (detail.type === "model.usage" && detail.role === "reason") stamps.push(Date.parse(detail.at));
-    }
-    if (page.items.length === 0 || page.nextSeq === after) break;
-    after = page.nextSeq;
-  }
+  const stamps = (await allEvents(bench.client, goalId)).flatMap((event) => {
+    const detail = event as { type: string; at: string; role?: string };
+    return detail.type === "model.usage" && detail.role === "reason" ? [Date.parse(detail.at)] : [];
+  });
   return stamps.slice(1).map((stamp, index) => stamp - (stamps[index] ?? stamp));
 }
