@@ -22,7 +22,7 @@ export function isBedrockModelId(modelId: string): boolean {
  * region: the profile is called where the stack runs) and the foundation model behind it in every
  * region the profile may route to, hence a region wildcard.
  */
-export function bedrockModelArns(scope: Construct, modelId: string): string[] {
+function bedrockModelArns(scope: Construct, modelId: string): string[] {
   const stack = Stack.of(scope);
   const profile = INFERENCE_PROFILE_PREFIX.exec(modelId);
   if (!profile) {
@@ -57,7 +57,7 @@ export function bedrockModelArns(scope: Construct, modelId: string): string[] {
  * Lets the grantee call the given models with Converse (which needs `bedrock:InvokeModel`), and
  * no other model. Bedrock has no grant method of its own; this is one.
  */
-export function grantInvokeModels(scope: Construct, grantee: IGrantable, modelIds: readonly string[]): Grant {
+function grantInvokeModels(scope: Construct, grantee: IGrantable, modelIds: readonly string[]): Grant {
   return Grant.addToPrincipal({
     grantee,
     actions: ["bedrock:InvokeModel"],

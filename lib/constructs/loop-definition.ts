@@ -43,7 +43,7 @@ export const RETRYABLE_STORE_ERRORS = ["ConcurrentModificationError", "GoalStore
  * What every step task retries on; anything else (fatal model errors among them) is caught.
  * `ExecutionStartThrottled` comes from ContinueAsNew, whose retry starts the same named run again.
  */
-export const STEP_RETRY_ERRORS = [
+const STEP_RETRY_ERRORS = [
   ...LAMBDA_SERVICE_ERRORS,
   ...STEP_CRASH_ERRORS,
   ...RETRYABLE_MODEL_ERRORS,
@@ -51,7 +51,7 @@ export const STEP_RETRY_ERRORS = [
   EXECUTION_START_THROTTLED,
 ] as const;
 
-export const STEP_RETRY: Omit<RetryProps, "errors"> = {
+const STEP_RETRY: Omit<RetryProps, "errors"> = {
   maxAttempts: 3,
   interval: Duration.seconds(2),
   backoffRate: 2,

@@ -140,8 +140,6 @@ export abstract class PatternLoop extends Construct {
   readonly heavyModelId: string;
   readonly fastModelId: string;
   readonly stateMachineName: string;
-  /** AwaitApproval's `TimeoutSeconds` (from the shared steps). */
-  readonly approvalTimeout: Duration;
   private readonly props: PatternLoopProps;
   private readonly identity: PatternIdentity;
   private readonly modelSteps: GoalLoopFunction[] = [];
@@ -164,14 +162,13 @@ export abstract class PatternLoop extends Construct {
       );
     }
     this.steps = props.steps ?? new LoopSteps(this, "Steps", props);
-    this.approvalTimeout = this.steps.approvalTimeout;
     this.heavyModelId = props.heavyModelId ?? DEFAULT_MODEL_ID;
     this.fastModelId = props.fastModelId ?? HAIKU_MODEL_ID;
     this.allowedModelIds = [...new Set(props.allowedModelIds ?? [this.heavyModelId, this.fastModelId])];
   }
 
   /** The model settings a model-calling step reads (HEAVY_MODEL_ID, FAST_MODEL_ID, CONTINUE_AS_NEW_AFTER). */
-  get modelEnvironment(): Record<string, string> {
+  private get modelEnvironment(): Record<string, string> {
     return {
       HEAVY_MODEL_ID: this.heavyModelId,
       FAST_MODEL_ID: this.fastModelId,
