@@ -133,7 +133,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     stops.push(api.close);
 
     const host = new LambdaHost({
-      functions: model.functions,
+      functions: model.functions.map((fn) => withLocalModels(fn, options.model)),
       endpoints: {
         dynamodb: dynamo.endpoint,
         sfn: sfn.url,
@@ -147,7 +147,6 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         PUBLIC_API_URL: `${api.url}/`,
         ...secretEnvironment(options.secrets),
         ...options.environment,
-        ...localModelEnvironment(model.functions, options.model),
       },
       ...(options.functionLog === undefined ? {} : { log: options.functionLog }),
     });
@@ -192,17 +191,22 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 const LOCAL_MODEL_PATTERNS = ["scripted:*", "local:*"];
 
 /**
- * The model variables of every function when run locally: `--model` replaces both tiers, and the
- * allow-list a goal's `models` is checked against (ALLOWED_MODEL_IDS) also admits local model ids.
+ * A function's model variables when run locally, changed only where the function has them (as
+ * deployed): `--model` replaces both tiers, and an allow-list a goal's `models` is checked against
+ * (ALLOWED_MODEL_IDS, the goals API's) also admits local model ids.
  */
-function localModelEnvironment(
-  functions: readonly FunctionSpec[],
-  modelId: string | undefined,
-): Record<string, string> {
-  const deployed = functions.flatMap((fn) => (fn.environment.ALLOWED_MODEL_IDS ?? "").split(","));
-  const allowed = [...new Set([...deployed, ...LOCAL_MODEL_PATTERNS])].filter((id) => id !== "");
+function withLocalModels(fn: FunctionSpec, modelId: string | undefined): FunctionSpec {
+  const { ALLOWED_MODEL_IDS: allowed, HEAVY_MODEL_ID: heavy } = fn.environment;
+  const withLocal = (list: string) =>
+    [...new Set([...list.split(","), ...LOCAL_MODEL_PATTERNS])].filter((id) => id !== "").join(",");
   return {
-    ALLOWED_MODEL_IDS: allowed.join(","),
-    ...(modelId === undefined ? {} : { HEAVY_MODEL_ID: modelId, FAST_MODEL_ID: modelId }),
+    ...fn,
+    environment: {
+      ...fn.environment,
+      ...(allowed === undefined ? {} : { ALLOWED_MODEL_IDS: withLocal(allowed) }),
+      ...(modelId === undefined || heavy === undefined
+        ? {}
+        : { HEAVY_MODEL_ID: modelId, FAST_MODEL_ID: modelId }),
+    },
   };
 }

@@ -35,6 +35,7 @@ describe("startLocalStack", () => {
   });
 
   const workerA = () => stack.model.functions.find((f) => f.logicalId.startsWith("WorkerA"))?.arn ?? "";
+  const workerB = () => stack.model.functions.find((f) => f.logicalId.startsWith("WorkerB"))?.arn ?? "";
 
   it("creates the template's tables in the embedded DynamoDB", async () => {
     // Act
@@ -49,12 +50,14 @@ describe("startLocalStack", () => {
     expect(stack.storage).toBe("in memory");
   });
 
-  it("replaces every function's HEAVY_MODEL_ID with --model", async () => {
+  it("replaces HEAVY_MODEL_ID with --model in the functions that have one, and adds it to none", async () => {
     // Act
     const seen = await stack.lambdas.invoke(workerA(), { action: "env" });
+    const other = await stack.lambdas.invoke(workerB(), { action: "env" });
 
     // Assess
     expect(seen).toMatchObject({ modelId: "scripted:demo", sfnEndpoint: stack.endpoints.sfn });
+    expect(other).not.toHaveProperty("modelId");
   });
 
   it("serves the API from the template's routes", async () => {
