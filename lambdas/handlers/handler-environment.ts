@@ -29,7 +29,12 @@ export function positiveIntEnv(name: string, fallback: number): number {
 
 /** A comma-separated list variable (empty entries dropped). */
 export function listEnv(name: string): string[] {
-  return (process.env[name] ?? "")
+  return splitList(process.env[name] ?? "");
+}
+
+/** The entries of a comma-separated list, trimmed, empty ones dropped. */
+export function splitList(value: string): string[] {
+  return value
     .split(",")
     .map((item) => item.trim())
     .filter((item) => item !== "");

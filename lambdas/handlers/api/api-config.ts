@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { PatternSchema } from "../../core/goal-spec";
 import type { ModelTiers } from "../../core/model-tiers";
+import { splitList } from "../handler-environment";
 import { ApiConfigurationError } from "./api-errors";
 
 /** STATE_MACHINE_ARNS: `{"react": "arn:aws:states:…"}`, one entry per deployed pattern. */
@@ -65,8 +66,11 @@ function modelsOf(env: z.infer<typeof ApiEnvSchema>): Pick<ApiConfig, "models"> 
       "HEAVY_MODEL_ID, FAST_MODEL_ID and ALLOWED_MODEL_IDS must be set together (GoalsApi `models`)",
     );
   }
-  const allowedModelIds = ALLOWED_MODEL_IDS.split(",")
-    .map((id) => id.trim())
-    .filter((id) => id !== "");
+  const allowedModelIds = splitList(ALLOWED_MODEL_IDS);
+  if (allowedModelIds.length === 0) {
+    throw new ApiConfigurationError(
+      `ALLOWED_MODEL_IDS names no model ('${ALLOWED_MODEL_IDS}'): every goal naming a model would be refused`,
+    );
+  }
   return { models: { tiers: { heavyModelId: HEAVY_MODEL_ID, fastModelId: FAST_MODEL_ID }, allowedModelIds } };
 }

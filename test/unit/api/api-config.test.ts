@@ -25,6 +25,21 @@ describe("readApiConfig", () => {
     [{ ...BUS, GOAL_TABLE_NAME: "goals" }, /STATE_MACHINE_ARNS/],
     [{ ...BUS, GOAL_TABLE_NAME: "goals", STATE_MACHINE_ARNS: "react=arn" }, /not JSON/],
     [{ ...BUS, GOAL_TABLE_NAME: "goals", STATE_MACHINE_ARNS: '{"tree_of_thought":"arn"}' }, /map patterns/],
+    [
+      { ...BUS, GOAL_TABLE_NAME: "goals", STATE_MACHINE_ARNS: "{}", HEAVY_MODEL_ID: "m", FAST_MODEL_ID: "m" },
+      /must be set together/,
+    ],
+    [
+      {
+        ...BUS,
+        GOAL_TABLE_NAME: "goals",
+        STATE_MACHINE_ARNS: "{}",
+        HEAVY_MODEL_ID: "m",
+        FAST_MODEL_ID: "m",
+        ALLOWED_MODEL_IDS: " , ,",
+      },
+      /ALLOWED_MODEL_IDS names no model/,
+    ],
   ])("refuses a broken environment %#, naming what is wrong", (env, message) => {
     // Act + Assess
     expect(() => readApiConfig(env)).toThrow(
