@@ -86,10 +86,11 @@ const GoalStateSchema = z.object({
  * item DynamoDB stores (and bills every write of by size) is a third of the plain one. Items written
  * before keep them as the plain `record` and `pendingEvents` attributes, still read.
  */
-const GoalItemSchema = z.union([
-  z.object({ version: z.number().int().min(1), state: z.instanceof(Uint8Array) }),
-  GoalStateSchema.extend({ version: z.number().int().min(1) }),
-]);
+const CompressedGoalItemSchema = z.object({
+  version: z.number().int().min(1),
+  state: z.instanceof(Uint8Array),
+});
+const PlainGoalItemSchema = GoalStateSchema.extend({ version: z.number().int().min(1) });
 
 /** A fingerprint item: the first step that saw the fingerprint. Written once, never changed. */
 const FingerprintItemSchema = z.object({ step: z.number().int().min(0) });
@@ -248,7 +249,11 @@ export class DynamoDbGoalStore implements GoalStore {
       throw toStoreError(error, "listGoals");
     });
     const items = page.items.map((item) =>
-      parseStoredItem(GoalRecordSchema, storedGoalState(item).record, "goal record"),
+      parseStoredItem(
+        GoalRecordSchema,
+        storedGoalState(item).record,
+        `record of goal item ${String(item[PK])}`,
+      ),
     );
     const lastKey = page.lastEvaluatedKey;
     return lastKey === undefined ? { items } : { items, cursor: encodeCursor(lastKey) };
@@ -493,10 +498,10 @@ export class DynamoDbGoalStore implements GoalStore {
     }
     const state = storedGoalState(item);
     const stored: StoredGoal = {
-      record: parseStoredItem(GoalRecordSchema, state.record, "goal record"),
+      record: parseStoredItem(GoalRecordSchema, state.record, `record of goal ${goalId}`),
       version: state.version,
       pendingEvents: state.pendingEvents.map((event) =>
-        parseStoredItem(GoalEventSchema, event, "outbox event"),
+        parseStoredItem(GoalEventSchema, event, `outbox event of goal ${goalId}`),
       ),
     };
     const remembered = this.known.get(goalId);
@@ -578,15 +583,17 @@ function compressState(state: { record: GoalRecord; pendingEvents: readonly Goal
 function storedGoalState(
   item: Record<string, unknown>,
 ): z.infer<typeof GoalStateSchema> & { version: number } {
-  const stored = parseStoredItem(GoalItemSchema, item, "goal item");
-  if (!("state" in stored)) return stored;
+  // Named by its key, and checked against the one format it claims, so an error names the field.
+  const where = `goal item ${String(item[PK] ?? "(no key)")}`;
+  if (!("state" in item)) return parseStoredItem(PlainGoalItemSchema, item, where);
+  const stored = parseStoredItem(CompressedGoalItemSchema, item, where);
   let decoded: unknown;
   try {
     decoded = JSON.parse(brotliDecompressSync(stored.state).toString("utf8"));
   } catch (error) {
-    throw new CorruptStoreItemError("Stored goal state is not compressed JSON", { cause: error });
+    throw new CorruptStoreItemError(`Stored ${where}: state is not compressed JSON`, { cause: error });
   }
-  return { ...parseStoredItem(GoalStateSchema, decoded, "goal state"), version: stored.version };
+  return { ...parseStoredItem(GoalStateSchema, decoded, `${where} state`), version: stored.version };
 }
 
 function approvalItem(approval: Approval, ttlSeconds: number) {

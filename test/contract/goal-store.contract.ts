@@ -222,8 +222,10 @@ export function describeGoalStoreContract(backendName: string, start: StartBacke
         // Act
         const read = store.getGoal(goalId);
 
-        // Assess
+        // Assess: the error names the item and what in it is wrong
         await expect(read).rejects.toBeInstanceOf(CorruptStoreItemError);
+        await expect(read).rejects.toThrow(`record of goal ${goalId}`);
+        await expect(read).rejects.toThrow(/tenantId/);
       });
     });
 
@@ -293,6 +295,7 @@ export function describeGoalStoreContract(backendName: string, start: StartBacke
 
         // Assess
         await expect(read).rejects.toBeInstanceOf(CorruptStoreItemError);
+        await expect(read).rejects.toThrow(`goal item GOAL#${goalId}: state is not compressed JSON`);
       });
     });
 
