@@ -40,7 +40,7 @@ export async function packGoalContext(
 ): Promise<GoalContext> {
   const { record } = request;
   const progress = goalProgressText(record);
-  const pack = (history: ContextHistory) =>
+  const packWith = (history: ContextHistory) =>
     packContext({
       modelId: request.modelId,
       instructions: request.instructions,
@@ -51,6 +51,17 @@ export async function packGoalContext(
       ...(request.settings ? { settings: request.settings } : {}),
       ...(request.count ? { count: request.count } : {}),
     });
+  // Compaction measures each candidate history by packing it; the last one it measured is the one
+  // it returns, so that packing is kept instead of done again for the prompt.
+  let last: { readonly history: ContextHistory; readonly packed: PackedContext } | undefined;
+  const pack = (history: ContextHistory): PackedContext => {
+    if (last && last.history.steps === history.steps && last.history.compaction === history.compaction) {
+      return last.packed;
+    }
+    const packed = packWith(history);
+    last = { history, packed };
+    return packed;
+  };
   const { uncounted, ...history } = await compactHistory(ports, {
     record,
     summarizeModelId: request.summarizeModelId,
