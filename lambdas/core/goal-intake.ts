@@ -14,6 +14,8 @@ export const FIRST_RUN_ID = "r1";
 
 /** What the selector's fallback adds to `patternReason` when the `select` model role was not called. */
 export const SELECT_FALLBACK_NOTE = "fallback used: no model was asked to select";
+/** What it adds when the `select` call was made and failed (the API logs why). */
+export const SELECT_FAILED_NOTE = "fallback used: the select call failed";
 
 export interface GoalIntakeInput {
   /** The submitted GoalSpec, not yet validated (a parsed request body). */
@@ -25,7 +27,7 @@ export interface GoalIntakeInput {
   readonly allowedModelIds?: readonly string[];
   /**
    * Asks the `select` model role when no selector rule applies (see `selectWithModel`). Without it,
-   * or when it answers nothing, the selector's fallback stands and the reason says so.
+   * or when it answers nothing (the call failed), the selector's fallback stands and the reason says which.
    */
   readonly select?: (spec: GoalSpec, fallback: PatternChoice) => Promise<ModelSelection | undefined>;
 }
@@ -40,9 +42,11 @@ export async function intakeGoal(input: GoalIntakeInput): Promise<GoalChange> {
   const spec = parseGoalSpec(input.body);
   if (input.allowedModelIds !== undefined) assertModelsAllowed(spec, input.allowedModelIds);
   const rules = selectPattern(spec);
-  const selection = rules.needsModel && input.select ? await input.select(spec, rules) : undefined;
+  const select = rules.needsModel ? input.select : undefined;
+  const selection = select && (await select(spec, rules));
   const choice = selection?.choice ?? rules;
-  const patternReason = choice.needsModel ? `${choice.reason}; ${SELECT_FALLBACK_NOTE}` : choice.reason;
+  const note = select ? SELECT_FAILED_NOTE : SELECT_FALLBACK_NOTE;
+  const patternReason = choice.needsModel ? `${choice.reason}; ${note}` : choice.reason;
   const created = createGoalRecord({
     spec,
     goalId: input.goalId,

@@ -5,6 +5,7 @@ import {
   type GoalIntakeInput,
   IdempotencyKeyReusedError,
   intakeGoal,
+  SELECT_FAILED_NOTE,
   SELECT_FALLBACK_NOTE,
 } from "../../../lambdas/core/goal-intake";
 import type { GoalSpecInput } from "../../../lambdas/core/goal-spec";
@@ -57,6 +58,16 @@ describe("intakeGoal", () => {
     expect(record.pattern).toBe("react");
     expect(record.patternReason).toContain(SELECT_FALLBACK_NOTE);
     expect(events[0]?.patternReason).toBe(record.patternReason);
+  });
+
+  it("says the select call failed when it was made and answered nothing", async () => {
+    // Act
+    const { record } = await intake(spec(), { select: async () => undefined });
+
+    // Assess
+    expect(record.pattern).toBe("react");
+    expect(record.patternReason).toContain(SELECT_FAILED_NOTE);
+    expect(record.patternReason).not.toContain(SELECT_FALLBACK_NOTE);
   });
 
   it("throws a ValidationError naming the bad fields", async () => {
