@@ -14,7 +14,14 @@ import { chain, readGoal, updateGoal } from "../react/update-goal";
 import { gatedNext, stopped } from "../react/verify-and-reason";
 import { executeRequest } from "./execute-prompt";
 import type { PlanExecuteSettings } from "./plan-execute-deps";
-import { type PlanState, type PlanStepState, readyStep, stepById, updateStep } from "./plan-state";
+import {
+  type PlanState,
+  type PlanStepState,
+  readyStep,
+  stepById,
+  updateStep,
+  withPlanState,
+} from "./plan-state";
 import { isOffPlan } from "./step-tool";
 
 export interface ExecutePorts {
@@ -50,7 +57,7 @@ function startStep(record: GoalRecord, step: PlanStepState, position: RunPositio
     ...started,
     current: { stepId: step.id, runId: position.runId, iteration: position.iteration },
   };
-  const next: GoalRecord = { ...record, planState, updatedAt: now.toISOString() };
+  const next = withPlanState(record, planState, now);
   return settle(next, [
     goalEvent(next, "plan.step.started", now, {
       stepId: step.id,

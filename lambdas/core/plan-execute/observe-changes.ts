@@ -7,15 +7,18 @@ import { chain } from "../react/update-goal";
 import { classifyStep } from "./classify";
 import { MAX_STEP_ATTEMPTS } from "./plan-execute-deps";
 import { planGate } from "./plan-gate";
-import { excerpt, type PlanState, type PlanStepState, stepById, updateStep } from "./plan-state";
+import {
+  excerpt,
+  type PlanState,
+  type PlanStepState,
+  stepById,
+  updateStep,
+  withPlanState,
+} from "./plan-state";
 import { type ReplanSettings, requestReplan, strategyForFailedStep } from "./replan";
 
 /** Revisions that change what the goal is: the plan starts over (as does a reconcile that says `restart`). */
 const GLOBAL_REVISIONS: ReadonlySet<RevisionType> = new Set(["pivot", "modify_objective", "redirect"]);
-
-function withState(record: GoalRecord, planState: PlanState, now: Date): GoalRecord {
-  return { ...record, planState, updatedAt: now.toISOString() };
-}
 
 function withoutCurrent(state: PlanState): PlanState {
   const { current: _observed, ...rest } = state;
@@ -64,7 +67,11 @@ export function classifyChange(
           },
         }
       : {};
-  const next = withState(record, { ...observed, ...(sinceReplan ? { sinceReplan } : {}), ...decision }, now);
+  const next = withPlanState(
+    record,
+    { ...observed, ...(sinceReplan ? { sinceReplan } : {}), ...decision },
+    now,
+  );
   const event = goalEvent(next, "plan.step.observed", now, {
     stepId: step.id,
     outcome,
@@ -167,7 +174,7 @@ export function consumeDecision(
   if (!state || decision?.outcome !== "approved") return undefined;
   const { decision: _consumed, ...rest } = state;
   const comment = decision.comment ? `: ${decision.comment}` : "";
-  return chain(withState(record, rest, now), (current) =>
+  return chain(withPlanState(record, rest, now), (current) =>
     requestReplan(
       current,
       {
@@ -193,7 +200,7 @@ export function noticeRevisions(
 ): GoalChange | undefined {
   const state = record.planState;
   if (!state || record.revision <= state.revisionSeen) return undefined;
-  const seen = withState(record, { ...state, revisionSeen: record.revision }, now);
+  const seen = withPlanState(record, { ...state, revisionSeen: record.revision }, now);
   // Before the first plan there is nothing to replan: the plan call reads the revised goal.
   if (state.version === 0) return settle(seen, []);
   const applied = record.revisionLog.filter((entry) => entry.revision > state.revisionSeen);
@@ -221,7 +228,7 @@ export function resetStaleStep(record: GoalRecord, now: Date): GoalChange | unde
   const reset = updateStep(state, current.stepId, (step) =>
     step.status === "running" ? { ...step, status: "pending" } : step,
   );
-  return settle(withState(record, withoutCurrent(reset), now), []);
+  return settle(withPlanState(record, withoutCurrent(reset), now), []);
 }
 
 /** Asks for the plan approval again when no gate of this run waits for it (a resumed goal). */

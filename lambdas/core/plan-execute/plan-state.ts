@@ -1,4 +1,5 @@
 import * as z from "zod";
+import type { GoalRecord } from "../goal-record";
 import { MAX_PLAN_STEPS, type PlanStep, PlanStepSchema } from "./plan-schema";
 
 /** How many replans the record remembers; older ones live on in the event log. */
@@ -174,4 +175,9 @@ export function newStepState(step: PlanStep): PlanStepState {
 /** Cuts model or tool text to `max` characters for the record, marked with `…`. */
 export function excerpt(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/** The record with `planState` replaced, stamped `now`. */
+export function withPlanState(record: GoalRecord, planState: PlanState, now: Date): GoalRecord {
+  return { ...record, planState, updatedAt: now.toISOString() };
 }

@@ -12,6 +12,7 @@ import {
   type ReplanStrategy,
   type ReplanTrigger,
   withDependents,
+  withPlanState,
 } from "./plan-state";
 
 /** A replan as a trigger asks for it. */
@@ -34,10 +35,6 @@ export function strategyForFailedStep(step: Pick<PlanStep, "critical">): ReplanS
 
 function broader(a: ReplanStrategy, b: ReplanStrategy): ReplanStrategy {
   return REPLAN_STRATEGIES.indexOf(a) >= REPLAN_STRATEGIES.indexOf(b) ? a : b;
-}
-
-function withPlanState(record: GoalRecord, planState: PlanState, now: Date): GoalRecord {
-  return { ...record, planState, updatedAt: now.toISOString() };
 }
 
 /**

@@ -2,7 +2,7 @@ import { type GoalChange, settle } from "../goal-change";
 import { type StopReasonInput, terminate, waitFor } from "../goal-lifecycle";
 import type { GoalRecord } from "../goal-record";
 import { HUMAN_INPUT_DETAIL_TYPES } from "../human-input-events";
-import type { StepDecision } from "./plan-state";
+import { type StepDecision, withPlanState } from "./plan-state";
 
 /** The approval action kind of a step decision (`tool`, `plan` and `limit` are the others). */
 export const STEP_DECISION_KIND = "decision";
@@ -59,7 +59,7 @@ export function approveStepDecision(
     decidedBy: details.decidedBy,
     ...(details.comment === undefined ? {} : { comment: details.comment.slice(0, 2000) }),
   };
-  return settle({ ...record, planState: { ...state, decision: approved }, updatedAt: now.toISOString() }, []);
+  return settle(withPlanState(record, { ...state, decision: approved }, now), []);
 }
 
 function stopReasonOf(decision: StepDecision | undefined, why: string): StopReasonInput {
