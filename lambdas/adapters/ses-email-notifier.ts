@@ -8,6 +8,7 @@ import type {
 import { GoalLoopsError } from "../core/errors";
 import type { Outbox } from "../core/ports/outbox";
 import { emailLinkSecretSource, type LinkSecretSource } from "./email-secrets";
+import { loadOnce } from "./load-once";
 
 /** SES errors that a later attempt may get past; everything else (bad address, unverified identity) is fatal. */
 const RETRYABLE_SES_ERRORS = new Set([
@@ -42,7 +43,7 @@ export interface ApprovalEmailDelivery {
 /**
  * The SES v2 client module, loaded on the first send: RequestApproval imports this adapter, but only
  * goals that ask for an approval email send one (and none does where email is not configured or runs
- * locally), so its cold start does not pay for the SES client. The module system loads it once.
+ * locally), so its cold start does not pay for the SES client.
  */
 const loadSes = () => import("@aws-sdk/client-sesv2");
 
@@ -54,16 +55,15 @@ export function sesDelivery(
   client: SESv2Client | { readonly region: string | undefined },
 ): ApprovalEmailDelivery {
   const utf8 = (Data: string) => ({ Data, Charset: "UTF-8" });
-  let ready: Promise<{ ses: SESv2Client; sdk: Awaited<ReturnType<typeof loadSes>> }> | undefined;
+  const ready = loadOnce(async () => {
+    const sdk = await loadSes();
+    return { sdk, ses: "send" in client ? client : new sdk.SESv2Client({ region: client.region }) };
+  });
   return {
     kind: "ses",
     async deliver(email) {
-      ready ??= loadSes().then((sdk) => ({
-        sdk,
-        ses: "send" in client ? client : new sdk.SESv2Client({ region: client.region }),
-      }));
-      const { ses, sdk } = await ready;
       try {
+        const { ses, sdk } = await ready();
         const answer = await ses.send(
           new sdk.SendEmailCommand({
             FromEmailAddress: email.from,

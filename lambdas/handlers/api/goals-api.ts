@@ -8,6 +8,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from "aws-lambda";
 import { DynamoDbGoalStore } from "../../adapters/dynamodb-goal-store";
 import { EventBridgePublisher, HumanInputPublishError } from "../../adapters/eventbridge-publisher";
 import { createDocumentClient } from "../../adapters/goal-store-adapters";
+import { loadOnce } from "../../adapters/load-once";
 import { sfnRunStarter } from "../../adapters/sfn-run-starter";
 import { goalIdFromBytes } from "../../core/goal-ids";
 import type { HumanInputPublisher } from "../../core/ports/human-input-publisher";
@@ -30,22 +31,15 @@ const eventBridge = new EventBridgeClient({ region: process.env.AWS_REGION });
  * (reads, approvals, steering) never call a model, so their cold starts skip loading the SDK's
  * Bedrock client. A failed load is retried by the next call.
  */
-let bedrock: Promise<ModelClient> | undefined;
+const bedrock = loadOnce(async () => {
+  const [{ BedrockModelClient }, { createBedrockRuntimeClient }] = await Promise.all([
+    import("../../adapters/bedrock-model-client"),
+    import("../../adapters/bedrock-runtime-client"),
+  ]);
+  return new BedrockModelClient({ client: createBedrockRuntimeClient() });
+});
 const selectModelClient: ModelClient = {
-  converse: async (request) => {
-    bedrock ??= Promise.all([
-      import("../../adapters/bedrock-model-client"),
-      import("../../adapters/bedrock-runtime-client"),
-    ]).then(
-      ([{ BedrockModelClient }, { createBedrockRuntimeClient }]) =>
-        new BedrockModelClient({ client: createBedrockRuntimeClient() }),
-      (error: unknown) => {
-        bedrock = undefined;
-        throw error;
-      },
-    );
-    return (await bedrock).converse(request);
-  },
+  converse: async (request) => (await bedrock()).converse(request),
 };
 
 /** Deployed without a bus (GoalsApi's optional `goalEventBus`): steering routes answer 503. */
