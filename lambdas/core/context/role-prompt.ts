@@ -33,7 +33,7 @@ export interface RolePrompt {
 
 const list = (ids: readonly string[]) => (ids.length === 0 ? "none" : ids.join(", "));
 
-/** Which success checks are satisfied now: what `renderGoalBlock` marks, outside the cached prefix. */
+/** Which success checks are satisfied now: kept out of the cached prefix, which only a revision changes. */
 export function checkStatusText(record: GoalRecord): string {
   return [
     `Success checks satisfied: ${list(satisfiedCheckIds(record))}`,

@@ -127,7 +127,6 @@ const RECORD_FREE = [
   "parseGoalSpec",
   "parseOrThrow",
   "priceOf",
-  "renderGoalBlock",
   "satisfiedCheckIds",
   "selectPattern",
   "settle",
