@@ -60,17 +60,20 @@ export async function observe(
   const loaded = await applyQueuedRevisions(ports, { loaded: read, runId, models: settings.models });
   if (!isRunningIn(loaded.record, runId)) return stopped(loaded.record, input);
   const [latest] = await ports.stepLog.listRecentSteps(input.goalId, 1);
-  const observed = await observeStep(ports, settings, loaded, latest, runId);
-  if (!isRunningIn(observed.record, runId)) return stopped(observed.record, input);
-  const now = ports.now();
-  const prepared = await updateGoal(ports.goals, observed, (current) =>
-    isRunningIn(current, runId) ? prepareNext(current, settings, now) : undefined,
-  );
+  const prepared = await observeStep(ports, settings, loaded, latest, runId);
   if (!isRunningIn(prepared.record, runId)) return stopped(prepared.record, input);
-  return decide(prepared.record, { ...input, iteration: prepared.record.runIteration }, settings, now);
+  return decide(
+    prepared.record,
+    { ...input, iteration: prepared.record.runIteration },
+    settings,
+    ports.now(),
+  );
 }
 
-/** Verify and classify the latest step (when uncounted), then what humans decided since: one commit. */
+/**
+ * Verify and classify the latest step (when uncounted), then what humans decided since, then what the
+ * decision needs armed (`prepareNext`): one commit.
+ */
 async function observeStep(
   ports: ObservePorts,
   settings: PlanExecuteSettings,
@@ -97,6 +100,7 @@ async function observeStep(
       (next) => (running(next) ? noticeRevisions(next, settings, now) : undefined),
       (next) => (running(next) ? resetStaleStep(next, now) : undefined),
       (next) => decideChange(next, now),
+      (next) => (running(next) ? prepareNext(next, settings, now) : undefined),
     );
     return change.record === current ? undefined : change;
   });
