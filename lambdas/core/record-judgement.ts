@@ -5,6 +5,7 @@ import { type GoalChange, goalEvent, settle } from "./goal-change";
 import type { NewGoalEvent } from "./goal-event";
 import type { GoalRecord } from "./goal-record";
 import { assertStatus } from "./goal-status";
+import { clip } from "./text";
 
 export interface JudgementInput {
   readonly checkId: string;
@@ -32,8 +33,7 @@ export function recordJudgement(record: GoalRecord, input: JudgementInput): Goal
       : `no success check '${input.checkId}'`;
     throw new ValidationError(`Invalid judgement: ${message}`, [{ path: "checkId", message }]);
   }
-  const verdict =
-    input.verdict.length > MAX_VERDICT ? `${input.verdict.slice(0, MAX_VERDICT - 1)}…` : input.verdict;
+  const verdict = clip(input.verdict, MAX_VERDICT);
   const at = input.now.toISOString();
   const judged = goalEvent(record, "judgement.recorded", input.now, {
     checkId: check.id,

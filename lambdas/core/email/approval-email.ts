@@ -1,5 +1,6 @@
 import * as z from "zod";
 import type { Approval } from "../ports/goal-store";
+import { clip } from "../text";
 import { signApprovalLink } from "./approval-link";
 import { type Html, html } from "./html";
 
@@ -32,8 +33,7 @@ const SUBJECT_ROOM = 160;
 
 /** One line, no control characters (a header never spans lines), cut with an ellipsis. */
 function oneLine(text: string, room: number): string {
-  const flat = text.replace(/[\p{Cc}\s]+/gu, " ").trim();
-  return flat.length <= room ? flat : `${flat.slice(0, room - 1)}…`;
+  return clip(text.replace(/[\p{Cc}\s]+/gu, " ").trim(), room);
 }
 
 /**

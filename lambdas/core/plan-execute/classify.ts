@@ -1,8 +1,9 @@
 import type { ToolResultObservation } from "../cycle-observations";
 import { toolResultMeets } from "../judge-checks";
 import type { StepRecord } from "../ports/step-log";
+import { clip } from "../text";
 import type { PlanStep } from "./plan-schema";
-import { excerpt, type StepOutcome } from "./plan-state";
+import type { StepOutcome } from "./plan-state";
 
 /** How much of a result or an explanation the record keeps for prompts and events. */
 export const RESULT_EXCERPT = 600;
@@ -103,13 +104,13 @@ export function classifyStep(step: PlanStep, logged: StepRecord): StepClassifica
       return {
         outcome: "recoverable_failure",
         errorName: "ToolCallTruncated",
-        detail: excerpt(text, RESULT_EXCERPT),
+        detail: clip(text, RESULT_EXCERPT),
       };
     }
-    if (step.tool === undefined) return { outcome: "success", detail: excerpt(text, RESULT_EXCERPT) };
+    if (step.tool === undefined) return { outcome: "success", detail: clip(text, RESULT_EXCERPT) };
     return {
       outcome: "new_information",
-      detail: excerpt(text || "The executor called no tool and gave no reason.", RESULT_EXCERPT),
+      detail: clip(text || "The executor called no tool and gave no reason.", RESULT_EXCERPT),
     };
   }
   const own = all.filter((result) => result.tool === step.tool);
@@ -124,9 +125,9 @@ export function classifyStep(step: PlanStep, logged: StepRecord): StepClassifica
     return {
       outcome: fatal ? "unrecoverable_failure" : "recoverable_failure",
       errorName: failure.errorName,
-      detail: excerpt(failure.result.text, RESULT_EXCERPT),
+      detail: clip(failure.result.text, RESULT_EXCERPT),
     };
   }
-  const detail = excerpt(relevant.map((result) => result.text).join("\n"), RESULT_EXCERPT);
+  const detail = clip(relevant.map((result) => result.text).join("\n"), RESULT_EXCERPT);
   return { outcome: meetsExpectation(step, relevant) ? "success" : "below_expectation", detail };
 }

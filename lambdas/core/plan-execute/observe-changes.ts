@@ -4,17 +4,11 @@ import type { GoalRecord, RevisionType } from "../goal-record";
 import type { StepRecord } from "../ports/step-log";
 import { isPlanGate, setGate } from "../react/action-gate";
 import { chain } from "../react/update-goal";
+import { clip } from "../text";
 import { classifyStep } from "./classify";
 import { MAX_STEP_ATTEMPTS } from "./plan-execute-deps";
 import { planGate } from "./plan-gate";
-import {
-  excerpt,
-  type PlanState,
-  type PlanStepState,
-  stepById,
-  updateStep,
-  withPlanState,
-} from "./plan-state";
+import { type PlanState, type PlanStepState, stepById, updateStep, withPlanState } from "./plan-state";
 import { type ReplanSettings, requestReplan, strategyForFailedStep } from "./replan";
 
 /** Revisions that change what the goal is: the plan starts over (as does a reconcile that says `restart`). */
@@ -46,7 +40,7 @@ export function classifyChange(
   const step = matches && state ? stepById(state, current.stepId) : undefined;
   if (!state || !step) return undefined;
   const { outcome, errorName, detail } = classifyStep(step, logged);
-  const result = excerpt(errorName ? `${errorName}: ${detail}` : detail, 600);
+  const result = clip(errorName ? `${errorName}: ${detail}` : detail, 600);
   const retry = outcome === "recoverable_failure" && step.attempts < MAX_STEP_ATTEMPTS;
   const status: PlanStepState["status"] = outcome === "success" ? "done" : retry ? "pending" : "failed";
   const observed = withoutCurrent(
@@ -62,7 +56,7 @@ export function classifyChange(
           decision: {
             stepId: step.id,
             errorName: errorName ?? "UnrecoverableStepFailure",
-            message: excerpt(detail, 1000),
+            message: clip(detail, 1000),
             outcome: "pending" as const,
           },
         }
@@ -78,7 +72,7 @@ export function classifyChange(
     errorName: errorName ?? null,
     attempt: step.attempts,
     retry,
-    detail: excerpt(detail, 300),
+    detail: clip(detail, 300),
   });
   const replan = (() => {
     if (outcome === "new_information") {

@@ -4,12 +4,12 @@ import type { ToolSpec } from "../ports/model-client";
 import { setGate } from "../react/action-gate";
 import type { RunPosition } from "../react/step-result";
 import { chain } from "../react/update-goal";
+import { clip } from "../text";
 import type { PlanExecuteSettings } from "./plan-execute-deps";
 import { planGate } from "./plan-gate";
 import type { ParsedPlan } from "./plan-prompt";
 import { issueLines, PlanSchema } from "./plan-schema";
 import {
-  excerpt,
   KEPT_REPLANS,
   type PlanState,
   type PlanStepState,
@@ -139,7 +139,7 @@ export function rejectPlan(
 ): GoalChange {
   const state = record.planState;
   if (!state) return settle(record, []);
-  const kept = issues.slice(0, 10).map((issue) => excerpt(issue, 300));
+  const kept = issues.slice(0, 10).map((issue) => clip(issue, 300));
   const next: GoalRecord = {
     ...record,
     planState: { ...served(state), invalidIssues: kept },

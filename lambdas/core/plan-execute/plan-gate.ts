@@ -2,6 +2,7 @@ import { canonicalJson, sha256Hex } from "../canonical-json";
 import type { ActionGate } from "../goal-record";
 import { PLAN_GATE_PREFIX } from "../react/action-gate";
 import type { RunPosition } from "../react/step-result";
+import { clip } from "../text";
 import type { PlanState } from "./plan-state";
 
 const SUMMARY_CHARS = 2000;
@@ -25,7 +26,7 @@ export function planGate(position: Pick<RunPosition, "runId" | "iteration">, sta
     iteration: position.iteration,
     toolUseIds: [`plan-v${state.version}`],
     fingerprint: `${PLAN_GATE_PREFIX}v${state.version}:${sha256Hex(canonicalJson(steps))}`,
-    summary: summary.length > SUMMARY_CHARS ? `${summary.slice(0, SUMMARY_CHARS - 1)}…` : summary,
+    summary: clip(summary, SUMMARY_CHARS),
     outcome: "pending",
   };
 }

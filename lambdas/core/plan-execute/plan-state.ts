@@ -172,11 +172,6 @@ export function newStepState(step: PlanStep): PlanStepState {
   return { ...step, status: "pending", attempts: 0 };
 }
 
-/** Cuts model or tool text to `max` characters for the record, marked with `…`. */
-export function excerpt(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-}
-
 /** The record with `planState` replaced, stamped `now`. */
 export function withPlanState(record: GoalRecord, planState: PlanState, now: Date): GoalRecord {
   return { ...record, planState, updatedAt: now.toISOString() };

@@ -2,9 +2,9 @@ import { type GoalChange, goalEvent, settle } from "../goal-change";
 import type { GoalRecord } from "../goal-record";
 import { recordReplan } from "../limits";
 import { chain } from "../react/update-goal";
+import { clip } from "../text";
 import { MAX_PLAN_STEPS, type PlanStep } from "./plan-schema";
 import {
-  excerpt,
   newStepState,
   type PlanState,
   type PlanStepState,
@@ -60,7 +60,7 @@ export function requestReplan(
       strategy,
       trigger: strategy === pending.strategy ? pending.trigger : ask.trigger,
       stepIds: [...new Set([...pending.stepIds, ...stepIds])].slice(0, MAX_PLAN_STEPS),
-      reason: excerpt(`${pending.reason}\n${ask.reason}`, 2000),
+      reason: clip(`${pending.reason}\n${ask.reason}`, 2000),
     };
     const next = withPlanState(record, { ...state, pending: merged }, now);
     return settle(next, [
@@ -73,11 +73,11 @@ export function requestReplan(
   const ids = stepIds.length > 0 ? ` [${stepIds.join(", ")}]` : "";
   return chain(
     record,
-    (next) => recordReplan(next, excerpt(`${ask.trigger} → ${ask.strategy}${ids}: ${ask.reason}`, 2000), now),
+    (next) => recordReplan(next, clip(`${ask.trigger} → ${ask.strategy}${ids}: ${ask.reason}`, 2000), now),
     (next) => {
       const planState: PlanState = {
         ...state,
-        pending: { ...ask, stepIds, reason: excerpt(ask.reason, 2000), cooldownSeconds, requestedAt: at },
+        pending: { ...ask, stepIds, reason: clip(ask.reason, 2000), cooldownSeconds, requestedAt: at },
         sinceReplan: { at, succeeded: false },
       };
       const cooling = withPlanState(next, planState, now);

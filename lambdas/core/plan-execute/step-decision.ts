@@ -2,6 +2,7 @@ import { type GoalChange, settle } from "../goal-change";
 import { type StopReasonInput, terminate, waitFor } from "../goal-lifecycle";
 import type { GoalRecord } from "../goal-record";
 import { HUMAN_INPUT_DETAIL_TYPES } from "../human-input-events";
+import { clip } from "../text";
 import { type StepDecision, withPlanState } from "./plan-state";
 
 /** The approval action kind of a step decision (`tool`, `plan` and `limit` are the others). */
@@ -29,7 +30,7 @@ export function waitsOnStepDecision(record: GoalRecord): boolean {
 /** One line a human reads: what failed, and what each answer does. */
 export function decisionSummary(decision: StepDecision): string {
   const text = `step ${decision.stepId} failed and cannot be retried (${decision.errorName}: ${decision.message}); approve to replan around it, reject to terminate the goal`;
-  return text.length > 500 ? `${text.slice(0, 499)}…` : text;
+  return clip(text, 500);
 }
 
 /** Parks the goal until a human decides on the failed step (the approval request announces it). */

@@ -10,6 +10,7 @@ import type { GoalStore, ModelCheckpoint } from "../ports/goal-store";
 import type { ModelTurn, ToolUseBlock } from "../ports/model-client";
 import type { StepLog, StepRecord } from "../ports/step-log";
 import { type ToolOutcome, type ToolRunner, toolCallIdempotencyKey } from "../ports/tool-runner";
+import { clip } from "../text";
 import { gateOf } from "./action-gate";
 import { markLoop, reached } from "./loop-marker";
 import { type Clock, grantedTools, type ReactSettings } from "./react-deps";
@@ -34,7 +35,7 @@ export class StepLogConflictError extends GoalLoopsError {
 }
 
 const EXCERPT = 300;
-const cut = (text: string) => (text.length > EXCERPT ? `${text.slice(0, EXCERPT - 1)}…` : text);
+const cut = (text: string) => clip(text, EXCERPT);
 
 function toolUses(turn: ModelTurn): ToolUseBlock[] {
   return turn.content.flatMap((block) => ("toolUse" in block ? [block.toolUse] : []));

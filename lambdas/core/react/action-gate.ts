@@ -3,6 +3,7 @@ import { type GoalChange, goalEvent, settle } from "../goal-change";
 import type { ActionGate, GoalRecord } from "../goal-record";
 import type { ModelTurn, ToolUseBlock } from "../ports/model-client";
 import type { ToolRunner } from "../ports/tool-runner";
+import { clip } from "../text";
 import type { RunPosition } from "./step-result";
 
 const SUMMARY_INPUT_CHARS = 300;
@@ -38,7 +39,7 @@ export function pendingGate(position: RunPosition, calls: readonly ToolUseBlock[
   const summary = calls
     .map((call) => {
       const input = JSON.stringify(call.input);
-      return `${call.name} ${input.length > SUMMARY_INPUT_CHARS ? `${input.slice(0, SUMMARY_INPUT_CHARS - 1)}…` : input}`;
+      return `${call.name} ${clip(input, SUMMARY_INPUT_CHARS)}`;
     })
     .join("; ")
     .slice(0, 2000);

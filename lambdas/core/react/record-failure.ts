@@ -3,6 +3,7 @@ import { FIRST_TASK } from "../create-goal";
 import { fail } from "../goal-lifecycle";
 import type { StopReason } from "../goal-record";
 import type { GoalStore } from "../ports/goal-store";
+import { clip } from "../text";
 import { parseModelCallContext } from "./model-call";
 import type { Clock } from "./react-deps";
 import { updateGoal } from "./update-goal";
@@ -51,7 +52,7 @@ export function failureStopReason(error: StepError, options: RecordFailureOption
   return {
     kind: options.fatalErrorNames.has(error.Error) ? "fatal_error" : "infrastructure",
     detail: error.Error,
-    message: message.length > MAX_MESSAGE ? `${message.slice(0, MAX_MESSAGE - 1)}…` : message,
+    message: clip(message, MAX_MESSAGE),
     ...(context ? { role: context.role } : {}),
   };
 }

@@ -12,6 +12,7 @@ import type { StepRecord } from "../ports/step-log";
 import type { Workspace } from "../ports/workspace";
 import { cycleFingerprints, recordCycle } from "../record-cycle";
 import { recordJudgement } from "../record-judgement";
+import { clip } from "../text";
 import {
   type JudgedFile,
   type JudgeRole,
@@ -76,7 +77,7 @@ function stepNote(step: StepRecord): string {
   if (calls.length === 0) return `step ${step.step}: no tool calls (${step.turn.stopReason})`;
   const errors = step.toolResults.filter((result) => result.status === "error").length;
   const note = `step ${step.step}: ${calls.join(", ")}${errors > 0 ? ` (${errors} failed)` : ""}`;
-  return note.length > 300 ? `${note.slice(0, 299)}…` : note;
+  return clip(note, 300);
 }
 
 export interface StepEvidence {

@@ -1,6 +1,7 @@
 import { type GoalChange, goalEvent, settle } from "../goal-change";
 import type { GoalRecord } from "../goal-record";
 import type { ModelTurn } from "../ports/model-client";
+import { clip } from "../text";
 import { type Lesson, MAX_LESSON_CHARS } from "./lesson";
 
 /**
@@ -34,7 +35,7 @@ export function lessonText(turn: ModelTurn, attempt: number): string {
     .replace(/\s+/g, " ")
     .trim();
   if (text === "") return `Attempt ${attempt} failed; the reflection gave no lesson.`;
-  return text.length > MAX_LESSON_CHARS ? `${text.slice(0, MAX_LESSON_CHARS - 1)}…` : text;
+  return clip(text, MAX_LESSON_CHARS);
 }
 
 /**

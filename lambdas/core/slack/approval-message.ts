@@ -1,8 +1,8 @@
 import type { GoalSnapshot } from "../goal-record";
 import type { Approval } from "../ports/goal-store";
+import { clip } from "../text";
 import {
   type ButtonElement,
-  clip,
   escapeMrkdwn,
   mrkdwn,
   plainText,

@@ -1,3 +1,5 @@
+import { clip } from "../text";
+
 /**
  * The few Block Kit shapes the Slack door sends, typed here so the core needs no Slack package.
  * Limits are Slack's: a header's text up to 150 characters, a section's up to 3,000, a field's up
@@ -48,11 +50,6 @@ export interface SlackMessage {
  */
 export function escapeMrkdwn(text: string): string {
   return text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
-}
-
-/** Cuts text to Slack's limit for a field, marking the cut. */
-export function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
 export function mrkdwn(text: string, max = 3000): Mrkdwn {

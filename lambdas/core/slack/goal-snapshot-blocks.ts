@@ -1,5 +1,6 @@
 import type { GoalSnapshot } from "../goal-record";
-import { clip, escapeMrkdwn, mrkdwn, type SlackBlock, type SlackMessage } from "./block-kit";
+import { clip } from "../text";
+import { escapeMrkdwn, mrkdwn, type SlackBlock, type SlackMessage } from "./block-kit";
 
 function usd(cost: number): string {
   return `$${cost.toFixed(cost < 1 ? 4 : 2)}`;

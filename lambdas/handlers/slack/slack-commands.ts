@@ -4,11 +4,12 @@ import { DirectiveError } from "../../core/errors";
 import { FINAL_STATUSES } from "../../core/goal-record";
 import { HUMAN_INPUT_DETAIL_TYPES } from "../../core/human-input-events";
 import { whoText } from "../../core/slack/approval-message";
-import { clip, escapeMrkdwn } from "../../core/slack/block-kit";
+import { escapeMrkdwn } from "../../core/slack/block-kit";
 import { goalStatusMessage } from "../../core/slack/goal-snapshot-blocks";
 import { parseSlackCommand, type SlackGoalCommand } from "../../core/slack/slack-command";
 import { type SlashCommand, SlashCommandSchema, slackActor } from "../../core/slack/slack-payloads";
 import { toSnapshot } from "../../core/snapshot";
+import { clip } from "../../core/text";
 import { ephemeral, ephemeralMessage, inChannelMessage, tenantGoal } from "./slack-answers";
 import type { SlackDoorDeps } from "./slack-door-deps";
 
