@@ -188,7 +188,11 @@ describe("steering goals end to end (revisions, resume, cancel over HTTP)", () =
     const cancelledRun = executions.find(
       (execution) => execution.name === `${accepted.goalId}-${cancelled.runId}`,
     );
-    expect(cancelledRun?.status).toBe("ABORTED");
+    // Stopped by the cancel (ABORTED), or ended by its own next step, which found the goal cancelled
+    // before StopExecution arrived (SUCCEEDED): which one wins is a race; neither fails the run.
+    expect(["ABORTED", "SUCCEEDED"]).toContain(cancelledRun?.status);
+    // Either way no step ran after the cancel.
+    expect((await e2e.client.getGoal(accepted.goalId)).steps).toBe(cancelled.steps);
     expect(running.runId).toMatch(/^r\d+$/);
   });
 });
