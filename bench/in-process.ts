@@ -32,7 +32,7 @@ function turnOf(turn: FixtureTurn, index: number): ModelTurn {
 }
 
 /**
- * The same core step functions as the Lambdas (LoadGoal, VerifyAndReason, Act, ContinueAsNew) on
+ * The same core step functions as the Lambdas (LoadGoal, VerifyAndReason, which acts too, ContinueAsNew) on
  * the same DynamoDB (dynalite over HTTP) with the same fixture turns, called in one process without
  * Step Functions, Lambda sandboxes or an API: the baseline of the orchestration overhead.
  * Returns the wall time of every iteration (reason + act), in ms.
@@ -56,12 +56,14 @@ export async function runInProcess(iterations: number, contextBudgetTokens: numb
     let answer = await loop.load(goal.goalId, "r1");
     let started = performance.now();
     for (;;) {
-      if (answer.next === "verify") answer = await loop.verifyAndReason(answer);
-      else if (answer.next === "act") {
-        answer = await loop.act(answer);
-        const now = performance.now();
-        times.push(now - started);
-        started = now;
+      if (answer.next === "verify" || answer.next === "act") {
+        answer = answer.next === "verify" ? await loop.verifyAndReason(answer) : await loop.act(answer);
+        // A step that acted on the iteration's turn answers `verify` for the next one.
+        if (answer.next === "verify") {
+          const now = performance.now();
+          times.push(now - started);
+          started = now;
+        }
       } else if (answer.next === "continue_as_new") {
         const next = await loop.continueAsNew(answer);
         if (!next) break;

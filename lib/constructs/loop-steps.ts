@@ -18,6 +18,8 @@ const MIN_APPROVAL_TIMEOUT = Duration.minutes(1);
 const MAX_APPROVAL_TIMEOUT = Duration.days(30);
 /** A step record inlines every tool output of an iteration and must fit one 400 KB DynamoDB item. */
 const MAX_TOOL_OUTPUT_INLINE_BYTES = 65_536;
+/** How long Act may take to run one turn's tool calls (each HTTP request times out after 10 s). */
+export const ACT_TIMEOUT = Duration.minutes(2);
 const HOST_NAME_PATTERN =
   /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
 
@@ -76,11 +78,20 @@ export class LoopSteps extends Construct {
   readonly functions: SharedStepFunctions;
   /** AwaitApproval's `TimeoutSeconds`. */
   readonly approvalTimeout: Duration;
+  /**
+   * The tool runner's settings (HTTP_ALLOWED_HOSTS, TOOL_OUTPUT_INLINE_BYTES), for every function
+   * that runs tool calls: Act, and a pattern step that acts itself (ReAct's VerifyAndReason).
+   */
+  readonly toolEnvironment: Readonly<Record<string, string>>;
 
   constructor(scope: Construct, id: string, props: LoopStepsProps) {
     super(scope, id);
     validateLoopStepsProps(props);
     this.approvalTimeout = props.approvalTimeout ?? DEFAULT_APPROVAL_TIMEOUT;
+    this.toolEnvironment = {
+      HTTP_ALLOWED_HOSTS: (props.httpAllowedHosts ?? []).join(","),
+      TOOL_OUTPUT_INLINE_BYTES: String(props.toolOutputInlineBytes ?? DEFAULT_TOOL_OUTPUT_INLINE_BYTES),
+    };
     const tableEnvironment = { GOAL_TABLE_NAME: props.goalTable.table.tableName };
     const common = { logLevel: props.logLevel, logRetention: props.logRetention };
     this.functions = {
@@ -94,12 +105,8 @@ export class LoopSteps extends Construct {
         ...common,
         entry: handlerEntry("react/act.ts"),
         description: "goal-loops Act: run the acting turn's tool calls and log the step",
-        timeout: Duration.minutes(2),
-        environment: {
-          ...tableEnvironment,
-          HTTP_ALLOWED_HOSTS: (props.httpAllowedHosts ?? []).join(","),
-          TOOL_OUTPUT_INLINE_BYTES: String(props.toolOutputInlineBytes ?? DEFAULT_TOOL_OUTPUT_INLINE_BYTES),
-        },
+        timeout: ACT_TIMEOUT,
+        environment: { ...tableEnvironment, ...this.toolEnvironment },
       }),
       requestApproval: new GoalLoopFunction(this, "RequestApproval", {
         ...common,

@@ -30,6 +30,8 @@ export const HAIKU_MODEL_ID = "us.anthropic.claude-haiku-4-5-20251001-v1:0";
  * events after which Step Functions fails an execution.
  */
 const MAX_CONTINUE_AS_NEW_AFTER = 1000;
+/** A model step's Lambda timeout: the model client's 5-minute request timeout and room around it. */
+export const MODEL_STEP_TIMEOUT = Duration.minutes(6);
 const STATE_MACHINE_NAME_PATTERN = /^[A-Za-z0-9_-]{1,80}$/;
 
 /** The models a deployment uses, as the pattern constructs resolved them (GoalsApi's `models`). */
@@ -183,8 +185,7 @@ export abstract class PatternLoop extends Construct {
   protected modelStep(id: string, props: ModelStepProps): GoalLoopFunction {
     const fn = new GoalLoopFunction(this, id, {
       memorySize: 1024,
-      // The model client's request timeout is 5 minutes; the step needs room to record around it.
-      timeout: Duration.minutes(6),
+      timeout: MODEL_STEP_TIMEOUT,
       ...props,
       logLevel: this.props.logLevel,
       logRetention: this.props.logRetention,

@@ -1,8 +1,8 @@
 import type { StateMachine } from "aws-cdk-lib/aws-stepfunctions";
 import type { Construct } from "constructs";
 import type { GoalLoopFunction } from "./goal-loop-function";
-import { handlerEntry } from "./loop-steps";
-import { PatternLoop, type PatternLoopProps } from "./pattern-loop";
+import { ACT_TIMEOUT, handlerEntry } from "./loop-steps";
+import { MODEL_STEP_TIMEOUT, PatternLoop, type PatternLoopProps } from "./pattern-loop";
 import { type ReactPatternFunctions, reactDefinition } from "./react-definition";
 
 export type ReactLoopProps = PatternLoopProps;
@@ -11,6 +11,9 @@ export type ReactLoopProps = PatternLoopProps;
  * The ReAct loop (DESIGN §2): reason → (approval gate when an action needs it) → act → verify, as a
  * Standard state machine (JSONPath only) whose Lambda steps keep all goal state in the goal table
  * and pass only `{goalId, runId, iteration, next}` between states.
+ *
+ * An iteration whose turn needs no approval is one VerifyAndReason invocation (it acts itself); a
+ * gated turn goes through AwaitApproval to the shared Act.
  *
  * Least privilege: every step reads and writes the table; only VerifyAndReason may call Bedrock,
  * and only the allowed models; the shared ContinueAsNew may start only this pattern's machines.
@@ -30,7 +33,10 @@ export class ReactLoop extends PatternLoop {
     const verifyAndReason: GoalLoopFunction = this.modelStep("VerifyAndReason", {
       entry: handlerEntry("react/verify-and-reason.ts"),
       description:
-        "goal-loops ReAct VerifyAndReason: turn the last act into evidence, decide, call the model",
+        "goal-loops ReAct VerifyAndReason: turn the last act into evidence, decide, call the model, act when no approval is needed",
+      // It runs the turn's tool calls itself when none needs an approval: Act's settings and time too.
+      environment: this.steps.toolEnvironment,
+      timeout: MODEL_STEP_TIMEOUT.plus(ACT_TIMEOUT),
     });
     this.functions = { verifyAndReason };
     this.stateMachine = this.createStateMachine((definition) => reactDefinition(definition, this.functions));

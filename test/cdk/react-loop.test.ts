@@ -299,7 +299,7 @@ describe("ReactLoop with default props", () => {
   it("bounds each task a little past its function's timeout", () => {
     // Assess
     expect(stateOf(definition, "LoadGoal").TimeoutSeconds).toBe(60);
-    expect(stateOf(definition, "VerifyAndReason").TimeoutSeconds).toBe(390);
+    expect(stateOf(definition, "VerifyAndReason").TimeoutSeconds).toBe(510);
     expect(stateOf(definition, "Act").TimeoutSeconds).toBe(150);
   });
 
@@ -321,7 +321,7 @@ describe("ReactLoop with default props", () => {
     template.hasResourceProperties("AWS::Logs::LogGroup", { RetentionInDays: 30 });
   });
 
-  it("sizes the functions: 1024 MB and 6 minutes to reason, 2 minutes to act, 512 MB and 30 s otherwise", () => {
+  it("sizes the functions: 1024 MB and 6 + 2 minutes to reason and act, 2 minutes to act, 512 MB and 30 s otherwise", () => {
     // Act
     const sizes = Object.fromEntries(
       Object.entries(FUNCTION_IDS).map(([state, functionId]) => {
@@ -333,7 +333,7 @@ describe("ReactLoop with default props", () => {
     // Assess
     expect(sizes).toEqual({
       LoadGoal: [512, 30],
-      VerifyAndReason: [1024, 360],
+      VerifyAndReason: [1024, 480],
       Act: [512, 120],
       ContinueAsNew: [512, 30],
       RecordFailure: [512, 30],
@@ -365,6 +365,9 @@ describe("ReactLoop with default props", () => {
           HEAVY_MODEL_ID: DEFAULT_MODEL_ID,
           FAST_MODEL_ID: HAIKU_MODEL_ID,
           CONTINUE_AS_NEW_AFTER: "50",
+          // It acts on a turn that needs no approval: the tool runner's settings, as Act has them.
+          HTTP_ALLOWED_HOSTS: "",
+          TOOL_OUTPUT_INLINE_BYTES: "4096",
         },
       },
       Act: { Variables: { ...common, HTTP_ALLOWED_HOSTS: "", TOOL_OUTPUT_INLINE_BYTES: "4096" } },
@@ -502,6 +505,8 @@ describe("ReactLoop with props", () => {
         FAST_MODEL_ID: "eu.anthropic.claude-haiku-4-5-20251001-v1:0",
         CONTINUE_AS_NEW_AFTER: "10",
         POWERTOOLS_LOG_LEVEL: "DEBUG",
+        HTTP_ALLOWED_HOSTS: "example.com,api.github.com",
+        TOOL_OUTPUT_INLINE_BYTES: "8192",
       },
     });
     expect(act.Properties.Environment).toMatchObject({

@@ -6,7 +6,7 @@ import type { NewGoalEvent } from "../goal-event";
 import type { ActionGate, GoalRecord } from "../goal-record";
 import type { PlanStepState } from "../plan-execute/plan-state";
 import { executedStep, isOffPlan } from "../plan-execute/step-tool";
-import type { GoalStore, ModelCheckpoint } from "../ports/goal-store";
+import type { GoalStore, ModelCheckpoint, VersionedGoal } from "../ports/goal-store";
 import type { ModelTurn, ToolUseBlock } from "../ports/model-client";
 import type { StepLog, StepRecord } from "../ports/step-log";
 import { type ToolOutcome, type ToolRunner, toolCallIdempotencyKey } from "../ports/tool-runner";
@@ -57,11 +57,10 @@ export async function act(
   const { goalId, runId, iteration } = input;
   const loaded = await readGoal(ports.goals, goalId);
   const record = loaded.record;
-  const done: StepResult = { goalId, runId, iteration: iteration + 1, next: "verify" };
   if (!isRunningIn(record, runId)) {
     return { ...input, next: record.runId === runId ? nextForStatus(record.status) : "stop" };
   }
-  if (reached(record, runId, iteration, "acted")) return done;
+  if (reached(record, runId, iteration, "acted")) return actedAnswer(input);
 
   const checkpoint = await reasonTurnOf(ports.goals, record, iteration);
   if (!checkpoint) {
@@ -69,7 +68,27 @@ export async function act(
       `No reason turn for goal '${goalId}' run '${runId}' iteration ${iteration}`,
     );
   }
-  const { step, errorNames } = await loggedStep(ports, settings, record, checkpoint, iteration);
+  return actOnTurn(ports, settings, { loaded, checkpoint, position: input });
+}
+
+/** What Act answers once the iteration acted: verify it, in the next iteration. */
+export function actedAnswer({ goalId, runId, iteration }: RunPosition): StepResult {
+  return { goalId, runId, iteration: iteration + 1, next: "verify" };
+}
+
+/**
+ * The second half of Act, for a step that holds the goal as it read it and the iteration's acting
+ * turn already (VerifyAndReason, right after its own reason commit): runs or reuses the step and
+ * commits the `acted` marker with the step's events.
+ */
+export async function actOnTurn(
+  ports: ActPorts,
+  settings: Pick<ReactSettings, "defaultTools">,
+  turn: { loaded: VersionedGoal; checkpoint: ModelCheckpoint; position: RunPosition },
+): Promise<StepResult> {
+  const { loaded, checkpoint, position } = turn;
+  const { runId, iteration } = position;
+  const { step, errorNames } = await loggedStep(ports, settings, loaded.record, checkpoint, iteration);
   const now = ports.now();
   await updateGoal(ports.goals, loaded, (current) => {
     if (
@@ -85,7 +104,7 @@ export async function act(
       (next) => markLoop(next, { runId, iteration, phase: "acted" }, "verify", now),
     );
   });
-  return done;
+  return actedAnswer(position);
 }
 
 interface LoggedStep {

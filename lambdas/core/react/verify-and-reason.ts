@@ -10,16 +10,17 @@ import type { GoalRecord } from "../goal-record";
 import { checkLimits } from "../limits";
 import { recordModelUsage } from "../model-prices";
 import { modelIdFor } from "../model-tiers";
-import type { GoalStore, VersionedGoal } from "../ports/goal-store";
+import type { VersionedGoal } from "../ports/goal-store";
 import type { ModelClient } from "../ports/model-client";
-import type { StepLog, StepRecord } from "../ports/step-log";
+import type { StepRecord } from "../ports/step-log";
 import type { ToolRunner } from "../ports/tool-runner";
 import type { Workspace } from "../ports/workspace";
+import { type ActPorts, act, actedAnswer, actOnTurn } from "./act";
 import { gatedCalls, gateOf, pendingGate, setGate } from "./action-gate";
 import { applyQueuedRevisions } from "./apply-revisions";
 import { markLoop, reached } from "./loop-marker";
 import { checkpointedCall } from "./model-call";
-import { type Clock, grantedTools, type ReactSettings } from "./react-deps";
+import { grantedTools, type ReactSettings } from "./react-deps";
 import { REASON_INSTRUCTIONS, reasonRequest, stateText } from "./reason-prompt";
 import { isRunningIn, nextForStatus, type RunPosition, type StepResult } from "./step-result";
 import { chain, readGoal, updateGoal } from "./update-goal";
@@ -28,15 +29,15 @@ import { decideChange, prepareVerification, verifyPending } from "./verify-step"
 /** ReAct's settings plus the context packer's (config/context.json when absent). */
 export type ReasonSettings = ReactSettings & { readonly context?: ContextSettings };
 
-export interface VerifyAndReasonPorts {
-  readonly goals: GoalStore;
+export interface VerifyAndReasonPorts extends ActPorts {
   /** Reads artifacts for verify; writes only to compensate a corrective revision. */
   readonly workspace: Pick<Workspace, "readFile" | "writeFile">;
-  readonly stepLog: Pick<StepLog, "listRecentSteps">;
   readonly model: ModelClient;
-  /** Offers tools to the model; `riskOf` tells which reasoned calls need a human approval first. */
-  readonly tools: Pick<ToolRunner, "specsFor" | "riskOf">;
-  readonly now: Clock;
+  /**
+   * Offers tools to the model; `riskOf` tells which reasoned calls need a human approval first;
+   * `run` acts on a turn that needs none.
+   */
+  readonly tools: ToolRunner;
 }
 
 /** The answer of a step whose goal no longer runs in its run (shared with the other patterns' steps). */
@@ -49,7 +50,10 @@ export function stopped(record: GoalRecord, position: RunPosition): StepResult {
  * VerifyAndReason: (a) verifies the latest logged step that no cycle has counted yet (judge calls for
  * unsatisfied model_judge checks, then `recordCycle`); (b) completes the goal, or ends it on a limit,
  * or asks for a new run after `continueAsNewAfter` iterations; (c) otherwise makes the `reason` call
- * for the run's current iteration on the verified record and counts its usage.
+ * for the run's current iteration on the verified record and counts its usage; (d) when none of the
+ * turn's calls needs a human approval, acts on it at once (`actOnTurn`, Act's own code): an ungated
+ * iteration is one Lambda invocation and two state transitions, not two and three. A gated turn
+ * answers `approval`, and the Act state runs it once a human decided.
  *
  * One goal write per call when it reasons: the verify cycle is applied in memory, the reason call is
  * made on that record, and the cycle and the call's usage are committed together. A crash before the
@@ -70,6 +74,12 @@ export async function verifyAndReason(
     models: settings.models,
   });
   if (!isRunningIn(loaded.record, runId)) return stopped(loaded.record, input);
+  // A retry of an invocation that acted: answer as it did, do nothing again.
+  if (reached(loaded.record, runId, input.iteration, "acted")) return actedAnswer(input);
+  // A retry after the reason commit: act on that turn before anything else. Verify must not run
+  // first: a step the crashed attempt logged but did not commit as acted is not ready to count.
+  const current = positionOf(loaded.record, input);
+  if (awaitsAct(loaded.record, current)) return actOrAsk(ports, settings, loaded, current);
   // One read for both halves: the step to verify (logged by Act, not counted yet, so one beyond the
   // record's count) is the newest of the steps the prompt shows after the latest compaction.
   const history = await readStepHistory(ports, loaded.record, 1);
@@ -201,7 +211,27 @@ async function reason(
     return change.record === current ? undefined : change;
   });
   if (!isRunningIn(counted.record, runId)) return stopped(counted.record, position);
-  return { ...position, next: gatedNext(counted.record, position) };
+  if (gatedNext(counted.record, position) === "approval") return { ...position, next: "approval" };
+  return actOnTurn(ports, settings, { loaded: counted, checkpoint, position });
+}
+
+/** The run's iteration is reasoned and not acted yet: its turn waits for Act (or for a human). */
+function awaitsAct(record: GoalRecord, position: RunPosition): boolean {
+  const { loop } = record;
+  return loop?.phase === "reasoned" && loop.runId === position.runId && loop.iteration === position.iteration;
+}
+
+/** A reasoned turn: `approval` while its gate waits for a human, else Act's work, done here. */
+function actOrAsk(
+  ports: VerifyAndReasonPorts,
+  settings: ReasonSettings,
+  loaded: VersionedGoal,
+  position: RunPosition,
+): Promise<StepResult> {
+  if (gatedNext(loaded.record, position) === "approval") {
+    return Promise.resolve({ ...position, next: "approval" });
+  }
+  return act(ports, settings, position);
 }
 
 /** `approval` while the turn's gate waits for a human, else `act` (Act obeys a decided gate). */

@@ -4,14 +4,13 @@ import { createBedrockRuntimeClient } from "../../adapters/bedrock-runtime-clien
 import { createDocumentClient, createGoalStoreAdapters } from "../../adapters/goal-store-adapters";
 import { DEFAULT_CONTEXT_SETTINGS } from "../../core/context";
 import { verifyAndReason } from "../../core/react/verify-and-reason";
-import { toolCallRisk } from "../../tools/built-in-tool-runner";
-import { toolSpecs } from "../../tools/tool-registry";
 import { loopSettingsFromEnv, positiveIntEnv, requiredEnv } from "../handler-environment";
 import { stepHandler } from "../step-handler";
+import { toolRunnerFromEnv } from "../tool-runner-from-env";
 import { StatePayloadSchema } from "./state-payload";
 
 const logger = new Logger();
-const { goals, workspace, stepLog } = createGoalStoreAdapters({
+const { goals, workspace, stepLog, outbox } = createGoalStoreAdapters({
   client: createDocumentClient(),
   tableName: requiredEnv("GOAL_TABLE_NAME"),
 });
@@ -23,10 +22,13 @@ const settings = {
     budgetTokens: positiveIntEnv("CONTEXT_BUDGET_TOKENS", DEFAULT_CONTEXT_SETTINGS.budgetTokens),
   },
 };
-// Reasoning only offers tools; running them is Act's (which holds the outbox and HTTP settings).
-const tools = { specsFor: toolSpecs, riskOf: toolCallRisk };
+// The tools it offers, and runs at once when the turn needs no approval (Act runs approved ones).
+const tools = toolRunnerFromEnv({ workspace, outbox });
 
-/** VerifyAndReason: verify the last step, decide, then the `reason` call (see `verifyAndReason`). */
+/**
+ * VerifyAndReason: verify the last step, decide, make the `reason` call, and act on it when no call
+ * needs an approval (see `verifyAndReason`).
+ */
 export const handler = stepHandler(logger, StatePayloadSchema, (payload) =>
   verifyAndReason({ goals, workspace, stepLog, model, tools, now: () => new Date() }, settings, payload),
 );

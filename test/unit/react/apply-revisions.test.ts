@@ -71,8 +71,8 @@ describe("applyQueuedRevisions at the step boundary", () => {
       reconcile: [says(`Here you are:\n\`\`\`json\n${JSON.stringify(RECONCILED)}\n\`\`\``)],
     });
     const loop = new ReactLoopDriver(table, model);
-    let acted = await loop.act(await loop.verifyAndReason(await loop.load(goal.goalId)));
-    acted = await loop.act(await loop.verifyAndReason(acted));
+    let acted = await loop.verifyAndReason(await loop.load(goal.goalId));
+    acted = await loop.verifyAndReason(acted);
     expect((await loop.goal(goal.goalId)).evidence.map((item) => item.checkId)).toEqual(["haiku"]);
     await queue(goal.goalId, { type: "redirect", reason: "season changed" });
 
@@ -80,7 +80,7 @@ describe("applyQueuedRevisions at the step boundary", () => {
     const next = await loop.verifyAndReason(acted);
 
     // Assess
-    expect(next.next).toBe("act");
+    expect(next.next).toBe("verify");
     const revised = await loop.goal(goal.goalId);
     expect(revised.revision).toBe(2);
     expect(revised.spec.objective).toBe("Write about winter instead");
@@ -113,7 +113,7 @@ describe("applyQueuedRevisions at the step boundary", () => {
       reconcile: [says("I think everything is fine.")],
     });
     const loop = new ReactLoopDriver(table, model);
-    const acted = await loop.act(await loop.verifyAndReason(await loop.load(goal.goalId)));
+    const acted = await loop.verifyAndReason(await loop.load(goal.goalId));
     await queue(goal.goalId, { type: "add_constraint", content: "Use at most 12 words" });
 
     // Act
@@ -169,8 +169,8 @@ describe("applyQueuedRevisions at the step boundary", () => {
     });
     const loop = new ReactLoopDriver(table, model);
     let position = await loop.load(goal.goalId);
-    position = await loop.act(await loop.verifyAndReason(position));
-    position = await loop.act(await loop.verifyAndReason(position));
+    position = await loop.verifyAndReason(position);
+    position = await loop.verifyAndReason(position);
     await queue(goal.goalId, { type: "corrective", content: "The last notes were wrong: undo them" });
 
     // Act

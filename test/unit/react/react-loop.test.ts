@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { sha256Hex } from "../../../lambdas/core/canonical-json";
+import type { GoalStore } from "../../../lambdas/core/ports/goal-store";
 import { REASON_INSTRUCTIONS } from "../../../lambdas/core/react/reason-prompt";
 import type { StepResult } from "../../../lambdas/core/react/step-result";
+import { verifyAndReason } from "../../../lambdas/core/react/verify-and-reason";
 import {
   calls,
   calmHaikuJudgedSpec,
@@ -13,6 +15,7 @@ import {
   ReactLoopDriver,
   reactSpec,
   ScriptedModel,
+  SETTINGS,
   says,
   startGoalTable,
   writes,
@@ -41,7 +44,7 @@ describe("ReAct loop steps", () => {
     const answers = await loop.run(goal.goalId);
 
     // Assess
-    expect(answers.map((answer) => answer.next)).toEqual(["verify", "act", "verify", "completed"]);
+    expect(answers.map((answer) => answer.next)).toEqual(["verify", "verify", "completed"]);
     const done = await loop.goal(goal.goalId);
     expect(done.status).toBe("completed");
     expect(done.evidence).toEqual([
@@ -134,14 +137,54 @@ describe("ReAct loop steps", () => {
     const retried = await loop.verifyAndReason(loaded);
 
     // Assess
-    expect(retried).toEqual(first);
-    expect(first.next).toBe("act");
-    expect(model.requests).toHaveLength(1);
     const record = await loop.goal(goal.goalId);
+    expect(retried).toEqual(first);
+    // No tool call needed an approval: it acted too, and the retry did not act again.
+    expect(first).toMatchObject({ iteration: 1, next: "verify" });
+    expect(record.steps).toBe(0);
+    expect(model.requests).toHaveLength(1);
     expect(record.usage.modelCalls).toBe(1);
     expect(record.usage.inputTokens).toBe(100);
     expect(record.usageByRole.reason?.modelCalls).toBe(1);
     expect(await loop.events(goal.goalId)).toEqual(eventsAfterFirst);
+  });
+
+  it("acts before it verifies when a retry finds the turn reasoned and its step logged but not committed", async () => {
+    // Prepare: the invocation reasons, commits, runs the write, logs the step, then dies at Act's commit.
+    const goal = await createGoal(table);
+    const model = new ScriptedModel({ reason: [writes("out/haiku.md", HAIKU)] });
+    const loop = new ReactLoopDriver(table, model);
+    const loaded = await loop.load(goal.goalId);
+    const { goals } = table.adapters;
+    let commits = 0;
+    const diesAtSecondCommit: GoalStore = new Proxy(goals, {
+      get: (target, property, receiver) =>
+        property !== "commit"
+          ? Reflect.get(target, property, receiver)
+          : (...args: Parameters<GoalStore["commit"]>) => {
+              commits += 1;
+              return commits === 2 ? Promise.reject(new Error("sandbox died")) : target.commit(...args);
+            },
+    });
+    await expect(verifyAndReason({ ...loop.ports(diesAtSecondCommit) }, SETTINGS, loaded)).rejects.toThrow(
+      "sandbox died",
+    );
+
+    // Act: the state machine's Retry, then the next iteration
+    const retried = await loop.verifyAndReason(loaded);
+    const afterRetry = await loop.goal(goal.goalId);
+    const next = await loop.verifyAndReason(retried);
+
+    // Assess: the retry reused the logged step and committed it as acted, without counting it yet
+    expect(retried).toMatchObject({ iteration: 1, next: "verify" });
+    expect(afterRetry.steps).toBe(0);
+    expect(afterRetry.loop).toMatchObject({ iteration: 0, phase: "acted" });
+    expect(next.next).toBe("completed");
+    expect(model.requests).toHaveLength(1);
+    const file = await table.adapters.workspace.readFile(goal.goalId, "out/haiku.md");
+    expect(file?.version).toBe(1);
+    const types = (await loop.events(goal.goalId)).map((event) => event.type);
+    expect(types.filter((type) => type === "model.turn")).toHaveLength(1);
   });
 
   it("reads back for verify only the files a check needs, and still proves the checked one", async () => {
@@ -163,29 +206,31 @@ describe("ReAct loop steps", () => {
         read.mockRestore();
       }
     };
-    const drafted = await loop.act(await loop.verifyAndReason(await loop.load(goal.goalId)));
+    // Reasons the draft and acts on it.
+    const drafted = await loop.verifyAndReason(await loop.load(goal.goalId));
 
     // Act
     const afterDraft = await verifyReads(drafted);
-    const afterHaiku = await verifyReads(await loop.act(afterDraft.answer));
+    const afterHaiku = await verifyReads(afterDraft.answer);
 
-    // Assess
-    expect(afterDraft.paths).toEqual([]);
+    // Assess: the draft is never read back (no check names it); the haiku only by the verify that
+    // completes the goal (acting on the haiku write, the step before, reads its own file to version it).
+    expect([...afterDraft.paths, ...afterHaiku.paths]).not.toContain("notes/draft.md");
     expect(afterHaiku.paths).toEqual(["out/haiku.md"]);
     expect(afterHaiku.answer.next).toBe("completed");
   });
 
-  it("runs the tools once and appends the act events once when Act is retried", async () => {
+  it("runs the tools once and appends the act events once when Act runs for an iteration that acted", async () => {
     // Prepare
     const goal = await createGoal(table);
     const model = new ScriptedModel({ reason: [writes("out/haiku.md", HAIKU)] });
     const loop = new ReactLoopDriver(table, model);
-    const reasoned = await loop.verifyAndReason(await loop.load(goal.goalId));
+    const loaded = await loop.load(goal.goalId);
 
     // Act
-    const first = await loop.act(reasoned);
+    const first = await loop.verifyAndReason(loaded);
     const eventsAfterFirst = await loop.events(goal.goalId);
-    const retried = await loop.act(reasoned);
+    const retried = await loop.act({ ...loaded, next: "act" });
 
     // Assess
     expect(retried).toEqual(first);
@@ -233,8 +278,7 @@ describe("ReAct loop steps", () => {
     const loop = new ReactLoopDriver(table, model);
 
     // Act
-    const reasoned = await loop.verifyAndReason(await loop.load(goal.goalId));
-    await loop.act(reasoned);
+    await loop.verifyAndReason(await loop.load(goal.goalId));
 
     // Assess
     const [step] = await table.adapters.stepLog.listRecentSteps(goal.goalId, 1);

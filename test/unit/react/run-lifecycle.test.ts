@@ -92,7 +92,7 @@ describe("ReAct run lifecycle", () => {
     // Assess
     expect(error).toMatchObject({ name: "ThrottlingException", retryable: true });
     expect(error.message).toMatch(/^role=reason call=0: /);
-    expect(retried.next).toBe("act");
+    expect(retried).toMatchObject({ iteration: loaded.iteration + 1, next: "verify" });
     expect(model.requests.map((request) => request.call)).toEqual([0, 0]);
     expect((await loop.goal(goal.goalId)).usage.modelCalls).toBe(1);
   });

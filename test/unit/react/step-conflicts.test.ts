@@ -4,6 +4,7 @@ import { loadGoal } from "../../../lambdas/core/react/load-goal";
 import { sequentialRunIds } from "../../../lambdas/core/react/run-ids";
 import { verifyAndReason } from "../../../lambdas/core/react/verify-and-reason";
 import { queueRevision } from "../../../lambdas/core/revisions";
+import { createBuiltInToolRunner } from "../../../lambdas/tools/built-in-tool-runner";
 import {
   createGoal,
   type GoalTable,
@@ -52,12 +53,8 @@ describe("ReAct steps under concurrent writers", () => {
   });
 
   function ports(goals: GoalStore, model: ScriptedModel) {
-    const { workspace, stepLog } = table.adapters;
-    const tools = {
-      specsFor: () => [],
-      riskOf: () => undefined,
-      run: () => Promise.reject(new Error("no tools here")),
-    };
+    const { workspace, stepLog, outbox } = table.adapters;
+    const tools = createBuiltInToolRunner({ workspace, outbox, allowedHosts: [] });
     return { goals, workspace, stepLog, model, tools, now: steppingClock(), ids: sequentialRunIds };
   }
 
@@ -72,7 +69,7 @@ describe("ReAct steps under concurrent writers", () => {
     const answer = await verifyAndReason(ports(goals, model), SETTINGS, loaded);
 
     // Assess
-    expect(answer.next).toBe("act");
+    expect(answer.next).toBe("verify");
     expect(goals.interruptions).toBe(2);
     expect(model.requests).toHaveLength(1);
     const stored = await table.adapters.goals.getGoal(goal.goalId);
@@ -99,7 +96,7 @@ describe("ReAct steps under concurrent writers", () => {
     const stored = await table.adapters.goals.getGoal(goal.goalId);
     expect(stored?.record.usage.modelCalls).toBe(0);
     const retried = await verifyAndReason(ports(table.adapters.goals, model), SETTINGS, loaded);
-    expect(retried.next).toBe("act");
+    expect(retried.next).toBe("verify");
     expect(model.requestsFor("reason")).toHaveLength(1);
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { StepLog } from "../../../lambdas/core/ports/step-log";
 import { toolCallIdempotencyKey } from "../../../lambdas/core/ports/tool-runner";
-import { act } from "../../../lambdas/core/react/act";
+import { verifyAndReason } from "../../../lambdas/core/react/verify-and-reason";
 import { notifyMessageId } from "../../../lambdas/tools/notify";
 import {
   calls,
@@ -15,7 +15,7 @@ import {
   startGoalTable,
 } from "./support";
 
-/** Notify is pre-authorized, so the call runs in Act without an approval gate. */
+/** Notify is pre-authorized, so the call runs without an approval gate, right after the reason call. */
 const notifySpec = reactSpec({
   objective: "Tell ops the release is out",
   tools: ["notify"],
@@ -47,23 +47,19 @@ describe("idempotency keys on tool calls with side effects", () => {
   });
   afterAll(() => table.stop());
 
-  it("sends one outbox message when a retried Act runs the notify call again", async () => {
+  it("sends one outbox message when a retried VerifyAndReason runs the notify call again", async () => {
     // Prepare
     const goal = await createGoal(table, notifySpec);
     const turn = calls("notify", { channel: "ops", message: "Release 1.2 is out" });
     const model = new ScriptedModel({ reason: [turn, says("done")] });
     const loop = new ReactLoopDriver(table, model);
-    const reasoned = await loop.verifyAndReason(await loop.load(goal.goalId));
-    const { goals, stepLog } = table.adapters;
+    const loaded = await loop.load(goal.goalId);
+    const { stepLog } = table.adapters;
 
-    // Act
-    const crashed = act(
-      { goals, stepLog: crashingStepLog(stepLog), tools: loop.tools, now: loop.now },
-      SETTINGS,
-      reasoned,
-    );
+    // Act: it reasons, commits, runs the call, then dies; the state machine's Retry runs it again.
+    const crashed = verifyAndReason({ ...loop.ports(), stepLog: crashingStepLog(stepLog) }, SETTINGS, loaded);
     await expect(crashed).rejects.toThrow("sandbox crashed");
-    const retried = await loop.act(reasoned);
+    const retried = await loop.verifyAndReason(loaded);
     const final = await loop.verifyAndReason(retried);
 
     // Assess
@@ -71,10 +67,10 @@ describe("idempotency keys on tool calls with side effects", () => {
     const key = toolCallIdempotencyKey({
       goalId: goal.goalId,
       runId: "r1",
-      iteration: reasoned.iteration,
+      iteration: loaded.iteration,
       toolUseId: toolUse?.toolUseId ?? "",
     });
-    expect(reasoned.next).toBe("act");
+    expect(retried).toMatchObject({ iteration: loaded.iteration + 1, next: "verify" });
     expect(await table.adapters.outbox.listMessages(goal.goalId)).toEqual([
       expect.objectContaining({
         messageId: notifyMessageId(key),
