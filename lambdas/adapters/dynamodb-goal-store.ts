@@ -418,8 +418,18 @@ export class DynamoDbGoalStore implements GoalStore {
   async findCheckpoint(key: z.input<typeof CheckpointKeySchema>): Promise<CheckpointLookup> {
     const parsedKey = parseOrThrow(CheckpointKeySchema, key, "checkpoint key");
     const sortKey = checkpointKey(parsedKey)[SK];
-    // The sort keys of the role's checkpoints only: they count the calls and say whether this one
-    // exists, in one query (read units are charged by item size all the same).
+    // The role's newest call in this run (iterations and ordinals are zero-padded, so the last key
+    // is the latest call): this call itself on a retry, or the one before it, whose number + 1 is
+    // this call's. One small read, however many calls the goal made.
+    const newest = await this.latestCheckpoint(parsedKey.goalId, parsedKey.role, parsedKey.runId);
+    const newestKey = newest && checkpointKey(newest.key)[SK];
+    if (newest && newestKey === sortKey) return { checkpoint: newest };
+    if (newest && newestKey !== undefined && newestKey < sortKey) {
+      return { checkpoint: undefined, calls: newest.call + 1 };
+    }
+    // The role's first call in this run (run ids need not sort in the order the runs came), or a
+    // key behind the run's newest: the sort keys of all the role's checkpoints count the calls
+    // and say whether this one exists.
     const keys = await queryGoalPartition(this.client, {
       tableName: this.tableName,
       goalId: parsedKey.goalId,

@@ -16,6 +16,7 @@ import {
   ConcurrentModificationError,
   GoalAlreadyExistsError,
   GoalNotFoundError,
+  ModelCheckpointSchema,
 } from "../../lambdas/core/ports/goal-store";
 import {
   type DynamoBackend,
@@ -681,6 +682,39 @@ export function describeGoalStoreContract(backendName: string, start: StartBacke
         expect(missing).toBeUndefined();
         expect(found).toEqual({ checkpoint: judged });
         expect(calls).toEqual({ reason: 3, judge: 2, plan: 0 });
+      });
+
+      it("numbers a call from its run's newest checkpoint in one read, and counts them all for a run's first call", async () => {
+        // Prepare: reason calls 0 and 1 in run r9, call 2 in r10 ("r10" sorts before "r9")
+        const goalId = `goal-${randomUUID()}`;
+        const made = [
+          { runId: "r9", iteration: 0 },
+          { runId: "r9", iteration: 1 },
+          { runId: "r10", iteration: 0 },
+        ].map((key, call) => ModelCheckpointSchema.parse({ ...aCheckpoint({ goalId, ...key }), call }));
+        for (const checkpoint of made) await store.putCheckpoint(checkpoint);
+        const { countingStore, commands, destroy } = storeCountingRequests();
+        const lookup = async (runId: string, iteration: number) => {
+          const before = commands.length;
+          const found = await countingStore.findCheckpoint({ goalId, runId, iteration, role: "reason" });
+          return { found, commands: commands.slice(before) };
+        };
+
+        try {
+          // Act
+          const next = await lookup("r10", 1);
+          const retried = await lookup("r10", 0);
+          const firstOfRun = await lookup("r11", 0);
+          const behindNewest = await lookup("r9", 0);
+
+          // Assess
+          expect(next).toEqual({ found: { checkpoint: undefined, calls: 3 }, commands: ["QueryCommand"] });
+          expect(retried).toEqual({ found: { checkpoint: made[2] }, commands: ["QueryCommand"] });
+          expect(firstOfRun.found).toEqual({ checkpoint: undefined, calls: 3 });
+          expect(behindNewest.found).toEqual({ checkpoint: made[0] });
+        } finally {
+          destroy();
+        }
       });
 
       it("finds a role's latest checkpoint of a run by iteration, not by the order of the puts", async () => {

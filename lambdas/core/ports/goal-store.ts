@@ -126,7 +126,8 @@ export interface GoalStore {
   getCheckpoint(key: z.input<typeof CheckpointKeySchema>): Promise<ModelCheckpoint | undefined>;
   /**
    * The checkpoint under `key`, or, when there is none, how many calls of the key's role the goal has
-   * checkpointed so far (the next call's number): one read for a call that was not made yet.
+   * checkpointed so far (the next call's number). One small read when the run has an earlier call of
+   * the role (its number + 1); the role's first call in a run counts the goal's calls of that role.
    */
   findCheckpoint(key: z.input<typeof CheckpointKeySchema>): Promise<CheckpointLookup>;
   /** The checkpoint of `role` under `runId` with the highest iteration (then ordinal), if any. */
