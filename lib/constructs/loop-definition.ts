@@ -111,7 +111,8 @@ type SharedNextStep =
 
 /**
  * The skeleton every loop pattern shares (DESIGN §2): LoadGoal → NextAction (a Choice on `$.next`)
- * → the pattern's steps → Act → the pattern's verify step; AwaitApproval (a task-token wait with a
+ * → the pattern's steps (the acting one runs an ungated turn's tool calls itself) → the pattern's
+ * verify step; Act after an approval; AwaitApproval (a task-token wait with a
  * timeout) for approvals, limit and failure decisions; ContinueAsNew; end states. Each step has one
  * retry budget for transient errors and crashes; anything else is caught into RecordFailure, which
  * marks the goal failed, then the Fail state carries the error. The payload between states stays

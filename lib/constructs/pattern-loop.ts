@@ -14,7 +14,7 @@ import { allowModels, isBedrockModelId } from "./bedrock-model-access";
 import { GoalLoopFunction, type GoalLoopFunctionProps, type GoalLoopLogLevel } from "./goal-loop-function";
 import type { GoalTable } from "./goal-table";
 import { LoopDefinition } from "./loop-definition";
-import { LoopSteps, type LoopStepsProps, validateLoopStepsProps } from "./loop-steps";
+import { ACT_TIMEOUT, LoopSteps, type LoopStepsProps, validateLoopStepsProps } from "./loop-steps";
 import {
   acknowledgeGoalTableGrant,
   acknowledgeNag,
@@ -200,6 +200,19 @@ export abstract class PatternLoop extends Construct {
     allowModels(this, fn, this.allowedModelIds);
     this.modelSteps.push(fn);
     return fn;
+  }
+
+  /**
+   * A model step that makes the pattern's acting turn and runs its tool calls itself when none needs
+   * an approval (ReAct's VerifyAndReason, Execute, Attempt): Act's tool settings, and time for the
+   * model call and Act's work.
+   */
+  protected actingModelStep(id: string, props: ModelStepProps): GoalLoopFunction {
+    return this.modelStep(id, {
+      timeout: MODEL_STEP_TIMEOUT.plus(ACT_TIMEOUT),
+      ...props,
+      environment: { ...this.steps.toolEnvironment, ...props.environment },
+    });
   }
 
   /**

@@ -17,14 +17,14 @@ export interface PlanExecutePatternFunctions {
   readonly observe: GoalLoopFunction;
   /** Makes the plan or a replan (`plan` call, heavy model), validated with zod. */
   readonly plan: GoalLoopFunction;
-  /** The executor's turn for one plan step (`execute` call, fast model); Act runs its tool calls. */
+  /** The executor's turn for one plan step (`execute` call, fast model), and its tool calls unless gated. */
   readonly execute: GoalLoopFunction;
 }
 
 /**
  * The Plan-and-Execute state machine's definition on the shared skeleton: LoadGoal → NextAction →
- * Observe → Plan → Observe → Execute → Act → Observe …, each of the pattern's steps answering the
- * NextAction Choice. A replan that follows a replan without any successful step first waits in
+ * Observe → Plan → Observe → Execute → Observe …, each of the pattern's steps answering the
+ * NextAction Choice (Execute runs the turn's tool calls itself; a gated turn goes AwaitApproval → Act). A replan that follows a replan without any successful step first waits in
  * ReplanCooldown for the `cooldownSeconds` Observe answered (a Wait costs no Lambda and no model).
  */
 export function planExecuteDefinition(

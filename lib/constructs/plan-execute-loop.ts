@@ -61,9 +61,10 @@ export class PlanExecuteLoop extends PatternLoop {
         description: "goal-loops Plan-and-Execute Plan: make or repair the plan with the heavy model",
         environment,
       }),
-      execute: this.modelStep("Execute", {
+      execute: this.actingModelStep("Execute", {
         entry: handlerEntry("plan-execute/execute.ts"),
-        description: "goal-loops Plan-and-Execute Execute: the fast model's turn for the next plan step",
+        description:
+          "goal-loops Plan-and-Execute Execute: the fast model's turn for the next plan step, acted on unless gated",
       }),
     };
     this.stateMachine = this.createStateMachine((definition) =>

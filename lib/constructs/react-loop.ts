@@ -1,8 +1,8 @@
 import type { StateMachine } from "aws-cdk-lib/aws-stepfunctions";
 import type { Construct } from "constructs";
 import type { GoalLoopFunction } from "./goal-loop-function";
-import { ACT_TIMEOUT, handlerEntry } from "./loop-steps";
-import { MODEL_STEP_TIMEOUT, PatternLoop, type PatternLoopProps } from "./pattern-loop";
+import { handlerEntry } from "./loop-steps";
+import { PatternLoop, type PatternLoopProps } from "./pattern-loop";
 import { type ReactPatternFunctions, reactDefinition } from "./react-definition";
 
 export type ReactLoopProps = PatternLoopProps;
@@ -30,13 +30,10 @@ export class ReactLoop extends PatternLoop {
       nameSuffix: "react",
       comment: "goal-loops ReAct: reason, act, verify, until the goal's success checks have evidence",
     });
-    const verifyAndReason: GoalLoopFunction = this.modelStep("VerifyAndReason", {
+    const verifyAndReason: GoalLoopFunction = this.actingModelStep("VerifyAndReason", {
       entry: handlerEntry("react/verify-and-reason.ts"),
       description:
         "goal-loops ReAct VerifyAndReason: turn the last act into evidence, decide, call the model, act when no approval is needed",
-      // It runs the turn's tool calls itself when none needs an approval: Act's settings and time too.
-      environment: this.steps.toolEnvironment,
-      timeout: MODEL_STEP_TIMEOUT.plus(ACT_TIMEOUT),
     });
     this.functions = { verifyAndReason };
     this.stateMachine = this.createStateMachine((definition) => reactDefinition(definition, this.functions));

@@ -16,15 +16,15 @@ export interface ReflexionPatternFunctions {
   readonly evaluate: GoalLoopFunction;
   /** Draws a lesson from a failed attempt (`reflect` call) and stores it on the goal. */
   readonly reflect: GoalLoopFunction;
-  /** Makes the next attempt (`attempt` call) with every stored lesson; Act runs its tool calls. */
+  /** Makes the next attempt (`attempt` call) with every stored lesson, and runs its tool calls unless gated. */
   readonly attempt: GoalLoopFunction;
 }
 
 /**
  * The Reflexion state machine's definition on the shared skeleton: LoadGoal → NextAction →
- * Evaluate → (Reflect →) Attempt → Act → Evaluate …, each of the pattern's steps answering the
- * NextAction Choice. A failed attempt costs four pattern transitions (Evaluate, Reflect, Attempt,
- * Act) plus the Choices.
+ * Evaluate → (Reflect →) Attempt → Evaluate …, each of the pattern's steps answering the
+ * NextAction Choice (Attempt runs the turn's tool calls itself; a gated turn goes AwaitApproval →
+ * Act). A failed attempt costs three pattern transitions (Evaluate, Reflect, Attempt) plus the Choices.
  */
 export function reflexionDefinition(definition: LoopDefinition, fns: ReflexionPatternFunctions): IChainable {
   const evaluate = definition.step(REFLEXION_STATES.evaluate, fns.evaluate);

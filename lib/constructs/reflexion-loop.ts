@@ -37,9 +37,10 @@ export class ReflexionLoop extends PatternLoop {
         entry: handlerEntry("reflexion/reflect.ts"),
         description: "goal-loops Reflexion Reflect: draw a lesson from the failed attempt and store it",
       }),
-      attempt: this.modelStep("Attempt", {
+      attempt: this.actingModelStep("Attempt", {
         entry: handlerEntry("reflexion/attempt.ts"),
-        description: "goal-loops Reflexion Attempt: call the model with every lesson for the next attempt",
+        description:
+          "goal-loops Reflexion Attempt: call the model with every lesson for the next attempt, act unless gated",
       }),
     };
     this.stateMachine = this.createStateMachine((definition) =>

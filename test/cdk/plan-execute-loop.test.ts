@@ -123,7 +123,7 @@ describe("PlanExecuteLoop", () => {
     }
   });
 
-  it("gives Observe, Plan and Execute the table, the model tiers and the replan cooldown they read", () => {
+  it("gives Observe, Plan and Execute the table, the model tiers, the replan cooldown and (Execute) Act's tool settings they read", () => {
     // Prepare
     const [tableId] = onlyResource(template, "AWS::DynamoDB::Table");
     const common = {
@@ -144,12 +144,14 @@ describe("PlanExecuteLoop", () => {
     expect(environments).toEqual({
       Observe: { Variables: { ...common, REPLAN_COOLDOWN_SECONDS: "30" } },
       Plan: { Variables: { ...common, REPLAN_COOLDOWN_SECONDS: "30" } },
-      Execute: { Variables: common },
+      // Execute runs an ungated turn's tool calls itself: the tool runner's settings, as Act has them.
+      Execute: { Variables: { ...common, HTTP_ALLOWED_HOSTS: "", TOOL_OUTPUT_INLINE_BYTES: "4096" } },
     });
     for (const state of MODEL_STEPS) {
       expect(functionOf(template, LOOP_ID, state)[1].Properties, state).toMatchObject({
         MemorySize: 1024,
-        Timeout: 360,
+        // The model call's 6 minutes, plus Act's 2 for the step that acts.
+        Timeout: state === "Execute" ? 480 : 360,
         Runtime: "nodejs22.x",
       });
     }

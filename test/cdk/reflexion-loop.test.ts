@@ -107,7 +107,7 @@ describe("ReflexionLoop", () => {
     }
   });
 
-  it("gives Evaluate, Reflect and Attempt the table and the model settings they read", () => {
+  it("gives Evaluate, Reflect and Attempt the table and the model settings they read, and Attempt Act's tool settings", () => {
     // Prepare
     const [tableId] = onlyResource(template, "AWS::DynamoDB::Table");
 
@@ -122,9 +122,15 @@ describe("ReflexionLoop", () => {
           HEAVY_MODEL_ID: DEFAULT_MODEL_ID,
           FAST_MODEL_ID: HAIKU_MODEL_ID,
           CONTINUE_AS_NEW_AFTER: "50",
+          // Attempt runs an ungated turn's tool calls itself: the tool runner's settings, as Act has them.
+          ...(state === "Attempt" ? { HTTP_ALLOWED_HOSTS: "", TOOL_OUTPUT_INLINE_BYTES: "4096" } : {}),
         },
       });
-      expect(fn.Properties, state).toMatchObject({ MemorySize: 1024, Timeout: 360, Runtime: "nodejs22.x" });
+      expect(fn.Properties, state).toMatchObject({
+        MemorySize: 1024,
+        Timeout: state === "Attempt" ? 480 : 360,
+        Runtime: "nodejs22.x",
+      });
     }
   });
 

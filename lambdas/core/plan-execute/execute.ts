@@ -2,16 +2,16 @@ import { type GoalChange, goalEvent, settle } from "../goal-change";
 import type { GoalRecord } from "../goal-record";
 import { recordModelUsage } from "../model-prices";
 import { modelIdFor } from "../model-tiers";
-import type { GoalStore } from "../ports/goal-store";
 import type { ModelClient } from "../ports/model-client";
 import type { ToolRunner } from "../ports/tool-runner";
+import { type ActPorts, actUnlessGated } from "../react/act";
 import { gatedCalls, pendingGate, setGate } from "../react/action-gate";
 import { markLoop, reached } from "../react/loop-marker";
 import { checkpointedCall } from "../react/model-call";
-import { type Clock, grantedTools } from "../react/react-deps";
+import { grantedTools } from "../react/react-deps";
 import { isRunningIn, type RunPosition, type StepResult } from "../react/step-result";
 import { chain, readGoal, updateGoal } from "../react/update-goal";
-import { gatedNext, stopped } from "../react/verify-and-reason";
+import { stopped } from "../react/verify-and-reason";
 import { executeRequest } from "./execute-prompt";
 import type { PlanExecuteSettings } from "./plan-execute-deps";
 import {
@@ -24,12 +24,13 @@ import {
 } from "./plan-state";
 import { isOffPlan } from "./step-tool";
 
-export interface ExecutePorts {
-  readonly goals: GoalStore;
+export interface ExecutePorts extends ActPorts {
   readonly model: ModelClient;
-  /** Offers the step's tool to the executor; `riskOf` tells which calls need a human approval first. */
-  readonly tools: Pick<ToolRunner, "specsFor" | "riskOf">;
-  readonly now: Clock;
+  /**
+   * Offers the granted tools to the executor; `riskOf` tells which calls need a human approval
+   * first; `run` acts on a turn that needs none.
+   */
+  readonly tools: ToolRunner;
 }
 
 /**
@@ -71,8 +72,9 @@ function startStep(record: GoalRecord, step: PlanStepState, position: RunPositio
 /**
  * Execute: the executor's turn (role `execute`, the fast model) for one plan step, checkpointed under
  * (goal, run, iteration, execute, 0): its prompt is the step and its dependencies' results, never a
- * license to reinterpret the goal. The turn's tool calls are gated like ReAct's and run by the shared
- * Act, which answers `verify` (→ Observe). Answers `act` or `approval`; `verify` when no step is ready.
+ * license to reinterpret the goal. The turn's tool calls are gated like ReAct's: when none needs a
+ * human they run right after in the same invocation with Act's code, else in the shared Act once a
+ * human decided. Answers `verify` (→ Observe) once it acted or when no step is ready; `approval`.
  *
  * A retry repeats nothing: the call is checkpointed and the `reasoned` loop marker says the usage
  * was counted and the step started.
@@ -88,8 +90,9 @@ export async function execute(
   if (!isRunningIn(record, runId)) return stopped(record, input);
   const iteration = record.runIteration;
   const position = { ...input, iteration };
+  // A retry after the commit below: act on the counted turn (Act reuses a step an attempt logged).
   if (reached(record, runId, iteration, "reasoned"))
-    return { ...position, next: gatedNext(record, position) };
+    return actUnlessGated(ports, settings, { loaded, position });
   const state = record.planState;
   const step = state && stepToExecute(state, position);
   if (!state || !step) return { ...position, next: "verify" };
@@ -99,7 +102,7 @@ export async function execute(
   // cached prefix the same; Act refuses a call to another tool than the step's (isOffPlan).
   const tools = ports.tools.specsFor(granted);
   const key = { goalId, runId, iteration, role: "execute" as const, ordinal: 0 };
-  const { turn } = await checkpointedCall(ports, key, (call) =>
+  const checkpoint = await checkpointedCall(ports, key, (call) =>
     executeRequest({
       record,
       state,
@@ -109,6 +112,7 @@ export async function execute(
       call,
     }),
   );
+  const { turn } = checkpoint;
   // Off-plan calls are refused by Act, never run: no human is asked to approve one.
   const onPlan = granted.filter((tool) => !isOffPlan(step, { name: tool }));
   const gated = gatedCalls(record, turn, ports.tools, onPlan);
@@ -125,5 +129,5 @@ export async function execute(
     );
   });
   if (!isRunningIn(counted.record, runId)) return stopped(counted.record, position);
-  return { ...position, next: gatedNext(counted.record, position) };
+  return actUnlessGated(ports, settings, { loaded: counted, checkpoint, position });
 }

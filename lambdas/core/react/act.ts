@@ -11,7 +11,7 @@ import type { ModelTurn, ToolUseBlock } from "../ports/model-client";
 import type { StepLog, StepRecord } from "../ports/step-log";
 import { type ToolOutcome, type ToolRunner, toolCallIdempotencyKey } from "../ports/tool-runner";
 import { clip } from "../text";
-import { gateOf } from "./action-gate";
+import { gatedNext, gateOf } from "./action-gate";
 import { markLoop, reached } from "./loop-marker";
 import { type Clock, grantedTools, type ReactSettings } from "./react-deps";
 import { isRunningIn, nextForStatus, type RunPosition, type StepResult } from "./step-result";
@@ -105,6 +105,28 @@ export async function actOnTurn(
     );
   });
   return actedAnswer(position);
+}
+
+/**
+ * What a step that makes an acting turn (ReAct's reason, Plan-and-Execute's execute, Reflexion's
+ * attempt) does once that turn is checkpointed and counted: `approval` while one of its calls waits
+ * for a human (AwaitApproval, then the Act state, runs it), else Act's work in the same invocation —
+ * one Lambda invocation and one state transition fewer per iteration. With the goal as the step just
+ * committed it and the turn in hand (`checkpoint`), nothing is read again; without (a retry that
+ * found the turn counted already), Act reads what it needs and reuses a step an attempt logged.
+ */
+export function actUnlessGated(
+  ports: ActPorts,
+  settings: Pick<ReactSettings, "defaultTools">,
+  turn: { loaded: VersionedGoal; checkpoint?: ModelCheckpoint; position: RunPosition },
+): Promise<StepResult> {
+  const { loaded, checkpoint, position } = turn;
+  if (gatedNext(loaded.record, position) === "approval") {
+    return Promise.resolve({ ...position, next: "approval" });
+  }
+  return checkpoint
+    ? actOnTurn(ports, settings, { loaded, checkpoint, position })
+    : act(ports, settings, position);
 }
 
 interface LoggedStep {

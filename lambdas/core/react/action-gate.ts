@@ -105,3 +105,8 @@ export function decideGate(
     }),
   ]);
 }
+
+/** `approval` while the turn's gate waits for a human, else `act` (Act obeys a decided gate). */
+export function gatedNext(record: GoalRecord, position: RunPosition): "approval" | "act" {
+  return gateOf(record, position)?.outcome === "pending" ? "approval" : "act";
+}

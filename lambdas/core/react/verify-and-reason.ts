@@ -15,8 +15,8 @@ import type { ModelClient } from "../ports/model-client";
 import type { StepRecord } from "../ports/step-log";
 import type { ToolRunner } from "../ports/tool-runner";
 import type { Workspace } from "../ports/workspace";
-import { type ActPorts, act, actedAnswer, actOnTurn } from "./act";
-import { gatedCalls, gateOf, pendingGate, setGate } from "./action-gate";
+import { type ActPorts, actedAnswer, actUnlessGated } from "./act";
+import { gatedCalls, gatedNext, pendingGate, setGate } from "./action-gate";
 import { applyQueuedRevisions } from "./apply-revisions";
 import { markLoop, reached } from "./loop-marker";
 import { checkpointedCall } from "./model-call";
@@ -79,7 +79,8 @@ export async function verifyAndReason(
   // A retry after the reason commit: act on that turn before anything else. Verify must not run
   // first: a step the crashed attempt logged but did not commit as acted is not ready to count.
   const current = positionOf(loaded.record, input);
-  if (awaitsAct(loaded.record, current)) return actOrAsk(ports, settings, loaded, current);
+  if (awaitsAct(loaded.record, current))
+    return actUnlessGated(ports, settings, { loaded, position: current });
   // One read for both halves: the step to verify (logged by Act, not counted yet, so one beyond the
   // record's count) is the newest of the steps the prompt shows after the latest compaction.
   const history = await readStepHistory(ports, loaded.record, 1);
@@ -211,30 +212,11 @@ async function reason(
     return change.record === current ? undefined : change;
   });
   if (!isRunningIn(counted.record, runId)) return stopped(counted.record, position);
-  if (gatedNext(counted.record, position) === "approval") return { ...position, next: "approval" };
-  return actOnTurn(ports, settings, { loaded: counted, checkpoint, position });
+  return actUnlessGated(ports, settings, { loaded: counted, checkpoint, position });
 }
 
 /** The run's iteration is reasoned and not acted yet: its turn waits for Act (or for a human). */
 function awaitsAct(record: GoalRecord, position: RunPosition): boolean {
   const { loop } = record;
   return loop?.phase === "reasoned" && loop.runId === position.runId && loop.iteration === position.iteration;
-}
-
-/** A reasoned turn: `approval` while its gate waits for a human, else Act's work, done here. */
-function actOrAsk(
-  ports: VerifyAndReasonPorts,
-  settings: ReasonSettings,
-  loaded: VersionedGoal,
-  position: RunPosition,
-): Promise<StepResult> {
-  if (gatedNext(loaded.record, position) === "approval") {
-    return Promise.resolve({ ...position, next: "approval" });
-  }
-  return act(ports, settings, position);
-}
-
-/** `approval` while the turn's gate waits for a human, else `act` (Act obeys a decided gate). */
-export function gatedNext(record: GoalRecord, position: RunPosition): "approval" | "act" {
-  return gateOf(record, position)?.outcome === "pending" ? "approval" : "act";
 }

@@ -1,33 +1,35 @@
 import { checkLimits, recordAttempt } from "../limits";
 import { recordModelUsage } from "../model-prices";
 import { modelIdFor } from "../model-tiers";
-import type { GoalStore } from "../ports/goal-store";
 import type { ModelClient } from "../ports/model-client";
 import type { ToolRunner } from "../ports/tool-runner";
+import { type ActPorts, actUnlessGated } from "../react/act";
 import { gatedCalls, pendingGate, setGate } from "../react/action-gate";
 import { markLoop, reached } from "../react/loop-marker";
 import { callAndCheckpoint } from "../react/model-call";
-import { type Clock, grantedTools } from "../react/react-deps";
+import { grantedTools } from "../react/react-deps";
 import { isRunningIn, type RunPosition, type StepResult } from "../react/step-result";
 import { chain, readGoal, updateGoal } from "../react/update-goal";
-import { gatedNext, stopped } from "../react/verify-and-reason";
+import { stopped } from "../react/verify-and-reason";
 import { attemptRequest } from "./attempt-prompt";
 import type { ReflexionSettings } from "./reflexion-deps";
 
-export interface AttemptPorts {
-  readonly goals: GoalStore;
+export interface AttemptPorts extends ActPorts {
   readonly model: ModelClient;
-  /** Offers tools to the model; `riskOf` tells which calls need a human approval first. */
-  readonly tools: Pick<ToolRunner, "specsFor" | "riskOf">;
-  readonly now: Clock;
+  /**
+   * Offers tools to the model; `riskOf` tells which calls need a human approval first; `run` acts
+   * on a turn that needs none.
+   */
+  readonly tools: ToolRunner;
 }
 
 /**
  * Attempt: one `attempt` call (heavy tier) whose prompt holds the goal and every stored lesson; its
- * tool calls (workspace_write of the result) are run by the shared Act, after a human approval for
- * the ones that need it (gated as in ReAct). The attempt is counted (`attempt.started`) with the
- * call's usage. Answers `act`, or `approval` while a gate waits; `limit_decision` when a limit was
- * reached since Evaluate (a reflection's cost may use up `maxCostUsd`).
+ * tool calls (workspace_write of the result) run right after in the same invocation with Act's code,
+ * or, when one needs a human approval (gated as in ReAct), in the shared Act once a human decided.
+ * The attempt is counted (`attempt.started`) with the call's usage. Answers `verify` once it acted,
+ * or `approval` while a gate waits; `limit_decision` when a limit was reached since Evaluate (a
+ * reflection's cost may use up `maxCostUsd`).
  *
  * A retry repeats nothing: the call is checkpointed under (run, iteration, attempt), and the
  * attempt count, the usage, the gate and the `reasoned` loop marker are committed together, once.
@@ -43,15 +45,16 @@ export async function attempt(
   if (!isRunningIn(record, runId)) return stopped(record, input);
   const iteration = record.runIteration;
   const position = { ...input, iteration };
+  // A retry after the commit below: act on the counted turn (Act reuses a step an attempt logged).
   if (reached(record, runId, iteration, "reasoned"))
-    return { ...position, next: gatedNext(record, position) };
+    return actUnlessGated(ports, settings, { loaded, position });
 
   const key = { goalId: record.goalId, runId, iteration, role: "attempt" as const, ordinal: 0 };
   // Once the call is paid for, it is counted whatever the limits say now; before, a limit stops it.
   const found = await ports.goals.findCheckpoint(key);
   if (!found.checkpoint && checkLimits(record, ports.now())) return { ...position, next: "limit_decision" };
   const granted = grantedTools(record.spec, settings.defaultTools);
-  const { turn } =
+  const checkpoint =
     found.checkpoint ??
     (await callAndCheckpoint(ports, key, found.calls, (call) =>
       attemptRequest({
@@ -62,6 +65,7 @@ export async function attempt(
         call,
       }),
     ));
+  const { turn } = checkpoint;
   const now = ports.now();
   const gated = gatedCalls(record, turn, ports.tools, granted);
   const counted = await updateGoal(ports.goals, loaded, (current) => {
@@ -76,5 +80,5 @@ export async function attempt(
     );
   });
   if (!isRunningIn(counted.record, runId)) return stopped(counted.record, position);
-  return { ...position, next: gatedNext(counted.record, position) };
+  return actUnlessGated(ports, settings, { loaded: counted, checkpoint, position });
 }

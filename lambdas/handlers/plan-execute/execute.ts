@@ -3,24 +3,23 @@ import { BedrockModelClient } from "../../adapters/bedrock-model-client";
 import { createBedrockRuntimeClient } from "../../adapters/bedrock-runtime-client";
 import { createDocumentClient, createGoalStoreAdapters } from "../../adapters/goal-store-adapters";
 import { execute } from "../../core/plan-execute/execute";
-import { toolCallRisk } from "../../tools/built-in-tool-runner";
-import { toolSpecs } from "../../tools/tool-registry";
 import { requiredEnv } from "../handler-environment";
 import { StatePayloadSchema } from "../react/state-payload";
 import { stepHandler } from "../step-handler";
+import { toolRunnerFromEnv } from "../tool-runner-from-env";
 import { planExecuteSettingsFromEnv } from "./settings";
 
 const logger = new Logger();
-const { goals } = createGoalStoreAdapters({
+const { goals, workspace, stepLog, outbox } = createGoalStoreAdapters({
   client: createDocumentClient(),
   tableName: requiredEnv("GOAL_TABLE_NAME"),
 });
 const model = new BedrockModelClient({ client: createBedrockRuntimeClient() });
 const settings = planExecuteSettingsFromEnv();
-// Executing only offers the step's tool; running it is the shared Act's (outbox, HTTP settings).
-const tools = { specsFor: toolSpecs, riskOf: toolCallRisk };
+// The tools it offers, and runs at once when the turn needs no approval (Act runs approved ones).
+const tools = toolRunnerFromEnv({ workspace, outbox });
 
-/** Execute: the executor's turn for the next plan step, its tool calls gated (see `execute`). */
+/** Execute: the executor's turn for the next plan step, acted on unless a call is gated (see `execute`). */
 export const handler = stepHandler(logger, StatePayloadSchema, (payload) =>
-  execute({ goals, model, tools, now: () => new Date() }, settings, payload),
+  execute({ goals, stepLog, model, tools, now: () => new Date() }, settings, payload),
 );

@@ -57,10 +57,8 @@ describe("the Plan-and-Execute loop steps", () => {
       "plan",
       "verify",
       "execute",
-      "act",
       "verify",
       "execute",
-      "act",
       "verify",
       "completed",
     ]);

@@ -212,8 +212,8 @@ describe("Plan-and-Execute replanning", () => {
       });
       const loop = new PlanLoopDriver(table, model);
       // The first step is done and verified; the revision comes before the second one runs.
-      const beforeSecond = await loop.continue(await loop.load(goal.goalId), { stopAt: "act" });
-      const verified = await loop.act(lastOf(beforeSecond));
+      const beforeFirst = await loop.continue(await loop.load(goal.goalId), { stopAt: "execute" });
+      const verified = await loop.execute(lastOf(beforeFirst));
       await loop.revise(goal.goalId, { type });
       await loop.continue(verified);
       return { loop, goal, model };

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { sha256Hex } from "../../../lambdas/core/canonical-json";
-import type { GoalStore } from "../../../lambdas/core/ports/goal-store";
 import { REASON_INSTRUCTIONS } from "../../../lambdas/core/react/reason-prompt";
 import type { StepResult } from "../../../lambdas/core/react/step-result";
 import { verifyAndReason } from "../../../lambdas/core/react/verify-and-reason";
@@ -9,6 +8,7 @@ import {
   calmHaikuJudgedSpec,
   conversationProblems,
   createGoal,
+  diesAtCommit,
   type GoalTable,
   lastUserText,
   MODEL_ID,
@@ -155,20 +155,9 @@ describe("ReAct loop steps", () => {
     const model = new ScriptedModel({ reason: [writes("out/haiku.md", HAIKU)] });
     const loop = new ReactLoopDriver(table, model);
     const loaded = await loop.load(goal.goalId);
-    const { goals } = table.adapters;
-    let commits = 0;
-    const diesAtSecondCommit: GoalStore = new Proxy(goals, {
-      get: (target, property, receiver) =>
-        property !== "commit"
-          ? Reflect.get(target, property, receiver)
-          : (...args: Parameters<GoalStore["commit"]>) => {
-              commits += 1;
-              return commits === 2 ? Promise.reject(new Error("sandbox died")) : target.commit(...args);
-            },
-    });
-    await expect(verifyAndReason({ ...loop.ports(diesAtSecondCommit) }, SETTINGS, loaded)).rejects.toThrow(
-      "sandbox died",
-    );
+    await expect(
+      verifyAndReason(loop.ports(diesAtCommit(table.adapters.goals, 2)), SETTINGS, loaded),
+    ).rejects.toThrow("died at commit 2");
 
     // Act: the state machine's Retry, then the next iteration
     const retried = await loop.verifyAndReason(loaded);

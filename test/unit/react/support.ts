@@ -399,6 +399,25 @@ export function crashAfterCheckpoint(goals: GoalStore, role: ModelRole): GoalSto
 }
 
 /**
+ * `goals`, except that its `nth` commit (counted from 1) fails as a dying sandbox would: nothing of
+ * that commit is stored, the step never returns, and Step Functions retries it.
+ */
+export function diesAtCommit(goals: GoalStore, nth: number): GoalStore {
+  let commits = 0;
+  return new Proxy(goals, {
+    get: (target, property, receiver) =>
+      property !== "commit"
+        ? Reflect.get(target, property, receiver)
+        : (...args: Parameters<GoalStore["commit"]>) => {
+            commits += 1;
+            return commits === nth
+              ? Promise.reject(new InjectedCrash(`died at commit ${nth}`))
+              : target.commit(...args);
+          },
+  });
+}
+
+/**
  * Checks what Converse requires of a conversation: it starts with a user message, roles alternate,
  * and every assistant toolUse is answered by a toolResult with its id in the next user message.
  * Returns the problems found (empty when valid), so a failing test shows all of them.

@@ -28,7 +28,7 @@ const LESSON_2 = "It listed features but still no command; include the exact npm
  * What a run answers through two attempts: the first attempted, evaluated, reflected on, then the
  * second attempted and evaluated.
  */
-const TWO_ATTEMPTS = ["verify", "attempt", "act", "verify", "reflect", "attempt", "act", "verify"];
+const TWO_ATTEMPTS = ["verify", "attempt", "verify", "reflect", "attempt", "verify"];
 
 describe("Reflexion loop steps", () => {
   let table: GoalTable;
@@ -63,7 +63,6 @@ describe("Reflexion loop steps", () => {
       ...TWO_ATTEMPTS,
       "reflect",
       "attempt",
-      "act",
       "verify",
       "completed",
     ]);

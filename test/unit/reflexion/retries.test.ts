@@ -4,6 +4,7 @@ import type { GoalStore } from "../../../lambdas/core/ports/goal-store";
 import type { StepResult } from "../../../lambdas/core/react/step-result";
 import {
   crashAfterCheckpoint,
+  diesAtCommit,
   type GoalTable,
   InjectedCrash,
   ScriptedModel,
@@ -27,8 +28,8 @@ async function oneFailedAttempt(table: GoalTable) {
   const loop = new ReflexionLoopDriver(table, model);
   const loaded = await loop.load(goal.goalId);
   const attempting = await loop.evaluate(loaded);
-  const acting = await loop.attempt(attempting);
-  const evaluating = await loop.act(acting);
+  // Attempt runs the write it asked for itself (no approval needed) and answers `verify`.
+  const evaluating = await loop.attempt(attempting);
   return { goal, model, loop, evaluating };
 }
 
@@ -74,7 +75,7 @@ describe("Reflexion steps retried", () => {
     expect(reflected[1]).toEqual(reflected[0]);
     expect(reflected[0]?.next).toBe("attempt");
     expect(attempted[1]).toEqual(attempted[0]);
-    expect(attempted[0]?.next).toBe("act");
+    expect(attempted[0]?.next).toBe("verify");
     expect(model.requestsFor("evaluate")).toHaveLength(1);
     expect(model.requestsFor("reflect")).toHaveLength(1);
     expect(model.requestsFor("attempt")).toHaveLength(2);
@@ -86,6 +87,30 @@ describe("Reflexion steps retried", () => {
     const types = (await loop.events(goal.goalId)).map((event) => event.type);
     expect(types.filter((type) => type === "lesson.recorded")).toHaveLength(1);
     expect(types.filter((type) => type === "attempt.started")).toHaveLength(2);
+  });
+
+  it("acts once when Attempt dies after its step was logged and before Act's commit: the retry reuses the step", async () => {
+    // Prepare
+    const goal = await createReflexionGoal(table, reflexionSpec());
+    const model = new ScriptedModel({ attempt: [writes("note.md", "Version 2.0 is out.")] });
+    const loop = new ReflexionLoopDriver(table, model);
+    const attempting = await loop.evaluate(await loop.load(goal.goalId));
+    // Commit 1 counts the attempt; commit 2 would mark it acted.
+    await expect(loop.attempt(attempting, diesAtCommit(table.adapters.goals, 2))).rejects.toThrow(
+      "died at commit 2",
+    );
+
+    // Act: the state machine's Retry
+    const retried = await loop.attempt(attempting);
+
+    // Assess
+    expect(retried).toMatchObject({ iteration: attempting.iteration + 1, next: "verify" });
+    const record = await loop.goal(goal.goalId);
+    expect(record.loop).toMatchObject({ iteration: attempting.iteration, phase: "acted" });
+    expect(record.attempts).toBe(1);
+    expect(model.requestsFor("attempt")).toHaveLength(1);
+    expect((await table.adapters.workspace.readFile(goal.goalId, "note.md"))?.version).toBe(1);
+    expect(await table.adapters.stepLog.listRecentSteps(goal.goalId, 10)).toHaveLength(1);
   });
 
   it.each([
