@@ -77,9 +77,9 @@ export function actedAnswer({ goalId, runId, iteration }: RunPosition): StepResu
 }
 
 /**
- * The second half of Act, for a step that holds the goal as it read it and the iteration's acting
- * turn already (VerifyAndReason, right after its own reason commit): runs or reuses the step and
- * commits the `acted` marker with the step's events.
+ * The second half of Act, for a step that holds the goal and the iteration's acting turn already
+ * (Act itself, or VerifyAndReason, Execute and Attempt right after they committed the turn): runs or
+ * reuses the step and commits the `acted` marker with the step's events.
  */
 export async function actOnTurn(
   ports: ActPorts,
