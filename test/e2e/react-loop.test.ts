@@ -43,6 +43,16 @@ describe("ReAct end to end on the local stack (HTTP API, cdk.out bundles)", () =
     const events = await allEvents(e2e.client, accepted.goalId);
     expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));
     expect(events.some((event) => event.type === "evidence.recorded")).toBe(true);
+    // No call needed an approval: VerifyAndReason ran every turn's tools itself, the Act state never ran.
+    const [run] = e2e.stack.executions
+      .list()
+      .filter((execution) => execution.name === `${accepted.goalId}-r1`);
+    await run?.done;
+    const entered = run?.recentEvents.flatMap((event) =>
+      event.type === "StateEntered" ? [event.stateName] : [],
+    );
+    expect(entered?.filter((state) => state === "VerifyAndReason")).toHaveLength(final.usage.modelCalls + 1);
+    expect(entered).not.toContain("Act");
   });
 
   it("pauses after three cycles in which the model claims success without evidence", async () => {
