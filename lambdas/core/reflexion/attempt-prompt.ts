@@ -1,4 +1,3 @@
-import { satisfiedCheckIds, unsatisfiedCheckIds } from "../check-evidence";
 import { packRolePrompt } from "../context/role-prompt";
 import type { GoalRecord } from "../goal-record";
 import type { ModelRequest, ToolSpec } from "../ports/model-client";
@@ -28,11 +27,9 @@ const ATTEMPT_TASK = [
   "success checks once this turn's tool calls have run; a failed attempt is reflected on and retried.",
 ].join("\n");
 
-const list = (ids: readonly string[]) => (ids.length === 0 ? "none" : ids.join(", "));
-
 /**
  * The attempt's question: which attempt this is, every stored lesson (model output, shown as data),
- * where the checks stand, and the task.
+ * the cost so far, and the task (where the checks stand comes before it, as in every role prompt).
  */
 export function attemptText(record: GoalRecord, attempt: number): string {
   const lessons = lessonLines(record);
@@ -43,8 +40,6 @@ export function attemptText(record: GoalRecord, attempt: number): string {
     LESSONS_HEADING,
     ...(lessons.length > 0 ? lessons : ["- none yet: this is the first attempt"]),
     "",
-    `Satisfied checks: ${list(satisfiedCheckIds(record))}`,
-    `Unsatisfied checks: ${list(unsatisfiedCheckIds(record))}`,
     `Cost so far: $${record.usage.costUsd} of $${maxCostUsd}`,
     "",
     ATTEMPT_TASK,
@@ -62,8 +57,8 @@ export interface AttemptRequestInput {
 
 /**
  * The `attempt` model request, packed like every role's prompt: instructions and the stable goal
- * block (then a cache point on models that cache), then progress and `attemptText` (lessons and
- * check status). Built from the goal record, not the step log: no earlier tool result is inlined.
+ * block (then a cache point on models that cache), then check status, progress and `attemptText`
+ * (lessons, cost). Built from the goal record, not the step log: no earlier tool result is inlined.
  */
 export function attemptRequest(input: AttemptRequestInput): ModelRequest {
   const { record } = input;
@@ -71,7 +66,7 @@ export function attemptRequest(input: AttemptRequestInput): ModelRequest {
     modelId: input.modelId,
     instructions: ATTEMPT_INSTRUCTIONS,
     record,
-    show: { progress: true },
+    show: { checks: true, progress: true },
     question: attemptText(record, input.attempt),
   });
   return {

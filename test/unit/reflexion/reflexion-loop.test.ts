@@ -79,6 +79,7 @@ describe("Reflexion loop steps", () => {
     const [first, second, third] = model.requestsFor("attempt").map(lastUserText);
     expect(first).toContain(LESSONS_HEADING);
     expect(first).toContain("none yet");
+    expect(first).toContain("Success checks not yet satisfied: actionable");
     expect(second).toContain(`Attempt 1: ${LESSON_1}`);
     expect(second).not.toContain(LESSON_2);
     expect(third).toContain("Attempt 3 of 3.");
