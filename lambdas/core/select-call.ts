@@ -2,6 +2,7 @@ import * as z from "zod";
 import { packRolePrompt } from "./context/role-prompt";
 import type { GoalSpec, Pattern } from "./goal-spec";
 import { PatternSchema } from "./goal-spec";
+import { answersOf } from "./model-answer";
 import { type ModelTiers, modelIdFor } from "./model-tiers";
 import type { PatternChoice } from "./pattern-selector";
 import type { ModelCheckpoint } from "./ports/goal-store";
@@ -64,21 +65,11 @@ export function selectRequest(spec: GoalSpec, goalId: string, modelId: string, c
 
 /** The selection a turn makes: its choose_pattern call, else a JSON object in its text. */
 export function parseSelection(turn: ModelTurn): { pattern: Pattern; reason: string } | undefined {
-  for (const block of turn.content) {
-    if ("toolUse" in block && block.toolUse.name === CHOOSE_PATTERN_TOOL) {
-      const parsed = SelectionSchema.safeParse(block.toolUse.input);
-      if (parsed.success) return parsed.data;
-    }
+  for (const answer of answersOf(turn, CHOOSE_PATTERN_TOOL)) {
+    const parsed = SelectionSchema.safeParse(answer);
+    if (parsed.success) return parsed.data;
   }
-  const text = turn.content.flatMap((block) => ("text" in block ? [block.text] : [])).join("\n");
-  const json = /\{[\s\S]*\}/.exec(text)?.[0];
-  if (json === undefined) return undefined;
-  try {
-    const parsed = SelectionSchema.safeParse(JSON.parse(json));
-    return parsed.success ? parsed.data : undefined;
-  } catch {
-    return undefined;
-  }
+  return undefined;
 }
 
 export interface ModelSelection {

@@ -1,5 +1,6 @@
 import type { GoalChange } from "../goal-change";
 import type { GoalRecord } from "../goal-record";
+import { turnText } from "../model-answer";
 import { recordModelUsage } from "../model-prices";
 import type { CheckpointKey, GoalStore, ModelCheckpoint } from "../ports/goal-store";
 import type { ModelClient, ModelRequest } from "../ports/model-client";
@@ -72,10 +73,7 @@ function compactionKey(goalId: string, index: number): CheckpointKey {
 }
 
 function summaryOf(checkpoint: ModelCheckpoint): CompactionSummary {
-  const text = checkpoint.turn.content
-    .flatMap((block) => ("text" in block ? [block.text] : []))
-    .join("\n")
-    .trim();
+  const text = turnText(checkpoint.turn).trim();
   return {
     throughStep: (checkpoint.key.iteration + 1) * COMPACTION_STRIDE,
     text: text || "(the summarize call returned no text)",

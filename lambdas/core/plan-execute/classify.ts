@@ -1,5 +1,6 @@
 import type { ToolResultObservation } from "../cycle-observations";
 import { toolResultMeets } from "../judge-checks";
+import { turnText } from "../model-answer";
 import type { StepRecord } from "../ports/step-log";
 import { clip } from "../text";
 import type { PlanStep } from "./plan-schema";
@@ -69,11 +70,8 @@ function callResults(logged: StepRecord): CallResult[] {
   });
 }
 
-function turnText(logged: StepRecord): string {
-  return logged.turn.content
-    .flatMap((block) => ("text" in block ? [block.text] : []))
-    .join("\n")
-    .trim();
+function loggedText(logged: StepRecord): string {
+  return turnText(logged.turn).trim();
 }
 
 /** Whether the step's predicate holds for one of its results (no predicate: any successful call). */
@@ -98,7 +96,7 @@ function meetsExpectation(step: PlanStep, results: readonly CallResult[]): boole
  */
 export function classifyStep(step: PlanStep, logged: StepRecord): StepClassification {
   const all = callResults(logged);
-  const text = turnText(logged);
+  const text = loggedText(logged);
   if (all.length === 0) {
     if (logged.turn.stopReason === "max_tokens") {
       return {

@@ -1,5 +1,6 @@
 import { packRolePrompt } from "../context/role-prompt";
 import type { GoalRecord } from "../goal-record";
+import { answersOf } from "../model-answer";
 import type { ModelRequest, ModelTurn, ToolSpec } from "../ports/model-client";
 import { issueLines, PlanAnswerSchema, type PlanStep, planAnswerJsonSchema } from "./plan-schema";
 import type { PlanState, PlanStepState, ReplanRequest } from "./plan-state";
@@ -120,27 +121,10 @@ export type ParsedPlan =
   | { readonly ok: true; readonly steps: PlanStep[] }
   | { readonly ok: false; readonly issues: string[] };
 
-/** The JSON object in a text answer (the planner may answer in text instead of the tool). */
-function jsonInText(turn: ModelTurn): unknown {
-  const text = turn.content.flatMap((block) => ("text" in block ? [block.text] : [])).join("\n");
-  const start = text.indexOf("{");
-  const end = text.lastIndexOf("}");
-  if (start < 0 || end <= start) return undefined;
-  try {
-    return JSON.parse(text.slice(start, end + 1));
-  } catch (error) {
-    if (error instanceof SyntaxError) return undefined;
-    throw error;
-  }
-}
-
 /** The planner's steps from its `submit_plan` call (or a JSON object in its text), or what is wrong with them. */
 export function parsePlanAnswer(turn: ModelTurn): ParsedPlan {
-  const call = turn.content.find(
-    (block): block is Extract<typeof block, { toolUse: unknown }> =>
-      "toolUse" in block && block.toolUse.name === SUBMIT_PLAN_TOOL,
-  );
-  const answer = call ? call.toolUse.input : jsonInText(turn);
+  // The first submit_plan call, else a JSON plan in the text: what is wrong with it is the feedback.
+  const [answer] = answersOf(turn, SUBMIT_PLAN_TOOL);
   if (answer === undefined) {
     return { ok: false, issues: [`(root): no ${SUBMIT_PLAN_TOOL} call and no JSON plan in the answer`] };
   }

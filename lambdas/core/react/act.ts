@@ -4,10 +4,11 @@ import { GoalLoopsError } from "../errors";
 import { goalEvent, settle } from "../goal-change";
 import type { NewGoalEvent } from "../goal-event";
 import type { ActionGate, GoalRecord } from "../goal-record";
+import { toolUsesOf, turnText } from "../model-answer";
 import type { PlanStepState } from "../plan-execute/plan-state";
 import { executedStep, isOffPlan } from "../plan-execute/step-tool";
 import type { GoalStore, ModelCheckpoint, VersionedGoal } from "../ports/goal-store";
-import type { ModelTurn, ToolUseBlock } from "../ports/model-client";
+import type { ToolUseBlock } from "../ports/model-client";
 import type { StepLog, StepRecord } from "../ports/step-log";
 import { type ToolOutcome, type ToolRunner, toolCallIdempotencyKey } from "../ports/tool-runner";
 import { clip } from "../text";
@@ -36,10 +37,6 @@ export class StepLogConflictError extends GoalLoopsError {
 
 const EXCERPT = 300;
 const cut = (text: string) => clip(text, EXCERPT);
-
-function toolUses(turn: ModelTurn): ToolUseBlock[] {
-  return turn.content.flatMap((block) => ("toolUse" in block ? [block.toolUse] : []));
-}
 
 /**
  * Act: runs every tool call of the iteration's reason turn through the ToolRunner (a bad call comes
@@ -181,7 +178,7 @@ async function loggedStep(
   const planStep = executedStep(record, turnKey);
   const outcomes: ToolOutcome[] = [];
   // One call after another, in the model's order: a later call may read what an earlier one wrote.
-  for (const call of toolUses(turn)) {
+  for (const call of toolUsesOf(turn)) {
     const refused =
       refusedOffPlan(call, planStep) ??
       (gate?.toolUseIds.includes(call.toolUseId) ? refusedByGate(call, gate) : undefined);
@@ -284,8 +281,8 @@ function actEvents(
   errorNames: ReadonlyMap<string, string>,
   now: Date,
 ): NewGoalEvent[] {
-  const calls = toolUses(step.turn);
-  const text = step.turn.content.flatMap((block) => ("text" in block ? [block.text] : [])).join("\n");
+  const calls = toolUsesOf(step.turn);
+  const text = turnText(step.turn);
   const events: NewGoalEvent[] = [
     goalEvent(record, "model.turn", now, {
       step: step.step,

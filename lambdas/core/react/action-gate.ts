@@ -1,16 +1,13 @@
 import { canonicalJson, sha256Hex } from "../canonical-json";
 import { type GoalChange, goalEvent, settle } from "../goal-change";
 import type { ActionGate, GoalRecord } from "../goal-record";
+import { toolUsesOf } from "../model-answer";
 import type { ModelTurn, ToolUseBlock } from "../ports/model-client";
 import type { ToolRunner } from "../ports/tool-runner";
 import { clip } from "../text";
 import type { RunPosition } from "./step-result";
 
 const SUMMARY_INPUT_CHARS = 300;
-
-export function toolUsesOf(turn: ModelTurn): ToolUseBlock[] {
-  return turn.content.flatMap((block) => ("toolUse" in block ? [block.toolUse] : []));
-}
 
 /**
  * The calls of a turn that need a human first (DESIGN §5): the tool is granted and either

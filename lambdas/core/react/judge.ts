@@ -2,6 +2,7 @@ import { canonicalJson } from "../canonical-json";
 import { packRolePrompt } from "../context/role-prompt";
 import type { GoalRecord } from "../goal-record";
 import type { SuccessCheck } from "../goal-spec";
+import { turnText } from "../model-answer";
 import type { ModelRequest, ModelTurn } from "../ports/model-client";
 import type { StepRecord } from "../ports/step-log";
 
@@ -39,7 +40,7 @@ function excerpt(text: string): string {
 
 /** The evidence of one step: the agent's words (marked as claims), its tool results and its files. */
 export function judgeEvidenceText(step: StepRecord, files: readonly JudgedFile[]): string {
-  const said = step.turn.content.flatMap((block) => ("text" in block ? [block.text] : [])).join("\n");
+  const said = turnText(step.turn);
   const results = step.observations.toolResults.map((result, index) => {
     const body =
       result.resultText ?? (result.resultJson === undefined ? "" : canonicalJson(result.resultJson));
@@ -102,10 +103,7 @@ export interface Verdict {
 
 /** Reads a judge turn by the contract above. */
 export function parseVerdict(turn: ModelTurn): Verdict {
-  const text = turn.content
-    .flatMap((block) => ("text" in block ? [block.text] : []))
-    .join("\n")
-    .trim();
+  const text = turnText(turn).trim();
   const firstWord = text
     .split(/\s+/, 1)[0]
     ?.replace(/[^A-Za-z]/g, "")

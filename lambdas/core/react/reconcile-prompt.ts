@@ -6,6 +6,7 @@ import {
   type ReconcileResult,
   ReconcileResultSchema,
 } from "../goal-record";
+import { jsonObjectIn, turnText } from "../model-answer";
 import type { ModelRequest, ModelTurn } from "../ports/model-client";
 
 /** Output budget of a reconcile answer: a short JSON object. */
@@ -90,27 +91,16 @@ export function reconcileRequest(input: ReconcileRequestInput): ModelRequest {
   };
 }
 
-/** The JSON object in a text answer: from its first `{` to its last `}` (code fences and chatter cut). */
-function jsonObjectIn(text: string): unknown {
-  const start = text.indexOf("{");
-  const end = text.lastIndexOf("}");
-  if (start < 0 || end <= start) throw new Error("no JSON object in the answer");
-  return JSON.parse(text.slice(start, end + 1));
-}
-
 /**
  * Reads a reconcile turn. Model output is untrusted: evidence may only be discarded for checks the
  * goal has, and an answer that is not the documented JSON counts as a reconcile that discards
  * nothing, with a note saying why (the revision is still applied; the human's word stands).
  */
 export function parseReconcile(turn: ModelTurn, knownCheckIds: readonly string[]): ReconcileResult {
-  const text = turn.content
-    .flatMap((block) => ("text" in block ? [block.text] : []))
-    .join("\n")
-    .trim();
+  const found = jsonObjectIn(turnText(turn).trim());
   let problem: string;
-  try {
-    const parsed = ReconcileResultSchema.safeParse(jsonObjectIn(text));
+  if ("value" in found) {
+    const parsed = ReconcileResultSchema.safeParse(found.value);
     if (parsed.success) {
       const known = new Set(knownCheckIds);
       return {
@@ -121,8 +111,8 @@ export function parseReconcile(turn: ModelTurn, knownCheckIds: readonly string[]
     problem = parsed.error.issues
       .map((issue) => `${issue.path.join(".") || "(root)"}: ${issue.message}`)
       .join("; ");
-  } catch (error) {
-    problem = error instanceof Error ? error.message : String(error);
+  } else {
+    problem = found.problem;
   }
   return ReconcileResultSchema.parse({
     summary: `reconcile answer unusable (${problem.slice(0, 300)}); nothing discarded`,

@@ -1,5 +1,6 @@
 import { type GoalChange, goalEvent, settle } from "../goal-change";
 import type { GoalRecord } from "../goal-record";
+import { turnText } from "../model-answer";
 import type { ModelTurn } from "../ports/model-client";
 import { clip } from "../text";
 import { type Lesson, MAX_LESSON_CHARS } from "./lesson";
@@ -29,11 +30,7 @@ export function needsLesson(record: GoalRecord): boolean {
  * lesson (saying so), or Evaluate would ask for the same reflection again.
  */
 export function lessonText(turn: ModelTurn, attempt: number): string {
-  const text = turn.content
-    .flatMap((block) => ("text" in block ? [block.text] : []))
-    .join(" ")
-    .replace(/\s+/g, " ")
-    .trim();
+  const text = turnText(turn, " ").replace(/\s+/g, " ").trim();
   if (text === "") return `Attempt ${attempt} failed; the reflection gave no lesson.`;
   return clip(text, MAX_LESSON_CHARS);
 }
