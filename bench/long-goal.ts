@@ -62,45 +62,43 @@ export async function runLongGoal(
 }
 
 /**
- * Bytes written to the goal store in iteration k: every write of the goal after step k-1 was
- * logged, up to and including the log of step k (checkpoints, events, the goal item, the step;
- * workspace files, the artifacts, excluded). Averaged over the `window` iterations ending at k.
+ * The goal's writes by iteration: iteration k (index k) is every write after step k-1 was logged, up
+ * to and including the log of step k (checkpoints, events, the goal item, the step; workspace files,
+ * the artifacts, excluded). Writes after the last logged step belong to no iteration.
  */
+function writesByIteration(run: LongGoalRun): StoreWrite[][] {
+  const iterations: StoreWrite[][] = [[]];
+  let current: StoreWrite[] = [];
+  for (const write of run.writes) {
+    if (write.sortKey.startsWith("WS#")) continue;
+    current.push(write);
+    if (write.sortKey.startsWith("STEP#")) {
+      iterations.push(current);
+      current = [];
+    }
+  }
+  return iterations;
+}
+
+/** Bytes written to the goal store in iteration k (see writesByIteration), averaged over the `window` iterations ending at k. */
 export function storeBytesPerIteration(
   run: LongGoalRun,
   k: number,
   window = 5,
   measure: (write: StoreWrite) => number = (write) => write.bytes,
 ): number {
-  const perIteration: number[] = [];
-  let iteration = 1;
-  let bytes = 0;
-  for (const write of run.writes) {
-    if (write.sortKey.startsWith("WS#")) continue;
-    bytes += measure(write);
-    if (write.sortKey.startsWith("STEP#")) {
-      perIteration[iteration] = bytes;
-      iteration += 1;
-      bytes = 0;
-    }
-  }
-  const picked = perIteration
+  const picked = writesByIteration(run)
     .slice(Math.max(1, k - window + 1), k + 1)
-    .filter((value) => value !== undefined);
+    .map((writes) => writes.reduce((sum, write) => sum + measure(write), 0));
   return picked.length === 0 ? Number.NaN : picked.reduce((sum, value) => sum + value, 0) / picked.length;
 }
 
 /** Which item kinds the bytes of iteration k went to (for the report's explanation). */
 export function storeBytesByKind(run: LongGoalRun, k: number): Record<string, number> {
   const kinds: Record<string, number> = {};
-  let iteration = 1;
-  for (const write of run.writes) {
-    if (write.sortKey.startsWith("WS#")) continue;
-    if (iteration === k) {
-      const kind = write.sortKey.split("#")[0] || "?";
-      kinds[kind] = (kinds[kind] ?? 0) + write.bytes;
-    }
-    if (write.sortKey.startsWith("STEP#")) iteration += 1;
+  for (const write of writesByIteration(run)[k] ?? []) {
+    const kind = write.sortKey.split("#")[0] || "?";
+    kinds[kind] = (kinds[kind] ?? 0) + write.bytes;
   }
   return kinds;
 }

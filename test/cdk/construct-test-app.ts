@@ -7,3 +7,11 @@ import { App } from "aws-cdk-lib";
 export function constructTestApp(): App {
   return new App({ builtinCloudFormationValidation: false });
 }
+
+/**
+ * The same, and it bundles no Lambda code (`aws:cdk:bundling-stacks` empty): for template
+ * assertions on IAM, environment and wiring; the stack test bundles what `cdk synth` does.
+ */
+export function unbundledTestApp(): App {
+  return new App({ builtinCloudFormationValidation: false, context: { "aws:cdk:bundling-stacks": [] } });
+}

@@ -8,6 +8,7 @@ import { GoalEventBus } from "../../lib/constructs/goal-event-bus";
 import { GoalTable } from "../../lib/constructs/goal-table";
 import { GoalsApi, type GoalsApiProps } from "../../lib/constructs/goals-api";
 import { JSON_SCHEMA_DRAFT4, toJsonSchemaDraft4 } from "../../lib/constructs/json-schema-draft4";
+import { unbundledTestApp } from "./construct-test-app";
 import {
   allowStatementsOf,
   allowsService,
@@ -31,7 +32,7 @@ interface Synthesized {
 
 /** The one synth of this file (bundling skipped: the stack test bundles what `cdk synth` does). */
 function synthesize(): Synthesized {
-  const app = new App({ builtinCloudFormationValidation: false, context: { "aws:cdk:bundling-stacks": [] } });
+  const app = unbundledTestApp();
   const stack = new Stack(app, "TestStack");
   const goalTable = new GoalTable(stack, "GoalTable");
   const react = new StateMachine(stack, "React", {

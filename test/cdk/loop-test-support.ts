@@ -10,6 +10,7 @@ import { GoalsApi } from "../../lib/constructs/goals-api";
 import { LoopSteps } from "../../lib/constructs/loop-steps";
 import type { LoopModelProps } from "../../lib/constructs/pattern-loop";
 import { ReactLoop } from "../../lib/constructs/react-loop";
+import { unbundledTestApp } from "./construct-test-app";
 import {
   type AllowStatement,
   type AslDefinition,
@@ -47,10 +48,7 @@ export function synthesisOf(addLoops: (stack: Stack, goalTable: GoalTable) => vo
   let synthesized: Template | undefined;
   return () => {
     if (!synthesized) {
-      const app = new App({
-        builtinCloudFormationValidation: false,
-        context: { "aws:cdk:bundling-stacks": [] },
-      });
+      const app = unbundledTestApp();
       const stack = new Stack(app, "TestStack");
       addLoops(stack, new GoalTable(stack, "GoalTable"));
       synthesized = Template.fromStack(stack);
@@ -61,7 +59,7 @@ export function synthesisOf(addLoops: (stack: Stack, goalTable: GoalTable) => vo
 
 /** A stack with a goal table, an event bus and the goals API (over a stand-in react machine), for a door. */
 export function doorStack() {
-  const app = new App({ builtinCloudFormationValidation: false, context: { "aws:cdk:bundling-stacks": [] } });
+  const app = unbundledTestApp();
   const stack = new Stack(app, "TestStack");
   const goalTable = new GoalTable(stack, "GoalTable");
   const goalEventBus = new GoalEventBus(stack, "GoalEventBus");
