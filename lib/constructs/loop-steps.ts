@@ -80,7 +80,8 @@ export class LoopSteps extends Construct {
   readonly approvalTimeout: Duration;
   /**
    * The tool runner's settings (HTTP_ALLOWED_HOSTS, TOOL_OUTPUT_INLINE_BYTES), for every function
-   * that runs tool calls: Act, and a pattern step that acts itself (ReAct's VerifyAndReason).
+   * that runs tool calls: Act, and the pattern steps that act themselves (VerifyAndReason, Execute,
+   * Attempt: `PatternLoop.actingModelStep`).
    */
   readonly toolEnvironment: Readonly<Record<string, string>>;
 

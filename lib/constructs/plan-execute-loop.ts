@@ -22,11 +22,11 @@ export interface PlanExecuteLoopProps extends PatternLoopProps {
 
 /**
  * The Plan-and-Execute loop (DESIGN §2): plan (heavy model) → optional plan approval → execute one
- * step at a time (fast model, tools through the shared Act) → observe each step (success, below
- * expectation, recoverable or unrecoverable failure) → replan locally or globally when needed,
- * bounded by `maxReplans`, a cooldown and no-progress detection, as a Standard state machine
- * (JSONPath only) whose Lambda steps keep all goal state in the goal table and pass only
- * `{goalId, runId, iteration, next}` (and a cooldown's seconds) between states.
+ * step at a time (fast model; Execute runs the tools, or the shared Act after an approval) →
+ * observe each step (success, below expectation, recoverable or unrecoverable failure) → replan
+ * locally or globally when needed, bounded by `maxReplans`, a cooldown and no-progress detection,
+ * as a Standard state machine (JSONPath only) whose Lambda steps keep all goal state in the goal
+ * table and pass only `{goalId, runId, iteration, next}` (and a cooldown's seconds) between states.
  *
  * Least privilege: every step reads and writes the table; only Observe, Plan and Execute may call
  * Bedrock, and only the allowed models; the shared ContinueAsNew may start only this pattern's machines.

@@ -26,11 +26,11 @@ export interface EvaluatePorts {
 
 /**
  * Evaluate, the Reflexion loop's verify step: applies queued revisions, then evaluates the latest
- * logged step no cycle has counted yet (the last attempt, run by the shared Act) against the success
- * checks: recorded evidence for artifact, tool-result and approval checks, one `evaluate` call per
- * unsatisfied model_judge check; then `recordCycle` counts progress and pauses a stalled goal. Then
- * it decides (see `nextAfterEvaluate`): completed, `limit_decision`, `continue_as_new`, `reflect`
- * or `attempt`.
+ * logged step no cycle has counted yet (the last attempt, acted on by Attempt or Act) against the
+ * success checks: recorded evidence for artifact, tool-result and approval checks, one `evaluate`
+ * call per unsatisfied model_judge check; then `recordCycle` counts progress and pauses a stalled
+ * goal. Then it decides (see `nextAfterEvaluate`): completed, `limit_decision`, `continue_as_new`,
+ * `reflect` or `attempt`.
  *
  * A retry repeats nothing: an evaluated step has `step <= record.steps`, the evaluate calls are
  * checkpointed and their usage is counted in the same commit as the cycle, and the decision is a
