@@ -74,8 +74,12 @@ export async function verifyAndReason(
     models: settings.models,
   });
   if (!isRunningIn(loaded.record, runId)) return stopped(loaded.record, input);
-  // A retry of an invocation that acted: answer as it did, do nothing again.
-  if (reached(loaded.record, runId, input.iteration, "acted")) return actedAnswer(input);
+  // A retry of an invocation that acted: answer as it did, do nothing again (a stale position goes
+  // straight to the iteration after the one that acted).
+  const { loop } = loaded.record;
+  if (loop?.runId === runId && loop.phase === "acted" && loop.iteration >= input.iteration) {
+    return actedAnswer({ ...input, iteration: loop.iteration });
+  }
   // A retry after the reason commit: act on that turn before anything else. Verify must not run
   // first: a step the crashed attempt logged but did not commit as acted is not ready to count.
   const current = positionOf(loaded.record, input);

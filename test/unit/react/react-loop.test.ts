@@ -149,6 +149,25 @@ describe("ReAct loop steps", () => {
     expect(await loop.events(goal.goalId)).toEqual(eventsAfterFirst);
   });
 
+  it("answers a stale position with the iteration after the last one that acted, doing nothing", async () => {
+    // Prepare: two iterations reasoned and acted
+    const goal = await createGoal(table);
+    const model = new ScriptedModel({ reason: [writes("notes.md", "draft"), writes("notes.md", "more")] });
+    const loop = new ReactLoopDriver(table, model);
+    const loaded = await loop.load(goal.goalId);
+    const second = await loop.verifyAndReason(await loop.verifyAndReason(loaded));
+    const events = await loop.events(goal.goalId);
+
+    // Act: a delivery of the first position, long after
+    const stale = await loop.verifyAndReason(loaded);
+
+    // Assess
+    expect(second).toMatchObject({ iteration: 2, next: "verify" });
+    expect(stale).toEqual(second);
+    expect(model.requests).toHaveLength(2);
+    expect(await loop.events(goal.goalId)).toEqual(events);
+  });
+
   it("acts before it verifies when a retry finds the turn reasoned and its step logged but not committed", async () => {
     // Prepare: the invocation reasons, commits, runs the write, logs the step, then dies at Act's commit.
     const goal = await createGoal(table);
