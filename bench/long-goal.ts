@@ -80,7 +80,10 @@ function writesByIteration(run: LongGoalRun): StoreWrite[][] {
   return iterations;
 }
 
-/** Bytes written to the goal store in iteration k (see writesByIteration), averaged over the `window` iterations ending at k. */
+/**
+ * Bytes written to the goal store in iteration k (see writesByIteration), averaged over the
+ * `window` iterations ending at k.
+ */
 export function storeBytesPerIteration(
   run: LongGoalRun,
   k: number,

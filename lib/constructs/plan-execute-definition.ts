@@ -24,8 +24,9 @@ export interface PlanExecutePatternFunctions {
 /**
  * The Plan-and-Execute state machine's definition on the shared skeleton: LoadGoal → NextAction →
  * Observe → Plan → Observe → Execute → Observe …, each of the pattern's steps answering the
- * NextAction Choice (Execute runs the turn's tool calls itself; a gated turn goes AwaitApproval → Act). A replan that follows a replan without any successful step first waits in
- * ReplanCooldown for the `cooldownSeconds` Observe answered (a Wait costs no Lambda and no model).
+ * NextAction Choice (Execute runs the turn's tool calls itself; a gated turn goes AwaitApproval →
+ * Act). A replan that follows a replan without any successful step first waits in ReplanCooldown
+ * for the `cooldownSeconds` Observe answered (a Wait costs no Lambda and no model).
  */
 export function planExecuteDefinition(
   definition: LoopDefinition,

@@ -16,8 +16,9 @@ export interface ReactPatternFunctions {
 /**
  * The ReAct state machine's definition on the shared skeleton: LoadGoal → NextAction →
  * VerifyAndReason → NextAction → VerifyAndReason …: VerifyAndReason verifies the last step, decides,
- * makes the `reason` call and acts on it, so an iteration costs two transitions. A turn that needs an
- * approval answers `approval` instead: AwaitApproval → NextAction → Act → NextAction → VerifyAndReason.
+ * makes the `reason` call and acts on it, so an iteration costs two transitions. A turn that needs
+ * an approval answers `approval` instead: AwaitApproval → NextAction → Act → NextAction →
+ * VerifyAndReason.
  */
 export function reactDefinition(definition: LoopDefinition, fns: ReactPatternFunctions): IChainable {
   const verifyAndReason = definition.step(REACT_STATES.verifyAndReason, fns.verifyAndReason);

@@ -16,7 +16,7 @@ export interface ReflexionPatternFunctions {
   readonly evaluate: GoalLoopFunction;
   /** Draws a lesson from a failed attempt (`reflect` call) and stores it on the goal. */
   readonly reflect: GoalLoopFunction;
-  /** Makes the next attempt (`attempt` call) with every stored lesson, and runs its tool calls unless gated. */
+  /** The next attempt (`attempt` call) with every stored lesson, and its tool calls unless gated. */
   readonly attempt: GoalLoopFunction;
 }
 
