@@ -1,7 +1,5 @@
 import { ValidationError } from "../core/errors";
 import type { ModelTiers } from "../core/model-tiers";
-import { DEFAULT_CONTINUE_AS_NEW_AFTER, type ReactSettings } from "../core/react/react-deps";
-import { DEFAULT_TOOL_NAMES } from "../tools/tool-registry";
 
 /** A variable the CDK construct always sets; missing means a broken deployment, so say which. */
 export function requiredEnv(name: string): string {
@@ -43,13 +41,4 @@ export function splitList(value: string): string[] {
 /** The deployment's heavy and fast models (HEAVY_MODEL_ID, FAST_MODEL_ID, set by the pattern constructs). */
 export function modelTiersFromEnv(): ModelTiers {
   return { heavyModelId: requiredEnv("HEAVY_MODEL_ID"), fastModelId: requiredEnv("FAST_MODEL_ID") };
-}
-
-/** The settings every loop's steps share: model tiers, CONTINUE_AS_NEW_AFTER, the default tools. */
-export function loopSettingsFromEnv(): ReactSettings {
-  return {
-    models: modelTiersFromEnv(),
-    continueAsNewAfter: positiveIntEnv("CONTINUE_AS_NEW_AFTER", DEFAULT_CONTINUE_AS_NEW_AFTER),
-    defaultTools: DEFAULT_TOOL_NAMES,
-  };
 }

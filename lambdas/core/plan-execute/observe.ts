@@ -8,9 +8,8 @@ import type { StepLog, StepRecord } from "../ports/step-log";
 import type { Workspace } from "../ports/workspace";
 import { applyQueuedRevisions } from "../react/apply-revisions";
 import type { Clock } from "../react/react-deps";
-import { isRunningIn, type RunPosition, type StepResult } from "../react/step-result";
+import { isRunningIn, type RunPosition, type StepResult, stopped } from "../react/step-result";
 import { chain, readGoal, updateGoal } from "../react/update-goal";
-import { stopped } from "../react/verify-and-reason";
 import { decideChange, isUncounted, prepareVerification, verifyPending } from "../react/verify-step";
 import {
   askPlanApproval,

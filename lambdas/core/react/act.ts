@@ -25,7 +25,7 @@ export interface ActPorts {
   readonly now: Clock;
 }
 
-/** Act found no reason turn for its iteration: the state machine ran Act without VerifyAndReason. */
+/** Act found no acting turn (reason, execute or attempt) for its iteration: it ran before that step. */
 export class ReasonCheckpointMissingError extends GoalLoopsError {
   override readonly name = "ReasonCheckpointMissingError";
 }
@@ -51,21 +51,32 @@ export async function act(
   settings: Pick<ReactSettings, "defaultTools">,
   input: RunPosition,
 ): Promise<StepResult> {
-  const { goalId, runId, iteration } = input;
+  const { goalId, runId } = input;
   const loaded = await readGoal(ports.goals, goalId);
   const record = loaded.record;
   if (!isRunningIn(record, runId)) {
     return { ...input, next: record.runId === runId ? nextForStatus(record.status) : "stop" };
   }
-  if (reached(record, runId, iteration, "acted")) return actedAnswer(input);
+  return actOnLoaded(ports, settings, loaded, input);
+}
 
+/** Act on a goal read as running in the position's run: answer an acted iteration, else find its turn. */
+async function actOnLoaded(
+  ports: ActPorts,
+  settings: Pick<ReactSettings, "defaultTools">,
+  loaded: VersionedGoal,
+  position: RunPosition,
+): Promise<StepResult> {
+  const { record } = loaded;
+  const { goalId, runId, iteration } = position;
+  if (reached(record, runId, iteration, "acted")) return actedAnswer(position);
   const checkpoint = await reasonTurnOf(ports.goals, record, iteration);
   if (!checkpoint) {
     throw new ReasonCheckpointMissingError(
-      `No reason turn for goal '${goalId}' run '${runId}' iteration ${iteration}`,
+      `No ${ACTING_ROLE[record.pattern]} turn for goal '${goalId}' run '${runId}' iteration ${iteration}`,
     );
   }
-  return actOnTurn(ports, settings, { loaded, checkpoint, position: input });
+  return actOnTurn(ports, settings, { loaded, checkpoint, position });
 }
 
 /** What Act answers once the iteration acted: verify it, in the next iteration. */
@@ -78,7 +89,7 @@ export function actedAnswer({ goalId, runId, iteration }: RunPosition): StepResu
  * (Act itself, or VerifyAndReason, Execute and Attempt right after they committed the turn): runs or
  * reuses the step and commits the `acted` marker with the step's events.
  */
-export async function actOnTurn(
+async function actOnTurn(
   ports: ActPorts,
   settings: Pick<ReactSettings, "defaultTools">,
   turn: { loaded: VersionedGoal; checkpoint: ModelCheckpoint; position: RunPosition },
@@ -110,7 +121,7 @@ export async function actOnTurn(
  * for a human (AwaitApproval, then the Act state, runs it), else Act's work in the same invocation —
  * one Lambda invocation and one state transition fewer per iteration. With the goal as the step just
  * committed it and the turn in hand (`checkpoint`), nothing is read again; without (a retry that
- * found the turn counted already), Act reads what it needs and reuses a step an attempt logged.
+ * found the turn counted already), the turn is read and a step an attempt logged is reused.
  */
 export function actUnlessGated(
   ports: ActPorts,
@@ -123,7 +134,7 @@ export function actUnlessGated(
   }
   return checkpoint
     ? actOnTurn(ports, settings, { loaded, checkpoint, position })
-    : act(ports, settings, position);
+    : actOnLoaded(ports, settings, loaded, position);
 }
 
 interface LoggedStep {

@@ -2,8 +2,9 @@ import type { GoalRecord, GoalStatus } from "../goal-record";
 
 /**
  * What each step hands the state machine (`$.next` drives the `NextAction` Choice):
- * - `verify`: go on to VerifyAndReason (LoadGoal and Act answer it);
- * - `act`: the reason call is checkpointed, run its tool calls;
+ * - `verify`: go on to the pattern's verify step (a step that acted, or LoadGoal, answers it);
+ * - `act`: an acting turn is checkpointed and its gate decided: Act runs its tool calls (a step that
+ *   makes an ungated turn runs them itself and answers `verify`);
  * - `approval`: some of those calls need a human approval first (AwaitApproval);
  * - `limit_decision`: a limit is reached, a human extends it or terminates the goal (AwaitApproval);
  * - `completed` / `paused` / `terminated`: the goal reached that status, the run ends;
@@ -61,4 +62,10 @@ export function nextForStatus(status: GoalStatus): NextStep {
 /** Whether the goal is running under `runId`: only then may a step of that run change it. */
 export function isRunningIn(record: GoalRecord, runId: string): boolean {
   return record.status === "running" && record.runId === runId;
+}
+
+/** The answer of a step whose goal no longer runs in its run (shared with the other patterns' steps). */
+export function stopped(record: GoalRecord, position: RunPosition): StepResult {
+  const next = record.runId === position.runId ? nextForStatus(record.status) : "stop";
+  return { ...position, iteration: record.runIteration, next };
 }

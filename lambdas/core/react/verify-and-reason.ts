@@ -22,7 +22,7 @@ import { markLoop, reached } from "./loop-marker";
 import { checkpointedCall } from "./model-call";
 import { grantedTools, type ReactSettings } from "./react-deps";
 import { REASON_INSTRUCTIONS, reasonRequest, stateText } from "./reason-prompt";
-import { isRunningIn, nextForStatus, type RunPosition, type StepResult } from "./step-result";
+import { isRunningIn, type RunPosition, type StepResult, stopped } from "./step-result";
 import { chain, readGoal, updateGoal } from "./update-goal";
 import { decideChange, prepareVerification, verifyPending } from "./verify-step";
 
@@ -40,26 +40,22 @@ export interface VerifyAndReasonPorts extends ActPorts {
   readonly tools: ToolRunner;
 }
 
-/** The answer of a step whose goal no longer runs in its run (shared with the other patterns' steps). */
-export function stopped(record: GoalRecord, position: RunPosition): StepResult {
-  const next = record.runId === position.runId ? nextForStatus(record.status) : "stop";
-  return { ...position, iteration: record.runIteration, next };
-}
-
 /**
  * VerifyAndReason: (a) verifies the latest logged step that no cycle has counted yet (judge calls for
  * unsatisfied model_judge checks, then `recordCycle`); (b) completes the goal, or ends it on a limit,
  * or asks for a new run after `continueAsNewAfter` iterations; (c) otherwise makes the `reason` call
  * for the run's current iteration on the verified record and counts its usage; (d) when none of the
- * turn's calls needs a human approval, acts on it at once (`actOnTurn`, Act's own code): an ungated
- * iteration is one Lambda invocation and two state transitions, not two and three. A gated turn
- * answers `approval`, and the Act state runs it once a human decided.
+ * turn's calls needs a human approval, acts on it at once (`actUnlessGated`, Act's own code): an
+ * ungated iteration is one Lambda invocation and two state transitions, not two and three. A gated
+ * turn answers `approval`, and the Act state runs it once a human decided.
  *
- * One goal write per call when it reasons: the verify cycle is applied in memory, the reason call is
- * made on that record, and the cycle and the call's usage are committed together. A crash before the
- * commit redoes the verify work on the retry, which costs nothing (every model call is checkpointed,
- * fingerprints keep the step that first saw them). A retry after the commit repeats nothing: a
- * verified step has `step <= record.steps` and the `reasoned` loop marker says the usage was counted.
+ * Two goal writes per ungated iteration: the verify cycle is applied in memory, the reason call is
+ * made on that record, and the cycle and the call's usage are committed together (the `reasoned`
+ * marker); then the step's events and the `acted` marker. A crash before the first commit redoes the
+ * verify work on the retry, which costs nothing (every model call is checkpointed, fingerprints keep
+ * the step that first saw them). A retry after it counts nothing again: the marker says `reasoned`,
+ * so the retry acts on the checkpointed turn first (reusing a step the dead attempt logged), and
+ * after the second commit it only answers.
  */
 export async function verifyAndReason(
   ports: VerifyAndReasonPorts,

@@ -8,9 +8,8 @@ import { gatedCalls, pendingGate, setGate } from "../react/action-gate";
 import { markLoop, reached } from "../react/loop-marker";
 import { callAndCheckpoint } from "../react/model-call";
 import { grantedTools } from "../react/react-deps";
-import { isRunningIn, type RunPosition, type StepResult } from "../react/step-result";
+import { isRunningIn, type RunPosition, type StepResult, stopped } from "../react/step-result";
 import { chain, readGoal, updateGoal } from "../react/update-goal";
-import { stopped } from "../react/verify-and-reason";
 import { attemptRequest } from "./attempt-prompt";
 import type { ReflexionSettings } from "./reflexion-deps";
 

@@ -2,7 +2,8 @@ import {
   DEFAULT_REPLAN_COOLDOWN_SECONDS,
   type PlanExecuteSettings,
 } from "../../core/plan-execute/plan-execute-deps";
-import { loopSettingsFromEnv, positiveIntEnv } from "../handler-environment";
+import { positiveIntEnv } from "../handler-environment";
+import { loopSettingsFromEnv } from "../loop-settings-from-env";
 
 /** The plan_execute steps' settings from the environment the PlanExecuteLoop construct sets. */
 export function planExecuteSettingsFromEnv(): PlanExecuteSettings {

@@ -4,7 +4,8 @@ import { createBedrockRuntimeClient } from "../../adapters/bedrock-runtime-clien
 import { createDocumentClient, createGoalStoreAdapters } from "../../adapters/goal-store-adapters";
 import { DEFAULT_CONTEXT_SETTINGS } from "../../core/context";
 import { verifyAndReason } from "../../core/react/verify-and-reason";
-import { loopSettingsFromEnv, positiveIntEnv, requiredEnv } from "../handler-environment";
+import { positiveIntEnv, requiredEnv } from "../handler-environment";
+import { loopSettingsFromEnv } from "../loop-settings-from-env";
 import { stepHandler } from "../step-handler";
 import { toolRunnerFromEnv } from "../tool-runner-from-env";
 import { StatePayloadSchema } from "./state-payload";

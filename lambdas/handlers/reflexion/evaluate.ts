@@ -3,7 +3,8 @@ import { BedrockModelClient } from "../../adapters/bedrock-model-client";
 import { createBedrockRuntimeClient } from "../../adapters/bedrock-runtime-client";
 import { createDocumentClient, createGoalStoreAdapters } from "../../adapters/goal-store-adapters";
 import { evaluate } from "../../core/reflexion/evaluate";
-import { loopSettingsFromEnv, requiredEnv } from "../handler-environment";
+import { requiredEnv } from "../handler-environment";
+import { loopSettingsFromEnv } from "../loop-settings-from-env";
 import { StatePayloadSchema } from "../react/state-payload";
 import { stepHandler } from "../step-handler";
 
