@@ -1,6 +1,7 @@
 import { setTimeout as delay } from "node:timers/promises";
 import {
   BatchWriteCommand,
+  type BatchWriteCommandInput,
   type BatchWriteCommandOutput,
   type DynamoDBDocumentClient,
   QueryCommand,
@@ -13,6 +14,8 @@ import { eventKey, eventSortKey, goalKey, invalidField, RESERVED_ATTRIBUTES } fr
 import { TABLE_DESIGN } from "./table-design";
 
 const PK = TABLE_DESIGN.partitionKey;
+/** One table's write requests of a BatchWriteItem (its UnprocessedItems come back in the same shape). */
+type WriteRequests = NonNullable<BatchWriteCommandInput["RequestItems"]>[string];
 const SK = TABLE_DESIGN.sortKey;
 /** BatchWriteItem takes at most 25 items per request. */
 const BATCH_SIZE = 25;
@@ -125,13 +128,16 @@ export class DynamoDbEventLog {
    */
   private async writeAll(events: readonly GoalEvent[]): Promise<void> {
     for (let start = 0; start < events.length; start += BATCH_SIZE) {
-      let requests: { PutRequest: { Item: Record<string, unknown> } }[] = events
-        .slice(start, start + BATCH_SIZE)
-        .map((event) => ({ PutRequest: { Item: { ...event, ...eventKey(event.goalId, event.seq) } } }));
+      const batch = events.slice(start, start + BATCH_SIZE);
+      // Which goal and seqs a failure is about (a commit writes one goal's events).
+      const what = `events ${batch[0]?.seq}..${batch.at(-1)?.seq} of goal ${batch[0]?.goalId}`;
+      let requests: WriteRequests = batch.map((event) => ({
+        PutRequest: { Item: { ...event, ...eventKey(event.goalId, event.seq) } },
+      }));
       for (let round = 0; requests.length > 0; round += 1) {
         if (round === UNPROCESSED_ROUNDS) {
           throw new GoalStoreUnavailableError(
-            `DynamoDB BatchWriteItem (events) left ${requests.length} event(s) unprocessed`,
+            `DynamoDB BatchWriteItem left ${requests.length} of ${what} unprocessed`,
           );
         }
         if (round > 0) await delay(UNPROCESSED_BACKOFF_MS * 2 ** (round - 1));
@@ -141,11 +147,9 @@ export class DynamoDbEventLog {
             new BatchWriteCommand({ RequestItems: { [this.tableName]: requests } }),
           );
         } catch (error) {
-          throw toStoreError(error, "BatchWriteItem (events)");
+          throw toStoreError(error, `BatchWriteItem (${what})`);
         }
-        requests = (output.UnprocessedItems?.[this.tableName] ?? []).flatMap((request) =>
-          request.PutRequest?.Item ? [{ PutRequest: { Item: request.PutRequest.Item } }] : [],
-        );
+        requests = output.UnprocessedItems?.[this.tableName] ?? [];
       }
     }
   }

@@ -46,6 +46,7 @@ import {
   approvalsPartition,
   checkpointKey,
   checkpointRolePrefix,
+  checkpointRunPrefix,
   decodeCursor,
   encodeCursor,
   fingerprintKey,
@@ -422,14 +423,16 @@ export class DynamoDbGoalStore implements GoalStore {
     // is the latest call): this call itself on a retry, or the one before it, whose number + 1 is
     // this call's. One small read, however many calls the goal made.
     const newest = await this.latestCheckpoint(parsedKey.goalId, parsedKey.role, parsedKey.runId);
-    const newestKey = newest && checkpointKey(newest.key)[SK];
-    if (newest && newestKey === sortKey) return { checkpoint: newest };
-    if (newest && newestKey !== undefined && newestKey < sortKey) {
-      return { checkpoint: undefined, calls: newest.call + 1 };
+    if (newest) {
+      const newestKey = checkpointKey(newest.key)[SK];
+      if (newestKey === sortKey) return { checkpoint: newest };
+      if (newestKey < sortKey) return { checkpoint: undefined, calls: newest.call + 1 };
+      // A key behind the run's newest (rare): it may exist.
+      const checkpoint = await this.getCheckpoint(parsedKey);
+      if (checkpoint) return { checkpoint };
     }
-    // The role's first call in this run (run ids need not sort in the order the runs came), or a
-    // key behind the run's newest: the sort keys of all the role's checkpoints count the calls
-    // and say whether this one exists.
+    // Not made yet, and the run's newest (if any) does not number it: count all the role's calls
+    // (run ids need not sort in the order the runs came: r10 before r9).
     const keys = await queryGoalPartition(this.client, {
       tableName: this.tableName,
       goalId: parsedKey.goalId,
@@ -437,10 +440,7 @@ export class DynamoDbGoalStore implements GoalStore {
       attributes: [SK],
       operation: "findCheckpoint",
     });
-    if (!keys.some((item) => item[SK] === sortKey)) return { checkpoint: undefined, calls: keys.length };
-    const checkpoint = await this.getCheckpoint(parsedKey);
-    if (!checkpoint) throw new CorruptStoreItemError(`Checkpoint ${sortKey} vanished after it was listed`);
-    return { checkpoint };
+    return { checkpoint: undefined, calls: keys.length };
   }
 
   async latestCheckpoint(
@@ -449,12 +449,10 @@ export class DynamoDbGoalStore implements GoalStore {
     runId: string,
   ): Promise<ModelCheckpoint | undefined> {
     const parsedRole = parseOrThrow(CheckpointKeySchema.shape.role, role, "role");
-    if (runId.includes("#")) throw invalidField("runId", "must not contain '#'");
-    // Iterations and ordinals are zero-padded in the sort key: the last key is the highest.
     const [newest] = await queryGoalPartition(this.client, {
       tableName: this.tableName,
       goalId,
-      prefix: `${checkpointRolePrefix(parsedRole)}${runId}#`,
+      prefix: checkpointRunPrefix(parsedRole, runId),
       newestFirst: true,
       limit: 1,
       operation: "latestCheckpoint",

@@ -90,14 +90,19 @@ export function checkpointRolePrefix(role: CheckpointKey["role"]): string {
   return `CKPT#${role}#`;
 }
 
-export function checkpointKey(key: CheckpointKey) {
+/** The sort-key prefix of a role's checkpoints in one run (zero-padded after it: the last key is the newest). */
+export function checkpointRunPrefix(role: CheckpointKey["role"], runId: string): string {
   // A '#' in the run id could make two different keys spell the same sort key.
-  if (key.runId.includes("#")) throw invalidField("runId", "must not contain '#'");
+  if (runId.includes("#")) throw invalidField("runId", "must not contain '#'");
+  return `${checkpointRolePrefix(role)}${runId}#`;
+}
+
+export function checkpointKey(key: CheckpointKey) {
   const iteration = padded(key.iteration, CHECKPOINT_ITERATION_DIGITS, "iteration");
   const ordinal = padded(key.ordinal, CHECKPOINT_ORDINAL_DIGITS, "ordinal");
   return {
     [PK]: goalKey(key.goalId)[PK],
-    [SK]: `${checkpointRolePrefix(key.role)}${key.runId}#${iteration}#${ordinal}`,
+    [SK]: `${checkpointRunPrefix(key.role, key.runId)}${iteration}#${ordinal}`,
   };
 }
 

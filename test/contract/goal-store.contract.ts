@@ -103,6 +103,27 @@ export function describeGoalStoreContract(backendName: string, start: StartBacke
       return { countingStore, commands, destroy: () => countingClient.destroy() };
     }
 
+    /** A store whose client's next `control.unprocessed` BatchWriteItems come back all unprocessed, unsent. */
+    function storeLeavingBatchesUnprocessed() {
+      if (!backend) throw new Error("backend not started");
+      const flakyClient = dynamoClientFor(backend.endpoint);
+      const control = { unprocessed: 0 };
+      flakyClient.middlewareStack.add(
+        (next, context) => async (args) => {
+          if (context.commandName !== "BatchWriteItemCommand" || control.unprocessed === 0) return next(args);
+          // Not sent: DynamoDB answered that it wrote none of the batch.
+          control.unprocessed -= 1;
+          const input = args.input as { RequestItems?: Record<string, unknown[]> };
+          return { output: { UnprocessedItems: input.RequestItems, $metadata: {} }, response: {} } as Awaited<
+            ReturnType<typeof next>
+          >;
+        },
+        { step: "initialize", name: "leaveBatchUnprocessed" },
+      );
+      const flakyStore = new DynamoDbGoalStore({ client: documentClientFor(flakyClient), tableName });
+      return { flakyStore, control, destroy: () => flakyClient.destroy() };
+    }
+
     function seqs(events: readonly { seq: number }[]): number[] {
       return events.map((event) => event.seq);
     }
@@ -426,6 +447,34 @@ export function describeGoalStoreContract(backendName: string, start: StartBacke
         const listed = await store.listEvents(goalId, {});
         expect(seqs(listed.items)).toEqual(range(1, 7));
         expect(await storedEventSeqs(goalId)).toEqual(range(1, 7));
+      });
+
+      it("re-sends events a batch left unprocessed, and names the goal and seqs when they stay so", async () => {
+        // Prepare
+        const { flakyStore, control, destroy } = storeLeavingBatchesUnprocessed();
+        const created = await store.createGoal(aGoalRecord(), []);
+        const { goalId } = created.record;
+        try {
+          // Act: one batch comes back unprocessed, then every one does
+          const read = await flakyStore.getGoal(goalId);
+          if (!read) throw new Error("goal vanished");
+          control.unprocessed = 1;
+          const first = await flakyStore.commit({ ...read.record, steps: 1 }, read.version, someEvents(2));
+          const afterRetry = await storedEventSeqs(goalId);
+          control.unprocessed = Number.POSITIVE_INFINITY;
+          const second = await flakyStore.commit({ ...first.record, steps: 2 }, first.version, someEvents(1));
+          const third = flakyStore.commit({ ...second.record, steps: 3 }, second.version, someEvents(1));
+
+          // Assess: the second commit's events stay in its outbox; the next commit must write them first
+          expect(afterRetry).toEqual([1, 2]);
+          await expect(third).rejects.toMatchObject({
+            name: "GoalStoreUnavailableError",
+            message: expect.stringContaining(`1 of events 3..3 of goal ${goalId} unprocessed`),
+          });
+          expect(await storedEventSeqs(goalId)).toEqual([1, 2]);
+        } finally {
+          destroy();
+        }
       });
 
       it("refuses events that use an attribute name the store reserves", async () => {
