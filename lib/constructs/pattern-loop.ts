@@ -31,7 +31,7 @@ export const HAIKU_MODEL_ID = "us.anthropic.claude-haiku-4-5-20251001-v1:0";
  */
 const MAX_CONTINUE_AS_NEW_AFTER = 1000;
 /** A model step's Lambda timeout: the model client's 5-minute request timeout and room around it. */
-export const MODEL_STEP_TIMEOUT = Duration.minutes(6);
+const MODEL_STEP_TIMEOUT = Duration.minutes(6);
 const STATE_MACHINE_NAME_PATTERN = /^[A-Za-z0-9_-]{1,80}$/;
 
 /** The models a deployment uses, as the pattern constructs resolved them (GoalsApi's `models`). */

@@ -24,7 +24,10 @@ export interface LocalStackOptions {
   readonly port?: number;
   /** Folder of `scripted:<name>` model fixtures. @default `<projectDir>/examples/fixtures` */
   readonly fixturesDir?: string;
-  /** Replaces every function's HEAVY_MODEL_ID and FAST_MODEL_ID (e.g. `scripted:write-release-summary`). */
+  /**
+   * Replaces HEAVY_MODEL_ID and FAST_MODEL_ID (e.g. `scripted:write-release-summary`) on the
+   * functions that have them; a variable of the same name in `environment` still wins.
+   */
   readonly model?: string;
   /** Where DynamoDB data is kept across restarts. @default `<projectDir>/.goal-loops` */
   readonly stateDir?: string;

@@ -23,6 +23,9 @@ export function executedStep(
  * the goal block) is the same for every step and the model's prompt cache can hit; the step's own
  * tool is enforced here instead, where the call is run.
  */
-export function isOffPlan(step: PlanStepState | undefined, call: Pick<ToolUseBlock, "name">): boolean {
+export function isOffPlan(
+  step: PlanStepState | undefined,
+  call: Pick<ToolUseBlock, "name">,
+): step is PlanStepState & { tool: string } {
   return step?.tool !== undefined && call.name !== step.tool;
 }

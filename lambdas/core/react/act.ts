@@ -242,7 +242,7 @@ function refusedOffPlan(call: ToolUseBlock, step: PlanStepState | undefined): To
   return refused(
     call,
     "OffPlanToolCall",
-    `Plan step ${step?.id} is done with tool '${step?.tool}'. Tool '${call.name}' was not run: use the step's tool, or call none and say why the step cannot be done as planned.`,
+    `Plan step ${step.id} is done with tool '${step.tool}'. Tool '${call.name}' was not run: use the step's tool, or call none and say why the step cannot be done as planned.`,
   );
 }
 

@@ -1,5 +1,6 @@
 import type { JsonValue } from "../goal-change";
 import type { GoalRecord, PendingCorrection } from "../goal-record";
+import { toolUsesOf } from "../model-answer";
 import type { StepLog, StepRecord } from "../ports/step-log";
 import type { Workspace } from "../ports/workspace";
 
@@ -29,9 +30,8 @@ function lastReversibleWrite(steps: readonly StepRecord[]): ReversibleWrite | un
     const succeeded = new Set(
       step.toolResults.filter((result) => result.status === "success").map((result) => result.toolUseId),
     );
-    const writes = step.turn.content.flatMap((block) => {
-      if (!("toolUse" in block) || block.toolUse.name !== REVERSIBLE_TOOL) return [];
-      const { input, toolUseId } = block.toolUse;
+    const writes = toolUsesOf(step.turn).flatMap(({ name, input, toolUseId }) => {
+      if (name !== REVERSIBLE_TOOL) return [];
       const path =
         typeof input === "object" && input !== null && !Array.isArray(input) ? input.path : undefined;
       return typeof path === "string" && succeeded.has(toolUseId)

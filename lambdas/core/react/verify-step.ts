@@ -4,6 +4,7 @@ import type { GoalChange } from "../goal-change";
 import { complete } from "../goal-lifecycle";
 import type { GoalRecord } from "../goal-record";
 import type { SuccessCheck } from "../goal-spec";
+import { toolUsesOf } from "../model-answer";
 import { recordModelUsage } from "../model-prices";
 import { type ModelTiers, modelIdFor } from "../model-tiers";
 import type { GoalStore, ModelCheckpoint } from "../ports/goal-store";
@@ -68,12 +69,12 @@ function needsContent(record: GoalRecord, path: string): boolean {
 
 /** Whether the tool calls of the step's turn say the model stopped acting: a claim that it is done. */
 function claimsDone(step: StepRecord): boolean {
-  return step.turn.stopReason === "end_turn" && !step.turn.content.some((block) => "toolUse" in block);
+  return step.turn.stopReason === "end_turn" && toolUsesOf(step.turn).length === 0;
 }
 
 /** One line for the progress notes: what the step did, in the loop's words (never the model's). */
 function stepNote(step: StepRecord): string {
-  const calls = step.turn.content.flatMap((block) => ("toolUse" in block ? [block.toolUse.name] : []));
+  const calls = toolUsesOf(step.turn).map((call) => call.name);
   if (calls.length === 0) return `step ${step.step}: no tool calls (${step.turn.stopReason})`;
   const errors = step.toolResults.filter((result) => result.status === "error").length;
   const note = `step ${step.step}: ${calls.join(", ")}${errors > 0 ? ` (${errors} failed)` : ""}`;

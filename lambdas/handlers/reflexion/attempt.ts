@@ -3,8 +3,8 @@ import { BedrockModelClient } from "../../adapters/bedrock-model-client";
 import { createBedrockRuntimeClient } from "../../adapters/bedrock-runtime-client";
 import { createDocumentClient, createGoalStoreAdapters } from "../../adapters/goal-store-adapters";
 import { attempt } from "../../core/reflexion/attempt";
-import { DEFAULT_TOOL_NAMES } from "../../tools/tool-registry";
-import { modelTiersFromEnv, requiredEnv } from "../handler-environment";
+import { requiredEnv } from "../handler-environment";
+import { loopSettingsFromEnv } from "../loop-settings-from-env";
 import { StatePayloadSchema } from "../react/state-payload";
 import { stepHandler } from "../step-handler";
 import { toolRunnerFromEnv } from "../tool-runner-from-env";
@@ -15,7 +15,7 @@ const { goals, workspace, stepLog, outbox } = createGoalStoreAdapters({
   tableName: requiredEnv("GOAL_TABLE_NAME"),
 });
 const model = new BedrockModelClient({ client: createBedrockRuntimeClient() });
-const settings = { models: modelTiersFromEnv(), defaultTools: DEFAULT_TOOL_NAMES };
+const settings = loopSettingsFromEnv();
 // The tools it offers, and runs at once when the turn needs no approval (Act runs approved ones).
 const tools = toolRunnerFromEnv({ workspace, outbox });
 
