@@ -63,6 +63,11 @@ export async function startBenchStack(options: {
   };
 }
 
+/** The local executions (runs) of a goal: their names start with its id. */
+export function runsOf(bench: BenchStack, goalId: string) {
+  return bench.stack.executions.list().filter((execution) => execution.name.startsWith(goalId));
+}
+
 /**
  * Waits for a goal without asking the API while it runs (a poll is an API invocation and a DynamoDB
  * read, which would load the machine being measured and count as the goal's store traffic): it
@@ -75,7 +80,7 @@ export async function settleQuietly(
 ): Promise<GoalSnapshot> {
   const deadline = Date.now() + deadlineMs;
   for (;;) {
-    const runs = bench.stack.executions.list().filter((execution) => execution.name.startsWith(goalId));
+    const runs = runsOf(bench, goalId);
     if (runs.length > 0 && runs.every((execution) => execution.status !== "RUNNING")) {
       return settle(bench.client, goalId, Math.max(1000, deadline - Date.now()), 100);
     }

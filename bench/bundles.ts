@@ -86,11 +86,15 @@ export function measureBundles(functions: readonly FunctionSpec[], runs: number)
         encoding: "utf8",
         timeout: 30_000,
       });
-      const result =
-        child.status === 0 ? ProbeResultSchema.safeParse(safeJson(child.stdout)).data : undefined;
-      if (result === undefined) {
-        throw new Error(`importing ${fn.functionName} failed: ${child.stderr.slice(0, 500)}`);
+      const parsed = ProbeResultSchema.safeParse(safeJson(child.stdout));
+      if (child.status !== 0 || !parsed.success) {
+        const why =
+          child.status !== 0 ? `exit status ${child.status ?? child.signal}` : "no timing on stdout";
+        throw new Error(
+          `importing ${fn.functionName} (${file}) failed: ${why}; stdout: ${child.stdout.slice(0, 200)}; stderr: ${child.stderr.slice(0, 500)}`,
+        );
       }
+      const result = parsed.data;
       totals.push(result.totalMs);
       sdkTimes.push(result.sdkMs);
       ownTimes.push(result.totalMs - result.sdkMs);

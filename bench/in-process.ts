@@ -56,8 +56,10 @@ export async function runInProcess(iterations: number, contextBudgetTokens: numb
     let answer = await loop.load(goal.goalId, "r1");
     let started = performance.now();
     for (;;) {
-      if (answer.next === "verify" || answer.next === "act") {
-        answer = answer.next === "verify" ? await loop.verifyAndReason(answer) : await loop.act(answer);
+      // VerifyAndReason or Act, routed as the state machine routes `next`.
+      const step = loop.step(answer);
+      if (step) {
+        answer = await step;
         // A step that acted on the iteration's turn answers `verify` for the next one.
         if (answer.next === "verify") {
           const now = performance.now();

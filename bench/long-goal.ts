@@ -1,5 +1,5 @@
 import type { BenchStack } from "./bench-stack";
-import { settleQuietly } from "./bench-stack";
+import { runsOf, settleQuietly } from "./bench-stack";
 import type { StoreRequest, StoreWrite } from "./dynamo-proxy";
 import { longGoalSpec } from "./fixtures";
 import { type MeasuredCall, measureCalls, naiveTokens } from "./prompt-tokens";
@@ -36,7 +36,7 @@ export async function runLongGoal(
   const wallMs = performance.now() - started;
   const { goalId } = accepted;
   // Executions drain their event logs after the last state; wait for the counters to settle.
-  const runs = bench.stack.executions.list().filter((execution) => execution.name.startsWith(goalId));
+  const runs = runsOf(bench, goalId);
   await Promise.all(runs.map((execution) => execution.done));
   const records = bench.stack.bedrock.calls().filter((record) => record.goalId === goalId);
   const calls = measureCalls(records);

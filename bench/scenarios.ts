@@ -1,7 +1,7 @@
 import { PATTERNS, type Pattern } from "../lambdas/core/goal-spec";
 import { allEvents } from "../test/e2e/local-stack-harness";
 import type { BenchStack } from "./bench-stack";
-import { settle } from "./bench-stack";
+import { runsOf, settle } from "./bench-stack";
 import { approvalGoalSpec, shortGoalSpec } from "./fixtures";
 
 interface PatternTransitions {
@@ -94,7 +94,7 @@ export async function measureTransitions(
     try {
       const accepted = await bench.client.submitGoal(spec);
       const final = await settle(bench.client, accepted.goalId, 60_000);
-      const runs = bench.stack.executions.list().filter((run) => run.name.startsWith(accepted.goalId));
+      const runs = runsOf(bench, accepted.goalId);
       await Promise.all(runs.map((run) => run.done));
       const transitions = runs.reduce((sum, run) => sum + run.transitions, 0);
       const machine = bench.stack.model.stateMachines.find((candidate) =>

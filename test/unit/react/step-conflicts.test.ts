@@ -1,18 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GoalStore } from "../../../lambdas/core/ports/goal-store";
 import { loadGoal } from "../../../lambdas/core/react/load-goal";
-import { sequentialRunIds } from "../../../lambdas/core/react/run-ids";
 import { verifyAndReason } from "../../../lambdas/core/react/verify-and-reason";
 import { queueRevision } from "../../../lambdas/core/revisions";
-import { createBuiltInToolRunner } from "../../../lambdas/tools/built-in-tool-runner";
 import {
   createGoal,
   type GoalTable,
+  ReactLoopDriver,
   ScriptedModel,
   SETTINGS,
   says,
   startGoalTable,
-  steppingClock,
   writes,
 } from "./support";
 
@@ -53,9 +51,7 @@ describe("ReAct steps under concurrent writers", () => {
   });
 
   function ports(goals: GoalStore, model: ScriptedModel) {
-    const { workspace, stepLog, outbox } = table.adapters;
-    const tools = createBuiltInToolRunner({ workspace, outbox, allowedHosts: [] });
-    return { goals, workspace, stepLog, model, tools, now: steppingClock(), ids: sequentialRunIds };
+    return new ReactLoopDriver(table, model).ports(goals);
   }
 
   it("re-reads and re-applies its change when another writer got in first, keeping both writes", async () => {

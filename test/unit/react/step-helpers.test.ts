@@ -19,8 +19,8 @@ import { calls, conversationProblems, newGoal, reactSpec, says, T0 } from "./sup
 
 const FATAL = { fatalErrorNames: new Set(["AccessDeniedException", "ValidationError"]) };
 
-/** The reason conversation over `recentSteps` as the packer builds it, without compaction. */
-function reasonMessages(
+/** The reason conversation over `recentSteps` as `packContext` builds it (no compaction, no tools). */
+function reasonConversation(
   record: GoalRecord,
   recentSteps: readonly StepRecord[],
   iteration: number,
@@ -57,7 +57,7 @@ function aStep(step: number, turn: ModelTurn, withResults = true): StepRecord {
   };
 }
 
-describe("reasonMessages", () => {
+describe("the reason conversation packContext builds over the steps", () => {
   it("keeps Converse's rules over steps with and without tool calls", () => {
     // Prepare
     const steps = [
@@ -67,7 +67,7 @@ describe("reasonMessages", () => {
     ];
 
     // Act
-    const messages = reasonMessages({ ...aGoal(), steps: 3 }, steps, 3);
+    const messages = reasonConversation({ ...aGoal(), steps: 3 }, steps, 3);
 
     // Assess
     expect(conversationProblems(messages)).toEqual([]);
@@ -88,7 +88,7 @@ describe("reasonMessages", () => {
     const step = aStep(1, calls("workspace_list", {}), false);
 
     // Act
-    const messages = reasonMessages({ ...aGoal(), steps: 1 }, [step], 1);
+    const messages = reasonConversation({ ...aGoal(), steps: 1 }, [step], 1);
 
     // Assess
     expect(conversationProblems(messages)).toEqual([]);
@@ -97,7 +97,7 @@ describe("reasonMessages", () => {
 
   it("replaces an assistant turn without text or tool calls by a placeholder, as Converse refuses empty content", () => {
     // Act
-    const messages = reasonMessages(
+    const messages = reasonConversation(
       { ...aGoal(), steps: 1 },
       [aStep(1, { ...says(""), stopReason: "max_tokens" })],
       1,

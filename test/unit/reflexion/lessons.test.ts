@@ -1,7 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createGoalRecord } from "../../../lambdas/core/create-goal";
 import type { GoalRecord } from "../../../lambdas/core/goal-record";
-import { parseGoalSpec } from "../../../lambdas/core/goal-spec";
 import { MAX_LESSON_CHARS } from "../../../lambdas/core/reflexion/lesson";
 import {
   lessonText,
@@ -9,19 +7,11 @@ import {
   needsLesson,
   recordLesson,
 } from "../../../lambdas/core/reflexion/record-lesson";
-import { says, T0 } from "../react/support";
+import { newGoal, says, T0 } from "../react/support";
 import { reflexionSpec } from "./support";
 
 function goal(attempts: number): GoalRecord {
-  const { record } = createGoalRecord({
-    spec: parseGoalSpec(reflexionSpec()),
-    goalId: "g-lessons",
-    tenantId: "tenant-1",
-    runId: "r1",
-    now: T0,
-    pattern: "reflexion",
-    patternReason: "requested",
-  });
+  const { record } = newGoal(reflexionSpec(), { goalId: "g-lessons", pattern: "reflexion" });
   return { ...record, attempts };
 }
 
