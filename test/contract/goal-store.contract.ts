@@ -66,62 +66,69 @@ export function describeGoalStoreContract(backendName: string, start: StartBacke
       return (output.Items ?? []).map((item) => Number(item.seq));
     }
 
+    /** A store on a client of its own, which `intercept` adds its middleware to first. */
+    function storeOnOwnClient(intercept: (client: DynamoDBClient) => void) {
+      if (!backend) throw new Error("backend not started");
+      const client = dynamoClientFor(backend.endpoint);
+      intercept(client);
+      const store = new DynamoDbGoalStore({ client: documentClientFor(client), tableName });
+      return { store, destroy: () => client.destroy() };
+    }
+
     /**
      * A store whose client fails every event-item put while `crashing` is true: the goal write
      * succeeds and the process "dies" before its events reach their own items.
      */
     function storeThatCrashesBeforeEventWrites() {
-      if (!backend) throw new Error("backend not started");
-      const crashingClient = dynamoClientFor(backend.endpoint);
       const control = { crashing: true };
-      crashingClient.middlewareStack.add(
-        (next) => async (args) => {
-          if (control.crashing && isEventPut(args.input)) {
-            throw new Error("injected crash before the event write");
-          }
-          return next(args);
-        },
-        { step: "initialize", name: "injectCrashBeforeEventWrite" },
+      const { store: crashingStore, destroy } = storeOnOwnClient((client) =>
+        client.middlewareStack.add(
+          (next) => async (args) => {
+            if (control.crashing && isEventPut(args.input))
+              throw new Error("injected crash before the event write");
+            return next(args);
+          },
+          { step: "initialize", name: "injectCrashBeforeEventWrite" },
+        ),
       );
-      const crashingStore = new DynamoDbGoalStore({ client: documentClientFor(crashingClient), tableName });
-      return { crashingStore, control, destroy: () => crashingClient.destroy() };
+      return { crashingStore, control, destroy };
     }
 
     /** A store on its own client that records the DynamoDB command of every request it sends. */
     function storeCountingRequests() {
-      if (!backend) throw new Error("backend not started");
-      const countingClient = dynamoClientFor(backend.endpoint);
       const commands: string[] = [];
-      countingClient.middlewareStack.add(
-        (next, context) => async (args) => {
-          commands.push(context.commandName ?? "?");
-          return next(args);
-        },
-        { step: "initialize", name: "recordCommand" },
+      const { store: countingStore, destroy } = storeOnOwnClient((client) =>
+        client.middlewareStack.add(
+          (next, context) => async (args) => {
+            commands.push(context.commandName ?? "?");
+            return next(args);
+          },
+          { step: "initialize", name: "recordCommand" },
+        ),
       );
-      const countingStore = new DynamoDbGoalStore({ client: documentClientFor(countingClient), tableName });
-      return { countingStore, commands, destroy: () => countingClient.destroy() };
+      return { countingStore, commands, destroy };
     }
 
     /** A store whose client's next `control.unprocessed` BatchWriteItems come back all unprocessed, unsent. */
     function storeLeavingBatchesUnprocessed() {
-      if (!backend) throw new Error("backend not started");
-      const flakyClient = dynamoClientFor(backend.endpoint);
       const control = { unprocessed: 0 };
-      flakyClient.middlewareStack.add(
-        (next, context) => async (args) => {
-          if (context.commandName !== "BatchWriteItemCommand" || control.unprocessed === 0) return next(args);
-          // Not sent: DynamoDB answered that it wrote none of the batch.
-          control.unprocessed -= 1;
-          const input = args.input as { RequestItems?: Record<string, unknown[]> };
-          return { output: { UnprocessedItems: input.RequestItems, $metadata: {} }, response: {} } as Awaited<
-            ReturnType<typeof next>
-          >;
-        },
-        { step: "initialize", name: "leaveBatchUnprocessed" },
+      const { store: flakyStore, destroy } = storeOnOwnClient((client) =>
+        client.middlewareStack.add(
+          (next, context) => async (args) => {
+            if (context.commandName !== "BatchWriteItemCommand" || control.unprocessed === 0)
+              return next(args);
+            // Not sent: DynamoDB answered that it wrote none of the batch.
+            control.unprocessed -= 1;
+            const input = args.input as { RequestItems?: Record<string, unknown[]> };
+            return {
+              output: { UnprocessedItems: input.RequestItems, $metadata: {} },
+              response: {},
+            } as Awaited<ReturnType<typeof next>>;
+          },
+          { step: "initialize", name: "leaveBatchUnprocessed" },
+        ),
       );
-      const flakyStore = new DynamoDbGoalStore({ client: documentClientFor(flakyClient), tableName });
-      return { flakyStore, control, destroy: () => flakyClient.destroy() };
+      return { flakyStore, control, destroy };
     }
 
     function seqs(events: readonly { seq: number }[]): number[] {
