@@ -102,8 +102,8 @@ async function storedCompactions(goals: GoalStore, record: GoalRecord) {
 }
 
 /**
- * Reads the goal's history for the next prompt: the newest compaction, then in one query every
- * logged step after it, up to `extraSteps` beyond the record's count (a step logged by Act that
+ * Reads the goal's history for the next prompt: the newest compaction and, in one query beside it,
+ * every logged step after it, up to `extraSteps` beyond the record's count (a step logged by Act that
  * verify has not counted yet: pass 1 to read it in the same query, as VerifyAndReason does).
  */
 export async function readStepHistory(
@@ -111,14 +111,18 @@ export async function readStepHistory(
   record: GoalRecord,
   extraSteps = 0,
 ): Promise<StepHistory> {
-  const stored = await storedCompactions(ports.goals, record);
+  // Both reads at once: the counted compactions alone say which steps the newest one covers at
+  // least (compaction k covers steps 1 to (k + 1) × STRIDE, made and counted in order), so the step
+  // query need not wait for the compaction query. An uncounted newer compaction (a crash between
+  // its call and the commit) only covers more: the steps it covers are read, then dropped.
+  const coveredAtLeast = countedCompactions(record) * COMPACTION_STRIDE;
+  const unread = Math.min(Math.max(0, record.steps + extraSteps - coveredAtLeast), MAX_STEPS_READ);
+  const [stored, recent] = await Promise.all([
+    storedCompactions(ports.goals, record),
+    unread === 0 ? [] : ports.stepLog.listRecentSteps(record.goalId, unread),
+  ]);
   const after = stored.latest ? summaryOf(stored.latest).throughStep : 0;
-  const unread = Math.min(Math.max(0, record.steps + extraSteps - after), MAX_STEPS_READ);
-  const steps =
-    unread === 0
-      ? []
-      : (await ports.stepLog.listRecentSteps(record.goalId, unread)).filter((step) => step.step > after);
-  return { ...stored, steps };
+  return { ...stored, steps: recent.filter((step) => step.step > after) };
 }
 
 function summarizeRequest(

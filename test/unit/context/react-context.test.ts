@@ -184,5 +184,11 @@ describe("the context packer in the ReAct reason call", () => {
     const done = await loop.goal(goal.goalId);
     expect(done.status).toBe("completed");
     expect(done.usageByRole.summarize?.modelCalls).toBe(1);
+    // The retry finds the summary its goal has not counted yet and shows the same window: the steps
+    // that summary covers (read beside it, by the counted summaries' bound) are left out again.
+    const reasons = model.requestsFor("reason");
+    expect(reasons[12]).toEqual(reasons[11]);
+    expect(lastUserText(reasons[12])).not.toBe("");
+    expect(toolUseIds(reasons[12])).not.toContain(toolUseIds(reasons[8]).at(-1));
   });
 });
