@@ -1,7 +1,7 @@
-import { type DynamoDBDocumentClient, PutCommand } from "@aws-sdk/lib-dynamodb";
+import { type DynamoDBDocumentClient, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { type StepLog, type StepRecord, StepRecordSchema } from "../core/ports/step-log";
 import { parseOrThrow } from "../core/validation";
-import { isConditionalCheckFailed, toStoreError } from "./dynamodb-errors";
+import { CorruptStoreItemError, isConditionalCheckFailed, toStoreError } from "./dynamodb-errors";
 import { queryGoalPartition } from "./dynamodb-goal-partition";
 import { parseStoredItem, toDocument } from "./dynamodb-items";
 import { invalidField, STEP_PREFIX, stepKey } from "./goal-table-keys";
@@ -29,22 +29,34 @@ export class DynamoDbStepLog implements StepLog {
     this.tableName = options.tableName;
   }
 
-  async putStep(step: StepRecord): Promise<void> {
+  async putStep(step: StepRecord): Promise<StepRecord | undefined> {
     const record = parseOrThrow(StepRecordSchema, toDocument(step), "step record");
+    const key = stepKey(record.goalId, record.step);
     try {
       await this.client.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: { ...stepKey(record.goalId, record.step), record },
+          Item: { ...key, record },
           ConditionExpression: "attribute_not_exists(#pk)",
           ExpressionAttributeNames: { "#pk": PK },
         }),
       );
+      return undefined;
     } catch (error) {
-      // First writer wins: the step is already logged by an earlier attempt.
-      if (isConditionalCheckFailed(error)) return;
-      throw toStoreError(error, "putStep");
+      if (!isConditionalCheckFailed(error)) throw toStoreError(error, "putStep");
     }
+    // First writer wins: an earlier attempt (or a racing one) logged this step number already.
+    const stored = await this.client
+      .send(new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }))
+      .catch((error: unknown) => {
+        throw toStoreError(error, "putStep");
+      });
+    if (!stored.Item) {
+      throw new CorruptStoreItemError(
+        `Step ${record.step} of goal ${record.goalId} vanished after a conflicting put`,
+      );
+    }
+    return parseStoredItem(StepRecordSchema, stored.Item.record, "step record");
   }
 
   async listRecentSteps(goalId: string, limit: number): Promise<readonly StepRecord[]> {

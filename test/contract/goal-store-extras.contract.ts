@@ -245,16 +245,18 @@ export function describeLoopStoreContract(table: () => ContractTable): void {
       expect(await stepLog.listRecentSteps(newGoalId(), 5)).toEqual([]);
     });
 
-    it("keeps the first record of a step number: a retried put changes nothing", async () => {
+    it("keeps the first record of a step number: a retried put changes nothing and returns it", async () => {
       // Prepare
       const goalId = newGoalId();
       const first = aStepRecord(goalId, 1, "first attempt");
 
       // Act
-      await stepLog.putStep(first);
-      await stepLog.putStep(aStepRecord(goalId, 1, "retried attempt"));
+      const firstPut = await stepLog.putStep(first);
+      const retriedPut = await stepLog.putStep(aStepRecord(goalId, 1, "retried attempt"));
 
       // Assess
+      expect(firstPut).toBeUndefined();
+      expect(retriedPut).toEqual(first);
       expect(await stepLog.listRecentSteps(goalId, 5)).toEqual([first]);
     });
 

@@ -25,8 +25,11 @@ export const StepRecordSchema = z.object({
 export type StepRecord = z.infer<typeof StepRecordSchema>;
 
 export interface StepLog {
-  /** Idempotent: putting the same step number again keeps the first record. */
-  putStep(step: StepRecord): Promise<void>;
+  /**
+   * Idempotent: putting the same step number again keeps the first record. Answers `undefined` when
+   * this call logged the step, else the record an earlier writer logged under its number.
+   */
+  putStep(step: StepRecord): Promise<StepRecord | undefined>;
   /** The latest `limit` steps, oldest first. */
   listRecentSteps(goalId: string, limit: number): Promise<readonly StepRecord[]>;
 }

@@ -92,11 +92,16 @@ export function actedAnswer({ goalId, runId, iteration }: RunPosition): StepResu
 async function actOnTurn(
   ports: ActPorts,
   settings: Pick<ReactSettings, "defaultTools">,
-  turn: { loaded: VersionedGoal; checkpoint: ModelCheckpoint; position: RunPosition },
+  turn: ActingTurn & { checkpoint: ModelCheckpoint },
 ): Promise<StepResult> {
-  const { loaded, checkpoint, position } = turn;
+  const { loaded, checkpoint, position, stepLogRead } = turn;
   const { runId, iteration } = position;
-  const { step, errorNames } = await loggedStep(ports, settings, loaded.record, checkpoint, iteration);
+  const { step, errorNames } = await loggedStep(ports, settings, {
+    record: loaded.record,
+    checkpoint,
+    iteration,
+    ...(stepLogRead ? { stepLogRead } : {}),
+  });
   const now = ports.now();
   await updateGoal(ports.goals, loaded, (current) => {
     if (
@@ -126,15 +131,30 @@ async function actOnTurn(
 export function actUnlessGated(
   ports: ActPorts,
   settings: Pick<ReactSettings, "defaultTools">,
-  turn: { loaded: VersionedGoal; checkpoint?: ModelCheckpoint; position: RunPosition },
+  turn: ActingTurn,
 ): Promise<StepResult> {
   const { loaded, checkpoint, position } = turn;
   if (gatedNext(loaded.record, position) === "approval") {
     return Promise.resolve({ ...position, next: "approval" });
   }
   return checkpoint
-    ? actOnTurn(ports, settings, { loaded, checkpoint, position })
+    ? actOnTurn(ports, settings, { ...turn, checkpoint })
     : actOnLoaded(ports, settings, loaded, position);
+}
+
+/** What a step hands to `actUnlessGated`: the goal as it committed it and the iteration to act in. */
+export interface ActingTurn {
+  readonly loaded: VersionedGoal;
+  readonly position: RunPosition;
+  /** The iteration's acting turn, when the step holds it; read from its checkpoint otherwise. */
+  readonly checkpoint?: ModelCheckpoint;
+  /**
+   * The step log as the step read it in this invocation (`newest`: the newest logged step, or
+   * undefined when none is beyond the goal's count), given only by a step that then committed the
+   * iteration's `reasoned` marker itself: no step of the iteration can have been logged before, so
+   * Act's own read of the log is skipped. A racing writer's step still wins (`putStep` reports it).
+   */
+  readonly stepLogRead?: { readonly newest: StepRecord | undefined };
 }
 
 interface LoggedStep {
@@ -155,24 +175,40 @@ async function reasonTurnOf(goals: GoalStore, record: GoalRecord, iteration: num
   return goals.getCheckpoint({ goalId, runId: record.previousRunId, iteration, role });
 }
 
+/**
+ * The step an earlier attempt logged for this iteration, if `latest` (the newest logged step) is it;
+ * undefined when the log holds nothing beyond the goal's count. Any other uncounted step is a conflict.
+ */
+function earlierStep(record: GoalRecord, latest: StepRecord | undefined, iteration: number) {
+  const stepNumber = record.steps + 1;
+  if (!latest || latest.step < stepNumber) return undefined;
+  if (latest.step === stepNumber && latest.runId === record.runId && latest.iteration === iteration) {
+    return latest;
+  }
+  throw new StepLogConflictError(
+    `Goal '${record.goalId}' step ${latest.step} (run ${latest.runId} iteration ${latest.iteration}) is not verified yet`,
+  );
+}
+
 /** The iteration's step: the one an earlier attempt logged, or a new one from running the calls. */
 async function loggedStep(
   ports: ActPorts,
   settings: Pick<ReactSettings, "defaultTools">,
-  record: GoalRecord,
-  { turn, key: turnKey }: ModelCheckpoint,
-  iteration: number,
+  acting: {
+    record: GoalRecord;
+    checkpoint: ModelCheckpoint;
+    iteration: number;
+    stepLogRead?: ActingTurn["stepLogRead"];
+  },
 ): Promise<LoggedStep> {
+  const { record, iteration } = acting;
+  const { turn, key: turnKey } = acting.checkpoint;
   const stepNumber = record.steps + 1;
-  const [latest] = await ports.stepLog.listRecentSteps(record.goalId, 1);
-  if (latest && latest.step >= stepNumber) {
-    if (latest.step === stepNumber && latest.runId === record.runId && latest.iteration === iteration) {
-      return { step: latest, errorNames: new Map() };
-    }
-    throw new StepLogConflictError(
-      `Goal '${record.goalId}' step ${latest.step} (run ${latest.runId} iteration ${latest.iteration}) is not verified yet`,
-    );
-  }
+  const latest = acting.stepLogRead
+    ? acting.stepLogRead.newest
+    : (await ports.stepLog.listRecentSteps(record.goalId, 1))[0];
+  const logged = earlierStep(record, latest, iteration);
+  if (logged) return { step: logged, errorNames: new Map() };
   const gate = gateOf(record, { runId: record.runId, iteration });
   const context = {
     goalId: record.goalId,
@@ -213,7 +249,9 @@ async function loggedStep(
     },
     at: ports.now().toISOString(),
   };
-  await ports.stepLog.putStep(step);
+  // A racing attempt that logged the step first wins: its step is the one verify will count.
+  const racing = await ports.stepLog.putStep(step);
+  if (racing) return { step: earlierStep(record, racing, iteration) ?? racing, errorNames: new Map() };
   const errorNames = new Map(
     outcomes.flatMap((outcome) =>
       outcome.errorName ? [[outcome.result.toolUseId, outcome.errorName] as const] : [],

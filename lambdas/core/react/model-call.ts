@@ -1,7 +1,7 @@
 import { GoalLoopsError } from "../errors";
 import { costOf, priceOf } from "../model-prices";
 import { type ModelRole, ModelRoleSchema } from "../model-roles";
-import type { CheckpointKey, GoalStore, ModelCheckpoint } from "../ports/goal-store";
+import type { CheckpointKey, CheckpointLookup, GoalStore, ModelCheckpoint } from "../ports/goal-store";
 import {
   type ModelClient,
   ModelFatalError,
@@ -46,14 +46,32 @@ export interface CheckpointedCallPorts {
  * made the call; otherwise `call` is the role's next number for the goal, the request is built for
  * it, sent, and its turn checkpointed (the first writer wins, so a racing attempt answers the same).
  * Counting the usage is the caller's business: it must do so once per checkpoint.
+ *
+ * `lookup` is `findCheckpoint(key)` when the caller started it earlier, beside its other reads
+ * (`lookUpEarly`); the lookup is made here otherwise.
  */
 export async function checkpointedCall(
   ports: CheckpointedCallPorts,
   key: CheckpointKey,
   buildRequest: (call: number) => ModelRequest,
+  lookup?: Promise<CheckpointLookup>,
 ): Promise<ModelCheckpoint> {
-  const found = await ports.goals.findCheckpoint(key);
+  const found = await (lookup ?? ports.goals.findCheckpoint(key));
   return found.checkpoint ?? callAndCheckpoint(ports, key, found.calls, buildRequest);
+}
+
+/**
+ * Starts `findCheckpoint(key)` now, for a step that knows the key before its other reads finish and
+ * passes the lookup to `checkpointedCall` once it decides to call. A lookup the step never uses (it
+ * answered without calling) is dropped, its failure included: only an awaited lookup can fail a step.
+ */
+export function lookUpEarly(
+  goals: Pick<GoalStore, "findCheckpoint">,
+  key: CheckpointKey,
+): Promise<CheckpointLookup> {
+  const lookup = goals.findCheckpoint(key);
+  lookup.catch(() => undefined);
+  return lookup;
 }
 
 /**

@@ -10,7 +10,7 @@ import type { GoalRecord } from "../goal-record";
 import { checkLimits } from "../limits";
 import { recordModelUsage } from "../model-prices";
 import { modelIdFor } from "../model-tiers";
-import type { VersionedGoal } from "../ports/goal-store";
+import type { CheckpointKey, CheckpointLookup, VersionedGoal } from "../ports/goal-store";
 import type { ModelClient } from "../ports/model-client";
 import type { StepRecord } from "../ports/step-log";
 import type { ToolRunner } from "../ports/tool-runner";
@@ -19,7 +19,7 @@ import { type ActPorts, actedAnswer, actUnlessGated } from "./act";
 import { gatedCalls, gatedNext, pendingGate, setGate } from "./action-gate";
 import { applyQueuedRevisions } from "./apply-revisions";
 import { markLoop, reached } from "./loop-marker";
-import { checkpointedCall } from "./model-call";
+import { checkpointedCall, lookUpEarly } from "./model-call";
 import { grantedTools, type ReactSettings } from "./react-deps";
 import { REASON_INSTRUCTIONS, reasonRequest, stateText } from "./reason-prompt";
 import { isRunningIn, type RunPosition, type StepResult, stopped } from "./step-result";
@@ -63,6 +63,9 @@ export async function verifyAndReason(
   input: RunPosition,
 ): Promise<StepResult> {
   const { runId } = input;
+  // The reason call's lookup beside the goal read: the position's iteration is the one the call is
+  // made in unless verify finds no step to count (the run's first iteration, a stale position).
+  const reasonLookup = lookUpEarly(ports.goals, reasonKey(input));
   const read = await readGoal(ports.goals, input.goalId);
   const loaded = await applyQueuedRevisions(ports, {
     loaded: read,
@@ -91,7 +94,7 @@ export async function verifyAndReason(
     return reason(
       ports,
       settings,
-      { base: loaded, record: verified, verify, history },
+      { base: loaded, record: verified, verify, history, early: { input, reasonLookup } },
       positionOf(verified, input),
     );
   }
@@ -103,7 +106,13 @@ export async function verifyAndReason(
   return reason(
     ports,
     settings,
-    { base: committed, record: committed.record, verify: () => undefined, history },
+    {
+      base: committed,
+      record: committed.record,
+      verify: () => undefined,
+      history,
+      early: { input, reasonLookup },
+    },
     positionOf(committed.record, input),
   );
 }
@@ -163,16 +172,22 @@ interface ReasonBase {
   readonly verify: (current: GoalRecord) => GoalChange | undefined;
   /** The steps and compaction read before verify; no step is logged between, so the prompt reuses them. */
   readonly history: StepHistory;
+  /** The reason call's lookup started beside the goal read, for the position the step was given. */
+  readonly early: { readonly input: RunPosition; readonly reasonLookup: Promise<CheckpointLookup> };
+}
+
+function reasonKey({ goalId, runId, iteration }: RunPosition): CheckpointKey {
+  return { goalId, runId, iteration, role: "reason", ordinal: 0 };
 }
 
 async function reason(
   ports: VerifyAndReasonPorts,
   settings: ReasonSettings,
-  { base, record, verify, history }: ReasonBase,
+  { base, record, verify, history, early }: ReasonBase,
   position: RunPosition,
 ): Promise<StepResult> {
   const { runId, iteration } = position;
-  const key = { goalId: record.goalId, runId, iteration, role: "reason" as const, ordinal: 0 };
+  const key = reasonKey(position);
   const tools = ports.tools.specsFor(grantedTools(record.spec, settings.defaultTools));
   const modelId = modelIdFor(record.spec, "reason", settings.models);
   // Packing again on a retry reads the same steps and summaries: it decides the same and pays nothing.
@@ -186,33 +201,44 @@ async function reason(
     history,
     ...(settings.context ? { settings: settings.context } : {}),
   });
-  const checkpoint = await checkpointedCall(ports, key, (call) =>
-    reasonRequest({ record, context, tools, modelId, call }),
+  const checkpoint = await checkpointedCall(
+    ports,
+    key,
+    (call) => reasonRequest({ record, context, tools, modelId, call }),
+    early.input.iteration === iteration ? early.reasonLookup : undefined,
   );
   const now = ports.now();
   const { turn } = checkpoint;
   const gated = gatedCalls(record, turn, ports.tools, grantedTools(record.spec, settings.defaultTools));
+  // Whether the commit below marks the iteration reasoned (no earlier writer did): then no step of
+  // it can be logged yet, and acting needs no second read of the step log.
+  let marksReasoned = false;
   const counted = await updateGoal(ports.goals, base, (current) => {
     const change = chain(
       current,
       verify,
       // Counted once per checkpoint, even when the goal stopped meanwhile: the call was paid for.
-      (next) =>
-        next.runId !== runId || reached(next, runId, iteration, "reasoned")
-          ? undefined
-          : chain(
-              next,
-              (counting) => countCompactionUsage(counting, context.uncounted, now),
-              (counting) => recordModelUsage(counting, "reason", turn.modelId, turn.usage, now),
-              (counting) =>
-                gated.length > 0 ? setGate(counting, pendingGate(position, gated), now) : undefined,
-              (counting) => markLoop(counting, { runId, iteration, phase: "reasoned" }, "act", now),
-            ),
+      (next) => {
+        marksReasoned = next.runId === runId && !reached(next, runId, iteration, "reasoned");
+        if (!marksReasoned) return undefined;
+        return chain(
+          next,
+          (counting) => countCompactionUsage(counting, context.uncounted, now),
+          (counting) => recordModelUsage(counting, "reason", turn.modelId, turn.usage, now),
+          (counting) => (gated.length > 0 ? setGate(counting, pendingGate(position, gated), now) : undefined),
+          (counting) => markLoop(counting, { runId, iteration, phase: "reasoned" }, "act", now),
+        );
+      },
     );
     return change.record === current ? undefined : change;
   });
   if (!isRunningIn(counted.record, runId)) return stopped(counted.record, position);
-  return actUnlessGated(ports, settings, { loaded: counted, checkpoint, position });
+  return actUnlessGated(ports, settings, {
+    loaded: counted,
+    checkpoint,
+    position,
+    ...(marksReasoned ? { stepLogRead: { newest: history.steps.at(-1) } } : {}),
+  });
 }
 
 /** The run's iteration is reasoned and not acted yet: its turn waits for Act (or for a human). */

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GoalStore } from "../../../lambdas/core/ports/goal-store";
+import type { StepLog, StepRecord } from "../../../lambdas/core/ports/step-log";
 import { loadGoal } from "../../../lambdas/core/react/load-goal";
 import { verifyAndReason } from "../../../lambdas/core/react/verify-and-reason";
 import { queueRevision } from "../../../lambdas/core/revisions";
@@ -39,6 +40,32 @@ function contendedStore(goals: GoalStore, times: number): GoalStore & { interrup
   return contended;
 }
 
+/**
+ * The step log, except that just before the step's own put another attempt logs `racing(step)`
+ * under the same number, so the step's put meets a first writer.
+ */
+function racedStepLog(real: StepLog, racing: (step: StepRecord) => StepRecord): StepLog {
+  return {
+    listRecentSteps: (goalId, limit) => real.listRecentSteps(goalId, limit),
+    putStep: async (step) => {
+      await real.putStep(racing(step));
+      return real.putStep(step);
+    },
+  };
+}
+
+/** `step` as a racing attempt logged it: the same turn, its calls answered with errors. */
+function failedBy(step: StepRecord): StepRecord {
+  return {
+    ...step,
+    toolResults: step.toolResults.map((result) => ({
+      ...result,
+      status: "error" as const,
+      content: [{ text: "RacingAttemptFailed: the other attempt's call failed" }],
+    })),
+  };
+}
+
 describe("ReAct steps under concurrent writers", () => {
   let table: GoalTable;
 
@@ -71,6 +98,53 @@ describe("ReAct steps under concurrent writers", () => {
     const stored = await table.adapters.goals.getGoal(goal.goalId);
     expect(stored?.record.usage.modelCalls).toBe(1);
     expect(stored?.record.inbox.map((revision) => revision.revisionId)).toEqual(["rev-1", "rev-2"]);
+  });
+
+  it("commits the step a racing attempt logged first, never its own, when both acted on the turn", async () => {
+    // Prepare
+    const goal = await createGoal(table);
+    const model = new ScriptedModel({ reason: [writes("out/haiku.md", "autumn")] });
+    const loaded = await loadGoal(ports(table.adapters.goals, model), goal);
+    const stepLog = racedStepLog(table.adapters.stepLog, failedBy);
+    const loop = new ReactLoopDriver(table, model);
+
+    // Act
+    const answer = await verifyAndReason(
+      { ...ports(table.adapters.goals, model), stepLog },
+      SETTINGS,
+      loaded,
+    );
+
+    // Assess
+    expect(answer).toMatchObject({ iteration: 1, next: "verify" });
+    const [logged] = await table.adapters.stepLog.listRecentSteps(goal.goalId, 1);
+    expect(logged?.toolResults.map((result) => result.status)).toEqual(["error"]);
+    const called = await loop.eventsOf(goal.goalId, "tool.called");
+    expect(called.map((event) => (event as { status?: string }).status)).toEqual(["error"]);
+    expect(await loop.eventsOf(goal.goalId, "tool.error")).toHaveLength(1);
+  });
+
+  it("fails with StepLogConflictError when the step's number was logged first for another iteration", async () => {
+    // Prepare
+    const goal = await createGoal(table);
+    const model = new ScriptedModel({ reason: [writes("out/haiku.md", "autumn")] });
+    const loaded = await loadGoal(ports(table.adapters.goals, model), goal);
+    const stepLog = racedStepLog(table.adapters.stepLog, (step) => ({
+      ...step,
+      iteration: step.iteration + 7,
+    }));
+
+    // Act
+    const attempt = verifyAndReason({ ...ports(table.adapters.goals, model), stepLog }, SETTINGS, loaded);
+
+    // Assess
+    await expect(attempt).rejects.toMatchObject({
+      name: "StepLogConflictError",
+      message: expect.stringContaining("iteration 7) is not verified yet"),
+    });
+    expect((await table.adapters.goals.getGoal(goal.goalId))?.record.loop).toMatchObject({
+      phase: "reasoned",
+    });
   });
 
   it("gives up after two re-tries and throws ConcurrentModificationError for the state machine to retry", async () => {
