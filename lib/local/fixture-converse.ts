@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { statSync } from "node:fs";
 import type { ModelRole } from "../../lambdas/core/model-roles";
 import type { JsonObject } from "./cloud-assembly-model";
 import { AwsApiError, FixtureFileError } from "./errors";
@@ -8,6 +9,7 @@ import {
   fixtureFileOf,
   fixtureNameOf,
   loadModelFixture,
+  type ModelFixture,
   type ResponseTurn,
 } from "./model-fixtures";
 
@@ -21,6 +23,24 @@ export interface ScriptedRequest {
   readonly attempt: number;
   /** The raw request body, for the derived input token count. */
   readonly body: string;
+}
+
+/** The fixtures parsed so far, by file, with the stat they were read at. */
+const parsedFixtures = new Map<string, { readonly stamp: string; readonly fixture: ModelFixture }>();
+
+/**
+ * The fixture in `file` as it is now: parsed again only when the file changed (its size, change or
+ * modification time), so an edited fixture takes effect without a restart and an unchanged one
+ * costs a stat per call instead of a read and a check of every turn.
+ */
+function currentFixture(file: string): ModelFixture {
+  const stat = statSync(file, { throwIfNoEntry: false, bigint: true });
+  const stamp = stat ? `${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}:${stat.ino}` : "";
+  const known = parsedFixtures.get(file);
+  if (stat && known?.stamp === stamp) return known.fixture;
+  const fixture = loadModelFixture(file);
+  if (stat) parsedFixtures.set(file, { stamp, fixture });
+  return fixture;
 }
 
 /**
@@ -42,10 +62,9 @@ export function scriptedConverse(request: ScriptedRequest): JsonObject {
     );
   }
   const file = fixtureFileOf(fixturesDir, name);
-  let calls: ReturnType<typeof loadModelFixture>[ModelRole];
+  let calls: ModelFixture[ModelRole];
   try {
-    // Read on every call: an edited fixture takes effect without a restart.
-    calls = loadModelFixture(file)[role];
+    calls = currentFixture(file)[role];
   } catch (error) {
     if (error instanceof FixtureFileError) throw new AwsApiError("ValidationException", error.message);
     throw error;

@@ -1,3 +1,5 @@
+import { rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import {
   BedrockRuntimeClient,
   ConverseCommand,
@@ -95,6 +97,35 @@ describe("the local Bedrock endpoint", () => {
     expect(response.usage?.totalTokens).toBe(
       (response.usage?.inputTokens ?? 0) + (response.usage?.outputTokens ?? 0),
     );
+  });
+
+  it("serves an edited fixture at once, and a fixture broken by an edit fails until it is fixed", async () => {
+    // Prepare
+    const file = path.join(fixtures.dir, "edited.json");
+    writeFileSync(file, JSON.stringify({ reason: [{ text: "first draft" }] }));
+    const before = await converse("scripted:edited", "g-edit", "reason", 0);
+
+    // Act: same size, other content; then a broken file; then a fixed one.
+    let edited: Awaited<ReturnType<typeof converse>>;
+    let broken: unknown;
+    let fixed: Awaited<ReturnType<typeof converse>>;
+    try {
+      writeFileSync(file, JSON.stringify({ reason: [{ text: "second take" }] }));
+      edited = await converse("scripted:edited", "g-edit", "reason", 0);
+      writeFileSync(file, JSON.stringify({ reason: [{ toolUse: { input: {} } }] }));
+      broken = await failureOf(converse("scripted:edited", "g-edit", "reason", 0));
+      writeFileSync(file, JSON.stringify({ reason: [{ text: "fixed" }] }));
+      fixed = await converse("scripted:edited", "g-edit", "reason", 0);
+    } finally {
+      // The folder's other tests list its fixtures.
+      rmSync(file);
+    }
+
+    // Assess
+    expect(before.output?.message?.content).toEqual([{ text: "first draft" }]);
+    expect(edited.output?.message?.content).toEqual([{ text: "second take" }]);
+    expect(broken).toMatchObject({ name: "ValidationException" });
+    expect(fixed.output?.message?.content).toEqual([{ text: "fixed" }]);
   });
 
   it("serves a toolUse turn as tool_use with a generated id that a replay repeats", async () => {
