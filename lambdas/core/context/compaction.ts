@@ -122,7 +122,16 @@ export async function readStepHistory(
     unread === 0 ? [] : ports.stepLog.listRecentSteps(record.goalId, unread),
   ]);
   const after = stored.latest ? summaryOf(stored.latest).throughStep : 0;
-  return { ...stored, steps: recent.filter((step) => step.step > after) };
+  // Counted summaries the store no longer holds (an item lost or restored from an older backup):
+  // read the steps from the newest summary it has, as a prompt without the gap needs.
+  const steps =
+    after < coveredAtLeast
+      ? await ports.stepLog.listRecentSteps(
+          record.goalId,
+          Math.min(record.steps + extraSteps - after, MAX_STEPS_READ),
+        )
+      : recent;
+  return { ...stored, steps: steps.filter((step) => step.step > after) };
 }
 
 function summarizeRequest(

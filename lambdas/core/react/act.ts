@@ -92,7 +92,7 @@ export function actedAnswer({ goalId, runId, iteration }: RunPosition): StepResu
 async function actOnTurn(
   ports: ActPorts,
   settings: Pick<ReactSettings, "defaultTools">,
-  turn: ActingTurn & { checkpoint: ModelCheckpoint },
+  turn: Extract<ActingTurn, { checkpoint: ModelCheckpoint }>,
 ): Promise<StepResult> {
   const { loaded, checkpoint, position, stepLogRead } = turn;
   const { runId, iteration } = position;
@@ -133,28 +133,33 @@ export function actUnlessGated(
   settings: Pick<ReactSettings, "defaultTools">,
   turn: ActingTurn,
 ): Promise<StepResult> {
-  const { loaded, checkpoint, position } = turn;
+  const { loaded, position } = turn;
   if (gatedNext(loaded.record, position) === "approval") {
     return Promise.resolve({ ...position, next: "approval" });
   }
-  return checkpoint
-    ? actOnTurn(ports, settings, { ...turn, checkpoint })
-    : actOnLoaded(ports, settings, loaded, position);
+  return turn.checkpoint ? actOnTurn(ports, settings, turn) : actOnLoaded(ports, settings, loaded, position);
 }
 
-/** What a step hands to `actUnlessGated`: the goal as it committed it and the iteration to act in. */
-export interface ActingTurn {
-  readonly loaded: VersionedGoal;
-  readonly position: RunPosition;
-  /** The iteration's acting turn, when the step holds it; read from its checkpoint otherwise. */
-  readonly checkpoint?: ModelCheckpoint;
-  /**
-   * The step log as the step read it in this invocation (`newest`: the newest logged step, or
-   * undefined when none is beyond the goal's count), given only by a step that then committed the
-   * iteration's `reasoned` marker itself: no step of the iteration can have been logged before, so
-   * Act's own read of the log is skipped. A racing writer's step still wins (`putStep` reports it).
-   */
-  readonly stepLogRead?: { readonly newest: StepRecord | undefined };
+/**
+ * What a step hands to `actUnlessGated`: the goal as it committed it, the iteration to act in and,
+ * when the step holds it, the iteration's acting turn (read from its checkpoint otherwise).
+ */
+export type ActingTurn = { readonly loaded: VersionedGoal; readonly position: RunPosition } & (
+  | { readonly checkpoint?: undefined; readonly stepLogRead?: undefined }
+  | { readonly checkpoint: ModelCheckpoint; readonly stepLogRead?: StepLogRead }
+);
+
+/**
+ * The step log as the acting step read it earlier in the same invocation: `newest` is the newest
+ * logged step it read (possibly counted already), undefined when it read none. Given only by a step
+ * that then committed the iteration's `reasoned` marker itself, outside a run's first iteration: no
+ * step of the iteration can be logged before that marker, so Act's own read of the log is skipped.
+ * A racing writer's step still wins (`putStep` reports it). In a run's first iteration the previous
+ * run's last invocation may still be running (pausing or cancelling a run does not stop a Lambda in
+ * flight) and log a step under the same number, so Act reads the log right before the tools run.
+ */
+export interface StepLogRead {
+  readonly newest: StepRecord | undefined;
 }
 
 interface LoggedStep {
@@ -190,6 +195,15 @@ function earlierStep(record: GoalRecord, latest: StepRecord | undefined, iterati
   );
 }
 
+/** The step `putStep` found logged under this iteration's number: this iteration's, else a conflict. */
+function loggedFirst(record: GoalRecord, stored: StepRecord, iteration: number): StepRecord {
+  const earlier = earlierStep(record, stored, iteration);
+  if (earlier) return earlier;
+  throw new StepLogConflictError(
+    `Goal '${record.goalId}': the step log answered step ${stored.step} (run ${stored.runId} iteration ${stored.iteration}) for step ${record.steps + 1}`,
+  );
+}
+
 /** The iteration's step: the one an earlier attempt logged, or a new one from running the calls. */
 async function loggedStep(
   ports: ActPorts,
@@ -198,7 +212,7 @@ async function loggedStep(
     record: GoalRecord;
     checkpoint: ModelCheckpoint;
     iteration: number;
-    stepLogRead?: ActingTurn["stepLogRead"];
+    stepLogRead?: StepLogRead;
   },
 ): Promise<LoggedStep> {
   const { record, iteration } = acting;
@@ -251,7 +265,7 @@ async function loggedStep(
   };
   // A racing attempt that logged the step first wins: its step is the one verify will count.
   const racing = await ports.stepLog.putStep(step);
-  if (racing) return { step: earlierStep(record, racing, iteration) ?? racing, errorNames: new Map() };
+  if (racing) return { step: loggedFirst(record, racing, iteration), errorNames: new Map() };
   const errorNames = new Map(
     outcomes.flatMap((outcome) =>
       outcome.errorName ? [[outcome.result.toolUseId, outcome.errorName] as const] : [],

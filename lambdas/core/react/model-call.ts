@@ -47,31 +47,48 @@ export interface CheckpointedCallPorts {
  * it, sent, and its turn checkpointed (the first writer wins, so a racing attempt answers the same).
  * Counting the usage is the caller's business: it must do so once per checkpoint.
  *
- * `lookup` is `findCheckpoint(key)` when the caller started it earlier, beside its other reads
- * (`lookUpEarly`); the lookup is made here otherwise.
+ * `early` is a lookup the caller started beside its other reads (`lookUpEarly`): used when it was
+ * for this very key and did not fail; the lookup is made here otherwise.
  */
 export async function checkpointedCall(
   ports: CheckpointedCallPorts,
   key: CheckpointKey,
   buildRequest: (call: number) => ModelRequest,
-  lookup?: Promise<CheckpointLookup>,
+  early?: EarlyLookup,
 ): Promise<ModelCheckpoint> {
-  const found = await (lookup ?? ports.goals.findCheckpoint(key));
+  const lookUp = () => ports.goals.findCheckpoint(key);
+  const found = await (early && sameKey(early.key, key) ? early.lookup.catch(lookUp) : lookUp());
   return found.checkpoint ?? callAndCheckpoint(ports, key, found.calls, buildRequest);
+}
+
+/** A `findCheckpoint` started before the step knew it would call, with the key it was for. */
+export interface EarlyLookup {
+  readonly key: CheckpointKey;
+  readonly lookup: Promise<CheckpointLookup>;
 }
 
 /**
  * Starts `findCheckpoint(key)` now, for a step that knows the key before its other reads finish and
- * passes the lookup to `checkpointedCall` once it decides to call. A lookup the step never uses (it
- * answered without calling) is dropped, its failure included: only an awaited lookup can fail a step.
+ * hands the lookup to `checkpointedCall` once it decides to call. A lookup the step never uses (it
+ * answered without calling) is dropped, its failure included. The earlier lookup widens the window
+ * in which a duplicate invocation of the step (a retry while the first still runs) also makes the
+ * call: the first checkpoint still wins and is the one counted, the other is paid and not used.
  */
-export function lookUpEarly(
-  goals: Pick<GoalStore, "findCheckpoint">,
-  key: CheckpointKey,
-): Promise<CheckpointLookup> {
-  const lookup = goals.findCheckpoint(key);
+export function lookUpEarly(goals: Pick<GoalStore, "findCheckpoint">, key: CheckpointKey): EarlyLookup {
+  // Through a promise, so a lookup that throws at once fails the same way as one that rejects.
+  const lookup = Promise.resolve(key).then((started) => goals.findCheckpoint(started));
   lookup.catch(() => undefined);
-  return lookup;
+  return { key, lookup };
+}
+
+function sameKey(a: CheckpointKey, b: CheckpointKey): boolean {
+  return (
+    a.goalId === b.goalId &&
+    a.runId === b.runId &&
+    a.iteration === b.iteration &&
+    a.role === b.role &&
+    a.ordinal === b.ordinal
+  );
 }
 
 /**

@@ -10,7 +10,7 @@ import type { GoalRecord } from "../goal-record";
 import { checkLimits } from "../limits";
 import { recordModelUsage } from "../model-prices";
 import { modelIdFor } from "../model-tiers";
-import type { CheckpointKey, CheckpointLookup, VersionedGoal } from "../ports/goal-store";
+import type { CheckpointKey, VersionedGoal } from "../ports/goal-store";
 import type { ModelClient } from "../ports/model-client";
 import type { StepRecord } from "../ports/step-log";
 import type { ToolRunner } from "../ports/tool-runner";
@@ -19,7 +19,7 @@ import { type ActPorts, actedAnswer, actUnlessGated } from "./act";
 import { gatedCalls, gatedNext, pendingGate, setGate } from "./action-gate";
 import { applyQueuedRevisions } from "./apply-revisions";
 import { markLoop, reached } from "./loop-marker";
-import { checkpointedCall, lookUpEarly } from "./model-call";
+import { checkpointedCall, type EarlyLookup, lookUpEarly } from "./model-call";
 import { grantedTools, type ReactSettings } from "./react-deps";
 import { REASON_INSTRUCTIONS, reasonRequest, stateText } from "./reason-prompt";
 import { isRunningIn, type RunPosition, type StepResult, stopped } from "./step-result";
@@ -63,8 +63,9 @@ export async function verifyAndReason(
   input: RunPosition,
 ): Promise<StepResult> {
   const { runId } = input;
-  // The reason call's lookup beside the goal read: the position's iteration is the one the call is
-  // made in unless verify finds no step to count (the run's first iteration, a stale position).
+  // The reason call's lookup beside the goal read, for the position's iteration: the one the call is
+  // made in unless verify counts a step the position did not expect (a stale position, a resumed
+  // run's first iteration taking over the previous run's last step); then it is looked up again.
   const reasonLookup = lookUpEarly(ports.goals, reasonKey(input));
   const read = await readGoal(ports.goals, input.goalId);
   const loaded = await applyQueuedRevisions(ports, {
@@ -94,7 +95,7 @@ export async function verifyAndReason(
     return reason(
       ports,
       settings,
-      { base: loaded, record: verified, verify, history, early: { input, reasonLookup } },
+      { base: loaded, record: verified, verify, history, reasonLookup },
       positionOf(verified, input),
     );
   }
@@ -111,7 +112,7 @@ export async function verifyAndReason(
       record: committed.record,
       verify: () => undefined,
       history,
-      early: { input, reasonLookup },
+      reasonLookup,
     },
     positionOf(committed.record, input),
   );
@@ -173,7 +174,7 @@ interface ReasonBase {
   /** The steps and compaction read before verify; no step is logged between, so the prompt reuses them. */
   readonly history: StepHistory;
   /** The reason call's lookup started beside the goal read, for the position the step was given. */
-  readonly early: { readonly input: RunPosition; readonly reasonLookup: Promise<CheckpointLookup> };
+  readonly reasonLookup: EarlyLookup;
 }
 
 function reasonKey({ goalId, runId, iteration }: RunPosition): CheckpointKey {
@@ -183,7 +184,7 @@ function reasonKey({ goalId, runId, iteration }: RunPosition): CheckpointKey {
 async function reason(
   ports: VerifyAndReasonPorts,
   settings: ReasonSettings,
-  { base, record, verify, history, early }: ReasonBase,
+  { base, record, verify, history, reasonLookup }: ReasonBase,
   position: RunPosition,
 ): Promise<StepResult> {
   const { runId, iteration } = position;
@@ -205,13 +206,13 @@ async function reason(
     ports,
     key,
     (call) => reasonRequest({ record, context, tools, modelId, call }),
-    early.input.iteration === iteration ? early.reasonLookup : undefined,
+    reasonLookup,
   );
   const now = ports.now();
   const { turn } = checkpoint;
   const gated = gatedCalls(record, turn, ports.tools, grantedTools(record.spec, settings.defaultTools));
   // Whether the commit below marks the iteration reasoned (no earlier writer did): then no step of
-  // it can be logged yet, and acting needs no second read of the step log.
+  // it can be logged yet, and acting needs no second read of the step log (see StepLogRead).
   let marksReasoned = false;
   const counted = await updateGoal(ports.goals, base, (current) => {
     const change = chain(
@@ -237,7 +238,7 @@ async function reason(
     loaded: counted,
     checkpoint,
     position,
-    ...(marksReasoned ? { stepLogRead: { newest: history.steps.at(-1) } } : {}),
+    ...(marksReasoned && iteration > 0 ? { stepLogRead: { newest: history.steps.at(-1) } } : {}),
   });
 }
 

@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GoalStore } from "../../../lambdas/core/ports/goal-store";
 import type { StepLog, StepRecord } from "../../../lambdas/core/ports/step-log";
+import type { ToolRunner } from "../../../lambdas/core/ports/tool-runner";
 import { loadGoal } from "../../../lambdas/core/react/load-goal";
 import { verifyAndReason } from "../../../lambdas/core/react/verify-and-reason";
 import { queueRevision } from "../../../lambdas/core/revisions";
 import {
+  calls,
   createGoal,
   type GoalTable,
   ReactLoopDriver,
@@ -145,6 +147,52 @@ describe("ReAct steps under concurrent writers", () => {
     expect((await table.adapters.goals.getGoal(goal.goalId))?.record.loop).toMatchObject({
       phase: "reasoned",
     });
+  });
+
+  it("runs no tool again when a duplicate invocation reasoned and acted on the turn before its commit", async () => {
+    // Prepare: iteration 0 as usual; in iteration 1 a duplicate of the invocation (a retry while the
+    // first still runs) does the whole iteration between the first one's checkpoint and its commit.
+    const goal = await createGoal(table);
+    const model = new ScriptedModel({
+      reason: [
+        calls("workspace_write", { path: "notes.md", content: "plan" }),
+        writes("out/haiku.md", "autumn"),
+      ],
+    });
+    const real = table.adapters.goals;
+    const position = await verifyAndReason(
+      ports(real, model),
+      SETTINGS,
+      await loadGoal(ports(real, model), goal),
+    );
+    const duplicateAnswers: unknown[] = [];
+    const goals: GoalStore = Object.create(real);
+    goals.commit = async (record, expectedVersion, events) => {
+      if (duplicateAnswers.length === 0) {
+        duplicateAnswers.push(await verifyAndReason(ports(real, model), SETTINGS, position));
+      }
+      return real.commit(record, expectedVersion, events);
+    };
+    const own = ports(goals, model);
+    let ownToolRuns = 0;
+    const tools: ToolRunner = Object.create(own.tools);
+    tools.run = (...args) => {
+      ownToolRuns += 1;
+      return own.tools.run(...args);
+    };
+
+    // Act
+    const answer = await verifyAndReason({ ...own, tools }, SETTINGS, position);
+
+    // Assess
+    expect(answer).toMatchObject({ iteration: 2, next: "verify" });
+    expect(duplicateAnswers).toEqual([answer]);
+    expect(ownToolRuns).toBe(0);
+    expect(model.requestsFor("reason")).toHaveLength(2);
+    expect(await table.adapters.stepLog.listRecentSteps(goal.goalId, 5)).toHaveLength(2);
+    const stored = await real.getGoal(goal.goalId);
+    expect(stored?.record.usage.modelCalls).toBe(2);
+    expect(stored?.record.loop).toMatchObject({ iteration: 1, phase: "acted" });
   });
 
   it("gives up after two re-tries and throws ConcurrentModificationError for the state machine to retry", async () => {

@@ -63,7 +63,7 @@ describe("what VerifyAndReason reads per iteration", () => {
     });
   }
 
-  it("reads the step log once per ungated iteration: acting reuses the read verify made", async () => {
+  it("reads the step log once per ungated iteration after a run's first: acting reuses the read verify made", async () => {
     // Prepare
     const goal = await createGoal(table);
     const loop = new ReactLoopDriver(table, threeIterations());
@@ -90,8 +90,9 @@ describe("what VerifyAndReason reads per iteration", () => {
     // Assess
     expect(answer.next).toBe("completed");
     expect(await table.adapters.stepLog.listRecentSteps(goal.goalId, 10)).toHaveLength(3);
-    // Three iterations that acted, then the final verify: one step-log read each.
-    expect(readsPerInvocation).toEqual([1, 1, 1, 1]);
+    // The run's first iteration reads the log again before its tools run (a previous run's last
+    // invocation may still be logging); the next two and the final verify read it once.
+    expect(readsPerInvocation).toEqual([2, 1, 1, 1]);
   });
 
   it("starts the step query and the reason call's lookup without waiting for the reads before them", async () => {
@@ -111,7 +112,9 @@ describe("what VerifyAndReason reads per iteration", () => {
       await lookup.awaitOverlap();
       return real.goals.getGoal(goalId);
     };
+    let lookups = 0;
     goals.findCheckpoint = (key) => {
+      lookups += 1;
       lookup.started();
       return real.goals.findCheckpoint(key);
     };
@@ -129,5 +132,7 @@ describe("what VerifyAndReason reads per iteration", () => {
     // Assess
     expect(second).toMatchObject({ iteration: 2, next: "verify" });
     expect((await loop.goal(goal.goalId)).steps).toBe(1);
+    // The lookup started early is the one the call used: no second lookup.
+    expect(lookups).toBe(1);
   });
 });
