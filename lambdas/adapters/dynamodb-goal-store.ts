@@ -39,6 +39,7 @@ import {
 import { DynamoDbEventLog, numberEvents } from "./dynamodb-event-log";
 import { queryGoalPartition } from "./dynamodb-goal-partition";
 import { parseStoredItem, toDocument } from "./dynamodb-items";
+import { putFirst } from "./dynamodb-put-first";
 import {
   ANY_STATUS_PREFIX,
   approvalIndexKeys,
@@ -391,23 +392,15 @@ export class DynamoDbGoalStore implements GoalStore {
   async putCheckpoint(checkpoint: ModelCheckpoint): Promise<ModelCheckpoint> {
     const parsed = parseOrThrow(ModelCheckpointSchema, toDocument(checkpoint), "model checkpoint");
     const key = checkpointKey(parsed.key);
-    try {
-      await this.client.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: { ...key, goalId: parsed.key.goalId, role: parsed.key.role, checkpoint: parsed },
-          ConditionExpression: "attribute_not_exists(#pk)",
-          ExpressionAttributeNames: { "#pk": PK },
-        }),
-      );
-      return parsed;
-    } catch (error) {
-      if (!isConditionalCheckFailed(error)) throw toStoreError(error, "putCheckpoint");
-    }
     // First writer wins: a retried step gets the response that was already paid for.
-    const stored = await this.getCheckpoint(parsed.key);
-    if (!stored) throw new CorruptStoreItemError(`Checkpoint ${key[SK]} vanished after a conflicting put`);
-    return stored;
+    const stored = await putFirst(this.client, {
+      tableName: this.tableName,
+      key,
+      item: { goalId: parsed.key.goalId, role: parsed.key.role, checkpoint: parsed },
+      operation: "putCheckpoint",
+      what: `Checkpoint ${key[SK]}`,
+    });
+    return stored ? parseStoredItem(ModelCheckpointSchema, stored.checkpoint, "model checkpoint") : parsed;
   }
 
   async getCheckpoint(key: z.input<typeof CheckpointKeySchema>): Promise<ModelCheckpoint | undefined> {
@@ -480,22 +473,14 @@ export class DynamoDbGoalStore implements GoalStore {
    */
   private async firstStepOf(goalId: string, step: number, fingerprint: string): Promise<number> {
     const key = fingerprintKey(goalId, fingerprint);
-    try {
-      await this.client.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: { ...key, fingerprint, step },
-          ConditionExpression: "attribute_not_exists(#pk)",
-          ExpressionAttributeNames: { "#pk": PK },
-        }),
-      );
-      return step;
-    } catch (error) {
-      if (!isConditionalCheckFailed(error)) throw toStoreError(error, "seenBefore");
-    }
-    const first = await this.getItem(key, "seenBefore");
-    if (!first) throw new CorruptStoreItemError(`Fingerprint ${key[SK]} vanished after a conflicting put`);
-    return parseStoredItem(FingerprintItemSchema, first, "fingerprint item").step;
+    const first = await putFirst(this.client, {
+      tableName: this.tableName,
+      key,
+      item: { fingerprint, step },
+      operation: "seenBefore",
+      what: `Fingerprint ${key[SK]}`,
+    });
+    return first ? parseStoredItem(FingerprintItemSchema, first, "fingerprint item").step : step;
   }
 
   private async readGoal(goalId: string): Promise<StoredGoal | undefined> {

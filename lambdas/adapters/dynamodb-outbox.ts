@@ -1,13 +1,13 @@
-import { type DynamoDBDocumentClient, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { type Outbox, type OutboxMessage, OutboxMessageSchema } from "../core/ports/outbox";
 import { parseOrThrow } from "../core/validation";
-import { CorruptStoreItemError, isConditionalCheckFailed, toStoreError } from "./dynamodb-errors";
 import { queryGoalPartition } from "./dynamodb-goal-partition";
 import { parseStoredItem, toDocument } from "./dynamodb-items";
+import { putFirst } from "./dynamodb-put-first";
 import { OUTBOX_PREFIX, outboxMessageKey } from "./goal-table-keys";
 import { TABLE_DESIGN } from "./table-design";
 
-const PK = TABLE_DESIGN.partitionKey;
+const _PK = TABLE_DESIGN.partitionKey;
 
 export interface DynamoDbOutboxOptions {
   /** Created once at module scope by the handler and shared across invocations. */
@@ -31,25 +31,18 @@ export class DynamoDbOutbox implements Outbox {
 
   async putMessage(message: OutboxMessage): Promise<{ message: OutboxMessage; created: boolean }> {
     const parsed = parseOrThrow(OutboxMessageSchema, toDocument(message), "outbox message");
-    const key = outboxMessageKey(parsed.goalId, parsed.messageId);
-    try {
-      await this.client.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: { ...key, tenantId: parsed.tenantId, message: parsed },
-          ConditionExpression: "attribute_not_exists(#pk)",
-          ExpressionAttributeNames: { "#pk": PK },
-        }),
-      );
-      return { message: parsed, created: true };
-    } catch (error) {
-      if (!isConditionalCheckFailed(error)) throw toStoreError(error, "putMessage");
-    }
-    const stored = await this.getMessage(key);
-    if (!stored) {
-      throw new CorruptStoreItemError(`Outbox message ${parsed.messageId} vanished after a conflicting put`);
-    }
-    return { message: stored, created: false };
+    const stored = await putFirst(this.client, {
+      tableName: this.tableName,
+      key: outboxMessageKey(parsed.goalId, parsed.messageId),
+      item: { tenantId: parsed.tenantId, message: parsed },
+      operation: "putMessage",
+      what: `Outbox message ${parsed.messageId}`,
+    });
+    if (!stored) return { message: parsed, created: true };
+    return {
+      message: parseStoredItem(OutboxMessageSchema, stored.message, "outbox message"),
+      created: false,
+    };
   }
 
   /** A goal's messages, oldest first (ties by messageId, so the order is stable). */
@@ -67,19 +60,6 @@ export class DynamoDbOutbox implements Outbox {
     return messages.sort(
       (a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt) || compare(a.messageId, b.messageId),
     );
-  }
-
-  private async getMessage(key: Record<string, string>): Promise<OutboxMessage | undefined> {
-    let item: Record<string, unknown> | undefined;
-    try {
-      const output = await this.client.send(
-        new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }),
-      );
-      item = output.Item;
-    } catch (error) {
-      throw toStoreError(error, "putMessage");
-    }
-    return item && parseStoredItem(OutboxMessageSchema, item.message, "outbox message");
   }
 }
 

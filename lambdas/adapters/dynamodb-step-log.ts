@@ -1,13 +1,13 @@
-import { type DynamoDBDocumentClient, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { type StepLog, type StepRecord, StepRecordSchema } from "../core/ports/step-log";
 import { parseOrThrow } from "../core/validation";
-import { CorruptStoreItemError, isConditionalCheckFailed, toStoreError } from "./dynamodb-errors";
 import { queryGoalPartition } from "./dynamodb-goal-partition";
 import { parseStoredItem, toDocument } from "./dynamodb-items";
+import { putFirst } from "./dynamodb-put-first";
 import { invalidField, STEP_PREFIX, stepKey } from "./goal-table-keys";
 import { TABLE_DESIGN } from "./table-design";
 
-const PK = TABLE_DESIGN.partitionKey;
+const _PK = TABLE_DESIGN.partitionKey;
 const MAX_RECENT_STEPS = 1000;
 
 export interface DynamoDbStepLogOptions {
@@ -31,32 +31,15 @@ export class DynamoDbStepLog implements StepLog {
 
   async putStep(step: StepRecord): Promise<StepRecord | undefined> {
     const record = parseOrThrow(StepRecordSchema, toDocument(step), "step record");
-    const key = stepKey(record.goalId, record.step);
-    try {
-      await this.client.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: { ...key, record },
-          ConditionExpression: "attribute_not_exists(#pk)",
-          ExpressionAttributeNames: { "#pk": PK },
-        }),
-      );
-      return undefined;
-    } catch (error) {
-      if (!isConditionalCheckFailed(error)) throw toStoreError(error, "putStep");
-    }
-    // First writer wins: an earlier attempt (or a racing one) logged this step number already.
-    const stored = await this.client
-      .send(new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }))
-      .catch((error: unknown) => {
-        throw toStoreError(error, "putStep");
-      });
-    if (!stored.Item) {
-      throw new CorruptStoreItemError(
-        `Step ${record.step} of goal ${record.goalId} vanished after a conflicting put`,
-      );
-    }
-    return parseStoredItem(StepRecordSchema, stored.Item.record, "step record");
+    // First writer wins: an earlier attempt (or a racing one) may have logged this number already.
+    const stored = await putFirst(this.client, {
+      tableName: this.tableName,
+      key: stepKey(record.goalId, record.step),
+      item: { record },
+      operation: "putStep",
+      what: `Step ${record.step} of goal ${record.goalId}`,
+    });
+    return stored && parseStoredItem(StepRecordSchema, stored.record, "step record");
   }
 
   async listRecentSteps(goalId: string, limit: number): Promise<readonly StepRecord[]> {
