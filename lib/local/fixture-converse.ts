@@ -1,5 +1,4 @@
 import { createHash } from "node:crypto";
-import { statSync } from "node:fs";
 import type { ModelRole } from "../../lambdas/core/model-roles";
 import type { JsonObject } from "./cloud-assembly-model";
 import { AwsApiError, FixtureFileError } from "./errors";
@@ -8,9 +7,10 @@ import {
   BEDROCK_ERROR_STATUS,
   fixtureFileOf,
   fixtureNameOf,
-  loadModelFixture,
   type ModelFixture,
+  parseModelFixture,
   type ResponseTurn,
+  readFixtureText,
 } from "./model-fixtures";
 
 export interface ScriptedRequest {
@@ -25,21 +25,19 @@ export interface ScriptedRequest {
   readonly body: string;
 }
 
-/** The fixtures parsed so far, by file, with the stat they were read at. */
-const parsedFixtures = new Map<string, { readonly stamp: string; readonly fixture: ModelFixture }>();
+/** The fixtures parsed so far, by file, with the text they were parsed from. */
+const parsedFixtures = new Map<string, { readonly text: string; readonly fixture: ModelFixture }>();
 
 /**
- * The fixture in `file` as it is now: parsed again only when the file changed (its size, change or
- * modification time), so an edited fixture takes effect without a restart and an unchanged one
- * costs a stat per call instead of a read and a check of every turn.
+ * The fixture in `file` as it is now: read on every call, so an edited fixture takes effect without
+ * a restart, but parsed (every turn checked) only when its text changed since the last call.
  */
 function currentFixture(file: string): ModelFixture {
-  const stat = statSync(file, { throwIfNoEntry: false, bigint: true });
-  const stamp = stat ? `${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}:${stat.ino}` : "";
+  const text = readFixtureText(file);
   const known = parsedFixtures.get(file);
-  if (stat && known?.stamp === stamp) return known.fixture;
-  const fixture = loadModelFixture(file);
-  if (stat) parsedFixtures.set(file, { stamp, fixture });
+  if (known?.text === text) return known.fixture;
+  const fixture = parseModelFixture(file, text);
+  parsedFixtures.set(file, { text, fixture });
   return fixture;
 }
 

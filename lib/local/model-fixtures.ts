@@ -87,19 +87,27 @@ export function availableFixtures(fixturesDir: string): string[] {
     .sort();
 }
 
+/** The text of a fixture file; a FixtureFileError naming the file when it cannot be read. */
+export function readFixtureText(file: string): string {
+  try {
+    return readFileSync(file, "utf8");
+  } catch (error) {
+    throw unreadable(file, error);
+  }
+}
+
 /**
- * Reads and checks a fixture file (DESIGN §6): `{"<role>": [turn, …]}`. Error turns are
+ * Checks the text of a fixture file (DESIGN §6): `{"<role>": [turn, …]}`. Error turns are
  * attempt-level: they are served to the successive attempts of the call whose response follows
  * them, so `[{"error": "ThrottlingException"}, {"text": "a"}]` throttles call 0 once, then
  * answers it. Without error turns, call n gets turn n.
  */
-export function loadModelFixture(file: string): ModelFixture {
+export function parseModelFixture(file: string, text: string): ModelFixture {
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(file, "utf8"));
+    raw = JSON.parse(text);
   } catch (error) {
-    const why = error instanceof Error ? error.message : String(error);
-    throw new FixtureFileError(file, `Fixture file ${file} cannot be read as JSON: ${why}`, { cause: error });
+    throw unreadable(file, error);
   }
   const parsed = FixtureFileSchema.safeParse(raw);
   if (!parsed.success) {
@@ -123,6 +131,11 @@ export function loadModelFixture(file: string): ModelFixture {
     fixture[ModelRoleSchema.parse(role)] = calls;
   }
   return fixture;
+}
+
+function unreadable(file: string, error: unknown): FixtureFileError {
+  const why = error instanceof Error ? error.message : String(error);
+  return new FixtureFileError(file, `Fixture file ${file} cannot be read as JSON: ${why}`, { cause: error });
 }
 
 function invalid(file: string, error: z.ZodError, prefix: PropertyKey[], hint?: string): FixtureFileError {
