@@ -20,6 +20,7 @@ import {
   type CheckpointKey,
   CheckpointKeySchema,
   type CheckpointLookup,
+  type CommitOptions,
   ConcurrentModificationError,
   GoalAlreadyExistsError,
   GoalNotFoundError,
@@ -111,9 +112,14 @@ interface StoredGoal extends VersionedGoal {
 
 /** What this store last read or wrote of a goal, so a commit from that version needs no read. */
 interface KnownGoal extends StoredGoal {
-  /** The outbox is known to be stored as event items (this store wrote them after its commit). */
-  readonly outboxWritten: boolean;
+  /**
+   * Whether the outbox is stored as event items (this store wrote them after its commit), once the
+   * write it started is done: a commit that left them in the background does not wait for them.
+   */
+  readonly outboxWritten: Promise<boolean>;
 }
+
+const NOT_WRITTEN = Promise.resolve(false);
 
 /** Goals whose last known version a store keeps: a step works on one goal, a warm container on a few. */
 const KNOWN_GOALS = 32;
@@ -130,6 +136,8 @@ const KNOWN_GOALS = 32;
  *    goal item's `pendingEvents` attribute. Once it succeeds, the events are committed.
  * 3. Then each event is put as its own item (sk `EVT#<seq>`), `attribute_not_exists`, so a repeat
  *    is harmless. These puts are best-effort: a crash or error here loses nothing, the outbox holds them.
+ *    `commit` waits for them, or leaves them in the background for a caller that goes on working
+ *    (`CommitOptions.eventsInBackground`) and awaits `settled()` before it answers.
  * 4. Before the next commit overwrites `pendingEvents`, it writes whichever of them are missing and
  *    fails if it cannot. Every seq <= lastEventSeq is therefore either an event item or in the outbox.
  * 5. `listEvents` reads the goal item first, queries the event items up to its `lastEventSeq`, and
@@ -145,6 +153,8 @@ export class DynamoDbGoalStore implements GoalStore {
   private readonly now: () => Date;
   private readonly events: DynamoDbEventLog;
   private readonly known = new Map<string, KnownGoal>();
+  /** Event writes left in the background by `commit` and not done yet. */
+  private readonly inFlight = new Set<Promise<boolean>>();
 
   constructor(options: DynamoDbGoalStoreOptions) {
     this.client = options.client;
@@ -172,7 +182,7 @@ export class DynamoDbGoalStore implements GoalStore {
       }
       throw toStoreError(error, "createGoal");
     }
-    const outboxWritten = await this.events.appendBestEffort(numbered);
+    const outboxWritten = Promise.resolve(await this.events.appendBestEffort(numbered));
     this.remember({ record: written, version: 1, pendingEvents: numbered, outboxWritten });
     return { record: written, version: 1 };
   }
@@ -186,6 +196,7 @@ export class DynamoDbGoalStore implements GoalStore {
     record: GoalRecord,
     expectedVersion: number,
     events: readonly NewGoalEvent[],
+    options: CommitOptions = {},
   ): Promise<VersionedGoal> {
     const parsed = parseRecord(record);
     const remembered = this.known.get(parsed.goalId);
@@ -197,7 +208,7 @@ export class DynamoDbGoalStore implements GoalStore {
     }
 
     // Outbox rule: the previous write's events must be durable before its outbox is overwritten.
-    if (!(stored === remembered && remembered.outboxWritten)) {
+    if (!(stored === remembered && (await remembered.outboxWritten))) {
       await this.events.ensureWritten(parsed.goalId, stored.pendingEvents);
     }
 
@@ -224,9 +235,20 @@ export class DynamoDbGoalStore implements GoalStore {
       }
       throw toStoreError(error, "commit");
     }
-    const outboxWritten = await this.events.appendBestEffort(numbered);
+    // Best effort: never rejects, answers false when an event item could not be written.
+    const outboxWritten = this.events.appendBestEffort(numbered);
     this.remember({ record: written, version, pendingEvents: numbered, outboxWritten });
+    if (options.eventsInBackground === true) {
+      this.inFlight.add(outboxWritten);
+      void outboxWritten.finally(() => this.inFlight.delete(outboxWritten));
+    } else {
+      await outboxWritten;
+    }
     return { record: written, version };
+  }
+
+  async settled(): Promise<void> {
+    await Promise.all(this.inFlight);
   }
 
   async listGoals(query: {
@@ -499,7 +521,7 @@ export class DynamoDbGoalStore implements GoalStore {
     };
     const remembered = this.known.get(goalId);
     // Reading the version this store wrote itself keeps what it knows of that outbox.
-    const outboxWritten = remembered?.version === stored.version && remembered.outboxWritten;
+    const outboxWritten = remembered?.version === stored.version ? remembered.outboxWritten : NOT_WRITTEN;
     this.remember({ ...stored, outboxWritten });
     return stored;
   }

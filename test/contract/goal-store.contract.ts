@@ -131,6 +131,37 @@ export function describeGoalStoreContract(backendName: string, start: StartBacke
       return { flakyStore, control, destroy };
     }
 
+    /** A store whose client holds every BatchWriteItem while `control.holding` until `release()`. */
+    function storeHoldingEventBatches() {
+      let release: () => void = () => undefined;
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const control = { holding: false, held: 0, release };
+      const { store: holdingStore, destroy } = storeOnOwnClient((client) =>
+        client.middlewareStack.add(
+          (next, context) => async (args) => {
+            if (control.holding && context.commandName === "BatchWriteItemCommand") {
+              control.held += 1;
+              await released;
+            }
+            return next(args);
+          },
+          { step: "initialize", name: "holdEventBatches" },
+        ),
+      );
+      return { holdingStore, control, destroy };
+    }
+
+    /** `promise`, or a rejection naming `what` when it is not settled within two seconds. */
+    function within<T>(promise: Promise<T>, what: string): Promise<T> {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`${what} did not answer within 2 s`)), 2_000);
+      });
+      return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+    }
+
     function seqs(events: readonly { seq: number }[]): number[] {
       return events.map((event) => event.seq);
     }
@@ -454,6 +485,55 @@ export function describeGoalStoreContract(backendName: string, start: StartBacke
         const listed = await store.listEvents(goalId, {});
         expect(seqs(listed.items)).toEqual(range(1, 7));
         expect(await storedEventSeqs(goalId)).toEqual(range(1, 7));
+      });
+
+      it("a commit with eventsInBackground answers before its event items are written; settled() and the next commit wait for them", async () => {
+        // Prepare
+        const { holdingStore, control, destroy } = storeHoldingEventBatches();
+        try {
+          const created = await holdingStore.createGoal(aGoalRecord(), someEvents(2));
+          const goalId = created.record.goalId;
+          control.holding = true;
+
+          // Act
+          const committed = await within(
+            holdingStore.commit({ ...created.record, steps: 1 }, created.version, someEvents(2), {
+              eventsInBackground: true,
+            }),
+            "the background commit",
+          );
+          let settled = false;
+          const settling = holdingStore.settled().then(() => {
+            settled = true;
+          });
+          let next = false;
+          const nextCommit = holdingStore
+            .commit({ ...committed.record, steps: 2 }, committed.version, someEvents(1))
+            .then((written) => {
+              next = true;
+              return written;
+            });
+          const whileHeld = {
+            stored: await storedEventSeqs(goalId),
+            listed: seqs((await store.listEvents(goalId, {})).items),
+            goal: (await store.getGoal(goalId))?.version,
+          };
+          const pending = { settled, next, held: control.held };
+          control.release();
+          await within(settling, "settled()");
+          const last = await within(nextCommit, "the next commit");
+
+          // Assess: held, the events were committed (readers fill them from the outbox), not yet
+          // their own items, and neither settled() nor the next commit went on without them.
+          expect(committed.record.lastEventSeq).toBe(4);
+          expect(whileHeld).toEqual({ stored: [1, 2], listed: [1, 2, 3, 4], goal: 2 });
+          expect(pending).toEqual({ settled: false, next: false, held: 1 });
+          expect(last.version).toBe(3);
+          expect(await storedEventSeqs(goalId)).toEqual([1, 2, 3, 4, 5]);
+        } finally {
+          control.release();
+          destroy();
+        }
       });
 
       it("re-sends events a batch left unprocessed, and names the goal and seqs when they stay so", async () => {

@@ -67,6 +67,17 @@ export type CheckpointLookup =
   | { readonly checkpoint: ModelCheckpoint }
   | { readonly checkpoint: undefined; readonly calls: number };
 
+/** How `commit` treats its events once the goal item is written. */
+export interface CommitOptions {
+  /**
+   * Answer as soon as the goal item is written and put the event items in the background (they
+   * are committed already, in the item's outbox), for a step that goes on working: its next commit
+   * waits for them, as the outbox rule wants, and it awaits `settled()` before it answers.
+   * @default false - the event items are written before `commit` answers
+   */
+  readonly eventsInBackground?: boolean;
+}
+
 export interface Page<T> {
   readonly items: readonly T[];
   /** Opaque cursor for the next page; absent on the last page. */
@@ -89,7 +100,10 @@ export interface GoalStore {
     record: GoalRecord,
     expectedVersion: number,
     events: readonly NewGoalEvent[],
+    options?: CommitOptions,
   ): Promise<VersionedGoal>;
+  /** Resolves once the event writes this store left in the background (CommitOptions) are done. */
+  settled(): Promise<void>;
   listGoals(query: {
     tenantId: string;
     status?: GoalStatus;

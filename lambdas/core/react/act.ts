@@ -1,7 +1,7 @@
 import { ACTING_ROLE } from "../acting-role";
 import { canonicalJson, sha256Hex } from "../canonical-json";
 import { GoalLoopsError } from "../errors";
-import { goalEvent, settle } from "../goal-change";
+import { type GoalChange, goalEvent, settle } from "../goal-change";
 import type { NewGoalEvent } from "../goal-event";
 import type { ActionGate, GoalRecord } from "../goal-record";
 import { toolUsesOf, turnText } from "../model-answer";
@@ -15,7 +15,7 @@ import { clip } from "../text";
 import { gatedNext, gateOf } from "./action-gate";
 import { markLoop, reached } from "./loop-marker";
 import { type Clock, grantedTools, type ReactSettings } from "./react-deps";
-import { isRunningIn, nextForStatus, type RunPosition, type StepResult } from "./step-result";
+import { isRunningIn, nextForStatus, type RunPosition, type StepResult, stopped } from "./step-result";
 import { chain, readGoal, updateGoal } from "./update-goal";
 
 export interface ActPorts {
@@ -138,6 +138,43 @@ export function actUnlessGated(
     return Promise.resolve({ ...position, next: "approval" });
   }
   return turn.checkpoint ? actOnTurn(ports, settings, turn) : actOnLoaded(ports, settings, loaded, position);
+}
+
+/**
+ * What a step that makes an acting turn does once the turn is checkpointed: commits `change` (the
+ * call's usage, the gate, the `reasoned` marker), then acts on the turn unless one of its calls
+ * waits for a human (`actUnlessGated`). An ungated turn's commit leaves its events in the
+ * background while the tools run (Act's commit waits for them); they are stored before this
+ * answers, whatever acting does. `stepLogRead` is asked once the commit is done.
+ */
+export async function commitTurnAndAct(
+  ports: ActPorts,
+  settings: Pick<ReactSettings, "defaultTools">,
+  turn: {
+    loaded: VersionedGoal;
+    change: (current: GoalRecord) => GoalChange | undefined;
+    checkpoint: ModelCheckpoint;
+    position: RunPosition;
+    gated: boolean;
+    stepLogRead?: () => StepLogRead | undefined;
+  },
+): Promise<StepResult> {
+  const { checkpoint, position } = turn;
+  const counted = await updateGoal(ports.goals, turn.loaded, turn.change, {
+    eventsInBackground: !turn.gated,
+  });
+  try {
+    if (!isRunningIn(counted.record, position.runId)) return stopped(counted.record, position);
+    const stepLogRead = turn.stepLogRead?.();
+    return await actUnlessGated(ports, settings, {
+      loaded: counted,
+      checkpoint,
+      position,
+      ...(stepLogRead ? { stepLogRead } : {}),
+    });
+  } finally {
+    await ports.goals.settled();
+  }
 }
 
 /**

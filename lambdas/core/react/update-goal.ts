@@ -1,6 +1,11 @@
 import type { GoalChange } from "../goal-change";
 import type { GoalRecord } from "../goal-record";
-import { GoalNotFoundError, type GoalStore, type VersionedGoal } from "../ports/goal-store";
+import {
+  type CommitOptions,
+  GoalNotFoundError,
+  type GoalStore,
+  type VersionedGoal,
+} from "../ports/goal-store";
 
 /** How often a step re-reads and re-applies its change after another writer got in first. */
 export const MAX_CONFLICT_RETRIES = 2;
@@ -27,13 +32,14 @@ export async function updateGoal(
   goals: GoalStore,
   initial: VersionedGoal,
   change: (record: GoalRecord) => GoalChange | undefined,
+  options?: CommitOptions,
 ): Promise<VersionedGoal> {
   let current = initial;
   for (let conflicts = 0; ; conflicts += 1) {
     const next = change(current.record);
     if (!next) return current;
     try {
-      return await goals.commit(next.record, current.version, next.events);
+      return await goals.commit(next.record, current.version, next.events, options);
     } catch (error) {
       if (!isConflict(error) || conflicts >= MAX_CONFLICT_RETRIES) throw error;
     }

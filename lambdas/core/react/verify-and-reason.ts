@@ -15,7 +15,7 @@ import type { ModelClient } from "../ports/model-client";
 import type { StepRecord } from "../ports/step-log";
 import type { ToolRunner } from "../ports/tool-runner";
 import type { Workspace } from "../ports/workspace";
-import { type ActPorts, actedAnswer, actUnlessGated } from "./act";
+import { type ActPorts, actedAnswer, actUnlessGated, commitTurnAndAct } from "./act";
 import { gatedCalls, gatedNext, pendingGate, setGate } from "./action-gate";
 import { applyQueuedRevisions } from "./apply-revisions";
 import { markLoop, reached } from "./loop-marker";
@@ -211,34 +211,35 @@ async function reason(
   const now = ports.now();
   const { turn } = checkpoint;
   const gated = gatedCalls(record, turn, ports.tools, grantedTools(record.spec, settings.defaultTools));
-  // Whether the commit below marks the iteration reasoned (no earlier writer did): then no step of
-  // it can be logged yet, and acting needs no second read of the step log (see StepLogRead).
+  // Whether the commit marks the iteration reasoned (no earlier writer did): then no step of it can
+  // be logged yet, and acting needs no second read of the step log (see StepLogRead).
   let marksReasoned = false;
-  const counted = await updateGoal(ports.goals, base, (current) => {
-    const change = chain(
-      current,
-      verify,
-      // Counted once per checkpoint, even when the goal stopped meanwhile: the call was paid for.
-      (next) => {
-        marksReasoned = next.runId === runId && !reached(next, runId, iteration, "reasoned");
-        if (!marksReasoned) return undefined;
-        return chain(
-          next,
-          (counting) => countCompactionUsage(counting, context.uncounted, now),
-          (counting) => recordModelUsage(counting, "reason", turn.modelId, turn.usage, now),
-          (counting) => (gated.length > 0 ? setGate(counting, pendingGate(position, gated), now) : undefined),
-          (counting) => markLoop(counting, { runId, iteration, phase: "reasoned" }, "act", now),
-        );
-      },
-    );
-    return change.record === current ? undefined : change;
-  });
-  if (!isRunningIn(counted.record, runId)) return stopped(counted.record, position);
-  return actUnlessGated(ports, settings, {
-    loaded: counted,
+  return commitTurnAndAct(ports, settings, {
+    loaded: base,
     checkpoint,
     position,
-    ...(marksReasoned && iteration > 0 ? { stepLogRead: { newest: history.steps.at(-1) } } : {}),
+    gated: gated.length > 0,
+    change: (current) => {
+      const change = chain(
+        current,
+        verify,
+        // Counted once per checkpoint, even when the goal stopped meanwhile: the call was paid for.
+        (next) => {
+          marksReasoned = next.runId === runId && !reached(next, runId, iteration, "reasoned");
+          if (!marksReasoned) return undefined;
+          return chain(
+            next,
+            (counting) => countCompactionUsage(counting, context.uncounted, now),
+            (counting) => recordModelUsage(counting, "reason", turn.modelId, turn.usage, now),
+            (counting) =>
+              gated.length > 0 ? setGate(counting, pendingGate(position, gated), now) : undefined,
+            (counting) => markLoop(counting, { runId, iteration, phase: "reasoned" }, "act", now),
+          );
+        },
+      );
+      return change.record === current ? undefined : change;
+    },
+    stepLogRead: () => (marksReasoned && iteration > 0 ? { newest: history.steps.at(-1) } : undefined),
   });
 }
 

@@ -3,13 +3,13 @@ import { recordModelUsage } from "../model-prices";
 import { modelIdFor } from "../model-tiers";
 import type { ModelClient } from "../ports/model-client";
 import type { ToolRunner } from "../ports/tool-runner";
-import { type ActPorts, actUnlessGated } from "../react/act";
+import { type ActPorts, actUnlessGated, commitTurnAndAct } from "../react/act";
 import { gatedCalls, pendingGate, setGate } from "../react/action-gate";
 import { markLoop, reached } from "../react/loop-marker";
 import { callAndCheckpoint } from "../react/model-call";
 import { grantedTools } from "../react/react-deps";
 import { isRunningIn, type RunPosition, type StepResult, stopped } from "../react/step-result";
-import { chain, readGoal, updateGoal } from "../react/update-goal";
+import { chain, readGoal } from "../react/update-goal";
 import { attemptRequest } from "./attempt-prompt";
 import type { ReflexionSettings } from "./reflexion-deps";
 
@@ -67,17 +67,21 @@ export async function attempt(
   const { turn } = checkpoint;
   const now = ports.now();
   const gated = gatedCalls(record, turn, ports.tools, granted);
-  const counted = await updateGoal(ports.goals, loaded, (current) => {
-    // Counted once per checkpoint, even when the goal stopped meanwhile: the call was paid for.
-    if (current.runId !== runId || reached(current, runId, iteration, "reasoned")) return undefined;
-    return chain(
-      current,
-      (next) => recordModelUsage(next, "attempt", turn.modelId, turn.usage, now),
-      (next) => (next.status === "running" ? recordAttempt(next, now) : undefined),
-      (next) => (gated.length > 0 ? setGate(next, pendingGate(position, gated), now) : undefined),
-      (next) => markLoop(next, { runId, iteration, phase: "reasoned" }, "act", now),
-    );
+  return commitTurnAndAct(ports, settings, {
+    loaded,
+    checkpoint,
+    position,
+    gated: gated.length > 0,
+    change: (current) => {
+      // Counted once per checkpoint, even when the goal stopped meanwhile: the call was paid for.
+      if (current.runId !== runId || reached(current, runId, iteration, "reasoned")) return undefined;
+      return chain(
+        current,
+        (next) => recordModelUsage(next, "attempt", turn.modelId, turn.usage, now),
+        (next) => (next.status === "running" ? recordAttempt(next, now) : undefined),
+        (next) => (gated.length > 0 ? setGate(next, pendingGate(position, gated), now) : undefined),
+        (next) => markLoop(next, { runId, iteration, phase: "reasoned" }, "act", now),
+      );
+    },
   });
-  if (!isRunningIn(counted.record, runId)) return stopped(counted.record, position);
-  return actUnlessGated(ports, settings, { loaded: counted, checkpoint, position });
 }

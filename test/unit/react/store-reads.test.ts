@@ -1,14 +1,20 @@
+import { setTimeout as delay } from "node:timers/promises";
+import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DynamoDbGoalStore } from "../../../lambdas/adapters/dynamodb-goal-store";
+import { goalKey } from "../../../lambdas/adapters/goal-table-keys";
 import type { GoalStore } from "../../../lambdas/core/ports/goal-store";
 import type { StepLog } from "../../../lambdas/core/ports/step-log";
+import type { ToolRunner } from "../../../lambdas/core/ports/tool-runner";
 import { verifyAndReason } from "../../../lambdas/core/react/verify-and-reason";
+import { documentClientFor, dynamoClientFor } from "../../support/dynamo-backends";
 import {
   calls,
   createGoal,
-  type GoalTable,
   ReactLoopDriver,
   ScriptedModel,
   SETTINGS,
+  type ServedGoalTable,
   startGoalTable,
   writes,
 } from "./support";
@@ -41,8 +47,17 @@ function overlapGate(what: string) {
   };
 }
 
-describe("what VerifyAndReason reads per iteration", () => {
-  let table: GoalTable;
+/** `promise`, or a rejection naming `what` when it is not settled within the overlap wait. */
+function within<T>(promise: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not answer in time`)), OVERLAP_WAIT_MS);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+describe("VerifyAndReason's store requests per iteration", () => {
+  let table: ServedGoalTable;
 
   beforeAll(async () => {
     table = await startGoalTable();
@@ -93,6 +108,98 @@ describe("what VerifyAndReason reads per iteration", () => {
     // The run's first iteration reads the log again before its tools run (a previous run's last
     // invocation may still be logging); the next two and the final verify read it once.
     expect(readsPerInvocation).toEqual([2, 1, 1, 1]);
+  });
+
+  it("puts the reason commit's events while the tools run, and answers once every event is stored", async () => {
+    // Prepare: a store whose first event batch waits until a tool runs.
+    const goal = await createGoal(table);
+    const loop = new ReactLoopDriver(
+      table,
+      new ScriptedModel({ reason: [writes("out/haiku.md", "autumn")] }),
+    );
+    const loaded = await loop.load(goal.goalId);
+    const raw = dynamoClientFor(table.endpoint);
+    const documents = documentClientFor(raw);
+    const firstBatch = overlapGate("the reason commit's event batch");
+    let batches = 0;
+    raw.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === "BatchWriteItemCommand" && ++batches === 1)
+          await firstBatch.awaitOverlap();
+        return next(args);
+      },
+      { step: "initialize", name: "holdFirstEventBatch" },
+    );
+    const goals = new DynamoDbGoalStore({ client: documents, tableName: table.tableName });
+    const ports = loop.ports(goals);
+    const tools: ToolRunner = Object.create(ports.tools);
+    let batchesWhenToolRan = 0;
+    tools.run = (...args) => {
+      batchesWhenToolRan = batches;
+      firstBatch.started();
+      return ports.tools.run(...args);
+    };
+
+    // Act
+    let answer: Awaited<ReturnType<typeof verifyAndReason>>;
+    try {
+      answer = await within(verifyAndReason({ ...ports, tools }, SETTINGS, loaded), "VerifyAndReason");
+    } finally {
+      firstBatch.started();
+    }
+
+    // Assess
+    expect(answer).toMatchObject({ iteration: 1, next: "verify" });
+    expect(batchesWhenToolRan).toBe(1);
+    const { lastEventSeq } = await loop.goal(goal.goalId);
+    const stored = await documents.send(
+      new QueryCommand({
+        TableName: table.tableName,
+        KeyConditionExpression: "pk = :pk AND begins_with(sk, :events)",
+        ExpressionAttributeValues: { ":pk": goalKey(goal.goalId).pk, ":events": "EVT#" },
+        ConsistentRead: true,
+      }),
+    );
+    raw.destroy();
+    expect(stored.Items?.length).toBe(lastEventSeq);
+  });
+
+  it("fails a step whose tools threw only after the reason commit's events are stored", async () => {
+    // Prepare: the first event batch is held for a while; the tool runner fails meanwhile.
+    const goal = await createGoal(table);
+    const loop = new ReactLoopDriver(
+      table,
+      new ScriptedModel({ reason: [writes("out/haiku.md", "autumn")] }),
+    );
+    const loaded = await loop.load(goal.goalId);
+    const raw = dynamoClientFor(table.endpoint);
+    let batchStored = false;
+    raw.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName !== "BatchWriteItemCommand") return next(args);
+        await delay(200);
+        const output = await next(args);
+        batchStored = true;
+        return output;
+      },
+      { step: "initialize", name: "slowEventBatches" },
+    );
+    const goals = new DynamoDbGoalStore({ client: documentClientFor(raw), tableName: table.tableName });
+    const ports = loop.ports(goals);
+    const tools: ToolRunner = Object.create(ports.tools);
+    tools.run = async () => {
+      throw new Error("the tool host went away");
+    };
+
+    // Act
+    const failure = await verifyAndReason({ ...ports, tools }, SETTINGS, loaded).catch((error: unknown) => ({
+      error,
+      batchStored,
+    }));
+    raw.destroy();
+
+    // Assess
+    expect(failure).toMatchObject({ error: { message: "the tool host went away" }, batchStored: true });
   });
 
   it("starts the step query and the reason call's lookup without waiting for the reads before them", async () => {
