@@ -134,8 +134,8 @@ const KNOWN_GOALS = 32;
  *    one writer can ever claim a given seq, and each seq has exactly one content.
  * 2. That one PutItem writes the record (with the new `lastEventSeq`) and the new events in the
  *    goal item's `pendingEvents` attribute. Once it succeeds, the events are committed.
- * 3. Then each event is put as its own item (sk `EVT#<seq>`), `attribute_not_exists`, so a repeat
- *    is harmless. These puts are best-effort: a crash or error here loses nothing, the outbox holds them.
+ * 3. Then each event is put as its own item (sk `EVT#<seq>`, BatchWriteItem): a repeat writes the
+ *    same content again. These puts are best-effort: a crash or error here loses nothing, the outbox holds them.
  *    `commit` waits for them, or leaves them in the background for a caller that goes on working
  *    (`CommitOptions.eventsInBackground`) and awaits `settled()` before it answers.
  * 4. Before the next commit overwrites `pendingEvents`, it writes whichever of them are missing and
@@ -145,7 +145,8 @@ const KNOWN_GOALS = 32;
  *
  * A version's content never changes (every write bumps it), so the store remembers the last version
  * it read or wrote of each goal: a commit from that version skips reading the goal item again (the
- * conditional put still guards it), and skips step 4 when this store wrote that outbox itself.
+ * conditional put still guards it), and skips step 4 once the write of that outbox's events this
+ * store started (possibly in the background) answered that all of them are stored.
  */
 export class DynamoDbGoalStore implements GoalStore {
   private readonly client: DynamoDBDocumentClient;
@@ -235,8 +236,9 @@ export class DynamoDbGoalStore implements GoalStore {
       }
       throw toStoreError(error, "commit");
     }
-    // Best effort: never rejects, answers false when an event item could not be written.
-    const outboxWritten = this.events.appendBestEffort(numbered);
+    // Best effort: answers false when an event item could not be written, and never rejects (a
+    // rejection left in the background would be unhandled).
+    const outboxWritten = this.events.appendBestEffort(numbered).catch(() => false);
     this.remember({ record: written, version, pendingEvents: numbered, outboxWritten });
     if (options.eventsInBackground === true) {
       this.inFlight.add(outboxWritten);

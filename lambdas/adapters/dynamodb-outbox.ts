@@ -5,9 +5,6 @@ import { queryGoalPartition } from "./dynamodb-goal-partition";
 import { parseStoredItem, toDocument } from "./dynamodb-items";
 import { putFirst } from "./dynamodb-put-first";
 import { OUTBOX_PREFIX, outboxMessageKey } from "./goal-table-keys";
-import { TABLE_DESIGN } from "./table-design";
-
-const _PK = TABLE_DESIGN.partitionKey;
 
 export interface DynamoDbOutboxOptions {
   /** Created once at module scope by the handler and shared across invocations. */

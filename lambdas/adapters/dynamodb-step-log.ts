@@ -5,9 +5,7 @@ import { queryGoalPartition } from "./dynamodb-goal-partition";
 import { parseStoredItem, toDocument } from "./dynamodb-items";
 import { putFirst } from "./dynamodb-put-first";
 import { invalidField, STEP_PREFIX, stepKey } from "./goal-table-keys";
-import { TABLE_DESIGN } from "./table-design";
 
-const _PK = TABLE_DESIGN.partitionKey;
 const MAX_RECENT_STEPS = 1000;
 
 export interface DynamoDbStepLogOptions {

@@ -102,7 +102,10 @@ export interface GoalStore {
     events: readonly NewGoalEvent[],
     options?: CommitOptions,
   ): Promise<VersionedGoal>;
-  /** Resolves once the event writes this store left in the background (CommitOptions) are done. */
+  /**
+   * Resolves once every event write this store left in the background (CommitOptions) is done, for
+   * whichever goal: a store serves one step invocation at a time in Lambda.
+   */
   settled(): Promise<void>;
   listGoals(query: {
     tenantId: string;

@@ -125,8 +125,9 @@ async function actOnTurn(
  * attempt) does once that turn is checkpointed and counted: `approval` while one of its calls waits
  * for a human (AwaitApproval, then the Act state, runs it), else Act's work in the same invocation —
  * one Lambda invocation and one state transition fewer per iteration. With the goal as the step just
- * committed it and the turn in hand (`checkpoint`), nothing is read again; without (a retry that
- * found the turn counted already), the turn is read and a step an attempt logged is reused.
+ * committed it and the turn in hand (`checkpoint`), neither is read again (nor the step log, with
+ * `stepLogRead`); without (a retry that found the turn counted already), the turn is read and a step
+ * an attempt logged is reused.
  */
 export function actUnlessGated(
   ports: ActPorts,
@@ -232,7 +233,10 @@ function earlierStep(record: GoalRecord, latest: StepRecord | undefined, iterati
   );
 }
 
-/** The step `putStep` found logged under this iteration's number: this iteration's, else a conflict. */
+/**
+ * The step `putStep` found logged under this iteration's number: this iteration's, else a conflict
+ * (`earlierStep` names it). Its own error is a guard for a stored record whose number is not its key's.
+ */
 function loggedFirst(record: GoalRecord, stored: StepRecord, iteration: number): StepRecord {
   const earlier = earlierStep(record, stored, iteration);
   if (earlier) return earlier;

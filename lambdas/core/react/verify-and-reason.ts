@@ -45,7 +45,7 @@ export interface VerifyAndReasonPorts extends ActPorts {
  * unsatisfied model_judge checks, then `recordCycle`); (b) completes the goal, or ends it on a limit,
  * or asks for a new run after `continueAsNewAfter` iterations; (c) otherwise makes the `reason` call
  * for the run's current iteration on the verified record and counts its usage; (d) when none of the
- * turn's calls needs a human approval, acts on it at once (`actUnlessGated`, Act's own code): an
+ * turn's calls needs a human approval, acts on it at once (`commitTurnAndAct`, Act's own code): an
  * ungated iteration is one Lambda invocation and two state transitions, not two and three. A gated
  * turn answers `approval`, and the Act state runs it once a human decided.
  *

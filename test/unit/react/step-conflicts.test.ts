@@ -25,7 +25,7 @@ function contendedStore(goals: GoalStore, times: number): GoalStore & { interrup
   let interruptions = 0;
   const contended: GoalStore & { interruptions: number } = Object.create(goals);
   Object.defineProperty(contended, "interruptions", { get: () => interruptions });
-  contended.commit = async (record, expectedVersion, events) => {
+  contended.commit = async (record, expectedVersion, events, options) => {
     if (interruptions < times) {
       interruptions += 1;
       const current = await goals.getGoal(record.goalId);
@@ -37,7 +37,7 @@ function contendedStore(goals: GoalStore, times: number): GoalStore & { interrup
       );
       await goals.commit(revision.record, current.version, revision.events);
     }
-    return goals.commit(record, expectedVersion, events);
+    return goals.commit(record, expectedVersion, events, options);
   };
   return contended;
 }
@@ -167,11 +167,11 @@ describe("ReAct steps under concurrent writers", () => {
     );
     const duplicateAnswers: unknown[] = [];
     const goals: GoalStore = Object.create(real);
-    goals.commit = async (record, expectedVersion, events) => {
+    goals.commit = async (record, expectedVersion, events, options) => {
       if (duplicateAnswers.length === 0) {
         duplicateAnswers.push(await verifyAndReason(ports(real, model), SETTINGS, position));
       }
-      return real.commit(record, expectedVersion, events);
+      return real.commit(record, expectedVersion, events, options);
     };
     const own = ports(goals, model);
     let ownToolRuns = 0;

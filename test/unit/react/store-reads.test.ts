@@ -1,4 +1,3 @@
-import { setTimeout as delay } from "node:timers/promises";
 import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DynamoDbGoalStore } from "../../../lambdas/adapters/dynamodb-goal-store";
@@ -20,7 +19,9 @@ import {
 } from "./support";
 
 /** How long a read waits for the one it should overlap before the test calls them sequential. */
-const OVERLAP_WAIT_MS = 2_000;
+const OVERLAP_WAIT_MS = 5_000;
+/** How long a whole step may take before the test calls it hung (generous: a loaded 2-core machine). */
+const STEP_WAIT_MS = 15_000;
 
 /** `awaitOverlap` resolves once `started()` was called, or rejects naming `what` after the wait. */
 function overlapGate(what: string) {
@@ -47,11 +48,11 @@ function overlapGate(what: string) {
   };
 }
 
-/** `promise`, or a rejection naming `what` when it is not settled within the overlap wait. */
+/** `promise`, or a rejection naming `what` when it hangs. */
 function within<T>(promise: Promise<T>, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not answer in time`)), OVERLAP_WAIT_MS);
+    timer = setTimeout(() => reject(new Error(`${what} did not answer in time`)), STEP_WAIT_MS);
   });
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
@@ -122,10 +123,15 @@ describe("VerifyAndReason's store requests per iteration", () => {
     const documents = documentClientFor(raw);
     const firstBatch = overlapGate("the reason commit's event batch");
     let batches = 0;
+    let holding = false;
     raw.middlewareStack.add(
       (next, context) => async (args) => {
-        if (context.commandName === "BatchWriteItemCommand" && ++batches === 1)
-          await firstBatch.awaitOverlap();
+        if (context.commandName === "BatchWriteItemCommand" && ++batches === 1) {
+          holding = true;
+          await firstBatch.awaitOverlap().finally(() => {
+            holding = false;
+          });
+        }
         return next(args);
       },
       { step: "initialize", name: "holdFirstEventBatch" },
@@ -133,9 +139,9 @@ describe("VerifyAndReason's store requests per iteration", () => {
     const goals = new DynamoDbGoalStore({ client: documents, tableName: table.tableName });
     const ports = loop.ports(goals);
     const tools: ToolRunner = Object.create(ports.tools);
-    let batchesWhenToolRan = 0;
+    let heldWhenToolRan = false;
     tools.run = (...args) => {
-      batchesWhenToolRan = batches;
+      heldWhenToolRan = holding;
       firstBatch.started();
       return ports.tools.run(...args);
     };
@@ -150,7 +156,7 @@ describe("VerifyAndReason's store requests per iteration", () => {
 
     // Assess
     expect(answer).toMatchObject({ iteration: 1, next: "verify" });
-    expect(batchesWhenToolRan).toBe(1);
+    expect(heldWhenToolRan).toBe(true);
     const { lastEventSeq } = await loop.goal(goal.goalId);
     const stored = await documents.send(
       new QueryCommand({
@@ -165,7 +171,7 @@ describe("VerifyAndReason's store requests per iteration", () => {
   });
 
   it("fails a step whose tools threw only after the reason commit's events are stored", async () => {
-    // Prepare: the first event batch is held for a while; the tool runner fails meanwhile.
+    // Prepare: the first event batch is held until the tool runner has failed.
     const goal = await createGoal(table);
     const loop = new ReactLoopDriver(
       table,
@@ -173,29 +179,35 @@ describe("VerifyAndReason's store requests per iteration", () => {
     );
     const loaded = await loop.load(goal.goalId);
     const raw = dynamoClientFor(table.endpoint);
+    const toolFailed = overlapGate("the failing tool");
     let batchStored = false;
     raw.middlewareStack.add(
       (next, context) => async (args) => {
         if (context.commandName !== "BatchWriteItemCommand") return next(args);
-        await delay(200);
+        await toolFailed.awaitOverlap();
         const output = await next(args);
         batchStored = true;
         return output;
       },
-      { step: "initialize", name: "slowEventBatches" },
+      { step: "initialize", name: "holdEventBatches" },
     );
     const goals = new DynamoDbGoalStore({ client: documentClientFor(raw), tableName: table.tableName });
     const ports = loop.ports(goals);
     const tools: ToolRunner = Object.create(ports.tools);
     tools.run = async () => {
+      // After the throw has gone up the step: a step that does not wait for the batch answers first.
+      setImmediate(toolFailed.started);
       throw new Error("the tool host went away");
     };
 
     // Act
-    const failure = await verifyAndReason({ ...ports, tools }, SETTINGS, loaded).catch((error: unknown) => ({
-      error,
-      batchStored,
-    }));
+    const failure = await within(
+      verifyAndReason({ ...ports, tools }, SETTINGS, loaded).catch((error: unknown) => ({
+        error,
+        batchStored,
+      })),
+      "VerifyAndReason",
+    );
     raw.destroy();
 
     // Assess
