@@ -4,13 +4,13 @@ import { recordModelUsage } from "../model-prices";
 import { modelIdFor } from "../model-tiers";
 import type { ModelClient } from "../ports/model-client";
 import type { ToolRunner } from "../ports/tool-runner";
-import { type ActPorts, actUnlessGated, commitTurnAndAct } from "../react/act";
+import { type ActPorts, actUnlessGated, commitTurnAndAct, countedOnce } from "../react/act";
 import { gatedCalls, pendingGate, setGate } from "../react/action-gate";
 import { markLoop, reached } from "../react/loop-marker";
 import { checkpointedCall } from "../react/model-call";
 import { grantedTools } from "../react/react-deps";
 import { isRunningIn, type RunPosition, type StepResult, stopped } from "../react/step-result";
-import { chain, readGoal } from "../react/update-goal";
+import { readGoal } from "../react/update-goal";
 import { executeRequest } from "./execute-prompt";
 import type { PlanExecuteSettings } from "./plan-execute-deps";
 import {
@@ -121,16 +121,12 @@ export async function execute(
     checkpoint,
     position,
     gated: gated.length > 0,
-    change: (current) => {
-      // Counted once per checkpoint, even when the goal stopped meanwhile: the call was paid for.
-      if (current.runId !== runId || reached(current, runId, iteration, "reasoned")) return undefined;
-      return chain(
-        current,
-        (next) => recordModelUsage(next, "execute", turn.modelId, turn.usage, now),
-        (next) => (isRunningIn(next, runId) ? startStep(next, step, position, now) : undefined),
-        (next) => (gated.length > 0 ? setGate(next, pendingGate(position, gated), now) : undefined),
-        (next) => markLoop(next, { runId, iteration, phase: "reasoned" }, "act", now),
-      );
-    },
+    change: countedOnce(
+      position,
+      (next) => recordModelUsage(next, "execute", turn.modelId, turn.usage, now),
+      (next) => (isRunningIn(next, runId) ? startStep(next, step, position, now) : undefined),
+      (next) => (gated.length > 0 ? setGate(next, pendingGate(position, gated), now) : undefined),
+      (next) => markLoop(next, { runId, iteration, phase: "reasoned" }, "act", now),
+    ),
   });
 }

@@ -179,6 +179,21 @@ export async function commitTurnAndAct(
 }
 
 /**
+ * The change that counts an acting turn once per checkpoint: `steps` applied in order, unless the
+ * goal moved to another run or the iteration is counted already. A goal that stopped meanwhile is
+ * still counted: the call was paid for.
+ */
+export function countedOnce(
+  { runId, iteration }: RunPosition,
+  ...steps: readonly ((record: GoalRecord) => GoalChange | undefined)[]
+): (current: GoalRecord) => GoalChange | undefined {
+  return (current) =>
+    current.runId !== runId || reached(current, runId, iteration, "reasoned")
+      ? undefined
+      : chain(current, ...steps);
+}
+
+/**
  * What a step hands to `actUnlessGated`: the goal as it committed it, the iteration to act in and,
  * when the step holds it, the iteration's acting turn (read from its checkpoint otherwise).
  */

@@ -3,13 +3,13 @@ import { recordModelUsage } from "../model-prices";
 import { modelIdFor } from "../model-tiers";
 import type { ModelClient } from "../ports/model-client";
 import type { ToolRunner } from "../ports/tool-runner";
-import { type ActPorts, actUnlessGated, commitTurnAndAct } from "../react/act";
+import { type ActPorts, actUnlessGated, commitTurnAndAct, countedOnce } from "../react/act";
 import { gatedCalls, pendingGate, setGate } from "../react/action-gate";
 import { markLoop, reached } from "../react/loop-marker";
 import { callAndCheckpoint } from "../react/model-call";
 import { grantedTools } from "../react/react-deps";
 import { isRunningIn, type RunPosition, type StepResult, stopped } from "../react/step-result";
-import { chain, readGoal } from "../react/update-goal";
+import { readGoal } from "../react/update-goal";
 import { attemptRequest } from "./attempt-prompt";
 import type { ReflexionSettings } from "./reflexion-deps";
 
@@ -72,16 +72,12 @@ export async function attempt(
     checkpoint,
     position,
     gated: gated.length > 0,
-    change: (current) => {
-      // Counted once per checkpoint, even when the goal stopped meanwhile: the call was paid for.
-      if (current.runId !== runId || reached(current, runId, iteration, "reasoned")) return undefined;
-      return chain(
-        current,
-        (next) => recordModelUsage(next, "attempt", turn.modelId, turn.usage, now),
-        (next) => (next.status === "running" ? recordAttempt(next, now) : undefined),
-        (next) => (gated.length > 0 ? setGate(next, pendingGate(position, gated), now) : undefined),
-        (next) => markLoop(next, { runId, iteration, phase: "reasoned" }, "act", now),
-      );
-    },
+    change: countedOnce(
+      position,
+      (next) => recordModelUsage(next, "attempt", turn.modelId, turn.usage, now),
+      (next) => (next.status === "running" ? recordAttempt(next, now) : undefined),
+      (next) => (gated.length > 0 ? setGate(next, pendingGate(position, gated), now) : undefined),
+      (next) => markLoop(next, { runId, iteration, phase: "reasoned" }, "act", now),
+    ),
   });
 }

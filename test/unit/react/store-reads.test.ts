@@ -68,6 +68,20 @@ describe("VerifyAndReason's store requests per iteration", () => {
     await table?.stop();
   });
 
+  /**
+   * A new goal loaded into run r1 whose one reason turn writes the haiku, and a DynamoDB client of
+   * the test's own on its table, for a store whose requests a middleware holds.
+   */
+  async function haikuGoalWithOwnClient() {
+    const goal = await createGoal(table);
+    const loop = new ReactLoopDriver(
+      table,
+      new ScriptedModel({ reason: [writes("out/haiku.md", "autumn")] }),
+    );
+    const loaded = await loop.load(goal.goalId);
+    return { goal, loop, loaded, raw: dynamoClientFor(table.endpoint) };
+  }
+
   /** Three ungated iterations that each write a file; the third completes the goal's check. */
   function threeIterations() {
     return new ScriptedModel({
@@ -113,13 +127,7 @@ describe("VerifyAndReason's store requests per iteration", () => {
 
   it("puts the reason commit's events while the tools run, and answers once every event is stored", async () => {
     // Prepare: a store whose first event batch waits until a tool runs.
-    const goal = await createGoal(table);
-    const loop = new ReactLoopDriver(
-      table,
-      new ScriptedModel({ reason: [writes("out/haiku.md", "autumn")] }),
-    );
-    const loaded = await loop.load(goal.goalId);
-    const raw = dynamoClientFor(table.endpoint);
+    const { goal, loop, loaded, raw } = await haikuGoalWithOwnClient();
     const documents = documentClientFor(raw);
     const firstBatch = overlapGate("the reason commit's event batch");
     let batches = 0;
@@ -172,13 +180,7 @@ describe("VerifyAndReason's store requests per iteration", () => {
 
   it("fails a step whose tools threw only after the reason commit's events are stored", async () => {
     // Prepare: the first event batch is held until the tool runner has failed.
-    const goal = await createGoal(table);
-    const loop = new ReactLoopDriver(
-      table,
-      new ScriptedModel({ reason: [writes("out/haiku.md", "autumn")] }),
-    );
-    const loaded = await loop.load(goal.goalId);
-    const raw = dynamoClientFor(table.endpoint);
+    const { loop, loaded, raw } = await haikuGoalWithOwnClient();
     const toolFailed = overlapGate("the failing tool");
     let batchStored = false;
     raw.middlewareStack.add(
