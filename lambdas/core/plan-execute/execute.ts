@@ -1,12 +1,11 @@
 import { type GoalChange, goalEvent, settle } from "../goal-change";
 import type { GoalRecord } from "../goal-record";
-import { recordModelUsage } from "../model-prices";
 import { modelIdFor } from "../model-tiers";
 import type { ModelClient } from "../ports/model-client";
 import type { ToolRunner } from "../ports/tool-runner";
-import { type ActPorts, actUnlessGated, commitTurnAndAct, countedOnce } from "../react/act";
-import { gatedCalls, pendingGate, setGate } from "../react/action-gate";
-import { markLoop, reached } from "../react/loop-marker";
+import { type ActPorts, actUnlessGated, commitTurnAndAct, countedTurn } from "../react/act";
+import { gatedCalls } from "../react/action-gate";
+import { reached } from "../react/loop-marker";
 import { checkpointedCall } from "../react/model-call";
 import { grantedTools } from "../react/react-deps";
 import { isRunningIn, type RunPosition, type StepResult, stopped } from "../react/step-result";
@@ -121,12 +120,12 @@ export async function execute(
     checkpoint,
     position,
     gated: gated.length > 0,
-    change: countedOnce(
-      position,
-      (next) => recordModelUsage(next, "execute", turn.modelId, turn.usage, now),
-      (next) => (isRunningIn(next, runId) ? startStep(next, step, position, now) : undefined),
-      (next) => (gated.length > 0 ? setGate(next, pendingGate(position, gated), now) : undefined),
-      (next) => markLoop(next, { runId, iteration, phase: "reasoned" }, "act", now),
-    ),
+    change: countedTurn(position, {
+      role: "execute",
+      turn,
+      gated,
+      now,
+      after: (next) => (isRunningIn(next, runId) ? startStep(next, step, position, now) : undefined),
+    }),
   });
 }

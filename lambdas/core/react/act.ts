@@ -5,14 +5,16 @@ import { type GoalChange, goalEvent, settle } from "../goal-change";
 import type { NewGoalEvent } from "../goal-event";
 import type { ActionGate, GoalRecord } from "../goal-record";
 import { toolUsesOf, turnText } from "../model-answer";
+import { recordModelUsage } from "../model-prices";
+import type { ModelRole } from "../model-roles";
 import type { PlanStepState } from "../plan-execute/plan-state";
 import { executedStep, isOffPlan } from "../plan-execute/step-tool";
 import type { GoalStore, ModelCheckpoint, VersionedGoal } from "../ports/goal-store";
-import type { ToolUseBlock } from "../ports/model-client";
+import type { ModelTurn, ToolUseBlock } from "../ports/model-client";
 import type { StepLog, StepRecord } from "../ports/step-log";
 import { type ToolOutcome, type ToolRunner, toolCallIdempotencyKey } from "../ports/tool-runner";
 import { clip } from "../text";
-import { gatedNext, gateOf } from "./action-gate";
+import { gatedNext, gateOf, pendingGate, setGate } from "./action-gate";
 import { markLoop, reached } from "./loop-marker";
 import { type Clock, grantedTools, type ReactSettings } from "./react-deps";
 import { isRunningIn, nextForStatus, type RunPosition, type StepResult, stopped } from "./step-result";
@@ -153,7 +155,7 @@ export async function commitTurnAndAct(
   settings: Pick<ReactSettings, "defaultTools">,
   turn: {
     loaded: VersionedGoal;
-    change: (current: GoalRecord) => GoalChange | undefined;
+    change: Change;
     checkpoint: ModelCheckpoint;
     position: RunPosition;
     gated: boolean;
@@ -178,19 +180,39 @@ export async function commitTurnAndAct(
   }
 }
 
+type Change = (record: GoalRecord) => GoalChange | undefined;
+
 /**
- * The change that counts an acting turn once per checkpoint: `steps` applied in order, unless the
- * goal moved to another run or the iteration is counted already. A goal that stopped meanwhile is
- * still counted: the call was paid for.
+ * The change that counts an acting turn once per checkpoint: `before` (what the step counts first),
+ * the call's usage under `role`, `after` (the pattern's own record of the turn), the gate when one
+ * of `gated` waits for a human, and the `reasoned` marker. Nothing when another run took the goal or
+ * the iteration is counted already; a goal that stopped meanwhile is still counted: the call was
+ * paid for.
  */
-export function countedOnce(
-  { runId, iteration }: RunPosition,
-  ...steps: readonly ((record: GoalRecord) => GoalChange | undefined)[]
-): (current: GoalRecord) => GoalChange | undefined {
+export function countedTurn(
+  position: RunPosition,
+  counted: {
+    role: ModelRole;
+    turn: ModelTurn;
+    gated: readonly ToolUseBlock[];
+    now: Date;
+    before?: Change;
+    after?: Change;
+  },
+): Change {
+  const { runId, iteration } = position;
+  const { role, turn, gated, now } = counted;
   return (current) =>
     current.runId !== runId || reached(current, runId, iteration, "reasoned")
       ? undefined
-      : chain(current, ...steps);
+      : chain(
+          current,
+          (next) => counted.before?.(next),
+          (next) => recordModelUsage(next, role, turn.modelId, turn.usage, now),
+          (next) => counted.after?.(next),
+          (next) => (gated.length > 0 ? setGate(next, pendingGate(position, gated), now) : undefined),
+          (next) => markLoop(next, { runId, iteration, phase: "reasoned" }, "act", now),
+        );
 }
 
 /**

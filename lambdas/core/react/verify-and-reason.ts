@@ -8,17 +8,16 @@ import {
 import type { GoalChange } from "../goal-change";
 import type { GoalRecord } from "../goal-record";
 import { checkLimits } from "../limits";
-import { recordModelUsage } from "../model-prices";
 import { modelIdFor } from "../model-tiers";
 import type { CheckpointKey, VersionedGoal } from "../ports/goal-store";
 import type { ModelClient } from "../ports/model-client";
 import type { StepRecord } from "../ports/step-log";
 import type { ToolRunner } from "../ports/tool-runner";
 import type { Workspace } from "../ports/workspace";
-import { type ActPorts, actedAnswer, actUnlessGated, commitTurnAndAct } from "./act";
-import { gatedCalls, gatedNext, pendingGate, setGate } from "./action-gate";
+import { type ActPorts, actedAnswer, actUnlessGated, commitTurnAndAct, countedTurn } from "./act";
+import { gatedCalls, gatedNext } from "./action-gate";
 import { applyQueuedRevisions } from "./apply-revisions";
-import { markLoop, reached } from "./loop-marker";
+import { reached } from "./loop-marker";
 import { checkpointedCall, type EarlyLookup, lookUpEarly } from "./model-call";
 import { grantedTools, type ReactSettings } from "./react-deps";
 import { REASON_INSTRUCTIONS, reasonRequest, stateText } from "./reason-prompt";
@@ -187,7 +186,7 @@ async function reason(
   { base, record, verify, history, reasonLookup }: ReasonBase,
   position: RunPosition,
 ): Promise<StepResult> {
-  const { runId, iteration } = position;
+  const { iteration } = position;
   const key = reasonKey(position);
   const tools = ports.tools.specsFor(grantedTools(record.spec, settings.defaultTools));
   const modelId = modelIdFor(record.spec, "reason", settings.models);
@@ -220,23 +219,18 @@ async function reason(
     position,
     gated: gated.length > 0,
     change: (current) => {
-      const change = chain(
-        current,
-        verify,
-        // Counted once per checkpoint, even when the goal stopped meanwhile: the call was paid for.
-        (next) => {
-          marksReasoned = next.runId === runId && !reached(next, runId, iteration, "reasoned");
-          if (!marksReasoned) return undefined;
-          return chain(
-            next,
-            (counting) => countCompactionUsage(counting, context.uncounted, now),
-            (counting) => recordModelUsage(counting, "reason", turn.modelId, turn.usage, now),
-            (counting) =>
-              gated.length > 0 ? setGate(counting, pendingGate(position, gated), now) : undefined,
-            (counting) => markLoop(counting, { runId, iteration, phase: "reasoned" }, "act", now),
-          );
-        },
-      );
+      const change = chain(current, verify, (next) => {
+        const counting = countedTurn(position, {
+          role: "reason",
+          turn,
+          gated,
+          now,
+          before: (first) => countCompactionUsage(first, context.uncounted, now),
+        })(next);
+        // A counting change always sets the marker: defined exactly when this commit marks it.
+        marksReasoned = counting !== undefined;
+        return counting;
+      });
       return change.record === current ? undefined : change;
     },
     stepLogRead: () => (marksReasoned && iteration > 0 ? { newest: history.steps.at(-1) } : undefined),

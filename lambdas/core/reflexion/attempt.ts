@@ -1,11 +1,10 @@
 import { checkLimits, recordAttempt } from "../limits";
-import { recordModelUsage } from "../model-prices";
 import { modelIdFor } from "../model-tiers";
 import type { ModelClient } from "../ports/model-client";
 import type { ToolRunner } from "../ports/tool-runner";
-import { type ActPorts, actUnlessGated, commitTurnAndAct, countedOnce } from "../react/act";
-import { gatedCalls, pendingGate, setGate } from "../react/action-gate";
-import { markLoop, reached } from "../react/loop-marker";
+import { type ActPorts, actUnlessGated, commitTurnAndAct, countedTurn } from "../react/act";
+import { gatedCalls } from "../react/action-gate";
+import { reached } from "../react/loop-marker";
 import { callAndCheckpoint } from "../react/model-call";
 import { grantedTools } from "../react/react-deps";
 import { isRunningIn, type RunPosition, type StepResult, stopped } from "../react/step-result";
@@ -72,12 +71,12 @@ export async function attempt(
     checkpoint,
     position,
     gated: gated.length > 0,
-    change: countedOnce(
-      position,
-      (next) => recordModelUsage(next, "attempt", turn.modelId, turn.usage, now),
-      (next) => (next.status === "running" ? recordAttempt(next, now) : undefined),
-      (next) => (gated.length > 0 ? setGate(next, pendingGate(position, gated), now) : undefined),
-      (next) => markLoop(next, { runId, iteration, phase: "reasoned" }, "act", now),
-    ),
+    change: countedTurn(position, {
+      role: "attempt",
+      turn,
+      gated,
+      now,
+      after: (next) => (next.status === "running" ? recordAttempt(next, now) : undefined),
+    }),
   });
 }
