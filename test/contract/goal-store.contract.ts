@@ -153,6 +153,26 @@ export function describeGoalStoreContract(backendName: string, start: StartBacke
       return { holdingStore, control, destroy };
     }
 
+    /**
+     * A new goal with `createdEvents` events on `holding`, then, with its event batches held, a commit
+     * of two events that leaves them in the background (it must answer while the batch is held).
+     */
+    async function heldBackgroundCommit(
+      holding: DynamoDbGoalStore,
+      control: { holding: boolean },
+      createdEvents: number,
+    ) {
+      const created = await holding.createGoal(aGoalRecord(), someEvents(createdEvents));
+      control.holding = true;
+      const committed = await within(
+        holding.commit({ ...created.record, steps: 1 }, created.version, someEvents(2), {
+          eventsInBackground: true,
+        }),
+        "the background commit",
+      );
+      return { goalId: created.record.goalId, committed };
+    }
+
     /** `promise`, or a rejection naming `what` when it hangs (generous: DynamoDB Local on 2 cores). */
     function within<T>(promise: Promise<T>, what: string): Promise<T> {
       let timer: NodeJS.Timeout | undefined;
@@ -491,17 +511,8 @@ export function describeGoalStoreContract(backendName: string, start: StartBacke
         // Prepare
         const { holdingStore, control, destroy } = storeHoldingEventBatches();
         try {
-          const created = await holdingStore.createGoal(aGoalRecord(), someEvents(2));
-          const goalId = created.record.goalId;
-          control.holding = true;
-
           // Act
-          const committed = await within(
-            holdingStore.commit({ ...created.record, steps: 1 }, created.version, someEvents(2), {
-              eventsInBackground: true,
-            }),
-            "the background commit",
-          );
+          const { goalId, committed } = await heldBackgroundCommit(holdingStore, control, 2);
           let settled = false;
           const settling = holdingStore.settled().then(() => {
             settled = true;
@@ -541,15 +552,7 @@ export function describeGoalStoreContract(backendName: string, start: StartBacke
         // Prepare
         const { holdingStore, control, destroy } = storeHoldingEventBatches();
         try {
-          const created = await holdingStore.createGoal(aGoalRecord(), someEvents(1));
-          const goalId = created.record.goalId;
-          control.holding = true;
-          const own = await within(
-            holdingStore.commit({ ...created.record, steps: 1 }, created.version, someEvents(2), {
-              eventsInBackground: true,
-            }),
-            "the background commit",
-          );
+          const { goalId, committed: own } = await heldBackgroundCommit(holdingStore, control, 1);
 
           // Act: another store commits on top while the batch is held, then the batch goes out.
           const other = await store.getGoal(goalId);
