@@ -60,6 +60,45 @@ function safeJson(text: string): unknown {
 }
 
 /**
+ * The environment a probe process runs with: the function's variables (when there is a function),
+ * dummy credentials and a region, so module-level clients build as in Lambda without a request.
+ */
+function probeEnvironment(fn?: FunctionSpec): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH ?? "",
+    ...fn?.environment,
+    AWS_REGION: "us-east-1",
+    AWS_ACCESS_KEY_ID: "bench",
+    AWS_SECRET_ACCESS_KEY: "bench",
+    ...(fn ? { AWS_LAMBDA_FUNCTION_NAME: fn.functionName } : {}),
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
+  };
+}
+
+/** Runs one probe script in a fresh Node process and parses the timing it prints. */
+function runProbe<T>(
+  script: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  schema: z.ZodType<T>,
+  what: string,
+): T {
+  const child = spawnSync(process.execPath, ["--input-type=module", "-e", script, ...args], {
+    env,
+    encoding: "utf8",
+    timeout: 30_000,
+  });
+  const parsed = schema.safeParse(safeJson(child.stdout));
+  if (child.status !== 0 || !parsed.success) {
+    const why = child.status !== 0 ? `exit status ${child.status ?? child.signal}` : "no timing on stdout";
+    throw new Error(
+      `${what} failed: ${why}; stdout: ${child.stdout.slice(0, 200)}; stderr: ${child.stderr.slice(0, 500)}`,
+    );
+  }
+  return parsed.data;
+}
+
+/**
  * Each Lambda bundle's size (index.mjs in its cdk.out asset folder) and its cold import time: the
  * median of `runs` fresh Node processes, each importing the bundle once with the function's
  * environment (module-level clients are built, no request is made). @aws-sdk/* is external in the
@@ -73,28 +112,13 @@ export function measureBundles(functions: readonly FunctionSpec[], runs: number)
     const sdkTimes: number[] = [];
     const ownTimes: number[] = [];
     for (let run = 0; run < runs; run += 1) {
-      const child = spawnSync(process.execPath, ["--input-type=module", "-e", IMPORT_PROBE, file], {
-        env: {
-          PATH: process.env.PATH ?? "",
-          ...fn.environment,
-          AWS_REGION: "us-east-1",
-          AWS_ACCESS_KEY_ID: "bench",
-          AWS_SECRET_ACCESS_KEY: "bench",
-          AWS_LAMBDA_FUNCTION_NAME: fn.functionName,
-          AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
-        },
-        encoding: "utf8",
-        timeout: 30_000,
-      });
-      const parsed = ProbeResultSchema.safeParse(safeJson(child.stdout));
-      if (child.status !== 0 || !parsed.success) {
-        const why =
-          child.status !== 0 ? `exit status ${child.status ?? child.signal}` : "no timing on stdout";
-        throw new Error(
-          `importing ${fn.functionName} (${file}) failed: ${why}; stdout: ${child.stdout.slice(0, 200)}; stderr: ${child.stderr.slice(0, 500)}`,
-        );
-      }
-      const result = parsed.data;
+      const result = runProbe(
+        IMPORT_PROBE,
+        [file],
+        probeEnvironment(fn),
+        ProbeResultSchema,
+        `importing ${fn.functionName} (${file})`,
+      );
       totals.push(result.totalMs);
       sdkTimes.push(result.sdkMs);
       ownTimes.push(result.totalMs - result.sdkMs);
@@ -107,4 +131,57 @@ export function measureBundles(functions: readonly FunctionSpec[], runs: number)
       ownImportMs: median(ownTimes),
     };
   });
+}
+
+/**
+ * Loads the SDK packages a loop step needs, the way the bundles load them (CommonJS `require` from
+ * the project's node_modules), and builds their clients with defaults, and nothing else: no
+ * goal-loops code, no Powertools, no zod. With `bedrock` it adds the Bedrock runtime client that
+ * every model-calling step builds too.
+ */
+const SDK_FLOOR_PROBE = `
+import { createRequire } from "node:module";
+const require = createRequire(process.argv[1]);
+const started = performance.now();
+const { DynamoDBClient } = require("@aws-sdk/client-dynamodb");
+const { DynamoDBDocumentClient } = require("@aws-sdk/lib-dynamodb");
+DynamoDBDocumentClient.from(new DynamoDBClient({ region: process.env.AWS_REGION }));
+if (process.argv[2] === "bedrock") {
+  const { BedrockRuntimeClient } = require("@aws-sdk/client-bedrock-runtime");
+  new BedrockRuntimeClient({ region: process.env.AWS_REGION });
+}
+process.stdout.write(JSON.stringify({ totalMs: performance.now() - started }));
+`;
+
+const FloorResultSchema = z.object({ totalMs: z.number() });
+
+export interface SdkFloor {
+  /** Median ms to load the two DynamoDB packages and build the document client. */
+  readonly dynamoDbMs: number;
+  /** The same with the Bedrock runtime client added. */
+  readonly withBedrockMs: number;
+}
+
+/**
+ * What the SDK alone costs a cold process on this machine: the floor under the cold import of a
+ * bundle that builds these clients, which can import no faster than they load. Printed beside the
+ * budget so a reader can tell how much of it is left for the bundle's own code.
+ */
+export function measureSdkFloor(projectDir: string, runs: number): SdkFloor {
+  const resolveFrom = join(projectDir, "package.json");
+  const medianOf = (variant: "dynamodb" | "bedrock") => {
+    const times: number[] = [];
+    for (let run = 0; run < runs; run += 1) {
+      const result = runProbe(
+        SDK_FLOOR_PROBE,
+        [resolveFrom, variant],
+        probeEnvironment(),
+        FloorResultSchema,
+        `loading the SDK clients alone (${variant})`,
+      );
+      times.push(result.totalMs);
+    }
+    return median(times);
+  };
+  return { dynamoDbMs: medianOf("dynamodb"), withBedrockMs: medianOf("bedrock") };
 }

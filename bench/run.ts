@@ -8,7 +8,7 @@ import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
 import { priceOf } from "../lambdas/core/model-prices";
 import { settleQuietly, startBenchStack } from "./bench-stack";
-import { measureBundles } from "./bundles";
+import { measureBundles, measureSdkFloor } from "./bundles";
 import { FIXTURES, longGoalSpec } from "./fixtures";
 import { runInProcess } from "./in-process";
 import { type LongGoalRun, runLongGoal, storeBytesByKind, storeBytesPerIteration } from "./long-goal";
@@ -394,6 +394,16 @@ async function main(): Promise<void> {
       ),
     );
   }
+
+  const floor = measureSdkFloor(join(BENCH_DIR, ".."), IMPORT_RUNS);
+  figures.push(
+    info(
+      "bundles",
+      `floor: the SDK clients alone, no goal-loops code (DynamoDB / DynamoDB + Bedrock runtime), median of ${IMPORT_RUNS}`,
+      `${floor.dynamoDbMs.toFixed(0)} / ${floor.withBedrockMs.toFixed(0)}`,
+      "ms",
+    ),
+  );
 
   const missed = figures.filter((figure) => figure.met === false || figure.met === null);
   const results = {
