@@ -3,7 +3,7 @@ import type { GoalRecord } from "../goal-record";
 import { modelIdFor } from "../model-tiers";
 import type { ModelClient } from "../ports/model-client";
 import type { ToolRunner } from "../ports/tool-runner";
-import { type ActPorts, actUnlessGated, commitTurnAndAct, countedTurn } from "../react/act";
+import { type ActPorts, actUnlessGated, commitTurnAndAct } from "../react/act";
 import { gatedCalls } from "../react/action-gate";
 import { reached } from "../react/loop-marker";
 import { checkpointedCall } from "../react/model-call";
@@ -119,13 +119,11 @@ export async function execute(
     loaded,
     checkpoint,
     position,
-    gated: gated.length > 0,
-    change: countedTurn(position, {
+    counting: {
       role: "execute",
-      turn,
       gated,
       now,
       after: (next) => (isRunningIn(next, runId) ? startStep(next, step, position, now) : undefined),
-    }),
+    },
   });
 }

@@ -144,31 +144,63 @@ export function actUnlessGated(
 }
 
 /**
- * What a step that makes an acting turn does once the turn is checkpointed: commits `change` (the
- * call's usage, the gate, the `reasoned` marker), then acts on the turn unless one of its calls
- * waits for a human (`actUnlessGated`). An ungated turn's commit leaves its events in the
- * background while the tools run (Act's commit waits for them); they are stored before this
- * answers, whatever acting does. `stepLogRead` is asked once the commit is done.
+ * How a step counts its acting turn (see `countedTurn`): the call's `role`, the turn's calls that wait
+ * for a human (`gated`), and the pattern's own changes around the count. `first` is committed with
+ * the turn whether or not it is counted (VerifyAndReason's verify cycle).
+ */
+export interface TurnCounting {
+  readonly role: ModelRole;
+  readonly gated: readonly ToolUseBlock[];
+  readonly now: Date;
+  readonly first?: Change;
+  readonly before?: Change;
+  readonly after?: Change;
+}
+
+/**
+ * What a step that makes an acting turn does once the turn is checkpointed: commits it counted (the
+ * call's usage, the gate, the `reasoned` marker, see `countedTurn`), then acts on it unless one of its
+ * calls waits for a human (`actUnlessGated`). The commit leaves its events in the background: the
+ * tools run meanwhile (Act's commit waits for them), and they are stored before this answers,
+ * whatever acting does. `stepLogRead` is the step log as the step read it before the call; Act uses
+ * it instead of reading the log only when this commit marked the iteration reasoned (see StepLogRead).
  */
 export async function commitTurnAndAct(
   ports: ActPorts,
   settings: Pick<ReactSettings, "defaultTools">,
   turn: {
     loaded: VersionedGoal;
-    change: Change;
     checkpoint: ModelCheckpoint;
     position: RunPosition;
-    gated: boolean;
-    stepLogRead?: () => StepLogRead | undefined;
+    counting: TurnCounting;
+    stepLogRead?: StepLogRead;
   },
 ): Promise<StepResult> {
-  const { checkpoint, position } = turn;
-  const counted = await updateGoal(ports.goals, turn.loaded, turn.change, {
-    eventsInBackground: !turn.gated,
-  });
+  const { checkpoint, position, counting } = turn;
+  const countTurn = countedTurn(position, checkpoint.turn, counting);
+  // Set by the application of the change that was committed (updateGoal applies it again after a
+  // conflict): a counting change always sets the marker, so it is defined exactly when it marks it.
+  let marksReasoned = false;
+  const counted = await updateGoal(
+    ports.goals,
+    turn.loaded,
+    (current) => {
+      const change = chain(
+        current,
+        (next) => counting.first?.(next),
+        (next) => {
+          const counts = countTurn(next);
+          marksReasoned = counts !== undefined;
+          return counts;
+        },
+      );
+      return change.record === current ? undefined : change;
+    },
+    { eventsInBackground: true },
+  );
   try {
     if (!isRunningIn(counted.record, position.runId)) return stopped(counted.record, position);
-    const stepLogRead = turn.stepLogRead?.();
+    const stepLogRead = marksReasoned && position.iteration > 0 ? turn.stepLogRead : undefined;
     return await actUnlessGated(ports, settings, {
       loaded: counted,
       checkpoint,
@@ -189,27 +221,17 @@ type Change = (record: GoalRecord) => GoalChange | undefined;
  * the iteration is counted already; a goal that stopped meanwhile is still counted: the call was
  * paid for.
  */
-export function countedTurn(
-  position: RunPosition,
-  counted: {
-    role: ModelRole;
-    turn: ModelTurn;
-    gated: readonly ToolUseBlock[];
-    now: Date;
-    before?: Change;
-    after?: Change;
-  },
-): Change {
+function countedTurn(position: RunPosition, turn: ModelTurn, counting: TurnCounting): Change {
   const { runId, iteration } = position;
-  const { role, turn, gated, now } = counted;
+  const { role, gated, now } = counting;
   return (current) =>
     current.runId !== runId || reached(current, runId, iteration, "reasoned")
       ? undefined
       : chain(
           current,
-          (next) => counted.before?.(next),
+          (next) => counting.before?.(next),
           (next) => recordModelUsage(next, role, turn.modelId, turn.usage, now),
-          (next) => counted.after?.(next),
+          (next) => counting.after?.(next),
           (next) => (gated.length > 0 ? setGate(next, pendingGate(position, gated), now) : undefined),
           (next) => markLoop(next, { runId, iteration, phase: "reasoned" }, "act", now),
         );
@@ -226,9 +248,10 @@ export type ActingTurn = { readonly loaded: VersionedGoal; readonly position: Ru
 
 /**
  * The step log as the acting step read it earlier in the same invocation: `newest` is the newest
- * logged step it read (possibly counted already), undefined when it read none. Given only by a step
- * that then committed the iteration's `reasoned` marker itself, outside a run's first iteration: no
- * step of the iteration can be logged before that marker, so Act's own read of the log is skipped.
+ * logged step it read (possibly counted already), undefined when it read none. `commitTurnAndAct`
+ * passes it on only when its own commit marked the iteration `reasoned`, outside a run's first
+ * iteration: no step of the iteration can be logged before that marker, so Act's own read of the
+ * log is skipped.
  * A racing writer's step still wins (`putStep` reports it). In a run's first iteration the previous
  * run's last invocation may still be running (pausing or cancelling a run does not stop a Lambda in
  * flight) and log a step under the same number, so Act reads the log right before the tools run.

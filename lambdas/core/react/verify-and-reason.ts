@@ -14,7 +14,7 @@ import type { ModelClient } from "../ports/model-client";
 import type { StepRecord } from "../ports/step-log";
 import type { ToolRunner } from "../ports/tool-runner";
 import type { Workspace } from "../ports/workspace";
-import { type ActPorts, actedAnswer, actUnlessGated, commitTurnAndAct, countedTurn } from "./act";
+import { type ActPorts, actedAnswer, actUnlessGated, commitTurnAndAct } from "./act";
 import { gatedCalls, gatedNext } from "./action-gate";
 import { applyQueuedRevisions } from "./apply-revisions";
 import { reached } from "./loop-marker";
@@ -210,30 +210,18 @@ async function reason(
   const now = ports.now();
   const { turn } = checkpoint;
   const gated = gatedCalls(record, turn, ports.tools, grantedTools(record.spec, settings.defaultTools));
-  // Whether the commit marks the iteration reasoned (no earlier writer did): then no step of it can
-  // be logged yet, and acting needs no second read of the step log (see StepLogRead).
-  let marksReasoned = false;
   return commitTurnAndAct(ports, settings, {
     loaded: base,
     checkpoint,
     position,
-    gated: gated.length > 0,
-    change: (current) => {
-      const change = chain(current, verify, (next) => {
-        const counting = countedTurn(position, {
-          role: "reason",
-          turn,
-          gated,
-          now,
-          before: (first) => countCompactionUsage(first, context.uncounted, now),
-        })(next);
-        // A counting change always sets the marker: defined exactly when this commit marks it.
-        marksReasoned = counting !== undefined;
-        return counting;
-      });
-      return change.record === current ? undefined : change;
+    counting: {
+      role: "reason",
+      gated,
+      now,
+      first: verify,
+      before: (next) => countCompactionUsage(next, context.uncounted, now),
     },
-    stepLogRead: () => (marksReasoned && iteration > 0 ? { newest: history.steps.at(-1) } : undefined),
+    stepLogRead: { newest: history.steps.at(-1) },
   });
 }
 

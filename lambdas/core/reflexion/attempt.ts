@@ -2,7 +2,7 @@ import { checkLimits, recordAttempt } from "../limits";
 import { modelIdFor } from "../model-tiers";
 import type { ModelClient } from "../ports/model-client";
 import type { ToolRunner } from "../ports/tool-runner";
-import { type ActPorts, actUnlessGated, commitTurnAndAct, countedTurn } from "../react/act";
+import { type ActPorts, actUnlessGated, commitTurnAndAct } from "../react/act";
 import { gatedCalls } from "../react/action-gate";
 import { reached } from "../react/loop-marker";
 import { callAndCheckpoint } from "../react/model-call";
@@ -70,13 +70,11 @@ export async function attempt(
     loaded,
     checkpoint,
     position,
-    gated: gated.length > 0,
-    change: countedTurn(position, {
+    counting: {
       role: "attempt",
-      turn,
       gated,
       now,
       after: (next) => (next.status === "running" ? recordAttempt(next, now) : undefined),
-    }),
+    },
   });
 }
