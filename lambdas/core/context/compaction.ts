@@ -115,22 +115,21 @@ export async function readStepHistory(
   // least (compaction k covers steps 1 to (k + 1) × STRIDE, made and counted in order), so the step
   // query need not wait for the compaction query. An uncounted newer compaction (a crash between
   // its call and the commit) only covers more: the steps it covers are read, then dropped.
+  // How many of the newest steps are logged after step `through` (bounded by MAX_STEPS_READ).
+  const stepsAfter = (through: number) =>
+    Math.min(Math.max(0, record.steps + extraSteps - through), MAX_STEPS_READ);
   const coveredAtLeast = countedCompactions(record) * COMPACTION_STRIDE;
-  const unread = Math.min(Math.max(0, record.steps + extraSteps - coveredAtLeast), MAX_STEPS_READ);
+  const unread = stepsAfter(coveredAtLeast);
   const [stored, recent] = await Promise.all([
     storedCompactions(ports.goals, record),
     unread === 0 ? [] : ports.stepLog.listRecentSteps(record.goalId, unread),
   ]);
   const after = stored.latest ? summaryOf(stored.latest).throughStep : 0;
   // Counted summaries the store no longer holds (an item lost or restored from an older backup):
-  // read the steps from the newest summary it has, as a prompt without the gap needs.
+  // `recent` starts too late, so it is dropped and the steps are read again from the newest summary
+  // the store has, as a prompt without the gap needs.
   const steps =
-    after < coveredAtLeast
-      ? await ports.stepLog.listRecentSteps(
-          record.goalId,
-          Math.min(record.steps + extraSteps - after, MAX_STEPS_READ),
-        )
-      : recent;
+    after < coveredAtLeast ? await ports.stepLog.listRecentSteps(record.goalId, stepsAfter(after)) : recent;
   return { ...stored, steps: steps.filter((step) => step.step > after) };
 }
 
