@@ -77,7 +77,8 @@ export class DynamoDbEventLog {
 
   /**
    * Writes events that are already committed; a failure is left to the outbox repair paths.
-   * Resolves to whether every one of them is now stored.
+   * Resolves to whether every one of them is now stored, and never rejects: commits leave it running
+   * in the background, where a rejection would be unhandled.
    */
   async appendBestEffort(events: readonly GoalEvent[]): Promise<boolean> {
     try {
@@ -116,7 +117,7 @@ export class DynamoDbEventLog {
         startKey = output.LastEvaluatedKey;
       } while (startKey);
     } catch (error) {
-      throw toStoreError(error, "Query (events)");
+      throw toStoreError(error, `Query (events ${from}..${to} of goal ${goalId})`);
     }
     return events;
   }
@@ -129,15 +130,13 @@ export class DynamoDbEventLog {
   private async writeAll(events: readonly GoalEvent[]): Promise<void> {
     for (let start = 0; start < events.length; start += BATCH_SIZE) {
       const batch = events.slice(start, start + BATCH_SIZE);
-      // Which goal and seqs a failure is about (a commit writes one goal's events).
-      const what = `events ${batch[0]?.seq}..${batch.at(-1)?.seq} of goal ${batch[0]?.goalId}`;
       let requests: WriteRequests = batch.map((event) => ({
         PutRequest: { Item: { ...event, ...eventKey(event.goalId, event.seq) } },
       }));
       for (let round = 0; requests.length > 0; round += 1) {
         if (round === UNPROCESSED_ROUNDS) {
           throw new GoalStoreUnavailableError(
-            `DynamoDB BatchWriteItem left ${requests.length} of ${what} unprocessed`,
+            `DynamoDB BatchWriteItem left ${requests.length} of ${describeEvents(batch)} unprocessed`,
           );
         }
         if (round > 0) await delay(UNPROCESSED_BACKOFF_MS * 2 ** (round - 1));
@@ -147,10 +146,22 @@ export class DynamoDbEventLog {
             new BatchWriteCommand({ RequestItems: { [this.tableName]: requests } }),
           );
         } catch (error) {
-          throw toStoreError(error, `BatchWriteItem (${what})`);
+          throw toStoreError(error, `BatchWriteItem (${describeEvents(batch)})`);
         }
         requests = output.UnprocessedItems?.[this.tableName] ?? [];
       }
     }
   }
+}
+
+/**
+ * Which goal and seqs a failed batch is about, for its error (a commit writes one goal's events): a
+ * range when the seqs follow each other, else each of them (a repair writes only the missing ones).
+ */
+function describeEvents(batch: readonly GoalEvent[]): string {
+  const seqs = batch.map((event) => event.seq);
+  const first = seqs[0] ?? 0;
+  const contiguous = seqs.every((seq, index) => seq === first + index);
+  const which = contiguous ? `${first}..${seqs.at(-1) ?? first}` : seqs.join(", ");
+  return `events ${which} of goal ${batch[0]?.goalId}`;
 }

@@ -1,7 +1,6 @@
 import { brotliCompressSync, brotliDecompressSync, constants as zlibConstants } from "node:zlib";
 import {
   type DynamoDBDocumentClient,
-  GetCommand,
   PutCommand,
   QueryCommand,
   type QueryCommandInput,
@@ -38,6 +37,7 @@ import {
   toStoreError,
 } from "./dynamodb-errors";
 import { DynamoDbEventLog, numberEvents } from "./dynamodb-event-log";
+import { getItemConsistently } from "./dynamodb-get-item";
 import { queryGoalPartition } from "./dynamodb-goal-partition";
 import { parseStoredItem, toDocument } from "./dynamodb-items";
 import { putFirst } from "./dynamodb-put-first";
@@ -183,7 +183,8 @@ export class DynamoDbGoalStore implements GoalStore {
       }
       throw toStoreError(error, "createGoal");
     }
-    const outboxWritten = Promise.resolve(await this.events.appendBestEffort(numbered));
+    const outboxWritten = this.events.appendBestEffort(numbered);
+    await outboxWritten;
     this.remember({ record: written, version: 1, pendingEvents: numbered, outboxWritten });
     return { record: written, version: 1 };
   }
@@ -236,9 +237,9 @@ export class DynamoDbGoalStore implements GoalStore {
       }
       throw toStoreError(error, "commit");
     }
-    // Best effort: answers false when an event item could not be written, and never rejects (a
-    // rejection left in the background would be unhandled).
-    const outboxWritten = this.events.appendBestEffort(numbered).catch(() => false);
+    // Best effort: answers false when an event item could not be written, and never rejects, so it
+    // can be left in the background.
+    const outboxWritten = this.events.appendBestEffort(numbered);
     this.remember({ record: written, version, pendingEvents: numbered, outboxWritten });
     if (options.eventsInBackground === true) {
       this.inFlight.add(outboxWritten);
@@ -326,7 +327,12 @@ export class DynamoDbGoalStore implements GoalStore {
   }
 
   async getApproval(approvalId: string): Promise<Approval | undefined> {
-    const item = await this.getItem(approvalKey(approvalId), "getApproval");
+    const item = await getItemConsistently(
+      this.client,
+      this.tableName,
+      approvalKey(approvalId),
+      "getApproval",
+    );
     return item && parseStoredItem(ApprovalSchema, item.approval, "approval");
   }
 
@@ -422,14 +428,18 @@ export class DynamoDbGoalStore implements GoalStore {
       key,
       item: { goalId: parsed.key.goalId, role: parsed.key.role, checkpoint: parsed },
       operation: "putCheckpoint",
-      what: `Checkpoint ${key[SK]}`,
     });
     return stored ? parseStoredItem(ModelCheckpointSchema, stored.checkpoint, "model checkpoint") : parsed;
   }
 
   async getCheckpoint(key: z.input<typeof CheckpointKeySchema>): Promise<ModelCheckpoint | undefined> {
     const parsedKey = parseOrThrow(CheckpointKeySchema, key, "checkpoint key");
-    const item = await this.getItem(checkpointKey(parsedKey), "getCheckpoint");
+    const item = await getItemConsistently(
+      this.client,
+      this.tableName,
+      checkpointKey(parsedKey),
+      "getCheckpoint",
+    );
     return item && parseStoredItem(ModelCheckpointSchema, item.checkpoint, "model checkpoint");
   }
 
@@ -502,13 +512,12 @@ export class DynamoDbGoalStore implements GoalStore {
       key,
       item: { fingerprint, step },
       operation: "seenBefore",
-      what: `Fingerprint ${key[SK]}`,
     });
     return first ? parseStoredItem(FingerprintItemSchema, first, "fingerprint item").step : step;
   }
 
   private async readGoal(goalId: string): Promise<StoredGoal | undefined> {
-    const item = await this.getItem(goalKey(goalId), "getGoal");
+    const item = await getItemConsistently(this.client, this.tableName, goalKey(goalId), "getGoal");
     if (!item) {
       this.known.delete(goalId);
       return undefined;
@@ -536,17 +545,6 @@ export class DynamoDbGoalStore implements GoalStore {
     if (this.known.size > KNOWN_GOALS) {
       const [oldest] = this.known.keys();
       if (oldest !== undefined) this.known.delete(oldest);
-    }
-  }
-
-  private async getItem(key: Record<string, string>, operation: string) {
-    try {
-      const output = await this.client.send(
-        new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }),
-      );
-      return output.Item;
-    } catch (error) {
-      throw toStoreError(error, operation);
     }
   }
 

@@ -33,7 +33,6 @@ export class DynamoDbOutbox implements Outbox {
       key: outboxMessageKey(parsed.goalId, parsed.messageId),
       item: { tenantId: parsed.tenantId, message: parsed },
       operation: "putMessage",
-      what: `Outbox message ${parsed.messageId}`,
     });
     if (!stored) return { message: parsed, created: true };
     return {

@@ -1,8 +1,10 @@
-import { type DynamoDBDocumentClient, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
+import { type DynamoDBDocumentClient, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { CorruptStoreItemError, isConditionalCheckFailed, toStoreError } from "./dynamodb-errors";
+import { getItemConsistently } from "./dynamodb-get-item";
 import { TABLE_DESIGN } from "./table-design";
 
 const PK = TABLE_DESIGN.partitionKey;
+const SK = TABLE_DESIGN.sortKey;
 
 export interface PutFirstInput {
   readonly tableName: string;
@@ -11,8 +13,6 @@ export interface PutFirstInput {
   readonly item: Readonly<Record<string, unknown>>;
   /** The store operation, named in a failure. */
   readonly operation: string;
-  /** What the item is, named when the stored one vanished (`Step 3 of goal g-1`). */
-  readonly what: string;
 }
 
 /**
@@ -38,13 +38,11 @@ export async function putFirst(
   } catch (error) {
     if (!isConditionalCheckFailed(error)) throw toStoreError(error, operation);
   }
-  let stored: Record<string, unknown> | undefined;
-  try {
-    stored = (await client.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true })))
-      .Item;
-  } catch (error) {
-    throw toStoreError(error, operation);
+  const stored = await getItemConsistently(client, tableName, key, operation);
+  if (!stored) {
+    throw new CorruptStoreItemError(
+      `${operation}: item ${key[PK]} ${key[SK]} vanished after a conflicting put`,
+    );
   }
-  if (!stored) throw new CorruptStoreItemError(`${input.what} vanished after a conflicting put`);
   return stored;
 }

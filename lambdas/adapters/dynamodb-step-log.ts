@@ -35,7 +35,6 @@ export class DynamoDbStepLog implements StepLog {
       key: stepKey(record.goalId, record.step),
       item: { record },
       operation: "putStep",
-      what: `Step ${record.step} of goal ${record.goalId}`,
     });
     return stored && parseStoredItem(StepRecordSchema, stored.record, "step record");
   }

@@ -1,10 +1,5 @@
 import { createHash } from "node:crypto";
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  type PutCommandInput,
-} from "@aws-sdk/lib-dynamodb";
+import { type DynamoDBDocumentClient, PutCommand, type PutCommandInput } from "@aws-sdk/lib-dynamodb";
 import * as z from "zod";
 import { WorkspacePathSchema } from "../core/goal-spec";
 import { ConcurrentModificationError } from "../core/ports/goal-store";
@@ -19,6 +14,7 @@ import {
 } from "../core/ports/workspace";
 import { parseOrThrow } from "../core/validation";
 import { isConditionalCheckFailed, toStoreError } from "./dynamodb-errors";
+import { getItemConsistently } from "./dynamodb-get-item";
 import { queryGoalPartition } from "./dynamodb-goal-partition";
 import { parseStoredItem, toDocument } from "./dynamodb-items";
 import { WORKSPACE_FILE_PREFIX, workspaceFileKey } from "./goal-table-keys";
@@ -114,19 +110,12 @@ export class DynamoDbWorkspace implements Workspace {
   }
 
   async readFile(goalId: string, path: string): Promise<WorkspaceFile | undefined> {
-    let item: Record<string, unknown> | undefined;
-    try {
-      const output = await this.client.send(
-        new GetCommand({
-          TableName: this.tableName,
-          Key: workspaceFileKey(goalId, path),
-          ConsistentRead: true,
-        }),
-      );
-      item = output.Item;
-    } catch (error) {
-      throw toStoreError(error, "readFile");
-    }
+    const item = await getItemConsistently(
+      this.client,
+      this.tableName,
+      workspaceFileKey(goalId, path),
+      "readFile",
+    );
     return item && parseStoredItem(WorkspaceFileSchema, item, "workspace file");
   }
 

@@ -1,94 +1,106 @@
-import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { describe, expect, it } from "vitest";
+import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { DeleteCommand } from "@aws-sdk/lib-dynamodb";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { putFirst } from "../../../lambdas/adapters/dynamodb-put-first";
+import { documentClientFor, dynamoClientFor } from "../../support/dynamo-backends";
+import { type ServedGoalTable, startGoalTable } from "../react/support";
 
-/** What a document client answers, one entry per request: an output, or an error it throws. */
-type Answer = { readonly output: Record<string, unknown> } | { readonly error: Error };
-
-/** A document client that answers `answers` in order and records the command of each request. */
-function scriptedClient(answers: readonly Answer[]) {
-  const commands: string[] = [];
-  const client = {
-    send: async (command: object) => {
-      commands.push(command.constructor.name);
-      const answer = answers[commands.length - 1];
-      if (!answer) throw new Error(`no answer scripted for request ${commands.length}`);
-      if ("error" in answer) throw answer.error;
-      return answer.output;
-    },
-  } as unknown as DynamoDBDocumentClient;
-  return { client, commands };
+/** A failure as the SDK raises it: the error's name and whose fault it is. */
+function sdkError(name: string): Error {
+  return Object.assign(new Error(name), { name, $fault: "client" });
 }
 
-function named(name: string, fault?: "client" | "server"): Error {
-  return Object.assign(new Error(name), { name, ...(fault ? { $fault: fault } : {}) });
-}
+describe("putFirst on dynalite", () => {
+  let table: ServedGoalTable;
+  const clients: DynamoDBClient[] = [];
 
-const INPUT = {
-  tableName: "goals",
-  key: { pk: "GOAL#g-1", sk: "STEP#00000003" },
-  item: { record: { step: 3 } },
-  operation: "putStep",
-  what: "Step 3 of goal g-1",
-};
-
-describe("putFirst", () => {
-  it("answers undefined after one put when no item has the key", async () => {
-    // Prepare
-    const { client, commands } = scriptedClient([{ output: {} }]);
-
-    // Act
-    const stored = await putFirst(client, INPUT);
-
-    // Assess
-    expect(stored).toBeUndefined();
-    expect(commands).toEqual(["PutCommand"]);
+  beforeAll(async () => {
+    table = await startGoalTable();
   });
 
-  it("answers the first writer's item when the put's condition fails", async () => {
+  afterAll(async () => {
+    for (const client of clients) client.destroy();
+    await table.stop();
+  });
+
+  /**
+   * A document client of the test's own; `before` runs ahead of each request it sends, by command
+   * name, and may throw as DynamoDB would.
+   */
+  function documents(before: (commandName: string) => Promise<void> = async () => undefined) {
+    const client = dynamoClientFor(table.endpoint);
+    clients.push(client);
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        await before(context.commandName ?? "?");
+        return next(args);
+      },
+      { step: "initialize", name: "beforeRequest" },
+    );
+    return documentClientFor(client);
+  }
+
+  let stepNumber = 0;
+  /** A step item's key and content no other test uses. */
+  function aStepItem() {
+    stepNumber += 1;
+    return {
+      tableName: table.tableName,
+      key: { pk: "GOAL#g-put-first", sk: `STEP#${String(stepNumber).padStart(8, "0")}` },
+      item: { record: { step: stepNumber } },
+      operation: "putStep",
+    };
+  }
+
+  it("answers undefined when it wrote the item, and the first writer's item to a later put", async () => {
     // Prepare
-    const first = { ...INPUT.key, record: { step: 3, note: "first" } };
-    const { client, commands } = scriptedClient([
-      { error: named("ConditionalCheckFailedException", "client") },
-      { output: { Item: first } },
-    ]);
+    const input = aStepItem();
+    const client = documents();
 
     // Act
-    const stored = await putFirst(client, INPUT);
+    const first = await putFirst(client, input);
+    const second = await putFirst(client, { ...input, item: { record: { step: 0, note: "second" } } });
 
     // Assess
-    expect(stored).toEqual(first);
-    expect(commands).toEqual(["PutCommand", "GetCommand"]);
+    expect(first).toBeUndefined();
+    expect(second).toEqual({ ...input.key, ...input.item });
   });
 
   it("fails with CorruptStoreItemError naming the item when the first writer's item vanished", async () => {
-    // Prepare
-    const { client } = scriptedClient([
-      { error: named("ConditionalCheckFailedException", "client") },
-      { output: {} },
-    ]);
+    // Prepare: the item is there when the put's condition is checked, gone when it is read back.
+    const input = aStepItem();
+    await putFirst(documents(), input);
+    const raw = documents();
+    const vanishing = documents(async (commandName) => {
+      if (commandName === "GetItemCommand") {
+        await raw.send(new DeleteCommand({ TableName: input.tableName, Key: input.key }));
+      }
+    });
 
     // Act
-    const attempt = putFirst(client, INPUT);
+    const attempt = putFirst(vanishing, input);
 
     // Assess
     await expect(attempt).rejects.toMatchObject({
       name: "CorruptStoreItemError",
-      message: "Step 3 of goal g-1 vanished after a conflicting put",
+      message: `putStep: item GOAL#g-put-first ${input.key.sk} vanished after a conflicting put`,
     });
   });
 
   it("names the operation when the put or the read-back fails, retryable when DynamoDB throttles", async () => {
     // Prepare
-    const throttledPut = scriptedClient([{ error: named("ThrottlingException", "client") }]);
-    const deniedRead = scriptedClient([
-      { error: named("ConditionalCheckFailedException", "client") },
-      { error: named("AccessDeniedException", "client") },
-    ]);
+    const taken = aStepItem();
+    await putFirst(documents(), taken);
+    const throttledPut = documents(async (commandName) => {
+      if (commandName === "PutItemCommand") throw sdkError("ThrottlingException");
+    });
+    const deniedRead = documents(async (commandName) => {
+      if (commandName === "GetItemCommand") throw sdkError("AccessDeniedException");
+    });
 
     // Act
-    const put = putFirst(throttledPut.client, INPUT);
-    const read = putFirst(deniedRead.client, INPUT);
+    const put = putFirst(throttledPut, aStepItem());
+    const read = putFirst(deniedRead, taken);
 
     // Assess
     await expect(put).rejects.toMatchObject({
