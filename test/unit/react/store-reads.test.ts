@@ -131,16 +131,23 @@ describe("VerifyAndReason's store requests per iteration", () => {
     const documents = documentClientFor(raw);
     const firstBatch = overlapGate("the reason commit's event batch");
     let batches = 0;
+    let unfinishedBatches = 0;
     let holding = false;
     raw.middlewareStack.add(
       (next, context) => async (args) => {
-        if (context.commandName === "BatchWriteItemCommand" && ++batches === 1) {
-          holding = true;
-          await firstBatch.awaitOverlap().finally(() => {
-            holding = false;
-          });
+        if (context.commandName !== "BatchWriteItemCommand") return next(args);
+        unfinishedBatches += 1;
+        try {
+          if (++batches === 1) {
+            holding = true;
+            await firstBatch.awaitOverlap().finally(() => {
+              holding = false;
+            });
+          }
+          return await next(args);
+        } finally {
+          unfinishedBatches -= 1;
         }
-        return next(args);
       },
       { step: "initialize", name: "holdFirstEventBatch" },
     );
@@ -155,27 +162,36 @@ describe("VerifyAndReason's store requests per iteration", () => {
     };
 
     // Act
-    let answer: Awaited<ReturnType<typeof verifyAndReason>>;
+    let answered: { answer: Awaited<ReturnType<typeof verifyAndReason>>; unfinishedAtAnswer: number };
     try {
-      answer = await within(verifyAndReason({ ...ports, tools }, SETTINGS, loaded), "VerifyAndReason");
+      answered = await within(
+        verifyAndReason({ ...ports, tools }, SETTINGS, loaded).then((answer) => ({
+          answer,
+          unfinishedAtAnswer: unfinishedBatches,
+        })),
+        "VerifyAndReason",
+      );
     } finally {
       firstBatch.started();
     }
 
-    // Assess
-    expect(answer).toMatchObject({ iteration: 1, next: "verify" });
-    expect(heldWhenToolRan).toBe(true);
-    const { lastEventSeq } = await loop.goal(goal.goalId);
-    const stored = await documents.send(
-      new QueryCommand({
-        TableName: table.tableName,
-        KeyConditionExpression: "pk = :pk AND begins_with(sk, :events)",
-        ExpressionAttributeValues: { ":pk": goalKey(goal.goalId).pk, ":events": "EVT#" },
-        ConsistentRead: true,
-      }),
-    );
-    raw.destroy();
-    expect(stored.Items?.length).toBe(lastEventSeq);
+    // Assess: the batch was still held when the tool ran, and none was unfinished at the answer.
+    try {
+      expect(answered).toMatchObject({ answer: { iteration: 1, next: "verify" }, unfinishedAtAnswer: 0 });
+      expect(heldWhenToolRan).toBe(true);
+      const { lastEventSeq } = await loop.goal(goal.goalId);
+      const stored = await documents.send(
+        new QueryCommand({
+          TableName: table.tableName,
+          KeyConditionExpression: "pk = :pk AND begins_with(sk, :events)",
+          ExpressionAttributeValues: { ":pk": goalKey(goal.goalId).pk, ":events": "EVT#" },
+          ConsistentRead: true,
+        }),
+      );
+      expect(stored.Items?.length).toBe(lastEventSeq);
+    } finally {
+      raw.destroy();
+    }
   });
 
   it("fails a step whose tools threw only after the reason commit's events are stored", async () => {
@@ -209,8 +225,7 @@ describe("VerifyAndReason's store requests per iteration", () => {
         batchStored,
       })),
       "VerifyAndReason",
-    );
-    raw.destroy();
+    ).finally(() => raw.destroy());
 
     // Assess
     expect(failure).toMatchObject({ error: { message: "the tool host went away" }, batchStored: true });
