@@ -131,16 +131,20 @@ export function describeGoalStoreContract(backendName: string, start: StartBacke
       return { flakyStore, control, destroy };
     }
 
-    /** A store whose client holds every BatchWriteItem while `control.holding` until `release()`. */
+    /**
+     * A store whose client holds every BatchWriteItem while `control.holding` until `release()`, and
+     * records in `control.sentWhileHolding` the command of every request sent meanwhile.
+     */
     function storeHoldingEventBatches() {
       let release: () => void = () => undefined;
       const released = new Promise<void>((resolve) => {
         release = resolve;
       });
-      const control = { holding: false, held: 0, release };
+      const control = { holding: false, held: 0, sentWhileHolding: [] as string[], release };
       const { store: holdingStore, destroy } = storeOnOwnClient((client) =>
         client.middlewareStack.add(
           (next, context) => async (args) => {
+            if (control.holding) control.sentWhileHolding.push(context.commandName ?? "?");
             if (control.holding && context.commandName === "BatchWriteItemCommand") {
               control.held += 1;
               await released;
@@ -529,17 +533,24 @@ export function describeGoalStoreContract(backendName: string, start: StartBacke
             listed: seqs((await store.listEvents(goalId, {})).items),
             goal: (await store.getGoal(goalId))?.version,
           };
-          const pending = { settled, next, held: control.held };
+          const pending = { settled, next, held: control.held, sent: [...control.sentWhileHolding] };
           control.release();
           await within(settling, "settled()");
           const last = await within(nextCommit, "the next commit");
 
           // Assess: held, the events were committed (readers fill them from the outbox, and the
           // listing writes them back itself), not yet their own items, and neither settled() nor
-          // the next commit went on without the held batch.
+          // the next commit went on without the held batch: the holding store sent only the
+          // background commit's goal put and its batch, so the next commit had not overwritten
+          // the goal item's outbox.
           expect(committed.record.lastEventSeq).toBe(4);
           expect(whileHeld).toEqual({ stored: [1, 2], listed: [1, 2, 3, 4], goal: 2 });
-          expect(pending).toEqual({ settled: false, next: false, held: 1 });
+          expect(pending).toEqual({
+            settled: false,
+            next: false,
+            held: 1,
+            sent: ["PutItemCommand", "BatchWriteItemCommand"],
+          });
           expect(last.version).toBe(3);
           expect(await storedEventSeqs(goalId)).toEqual([1, 2, 3, 4, 5]);
         } finally {
