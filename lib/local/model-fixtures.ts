@@ -87,13 +87,32 @@ export function availableFixtures(fixturesDir: string): string[] {
     .sort();
 }
 
-/** The text of a fixture file; a FixtureFileError naming the file when it cannot be read. */
+/**
+ * The text of a fixture file; a FixtureFileError naming the file when it cannot be read, with the
+ * fixtures its folder does have when there is no such file (a misspelt `scripted:<name>`).
+ */
 export function readFixtureText(file: string): string {
   try {
     return readFileSync(file, "utf8");
   } catch (error) {
-    throw unreadable(file, error);
+    if (isMissingFile(error)) {
+      const available = availableFixtures(path.dirname(file)).join(", ") || "none";
+      throw new FixtureFileError(file, `Fixture file ${file} does not exist (available: ${available})`, {
+        cause: error,
+      });
+    }
+    throw new FixtureFileError(file, `Fixture file ${file} cannot be read: ${messageOf(error)}`, {
+      cause: error,
+    });
   }
+}
+
+function isMissingFile(error: unknown): boolean {
+  return error instanceof Error && "code" in error && error.code === "ENOENT";
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /**
@@ -134,8 +153,9 @@ export function parseModelFixture(file: string, text: string): ModelFixture {
 }
 
 function unreadable(file: string, error: unknown): FixtureFileError {
-  const why = error instanceof Error ? error.message : String(error);
-  return new FixtureFileError(file, `Fixture file ${file} cannot be read as JSON: ${why}`, { cause: error });
+  return new FixtureFileError(file, `Fixture file ${file} cannot be read as JSON: ${messageOf(error)}`, {
+    cause: error,
+  });
 }
 
 function invalid(file: string, error: z.ZodError, prefix: PropertyKey[], hint?: string): FixtureFileError {

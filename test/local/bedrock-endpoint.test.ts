@@ -225,7 +225,7 @@ describe("the local Bedrock endpoint", () => {
     ["scripted:broken", /broken\.json is invalid: reason\.1\.toolUse\.name/],
     ["scripted:bad-role", /bad-role\.json is invalid: .*thinking/],
     ["scripted:not-json", /not-json\.json cannot be read as JSON/],
-    ["scripted:missing", /missing\.json cannot be read/],
+    ["scripted:missing", /missing\.json does not exist \(available: .*demo/],
   ])(
     "answers a bad fixture file (%s) with a ValidationException naming the file and the path",
     async (modelId, message) => {
