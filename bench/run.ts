@@ -295,16 +295,16 @@ async function main(): Promise<void> {
   });
   let local: number[] = [];
   let freshStack: number[] = [];
+  const overheadGoalTimes = async () => {
+    const accepted = await plain.client.submitGoal(longGoalSpec(OVERHEAD_ITERATIONS, FIXTURES.overhead));
+    await settleQuietly(plain, accepted.goalId, 240_000);
+    return iterationTimes(plain, accepted.goalId);
+  };
   try {
     // The same goal twice: the first on the fresh stack, where the Lambda workers' code is still
     // being compiled (its iterations are reported, not budgeted), the second on the warmed stack.
-    for (const pass of ["fresh", "warm"] as const) {
-      const accepted = await plain.client.submitGoal(longGoalSpec(OVERHEAD_ITERATIONS, FIXTURES.overhead));
-      await settleQuietly(plain, accepted.goalId, 240_000);
-      const times = await iterationTimes(plain, accepted.goalId);
-      if (pass === "fresh") freshStack = times;
-      else local = times;
-    }
+    freshStack = await overheadGoalTimes();
+    local = await overheadGoalTimes();
     const approvals = await measureApprovalLatency(plain, APPROVALS);
     figures.push(
       atMost(

@@ -154,7 +154,7 @@ export async function measureApprovalLatency(bench: BenchStack, count: number): 
     const waiting = await settle(bench.client, accepted.goalId, 30_000, 20);
     if (waiting.status !== "waiting" || !waiting.waitingFor)
       throw new Error(`approval goal ended ${waiting.status}`);
-    const execution = bench.stack.executions.list().find((run) => run.name.startsWith(accepted.goalId));
+    const execution = runsOf(bench, accepted.goalId)[0];
     const decided = Date.now();
     await bench.client.decideApproval(waiting.waitingFor.approvalId, "approve");
     let done = await settle(bench.client, accepted.goalId, 30_000, 20);
