@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { type DynamoDBDocumentClient, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createGoalTable } from "../../lambdas/adapters/create-goal-table";
 import { CorruptStoreItemError } from "../../lambdas/adapters/dynamodb-errors";
@@ -26,6 +26,8 @@ import {
 } from "../support/dynamo-backends";
 import { aGoalRecord } from "../support/goal-record-builder";
 import { aCheckpoint, anApproval, someEvents } from "../support/goal-store-builders";
+import { storedEventSeqs as storedEventSeqsIn } from "../support/stored-events";
+import { within as withinMs } from "../support/within";
 import { describeLoopStoreContract } from "./goal-store-extras.contract";
 
 /**
@@ -54,16 +56,8 @@ export function describeGoalStoreContract(backendName: string, start: StartBacke
     });
 
     /** The sequence numbers of the event items actually in the table, bypassing the store's repair. */
-    async function storedEventSeqs(goalId: string): Promise<number[]> {
-      const output = await documents.send(
-        new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: "pk = :pk AND begins_with(sk, :events)",
-          ExpressionAttributeValues: { ":pk": goalKey(goalId).pk, ":events": "EVT#" },
-          ConsistentRead: true,
-        }),
-      );
-      return (output.Items ?? []).map((item) => Number(item.seq));
+    function storedEventSeqs(goalId: string): Promise<number[]> {
+      return storedEventSeqsIn(documents, tableName, goalId);
     }
 
     /** A store on a client of its own, which `intercept` adds its middleware to first. */
@@ -179,11 +173,7 @@ export function describeGoalStoreContract(backendName: string, start: StartBacke
 
     /** `promise`, or a rejection naming `what` when it hangs (generous: DynamoDB Local on 2 cores). */
     function within<T>(promise: Promise<T>, what: string): Promise<T> {
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`${what} did not answer within 10 s`)), 10_000);
-      });
-      return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+      return withinMs(promise, what, 10_000);
     }
 
     function seqs(events: readonly { seq: number }[]): number[] {

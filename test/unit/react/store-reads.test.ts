@@ -1,12 +1,12 @@
-import { QueryCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DynamoDbGoalStore } from "../../../lambdas/adapters/dynamodb-goal-store";
-import { goalKey } from "../../../lambdas/adapters/goal-table-keys";
 import type { GoalStore } from "../../../lambdas/core/ports/goal-store";
 import type { StepLog } from "../../../lambdas/core/ports/step-log";
 import type { ToolRunner } from "../../../lambdas/core/ports/tool-runner";
 import { verifyAndReason } from "../../../lambdas/core/react/verify-and-reason";
 import { documentClientFor, dynamoClientFor } from "../../support/dynamo-backends";
+import { storedEventSeqs } from "../../support/stored-events";
+import { within as withinMs } from "../../support/within";
 import {
   calls,
   createGoal,
@@ -50,11 +50,7 @@ function overlapGate(what: string) {
 
 /** `promise`, or a rejection naming `what` when it hangs. */
 function within<T>(promise: Promise<T>, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not answer in time`)), STEP_WAIT_MS);
-  });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+  return withinMs(promise, what, STEP_WAIT_MS);
 }
 
 describe("VerifyAndReason's store requests per iteration", () => {
@@ -180,15 +176,8 @@ describe("VerifyAndReason's store requests per iteration", () => {
       expect(answered).toMatchObject({ answer: { iteration: 1, next: "verify" }, unfinishedAtAnswer: 0 });
       expect(heldWhenToolRan).toBe(true);
       const { lastEventSeq } = await loop.goal(goal.goalId);
-      const stored = await documents.send(
-        new QueryCommand({
-          TableName: table.tableName,
-          KeyConditionExpression: "pk = :pk AND begins_with(sk, :events)",
-          ExpressionAttributeValues: { ":pk": goalKey(goal.goalId).pk, ":events": "EVT#" },
-          ConsistentRead: true,
-        }),
-      );
-      expect(stored.Items?.length).toBe(lastEventSeq);
+      const stored = await storedEventSeqs(documents, table.tableName, goal.goalId);
+      expect(stored).toHaveLength(lastEventSeq);
     } finally {
       raw.destroy();
     }
