@@ -65,6 +65,8 @@ export async function verifyAndReason(
   // The reason call's lookup beside the goal read, for the position's iteration: the one the call is
   // made in unless verify counts a step the position did not expect (a stale position, a resumed
   // run's first iteration taking over the previous run's last step); then it is looked up again.
+  // An invocation that answers without reasoning (stopped, retried, completed, at a limit) pays
+  // this one query for nothing: rare next to the round trip it saves on every iteration.
   const reasonLookup = lookUpEarly(ports.goals, reasonKey(input));
   const read = await readGoal(ports.goals, input.goalId);
   const loaded = await applyQueuedRevisions(ports, {
