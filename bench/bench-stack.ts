@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
-import type { GoalSnapshot } from "../lambdas/core/goal-record";
+import type { GoalSnapshot } from "../lambdas/core/goal/goal-record";
 import { GoalsClient } from "../lib/local/cli/goals-client";
 import { type LocalStack, startLocalStack } from "../lib/local/local-stack";
 import { followGoal, PROJECT_DIR } from "../test/e2e/local-stack-harness";

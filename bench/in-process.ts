@@ -1,6 +1,6 @@
-import { DEFAULT_CONTEXT_SETTINGS } from "../lambdas/core/context";
+import { DEFAULT_CONTEXT_SETTINGS } from "../lambdas/core/models/context/context-settings";
+import type { ReasonSettings } from "../lambdas/core/patterns/react/verify-and-reason";
 import type { ModelTurn } from "../lambdas/core/ports/model-client";
-import type { ReasonSettings } from "../lambdas/core/react/verify-and-reason";
 import {
   createGoal,
   ReactLoopDriver,
@@ -8,7 +8,7 @@ import {
   ScriptedModel,
   SETTINGS,
   startGoalTable,
-} from "../test/unit/react/support";
+} from "../test/unit/loop/support";
 import { longGoalFixture, longGoalSpec } from "./fixtures";
 
 const MODEL_ID = "scripted:bench-in-process";

@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
-import { priceOf } from "../lambdas/core/model-prices";
+import { priceOf } from "../lambdas/core/models/model-prices";
 import { settleQuietly, startBenchStack } from "./bench-stack";
 import { measureBundles, measureSdkFloor } from "./bundles";
 import { FIXTURES, longGoalSpec } from "./fixtures";

@@ -1,4 +1,4 @@
-import { PATTERNS, type Pattern } from "../lambdas/core/goal-spec";
+import { PATTERNS, type Pattern } from "../lambdas/core/goal/goal-spec";
 import { allEvents } from "../test/e2e/local-stack-harness";
 import type { BenchStack } from "./bench-stack";
 import { runsOf, settle } from "./bench-stack";

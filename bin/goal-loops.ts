@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
 import { Command, InvalidArgumentError, Option } from "commander";
-import { REVISION_TYPES, type RevisionType } from "../lambdas/core/goal-record";
+import { REVISION_TYPES, type RevisionType } from "../lambdas/core/goal/goal-record";
 import { formatApproval, formatSummary } from "../lib/local/cli/format-progress";
 import { GoalsApiError, GoalsClient } from "../lib/local/cli/goals-client";
 import { type ApprovalMode, GoalFileError, runGoal } from "../lib/local/cli/run-goal";

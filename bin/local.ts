@@ -3,7 +3,7 @@
 import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { Command, InvalidArgumentError } from "commander";
-import { GoalLoopsError } from "../lambdas/core/errors";
+import { GoalLoopsError } from "../lambdas/core/goal/errors";
 import { watchOutbox } from "../lib/local/local-outbox";
 import { localSecrets } from "../lib/local/local-secrets";
 import { type LocalStack, startLocalStack } from "../lib/local/local-stack";

@@ -9,7 +9,8 @@ import {
   type SystemContentBlock,
   type Tool,
 } from "@aws-sdk/client-bedrock-runtime";
-import { ValidationError } from "../core/errors";
+import { ValidationError } from "../core/goal/errors";
+import { parseOrThrow } from "../core/goal/validation";
 import {
   type ContentBlock,
   type Message,
@@ -21,7 +22,6 @@ import {
   ModelTurnSchema,
   type ToolSpec,
 } from "../core/ports/model-client";
-import { parseOrThrow } from "../core/validation";
 import { MALFORMED_MODEL_RESPONSE, toModelError } from "./bedrock-errors";
 
 /** A JSON document as the SDK types it (tool inputs, tool input schemas, JSON tool results). */

@@ -1,4 +1,4 @@
-import { GoalLoopsError } from "../core/errors";
+import { GoalLoopsError } from "../core/goal/errors";
 
 /**
  * A stored item failed its schema on the way out: written by another version of the code, edited by

@@ -6,8 +6,8 @@ import {
   type DynamoDBDocumentClient,
   QueryCommand,
 } from "@aws-sdk/lib-dynamodb";
-import { type GoalEvent, GoalEventSchema, type NewGoalEvent } from "../core/goal-event";
-import { parseOrThrow } from "../core/validation";
+import { type GoalEvent, GoalEventSchema, type NewGoalEvent } from "../core/goal/goal-event";
+import { parseOrThrow } from "../core/goal/validation";
 import { CorruptStoreItemError, GoalStoreUnavailableError, toStoreError } from "./dynamodb-errors";
 import { parseStoredItem, toDocument } from "./dynamodb-items";
 import { eventKey, eventSortKey, goalKey, invalidField, RESERVED_ATTRIBUTES } from "./goal-table-keys";

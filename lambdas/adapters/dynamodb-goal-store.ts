@@ -6,9 +6,15 @@ import {
   type QueryCommandInput,
 } from "@aws-sdk/lib-dynamodb";
 import * as z from "zod";
-import type { GoalLoopsError } from "../core/errors";
-import { type GoalEvent, GoalEventSchema, type NewGoalEvent } from "../core/goal-event";
-import { type GoalRecord, GoalRecordSchema, type GoalStatus, GoalStatusSchema } from "../core/goal-record";
+import type { GoalLoopsError } from "../core/goal/errors";
+import { type GoalEvent, GoalEventSchema, type NewGoalEvent } from "../core/goal/goal-event";
+import {
+  type GoalRecord,
+  GoalRecordSchema,
+  type GoalStatus,
+  GoalStatusSchema,
+} from "../core/goal/goal-record";
+import { parseOrThrow } from "../core/goal/validation";
 import {
   type Approval,
   ApprovalAlreadyDecidedError,
@@ -29,7 +35,6 @@ import {
   type Page,
   type VersionedGoal,
 } from "../core/ports/goal-store";
-import { parseOrThrow } from "../core/validation";
 import {
   CorruptStoreItemError,
   isConditionalCheckFailed,

@@ -1,6 +1,6 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { parseOrThrow } from "../core/goal/validation";
 import { type Outbox, type OutboxMessage, OutboxMessageSchema } from "../core/ports/outbox";
-import { parseOrThrow } from "../core/validation";
 import { queryGoalPartition } from "./dynamodb-goal-partition";
 import { parseStoredItem, toDocument } from "./dynamodb-items";
 import { putFirst } from "./dynamodb-put-first";

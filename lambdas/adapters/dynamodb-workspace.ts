@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import { type DynamoDBDocumentClient, PutCommand, type PutCommandInput } from "@aws-sdk/lib-dynamodb";
 import * as z from "zod";
-import { WorkspacePathSchema } from "../core/goal-spec";
+import { WorkspacePathSchema } from "../core/goal/goal-spec";
+import { parseOrThrow } from "../core/goal/validation";
 import { ConcurrentModificationError } from "../core/ports/goal-store";
 import {
   type Workspace,
@@ -12,7 +13,6 @@ import {
   type WorkspaceWriteResult,
   WriterSchema,
 } from "../core/ports/workspace";
-import { parseOrThrow } from "../core/validation";
 import { isConditionalCheckFailed, toStoreError } from "./dynamodb-errors";
 import { getItemConsistently } from "./dynamodb-get-item";
 import { queryGoalPartition } from "./dynamodb-goal-partition";

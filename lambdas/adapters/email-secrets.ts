@@ -1,4 +1,4 @@
-import { ApprovalLinkSecretError } from "../core/email/approval-link";
+import { ApprovalLinkSecretError } from "../core/human/email/approval-link";
 import { type ReadSecret, readSecretWhenNeeded, SECRET_MAX_AGE_SECONDS } from "./read-secret";
 
 /** The key that signs and verifies email approval links, read when needed (cached). */

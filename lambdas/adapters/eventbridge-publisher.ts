@@ -1,6 +1,6 @@
 import { type EventBridgeClient, PutEventsCommand } from "@aws-sdk/client-eventbridge";
-import { GoalLoopsError } from "../core/errors";
-import { HUMAN_INPUT_SOURCE, type HumanInputEvent } from "../core/human-input-events";
+import { GoalLoopsError } from "../core/goal/errors";
+import { HUMAN_INPUT_SOURCE, type HumanInputEvent } from "../core/human/human-input-events";
 import type { HumanInputPublisher } from "../core/ports/human-input-publisher";
 
 /**

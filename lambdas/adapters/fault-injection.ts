@@ -1,9 +1,9 @@
 import * as z from "zod";
-import { canonicalJson } from "../core/canonical-json";
-import type { JsonValue } from "../core/goal-change";
-import { ModelRoleSchema } from "../core/model-roles";
+import { canonicalJson } from "../core/goal/canonical-json";
+import type { JsonValue } from "../core/goal/goal-change";
+import { parseOrThrow } from "../core/goal/validation";
+import { ModelRoleSchema } from "../core/models/model-roles";
 import type { GoalStore, ModelCheckpoint } from "../core/ports/goal-store";
-import { parseOrThrow } from "../core/validation";
 
 /**
  * Chaos-testing hook, in the manner of AWS FIS's Lambda fault injection: inert unless this variable

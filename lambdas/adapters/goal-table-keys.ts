@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import * as z from "zod";
-import { ValidationError } from "../core/errors";
-import type { GoalRecord, GoalStatus } from "../core/goal-record";
+import { ValidationError } from "../core/goal/errors";
+import type { GoalRecord, GoalStatus } from "../core/goal/goal-record";
 import type { Approval, ApprovalStatus, CheckpointKey } from "../core/ports/goal-store";
 import { TABLE_DESIGN } from "./table-design";
 

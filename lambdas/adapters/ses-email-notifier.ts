@@ -1,11 +1,11 @@
 import type { SESv2Client } from "@aws-sdk/client-sesv2";
-import { type ApprovalEmail, buildApprovalEmail } from "../core/email/approval-email";
+import { GoalLoopsError } from "../core/goal/errors";
+import { type ApprovalEmail, buildApprovalEmail } from "../core/human/email/approval-email";
 import type {
   EmailApprovalNotifier,
   EmailApprovalRequest,
   SentApprovalEmail,
-} from "../core/email/email-approval-notifier";
-import { GoalLoopsError } from "../core/errors";
+} from "../core/human/email/email-approval-notifier";
 import type { Outbox } from "../core/ports/outbox";
 import { emailLinkSecretSource, type LinkSecretSource } from "./email-secrets";
 import { loadOnce } from "./load-once";

@@ -1,6 +1,6 @@
 import { type SFNClient, StartExecutionCommand } from "@aws-sdk/client-sfn";
-import { GoalLoopsError } from "../core/errors";
-import { executionName } from "../core/react/continue-as-new";
+import { GoalLoopsError } from "../core/goal/errors";
+import { executionName } from "../core/loop/continue-as-new";
 
 /** One run of a goal: a Step Functions execution named `${goalId}-${runId}` with input `{goalId, runId}`. */
 export interface RunStart {

@@ -1,7 +1,7 @@
 import { type SFNClient, StopExecutionCommand } from "@aws-sdk/client-sfn";
-import { GoalLoopsError } from "../core/errors";
+import { GoalLoopsError } from "../core/goal/errors";
+import { executionName } from "../core/loop/continue-as-new";
 import type { RunRef, StopRun } from "../core/ports/run-control";
-import { executionName } from "../core/react/continue-as-new";
 
 /** The ARN of a run's execution: the state machine's ARN with `:execution:` and the run's name. */
 export function executionArnOf(run: RunRef): string {

@@ -1,6 +1,6 @@
 import { SendTaskSuccessCommand, type SFNClient } from "@aws-sdk/client-sfn";
+import type { StepResult } from "../core/loop/step-result";
 import { type TaskCallback, TaskTokenGoneError } from "../core/ports/task-callback";
-import type { StepResult } from "../core/react/step-result";
 
 /** The errors after which a token can never be answered: the approval has expired. */
 const GONE = new Set(["TaskTimedOut", "InvalidToken", "TaskDoesNotExist"]);

@@ -1,11 +1,11 @@
 import { type ChatPostMessageArguments, WebClient } from "@slack/web-api";
-import { GoalLoopsError } from "../core/errors";
-import type { GoalRecord } from "../core/goal-record";
+import { GoalLoopsError } from "../core/goal/errors";
+import type { GoalRecord } from "../core/goal/goal-record";
+import { toSnapshot } from "../core/goal/snapshot";
+import { approvalRequestMessage, approvalView } from "../core/human/slack/approval-message";
+import type { SlackMessage } from "../core/human/slack/block-kit";
 import type { Approval } from "../core/ports/goal-store";
 import type { Outbox } from "../core/ports/outbox";
-import { approvalRequestMessage, approvalView } from "../core/slack/approval-message";
-import type { SlackMessage } from "../core/slack/block-kit";
-import { toSnapshot } from "../core/snapshot";
 import { type SecretSource, slackSecretsFromEnv } from "./slack-secrets";
 
 /** Slack refused the message (bad channel, revoked token …), or no channel is configured. */

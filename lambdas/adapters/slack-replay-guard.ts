@@ -1,5 +1,5 @@
 import { type DynamoDBDocumentClient, PutCommand } from "@aws-sdk/lib-dynamodb";
-import type { ReplayGuard } from "../core/slack/replay-guard";
+import type { ReplayGuard } from "../core/human/slack/replay-guard";
 import { isConditionalCheckFailed, toStoreError } from "./dynamodb-errors";
 import { TABLE_DESIGN } from "./table-design";
 

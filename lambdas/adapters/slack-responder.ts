@@ -1,4 +1,4 @@
-import { GoalLoopsError } from "../core/errors";
+import { GoalLoopsError } from "../core/goal/errors";
 
 /**
  * Replaces the message an interaction came from, through the interaction's `response_url`: Slack's

@@ -1,4 +1,4 @@
-import { GoalLoopsError } from "../core/errors";
+import { GoalLoopsError } from "../core/goal/errors";
 import { type ReadSecret, readSecretWhenNeeded, SECRET_MAX_AGE_SECONDS } from "./read-secret";
 
 /** A Slack secret is configured nowhere, or its stored value is empty: a deployment bug. */

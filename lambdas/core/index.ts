@@ -1,33 +1,27 @@
 /**
- * The pure goal domain: contract schemas, the status machine, evidence and progress, limits, cost,
- * revisions, the `/goal` directive, pattern selection and prompt rendering. No I/O, no clock, no
- * randomness: callers pass `now` and ids. Ports live in ./ports and are imported from there.
+ * lambdas/core: the pure domain and loop logic. No `@aws-sdk` import, no I/O of its own: every
+ * effect goes through a port (./ports) that lambdas/adapters implements. One folder per concept,
+ * from the bottom layer up:
+ * - goal/      the contract and its record: spec, record, status, lifecycle, invariants, limits,
+ *              revisions, the plan and lessons as the record keeps them; goal/evidence/ is evidence
+ *              and progress.
+ * - ports/     the interfaces the core reaches the world through (store, model, tools, clock …).
+ * - models/    roles, tiers, prices, the allow-list, the checkpointed model call; models/context/
+ *              packs prompts.
+ * - human/     what humans send and receive: the human-input events, approval decisions, the /goal
+ *              directive, Slack and email.
+ * - loop/      the skeleton all three patterns share: load, act, gates, revisions, verify,
+ *              continue-as-new, failure.
+ * - patterns/  what one pattern does: react/, plan-execute/, reflexion/ (never importing each other).
+ * - intake/    a submitted GoalSpec becoming a running goal, its pattern chosen.
+ *
+ * Handlers and other core files import the files directly, never this index, so that each Lambda
+ * bundle carries only what it uses (test/architecture checks it).
  */
-export * from "./canonical-json";
-export * from "./check-evidence";
-export * from "./create-goal";
-export * from "./cycle-observations";
-export * from "./directive";
-export * from "./errors";
-export * from "./evidence";
-export * from "./fingerprints";
-export * from "./goal-block";
-export * from "./goal-change";
-export * from "./goal-event";
-export * from "./goal-lifecycle";
-export * from "./goal-record";
-export * from "./goal-spec";
-export * from "./goal-status";
-export * from "./invariants";
-export * from "./judge-checks";
-export * from "./limits";
-export * from "./model-prices";
-export * from "./model-roles";
-export * from "./pattern-selector";
-export * from "./progress-notes";
-export * from "./reattach-run";
-export * from "./record-cycle";
-export * from "./record-judgement";
-export * from "./revisions";
-export * from "./snapshot";
-export * from "./validation";
+export * as goal from "./goal";
+export * as human from "./human";
+export * as intake from "./intake";
+export * as loop from "./loop";
+export * as models from "./models";
+export * as patterns from "./patterns";
+export * as ports from "./ports";

@@ -1,5 +1,5 @@
-import { ValidationError } from "../core/errors";
-import type { ModelTiers } from "../core/model-tiers";
+import { ValidationError } from "../core/goal/errors";
+import type { ModelTiers } from "../core/models/model-tiers";
 
 /** A variable the CDK construct always sets; missing means a broken deployment, so say which. */
 export function requiredEnv(name: string): string {

@@ -1,4 +1,4 @@
-import { sha256Hex } from "../core/canonical-json";
+import { sha256Hex } from "../core/goal/canonical-json";
 
 /** Workspace folder for tool output too large to inline. Reserved: `workspace_write` may not write here. */
 export const ARTIFACTS_DIR = ".artifacts";

@@ -1,10 +1,10 @@
 import * as z from "zod";
-import { ValidationError } from "../core/errors";
+import { ValidationError } from "../core/goal/errors";
+import { parseOrThrow } from "../core/goal/validation";
 import type { ToolUseBlock } from "../core/ports/model-client";
 import type { Outbox } from "../core/ports/outbox";
 import type { ToolCallContext, ToolOutcome, ToolRisk, ToolRunner } from "../core/ports/tool-runner";
 import type { Workspace } from "../core/ports/workspace";
-import { parseOrThrow } from "../core/validation";
 import type { ToolEnvironment } from "./built-in-tool";
 import { ToolCallError } from "./tool-call-error";
 import { errorOutcome, successOutcome } from "./tool-outcome";

@@ -1,6 +1,6 @@
 import type { z } from "zod";
-import type { ArtifactObservation } from "../core/cycle-observations";
-import type { JsonValue } from "../core/goal-change";
+import type { ArtifactObservation } from "../core/goal/evidence/cycle-observations";
+import type { JsonValue } from "../core/goal/goal-change";
 import type { ToolUseBlock } from "../core/ports/model-client";
 import type { Outbox } from "../core/ports/outbox";
 import type { ToolCallContext, ToolDefinition } from "../core/ports/tool-runner";

@@ -1,4 +1,4 @@
-import { GoalLoopsError } from "../core/errors";
+import { GoalLoopsError } from "../core/goal/errors";
 
 /**
  * A tool call that failed in a way the model can act on (bad input, refused, file missing). The

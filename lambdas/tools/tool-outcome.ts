@@ -1,5 +1,5 @@
-import { canonicalJson, sha256Hex } from "../core/canonical-json";
-import type { ArtifactObservation, ToolResultObservation } from "../core/cycle-observations";
+import { canonicalJson, sha256Hex } from "../core/goal/canonical-json";
+import type { ArtifactObservation, ToolResultObservation } from "../core/goal/evidence/cycle-observations";
 import type { ToolUseBlock } from "../core/ports/model-client";
 import type { ToolOutcome } from "../core/ports/tool-runner";
 import { WorkspaceFileTooLargeError } from "../core/ports/workspace";

@@ -1,7 +1,7 @@
 import * as z from "zod";
+import { parseOrThrow } from "../core/goal/validation";
 import type { ToolSpec } from "../core/ports/model-client";
 import type { ToolRisk } from "../core/ports/tool-runner";
-import { parseOrThrow } from "../core/validation";
 import type { BuiltInTool, ToolEnvironment, ToolOutput } from "./built-in-tool";
 import { httpRequestTool } from "./http-request";
 import { notifyTool } from "./notify";

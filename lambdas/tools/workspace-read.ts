@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { WorkspacePathSchema } from "../core/goal-spec";
+import { WorkspacePathSchema } from "../core/goal/goal-spec";
 import type { BuiltInTool } from "./built-in-tool";
 import { ToolCallError } from "./tool-call-error";
 

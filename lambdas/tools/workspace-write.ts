@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { WorkspacePathSchema } from "../core/goal-spec";
+import { WorkspacePathSchema } from "../core/goal/goal-spec";
 import { WorkspaceFileTooLargeError } from "../core/ports/workspace";
 import { ARTIFACTS_DIR, isReservedPath } from "./artifact-paths";
 import type { BuiltInTool } from "./built-in-tool";

@@ -6,7 +6,7 @@ import type { RetentionDays } from "aws-cdk-lib/aws-logs";
 import { type ISecret, Secret } from "aws-cdk-lib/aws-secretsmanager";
 import type { IEmailIdentity } from "aws-cdk-lib/aws-ses";
 import { Construct } from "constructs";
-import { EMAIL_APPROVAL_PATH } from "../../lambdas/core/email/approval-link";
+import { EMAIL_APPROVAL_PATH } from "../../lambdas/core/human/email/approval-link";
 import type { GoalEventBus } from "./goal-event-bus";
 import { GoalLoopFunction, type GoalLoopLogLevel } from "./goal-loop-function";
 import type { GoalTable } from "./goal-table";
@@ -100,7 +100,7 @@ export class EmailDoor extends Construct {
     };
 
     this.handler = new GoalLoopFunction(this, "Handler", {
-      entry: fileURLToPath(new URL("../../lambdas/handlers/email/email-door.ts", import.meta.url)),
+      entry: fileURLToPath(new URL("../../lambdas/handlers/human/email/email-door.ts", import.meta.url)),
       description: "goal-loops email door: confirmation pages and decisions from signed approval links",
       logLevel: props.logLevel,
       logRetention: props.logRetention,

@@ -4,7 +4,7 @@ import { type Archive, EventBus, type IEventBus } from "aws-cdk-lib/aws-events";
 import type { Grant, IGrantable } from "aws-cdk-lib/aws-iam";
 import { type IQueue, Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
 import { Construct } from "constructs";
-import { HUMAN_INPUT_SOURCE } from "../../lambdas/core/human-input-events";
+import { HUMAN_INPUT_SOURCE } from "../../lambdas/core/human/human-input-events";
 
 const EVENT_BUS_NAME_PATTERN = /^[/.\-_A-Za-z0-9]{1,256}$/;
 /** SQS keeps a message for at least 60 seconds and at most 14 days. */
@@ -52,7 +52,7 @@ export interface GoalEventBusProps {
 
 /**
  * The stack's EventBridge bus for human inputs (approval decided, revision requested, resume,
- * cancel; see `lambdas/core/human-input-events.ts`), whichever door they came through.
+ * cancel; see `lambdas/core/human/human-input-events.ts`), whichever door they came through.
  *
  * It also owns the dead-letter queue that rules on this bus give their targets, because
  * EventBridge otherwise drops an event after 24 hours of failed retries; an alarm on that queue

@@ -17,7 +17,7 @@ import { ManagedPolicy } from "aws-cdk-lib/aws-iam";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { IStateMachine } from "aws-cdk-lib/aws-stepfunctions";
 import { Construct } from "constructs";
-import { goalSpecJsonSchema, PATTERNS, type Pattern } from "../../lambdas/core/goal-spec";
+import { goalSpecJsonSchema, PATTERNS, type Pattern } from "../../lambdas/core/goal/goal-spec";
 import { allowModels } from "./bedrock-model-access";
 import type { GoalEventBus } from "./goal-event-bus";
 import { GoalLoopFunction, type GoalLoopLogLevel } from "./goal-loop-function";

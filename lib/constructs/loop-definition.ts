@@ -17,7 +17,7 @@ import { LambdaInvoke } from "aws-cdk-lib/aws-stepfunctions-tasks";
 import { Construct } from "constructs";
 import { RETRYABLE_MODEL_ERRORS } from "../../lambdas/adapters/bedrock-errors";
 import { EXECUTION_START_THROTTLED } from "../../lambdas/adapters/sfn-run-starter";
-import type { NextStep } from "../../lambdas/core/react/step-result";
+import type { NextStep } from "../../lambdas/core/loop/step-result";
 import type { GoalLoopFunction } from "./goal-loop-function";
 
 /** Errors Lambda's Invoke API raises that a later attempt may get past (FACTS: keep one budget). */

@@ -98,20 +98,20 @@ export class LoopSteps extends Construct {
     this.functions = {
       loadGoal: new GoalLoopFunction(this, "LoadGoal", {
         ...common,
-        entry: handlerEntry("react/load-goal.ts"),
+        entry: handlerEntry("loop/load-goal.ts"),
         description: "goal-loops LoadGoal: load the goal, start the run, check limits",
         environment: tableEnvironment,
       }),
       act: new GoalLoopFunction(this, "Act", {
         ...common,
-        entry: handlerEntry("react/act.ts"),
+        entry: handlerEntry("loop/act.ts"),
         description: "goal-loops Act: run the acting turn's tool calls and log the step",
         timeout: ACT_TIMEOUT,
         environment: { ...tableEnvironment, ...this.toolEnvironment },
       }),
       requestApproval: new GoalLoopFunction(this, "RequestApproval", {
         ...common,
-        entry: handlerEntry("react/request-approval.ts"),
+        entry: handlerEntry("loop/request-approval.ts"),
         description:
           "goal-loops AwaitApproval: store the approval with its task token, park the goal, ask a human",
         environment: {
@@ -121,20 +121,20 @@ export class LoopSteps extends Construct {
       }),
       approvalExpired: new GoalLoopFunction(this, "ApprovalExpired", {
         ...common,
-        entry: handlerEntry("react/approval-expired.ts"),
+        entry: handlerEntry("loop/approval-expired.ts"),
         description:
           "goal-loops ApprovalExpired: nobody answered in time; expire the approval, go on or terminate",
         environment: tableEnvironment,
       }),
       continueAsNew: new GoalLoopFunction(this, "ContinueAsNew", {
         ...common,
-        entry: handlerEntry("react/continue-as-new.ts"),
+        entry: handlerEntry("loop/continue-as-new.ts"),
         description: "goal-loops ContinueAsNew: hand the goal to a new run of its state machine",
         environment: tableEnvironment,
       }),
       recordFailure: new GoalLoopFunction(this, "RecordFailure", {
         ...common,
-        entry: handlerEntry("record-failure.ts"),
+        entry: handlerEntry("loop/record-failure.ts"),
         description: "goal-loops RecordFailure: mark the goal failed with the error that stopped its run",
         environment: tableEnvironment,
       }),

@@ -8,8 +8,8 @@ import {
   StateMachineType,
 } from "aws-cdk-lib/aws-stepfunctions";
 import { Construct } from "constructs";
-import type { Pattern } from "../../lambdas/core/goal-spec";
-import { DEFAULT_CONTINUE_AS_NEW_AFTER } from "../../lambdas/core/react/react-deps";
+import type { Pattern } from "../../lambdas/core/goal/goal-spec";
+import { DEFAULT_CONTINUE_AS_NEW_AFTER } from "../../lambdas/core/loop/loop-deps";
 import { allowModels, isBedrockModelId } from "./bedrock-model-access";
 import { GoalLoopFunction, type GoalLoopFunctionProps, type GoalLoopLogLevel } from "./goal-loop-function";
 import type { GoalTable } from "./goal-table";
@@ -21,7 +21,7 @@ import {
   acknowledgeWildcardResource,
 } from "./nag-acknowledgments";
 
-/** The heavy tier's model (planning, reasoning, attempts, reflections; config/model-tiers.json). */
+/** The heavy tier's model (planning, reasoning, attempts, reflections; lambdas/core/models/model-tiers.json). */
 export const DEFAULT_MODEL_ID = "us.anthropic.claude-sonnet-4-5-20250929-v1:0";
 /** The fast tier's model (executing a known step, judging, evaluating, summarizing, selecting). */
 export const HAIKU_MODEL_ID = "us.anthropic.claude-haiku-4-5-20251001-v1:0";

@@ -1,7 +1,7 @@
 import { Duration, Token } from "aws-cdk-lib";
 import type { StateMachine } from "aws-cdk-lib/aws-stepfunctions";
 import type { Construct } from "constructs";
-import { DEFAULT_REPLAN_COOLDOWN_SECONDS } from "../../lambdas/core/plan-execute/plan-execute-deps";
+import { DEFAULT_REPLAN_COOLDOWN_SECONDS } from "../../lambdas/core/patterns/plan-execute/plan-execute-deps";
 import { handlerEntry } from "./loop-steps";
 import { PatternLoop, type PatternLoopProps } from "./pattern-loop";
 import { type PlanExecutePatternFunctions, planExecuteDefinition } from "./plan-execute-definition";
@@ -51,18 +51,18 @@ export class PlanExecuteLoop extends PatternLoop {
     const environment = { REPLAN_COOLDOWN_SECONDS: String(replanCooldown.toSeconds()) };
     this.functions = {
       observe: this.modelStep("Observe", {
-        entry: handlerEntry("plan-execute/observe.ts"),
+        entry: handlerEntry("patterns/plan-execute/observe.ts"),
         description:
           "goal-loops Plan-and-Execute Observe: verify and classify the last step, replan or decide what is next",
         environment,
       }),
       plan: this.modelStep("Plan", {
-        entry: handlerEntry("plan-execute/plan.ts"),
+        entry: handlerEntry("patterns/plan-execute/plan.ts"),
         description: "goal-loops Plan-and-Execute Plan: make or repair the plan with the heavy model",
         environment,
       }),
       execute: this.actingModelStep("Execute", {
-        entry: handlerEntry("plan-execute/execute.ts"),
+        entry: handlerEntry("patterns/plan-execute/execute.ts"),
         description:
           "goal-loops Plan-and-Execute Execute: the fast model's turn for the next plan step, acted on unless gated",
       }),

@@ -31,7 +31,7 @@ export class ReactLoop extends PatternLoop {
       comment: "goal-loops ReAct: reason, act, verify, until the goal's success checks have evidence",
     });
     const verifyAndReason: GoalLoopFunction = this.actingModelStep("VerifyAndReason", {
-      entry: handlerEntry("react/verify-and-reason.ts"),
+      entry: handlerEntry("patterns/react/verify-and-reason.ts"),
       description:
         "goal-loops ReAct VerifyAndReason: turn the last act into evidence, decide, call the model, act when no approval is needed",
     });

@@ -30,15 +30,15 @@ export class ReflexionLoop extends PatternLoop {
     });
     this.functions = {
       evaluate: this.modelStep("Evaluate", {
-        entry: handlerEntry("reflexion/evaluate.ts"),
+        entry: handlerEntry("patterns/reflexion/evaluate.ts"),
         description: "goal-loops Reflexion Evaluate: turn the last attempt into evidence, judge, decide",
       }),
       reflect: this.modelStep("Reflect", {
-        entry: handlerEntry("reflexion/reflect.ts"),
+        entry: handlerEntry("patterns/reflexion/reflect.ts"),
         description: "goal-loops Reflexion Reflect: draw a lesson from the failed attempt and store it",
       }),
       attempt: this.actingModelStep("Attempt", {
-        entry: handlerEntry("reflexion/attempt.ts"),
+        entry: handlerEntry("patterns/reflexion/attempt.ts"),
         description:
           "goal-loops Reflexion Attempt: call the model with every lesson for the next attempt, act unless gated",
       }),

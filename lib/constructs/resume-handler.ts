@@ -5,8 +5,11 @@ import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
 import type { RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { StateMachine } from "aws-cdk-lib/aws-stepfunctions";
 import { Construct } from "constructs";
-import type { Pattern } from "../../lambdas/core/goal-spec";
-import { ALL_HUMAN_INPUT_DETAIL_TYPES, HUMAN_INPUT_SOURCE } from "../../lambdas/core/human-input-events";
+import type { Pattern } from "../../lambdas/core/goal/goal-spec";
+import {
+  ALL_HUMAN_INPUT_DETAIL_TYPES,
+  HUMAN_INPUT_SOURCE,
+} from "../../lambdas/core/human/human-input-events";
 import type { GoalEventBus } from "./goal-event-bus";
 import { GoalLoopFunction, type GoalLoopLogLevel } from "./goal-loop-function";
 import type { GoalTable } from "./goal-table";
@@ -47,7 +50,7 @@ export class ResumeHandler extends Construct {
       throw new Error("ResumeHandler: stateMachines must name at least one state machine");
 
     this.function = new GoalLoopFunction(this, "Function", {
-      entry: fileURLToPath(new URL("../../lambdas/handlers/resume-handler.ts", import.meta.url)),
+      entry: fileURLToPath(new URL("../../lambdas/handlers/human/resume-handler.ts", import.meta.url)),
       description:
         "goal-loops resume handler: match human inputs to waiting goals and answer their task tokens",
       logLevel: props.logLevel,

@@ -5,7 +5,7 @@ import type { Grant, IGrantable } from "aws-cdk-lib/aws-iam";
 import type { RetentionDays } from "aws-cdk-lib/aws-logs";
 import { type ISecret, Secret } from "aws-cdk-lib/aws-secretsmanager";
 import { Construct } from "constructs";
-import { SLACK_ROUTES } from "../../lambdas/core/slack/slack-routes";
+import { SLACK_ROUTES } from "../../lambdas/core/human/slack/slack-routes";
 import type { GoalEventBus } from "./goal-event-bus";
 import { GoalLoopFunction, type GoalLoopLogLevel } from "./goal-loop-function";
 import type { GoalTable } from "./goal-table";
@@ -95,7 +95,7 @@ export class SlackDoor extends Construct {
     };
 
     this.handler = new GoalLoopFunction(this, "Handler", {
-      entry: fileURLToPath(new URL("../../lambdas/handlers/slack/slack-door.ts", import.meta.url)),
+      entry: fileURLToPath(new URL("../../lambdas/handlers/human/slack/slack-door.ts", import.meta.url)),
       description: "goal-loops Slack door: approval buttons and the /goal slash command, Slack-signed",
       logLevel: props.logLevel,
       logRetention: props.logRetention,

@@ -5,7 +5,7 @@ import http2, {
   type ServerHttp2Session,
 } from "node:http2";
 import * as z from "zod";
-import { ModelRoleSchema } from "../../lambdas/core/model-roles";
+import { ModelRoleSchema } from "../../lambdas/core/models/model-roles";
 import type { JsonObject, JsonValue } from "./cloud-assembly-model";
 import { AwsApiError } from "./errors";
 import { scriptedConverse } from "./fixture-converse";

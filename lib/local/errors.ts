@@ -1,4 +1,4 @@
-import { GoalLoopsError } from "../../lambdas/core/errors";
+import { GoalLoopsError } from "../../lambdas/core/goal/errors";
 
 /** cdk.out is missing, malformed, or uses something the local runtime cannot run. */
 export class CloudAssemblyError extends GoalLoopsError {

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { ModelRole } from "../../lambdas/core/model-roles";
+import type { ModelRole } from "../../lambdas/core/models/model-roles";
 import type { JsonObject } from "./cloud-assembly-model";
 import { AwsApiError, FixtureFileError } from "./errors";
 import {

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import * as z from "zod";
-import { MODEL_ROLES, type ModelRole, ModelRoleSchema } from "../../lambdas/core/model-roles";
+import { MODEL_ROLES, type ModelRole, ModelRoleSchema } from "../../lambdas/core/models/model-roles";
 import { StopReasonSchema } from "../../lambdas/core/ports/model-client";
 import { FixtureFileError } from "./errors";
 

@@ -2,7 +2,7 @@ import { Duration, Stack } from "aws-cdk-lib";
 import { Match, Template } from "aws-cdk-lib/assertions";
 import { AccountRootPrincipal, Role } from "aws-cdk-lib/aws-iam";
 import { beforeAll, describe, expect, it } from "vitest";
-import { HUMAN_INPUT_SOURCE } from "../../lambdas/core/human-input-events";
+import { HUMAN_INPUT_SOURCE } from "../../lambdas/core/human/human-input-events";
 import { GoalEventBus, type GoalEventBusProps } from "../../lib/constructs/goal-event-bus";
 import { constructTestApp } from "./construct-test-app";
 

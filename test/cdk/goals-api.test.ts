@@ -3,7 +3,7 @@ import { Template } from "aws-cdk-lib/assertions";
 import { DefinitionBody, Pass, StateMachine } from "aws-cdk-lib/aws-stepfunctions";
 import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { goalSpecJsonSchema } from "../../lambdas/core/goal-spec";
+import { goalSpecJsonSchema } from "../../lambdas/core/goal/goal-spec";
 import { GoalEventBus } from "../../lib/constructs/goal-event-bus";
 import { GoalTable } from "../../lib/constructs/goal-table";
 import { GoalsApi, type GoalsApiProps } from "../../lib/constructs/goals-api";

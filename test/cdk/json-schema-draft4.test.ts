@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { goalSpecJsonSchema } from "../../lambdas/core/goal-spec";
+import { goalSpecJsonSchema } from "../../lambdas/core/goal/goal-spec";
 import {
   JSON_SCHEMA_DRAFT4,
   type JsonSchemaObject,

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { DynamoDbOutbox } from "../../lambdas/adapters/dynamodb-outbox";
 import { DynamoDbStepLog } from "../../lambdas/adapters/dynamodb-step-log";
 import { DynamoDbWorkspace, WORKSPACE_FILE_MAX_BYTES } from "../../lambdas/adapters/dynamodb-workspace";
-import { ValidationError } from "../../lambdas/core/errors";
+import { ValidationError } from "../../lambdas/core/goal/errors";
 import { WorkspaceFileTooLargeError, type WorkspaceWriteResult } from "../../lambdas/core/ports/workspace";
 import { anOutboxMessage, aStepRecord, aWriter, sha256Of } from "../support/loop-store-builders";
 

@@ -6,9 +6,9 @@ import { createGoalTable } from "../../lambdas/adapters/create-goal-table";
 import { CorruptStoreItemError } from "../../lambdas/adapters/dynamodb-errors";
 import { DynamoDbGoalStore } from "../../lambdas/adapters/dynamodb-goal-store";
 import { approvalKey, goalKey } from "../../lambdas/adapters/goal-table-keys";
-import { ValidationError } from "../../lambdas/core/errors";
-import type { GoalRecord } from "../../lambdas/core/goal-record";
-import type { ModelRole } from "../../lambdas/core/model-roles";
+import { ValidationError } from "../../lambdas/core/goal/errors";
+import type { GoalRecord } from "../../lambdas/core/goal/goal-record";
+import type { ModelRole } from "../../lambdas/core/models/model-roles";
 import {
   ApprovalAlreadyDecidedError,
   ApprovalAlreadyExistsError,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { GoalSnapshot } from "../../lambdas/core/goal-record";
+import type { GoalSnapshot } from "../../lambdas/core/goal/goal-record";
 import { allEvents, type E2eStack, followGoal, startE2eStack } from "./local-stack-harness";
 
 interface Answer {

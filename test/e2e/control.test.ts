@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { GoalStatus } from "../../lambdas/core/goal-record";
+import type { GoalStatus } from "../../lambdas/core/goal/goal-record";
 import { allEvents, type E2eStack, followGoal, startE2eStack } from "./local-stack-harness";
 
 /** A goal whose model claims success three times (no progress → paused), then writes the poem. */

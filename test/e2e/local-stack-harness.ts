@@ -1,8 +1,8 @@
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import type { GoalSnapshot, GoalStatus } from "../../lambdas/core/goal-record";
-import { checkInvariants } from "../../lambdas/core/invariants";
+import type { GoalSnapshot, GoalStatus } from "../../lambdas/core/goal/goal-record";
+import { checkInvariants } from "../../lambdas/core/goal/invariants";
 import { GoalsClient } from "../../lib/local/cli/goals-client";
 import type { LocalSecrets } from "../../lib/local/local-secrets";
 import { type LocalStack, startLocalStack } from "../../lib/local/local-stack";

@@ -6,7 +6,7 @@ import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { afterAll, describe, expect, it } from "vitest";
 import { DynamoDbGoalStore } from "../../lambdas/adapters/dynamodb-goal-store";
 import { EventBridgePublisher } from "../../lambdas/adapters/eventbridge-publisher";
-import { decideApprovalFromDoor } from "../../lambdas/core/human-input/decide-approval";
+import { decideApprovalFromDoor } from "../../lambdas/core/human/decide-approval";
 import type { GoalsClient } from "../../lib/local/cli/goals-client";
 import { LOCAL_ENVIRONMENT } from "../../lib/local/cloud-assembly-model";
 import { localDynamoClient } from "../../lib/local/dynamo";

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { EMPTY_USAGE, type GoalRecord, GoalRecordSchema } from "../../lambdas/core/goal-record";
-import { GoalSpecSchema } from "../../lambdas/core/goal-spec";
-import { MODEL_ROLES } from "../../lambdas/core/model-roles";
+import { EMPTY_USAGE, type GoalRecord, GoalRecordSchema } from "../../lambdas/core/goal/goal-record";
+import { GoalSpecSchema } from "../../lambdas/core/goal/goal-spec";
+import { MODEL_ROLES } from "../../lambdas/core/models/model-roles";
 
 const CREATED_AT = "2026-01-01T00:00:00.000Z";
 

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import type { NewGoalEvent } from "../../lambdas/core/goal-event";
-import type { ModelRole } from "../../lambdas/core/model-roles";
+import type { NewGoalEvent } from "../../lambdas/core/goal/goal-event";
+import type { ModelRole } from "../../lambdas/core/models/model-roles";
 import {
   type Approval,
   ApprovalSchema,

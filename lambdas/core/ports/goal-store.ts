@@ -1,8 +1,8 @@
 import * as z from "zod";
-import { GoalLoopsError } from "../errors";
-import type { GoalEvent, NewGoalEvent } from "../goal-event";
-import type { GoalRecord, GoalStatus } from "../goal-record";
-import { ModelRoleSchema } from "../model-roles";
+import { GoalLoopsError } from "../goal/errors";
+import type { GoalEvent, NewGoalEvent } from "../goal/goal-event";
+import type { GoalRecord, GoalStatus } from "../goal/goal-record";
+import { ModelRoleSchema } from "../models/model-roles";
 import { ModelTurnSchema } from "./model-client";
 
 /** A goal record as stored: the record plus the optimistic-locking version the store keeps. */

@@ -1,4 +1,4 @@
-import type { HumanInputEvent } from "../human-input-events";
+import type { HumanInputEvent } from "../human/human-input-events";
 
 /**
  * Puts one human input on the stack's bus. Every door (API, Slack, email, CLI) publishes through it;

@@ -1,6 +1,6 @@
 import * as z from "zod";
-import { GoalLoopsError } from "../errors";
-import { ModelRoleSchema } from "../model-roles";
+import { GoalLoopsError } from "../goal/errors";
+import { ModelRoleSchema } from "../models/model-roles";
 
 /** A JSON value as the model sees it in tool inputs and results. */
 const JsonSchema = z.json();

@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { ArtifactObservationSchema, ToolResultObservationSchema } from "../cycle-observations";
+import { ArtifactObservationSchema, ToolResultObservationSchema } from "../goal/evidence/cycle-observations";
 import { ModelTurnSchema, ToolResultBlockSchema } from "./model-client";
 
 /**

@@ -1,5 +1,5 @@
-import { GoalLoopsError } from "../errors";
-import type { StepResult } from "../react/step-result";
+import { GoalLoopsError } from "../goal/errors";
+import type { StepResult } from "../loop/step-result";
 
 /**
  * Answers a Step Functions callback task (`.waitForTaskToken`). The token comes from the approval

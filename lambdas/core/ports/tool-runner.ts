@@ -1,6 +1,6 @@
 import type { z } from "zod";
-import { canonicalJson, sha256Hex } from "../canonical-json";
-import type { ArtifactObservation, ToolResultObservation } from "../cycle-observations";
+import { canonicalJson, sha256Hex } from "../goal/canonical-json";
+import type { ArtifactObservation, ToolResultObservation } from "../goal/evidence/cycle-observations";
 import type { ToolResultBlock, ToolSpec, ToolUseBlock } from "./model-client";
 
 /** How much a tool can change the world. Risk decides whether a call needs a human approval gate. */

@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { GoalLoopsError } from "../errors";
+import { GoalLoopsError } from "../goal/errors";
 
 /** Who wrote a workspace file: the tool call that did it (audit trail and idempotency). */
 export const WriterSchema = z.object({

@@ -1,6 +1,6 @@
 import * as z from "zod";
-import { PatternSchema } from "../../core/goal-spec";
-import type { ModelTiers } from "../../core/model-tiers";
+import { PatternSchema } from "../../core/goal/goal-spec";
+import type { ModelTiers } from "../../core/models/model-tiers";
 import { splitList } from "../handler-environment";
 import { ApiConfigurationError } from "./api-errors";
 

@@ -1,5 +1,5 @@
-import { GoalLoopsError } from "../../core/errors";
-import type { Pattern } from "../../core/goal-spec";
+import { GoalLoopsError } from "../../core/goal/errors";
+import type { Pattern } from "../../core/goal/goal-spec";
 
 /** The chosen pattern has no state machine in this deployment (STATE_MACHINE_ARNS has no entry). */
 export class PatternUnavailableError extends GoalLoopsError {

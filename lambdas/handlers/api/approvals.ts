@@ -1,8 +1,8 @@
 import type { APIGatewayProxyResult } from "aws-lambda";
 import * as z from "zod";
-import { decideApprovalFromDoor } from "../../core/human-input/decide-approval";
+import { parseOrThrow } from "../../core/goal/validation";
+import { decideApprovalFromDoor } from "../../core/human/decide-approval";
 import { APPROVAL_STATUSES, type Approval } from "../../core/ports/goal-store";
-import { parseOrThrow } from "../../core/validation";
 import type { GoalsApiDeps } from "./goals-api-deps";
 import { errorJson, json } from "./http-responses";
 import { parseJsonBody } from "./request-body";

@@ -1,8 +1,8 @@
 import type { APIGatewayProxyResult } from "aws-lambda";
-import type { GoalRecord } from "../../core/goal-record";
+import type { GoalRecord } from "../../core/goal/goal-record";
+import { toSnapshot } from "../../core/goal/snapshot";
+import { parseOrThrow } from "../../core/goal/validation";
 import { GoalNotFoundError } from "../../core/ports/goal-store";
-import { toSnapshot } from "../../core/snapshot";
-import { parseOrThrow } from "../../core/validation";
 import type { GoalsApiDeps } from "./goals-api-deps";
 import { json } from "./http-responses";
 import { ListEventsQuerySchema, ListGoalsQuerySchema } from "./query-params";

@@ -1,7 +1,7 @@
 import type { Logger } from "@aws-lambda-powertools/logger";
 import type { StartRun } from "../../adapters/sfn-run-starter";
-import type { Pattern } from "../../core/goal-spec";
-import type { ModelTiers } from "../../core/model-tiers";
+import type { Pattern } from "../../core/goal/goal-spec";
+import type { ModelTiers } from "../../core/models/model-tiers";
 import type { GoalStore } from "../../core/ports/goal-store";
 import type { HumanInputPublisher } from "../../core/ports/human-input-publisher";
 import type { ModelClient } from "../../core/ports/model-client";

@@ -10,7 +10,7 @@ import { EventBridgePublisher, HumanInputPublishError } from "../../adapters/eve
 import { createDocumentClient } from "../../adapters/goal-store-adapters";
 import { loadOnce } from "../../adapters/load-once";
 import { sfnRunStarter } from "../../adapters/sfn-run-starter";
-import { goalIdFromBytes } from "../../core/goal-ids";
+import { goalIdFromBytes } from "../../core/goal/goal-ids";
 import type { HumanInputPublisher } from "../../core/ports/human-input-publisher";
 import type { ModelClient } from "../../core/ports/model-client";
 import { readApiConfig } from "./api-config";

@@ -1,7 +1,7 @@
 import type { APIGatewayProxyResult } from "aws-lambda";
 import { EXECUTION_START_THROTTLED, ExecutionStartError } from "../../adapters/sfn-run-starter";
-import { GoalLoopsError, ValidationError, type ValidationIssue } from "../../core/errors";
-import { IdempotencyKeyReusedError } from "../../core/goal-intake";
+import { GoalLoopsError, ValidationError, type ValidationIssue } from "../../core/goal/errors";
+import { IdempotencyKeyReusedError } from "../../core/intake/goal-intake";
 import { InvalidStatusError, PatternUnavailableError } from "./api-errors";
 
 const JSON_HEADERS = { "content-type": "application/json; charset=utf-8" } as const;

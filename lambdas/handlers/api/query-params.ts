@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { GoalStatusSchema } from "../../core/goal-record";
+import { GoalStatusSchema } from "../../core/goal/goal-record";
 
 /** The store's largest page; a bigger `limit` is refused here rather than silently cut. */
 const MAX_PAGE_SIZE = 1000;

@@ -1,4 +1,4 @@
-import { ValidationError } from "../../core/errors";
+import { ValidationError } from "../../core/goal/errors";
 
 /**
  * The request body parsed as JSON, left `unknown` for the schema to judge. Text that is not JSON

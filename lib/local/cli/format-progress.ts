@@ -1,5 +1,5 @@
-import type { GoalEvent } from "../../../lambdas/core/goal-event";
-import type { GoalSnapshot } from "../../../lambdas/core/goal-record";
+import type { GoalEvent } from "../../../lambdas/core/goal/goal-event";
+import type { GoalSnapshot } from "../../../lambdas/core/goal/goal-record";
 import type { PublicApproval } from "./goals-client";
 
 /** Fields every event has; the line shows the rest. */

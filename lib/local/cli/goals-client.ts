@@ -1,6 +1,6 @@
 import * as z from "zod";
-import { GoalEventSchema } from "../../../lambdas/core/goal-event";
-import { GoalSnapshotSchema, type RevisionType } from "../../../lambdas/core/goal-record";
+import { GoalEventSchema } from "../../../lambdas/core/goal/goal-event";
+import { GoalSnapshotSchema, type RevisionType } from "../../../lambdas/core/goal/goal-record";
 import { type APPROVAL_STATUSES, ApprovalSchema } from "../../../lambdas/core/ports/goal-store";
 
 const AcceptedGoalSchema = z.object({

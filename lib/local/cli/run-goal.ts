@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import type { GoalSnapshot, GoalStatus } from "../../../lambdas/core/goal-record";
+import type { GoalSnapshot, GoalStatus } from "../../../lambdas/core/goal/goal-record";
 import { formatApproval, formatEvent, formatProgress, formatSummary } from "./format-progress";
 import { GoalsApiError, type GoalsClient } from "./goals-client";
 

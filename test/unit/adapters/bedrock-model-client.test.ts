@@ -8,7 +8,7 @@ import {
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import { BedrockModelClient } from "../../../lambdas/adapters/bedrock-model-client";
-import { ValidationError } from "../../../lambdas/core/errors";
+import { ValidationError } from "../../../lambdas/core/goal/errors";
 import {
   ModelFatalError,
   type ModelRequest,

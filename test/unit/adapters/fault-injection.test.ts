@@ -9,11 +9,11 @@ import {
   withFaultInjection,
 } from "../../../lambdas/adapters/fault-injection";
 import { createGoalStoreAdapters } from "../../../lambdas/adapters/goal-store-adapters";
-import { ValidationError } from "../../../lambdas/core/errors";
-import type { ModelRole } from "../../../lambdas/core/model-roles";
+import { ValidationError } from "../../../lambdas/core/goal/errors";
+import { checkpointedCall } from "../../../lambdas/core/models/model-call";
+import type { ModelRole } from "../../../lambdas/core/models/model-roles";
 import type { GoalStore, ModelCheckpoint } from "../../../lambdas/core/ports/goal-store";
 import type { ModelRequest } from "../../../lambdas/core/ports/model-client";
-import { checkpointedCall } from "../../../lambdas/core/react/model-call";
 import {
   type DynamoBackend,
   documentClientFor,
@@ -28,7 +28,7 @@ import {
   says,
   startGoalTable,
   T0,
-} from "../react/support";
+} from "../loop/support";
 
 /** Stands for the end of the process: nothing after `exit` runs in the crashed attempt. */
 class ProcessExited extends Error {

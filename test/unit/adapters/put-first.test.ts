@@ -3,7 +3,7 @@ import { DeleteCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { putFirst } from "../../../lambdas/adapters/dynamodb-put-first";
 import { documentClientFor, dynamoClientFor } from "../../support/dynamo-backends";
-import { type ServedGoalTable, startGoalTable } from "../react/support";
+import { type ServedGoalTable, startGoalTable } from "../loop/support";
 
 /** A failure as the SDK raises it: the error's name and whose fault it is. */
 function sdkError(name: string): Error {

@@ -8,8 +8,8 @@ import { afterAll, beforeAll } from "vitest";
 import { createGoalTable } from "../../../lambdas/adapters/create-goal-table";
 import { DynamoDbGoalStore } from "../../../lambdas/adapters/dynamodb-goal-store";
 import { sfnRunStarter } from "../../../lambdas/adapters/sfn-run-starter";
-import { goalIdFromBytes } from "../../../lambdas/core/goal-ids";
-import type { GoalSpecInput } from "../../../lambdas/core/goal-spec";
+import { goalIdFromBytes } from "../../../lambdas/core/goal/goal-ids";
+import type { GoalSpecInput } from "../../../lambdas/core/goal/goal-spec";
 import { createGoalsApi, type GoalsApi } from "../../../lambdas/handlers/api/create-goals-api";
 import type { GoalsApiDeps } from "../../../lambdas/handlers/api/goals-api-deps";
 import {
@@ -18,7 +18,7 @@ import {
   dynamoClientFor,
   startDynalite,
 } from "../../support/dynamo-backends";
-import { RecordingPublisher } from "../human-input/support";
+import { RecordingPublisher } from "../human/support";
 
 export const NOW = new Date("2026-03-01T12:00:00.000Z");
 export const REACT_ARN = "arn:aws:states:us-east-1:123456789012:stateMachine:goal-loops-react";

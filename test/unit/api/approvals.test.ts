@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import type { Approval } from "../../../lambdas/core/ports/goal-store";
 import { ApprovalViewSchema } from "../../../lambdas/handlers/api/approvals";
-import { aPendingApproval } from "../human-input/support";
+import { aPendingApproval } from "../human/support";
 import { apiEvent, aTenant, bodyOf, buildApi, NOW, suiteStoreBackend } from "./api-harness";
 
 describe("approvals routes (GET /approvals, POST /approvals/{approvalId})", () => {

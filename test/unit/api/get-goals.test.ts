@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { fail } from "../../../lambdas/core/goal-lifecycle";
-import { GoalSnapshotSchema } from "../../../lambdas/core/goal-record";
+import { fail } from "../../../lambdas/core/goal/goal-lifecycle";
+import { GoalSnapshotSchema } from "../../../lambdas/core/goal/goal-record";
 import { aGoalSpec, apiEvent, aTenant, bodyOf, buildApi, NOW, suiteStoreBackend } from "./api-harness";
 
 describe("GET /goals", () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { GoalChange } from "../../../lambdas/core/goal-change";
-import { pause, terminate } from "../../../lambdas/core/goal-lifecycle";
-import type { GoalRecord } from "../../../lambdas/core/goal-record";
-import { GoalSnapshotSchema } from "../../../lambdas/core/goal-record";
+import type { GoalChange } from "../../../lambdas/core/goal/goal-change";
+import { pause, terminate } from "../../../lambdas/core/goal/goal-lifecycle";
+import type { GoalRecord } from "../../../lambdas/core/goal/goal-record";
+import { GoalSnapshotSchema } from "../../../lambdas/core/goal/goal-record";
 import { aGoalSpec, apiEvent, aTenant, bodyOf, buildApi, NOW, suiteStoreBackend } from "./api-harness";
 
 describe("goal control routes (revisions, directive, resume, cancel)", () => {

@@ -5,8 +5,8 @@ import {
   StateMachineDoesNotExist,
 } from "@aws-sdk/client-sfn";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GOAL_ID_PATTERN, goalIdForIdempotencyKey } from "../../../lambdas/core/goal-ids";
-import { FIRST_RUN_ID, intakeGoal } from "../../../lambdas/core/goal-intake";
+import { GOAL_ID_PATTERN, goalIdForIdempotencyKey } from "../../../lambdas/core/goal/goal-ids";
+import { FIRST_RUN_ID, intakeGoal } from "../../../lambdas/core/intake/goal-intake";
 import {
   aGoalSpec,
   apiEvent,

@@ -1,11 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { canonicalJson, sha256Hex } from "../../../lambdas/core/goal/canonical-json";
 import {
   ArtifactObservationSchema,
-  canonicalJson,
-  sha256Hex,
   ToolResultObservationSchema,
-  WorkspacePathSchema,
-} from "../../../lambdas/core";
+} from "../../../lambdas/core/goal/evidence/cycle-observations";
+import { WorkspacePathSchema } from "../../../lambdas/core/goal/goal-spec";
 import type { ToolUseBlock } from "../../../lambdas/core/ports/model-client";
 import { StepRecordSchema } from "../../../lambdas/core/ports/step-log";
 import { type ToolCallContext, toolCallIdempotencyKey } from "../../../lambdas/core/ports/tool-runner";

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { sha256Hex } from "../../../lambdas/core";
+import { sha256Hex } from "../../../lambdas/core/goal/canonical-json";
 import type { Outbox, OutboxMessage } from "../../../lambdas/core/ports/outbox";
 import type { ToolCallContext } from "../../../lambdas/core/ports/tool-runner";
 import type { Workspace, WorkspaceFile } from "../../../lambdas/core/ports/workspace";

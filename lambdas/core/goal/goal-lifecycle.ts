@@ -1,0 +1,231 @@
+import { FIRST_TASK } from "./create-goal";
+import { UnsatisfiedChecksError, ValidationError } from "./errors";
+import { evidenceFor, unsatisfiedCheckIds } from "./evidence/check-evidence";
+import { type GoalChange, goalEvent, settle } from "./goal-change";
+import {
+  type GoalRecord,
+  type ResumeCondition,
+  ResumeConditionSchema,
+  type StopReason,
+  type WaitingFor,
+  WaitingForSchema,
+} from "./goal-record";
+import { assertTransition } from "./goal-status";
+import { parseOrThrow } from "./validation";
+
+/** A stop reason as callers give it; the core stamps the time. */
+export type StopReasonInput = Omit<StopReason, "at">;
+
+/** The event that may wake a waiting goal: only one matching both waitingFor and resumeCondition does. */
+export interface WakeEvent {
+  readonly eventType: string;
+  readonly approvalId: string;
+}
+
+/** The result of `resumeFromWait`: `woke` is false when the event did not match (nothing changed). */
+export interface WakeResult extends GoalChange {
+  readonly woke: boolean;
+}
+
+function stamp(reason: StopReasonInput, now: Date): StopReason {
+  return { ...reason, at: now.toISOString() };
+}
+
+function touched(now: Date): Pick<GoalRecord, "updatedAt"> {
+  return { updatedAt: now.toISOString() };
+}
+
+/** Marks the start of a step (`reason`, `act`, `verify` …) of a running goal. */
+export function startStep(record: GoalRecord, task: string, now: Date): GoalChange {
+  assertTransition(record, "running", "startStep", ["running"]);
+  if (task.trim() === "") {
+    throw new ValidationError("startStep needs a task name", [
+      { path: "task", message: "must not be empty" },
+    ]);
+  }
+  const next: GoalRecord = { ...record, ...touched(now), activeTask: task };
+  return settle(next, [goalEvent(next, "step.started", now, { task })]);
+}
+
+/** Parks a running goal until an event matching both `waitingFor` and `resumeCondition` arrives. */
+export function waitFor(
+  record: GoalRecord,
+  waitingFor: WaitingFor,
+  resumeCondition: ResumeCondition,
+  now: Date,
+): GoalChange {
+  assertTransition(record, "waiting", "waitFor", ["running"]);
+  const waiting = parseOrThrow(WaitingForSchema, waitingFor, "waitingFor");
+  const condition = parseOrThrow(ResumeConditionSchema, resumeCondition, "resumeCondition");
+  if (waiting.approvalId !== condition.approvalId) {
+    throw new ValidationError("waitingFor and resumeCondition must name the same approval", [
+      { path: "resumeCondition.approvalId", message: `expected '${waiting.approvalId}'` },
+    ]);
+  }
+  const next: GoalRecord = {
+    ...record,
+    ...touched(now),
+    status: "waiting",
+    activeTask: null,
+    waitingFor: waiting,
+    resumeCondition: condition,
+  };
+  return settle(next, [
+    goalEvent(next, "goal.waiting", now, { waitingFor: waiting, resumeCondition: condition }),
+  ]);
+}
+
+/** Whether `event` is the one the waiting goal waits for. Anything else must change nothing. */
+export function matchesResumeCondition(record: GoalRecord, event: WakeEvent): boolean {
+  return (
+    record.status === "waiting" &&
+    record.resumeCondition?.eventType === event.eventType &&
+    record.resumeCondition.approvalId === event.approvalId &&
+    record.waitingFor?.approvalId === event.approvalId
+  );
+}
+
+/**
+ * Wakes a waiting goal into `task` when `event` matches what it waits for. Duplicate, late or
+ * foreign events (another approval, a revision, a goal that is not waiting) change nothing.
+ */
+export function resumeFromWait(record: GoalRecord, event: WakeEvent, task: string, now: Date): WakeResult {
+  if (!matchesResumeCondition(record, event)) {
+    return { record, events: [], woke: false };
+  }
+  assertTransition(record, "running", "resumeFromWait", ["waiting"]);
+  const next: GoalRecord = {
+    ...record,
+    ...touched(now),
+    status: "running",
+    activeTask: task,
+    waitingFor: null,
+    resumeCondition: null,
+    stopReason: null,
+  };
+  const woke = goalEvent(next, "goal.woken", now, {
+    approvalId: event.approvalId,
+    eventType: event.eventType,
+    // The approval was given against this revision; a revised goal must ask again.
+    approvedRevision: record.resumeCondition?.revision ?? record.revision,
+    revision: record.revision,
+    task,
+  });
+  return { ...settle(next, [woke]), woke: true };
+}
+
+/** The system stops a running goal (no progress, policy); a human resume is needed. */
+export function pause(record: GoalRecord, reason: StopReasonInput, now: Date): GoalChange {
+  assertTransition(record, "paused", "pause", ["running"]);
+  const stopReason = stamp(reason, now);
+  const next: GoalRecord = { ...record, ...touched(now), status: "paused", activeTask: null, stopReason };
+  return settle(next, [goalEvent(next, "goal.paused", now, { stopReason })]);
+}
+
+export interface NewRunOptions {
+  readonly newRunId: string;
+  readonly now: Date;
+}
+
+/**
+ * A human resumes a paused goal, or redrives a failed one: a new run continues from the goal's
+ * checkpoint (invariant 5), with a fresh no-progress count.
+ */
+export function resume(record: GoalRecord, options: NewRunOptions & { by?: string }): GoalChange {
+  assertTransition(record, "running", "resume", ["paused", "failed"]);
+  const next: GoalRecord = {
+    ...record,
+    ...touched(options.now),
+    status: "running",
+    runId: options.newRunId,
+    previousRunId: record.runId,
+    runIteration: 0,
+    activeTask: FIRST_TASK,
+    noProgressCycles: 0,
+    stopReason: null,
+  };
+  const resumed = goalEvent(next, "goal.resumed", options.now, {
+    from: record.status,
+    previousRunId: record.runId,
+    by: options.by ?? null,
+  });
+  return settle(next, [resumed]);
+}
+
+/** A long running goal starts a new execution from its checkpoint, well before the history limit. */
+export function continueAsNew(record: GoalRecord, options: NewRunOptions): GoalChange {
+  assertTransition(record, "running", "continueAsNew", ["running"]);
+  const next: GoalRecord = {
+    ...record,
+    ...touched(options.now),
+    runId: options.newRunId,
+    previousRunId: record.runId,
+    runIteration: 0,
+    activeTask: FIRST_TASK,
+  };
+  const continued = goalEvent(next, "run.continued", options.now, {
+    previousRunId: record.runId,
+    previousRunIterations: record.runIteration,
+  });
+  return settle(next, [continued]);
+}
+
+function stop(
+  record: GoalRecord,
+  status: "cancelled" | "terminated" | "failed" | "completed",
+  stopReason: StopReason,
+  now: Date,
+): GoalRecord {
+  return {
+    ...record,
+    ...touched(now),
+    status,
+    activeTask: null,
+    waitingFor: null,
+    resumeCondition: null,
+    stopReason,
+  };
+}
+
+/** A human cancels the goal; final. */
+export function cancel(record: GoalRecord, by: string, reason: string, now: Date): GoalChange {
+  assertTransition(record, "cancelled", "cancel", ["running", "waiting", "paused", "failed"]);
+  const stopReason = stamp({ kind: "cancelled", detail: by, message: reason }, now);
+  const next = stop(record, "cancelled", stopReason, now);
+  return settle(next, [goalEvent(next, "goal.cancelled", now, { by, reason, stopReason })]);
+}
+
+/** The system ends the goal for good: a limit nobody extended, a fatal error, a policy. */
+export function terminate(record: GoalRecord, stopReason: StopReasonInput, now: Date): GoalChange {
+  assertTransition(record, "terminated", "terminate", ["running", "waiting", "paused", "failed"]);
+  const next = stop(record, "terminated", stamp(stopReason, now), now);
+  return settle(next, [goalEvent(next, "goal.terminated", now, { stopReason: next.stopReason })]);
+}
+
+/** An infrastructure failure stopped the run; a redrive (`resume`) can start it again. */
+export function fail(record: GoalRecord, stopReason: StopReasonInput, now: Date): GoalChange {
+  assertTransition(record, "failed", "fail", ["running", "waiting"]);
+  const next = stop(record, "failed", stamp(stopReason, now), now);
+  return settle(next, [goalEvent(next, "goal.failed", now, { stopReason: next.stopReason })]);
+}
+
+/** Completes the goal. Throws UnsatisfiedChecksError unless every success check has evidence. */
+export function complete(record: GoalRecord, now: Date): GoalChange {
+  assertTransition(record, "completed", "complete", ["running"]);
+  const unsatisfied = unsatisfiedCheckIds(record);
+  if (unsatisfied.length > 0) {
+    throw new UnsatisfiedChecksError(record.goalId, unsatisfied);
+  }
+  const stopReason = stamp(
+    { kind: "completed", detail: "allChecksSatisfied", message: "every success check has evidence" },
+    now,
+  );
+  const next = stop(record, "completed", stopReason, now);
+  const completed = goalEvent(next, "goal.completed", now, {
+    evidence: record.spec.successChecks.map((check) => ({
+      checkId: check.id,
+      strength: evidenceFor(record, check)?.strength ?? null,
+    })),
+  });
+  return settle(next, [completed]);
+}

@@ -1,0 +1,281 @@
+import * as z from "zod";
+import { ModelRoleSchema } from "../models/model-roles";
+import { EvidenceSchema } from "./evidence/evidence";
+import { GoalSpecSchema, PatternSchema } from "./goal-spec";
+import { LessonSchema } from "./lesson";
+import { PlanStateSchema } from "./plan";
+
+export const GOAL_STATUSES = [
+  "running",
+  "waiting",
+  "paused",
+  "completed",
+  "cancelled",
+  "terminated",
+  "failed",
+] as const;
+export const GoalStatusSchema = z.enum(GOAL_STATUSES);
+export type GoalStatus = z.infer<typeof GoalStatusSchema>;
+
+/** Statuses no event can leave. `failed` is not final: an infrastructure failure is redrivable. */
+export const FINAL_STATUSES: ReadonlySet<GoalStatus> = new Set(["completed", "cancelled", "terminated"]);
+
+/** What a waiting goal waits for. Only an event matching both `waitingFor` and `resumeCondition` wakes it. */
+export const WaitingForSchema = z.object({
+  kind: z.enum(["approval", "decision"]),
+  /** The approval id (random, never the task token). */
+  approvalId: z.string(),
+  /** Why it waits, shown to humans ("irreversible tool notify", "limit maxSteps reached"). */
+  reason: z.string(),
+});
+export type WaitingFor = z.infer<typeof WaitingForSchema>;
+
+export const ResumeConditionSchema = z.object({
+  /** The event detail-type that can wake the goal, e.g. `Approval Decided`. */
+  eventType: z.string(),
+  approvalId: z.string(),
+  /** The goal revision the pending action was approved against; a revised goal re-asks. */
+  revision: z.number().int().min(1),
+});
+export type ResumeCondition = z.infer<typeof ResumeConditionSchema>;
+
+export const UsageSchema = z.object({
+  inputTokens: z.number().int().min(0),
+  outputTokens: z.number().int().min(0),
+  cacheReadTokens: z.number().int().min(0),
+  cacheWriteTokens: z.number().int().min(0),
+  modelCalls: z.number().int().min(0),
+  costUsd: z.number().min(0),
+});
+export type Usage = z.infer<typeof UsageSchema>;
+
+export const EMPTY_USAGE: Usage = {
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
+  modelCalls: 0,
+  costUsd: 0,
+};
+
+/** Why the system stopped or will stop a goal: a limit, no progress, a fatal error, a human. */
+export const StopReasonSchema = z.object({
+  kind: z.enum(["limit", "no_progress", "fatal_error", "infrastructure", "cancelled", "policy", "completed"]),
+  /** The limit's name (`maxSteps`) or the error's name (`AccessDeniedException`). */
+  detail: z.string(),
+  message: z.string(),
+  /** The model role involved, when a model call failed. */
+  role: ModelRoleSchema.optional(),
+  at: z.iso.datetime(),
+});
+export type StopReason = z.infer<typeof StopReasonSchema>;
+
+export const REVISION_TYPES = [
+  "add_constraint",
+  "modify_objective",
+  "redirect",
+  "corrective",
+  "refinement",
+  "pivot",
+  "inject_context",
+] as const;
+export const RevisionTypeSchema = z.enum(REVISION_TYPES);
+export type RevisionType = z.infer<typeof RevisionTypeSchema>;
+
+/** A human revision as queued in the goal's inbox, before it is applied at a step boundary. */
+export const QueuedRevisionSchema = z.object({
+  revisionId: z.string(),
+  type: RevisionTypeSchema,
+  /** Data, never instructions: revision text cannot change success checks or grant tools. */
+  content: z.string().min(1).max(8000),
+  /** New success checks, only from a human and only for modify_objective / pivot / redirect. */
+  successChecks: GoalSpecSchema.shape.successChecks.optional(),
+  requestedBy: z.string(),
+  reason: z.string().max(2000).optional(),
+  requestedAt: z.iso.datetime(),
+});
+export type QueuedRevision = z.infer<typeof QueuedRevisionSchema>;
+
+/**
+ * What the `reconcile` model call decided about finished work when a revision was applied. It is model
+ * output: it can only discard evidence (never add it) and cannot touch the success checks.
+ */
+export const ReconcileResultSchema = z
+  .object({
+    summary: z.string().max(4000).default(""),
+    /** Finished work that stays valid under the revised goal. */
+    keep: z.array(z.string().max(1000)).max(100).default([]),
+    /** Finished work that no longer counts. */
+    discard: z.array(z.string().max(1000)).max(100).default([]),
+    /** New work the revision asks for. */
+    add: z.array(z.string().max(1000)).max(100).default([]),
+    /** Success checks whose evidence no longer holds under the revised goal. */
+    discardEvidenceFor: z.array(z.string()).max(20).default([]),
+    /** Whether the work so far must start over (recorded; a planning loop replans from scratch). */
+    restart: z.boolean().default(false),
+  })
+  .strict();
+export type ReconcileResult = z.infer<typeof ReconcileResultSchema>;
+
+/** An applied revision in the append-only log: who, what, when, why, and the revision it made. */
+export const RevisionLogEntrySchema = QueuedRevisionSchema.extend({
+  revision: z.number().int().min(2),
+  appliedAt: z.iso.datetime(),
+  reconcile: ReconcileResultSchema.optional(),
+});
+export type RevisionLogEntry = z.infer<typeof RevisionLogEntrySchema>;
+
+/** A `corrective` revision: finished work must be compensated (undone or fixed) before going on. */
+export const PendingCorrectionSchema = z.object({
+  revisionId: z.string(),
+  revision: z.number().int().min(2),
+  content: z.string(),
+  requestedAt: z.iso.datetime(),
+});
+export type PendingCorrection = z.infer<typeof PendingCorrectionSchema>;
+
+export const LastCycleSchema = z.object({
+  runId: z.string(),
+  iteration: z.number().int().min(0),
+  /** Whether the cycle changed the evidence set (invariant 4: then `noProgressCycles` is 0). */
+  progress: z.boolean(),
+  /** Check ids satisfied when the cycle ended; the next cycle's "newly satisfied" is relative to it. */
+  satisfiedChecks: z.array(z.string()),
+  at: z.iso.datetime(),
+});
+export type LastCycle = z.infer<typeof LastCycleSchema>;
+
+/**
+ * The phases of one loop iteration whose work a retried step must not repeat. `verified` (observe /
+ * evaluate counted the last step), `planned` and `reflected` belong to plan_execute and reflexion;
+ * `reasoned` means the acting turn (reason, execute or attempt) is checkpointed and counted.
+ */
+export const LOOP_PHASES = ["started", "verified", "planned", "reflected", "reasoned", "acted"] as const;
+
+/**
+ * Where the loop is inside its run: `started` once the run's first step loaded the goal, then
+ * `reasoned` and `acted` per iteration. A retried step that finds its own phase (or a later one) for
+ * the same run and iteration already did its work (usage counted, events appended) and only answers.
+ */
+export const LoopMarkerSchema = z.object({
+  runId: z.string(),
+  iteration: z.number().int().min(0),
+  phase: z.enum(LOOP_PHASES),
+});
+export type LoopMarker = z.infer<typeof LoopMarkerSchema>;
+
+/**
+ * A human gate on the tool calls of one reason turn (run, iteration): the calls that need approval,
+ * the approval that asks for it, and the outcome Act obeys. Act runs `approved` gated calls exactly
+ * once and answers `rejected` / `expired` ones with a tool error, never running them.
+ */
+export const ActionGateSchema = z.object({
+  runId: z.string(),
+  iteration: z.number().int().min(0),
+  /** toolUseIds of the gated calls in the turn. */
+  toolUseIds: z.array(z.string()).min(1),
+  /** Tool names and canonical input hash of the gated calls: what the approval binds to. */
+  fingerprint: z.string(),
+  /** One line a human reads ("notify #ops: Release 1.2 is out"). */
+  summary: z.string().max(2000),
+  approvalId: z.string().optional(),
+  outcome: z.enum(["pending", "approved", "rejected", "expired"]),
+  decidedBy: z.string().optional(),
+  comment: z.string().max(2000).optional(),
+});
+export type ActionGate = z.infer<typeof ActionGateSchema>;
+
+/**
+ * Everything the system knows about one goal, as stored in the goal store. The spec inside is the
+ * current contract (after applied revisions); only `applyRevision` in the core changes it.
+ */
+export const GoalRecordSchema = z.object({
+  goalId: z.string(),
+  tenantId: z.string(),
+  status: GoalStatusSchema,
+  /** Starts at 1; each applied human revision adds one. */
+  revision: z.number().int().min(1),
+  pattern: PatternSchema,
+  /** Why the pattern was chosen (the selector's rule, or "requested"). */
+  patternReason: z.string(),
+  spec: GoalSpecSchema,
+  runId: z.string(),
+  /** The run this one continued from (resume or continue-as-new); the checkpoint is the goal itself. */
+  previousRunId: z.string().optional(),
+  /** Iterations inside the current run; continue-as-new resets it. */
+  runIteration: z.number().int().min(0),
+  /** Set while running: the step the goal is in (`reason`, `act`, `verify` …). */
+  activeTask: z.string().nullable(),
+  waitingFor: WaitingForSchema.nullable(),
+  resumeCondition: ResumeConditionSchema.nullable(),
+  steps: z.number().int().min(0),
+  noProgressCycles: z.number().int().min(0),
+  /** Evidence that currently satisfies a success check, one entry per satisfied check. */
+  evidence: z.array(EvidenceSchema),
+  /**
+   * Legacy: fingerprints of everything seen, as records kept them before the goal store held one
+   * item per fingerprint (`GoalStore.seenBefore`). Still read (they count as seen), never grown.
+   */
+  seenFingerprints: z.array(z.string()).optional(),
+  /** The latest progress notes, newest last; the prompt shows the last three. */
+  progressNotes: z.array(z.string()),
+  usage: UsageSchema,
+  /**
+   * Cost and tokens per model role, for tiering decisions and reports: only roles that made calls
+   * (records written before this kept a zero entry for every role, still valid).
+   */
+  usageByRole: z.partialRecord(ModelRoleSchema, UsageSchema),
+  stopReason: StopReasonSchema.nullable(),
+  inbox: z.array(QueuedRevisionSchema),
+  revisionLog: z.array(RevisionLogEntrySchema),
+  /** Human context from `refinement` and `inject_context` revisions, oldest first (shown in prompts). */
+  contextNotes: z.array(z.string()).optional(),
+  /** `corrective` revisions whose compensation has not run yet. */
+  pendingCorrections: z.array(PendingCorrectionSchema).optional(),
+  /** The last verify cycle: whether it made progress and which checks were satisfied after it. */
+  lastCycle: LastCycleSchema.nullable().optional(),
+  /** Replans requested so far (plan_execute); the limit is reached when it exceeds `maxReplans`. */
+  replans: z.number().int().min(0).optional(),
+  /** The plan_execute loop's plan, step statuses, pending replan and replan history. */
+  planState: PlanStateSchema.optional(),
+  /** Attempts started so far (reflexion); the limit is reached when it equals `maxAttempts`. */
+  attempts: z.number().int().min(0).optional(),
+  /** Lessons the reflexion loop drew from failed attempts, oldest first; every attempt prompt shows them. */
+  lessons: z.array(LessonSchema).optional(),
+  /** The approval gate of the current reason turn's tool calls, if it needed one. */
+  actionGate: ActionGateSchema.nullable().optional(),
+  /** The loop's progress in the current run (see LoopMarkerSchema); absent before the first run loads. */
+  loop: LoopMarkerSchema.optional(),
+  /** Sequence number of the last event appended for this goal (0 before any). */
+  lastEventSeq: z.number().int().min(0),
+  createdAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime(),
+});
+export type GoalRecord = z.infer<typeof GoalRecordSchema>;
+
+/** The public snapshot (`GET /goals/{goalId}`), derived from a record. Field names are a contract. */
+export const GoalSnapshotSchema = z.object({
+  goalId: z.string(),
+  status: GoalStatusSchema,
+  revision: z.number().int(),
+  pattern: PatternSchema,
+  patternReason: z.string(),
+  objective: z.string(),
+  activeTask: z.string().nullable(),
+  runId: z.string(),
+  lastEventId: z.number().int(),
+  noProgressCycles: z.number().int(),
+  waitingFor: WaitingForSchema.nullable(),
+  resumeCondition: ResumeConditionSchema.nullable(),
+  satisfiedChecks: z.array(z.string()),
+  unsatisfiedChecks: z.array(z.string()),
+  lastEvidence: EvidenceSchema.nullable(),
+  steps: z.number().int(),
+  usage: UsageSchema.omit({ cacheWriteTokens: true }),
+  /** Tokens, calls and cost per model role that made calls (`plan` on the heavy model, `execute` on the fast one …). */
+  usageByRole: z.partialRecord(ModelRoleSchema, UsageSchema.omit({ cacheWriteTokens: true })),
+  stopReason: StopReasonSchema.nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type GoalSnapshot = z.infer<typeof GoalSnapshotSchema>;

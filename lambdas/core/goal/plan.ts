@@ -1,0 +1,185 @@
+import * as z from "zod";
+
+/**
+ * The plan as the goal record keeps it (plan_execute's `planState`): the step shape the planner
+ * answers in, each step's status, pending and past replans, and a pending step decision. Shapes
+ * only, so that the record, the shared loop (Act's off-plan check, the step-decision gate) and the
+ * plan_execute pattern read one definition; what Plan and Observe do with them lives in
+ * patterns/plan-execute/.
+ */
+
+/** A plan longer than this is not a plan but a script; it also bounds the goal record (one item). */
+export const MAX_PLAN_STEPS = 20;
+
+/** Step ids and tool names: safe in prompts, events and keys (`fetch-notes`, `step_2`). */
+const IdentifierSchema = z
+  .string()
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/,
+    "must be 1-64 letters, digits, '-' or '_', starting with a letter or digit",
+  );
+
+const Text = (max: number) => z.string().trim().min(1, "must not be empty").max(max);
+
+/**
+ * A machine-checkable completion predicate over the step's tool result (its text or JSON): every
+ * given condition must hold. Without one, a successful call completes the step.
+ */
+export const StepExpectSchema = z
+  .object({
+    contains: z.string().min(1).max(500).optional(),
+    equals: z.json().optional(),
+  })
+  .refine((expect) => expect.contains !== undefined || expect.equals !== undefined, {
+    message: "must give contains or equals",
+  });
+export type StepExpect = z.infer<typeof StepExpectSchema>;
+
+/** When the step is done: a sentence a human reads, and optionally a predicate the loop checks. */
+export const CompletionSchema = z.object({
+  text: Text(500),
+  expect: StepExpectSchema.optional(),
+});
+
+/**
+ * One step of a plan. `tool` is the one tool the executor uses for it (a step without one is
+ * answered in text); `critical: false` lets the loop skip the step when it fails.
+ */
+export const PlanStepSchema = z.object({
+  id: IdentifierSchema.describe("Unique step id, e.g. 'read-notes'"),
+  action: Text(500).describe("What the executor does in this one step"),
+  tool: IdentifierSchema.optional().describe("The one tool the step uses; omit for a step answered in text"),
+  dependsOn: z
+    .array(IdentifierSchema)
+    .max(MAX_PLAN_STEPS)
+    .default([])
+    .describe("Ids of the steps whose results this step needs"),
+  expected: Text(500).describe("The result the step should produce"),
+  completion: CompletionSchema.describe(
+    "When the step is done; expect.contains / expect.equals is checked against the tool's result",
+  ),
+  critical: z.boolean().default(true).describe("false when the goal can do without this step"),
+});
+export type PlanStep = z.infer<typeof PlanStepSchema>;
+export type PlanStepInput = z.input<typeof PlanStepSchema>;
+
+/** How many replans the record remembers; older ones live on in the event log. */
+export const KEPT_REPLANS = 10;
+
+export const PLAN_STEP_STATUSES = ["pending", "running", "done", "failed", "skipped"] as const;
+export type PlanStepStatus = (typeof PLAN_STEP_STATUSES)[number];
+
+/**
+ * What Observe made of an executed step. `new_information` is not a tool result: the executor
+ * called no tool and explained why the step cannot be done as planned.
+ */
+export const STEP_OUTCOMES = [
+  "success",
+  "below_expectation",
+  "recoverable_failure",
+  "unrecoverable_failure",
+  "new_information",
+] as const;
+export type StepOutcome = (typeof STEP_OUTCOMES)[number];
+
+/** From narrow to broad: a later request for the same plan may widen a pending one, never narrow it. */
+export const REPLAN_STRATEGIES = ["skip", "repair", "replace_subplan", "global"] as const;
+export type ReplanStrategy = (typeof REPLAN_STRATEGIES)[number];
+
+export const REPLAN_TRIGGERS = [
+  "failed_step",
+  "below_expectation",
+  "new_information",
+  "human_revision",
+  "plan_rejected",
+  "decision_approved",
+  "plan_exhausted",
+  "invalid_plan",
+] as const;
+export type ReplanTrigger = (typeof REPLAN_TRIGGERS)[number];
+
+const StepIdsSchema = z.array(z.string()).max(MAX_PLAN_STEPS);
+
+/** A plan step with what the loop knows about it; `result` is a bounded excerpt for dependents' prompts. */
+export const PlanStepStateSchema = PlanStepSchema.extend({
+  status: z.enum(PLAN_STEP_STATUSES),
+  attempts: z.number().int().min(0),
+  lastResult: z.enum(STEP_OUTCOMES).optional(),
+  result: z.string().max(600).optional(),
+});
+export type PlanStepState = z.infer<typeof PlanStepStateSchema>;
+
+/** A replan Observe (or an invalid plan) asked for and Plan has not made yet. */
+export const ReplanRequestSchema = z.object({
+  trigger: z.enum(REPLAN_TRIGGERS),
+  strategy: z.enum(REPLAN_STRATEGIES),
+  /** The steps the trigger is about (the failed step first). */
+  stepIds: StepIdsSchema,
+  reason: z.string().max(2000),
+  /** Seconds to wait before the plan call: > 0 when the previous replan had no successful step since. */
+  cooldownSeconds: z.number().int().min(0),
+  requestedAt: z.iso.datetime(),
+});
+export type ReplanRequest = z.infer<typeof ReplanRequestSchema>;
+
+export const ReplanRecordSchema = z.object({
+  /** The plan version the replan made. */
+  version: z.number().int().min(1),
+  trigger: z.enum(REPLAN_TRIGGERS),
+  strategy: z.enum(REPLAN_STRATEGIES),
+  stepIds: StepIdsSchema,
+  at: z.iso.datetime(),
+});
+export type ReplanRecord = z.infer<typeof ReplanRecordSchema>;
+
+/** An unrecoverable step failure a human decides on: approve → replan around it, reject → terminated. */
+export const StepDecisionSchema = z.object({
+  stepId: z.string(),
+  errorName: z.string().max(200),
+  message: z.string().max(1000),
+  outcome: z.enum(["pending", "approved"]),
+  decidedBy: z.string().optional(),
+  comment: z.string().max(2000).optional(),
+});
+export type StepDecision = z.infer<typeof StepDecisionSchema>;
+
+/**
+ * The plan_execute loop's state on the goal record (one DynamoDB item, so every list is bounded).
+ * Plan requests are numbered: Observe arms request `requests`, Plan serves it once (`served`), so a
+ * retried Plan step never makes a second plan call for the same request.
+ */
+export const PlanStateSchema = z.object({
+  /** 0 until the first valid plan; each valid plan or revision adds one. */
+  version: z.number().int().min(0),
+  /** The goal revision the plan has taken into account; a newer one is a replan trigger. */
+  revisionSeen: z.number().int().min(1),
+  steps: z.array(PlanStepStateSchema).max(MAX_PLAN_STEPS),
+  /** The step the executor's turn of (run, iteration) works on, until Observe classifies it. */
+  current: z.object({ stepId: z.string(), runId: z.string(), iteration: z.number().int().min(0) }).optional(),
+  pending: ReplanRequestSchema.optional(),
+  /** What was wrong with the last plan answer (zod issues), for the next plan prompt. */
+  invalidIssues: z.array(z.string().max(300)).max(10).optional(),
+  decision: StepDecisionSchema.optional(),
+  /** The plan waits for a human approval (`approval.requireFor` has "plan"; asked again after a global replan). */
+  needsApproval: z.boolean(),
+  requests: z.number().int().min(0),
+  served: z.number().int().min(0),
+  /** Since the last replan: when, and whether a step succeeded (no success → the next replan cools down). */
+  sinceReplan: z.object({ at: z.iso.datetime(), succeeded: z.boolean() }).optional(),
+  history: z.array(ReplanRecordSchema).max(KEPT_REPLANS),
+});
+export type PlanState = z.infer<typeof PlanStateSchema>;
+
+/** The step of the plan with id `stepId`, if any. */
+export function stepById(state: Pick<PlanState, "steps">, stepId: string): PlanStepState | undefined {
+  return state.steps.find((step) => step.id === stepId);
+}
+
+/** The record with `planState` replaced, stamped `now`. */
+export function withPlanState<R extends { readonly updatedAt: string }>(
+  record: R,
+  planState: PlanState,
+  now: Date,
+): R {
+  return { ...record, planState, updatedAt: now.toISOString() };
+}

@@ -1,0 +1,62 @@
+import { resume } from "../goal/goal-lifecycle";
+import type { Pattern } from "../goal/goal-spec";
+import type { IdSource } from "../loop/loop-deps";
+import { updateGoal } from "../loop/update-goal";
+import type { GoalStore } from "../ports/goal-store";
+import type { StartRun } from "../ports/run-control";
+import type { ResumeRequestedDetail } from "./human-input-events";
+
+export interface HandleResumePorts {
+  readonly goals: GoalStore;
+  readonly startRun: StartRun;
+  /** Pattern → state machine ARN (STATE_MACHINE_ARNS). */
+  readonly stateMachineArns: Readonly<Partial<Record<Pattern, string>>>;
+  readonly ids: IdSource;
+  readonly now: () => Date;
+}
+
+export type HandleResumeResult =
+  | {
+      readonly outcome: "resumed";
+      readonly goalId: string;
+      readonly runId: string;
+      readonly previousRunId: string;
+    }
+  | { readonly outcome: "ignored"; readonly goalId: string; readonly reason: string };
+
+/**
+ * A `Resume Requested` event: only a `paused` goal wakes, as a new run (`r{n+1}`) from its checkpoint
+ * (core `resume`), whose execution is then started. Anything else (a running, waiting or final goal,
+ * a late or duplicate event) changes nothing and says why.
+ *
+ * A duplicate delivered after the commit but before the execution started (the start failed and the
+ * event is retried) finds the goal running a run no step has loaded yet, and starts it again:
+ * StartExecution is idempotent by name, so this only heals.
+ */
+export async function handleResumeRequested(
+  ports: HandleResumePorts,
+  detail: ResumeRequestedDetail,
+): Promise<HandleResumeResult> {
+  const { goalId } = detail;
+  const found = await ports.goals.getGoal(goalId);
+  if (!found) return { outcome: "ignored", goalId, reason: `goal '${goalId}' does not exist` };
+  const stateMachineArn = ports.stateMachineArns[found.record.pattern];
+  if (stateMachineArn === undefined) {
+    return { outcome: "ignored", goalId, reason: `pattern ${found.record.pattern} is not deployed` };
+  }
+  const newRunId = ports.ids.nextRunId(found.record.runId);
+  const now = ports.now();
+  const { record } = await updateGoal(ports.goals, found, (current) =>
+    current.status === "paused" && current.runId === found.record.runId
+      ? resume(current, { newRunId, now, by: detail.requestedBy })
+      : undefined,
+  );
+  const resumedNow = record.runId === newRunId && record.status === "running";
+  const notStartedYet =
+    record.status === "running" && record.previousRunId !== undefined && record.loop?.runId !== record.runId;
+  if (!resumedNow && !notStartedYet) {
+    return { outcome: "ignored", goalId, reason: `goal is ${record.status}; resume needs paused` };
+  }
+  await ports.startRun({ stateMachineArn, goalId, runId: record.runId });
+  return { outcome: "resumed", goalId, runId: record.runId, previousRunId: record.previousRunId ?? "" };
+}

@@ -1,0 +1,91 @@
+import { isDeepStrictEqual } from "node:util";
+import { createGoalRecord } from "../goal/create-goal";
+import { GoalLoopsError } from "../goal/errors";
+import type { GoalChange } from "../goal/goal-change";
+import type { GoalRecord } from "../goal/goal-record";
+import { type GoalSpec, parseGoalSpec } from "../goal/goal-spec";
+import { assertModelsAllowed } from "../models/model-allow-list";
+import { recordModelUsage } from "../models/model-prices";
+import { type PatternChoice, selectPattern } from "./pattern-selector";
+import type { ModelSelection } from "./select-call";
+
+/** The first run of every goal; resume and continue-as-new number the next ones r2, r3, … */
+export const FIRST_RUN_ID = "r1";
+
+/** What the selector's fallback adds to `patternReason` when the `select` model role was not called. */
+export const SELECT_FALLBACK_NOTE = "fallback used: no model was asked to select";
+/** What it adds when the `select` call was made and failed (the API logs why). */
+export const SELECT_FAILED_NOTE = "fallback used: the select call failed";
+
+export interface GoalIntakeInput {
+  /** The submitted GoalSpec, not yet validated (a parsed request body). */
+  readonly body: unknown;
+  readonly goalId: string;
+  readonly tenantId: string;
+  readonly now: Date;
+  /** The deployment's model allow-list; a GoalSpec `models` entry outside it is a ValidationError. */
+  readonly allowedModelIds?: readonly string[];
+  /**
+   * Asks the `select` model role when no selector rule applies (see `selectWithModel`). Without it,
+   * or when it answers nothing (the call failed), the selector's fallback stands and the reason says which.
+   */
+  readonly select?: (spec: GoalSpec, fallback: PatternChoice) => Promise<ModelSelection | undefined>;
+}
+
+/**
+ * Turns a submitted GoalSpec into a new goal running its first run: validates it (ValidationError
+ * naming each bad field, a model outside the allow-list included), chooses the pattern — hints and
+ * rules first, the `select` role only when no rule applies — and records which and why in the
+ * record and its first event (`goal.created`); a select call's usage is counted on the goal.
+ */
+export async function intakeGoal(input: GoalIntakeInput): Promise<GoalChange> {
+  const spec = parseGoalSpec(input.body);
+  if (input.allowedModelIds !== undefined) assertModelsAllowed(spec, input.allowedModelIds);
+  const rules = selectPattern(spec);
+  const select = rules.needsModel ? input.select : undefined;
+  const selection = select && (await select(spec, rules));
+  const choice = selection?.choice ?? rules;
+  const note = select ? SELECT_FAILED_NOTE : SELECT_FALLBACK_NOTE;
+  const patternReason = choice.needsModel ? `${choice.reason}; ${note}` : choice.reason;
+  const created = createGoalRecord({
+    spec,
+    goalId: input.goalId,
+    tenantId: input.tenantId,
+    runId: FIRST_RUN_ID,
+    now: input.now,
+    pattern: choice.pattern,
+    patternReason,
+  });
+  if (!selection) return created;
+  const { turn } = selection.checkpoint;
+  const counted = recordModelUsage(created.record, "select", turn.modelId, turn.usage, input.now);
+  return { record: counted.record, events: [...created.events, ...counted.events] };
+}
+
+/** An Idempotency-Key was sent again with a different GoalSpec than the goal it created. */
+export class IdempotencyKeyReusedError extends GoalLoopsError {
+  override readonly name = "IdempotencyKeyReusedError";
+  readonly goalId: string;
+
+  constructor(goalId: string) {
+    super(`This Idempotency-Key already created goal '${goalId}' from a different GoalSpec`);
+    this.goalId = goalId;
+  }
+}
+
+/**
+ * Throws IdempotencyKeyReusedError when `existing` (the goal a key already created) did not come from
+ * the same spec as `retried`. Only a goal still at revision 1 can be compared: a human revision
+ * changes the stored spec, and a late retry of the original request must still find its goal.
+ */
+export function assertSameSubmission(existing: GoalRecord, retried: GoalRecord): void {
+  if (existing.revision !== 1) return;
+  // Through JSON both ways: stored specs lose undefined fields, fresh ones may still carry them.
+  if (!isDeepStrictEqual(plainJson(existing.spec), plainJson(retried.spec))) {
+    throw new IdempotencyKeyReusedError(existing.goalId);
+  }
+}
+
+function plainJson(value: unknown): unknown {
+  return JSON.parse(JSON.stringify(value));
+}

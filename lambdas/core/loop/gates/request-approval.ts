@@ -1,0 +1,211 @@
+import { type GoalChange, goalEvent, settle } from "../../goal/goal-change";
+import { waitFor } from "../../goal/goal-lifecycle";
+import type { GoalRecord } from "../../goal/goal-record";
+import { awaitLimitDecision, checkLimits } from "../../goal/limits";
+import { HUMAN_INPUT_DETAIL_TYPES } from "../../human/human-input-events";
+import { type ApprovalNotifiers, notifyApprovalRequested } from "../../human/notify-approval";
+import type { Clock } from "../../ports/clock";
+import type { Approval, GoalStore } from "../../ports/goal-store";
+import type { Outbox } from "../../ports/outbox";
+import type { TaskCallback } from "../../ports/task-callback";
+import { isRunningIn, nextForStatus, type RunPosition, type StepResult } from "../step-result";
+import { chain, readGoal, updateGoal } from "../update-goal";
+import { gateOf, isPlanGate, nextAfterGate } from "./action-gate";
+import { awaitStepDecision, decisionSummary, pendingStepDecision, STEP_DECISION_KIND } from "./step-decision";
+
+export interface RequestApprovalPorts {
+  readonly goals: GoalStore;
+  readonly outbox: Outbox;
+  readonly callback: TaskCallback;
+  readonly now: Clock;
+  /** A random, unguessable id (never derived from the token). */
+  readonly newApprovalId: () => string;
+  /** Slack and email behind `approval.channels`; without them every channel gets a plain outbox record. */
+  readonly notifiers?: ApprovalNotifiers;
+}
+
+export interface RequestApprovalInput extends RunPosition {
+  /**
+   * `approval` for a gated tool call (or a plan_execute plan), `limit_decision` for a reached limit,
+   * `decision` for a plan step that failed unrecoverably (approve → replan around it, reject → terminated).
+   */
+  readonly next: "approval" | "limit_decision" | "decision";
+  readonly taskToken: string;
+}
+
+export type RequestApprovalResult =
+  | { readonly outcome: "requested" | "reused"; readonly approvalId: string }
+  | { readonly outcome: "answered"; readonly next: StepResult["next"] };
+
+/**
+ * AwaitApproval's Lambda (invoked with `.waitForTaskToken`): stores the approval with the token, parks
+ * the goal in `waiting` for exactly that approval and revision, records `approval.requested` (no
+ * token) and puts the request in the outbox. The execution then waits until the resume handler
+ * answers the token, or the task times out.
+ *
+ * A goal already waiting on a pending approval of the same action (a retried or re-attached wait)
+ * keeps that approval; only its token is replaced. When nothing needs a human any more (the goal
+ * stopped, the gate was decided, the limit cleared), the token is answered at once with the next step.
+ */
+export async function requestApproval(
+  ports: RequestApprovalPorts,
+  settings: { readonly approvalTimeoutSeconds: number },
+  input: RequestApprovalInput,
+): Promise<RequestApprovalResult> {
+  const loaded = await readGoal(ports.goals, input.goalId);
+  const position: RunPosition = { goalId: input.goalId, runId: input.runId, iteration: input.iteration };
+  const reused = await reuseWaiting(ports, loaded.record, input);
+  if (reused) return reused;
+
+  const record = loaded.record;
+  const now = ports.now();
+  const request = isRunningIn(record, input.runId) ? whatToAsk(record, input, now) : undefined;
+  if (!request) {
+    const next = answerWithoutHuman(record, input, now);
+    await ports.callback.succeed(input.taskToken, { ...position, next });
+    return { outcome: "answered", next };
+  }
+
+  const approval: Approval = {
+    approvalId: ports.newApprovalId(),
+    goalId: record.goalId,
+    tenantId: record.tenantId,
+    runId: input.runId,
+    status: "pending",
+    action: request.action,
+    revision: record.revision,
+    taskToken: input.taskToken,
+    requestedAt: now.toISOString(),
+    expiresAt: new Date(now.getTime() + settings.approvalTimeoutSeconds * 1000).toISOString(),
+  };
+  await ports.goals.putApproval(approval);
+  try {
+    await updateGoal(ports.goals, loaded, (current) =>
+      isRunningIn(current, input.runId) ? request.park(current, approval, now) : undefined,
+    );
+  } catch (error) {
+    // The goal never waited for it: nobody must be able to decide this orphan.
+    await ports.goals.decideApproval(approval.approvalId, { status: "superseded" }).catch(() => undefined);
+    throw error;
+  }
+  // Only a newly stored approval is announced: a reused one (above) was announced when it was stored.
+  await notifyApprovalRequested(ports.outbox, approval, record, now, ports.notifiers);
+  return { outcome: "requested", approvalId: approval.approvalId };
+}
+
+interface ApprovalRequest {
+  readonly action: Approval["action"];
+  readonly park: (record: GoalRecord, approval: Approval, now: Date) => GoalChange;
+}
+
+function whatToAsk(record: GoalRecord, input: RequestApprovalInput, now: Date): ApprovalRequest | undefined {
+  if (input.next === "limit_decision") {
+    const limit = checkLimits(record, now);
+    if (!limit) return undefined;
+    return {
+      action: { kind: "limit", summary: limit.message, fingerprint: `limit:${limit.detail}` },
+      park: (current, approval, at) =>
+        chain(
+          current,
+          (next) => awaitLimitDecision(next, limit, approval.approvalId, at),
+          (next) => requestedEvent(next, approval, at),
+        ),
+    };
+  }
+  if (input.next === "decision") {
+    const decision = pendingStepDecision(record);
+    if (!decision) return undefined;
+    return {
+      action: {
+        kind: STEP_DECISION_KIND,
+        summary: decisionSummary(decision),
+        fingerprint: `decision:${decision.stepId}:${decision.errorName}`,
+      },
+      park: (current, approval, at) =>
+        chain(
+          current,
+          (next) => awaitStepDecision(next, approval.approvalId, at),
+          (next) => requestedEvent(next, approval, at),
+        ),
+    };
+  }
+  const gate = gateOf(record, input);
+  if (gate?.outcome !== "pending") return undefined;
+  return {
+    action: { kind: gateKind(gate), summary: gate.summary, fingerprint: gate.fingerprint },
+    park: (current, approval, at) =>
+      chain(
+        current,
+        (next) => {
+          const gated = next.actionGate && { ...next.actionGate, approvalId: approval.approvalId };
+          return settle({ ...next, actionGate: gated ?? null }, []);
+        },
+        (next) =>
+          waitFor(
+            next,
+            {
+              kind: "approval",
+              approvalId: approval.approvalId,
+              reason: `approve before it runs: ${gate.summary}`.slice(0, 500),
+            },
+            {
+              eventType: HUMAN_INPUT_DETAIL_TYPES.approvalDecided,
+              approvalId: approval.approvalId,
+              revision: current.revision,
+            },
+            at,
+          ),
+        (next) => requestedEvent(next, approval, at),
+      ),
+  };
+}
+
+function requestedEvent(record: GoalRecord, approval: Approval, now: Date): GoalChange {
+  return settle(record, [
+    goalEvent(record, "approval.requested", now, {
+      approvalId: approval.approvalId,
+      kind: approval.action.kind,
+      summary: approval.action.summary,
+      revision: approval.revision,
+      expiresAt: approval.expiresAt,
+      channels: record.spec.approval.channels,
+    }),
+  ]);
+}
+
+/** The next step when no human is needed: the goal's own status, or on with the loop. */
+function answerWithoutHuman(record: GoalRecord, input: RequestApprovalInput, now: Date): StepResult["next"] {
+  if (!isRunningIn(record, input.runId)) {
+    return record.runId === input.runId ? nextForStatus(record.status) : "stop";
+  }
+  if (input.next === "limit_decision") return checkLimits(record, now) ? "terminated" : "verify";
+  if (input.next === "decision") return "verify";
+  return nextAfterGate(gateOf(record, input));
+}
+
+/** The approval kind of a gate: a plan (plan_execute's plan approval) or tool calls. */
+function gateKind(gate: Parameters<typeof isPlanGate>[0]): "plan" | "tool" {
+  return isPlanGate(gate) ? "plan" : "tool";
+}
+
+/** A goal already waiting on a pending approval of this very request keeps it; the new token replaces the old. */
+async function reuseWaiting(
+  ports: RequestApprovalPorts,
+  record: GoalRecord,
+  input: RequestApprovalInput,
+): Promise<RequestApprovalResult | undefined> {
+  const approvalId = record.status === "waiting" ? record.waitingFor?.approvalId : undefined;
+  if (!approvalId) return undefined;
+  const approval = await ports.goals.getApproval(approvalId);
+  const kinds = {
+    limit_decision: "limit",
+    decision: STEP_DECISION_KIND,
+    approval: gateKind(record.actionGate),
+  };
+  const kind = kinds[input.next];
+  if (approval?.status !== "pending" || approval.action.kind !== kind) return undefined;
+  if ((kind === "tool" || kind === "plan") && record.actionGate?.fingerprint !== approval.action.fingerprint)
+    return undefined;
+  await ports.goals.replaceApprovalToken(approvalId, input.taskToken);
+  return { outcome: "reused", approvalId };
+}

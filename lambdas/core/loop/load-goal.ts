@@ -1,0 +1,62 @@
+import { goalEvent, settle } from "../goal/goal-change";
+import type { GoalRecord } from "../goal/goal-record";
+import { checkLimits } from "../goal/limits";
+import type { Clock } from "../ports/clock";
+import type { GoalStore } from "../ports/goal-store";
+import { waitsOnStepDecision } from "./gates/step-decision";
+import { markLoop } from "./loop-marker";
+import { isRunningIn, nextForStatus, type RunPosition, type StepResult } from "./step-result";
+import { chain, readGoal, updateGoal } from "./update-goal";
+
+export interface LoadGoalPorts {
+  readonly goals: GoalStore;
+  readonly now: Clock;
+}
+
+export type LoadGoalInput = Pick<RunPosition, "goalId" | "runId">;
+
+/**
+ * LoadGoal, the first state of a run: asks for a limit decision when a limit is reached and records `run.started`
+ * once per run. A goal waiting for a human in this run (re-attached) goes back to its wait. A goal that
+ * is not running, or runs under another run id, is left alone. Revisions
+ * queued in the inbox stay there: VerifyAndReason, the very next step, applies them with their
+ * `reconcile` call (`applyQueuedRevisions`), so this step needs no model and no Bedrock access.
+ */
+export async function loadGoal(ports: LoadGoalPorts, input: LoadGoalInput): Promise<StepResult> {
+  const { goalId, runId } = input;
+  const initial = await readGoal(ports.goals, goalId);
+  const now = ports.now();
+  const { record } = await updateGoal(ports.goals, initial, (current) => {
+    if (!isRunningIn(current, runId)) return undefined;
+    const firstLoad = current.loop?.runId !== runId;
+    const change = chain(current, (next) => (firstLoad ? startRun(next, runId, now) : undefined));
+    return change.events.length > 0 ? change : undefined;
+  });
+  if (record.runId !== runId) return { goalId, runId, iteration: 0, next: "stop" };
+  // A reached limit waits for a human decision (extend or terminate) before any model call.
+  const running = checkLimits(record, now) ? "limit_decision" : "verify";
+  const next = record.status === "running" ? running : (awaitedInput(record) ?? nextForStatus(record.status));
+  return { goalId, runId, iteration: record.runIteration, next };
+}
+
+/**
+ * A goal re-attached while it waits (`reattachRun`) goes straight back to AwaitApproval, which keeps
+ * the pending approval and stores the new run's token: `approval` for a tool gate, `limit_decision`
+ * for a limit.
+ */
+function awaitedInput(record: GoalRecord): "approval" | "limit_decision" | "decision" | undefined {
+  if (record.status !== "waiting") return undefined;
+  if (waitsOnStepDecision(record)) return "decision";
+  if (record.waitingFor?.kind === "decision") return "limit_decision";
+  return record.waitingFor?.kind === "approval" ? "approval" : undefined;
+}
+
+function startRun(record: GoalRecord, runId: string, now: Date) {
+  const marked = markLoop(record, { runId, iteration: record.runIteration, phase: "started" }, "verify", now);
+  const started = goalEvent(marked.record, "run.started", now, {
+    iteration: record.runIteration,
+    previousRunId: record.previousRunId ?? null,
+    revisionsQueued: record.inbox.length,
+  });
+  return settle(marked.record, [started]);
+}

@@ -1,0 +1,31 @@
+import type { GoalRecord } from "../goal/goal-record";
+import { type PlanStepState, stepById } from "../goal/plan";
+import type { ToolUseBlock } from "../ports/model-client";
+
+/**
+ * The plan step an executor turn of (`runId`, `iteration`) was made for, if the goal runs a plan and
+ * that step is the current one.
+ */
+export function executedStep(
+  record: GoalRecord,
+  position: { readonly runId: string; readonly iteration: number },
+): PlanStepState | undefined {
+  const current = record.planState?.current;
+  if (!current || current.runId !== position.runId || current.iteration !== position.iteration) {
+    return undefined;
+  }
+  return record.planState && stepById(record.planState, current.stepId);
+}
+
+/**
+ * Whether a call leaves the plan: its step names a tool and the call uses another one. The executor
+ * is offered every granted tool, so that its prompt's prefix (the tools, then the instructions and
+ * the goal block) is the same for every step and the model's prompt cache can hit; the step's own
+ * tool is enforced here instead, where the call is run.
+ */
+export function isOffPlan(
+  step: PlanStepState | undefined,
+  call: Pick<ToolUseBlock, "name">,
+): step is PlanStepState & { tool: string } {
+  return step?.tool !== undefined && call.name !== step.tool;
+}

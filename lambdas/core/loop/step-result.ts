@@ -1,0 +1,71 @@
+import type { GoalRecord, GoalStatus } from "../goal/goal-record";
+
+/**
+ * What each step hands the state machine (`$.next` drives the `NextAction` Choice):
+ * - `verify`: go on to the pattern's verify step (a step that acted, or LoadGoal, answers it);
+ * - `act`: an acting turn is checkpointed and its gate decided: Act runs its tool calls (a step that
+ *   makes an ungated turn runs them itself and answers `verify`);
+ * - `approval`: some of those calls need a human approval first (AwaitApproval);
+ * - `limit_decision`: a limit is reached, a human extends it or terminates the goal (AwaitApproval);
+ * - `completed` / `paused` / `terminated`: the goal reached that status, the run ends;
+ * - `continue_as_new`: start a new run of the goal (ContinueAsNew);
+ * - `continued`: the new run was started (ContinueAsNew's answer);
+ * - `stop`: nothing to do (the goal is not running, or another run owns it).
+ * plan_execute adds `plan` (make or repair the plan), `replan_cooldown` (wait before replanning),
+ * `execute` (the executor's turn for the next plan step) and `decision` (an unrecoverable step
+ * failure waits for a human); reflexion adds `reflect` and `attempt`.
+ */
+export const NEXT_STEPS = [
+  "verify",
+  "plan",
+  "replan_cooldown",
+  "execute",
+  "decision",
+  "reflect",
+  "attempt",
+  "act",
+  "approval",
+  "limit_decision",
+  "completed",
+  "paused",
+  "terminated",
+  "continue_as_new",
+  "continued",
+  "stop",
+] as const;
+export type NextStep = (typeof NEXT_STEPS)[number];
+
+/** Where a run is: the whole payload passed between states (all state lives in the goal store). */
+export interface RunPosition {
+  readonly goalId: string;
+  readonly runId: string;
+  /** The iteration of the run the step works on (the reason checkpoint's key for Act). */
+  readonly iteration: number;
+}
+
+export interface StepResult extends RunPosition {
+  readonly next: NextStep;
+}
+
+/** The answer for a goal that is no longer running (a retried step finds what the first did). */
+export function nextForStatus(status: GoalStatus): NextStep {
+  switch (status) {
+    case "completed":
+    case "paused":
+    case "terminated":
+      return status;
+    default:
+      return "stop";
+  }
+}
+
+/** Whether the goal is running under `runId`: only then may a step of that run change it. */
+export function isRunningIn(record: GoalRecord, runId: string): boolean {
+  return record.status === "running" && record.runId === runId;
+}
+
+/** The answer of a step whose goal no longer runs in its run (shared with the other patterns' steps). */
+export function stopped(record: GoalRecord, position: RunPosition): StepResult {
+  const next = record.runId === position.runId ? nextForStatus(record.status) : "stop";
+  return { ...position, iteration: record.runIteration, next };
+}

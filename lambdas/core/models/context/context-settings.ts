@@ -1,0 +1,40 @@
+import * as z from "zod";
+import { parseOrThrow } from "../../goal/validation";
+import contextFile from "./context-settings.json" with { type: "json" };
+
+export const ContextSettingsSchema = z.object({
+  /** Estimated prompt tokens above which the oldest steps are summarized and dropped. */
+  budgetTokens: z.number().int().min(256),
+  /** The latest steps always shown verbatim: compaction never summarizes them. */
+  keepRecentSteps: z.number().int().min(1).max(50),
+  /** The most steps shown verbatim; more forces a compaction whatever the budget says. */
+  maxWindowSteps: z.number().int().min(1).max(1000),
+  /** A tool result above this many tokens is replaced by a reference to its artifact. */
+  toolResultTokens: z.number().int().min(64),
+  /** Output bound of one `summarize` call. */
+  summaryMaxTokens: z.number().int().min(64).max(8192),
+  /** Model id fragments (`anthropic.claude-`) of models that accept Bedrock `cachePoint` blocks. */
+  cacheModels: z.array(z.string().min(1)),
+});
+export type ContextSettings = z.infer<typeof ContextSettingsSchema>;
+
+/** context-settings.json, checked once when the module loads. */
+export const DEFAULT_CONTEXT_SETTINGS: ContextSettings = parseOrThrow(
+  ContextSettingsSchema,
+  contextFile,
+  "lambdas/core/models/context/context-settings.json",
+);
+
+/**
+ * Steps per `summarize` call. A constant, not a setting: compaction k covers steps up to
+ * (k + 1) × COMPACTION_STRIDE, which is how a later call finds what the stored summaries cover.
+ */
+export const COMPACTION_STRIDE = 8;
+
+/** Whether `modelId` takes Bedrock `cachePoint` blocks (fixture and local models do not). */
+export function supportsPromptCache(
+  modelId: string,
+  settings: Pick<ContextSettings, "cacheModels">,
+): boolean {
+  return settings.cacheModels.some((fragment) => modelId.includes(fragment));
+}

@@ -1,0 +1,112 @@
+import type { ContentBlock, Message, ModelRequest, ToolSpec } from "../../ports/model-client";
+import type { StepRecord } from "../../ports/step-log";
+import { type ContextSettings, DEFAULT_CONTEXT_SETTINGS, supportsPromptCache } from "./context-settings";
+import { CACHE_POINT, stablePrefix } from "./prefix";
+import { alternate, stepMessages, toolResultText } from "./step-history";
+import { countTokens, type TokenCounter } from "./tokenizer";
+
+/** What the steps before the window did, as the last `summarize` call wrote it. */
+export interface CompactionSummary {
+  /** The summary covers steps 1 to `throughStep`. */
+  readonly throughStep: number;
+  readonly text: string;
+}
+
+/** The loop's history as a prompt shows it: a summary of the old steps, then the recent ones verbatim. */
+export interface ContextHistory {
+  readonly compaction?: CompactionSummary;
+  /** Steps after the compaction, oldest first. */
+  readonly steps: readonly StepRecord[];
+}
+
+/** Everything one model call's prompt is made of, in the order it is sent. */
+export interface ContextInput {
+  readonly modelId: string;
+  /** The role's instructions: the first block of the stable prefix. */
+  readonly instructions: string;
+  /**
+   * The goal as `stableGoalBlock` renders it: the same bytes on every call of a revision. Absent
+   * for a call made before the goal record exists (`select`): the instructions are the prefix.
+   */
+  readonly goalBlock?: string;
+  /** The tools offered (sent as toolConfig, which Bedrock caches with the system prefix). */
+  readonly tools?: readonly ToolSpec[];
+  readonly history: ContextHistory;
+  /** Where the goal stands now: the volatile last user message. */
+  readonly state: string;
+  readonly settings?: ContextSettings;
+  readonly count?: TokenCounter;
+}
+
+export interface PackedContext {
+  readonly system: ModelRequest["system"];
+  readonly messages: Message[];
+  /** Estimated tokens of the stable prefix (tools and system) and of the whole prompt. */
+  readonly prefixTokens: number;
+  readonly totalTokens: number;
+}
+
+function openingText(history: ContextHistory): string | undefined {
+  const { compaction, steps } = history;
+  const first = steps[0]?.step;
+  // No step count that changes each call: the opening is part of the history's cacheable prefix.
+  const stepsLine =
+    first === undefined
+      ? undefined
+      : first === 1
+        ? "The steps so far follow, oldest first."
+        : `The steps from step ${first} on follow, oldest first.`;
+  if (!compaction) return stepsLine;
+  return [
+    `Summary of steps 1 to ${compaction.throughStep} (older steps, compacted; their records are not in this prompt):`,
+    compaction.text.trim() || "(empty summary)",
+    ...(stepsLine === undefined ? [] : ["", stepsLine]),
+  ].join("\n");
+}
+
+/** Tokens of the text a block puts in front of the model (JSON for tool input and output). */
+function blockTokens(block: ContentBlock, count: TokenCounter): number {
+  if ("text" in block) return count(block.text);
+  if ("toolUse" in block) return count(`${block.toolUse.name} ${JSON.stringify(block.toolUse.input)}`);
+  if ("toolResult" in block) return count(toolResultText(block.toolResult));
+  return 0;
+}
+
+/** Estimated tokens of a prompt's parts (Bedrock adds a few per message; estimates leave them out). */
+export function promptTokens(
+  parts: { system: ModelRequest["system"]; messages: readonly Message[]; tools?: readonly ToolSpec[] },
+  count: TokenCounter = countTokens,
+): { prefixTokens: number; totalTokens: number } {
+  const prefixTokens =
+    parts.system.reduce((sum, block) => sum + ("text" in block ? count(block.text) : 0), 0) +
+    (parts.tools?.length ? count(JSON.stringify(parts.tools)) : 0);
+  const messageTokens = parts.messages.reduce(
+    (sum, message) => sum + message.content.reduce((inner, block) => inner + blockTokens(block, count), 0),
+    0,
+  );
+  return { prefixTokens, totalTokens: prefixTokens + messageTokens };
+}
+
+/**
+ * Packs one model call's prompt: the stable prefix (instructions and goal block in `system`, after
+ * the tools), then the compaction summary and the recent steps, then the current state. For a model
+ * that caches (`cacheModels`), a cache point ends the prefix and another ends the history: between
+ * two compactions the history only grows at its end, so each call reads the previous one's cache.
+ * Tool results above `toolResultTokens` are replaced by a reference to their artifact.
+ */
+export function packContext(input: ContextInput): PackedContext {
+  const settings = input.settings ?? DEFAULT_CONTEXT_SETTINGS;
+  const count = input.count ?? countTokens;
+  const caching = supportsPromptCache(input.modelId, settings);
+  const system = stablePrefix(input.modelId, input.instructions, input.goalBlock, settings);
+  const opening = openingText(input.history);
+  const history: Message[] = [
+    ...(opening === undefined ? [] : [{ role: "user" as const, content: [{ text: opening }] }]),
+    ...stepMessages(input.history.steps, { maxTokens: settings.toolResultTokens, count }),
+  ];
+  const last = history.at(-1);
+  if (caching && last) history[history.length - 1] = { ...last, content: [...last.content, CACHE_POINT] };
+  const messages = alternate([...history, { role: "user", content: [{ text: input.state }] }]);
+  const tools = input.tools;
+  return { system, messages, ...promptTokens({ system, messages, ...(tools ? { tools } : {}) }, count) };
+}

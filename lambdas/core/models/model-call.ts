@@ -1,0 +1,120 @@
+import { GoalLoopsError } from "../goal/errors";
+import type { Clock } from "../ports/clock";
+import type { CheckpointKey, CheckpointLookup, GoalStore, ModelCheckpoint } from "../ports/goal-store";
+import {
+  type ModelClient,
+  ModelFatalError,
+  type ModelRequest,
+  ModelRetryableError,
+} from "../ports/model-client";
+import { costOf, priceOf } from "./model-prices";
+import { type ModelRole, ModelRoleSchema } from "./model-roles";
+
+const CALL_CONTEXT = /^role=([a-z]+) call=(\d+): /;
+
+/**
+ * A model error as a step throws it: the same `name` (Step Functions Retry/Catch match on it), the
+ * same retryability, and the message prefixed `role=<role> call=<n>: ` so RecordFailure, which only
+ * sees the name and the message, can say which call failed.
+ */
+export function withModelCallContext(error: unknown, role: ModelRole, call: number): GoalLoopsError {
+  const prefix = `role=${role} call=${call}: `;
+  const name = error instanceof Error ? error.name : "UnknownModelError";
+  const message = `${prefix}${error instanceof Error ? error.message : String(error)}`;
+  const retryable = error instanceof GoalLoopsError && error.retryable;
+  return retryable
+    ? new ModelRetryableError(name, message, { cause: error })
+    : new ModelFatalError(name, message, { cause: error });
+}
+
+/** The role and call number an error message names (see `withModelCallContext`), if any. */
+export function parseModelCallContext(message: string): { role: ModelRole; call: number } | undefined {
+  const match = CALL_CONTEXT.exec(message);
+  const role = ModelRoleSchema.safeParse(match?.[1]);
+  if (!match || !role.success) return undefined;
+  return { role: role.data, call: Number(match[2]) };
+}
+
+export interface CheckpointedCallPorts {
+  readonly goals: GoalStore;
+  readonly model: ModelClient;
+  readonly now: Clock;
+}
+
+/**
+ * One model call that is paid for once: the checkpoint under `key` is reused when an earlier attempt
+ * made the call; otherwise `call` is the role's next number for the goal, the request is built for
+ * it, sent, and its turn checkpointed (the first writer wins, so a racing attempt answers the same).
+ * Counting the usage is the caller's business: it must do so once per checkpoint.
+ *
+ * `early` is a lookup the caller started beside its other reads (`lookUpEarly`): used when it was
+ * for this very key and did not fail; the lookup is made here otherwise.
+ */
+export async function checkpointedCall(
+  ports: CheckpointedCallPorts,
+  key: CheckpointKey,
+  buildRequest: (call: number) => ModelRequest,
+  early?: EarlyLookup,
+): Promise<ModelCheckpoint> {
+  const lookUp = () => ports.goals.findCheckpoint(key);
+  const found = await (early && sameKey(early.key, key) ? early.lookup.catch(lookUp) : lookUp());
+  return found.checkpoint ?? callAndCheckpoint(ports, key, found.calls, buildRequest);
+}
+
+/** A `findCheckpoint` started before the step knew it would call, with the key it was for. */
+export interface EarlyLookup {
+  readonly key: CheckpointKey;
+  readonly lookup: Promise<CheckpointLookup>;
+}
+
+/**
+ * Starts `findCheckpoint(key)` now, for a step that knows the key before its other reads finish and
+ * hands the lookup to `checkpointedCall` once it decides to call. A lookup the step never uses (it
+ * answered without calling) is dropped, its failure included. The earlier lookup widens the window
+ * in which a duplicate invocation of the step (a retry while the first still runs) also makes the
+ * call: the first checkpoint still wins and is the one counted, the other is paid and not used.
+ */
+export function lookUpEarly(goals: Pick<GoalStore, "findCheckpoint">, key: CheckpointKey): EarlyLookup {
+  // Through a promise, so a lookup that throws at once fails the same way as one that rejects.
+  const lookup = Promise.resolve(key).then((started) => goals.findCheckpoint(started));
+  lookup.catch(() => undefined);
+  return { key, lookup };
+}
+
+function sameKey(a: CheckpointKey, b: CheckpointKey): boolean {
+  return (
+    a.goalId === b.goalId &&
+    a.runId === b.runId &&
+    a.iteration === b.iteration &&
+    a.role === b.role &&
+    a.ordinal === b.ordinal
+  );
+}
+
+/**
+ * The second half of `checkpointedCall`, for a step that decides between the lookup and the call
+ * (Attempt: a limit stops a call not made yet): makes call number `call` and checkpoints its turn.
+ */
+export async function callAndCheckpoint(
+  ports: CheckpointedCallPorts,
+  key: CheckpointKey,
+  call: number,
+  buildRequest: (call: number) => ModelRequest,
+): Promise<ModelCheckpoint> {
+  const request = buildRequest(call);
+  // An unpriced model would fail after the call was paid for; refuse before instead.
+  priceOf(request.modelId);
+  let turn: Awaited<ReturnType<ModelClient["converse"]>>;
+  try {
+    turn = await ports.model.converse(request);
+  } catch (error) {
+    throw withModelCallContext(error, key.role, call);
+  }
+  return ports.goals.putCheckpoint({
+    key,
+    call,
+    turn,
+    costUsd: costOf(turn.modelId, turn.usage),
+    createdAt: ports.now().toISOString(),
+  });
+}

@@ -1,0 +1,92 @@
+import * as z from "zod";
+import { UnknownModelPriceError } from "../goal/errors";
+import { type GoalChange, goalEvent, settle } from "../goal/goal-change";
+import { EMPTY_USAGE, type GoalRecord, type Usage } from "../goal/goal-record";
+import { parseOrThrow } from "../goal/validation";
+import type { TokenUsage } from "../ports/model-client";
+import priceFile from "./model-prices.json" with { type: "json" };
+import type { ModelRole } from "./model-roles";
+
+/** USD per one million tokens of each kind. */
+export const ModelPriceSchema = z
+  .object({
+    input: z.number().min(0),
+    output: z.number().min(0),
+    cacheRead: z.number().min(0),
+    cacheWrite: z.number().min(0),
+  })
+  .strict();
+export type ModelPrice = z.infer<typeof ModelPriceSchema>;
+
+export const PriceTableSchema = z.object({
+  $comment: z.string().optional(),
+  models: z.record(z.string().min(1), ModelPriceSchema),
+});
+
+/** The price table from model-prices.json, checked once when the module loads. */
+export const MODEL_PRICES: Readonly<Record<string, ModelPrice>> = parseOrThrow(
+  PriceTableSchema,
+  priceFile,
+  "lambdas/core/models/model-prices.json",
+).models;
+
+/** The price of `modelId`: its own entry, else the longest `prefix*` entry it starts with. */
+export function priceOf(modelId: string): ModelPrice {
+  const exact = MODEL_PRICES[modelId];
+  if (exact) return exact;
+  const wildcard = Object.keys(MODEL_PRICES)
+    .filter((key) => key.endsWith("*") && modelId.startsWith(key.slice(0, -1)))
+    .sort((a, b) => b.length - a.length)[0];
+  const price = wildcard === undefined ? undefined : MODEL_PRICES[wildcard];
+  if (!price) throw new UnknownModelPriceError(modelId);
+  return price;
+}
+
+/** Rounds away binary floating-point dust (0.1 + 0.2) at a billionth of a dollar. */
+const roundUsd = (usd: number) => Math.round(usd * 1e9) / 1e9;
+
+/** What one model call cost in USD. Cache reads and writes are priced apart from plain input. */
+export function costOf(modelId: string, usage: TokenUsage): number {
+  const price = priceOf(modelId);
+  const perMillion =
+    usage.inputTokens * price.input +
+    usage.outputTokens * price.output +
+    usage.cacheReadTokens * price.cacheRead +
+    usage.cacheWriteTokens * price.cacheWrite;
+  return roundUsd(perMillion / 1_000_000);
+}
+
+function addUsage(total: Usage, usage: TokenUsage, costUsd: number): Usage {
+  return {
+    inputTokens: total.inputTokens + usage.inputTokens,
+    outputTokens: total.outputTokens + usage.outputTokens,
+    cacheReadTokens: total.cacheReadTokens + usage.cacheReadTokens,
+    cacheWriteTokens: total.cacheWriteTokens + usage.cacheWriteTokens,
+    modelCalls: total.modelCalls + 1,
+    costUsd: roundUsd(total.costUsd + costUsd),
+  };
+}
+
+/**
+ * Adds one model call's tokens and cost to the goal's totals and to its role's. Accepted in every
+ * status: a call already paid for is counted even if the goal stopped meanwhile.
+ */
+export function recordModelUsage(
+  record: GoalRecord,
+  role: ModelRole,
+  modelId: string,
+  usage: TokenUsage,
+  now: Date,
+): GoalChange {
+  const costUsd = costOf(modelId, usage);
+  const next: GoalRecord = {
+    ...record,
+    updatedAt: now.toISOString(),
+    usage: addUsage(record.usage, usage, costUsd),
+    usageByRole: {
+      ...record.usageByRole,
+      [role]: addUsage(record.usageByRole[role] ?? EMPTY_USAGE, usage, costUsd),
+    },
+  };
+  return settle(next, [goalEvent(next, "model.usage", now, { role, modelId, ...usage, costUsd })]);
+}

@@ -1,0 +1,42 @@
+import * as z from "zod";
+import type { GoalSpec } from "../goal/goal-spec";
+import { parseOrThrow } from "../goal/validation";
+import { MODEL_ROLES, type ModelRole } from "./model-roles";
+import tierFile from "./model-tiers.json" with { type: "json" };
+
+export const MODEL_TIERS = ["heavy", "fast"] as const;
+export type ModelTier = (typeof MODEL_TIERS)[number];
+
+const TierFileSchema = z.object({
+  $comment: z.string().optional(),
+  roles: z.object(
+    Object.fromEntries(MODEL_ROLES.map((role) => [role, z.enum(MODEL_TIERS)])) as Record<
+      ModelRole,
+      z.ZodEnum<{ heavy: "heavy"; fast: "fast" }>
+    >,
+  ),
+});
+
+/** The tier of every role, from model-tiers.json (checked once when the module loads). */
+export const ROLE_TIERS: Readonly<Record<ModelRole, ModelTier>> = parseOrThrow(
+  TierFileSchema,
+  tierFile,
+  "lambdas/core/models/model-tiers.json",
+).roles;
+
+/** The deployment's two models (construct props, env HEAVY_MODEL_ID / FAST_MODEL_ID). */
+export interface ModelTiers {
+  readonly heavyModelId: string;
+  readonly fastModelId: string;
+}
+
+/**
+ * The model for `role`: the GoalSpec's per-role override, then its `default`, then the deployment's
+ * model for the role's tier. Overrides are checked against the allow-list when the goal is taken in
+ * (`assertModelsAllowed`); IAM refuses any other model anyway.
+ */
+export function modelIdFor(spec: Pick<GoalSpec, "models">, role: ModelRole, tiers: ModelTiers): string {
+  const override = spec.models?.[role] ?? spec.models?.default;
+  if (override !== undefined) return override;
+  return ROLE_TIERS[role] === "heavy" ? tiers.heavyModelId : tiers.fastModelId;
+}

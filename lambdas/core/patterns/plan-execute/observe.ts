@@ -1,0 +1,169 @@
+import { unsatisfiedCheckIds } from "../../goal/evidence/check-evidence";
+import { type GoalChange, settle } from "../../goal/goal-change";
+import type { GoalRecord } from "../../goal/goal-record";
+import { checkLimits } from "../../goal/limits";
+import { pendingStepDecision } from "../../loop/gates/step-decision";
+import { applyQueuedRevisions } from "../../loop/revisions/apply-revisions";
+import { isRunningIn, type RunPosition, type StepResult, stopped } from "../../loop/step-result";
+import { chain, readGoal, updateGoal } from "../../loop/update-goal";
+import { decideChange, isUncounted, prepareVerification, verifyPending } from "../../loop/verify/verify-step";
+import type { Clock } from "../../ports/clock";
+import type { GoalStore, VersionedGoal } from "../../ports/goal-store";
+import type { ModelClient } from "../../ports/model-client";
+import type { StepLog, StepRecord } from "../../ports/step-log";
+import type { Workspace } from "../../ports/workspace";
+import {
+  askPlanApproval,
+  classifyChange,
+  consumeDecision,
+  consumePlanGate,
+  noticeRevisions,
+  resetStaleStep,
+} from "./observe-changes";
+import type { PlanExecuteSettings } from "./plan-execute-deps";
+import { initialPlanState, readyStep } from "./plan-state";
+import { requestReplan } from "./replan";
+
+export interface ObservePorts {
+  readonly goals: GoalStore;
+  /** Reads artifacts for verify; writes only to compensate a corrective revision. */
+  readonly workspace: Pick<Workspace, "readFile" | "writeFile">;
+  readonly stepLog: Pick<StepLog, "listRecentSteps">;
+  /** `judge` calls for model_judge checks and `reconcile` calls for revisions; no other role. */
+  readonly model: ModelClient;
+  readonly now: Clock;
+}
+
+/** Observe's answer; `cooldownSeconds` feeds the ReplanCooldown Wait state (`SecondsPath`). */
+export interface ObserveResult extends StepResult {
+  readonly cooldownSeconds?: number;
+}
+
+/**
+ * Observe: applies queued revisions (each with its `reconcile` call), verifies the latest logged step
+ * that no cycle counted yet (evidence, progress, the no-progress pause), classifies the executed plan
+ * step's result and turns what it found into replan requests or a human decision; then decides:
+ * completed → limit → continue-as-new → plan / replan (after a cooldown) → decision → approval →
+ * execute the next ready step; a plan used up while checks are unsatisfied is replanned globally.
+ *
+ * A retry repeats nothing: a verified step has `step <= record.steps`, judge and reconcile calls are
+ * checkpointed, and every request Observe records is state the retry finds.
+ */
+export async function observe(
+  ports: ObservePorts,
+  settings: PlanExecuteSettings,
+  input: RunPosition,
+): Promise<ObserveResult> {
+  const { runId } = input;
+  const read = await readGoal(ports.goals, input.goalId);
+  const loaded = await applyQueuedRevisions(ports, { loaded: read, runId, models: settings.models });
+  if (!isRunningIn(loaded.record, runId)) return stopped(loaded.record, input);
+  const [latest] = await ports.stepLog.listRecentSteps(input.goalId, 1);
+  const prepared = await observeStep(ports, settings, loaded, latest, runId);
+  if (!isRunningIn(prepared.record, runId)) return stopped(prepared.record, input);
+  return decide(
+    prepared.record,
+    { ...input, iteration: prepared.record.runIteration },
+    settings,
+    ports.now(),
+  );
+}
+
+/**
+ * Verify and classify the latest step (when uncounted), then what humans decided since, then what the
+ * decision needs armed (`prepareNext`): one commit.
+ */
+async function observeStep(
+  ports: ObservePorts,
+  settings: PlanExecuteSettings,
+  loaded: VersionedGoal,
+  latest: StepRecord | undefined,
+  runId: string,
+): Promise<VersionedGoal> {
+  const pending = await prepareVerification(ports, {
+    record: loaded.record,
+    latest,
+    models: settings.models,
+  });
+  const now = ports.now();
+  return updateGoal(ports.goals, loaded, (current) => {
+    if (!isRunningIn(current, runId)) return undefined;
+    const running = (next: GoalRecord) => isRunningIn(next, runId);
+    const change = chain(
+      current,
+      // Classified before verify: verify may pause the goal, and a replan request needs it running.
+      (next) => (isUncounted(next, pending) ? classifyChange(next, pending.step, settings, now) : undefined),
+      (next) => verifyPending(next, pending, now),
+      (next) => (running(next) ? consumePlanGate(next, settings, now) : undefined),
+      (next) => (running(next) ? consumeDecision(next, settings, now) : undefined),
+      (next) => (running(next) ? noticeRevisions(next, settings, now) : undefined),
+      (next) => (running(next) ? resetStaleStep(next, now) : undefined),
+      (next) => decideChange(next, now),
+      (next) => (running(next) ? prepareNext(next, settings, now) : undefined),
+    );
+    return change.record === current ? undefined : change;
+  });
+}
+
+/**
+ * What the decision needs in the record before it is taken: a plan request armed for Plan (the
+ * first plan; a pending replan), the plan gate asked again (after a resume), or — when no step is
+ * left to run and checks are still unsatisfied — a global replan.
+ */
+function prepareNext(record: GoalRecord, settings: PlanExecuteSettings, now: Date): GoalChange | undefined {
+  if (checkLimits(record, now) || record.runIteration >= settings.continueAsNewAfter) return undefined;
+  const state = record.planState;
+  if (!state) return settle({ ...record, planState: initialPlanState(record.revision) }, []);
+  if (state.version === 0 || state.pending) return armPlanRequest(record);
+  if (pendingStepDecision(record)) return undefined;
+  if (state.needsApproval) return askPlanApproval(record, now);
+  if (readyStep(state)) return undefined;
+  const open = state.steps.filter((step) => step.status !== "done" && step.status !== "skipped");
+  return chain(
+    record,
+    (next) =>
+      requestReplan(
+        next,
+        {
+          trigger: "plan_exhausted",
+          strategy: "global",
+          stepIds: open.map((step) => step.id),
+          reason:
+            open.length > 0
+              ? `no step can run (${open.map((step) => `${step.id} ${step.status}`).join(", ")}) and checks ${unsatisfiedCheckIds(record).join(", ")} are unsatisfied`
+              : `every step is done and checks ${unsatisfiedCheckIds(record).join(", ")} are still unsatisfied`,
+        },
+        settings,
+        now,
+      ),
+    armPlanRequest,
+  );
+}
+
+/** Numbers the next plan request, once: Plan serves each number once. */
+function armPlanRequest(record: GoalRecord): GoalChange | undefined {
+  const state = record.planState;
+  if (!state || state.requests > state.served) return undefined;
+  return settle({ ...record, planState: { ...state, requests: state.served + 1 } }, []);
+}
+
+/** The next state, from the record alone (a retry decides the same). */
+function decide(
+  record: GoalRecord,
+  position: RunPosition,
+  settings: PlanExecuteSettings,
+  now: Date,
+): ObserveResult {
+  if (checkLimits(record, now)) return { ...position, next: "limit_decision" };
+  if (record.runIteration >= settings.continueAsNewAfter) return { ...position, next: "continue_as_new" };
+  const state = record.planState;
+  if (!state || state.version === 0 || state.pending) {
+    const cooldownSeconds = state?.pending?.cooldownSeconds ?? 0;
+    return cooldownSeconds > 0
+      ? { ...position, next: "replan_cooldown", cooldownSeconds }
+      : { ...position, next: "plan" };
+  }
+  if (pendingStepDecision(record)) return { ...position, next: "decision" };
+  if (state.needsApproval) return { ...position, next: "approval" };
+  return { ...position, next: readyStep(state) ? "execute" : "plan" };
+}

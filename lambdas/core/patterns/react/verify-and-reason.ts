@@ -1,0 +1,230 @@
+import type { GoalChange } from "../../goal/goal-change";
+import type { GoalRecord } from "../../goal/goal-record";
+import { checkLimits } from "../../goal/limits";
+import { type ActPorts, actedAnswer, actUnlessGated, commitTurnAndAct } from "../../loop/act";
+import { gatedCalls, gatedNext } from "../../loop/gates/action-gate";
+import { grantedTools, type LoopSettings } from "../../loop/loop-deps";
+import { reached } from "../../loop/loop-marker";
+import { applyQueuedRevisions } from "../../loop/revisions/apply-revisions";
+import { isRunningIn, type RunPosition, type StepResult, stopped } from "../../loop/step-result";
+import { chain, readGoal, updateGoal } from "../../loop/update-goal";
+import { decideChange, prepareVerification, verifyPending } from "../../loop/verify/verify-step";
+import { countCompactionUsage, readStepHistory, type StepHistory } from "../../models/context/compaction";
+import type { ContextSettings } from "../../models/context/context-settings";
+import { packGoalContext } from "../../models/context/pack-goal";
+import { checkpointedCall, type EarlyLookup, lookUpEarly } from "../../models/model-call";
+import { modelIdFor } from "../../models/model-tiers";
+import type { CheckpointKey, VersionedGoal } from "../../ports/goal-store";
+import type { ModelClient } from "../../ports/model-client";
+import type { StepRecord } from "../../ports/step-log";
+import type { ToolRunner } from "../../ports/tool-runner";
+import type { Workspace } from "../../ports/workspace";
+import { REASON_INSTRUCTIONS, reasonRequest, stateText } from "./reason-prompt";
+
+/** ReAct's settings plus the context packer's (models/context/context-settings.json when absent). */
+export type ReasonSettings = LoopSettings & { readonly context?: ContextSettings };
+
+export interface VerifyAndReasonPorts extends ActPorts {
+  /** Reads artifacts for verify; writes only to compensate a corrective revision. */
+  readonly workspace: Pick<Workspace, "readFile" | "writeFile">;
+  readonly model: ModelClient;
+  /**
+   * Offers tools to the model; `riskOf` tells which reasoned calls need a human approval first;
+   * `run` acts on a turn that needs none.
+   */
+  readonly tools: ToolRunner;
+}
+
+/**
+ * VerifyAndReason: (a) verifies the latest logged step that no cycle has counted yet (judge calls for
+ * unsatisfied model_judge checks, then `recordCycle`); (b) completes the goal, or ends it on a limit,
+ * or asks for a new run after `continueAsNewAfter` iterations; (c) otherwise makes the `reason` call
+ * for the run's current iteration on the verified record and counts its usage; (d) when none of the
+ * turn's calls needs a human approval, acts on it at once (`commitTurnAndAct`, Act's own code): an
+ * ungated iteration is one Lambda invocation and two state transitions, not two and three. A gated
+ * turn answers `approval`, and the Act state runs it once a human decided.
+ *
+ * Two goal writes per ungated iteration: the verify cycle is applied in memory, the reason call is
+ * made on that record, and the cycle and the call's usage are committed together (the `reasoned`
+ * marker); then the step's events and the `acted` marker. A crash before the first commit redoes the
+ * verify work on the retry, which costs nothing (every model call is checkpointed, fingerprints keep
+ * the step that first saw them). A retry after it counts nothing again: the marker says `reasoned`,
+ * so the retry acts on the checkpointed turn first (reusing a step the dead attempt logged), and
+ * after the second commit it only answers.
+ */
+export async function verifyAndReason(
+  ports: VerifyAndReasonPorts,
+  settings: ReasonSettings,
+  input: RunPosition,
+): Promise<StepResult> {
+  const { runId } = input;
+  // The reason call's lookup beside the goal read, for the position's iteration: the one the call is
+  // made in unless verify counts a step the position did not expect (a stale position, a resumed
+  // run's first iteration taking over the previous run's last step); then it is looked up again.
+  // An invocation that answers without reasoning (stopped, retried, completed, at a limit) pays
+  // this one query for nothing: rare next to the round trip it saves on every iteration.
+  const reasonLookup = lookUpEarly(ports.goals, reasonKey(input));
+  const read = await readGoal(ports.goals, input.goalId);
+  const loaded = await applyQueuedRevisions(ports, {
+    loaded: read,
+    runId,
+    models: settings.models,
+  });
+  if (!isRunningIn(loaded.record, runId)) return stopped(loaded.record, input);
+  // A retry of an invocation that acted: answer as it did, do nothing again (a stale position goes
+  // straight to the iteration after the one that acted).
+  const { loop } = loaded.record;
+  if (loop?.runId === runId && loop.phase === "acted" && loop.iteration >= input.iteration) {
+    return actedAnswer({ ...input, iteration: loop.iteration });
+  }
+  // A retry after the reason commit: act on that turn before anything else. Verify must not run
+  // first: a step the crashed attempt logged but did not commit as acted is not ready to count.
+  const current = positionOf(loaded.record, input);
+  if (awaitsAct(loaded.record, current))
+    return actUnlessGated(ports, settings, { loaded, position: current });
+  // One read for both halves: the step to verify (logged by Act, not counted yet, so one beyond the
+  // record's count) is the newest of the steps the prompt shows after the latest compaction.
+  const history = await readStepHistory(ports, loaded.record, 1);
+  const verify = await verification(ports, settings, loaded.record, history.steps.at(-1), runId);
+
+  const verified = verify(loaded.record)?.record ?? loaded.record;
+  if (!answerAfterVerify(verified, input, settings, ports.now())) {
+    return reason(
+      ports,
+      settings,
+      { base: loaded, record: verified, verify, history, reasonLookup },
+      positionOf(verified, input),
+    );
+  }
+  // No reason call: commit the verify cycle alone and answer from what was committed (a racing
+  // writer, e.g. a human extending a limit, may have changed the answer).
+  const committed = await updateGoal(ports.goals, loaded, verify);
+  const answer = answerAfterVerify(committed.record, input, settings, ports.now());
+  if (answer) return answer;
+  return reason(
+    ports,
+    settings,
+    {
+      base: committed,
+      record: committed.record,
+      verify: () => undefined,
+      history,
+      reasonLookup,
+    },
+    positionOf(committed.record, input),
+  );
+}
+
+function positionOf(record: GoalRecord, input: RunPosition): RunPosition {
+  return { ...input, iteration: record.runIteration };
+}
+
+/** What the step answers after verify when it makes no reason call; undefined when it must reason. */
+function answerAfterVerify(
+  record: GoalRecord,
+  input: RunPosition,
+  settings: ReasonSettings,
+  now: Date,
+): StepResult | undefined {
+  const { runId } = input;
+  if (!isRunningIn(record, runId)) return stopped(record, input);
+  const position = positionOf(record, input);
+  const iteration = position.iteration;
+  if (reached(record, runId, iteration, "reasoned"))
+    return { ...position, next: gatedNext(record, position) };
+  // A reached limit waits for a human decision (extend or terminate) instead of ending the goal.
+  if (checkLimits(record, now)) return { ...position, next: "limit_decision" };
+  if (iteration >= settings.continueAsNewAfter) return { ...position, next: "continue_as_new" };
+  return undefined;
+}
+
+/** The verify cycle of the latest step as a pure change, re-appliable on a conflict. */
+async function verification(
+  ports: VerifyAndReasonPorts,
+  settings: LoopSettings,
+  record: GoalRecord,
+  latest: StepRecord | undefined,
+  runId: string,
+): Promise<(current: GoalRecord) => GoalChange | undefined> {
+  const pending = await prepareVerification(ports, {
+    record,
+    latest,
+    models: settings.models,
+  });
+  const now = ports.now();
+  return (current) => {
+    if (!isRunningIn(current, runId)) return undefined;
+    const change = chain(
+      current,
+      (next) => verifyPending(next, pending, now),
+      (next) => decideChange(next, now),
+    );
+    return change.events.length > 0 ? change : undefined;
+  };
+}
+
+/** The goal as read (`base`), the record the reason call is made on, and the verify change between. */
+interface ReasonBase {
+  readonly base: VersionedGoal;
+  readonly record: GoalRecord;
+  readonly verify: (current: GoalRecord) => GoalChange | undefined;
+  /** The steps and compaction read before verify; no step is logged between, so the prompt reuses them. */
+  readonly history: StepHistory;
+  /** The reason call's lookup started beside the goal read, for the position the step was given. */
+  readonly reasonLookup: EarlyLookup;
+}
+
+function reasonKey({ goalId, runId, iteration }: RunPosition): CheckpointKey {
+  return { goalId, runId, iteration, role: "reason", ordinal: 0 };
+}
+
+async function reason(
+  ports: VerifyAndReasonPorts,
+  settings: ReasonSettings,
+  { base, record, verify, history, reasonLookup }: ReasonBase,
+  position: RunPosition,
+): Promise<StepResult> {
+  const { iteration } = position;
+  const key = reasonKey(position);
+  const tools = ports.tools.specsFor(grantedTools(record.spec, settings.defaultTools));
+  const modelId = modelIdFor(record.spec, "reason", settings.models);
+  // Packing again on a retry reads the same steps and summaries: it decides the same and pays nothing.
+  const context = await packGoalContext(ports, {
+    record,
+    modelId,
+    summarizeModelId: modelIdFor(record.spec, "summarize", settings.models),
+    instructions: REASON_INSTRUCTIONS,
+    tools,
+    state: stateText(record, iteration),
+    history,
+    ...(settings.context ? { settings: settings.context } : {}),
+  });
+  const checkpoint = await checkpointedCall(
+    ports,
+    key,
+    (call) => reasonRequest({ record, context, tools, modelId, call }),
+    reasonLookup,
+  );
+  const now = ports.now();
+  const { turn } = checkpoint;
+  const gated = gatedCalls(record, turn, ports.tools, grantedTools(record.spec, settings.defaultTools));
+  return commitTurnAndAct(ports, settings, {
+    loaded: base,
+    checkpoint,
+    position,
+    counting: {
+      role: "reason",
+      gated,
+      now,
+      first: verify,
+      before: (next) => countCompactionUsage(next, context.uncounted, now),
+    },
+    stepLogRead: { newest: history.steps.at(-1) },
+  });
+}
+
+/** The run's iteration is reasoned and not acted yet: its turn waits for Act (or for a human). */
+function awaitsAct(record: GoalRecord, position: RunPosition): boolean {
+  const { loop } = record;
+  return loop?.phase === "reasoned" && loop.runId === position.runId && loop.iteration === position.iteration;
+}

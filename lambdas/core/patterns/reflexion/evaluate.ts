@@ -1,0 +1,113 @@
+import type { GoalRecord } from "../../goal/goal-record";
+import { checkLimits } from "../../goal/limits";
+import { gatedNext } from "../../loop/gates/action-gate";
+import { markLoop, reached } from "../../loop/loop-marker";
+import { applyQueuedRevisions } from "../../loop/revisions/apply-revisions";
+import {
+  isRunningIn,
+  type NextStep,
+  type RunPosition,
+  type StepResult,
+  stopped,
+} from "../../loop/step-result";
+import { chain, readGoal, updateGoal } from "../../loop/update-goal";
+import { decideChange, prepareVerification, verifyPending } from "../../loop/verify/verify-step";
+import type { Clock } from "../../ports/clock";
+import type { GoalStore, VersionedGoal } from "../../ports/goal-store";
+import type { ModelClient } from "../../ports/model-client";
+import type { StepLog, StepRecord } from "../../ports/step-log";
+import type { Workspace } from "../../ports/workspace";
+import { needsLesson } from "./record-lesson";
+import type { ReflexionSettings } from "./reflexion-deps";
+
+export interface EvaluatePorts {
+  readonly goals: GoalStore;
+  /** Reads the attempt's artifacts; writes only to compensate a corrective revision. */
+  readonly workspace: Pick<Workspace, "readFile" | "writeFile">;
+  readonly stepLog: Pick<StepLog, "listRecentSteps">;
+  readonly model: ModelClient;
+  readonly now: Clock;
+}
+
+/**
+ * Evaluate, the Reflexion loop's verify step: applies queued revisions, then evaluates the latest
+ * logged step no cycle has counted yet (the last attempt, acted on by Attempt or Act) against the
+ * success checks: recorded evidence for artifact, tool-result and approval checks, one `evaluate`
+ * call per unsatisfied model_judge check; then `recordCycle` counts progress and pauses a stalled
+ * goal. Then it decides (see `nextAfterEvaluate`): completed, `limit_decision`, `continue_as_new`,
+ * `reflect` or `attempt`.
+ *
+ * A retry repeats nothing: an evaluated step has `step <= record.steps`, the evaluate calls are
+ * checkpointed and their usage is counted in the same commit as the cycle, and the decision is a
+ * pure function of the stored goal.
+ */
+export async function evaluate(
+  ports: EvaluatePorts,
+  settings: ReflexionSettings,
+  input: RunPosition,
+): Promise<StepResult> {
+  const { runId } = input;
+  const read = await readGoal(ports.goals, input.goalId);
+  const loaded = await applyQueuedRevisions(ports, { loaded: read, runId, models: settings.models });
+  if (!isRunningIn(loaded.record, runId)) return stopped(loaded.record, input);
+  const [latest] = await ports.stepLog.listRecentSteps(input.goalId, 1);
+  const now = ports.now();
+  const { record } = await evaluateAndMark(ports, settings, loaded, latest, runId, now);
+  if (!isRunningIn(record, runId)) return stopped(record, input);
+  const position = { ...input, iteration: record.runIteration };
+  return { ...position, next: nextAfterEvaluate(record, position, settings, now) };
+}
+
+async function evaluateAndMark(
+  ports: EvaluatePorts,
+  settings: ReflexionSettings,
+  loaded: VersionedGoal,
+  latest: StepRecord | undefined,
+  runId: string,
+  now: Date,
+): Promise<VersionedGoal> {
+  const pending = await prepareVerification(ports, {
+    record: loaded.record,
+    latest,
+    models: settings.models,
+    role: "evaluate",
+  });
+  return updateGoal(ports.goals, loaded, (current) => {
+    if (!isRunningIn(current, runId)) return undefined;
+    const change = chain(
+      current,
+      (next) => verifyPending(next, pending, now),
+      (next) => decideChange(next, now),
+      (next) => markEvaluated(next, settings, runId, now),
+    );
+    return change.record === current ? undefined : change;
+  });
+}
+
+/** The `verified` marker of the iteration, once, naming the step the goal goes to as its active task. */
+function markEvaluated(record: GoalRecord, settings: ReflexionSettings, runId: string, now: Date) {
+  const iteration = record.runIteration;
+  if (!isRunningIn(record, runId) || reached(record, runId, iteration, "verified")) return undefined;
+  const next = nextAfterEvaluate(record, { goalId: record.goalId, runId, iteration }, settings, now);
+  return markLoop(record, { runId, iteration, phase: "verified" }, next, now);
+}
+
+/**
+ * What a running goal does after Evaluate. An iteration already past Reflect or Attempt goes on
+ * where it is (a retried Evaluate, or the way back from a gate or a limit decision); otherwise a
+ * reached limit (`maxAttempts` among them) waits for a human decision, a long run continues as new,
+ * a failed attempt without a lesson is reflected on, and else the next attempt starts.
+ */
+export function nextAfterEvaluate(
+  record: GoalRecord,
+  position: RunPosition,
+  settings: Pick<ReflexionSettings, "continueAsNewAfter">,
+  now: Date,
+): NextStep {
+  const { runId, iteration } = position;
+  if (reached(record, runId, iteration, "reasoned")) return gatedNext(record, position);
+  if (reached(record, runId, iteration, "reflected")) return "attempt";
+  if (checkLimits(record, now)) return "limit_decision";
+  if (iteration >= settings.continueAsNewAfter) return "continue_as_new";
+  return needsLesson(record) ? "reflect" : "attempt";
+}

@@ -1,4 +1,0 @@
-import type { ReactSettings } from "../react/react-deps";
-
-/** Reflexion's steps read the same settings as every loop's: default tools, model tiers, continue-as-new. */
-export type ReflexionSettings = ReactSettings;

@@ -1,0 +1,35 @@
+import { Logger } from "@aws-lambda-powertools/logger";
+import { injectLambdaContext } from "@aws-lambda-powertools/logger/middleware";
+import { getSecret } from "@aws-lambda-powertools/parameters/secrets";
+import { EventBridgeClient } from "@aws-sdk/client-eventbridge";
+import middy from "@middy/core";
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from "aws-lambda";
+import { DynamoDbGoalStore } from "../../../adapters/dynamodb-goal-store";
+import { emailLinkSecretSource } from "../../../adapters/email-secrets";
+import { EventBridgePublisher } from "../../../adapters/eventbridge-publisher";
+import { createDocumentClient } from "../../../adapters/goal-store-adapters";
+import { requiredEnv } from "../../handler-environment";
+import { createEmailDoor } from "./create-email-door";
+
+/**
+ * The email door (`GET`/`POST /email/approvals/{approvalId}`), a function of its own because its
+ * routes have no IAM auth: the link's HMAC is the credential. It reads and decides approvals and
+ * publishes `Approval Decided`; nothing else. Clients are built once per container.
+ */
+const logger = new Logger();
+
+const door = createEmailDoor({
+  goals: new DynamoDbGoalStore({ client: createDocumentClient(), tableName: requiredEnv("GOAL_TABLE_NAME") }),
+  publisher: new EventBridgePublisher(
+    new EventBridgeClient({ region: process.env.AWS_REGION }),
+    requiredEnv("GOAL_EVENT_BUS_NAME"),
+  ),
+  // Every request verifies a link with the key: Secrets Manager is loaded at init, not deferred.
+  secret: emailLinkSecretSource(process.env, getSecret),
+  now: () => new Date(),
+  logger,
+});
+
+export const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
+  .use(injectLambdaContext(logger))
+  .handler((event) => door(event));

@@ -1,0 +1,61 @@
+import { Logger } from "@aws-lambda-powertools/logger";
+import { injectLambdaContext } from "@aws-lambda-powertools/logger/middleware";
+import { SFNClient } from "@aws-sdk/client-sfn";
+import middy from "@middy/core";
+import type { Context } from "aws-lambda";
+import * as z from "zod";
+import { createDocumentClient, createGoalStoreAdapters } from "../../adapters/goal-store-adapters";
+import { sfnRunStarter } from "../../adapters/sfn-run-starter";
+import { sfnRunStopper } from "../../adapters/sfn-run-stopper";
+import { sfnTaskCallback } from "../../adapters/sfn-task-callback";
+import { PatternSchema } from "../../core/goal/goal-spec";
+import { parseOrThrow } from "../../core/goal/validation";
+import { handleCancelRequested } from "../../core/human/handle-cancel";
+import { handleResumeRequested } from "../../core/human/handle-resume";
+import { handleRevisionRequested } from "../../core/human/handle-revision";
+import { HumanInputEnvelopeSchema, humanInputEventFrom } from "../../core/human/human-input-events";
+import { handleHumanInput } from "../../core/human/resume-handler";
+import { sequentialRunIds } from "../../core/loop/run-ids";
+import { requiredEnv } from "../handler-environment";
+
+const logger = new Logger();
+const { goals } = createGoalStoreAdapters({
+  client: createDocumentClient(),
+  tableName: requiredEnv("GOAL_TABLE_NAME"),
+});
+// No explicit endpoint: the SDK honours AWS_ENDPOINT_URL_SFN (the local runtime's Step Functions).
+const sfn = new SFNClient({ region: process.env.AWS_REGION });
+const callback = sfnTaskCallback(sfn);
+const stateMachineArns = parseOrThrow(
+  z.partialRecord(PatternSchema, z.string().min(1)),
+  JSON.parse(requiredEnv("STATE_MACHINE_ARNS")),
+  "STATE_MACHINE_ARNS",
+);
+const now = () => new Date();
+const others = {
+  revision: handleRevisionRequested.bind(null, { goals, now }),
+  resume: handleResumeRequested.bind(null, {
+    goals,
+    startRun: sfnRunStarter(sfn),
+    stateMachineArns,
+    ids: sequentialRunIds,
+    now,
+  }),
+  cancel: handleCancelRequested.bind(null, { goals, stopRun: sfnRunStopper(sfn), stateMachineArns, now }),
+};
+
+/**
+ * The resume handler: the target of the bus rule for every human input (source `goal-loops.human`).
+ * Matches an `Approval Decided` against the waiting goal and answers its task token; hands revisions,
+ * resumes and cancels to their own handlers. An error goes back to EventBridge, which retries and
+ * finally dead-letters the event; everything it does is idempotent. Logs ids, never the token.
+ */
+export const handler = middy<unknown, void, Error, Context>()
+  .use(injectLambdaContext(logger, { resetKeys: true }))
+  .handler(async (raw) => {
+    const envelope = parseOrThrow(HumanInputEnvelopeSchema, raw, "EventBridge event");
+    const event = humanInputEventFrom(envelope);
+    logger.appendKeys({ goalId: event.detail.goalId, detailType: event.detailType });
+    const outcome = await handleHumanInput({ goals, callback, now }, others, event);
+    logger.info("human input handled", { outcome: outcome.outcome, reason: outcome.reason });
+  });

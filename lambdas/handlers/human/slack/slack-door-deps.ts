@@ -1,0 +1,24 @@
+import type { Logger } from "@aws-lambda-powertools/logger";
+import type { SlackResponder } from "../../../adapters/slack-responder";
+import type { SecretSource } from "../../../adapters/slack-secrets";
+import type { ReplayGuard } from "../../../core/human/slack/replay-guard";
+import type { GoalStore } from "../../../core/ports/goal-store";
+import type { HumanInputPublisher } from "../../../core/ports/human-input-publisher";
+
+/** Everything the Slack routes use, injected: module scope builds it from the environment, tests from dynalite. */
+export interface SlackDoorDeps {
+  readonly goals: GoalStore;
+  readonly publisher: HumanInputPublisher;
+  readonly replayGuard: ReplayGuard;
+  readonly signingSecret: SecretSource;
+  /** Replaces the clicked message through `response_url`; absent locally, where no Slack exists. */
+  readonly responder?: SlackResponder;
+  /**
+   * The tenant whose goals and approvals this Slack workspace may see and change; others are
+   * answered as unknown. Absent: every tenant of the deployment (one per AWS account calling the API).
+   */
+  readonly tenantId?: string;
+  readonly now: () => Date;
+  readonly newRevisionId: () => string;
+  readonly logger: Logger;
+}

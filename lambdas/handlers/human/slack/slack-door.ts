@@ -1,0 +1,49 @@
+import { randomUUID } from "node:crypto";
+import { Logger } from "@aws-lambda-powertools/logger";
+import { injectLambdaContext } from "@aws-lambda-powertools/logger/middleware";
+import { getSecret } from "@aws-lambda-powertools/parameters/secrets";
+import { EventBridgeClient } from "@aws-sdk/client-eventbridge";
+import middy from "@middy/core";
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from "aws-lambda";
+import { DynamoDbGoalStore } from "../../../adapters/dynamodb-goal-store";
+import { EventBridgePublisher } from "../../../adapters/eventbridge-publisher";
+import { createDocumentClient } from "../../../adapters/goal-store-adapters";
+import { DynamoDbReplayGuard } from "../../../adapters/slack-replay-guard";
+import { fetchSlackResponder } from "../../../adapters/slack-responder";
+import { slackSecretsFromEnv } from "../../../adapters/slack-secrets";
+import { requiredEnv } from "../../handler-environment";
+import { createSlackDoor } from "./create-slack-door";
+
+/**
+ * The Slack door (`POST /slack/interactions`, `POST /slack/commands`), a function of its own
+ * because its routes have no IAM auth: Slack's request signature is the credential. It decides
+ * approvals, publishes human inputs and remembers the signatures it handled; nothing else.
+ * Clients are built once per container.
+ */
+const logger = new Logger();
+const client = createDocumentClient();
+const tableName = requiredEnv("GOAL_TABLE_NAME");
+const tenantId = process.env.SLACK_TENANT_ID;
+// Locally (NOTIFY_DELIVERY=outbox) there is no Slack to post back to: the answer's body is the update.
+const postsToSlack = process.env.NOTIFY_DELIVERY !== "outbox";
+
+const door = createSlackDoor({
+  goals: new DynamoDbGoalStore({ client, tableName }),
+  publisher: new EventBridgePublisher(
+    new EventBridgeClient({ region: process.env.AWS_REGION }),
+    requiredEnv("GOAL_EVENT_BUS_NAME"),
+  ),
+  replayGuard: new DynamoDbReplayGuard(client, tableName),
+  // Every request is verified with the signing secret: Secrets Manager is loaded at init, not deferred.
+  signingSecret: slackSecretsFromEnv(process.env, getSecret).signingSecret,
+  // A second at most, so the click is acknowledged within Slack's 3 seconds even when Slack is slow.
+  ...(postsToSlack ? { responder: fetchSlackResponder({ timeoutMs: 1000 }) } : {}),
+  ...(tenantId === undefined || tenantId === "" ? {} : { tenantId }),
+  now: () => new Date(),
+  newRevisionId: () => `rev-${randomUUID()}`,
+  logger,
+});
+
+export const handler = middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
+  .use(injectLambdaContext(logger))
+  .handler((event) => door(event));

@@ -1,0 +1,110 @@
+import type { APIGatewayProxyResult } from "aws-lambda";
+import { toSnapshot } from "../../../core/goal/snapshot";
+import { decideApprovalFromDoor } from "../../../core/human/decide-approval";
+import {
+  APPROVAL_ACTION_IDS,
+  type ApprovalMessageOutcome,
+  approvalOutcomeMessage,
+  approvalView,
+} from "../../../core/human/slack/approval-message";
+import type { SlackMessage } from "../../../core/human/slack/block-kit";
+import {
+  type BlockActionsPayload,
+  BlockActionsPayloadSchema,
+  InteractionTypeSchema,
+  slackActor,
+} from "../../../core/human/slack/slack-payloads";
+import { json } from "../../api/http-responses";
+import { ephemeral, OK_EMPTY, tenantGoal } from "./slack-answers";
+import type { SlackDoorDeps } from "./slack-door-deps";
+
+function payloadOf(rawBody: string): unknown {
+  const text = new URLSearchParams(rawBody).get("payload");
+  if (text === null) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function decisionOf(actionId: string): "approve" | "reject" | undefined {
+  if (actionId === APPROVAL_ACTION_IDS.approve) return "approve";
+  if (actionId === APPROVAL_ACTION_IDS.reject) return "reject";
+  return undefined;
+}
+
+/**
+ * `POST /slack/interactions` after the signature was verified: an Approve or Reject click decides
+ * the approval through the one decide function, and the answer is the message with the outcome in
+ * place of the buttons. Interactions this app does not handle are acknowledged and ignored.
+ */
+export async function handleInteraction(
+  deps: SlackDoorDeps,
+  rawBody: string,
+): Promise<APIGatewayProxyResult> {
+  const payload = payloadOf(rawBody);
+  const kind = InteractionTypeSchema.safeParse(payload);
+  if (!kind.success) return ephemeral("This request carries no interaction payload.", 400);
+  if (kind.data.type !== "block_actions") return OK_EMPTY;
+  const parsed = BlockActionsPayloadSchema.safeParse(payload);
+  if (!parsed.success) return ephemeral("This interaction is not one goal-loops understands.", 400);
+
+  for (const action of parsed.data.actions) {
+    const decision = decisionOf(action.action_id);
+    if (decision === undefined || action.value === undefined) continue;
+    return decide(deps, parsed.data, action.value, decision);
+  }
+  return OK_EMPTY;
+}
+
+async function decide(
+  deps: SlackDoorDeps,
+  payload: BlockActionsPayload,
+  approvalId: string,
+  decision: "approve" | "reject",
+): Promise<APIGatewayProxyResult> {
+  const result = await decideApprovalFromDoor(
+    { goals: deps.goals, publisher: deps.publisher, now: deps.now },
+    {
+      approvalId,
+      decision,
+      decidedBy: slackActor(payload.user.id),
+      channel: "slack",
+      ...(deps.tenantId === undefined ? {} : { tenantId: deps.tenantId }),
+    },
+  );
+  deps.logger.info("slack decision", {
+    approvalId,
+    decision,
+    outcome: result.outcome,
+    user: payload.user.id,
+  });
+  const outcome: ApprovalMessageOutcome =
+    result.outcome === "not_found"
+      ? { kind: "not_found", approvalId }
+      : { kind: result.outcome, approval: approvalView(result.approval) };
+  const goal = outcome.kind === "not_found" ? undefined : await tenantGoal(deps, outcome.approval.goalId);
+  const message = replacement(approvalOutcomeMessage(outcome, goal && toSnapshot(goal)));
+  await respondThroughUrl(deps, payload, message);
+  return json(200, message);
+}
+
+/** The updated message as an interaction answer: it replaces the one that was clicked. */
+function replacement(message: SlackMessage): Record<string, unknown> {
+  return { replace_original: true, text: message.text, blocks: message.blocks };
+}
+
+/** Best effort within the responder's deadline: the answer's body carries the same message. */
+async function respondThroughUrl(
+  deps: SlackDoorDeps,
+  payload: BlockActionsPayload,
+  message: Record<string, unknown>,
+): Promise<void> {
+  if (deps.responder === undefined || payload.response_url === undefined) return;
+  try {
+    await deps.responder.respond(payload.response_url, message);
+  } catch (error) {
+    deps.logger.warn("could not replace the Slack message through response_url", { error });
+  }
+}

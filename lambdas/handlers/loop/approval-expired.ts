@@ -1,0 +1,17 @@
+import { Logger } from "@aws-lambda-powertools/logger";
+import { createDocumentClient, createGoalStoreAdapters } from "../../adapters/goal-store-adapters";
+import { approvalExpired } from "../../core/loop/gates/approval-expired";
+import { requiredEnv } from "../handler-environment";
+import { StatePayloadSchema } from "./state-payload";
+import { stepHandler } from "./step-handler";
+
+const logger = new Logger();
+const { goals } = createGoalStoreAdapters({
+  client: createDocumentClient(),
+  tableName: requiredEnv("GOAL_TABLE_NAME"),
+});
+
+/** ApprovalExpired: AwaitApproval timed out; expire the approval and go on or terminate (see `approvalExpired`). */
+export const handler = stepHandler(logger, StatePayloadSchema, (payload) =>
+  approvalExpired({ goals, now: () => new Date() }, payload),
+);

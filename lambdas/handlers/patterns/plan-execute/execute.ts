@@ -1,0 +1,25 @@
+import { Logger } from "@aws-lambda-powertools/logger";
+import { BedrockModelClient } from "../../../adapters/bedrock-model-client";
+import { createBedrockRuntimeClient } from "../../../adapters/bedrock-runtime-client";
+import { createDocumentClient, createGoalStoreAdapters } from "../../../adapters/goal-store-adapters";
+import { execute } from "../../../core/patterns/plan-execute/execute";
+import { requiredEnv } from "../../handler-environment";
+import { StatePayloadSchema } from "../../loop/state-payload";
+import { stepHandler } from "../../loop/step-handler";
+import { toolRunnerFromEnv } from "../../loop/tool-runner-from-env";
+import { planExecuteSettingsFromEnv } from "./settings";
+
+const logger = new Logger();
+const { goals, workspace, stepLog, outbox } = createGoalStoreAdapters({
+  client: createDocumentClient(),
+  tableName: requiredEnv("GOAL_TABLE_NAME"),
+});
+const model = new BedrockModelClient({ client: createBedrockRuntimeClient() });
+const settings = planExecuteSettingsFromEnv();
+// The tools it offers, and runs at once when the turn needs no approval (Act runs approved ones).
+const tools = toolRunnerFromEnv({ workspace, outbox });
+
+/** Execute: the executor's turn for the next plan step, acted on unless a call is gated (see `execute`). */
+export const handler = stepHandler(logger, StatePayloadSchema, (payload) =>
+  execute({ goals, stepLog, model, tools, now: () => new Date() }, settings, payload),
+);

@@ -1,0 +1,23 @@
+import { Logger } from "@aws-lambda-powertools/logger";
+import { BedrockModelClient } from "../../../adapters/bedrock-model-client";
+import { createBedrockRuntimeClient } from "../../../adapters/bedrock-runtime-client";
+import { createDocumentClient, createGoalStoreAdapters } from "../../../adapters/goal-store-adapters";
+import { observe } from "../../../core/patterns/plan-execute/observe";
+import { requiredEnv } from "../../handler-environment";
+import { StatePayloadSchema } from "../../loop/state-payload";
+import { stepHandler } from "../../loop/step-handler";
+import { planExecuteSettingsFromEnv } from "./settings";
+
+const logger = new Logger();
+const { goals, workspace, stepLog } = createGoalStoreAdapters({
+  client: createDocumentClient(),
+  tableName: requiredEnv("GOAL_TABLE_NAME"),
+});
+// Bedrock only for `judge` (model_judge checks) and `reconcile` (revisions) calls.
+const model = new BedrockModelClient({ client: createBedrockRuntimeClient() });
+const settings = planExecuteSettingsFromEnv();
+
+/** Observe: verify and classify the last step, then decide what comes next (see `observe`). */
+export const handler = stepHandler(logger, StatePayloadSchema, (payload) =>
+  observe({ goals, workspace, stepLog, model, now: () => new Date() }, settings, payload),
+);

@@ -1,0 +1,35 @@
+import { Logger } from "@aws-lambda-powertools/logger";
+import { BedrockModelClient } from "../../../adapters/bedrock-model-client";
+import { createBedrockRuntimeClient } from "../../../adapters/bedrock-runtime-client";
+import { createDocumentClient, createGoalStoreAdapters } from "../../../adapters/goal-store-adapters";
+import { DEFAULT_CONTEXT_SETTINGS } from "../../../core/models/context/context-settings";
+import { verifyAndReason } from "../../../core/patterns/react/verify-and-reason";
+import { positiveIntEnv, requiredEnv } from "../../handler-environment";
+import { loopSettingsFromEnv } from "../../loop/loop-settings-from-env";
+import { StatePayloadSchema } from "../../loop/state-payload";
+import { stepHandler } from "../../loop/step-handler";
+import { toolRunnerFromEnv } from "../../loop/tool-runner-from-env";
+
+const logger = new Logger();
+const { goals, workspace, stepLog, outbox } = createGoalStoreAdapters({
+  client: createDocumentClient(),
+  tableName: requiredEnv("GOAL_TABLE_NAME"),
+});
+const model = new BedrockModelClient({ client: createBedrockRuntimeClient() });
+const settings = {
+  ...loopSettingsFromEnv(),
+  context: {
+    ...DEFAULT_CONTEXT_SETTINGS,
+    budgetTokens: positiveIntEnv("CONTEXT_BUDGET_TOKENS", DEFAULT_CONTEXT_SETTINGS.budgetTokens),
+  },
+};
+// The tools it offers, and runs at once when the turn needs no approval (Act runs approved ones).
+const tools = toolRunnerFromEnv({ workspace, outbox });
+
+/**
+ * VerifyAndReason: verify the last step, decide, make the `reason` call, and act on it when no call
+ * needs an approval (see `verifyAndReason`).
+ */
+export const handler = stepHandler(logger, StatePayloadSchema, (payload) =>
+  verifyAndReason({ goals, workspace, stepLog, model, tools, now: () => new Date() }, settings, payload),
+);

@@ -1,0 +1,25 @@
+import { Logger } from "@aws-lambda-powertools/logger";
+import { BedrockModelClient } from "../../../adapters/bedrock-model-client";
+import { createBedrockRuntimeClient } from "../../../adapters/bedrock-runtime-client";
+import { createDocumentClient, createGoalStoreAdapters } from "../../../adapters/goal-store-adapters";
+import { attempt } from "../../../core/patterns/reflexion/attempt";
+import { requiredEnv } from "../../handler-environment";
+import { loopSettingsFromEnv } from "../../loop/loop-settings-from-env";
+import { StatePayloadSchema } from "../../loop/state-payload";
+import { stepHandler } from "../../loop/step-handler";
+import { toolRunnerFromEnv } from "../../loop/tool-runner-from-env";
+
+const logger = new Logger();
+const { goals, workspace, stepLog, outbox } = createGoalStoreAdapters({
+  client: createDocumentClient(),
+  tableName: requiredEnv("GOAL_TABLE_NAME"),
+});
+const model = new BedrockModelClient({ client: createBedrockRuntimeClient() });
+const settings = loopSettingsFromEnv();
+// The tools it offers, and runs at once when the turn needs no approval (Act runs approved ones).
+const tools = toolRunnerFromEnv({ workspace, outbox });
+
+/** Attempt: the `attempt` call with every stored lesson, acted on unless a call is gated (see `attempt`). */
+export const handler = stepHandler(logger, StatePayloadSchema, (payload) =>
+  attempt({ goals, stepLog, model, tools, now: () => new Date() }, settings, payload),
+);

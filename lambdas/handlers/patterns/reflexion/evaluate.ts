@@ -1,0 +1,22 @@
+import { Logger } from "@aws-lambda-powertools/logger";
+import { BedrockModelClient } from "../../../adapters/bedrock-model-client";
+import { createBedrockRuntimeClient } from "../../../adapters/bedrock-runtime-client";
+import { createDocumentClient, createGoalStoreAdapters } from "../../../adapters/goal-store-adapters";
+import { evaluate } from "../../../core/patterns/reflexion/evaluate";
+import { requiredEnv } from "../../handler-environment";
+import { loopSettingsFromEnv } from "../../loop/loop-settings-from-env";
+import { StatePayloadSchema } from "../../loop/state-payload";
+import { stepHandler } from "../../loop/step-handler";
+
+const logger = new Logger();
+const { goals, workspace, stepLog } = createGoalStoreAdapters({
+  client: createDocumentClient(),
+  tableName: requiredEnv("GOAL_TABLE_NAME"),
+});
+const model = new BedrockModelClient({ client: createBedrockRuntimeClient() });
+const settings = loopSettingsFromEnv();
+
+/** Evaluate: evaluate the last attempt against the success checks, then decide (see `evaluate`). */
+export const handler = stepHandler(logger, StatePayloadSchema, (payload) =>
+  evaluate({ goals, workspace, stepLog, model, now: () => new Date() }, settings, payload),
+);

@@ -1,0 +1,21 @@
+import { Logger } from "@aws-lambda-powertools/logger";
+import { BedrockModelClient } from "../../../adapters/bedrock-model-client";
+import { createBedrockRuntimeClient } from "../../../adapters/bedrock-runtime-client";
+import { createDocumentClient, createGoalStoreAdapters } from "../../../adapters/goal-store-adapters";
+import { reflect } from "../../../core/patterns/reflexion/reflect";
+import { modelTiersFromEnv, requiredEnv } from "../../handler-environment";
+import { StatePayloadSchema } from "../../loop/state-payload";
+import { stepHandler } from "../../loop/step-handler";
+
+const logger = new Logger();
+const { goals, workspace, stepLog } = createGoalStoreAdapters({
+  client: createDocumentClient(),
+  tableName: requiredEnv("GOAL_TABLE_NAME"),
+});
+const model = new BedrockModelClient({ client: createBedrockRuntimeClient() });
+const settings = { models: modelTiersFromEnv() };
+
+/** Reflect: draw a lesson from the failed attempt and store it on the goal (see `reflect`). */
+export const handler = stepHandler(logger, StatePayloadSchema, (payload) =>
+  reflect({ goals, workspace, stepLog, model, now: () => new Date() }, settings, payload),
+);

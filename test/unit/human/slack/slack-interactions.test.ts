@@ -1,0 +1,229 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { waitFor } from "../../../../lambdas/core/goal/goal-lifecycle";
+import type { Approval } from "../../../../lambdas/core/ports/goal-store";
+import {
+  aPendingApproval,
+  buildDoor,
+  clickBody,
+  createGoal,
+  jsonBody,
+  NOW,
+  NOW_SECONDS,
+  SECRET_TOKEN,
+  type SlackTable,
+  signAsSlack,
+  slackEvent,
+  startSlackTable,
+} from "./support";
+
+const INTERACTIONS = "/slack/interactions";
+
+describe("POST /slack/interactions", () => {
+  let table: SlackTable;
+
+  beforeAll(async () => {
+    table = await startSlackTable();
+  });
+  afterAll(() => table.stop());
+
+  /** A goal waiting for a pending approval, as the gate leaves it. */
+  async function waitingApproval(): Promise<Approval> {
+    const goal = await createGoal(table);
+    const approval = aPendingApproval(goal.goalId, goal.tenantId);
+    await table.adapters.goals.putApproval(approval);
+    const stored = await table.adapters.goals.getGoal(goal.goalId);
+    if (!stored) throw new Error("goal vanished");
+    const change = waitFor(
+      stored.record,
+      { kind: "approval", approvalId: approval.approvalId, reason: "irreversible tool notify" },
+      { eventType: "Approval Decided", approvalId: approval.approvalId, revision: 1 },
+      NOW,
+    );
+    await table.adapters.goals.commit(change.record, stored.version, change.events);
+    return approval;
+  }
+
+  it("decides on Approve, publishes Approval Decided and answers the updated message without buttons", async () => {
+    // Prepare
+    const approval = await waitingApproval();
+    const { door, publisher, responder } = buildDoor(table);
+
+    // Act
+    const result = await door(
+      slackEvent({ path: INTERACTIONS, body: clickBody("approve", approval.approvalId) }),
+    );
+
+    // Assess
+    expect(result.statusCode).toBe(200);
+    const stored = await table.adapters.goals.getApproval(approval.approvalId);
+    expect(stored).toMatchObject({
+      status: "approved",
+      decision: { decision: "approve", decidedBy: "slack:U0ANA", decidedAt: NOW.toISOString() },
+    });
+    expect(publisher.events).toEqual([
+      {
+        detailType: "Approval Decided",
+        detail: {
+          approvalId: approval.approvalId,
+          goalId: approval.goalId,
+          decision: "approve",
+          decidedBy: "slack:U0ANA",
+          channel: "slack",
+          decidedAt: NOW.toISOString(),
+        },
+      },
+    ]);
+    const body = jsonBody(result);
+    expect(body.replace_original).toBe(true);
+    const blocks = JSON.stringify(body.blocks);
+    expect(blocks).toContain("*Approved* by <@U0ANA>");
+    expect(blocks).not.toContain('"type":"actions"');
+    expect(responder.posts).toEqual([{ url: "https://hooks.slack.com/actions/T0TEAM/1/abc", message: body }]);
+    expect(result.body).not.toContain(SECRET_TOKEN);
+  });
+
+  it("answers a second click with the decision already taken, and publishes nothing more", async () => {
+    // Prepare
+    const approval = await waitingApproval();
+    const { door, publisher } = buildDoor(table);
+    await door(slackEvent({ path: INTERACTIONS, body: clickBody("approve", approval.approvalId) }));
+
+    // Act: another person clicks Reject on the same message, a second later (a new signature)
+    const later = String(Number(NOW_SECONDS) + 1);
+    const result = await door(
+      slackEvent({
+        path: INTERACTIONS,
+        body: clickBody("reject", approval.approvalId, "U0BEN"),
+        timestamp: later,
+      }),
+    );
+
+    // Assess
+    expect(result.statusCode).toBe(200);
+    expect(JSON.stringify(jsonBody(result).blocks)).toContain(
+      "Already decided: :white_check_mark: *Approved* by <@U0ANA>",
+    );
+    expect(publisher.events).toHaveLength(1);
+    expect((await table.adapters.goals.getApproval(approval.approvalId))?.status).toBe("approved");
+  });
+
+  it("records a Reject as rejected", async () => {
+    // Prepare
+    const approval = await waitingApproval();
+    const { door, publisher } = buildDoor(table);
+
+    // Act
+    const result = await door(
+      slackEvent({ path: INTERACTIONS, body: clickBody("reject", approval.approvalId) }),
+    );
+
+    // Assess
+    expect(JSON.stringify(jsonBody(result).blocks)).toContain(":x: *Rejected* by <@U0ANA>");
+    expect(publisher.events.map((event) => event.detail)).toEqual([
+      expect.objectContaining({ decision: "reject", channel: "slack" }),
+    ]);
+  });
+
+  it.each([
+    ["a wrong signature", { signature: signAsSlack("another-secret", NOW_SECONDS, "x") }, "bad signature"],
+    ["a stale timestamp", { timestamp: String(Number(NOW_SECONDS) - 301) }, "stale timestamp"],
+    ["a timestamp from the future", { timestamp: String(Number(NOW_SECONDS) + 301) }, "stale timestamp"],
+  ])("refuses %s with 401 and changes nothing", async (_name, change, reason) => {
+    // Prepare
+    const approval = await waitingApproval();
+    const { door, publisher } = buildDoor(table);
+
+    // Act
+    const result = await door(
+      slackEvent({ path: INTERACTIONS, body: clickBody("approve", approval.approvalId), ...change }),
+    );
+
+    // Assess
+    expect(result.statusCode).toBe(401);
+    expect(jsonBody(result)).toMatchObject({ error: { code: "SlackSignatureInvalid", reason } });
+    expect((await table.adapters.goals.getApproval(approval.approvalId))?.status).toBe("pending");
+    expect(publisher.events).toEqual([]);
+  });
+
+  it("refuses a replayed body with 401 even on another instance, and changes nothing", async () => {
+    // Prepare: a signed Reject is delivered and decides; an eavesdropper keeps the request
+    const approval = await waitingApproval();
+    const captured = slackEvent({ path: INTERACTIONS, body: clickBody("reject", approval.approvalId) });
+    const first = buildDoor(table);
+    await first.door(captured);
+    const other = buildDoor(table);
+
+    // Act: the same bytes, the same headers, within the five minutes, to another Lambda instance
+    const replay = await other.door(captured);
+
+    // Assess
+    expect(replay.statusCode).toBe(401);
+    expect(jsonBody(replay)).toMatchObject({ error: { reason: "replayed" } });
+    expect(other.publisher.events).toEqual([]);
+    expect((await table.adapters.goals.getApproval(approval.approvalId))?.decision?.decidedAt).toBe(
+      NOW.toISOString(),
+    );
+  });
+
+  it("answers an unknown approval with a message saying so", async () => {
+    // Prepare
+    const { door, publisher } = buildDoor(table);
+
+    // Act
+    const result = await door(slackEvent({ path: INTERACTIONS, body: clickBody("approve", "ap-unknown") }));
+
+    // Assess
+    expect(result.statusCode).toBe(200);
+    expect(JSON.stringify(jsonBody(result).blocks)).toContain("does not exist");
+    expect(publisher.events).toEqual([]);
+  });
+
+  it("treats another tenant's approval as unknown when the workspace is bound to a tenant", async () => {
+    // Prepare
+    const approval = await waitingApproval();
+    const { door, publisher } = buildDoor(table, { tenantId: "999999999999" });
+
+    // Act
+    const result = await door(
+      slackEvent({ path: INTERACTIONS, body: clickBody("approve", approval.approvalId) }),
+    );
+
+    // Assess
+    expect(JSON.stringify(jsonBody(result).blocks)).toContain("does not exist");
+    expect((await table.adapters.goals.getApproval(approval.approvalId))?.status).toBe("pending");
+    expect(publisher.events).toEqual([]);
+  });
+
+  it("acknowledges interactions it does not handle with an empty 200", async () => {
+    // Prepare
+    const { door } = buildDoor(table);
+    const body = new URLSearchParams({
+      payload: JSON.stringify({ type: "shortcut", callback_id: "x" }),
+    }).toString();
+
+    // Act
+    const result = await door(slackEvent({ path: INTERACTIONS, body }));
+
+    // Assess
+    expect(result).toMatchObject({ statusCode: 200, body: "" });
+  });
+
+  it("still answers with the decision when replacing the message through response_url fails", async () => {
+    // Prepare
+    const approval = await waitingApproval();
+    const { door } = buildDoor(table, {
+      responder: {
+        respond: () => Promise.reject(new Error("hooks.slack.com timed out")),
+      },
+    });
+
+    // Act
+    const result = await door(
+      slackEvent({ path: INTERACTIONS, body: clickBody("approve", approval.approvalId) }),
+    );
+
+    // Assess
+    expect(result.statusCode).toBe(200);
+    expect(JSON.stringify(jsonBody(result).blocks)).toContain("*Approved*");
+  });
+});
