@@ -226,6 +226,18 @@ program
   });
 
 program
+  .command("retry")
+  .description("Run a failed goal again: a redrive of its failed run, or a new run from its checkpoint")
+  .argument("<goalId>")
+  .addOption(portOption())
+  .action(async (goalId: string, options: { port: number }) => {
+    await control(options.port, async (client) => {
+      await client.retry(goalId);
+      write(`Retry of goal ${goalId} requested`);
+    });
+  });
+
+program
   .command("cancel")
   .description("Cancel a goal that is not final and stop its execution")
   .argument("<goalId>")

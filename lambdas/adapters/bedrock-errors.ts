@@ -6,8 +6,11 @@ import { ModelFatalError, ModelRetryableError } from "../core/ports/model-client
  * `ModelErrorException` (HTTP 424) is the model failing while it processed a valid request, and
  * Bedrock's message for it says to try again; the state machine's retry budget bounds the cost.
  */
+/** Bedrock's rate limit: it comes in bursts, so the state machines retry it longer than the others. */
+export const THROTTLING_ERROR = "ThrottlingException";
+
 const RETRYABLE_BEDROCK_EXCEPTIONS = [
-  "ThrottlingException",
+  THROTTLING_ERROR,
   "ModelTimeoutException",
   "ServiceUnavailableException",
   "InternalServerException",
@@ -31,6 +34,9 @@ export const RETRYABLE_MODEL_ERRORS = [
 ] as const;
 export type RetryableModelErrorName = (typeof RETRYABLE_MODEL_ERRORS)[number];
 
+/** The local fixture endpoint's error for a call past the end of a role's scripted turns. */
+export const FIXTURE_EXHAUSTED = "FixtureExhausted";
+
 /**
  * Bedrock exceptions no retry fixes: a request the service rejects, no model access, an unknown
  * model. `ServiceQuotaExceededException` is an account quota, not a rate: waiting seconds won't
@@ -42,7 +48,7 @@ const FATAL_ENDPOINT_ERRORS = [
   "AccessDeniedException",
   "ResourceNotFoundException",
   "ServiceQuotaExceededException",
-  "FixtureExhausted",
+  FIXTURE_EXHAUSTED,
 ] as const;
 
 /** The call succeeded but its output does not fit a ModelTurn (no message, an unknown stop reason). */

@@ -4,6 +4,7 @@ import {
   PutCommand,
   QueryCommand,
   type QueryCommandInput,
+  UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
 import * as z from "zod";
 import type { GoalLoopsError } from "../core/goal/errors";
@@ -348,54 +349,73 @@ export class DynamoDbGoalStore implements GoalStore {
     if (!DecidedStatusSchema.safeParse(outcome.status).success) {
       throw invalidField("status", `must be one of ${DecidedStatusSchema.options.join(", ")}`);
     }
-    const current = await this.getApproval(approvalId);
-    if (!current) throw new ApprovalNotFoundError(`Approval ${approvalId} does not exist`);
-    if (current.status !== "pending") throw alreadyDecided(approvalId, current.status);
-    const decided = parseOrThrow(
-      ApprovalSchema,
-      toDocument({ ...current, status: outcome.status, decision: outcome.decision }),
-      "approval decision",
-    );
-    const ttlSeconds = Math.floor(this.now().getTime() / 1000) + APPROVAL_RETENTION_SECONDS;
-    try {
-      // The condition makes the decision exactly-once: of many concurrent deciders, one write passes.
-      await this.client.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: approvalItem(decided, ttlSeconds),
-          ConditionExpression: "#status = :pending",
-          ExpressionAttributeNames: { "#status": "status" },
-          ExpressionAttributeValues: { ":pending": "pending" },
-        }),
+    // A new wait may store its token between the read and the write (`replaceApprovalToken`): the
+    // write is conditional on the token read too, and a pending approval whose token moved is
+    // decided again on the fresh read, so the decision never brings back a dead wait's token.
+    for (let attempt = 0; ; attempt += 1) {
+      const current = await this.getApproval(approvalId);
+      if (!current) throw new ApprovalNotFoundError(`Approval ${approvalId} does not exist`);
+      if (current.status !== "pending") throw alreadyDecided(approvalId, current.status);
+      const decided = parseOrThrow(
+        ApprovalSchema,
+        toDocument({ ...current, status: outcome.status, decision: outcome.decision }),
+        "approval decision",
       );
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) throw alreadyDecided(approvalId, "decided", error);
-      throw toStoreError(error, "decideApproval");
+      const ttlSeconds = Math.floor(this.now().getTime() / 1000) + APPROVAL_RETENTION_SECONDS;
+      try {
+        // The condition makes the decision exactly-once: of many concurrent deciders, one write passes.
+        await this.client.send(
+          new PutCommand({
+            TableName: this.tableName,
+            Item: approvalItem(decided, ttlSeconds),
+            ConditionExpression: "#status = :pending AND #approval.#taskToken = :token",
+            ExpressionAttributeNames: {
+              "#status": "status",
+              "#approval": "approval",
+              "#taskToken": "taskToken",
+            },
+            ExpressionAttributeValues: { ":pending": "pending", ":token": current.taskToken },
+          }),
+        );
+        return decided;
+      } catch (error) {
+        if (!isConditionalCheckFailed(error)) throw toStoreError(error, "decideApproval");
+        if (attempt >= MAX_TOKEN_RACES) throw alreadyDecided(approvalId, "decided", error);
+      }
     }
-    return decided;
   }
 
   async replaceApprovalToken(approvalId: string, taskToken: string): Promise<Approval> {
-    const current = await this.getApproval(approvalId);
-    if (!current) throw new ApprovalNotFoundError(`Approval ${approvalId} does not exist`);
-    if (current.status !== "pending") throw alreadyDecided(approvalId, current.status);
-    const replaced = parseOrThrow(ApprovalSchema, toDocument({ ...current, taskToken }), "approval token");
-    const expiresAtSeconds = Math.floor(Date.parse(replaced.expiresAt) / 1000);
     try {
-      await this.client.send(
-        new PutCommand({
+      // Only the token changes: a decision written meanwhile is kept, and its delivery goes to this
+      // wait. An approval nobody can decide any more (expired, superseded) keeps its dead token.
+      const updated = await this.client.send(
+        new UpdateCommand({
           TableName: this.tableName,
-          Item: approvalItem(replaced, expiresAtSeconds + APPROVAL_RETENTION_SECONDS),
-          ConditionExpression: "#status = :pending",
-          ExpressionAttributeNames: { "#status": "status" },
-          ExpressionAttributeValues: { ":pending": "pending" },
+          Key: approvalKey(approvalId),
+          UpdateExpression: "SET #approval.#taskToken = :token",
+          ConditionExpression: "attribute_exists(#approval) AND #status IN (:pending, :approved, :rejected)",
+          ExpressionAttributeNames: {
+            "#status": "status",
+            "#approval": "approval",
+            "#taskToken": "taskToken",
+          },
+          ExpressionAttributeValues: {
+            ":token": taskToken,
+            ":pending": "pending",
+            ":approved": "approved",
+            ":rejected": "rejected",
+          },
+          ReturnValues: "ALL_NEW",
         }),
       );
+      return parseStoredItem(ApprovalSchema, updated.Attributes?.approval, "approval");
     } catch (error) {
-      if (isConditionalCheckFailed(error)) throw alreadyDecided(approvalId, "decided", error);
-      throw toStoreError(error, "replaceApprovalToken");
+      if (!isConditionalCheckFailed(error)) throw toStoreError(error, "replaceApprovalToken");
+      const current = await this.getApproval(approvalId);
+      if (!current) throw new ApprovalNotFoundError(`Approval ${approvalId} does not exist`);
+      throw alreadyDecided(approvalId, current.status, error);
     }
-    return replaced;
   }
 
   async listApprovals(query: {
@@ -615,6 +635,9 @@ function storedGoalState(
   }
   return { ...parseStoredItem(GoalStateSchema, decoded, `${where} state`), version: stored.version };
 }
+
+/** How often a decision is taken again because a new wait stored its token in between. */
+const MAX_TOKEN_RACES = 3;
 
 function approvalItem(approval: Approval, ttlSeconds: number) {
   return {

@@ -2,7 +2,6 @@ import { Duration } from "aws-cdk-lib";
 import {
   Choice,
   Condition,
-  Fail,
   type IChainable,
   IntegrationPattern,
   JitterType,
@@ -15,7 +14,7 @@ import {
 } from "aws-cdk-lib/aws-stepfunctions";
 import { LambdaInvoke } from "aws-cdk-lib/aws-stepfunctions-tasks";
 import { Construct } from "constructs";
-import { RETRYABLE_MODEL_ERRORS } from "../../lambdas/adapters/bedrock-errors";
+import { RETRYABLE_MODEL_ERRORS, THROTTLING_ERROR } from "../../lambdas/adapters/bedrock-errors";
 import { EXECUTION_START_THROTTLED } from "../../lambdas/adapters/sfn-run-starter";
 import type { NextStep } from "../../lambdas/core/loop/step-result";
 import type { GoalLoopFunction } from "./goal-loop-function";
@@ -46,10 +45,37 @@ export const RETRYABLE_STORE_ERRORS = ["ConcurrentModificationError", "GoalStore
 const STEP_RETRY_ERRORS = [
   ...LAMBDA_SERVICE_ERRORS,
   ...STEP_CRASH_ERRORS,
-  ...RETRYABLE_MODEL_ERRORS,
+  ...RETRYABLE_MODEL_ERRORS.filter((name) => name !== THROTTLING_ERROR),
   ...RETRYABLE_STORE_ERRORS,
   EXECUTION_START_THROTTLED,
 ] as const;
+
+/**
+ * How long a step keeps retrying Bedrock's ThrottlingException, apart from every other error: the
+ * rate limit comes in bursts, and a few quick attempts would give up on a goal too early. Waits grow
+ * exponentially with full jitter from `interval`, each at most `maxDelay`.
+ */
+export interface ModelThrottlingRetry {
+  /**
+   * Retries after the first attempt, from 1 to 20.
+   *
+   * @default 6
+   */
+  readonly maxAttempts?: number;
+  /**
+   * The longest single wait between attempts, from 1 second to 15 minutes.
+   *
+   * @default Duration.seconds(60)
+   */
+  readonly maxDelay?: Duration;
+}
+
+/** The defaults of ModelThrottlingRetry, and the first wait (doubled each time, before the jitter). */
+export const DEFAULT_THROTTLING_RETRY = {
+  maxAttempts: 6,
+  maxDelay: Duration.seconds(60),
+  interval: Duration.seconds(5),
+} as const;
 
 const STEP_RETRY: Omit<RetryProps, "errors"> = {
   maxAttempts: 3,
@@ -76,7 +102,6 @@ export const LOOP_STATES = {
   terminated: "Terminated",
   stopped: "Stopped",
   continued: "Continued",
-  failed: "Failed",
 } as const;
 
 /** The Lambda steps every pattern's state machine invokes (see LoopSteps). */
@@ -115,7 +140,8 @@ type SharedNextStep =
  * verify step; Act after an approval; AwaitApproval (a task-token wait with a
  * timeout) for approvals, limit and failure decisions; ContinueAsNew; end states. Each step has one
  * retry budget for transient errors and crashes; anything else is caught into RecordFailure, which
- * marks the goal failed, then the Fail state carries the error. The payload between states stays
+ * marks the goal failed and fails the execution there, so a redrive resumes right at it. The
+ * payload between states stays
  * `{goalId, runId, iteration, next}` (all state is in the goal table).
  */
 export class LoopDefinition {
@@ -127,25 +153,33 @@ export class LoopDefinition {
   private readonly recordFailure: LambdaInvoke;
   private readonly scope: Construct;
 
-  constructor(owner: Construct, fns: SharedStepFunctions, options: { readonly approvalTimeout: Duration }) {
+  private readonly throttlingRetry: RetryProps;
+
+  constructor(
+    owner: Construct,
+    fns: SharedStepFunctions,
+    options: { readonly approvalTimeout: Duration; readonly throttlingRetry?: ModelThrottlingRetry },
+  ) {
     // States are constructs named by their state name; a scope of their own keeps those names
     // apart from the functions' construct IDs (and out of every CloudFormation logical ID).
     this.scope = new Construct(owner, "Definition");
-    const failed = new Fail(this.scope, LOOP_STATES.failed, {
-      comment: "The run stopped on an error RecordFailure wrote to the goal",
-      errorPath: JsonPath.stringAt("$.error.Error"),
-      causePath: JsonPath.stringAt("$.error.Cause"),
-    });
-    this.recordFailure = stepTask(this.scope, LOOP_STATES.recordFailure, fns.recordFailure, {
-      // Keep the input: the Fail state reads the error from it.
-      resultPath: JsonPath.DISCARD,
-    });
+    this.throttlingRetry = {
+      errors: [THROTTLING_ERROR],
+      interval: DEFAULT_THROTTLING_RETRY.interval,
+      maxAttempts: options.throttlingRetry?.maxAttempts ?? DEFAULT_THROTTLING_RETRY.maxAttempts,
+      maxDelay: options.throttlingRetry?.maxDelay ?? DEFAULT_THROTTLING_RETRY.maxDelay,
+      backoffRate: 2,
+      jitterStrategy: JitterType.FULL,
+    };
+    // RecordFailure marks the goal failed and then fails the execution itself (GoalFailed, never
+    // retried): a redrive (POST /goals/{goalId}/retry) re-runs exactly this state, which then hands
+    // the goal back to NextAction. A terminated or foreign goal goes to NextAction at once.
+    this.recordFailure = stepTask(this.scope, LOOP_STATES.recordFailure, fns.recordFailure);
     // Model errors cannot reach RecordFailure's own call; only infrastructure can fail it.
     this.recordFailure.addRetry({
       ...STEP_RETRY,
       errors: [...LAMBDA_SERVICE_ERRORS, ...STEP_CRASH_ERRORS, ...RETRYABLE_STORE_ERRORS],
     });
-    this.recordFailure.next(failed);
 
     this.loadGoal = this.step(LOOP_STATES.loadGoal, fns.loadGoal);
     this.act = this.step(LOOP_STATES.act, fns.act);
@@ -177,6 +211,8 @@ export class LoopDefinition {
     options: { readonly payload?: TaskInput } = {},
   ): LambdaInvoke {
     const task = stepTask(this.scope, stateName, fn, options);
+    // Throttling first: its own, longer budget; every other transient error shares the short one.
+    task.addRetry(this.throttlingRetry);
     task.addRetry({ ...STEP_RETRY, errors: [...STEP_RETRY_ERRORS] });
     task.addCatch(this.recordFailure, { errors: ["States.ALL"], resultPath: "$.error" });
     return task;
@@ -210,7 +246,7 @@ export class LoopDefinition {
       act: this.act,
       approval: this.awaitApproval,
       limit_decision: this.awaitApproval,
-      // Only plan_execute answers `decision` (an unrecoverable step failure); harmless elsewhere.
+      // An unrecoverable failure (a plan step's, or a tool call's in react and reflexion) asks a human.
       decision: this.awaitApproval,
       continue_as_new: this.continueAsNew,
       completed: new Succeed(this.scope, LOOP_STATES.completed, {
@@ -239,7 +275,13 @@ export class LoopDefinition {
     }
     nextAction.otherwise(unknownNext);
 
-    for (const step of [...patternSteps, this.loadGoal, this.approvalExpired, this.continueAsNew]) {
+    for (const step of [
+      ...patternSteps,
+      this.loadGoal,
+      this.approvalExpired,
+      this.continueAsNew,
+      this.recordFailure,
+    ]) {
       step.next(nextAction);
     }
     // The resume handler answers the token with the next step (`act`, `verify`, `terminated` …).

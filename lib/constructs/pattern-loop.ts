@@ -13,7 +13,7 @@ import { DEFAULT_CONTINUE_AS_NEW_AFTER } from "../../lambdas/core/loop/loop-deps
 import { allowModels, isBedrockModelId } from "./bedrock-model-access";
 import { GoalLoopFunction, type GoalLoopFunctionProps, type GoalLoopLogLevel } from "./goal-loop-function";
 import type { GoalTable } from "./goal-table";
-import { LoopDefinition } from "./loop-definition";
+import { LoopDefinition, type ModelThrottlingRetry } from "./loop-definition";
 import { ACT_TIMEOUT, LoopSteps, type LoopStepsProps, validateLoopStepsProps } from "./loop-steps";
 import {
   acknowledgeGoalTableGrant,
@@ -111,6 +111,14 @@ export interface PatternLoopProps extends LoopModelProps, Omit<LoopStepsProps, "
    * @default "INFO"
    */
   readonly logLevel?: GoalLoopLogLevel;
+
+  /**
+   * How long a step retries Bedrock's ThrottlingException (exponential, full jitter) before the
+   * goal fails; every other transient error keeps the shorter shared budget.
+   *
+   * @default - 6 retries, waits from 5 s, each at most 60 s
+   */
+  readonly modelThrottlingRetry?: ModelThrottlingRetry;
 }
 
 /** What tells one pattern's construct from another's. */
@@ -222,6 +230,7 @@ export abstract class PatternLoop extends Construct {
   protected createStateMachine(build: (definition: LoopDefinition) => IChainable): StateMachine {
     const definition = new LoopDefinition(this, this.steps.functions, {
       approvalTimeout: this.steps.approvalTimeout,
+      ...(this.props.modelThrottlingRetry ? { throttlingRetry: this.props.modelThrottlingRetry } : {}),
     });
     const logGroup = new LogGroup(this, "StateMachineLogGroup", {
       retention: this.props.logRetention ?? RetentionDays.ONE_MONTH,
@@ -296,6 +305,19 @@ function validateProps(props: PatternLoopProps, constructName: string): void {
     throw new Error(
       `${constructName}: continueAsNewAfter must be a whole number from 1 to ${MAX_CONTINUE_AS_NEW_AFTER} ` +
         `(each iteration adds up to ~25 of an execution's 25,000 history events); got ${continueAsNewAfter}`,
+    );
+  }
+  const throttling = props.modelThrottlingRetry;
+  const attempts = throttling?.maxAttempts;
+  if (attempts !== undefined && !(Number.isInteger(attempts) && attempts >= 1 && attempts <= 20)) {
+    throw new Error(
+      `${constructName}: modelThrottlingRetry.maxAttempts must be a whole number from 1 to 20; got ${attempts}`,
+    );
+  }
+  const maxDelay = throttling?.maxDelay?.toSeconds();
+  if (maxDelay !== undefined && !(maxDelay >= 1 && maxDelay <= 900)) {
+    throw new Error(
+      `${constructName}: modelThrottlingRetry.maxDelay must be from 1 second to 15 minutes; got ${maxDelay} s`,
     );
   }
   if (steps !== undefined) {

@@ -34,7 +34,7 @@ export interface ResumeHandlerProps {
  * EventBridge retries a failed delivery, then puts it in the bus's dead-letter queue.
  *
  * Least privilege: the goal table; SendTaskSuccess/SendTaskFailure, StartExecution on the given
- * state machines and StopExecution on their executions. The state machines never reference this
+ * state machines and StopExecution/DescribeExecution/RedriveExecution on their executions. The state machines never reference this
  * function, so granting on their ARNs makes no dependency cycle.
  */
 export class ResumeHandler extends Construct {
@@ -68,8 +68,14 @@ export class ResumeHandler extends Construct {
     for (const [, machine] of machines) {
       machine.grantTaskResponse(this.function);
       machine.grantStartExecution(this.function);
-      // Cancel stops the goal's current run: executions of this machine (`…:execution:<name>:*`).
-      machine.grantExecution(this.function, "states:StopExecution");
+      // Cancel stops the goal's current run; a decision whose run is over looks it up and revives it;
+      // a retry redrives a failed run: executions of this machine (`…:execution:<name>:*`).
+      machine.grantExecution(
+        this.function,
+        "states:StopExecution",
+        "states:DescribeExecution",
+        "states:RedriveExecution",
+      );
       acknowledgeWildcardResource(
         this.function.role,
         `${Stack.of(this).formatArn({
@@ -78,7 +84,7 @@ export class ResumeHandler extends Construct {
           arnFormat: ArnFormat.COLON_RESOURCE_NAME,
           resourceName: Arn.split(machine.stateMachineArn, ArnFormat.COLON_RESOURCE_NAME).resourceName,
         })}:*`,
-        "StopExecution names an execution, and a goal's run gets its execution at run time (goalId-runId); the wildcard covers only executions of this one state machine.",
+        "StopExecution, DescribeExecution and RedriveExecution name an execution, and a goal's run gets its execution at run time (goalId-runId); the wildcard covers only executions of this one state machine.",
       );
     }
 

@@ -1,9 +1,12 @@
 import { DynamoDBDocumentClient, paginateScan } from "@aws-sdk/lib-dynamodb";
 import { DynamoDbGoalStore } from "../../lambdas/adapters/dynamodb-goal-store";
 import { goalKey, statusPrefix } from "../../lambdas/adapters/goal-table-keys";
+import { executionArnOf } from "../../lambdas/adapters/sfn-run-stopper";
 import { TABLE_DESIGN } from "../../lambdas/adapters/table-design";
+import { type Pattern, PatternSchema } from "../../lambdas/core/goal/goal-spec";
 import { executionName } from "../../lambdas/core/loop/continue-as-new";
-import { type ReattachedGoal, reattachGoal } from "../../lambdas/core/loop/reattach-goal";
+import { type ReattachedGoal, reviveDeadRun } from "../../lambdas/core/loop/reattach-goal";
+import type { RunRef } from "../../lambdas/core/ports/run-control";
 import type { CloudAssemblyModel } from "./cloud-assembly-model";
 import { localDynamoClient } from "./dynamo";
 import type { Execution } from "./execution";
@@ -12,7 +15,7 @@ import type { StateMachineRunner } from "./state-machine-runner";
 export interface ReattachGoalsOptions {
   readonly dynamodbEndpoint: string;
   readonly model: CloudAssemblyModel;
-  readonly runner: Pick<StateMachineRunner, "startExecution" | "tokens">;
+  readonly runner: Pick<StateMachineRunner, "startExecution" | "describe" | "tokens">;
   /** How long to wait for a waiting goal's new run to hold its approval again. @default 30 s */
   readonly settleTimeoutMs?: number;
   readonly now?: () => Date;
@@ -25,9 +28,10 @@ const GOAL_SK = goalKey("")[TABLE_DESIGN.sortKey] ?? "GOAL";
 
 /**
  * After a restart on a kept state folder: every goal that was `running` or `waiting` lost its run
- * with the process that ran it. Each gets a new run (`reattachRun`: a waiting goal keeps waiting on
- * the same approval) and that run's execution is started on its pattern's state machine, so a
- * pending approval can still be answered. Returns the goals re-attached.
+ * with the process that ran it. Each gets a new run (`reviveDeadRun`: a waiting goal keeps waiting on
+ * the same approval, a decided gate goes to Act) and that run's execution is started on its
+ * pattern's state machine, so a pending approval can still be answered. A goal whose run is live
+ * already (a decision revived it while this ran) is left alone. Returns the goals re-attached.
  */
 export async function reattachGoals(options: ReattachGoalsOptions): Promise<ReattachedGoal[]> {
   const { model, runner, log = console.log } = options;
@@ -35,25 +39,35 @@ export async function reattachGoals(options: ReattachGoalsOptions): Promise<Reat
   const client = DynamoDBDocumentClient.from(localDynamoClient(options.dynamodbEndpoint), {
     marshallOptions: { removeUndefinedValues: true },
   });
+  const stateMachineArns = patternStateMachineArns(model);
+  const executionOf = (run: RunRef) => runner.describe(executionArnOf(run));
   const reattached: ReattachedGoal[] = [];
   for (const { tableName } of model.tables) {
     const goals = new DynamoDbGoalStore({ client, tableName });
-    for (const goalId of await liveGoalIds(client, tableName)) {
-      const goal = await reattachGoal({ goals, now }, goalId);
-      if (!goal) continue;
-      const stateMachine = stateMachineFor(model, goal.pattern);
-      if (!stateMachine) {
-        log(
-          `goal ${goalId} (${goal.status}) has no state machine for pattern '${goal.pattern}'; not re-attached`,
+    const ports = {
+      goals,
+      now,
+      stateMachineArns,
+      runIsLive: async (run: RunRef) => executionOf(run)?.isRunning() ?? false,
+      startRun: async (run: RunRef) => {
+        runner.startExecution(
+          run.stateMachineArn,
+          { goalId: run.goalId, runId: run.runId },
+          executionName(run.goalId, run.runId),
         );
+      },
+    };
+    for (const goalId of await liveGoalIds(client, tableName)) {
+      const pattern = (await goals.getGoal(goalId))?.record.pattern;
+      const stateMachineArn = pattern === undefined ? undefined : stateMachineArns[pattern];
+      if (stateMachineArn === undefined) {
+        log(`goal ${goalId} has no state machine for pattern '${pattern ?? "?"}'; not re-attached`);
         continue;
       }
-      const execution = runner.startExecution(
-        stateMachine.arn,
-        { goalId, runId: goal.runId },
-        executionName(goalId, goal.runId),
-      );
-      if (goal.approvalId !== null) {
+      const goal = await reviveDeadRun(ports, goalId);
+      if (!goal) continue;
+      const execution = executionOf({ stateMachineArn, goalId, runId: goal.runId });
+      if (goal.approvalId !== null && execution) {
         await untilWaitingAgain(goals, runner, execution, goal.approvalId, options.settleTimeoutMs ?? 30_000);
       }
       reattached.push(goal);
@@ -124,10 +138,20 @@ async function liveGoalIds(client: DynamoDBDocumentClient, tableName: string): P
 }
 
 /**
- * The pattern's state machine, as the stack wired it: the STATE_MACHINE_ARNS map the API and the
- * resume handler read (pattern → ARN), else the one named `…-<pattern>` (`plan_execute` as `plan-execute`).
+ * Pattern → the pattern's state machine ARN, as the stack wired it: the STATE_MACHINE_ARNS map the
+ * API and the resume handler read, else the machine named `…-<pattern>` (`plan_execute` as
+ * `plan-execute`).
  */
-function stateMachineFor(model: CloudAssemblyModel, pattern: string) {
+function patternStateMachineArns(model: CloudAssemblyModel): Partial<Record<Pattern, string>> {
+  const arns: Partial<Record<Pattern, string>> = {};
+  for (const pattern of PatternSchema.options) {
+    const machine = stateMachineFor(model, pattern);
+    if (machine) arns[pattern] = machine.arn;
+  }
+  return arns;
+}
+
+function stateMachineFor(model: CloudAssemblyModel, pattern: Pattern) {
   for (const fn of model.functions) {
     const wiring = fn.environment.STATE_MACHINE_ARNS;
     if (wiring === undefined) continue;

@@ -156,6 +156,29 @@ describe("GoalLoopsStack as bin/app.ts builds it", () => {
     expect(readable).not.toContain("SigningSecret");
   });
 
+  it("lets the resume handler stop, describe and redrive only the three loops' executions", () => {
+    // Prepare: the statements of the resume handler's policy, as synthesized
+    const [, resumeHandler] = onlyResource(template, "AWS::Lambda::Function", "ResumeHandlerFunction");
+    const role = roleOf(resumeHandler);
+    const statements = [...resourcesOf(template, "AWS::IAM::Policy").values()]
+      .filter((policy) => JSON.stringify(policy.Properties.Roles).includes(`"${role}"`))
+      .flatMap(
+        (policy) => (policy.Properties.PolicyDocument as { Statement: Record<string, unknown>[] }).Statement,
+      );
+    const machines = ["ReactLoop", "PlanExecuteLoop", "ReflexionLoop"].map(
+      (loop) => onlyResource(template, "AWS::StepFunctions::StateMachine", `${loop}StateMachine`)[0],
+    );
+
+    // Assess
+    for (const action of ["states:StopExecution", "states:DescribeExecution", "states:RedriveExecution"]) {
+      const granting = statements.filter((statement) => [statement.Action].flat().includes(action));
+      const resources = JSON.stringify(granting.map((statement) => statement.Resource));
+      for (const machine of machines) expect(resources, action).toContain(`{"Ref":"${machine}"}`);
+      expect(resources.match(/:execution:/g), action).toHaveLength(machines.length);
+      expect(resources, action).not.toContain('"*"');
+    }
+  });
+
   it("synthesizes without error annotations", () => {
     // Act
     const messages = assembly.getStackArtifact(stack.artifactId).messages;
@@ -249,7 +272,9 @@ function expectedAcknowledgments(template: Template): string[] {
       "goals/GET",
       "goals/{goalId}/GET",
       "goals/{goalId}/events/GET",
-      ...["revisions", "directive", "resume", "cancel"].map((control) => `goals/{goalId}/${control}/POST`),
+      ...["revisions", "directive", "resume", "retry", "cancel"].map(
+        (control) => `goals/{goalId}/${control}/POST`,
+      ),
       "approvals/GET",
       "approvals/{approvalId}/POST",
     ].map((method) => `AwsSolutions-COG4 @ ${at(`GoalsApi/RestApi/Default/${method}/Resource`)}`),

@@ -88,6 +88,7 @@ describe("GoalsApi", () => {
         "POST /goals/{goalId}/revisions",
         "POST /goals/{goalId}/directive",
         "POST /goals/{goalId}/resume",
+        "POST /goals/{goalId}/retry",
         "POST /goals/{goalId}/cancel",
         "GET /approvals",
         "POST /approvals/{approvalId}",
@@ -143,7 +144,7 @@ describe("GoalsApi", () => {
       "method.request.path.goalId": true,
       "method.request.querystring.after": false,
     });
-    for (const control of ["revisions", "directive", "resume", "cancel"]) {
+    for (const control of ["revisions", "directive", "resume", "retry", "cancel"]) {
       expect(routes.get(`POST /goals/{goalId}/${control}`)?.Properties.RequestParameters, control).toEqual({
         "method.request.path.goalId": true,
       });
@@ -257,9 +258,9 @@ describe("GoalsApi", () => {
     expect(resourcesAllowed(statements, "events:PutEvents")).toEqual([arnOf(busId)]);
   });
 
-  it("lets API Gateway invoke the function from the stage's ten methods only (no console test invocations)", () => {
+  it("lets API Gateway invoke the function from the stage's eleven methods only (no console test invocations)", () => {
     // Assess
-    template.resourceCountIs("AWS::Lambda::Permission", 10);
+    template.resourceCountIs("AWS::Lambda::Permission", 11);
   });
 
   it.each<[string, Partial<GoalsApiProps>, RegExp]>([

@@ -1,3 +1,4 @@
+import { Duration } from "aws-cdk-lib";
 import type { Template } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
 import { FATAL_MODEL_ERRORS, RETRYABLE_MODEL_ERRORS } from "../../lambdas/adapters/bedrock-errors";
@@ -124,7 +125,6 @@ describe("ReactLoop with default props", () => {
         "Terminated",
         "Stopped",
         "Continued",
-        "Failed",
       ].sort(),
     );
   });
@@ -140,7 +140,8 @@ describe("ReactLoop with default props", () => {
     expect(stateOf(definition, "VerifyAndReason").Next).toBe("NextAction");
     expect(stateOf(definition, "Act").Next).toBe("VerifyAndReason");
     expect(stateOf(definition, "ContinueAsNew").Next).toBe("NextAction");
-    expect(stateOf(definition, "RecordFailure").Next).toBe("Failed");
+    // A failed goal fails the execution in RecordFailure itself: a redrive re-runs it into NextAction.
+    expect(stateOf(definition, "RecordFailure").Next).toBe("NextAction");
     expect(stateOf(definition, "UnknownNext").Next).toBe("RecordFailure");
   });
 
@@ -219,15 +220,23 @@ describe("ReactLoop with default props", () => {
     });
   });
 
-  it("gives each step exactly one Retry, on Lambda, crash, retryable model and store errors, 3 attempts with full jitter", () => {
+  it("gives each step a long Retry for ThrottlingException first, then one on Lambda, crash, other retryable model and store errors", () => {
     // Assess
     for (const state of STEP_TASKS) {
       expect(stateOf(definition, state).Retry, state).toEqual([
         {
+          ErrorEquals: ["ThrottlingException"],
+          IntervalSeconds: 5,
+          MaxAttempts: 6,
+          BackoffRate: 2,
+          MaxDelaySeconds: 60,
+          JitterStrategy: "FULL",
+        },
+        {
           ErrorEquals: [
             ...LAMBDA_SERVICE_ERRORS,
             ...CRASH_ERRORS,
-            ...RETRYABLE_MODEL_ERRORS,
+            ...RETRYABLE_MODEL_ERRORS.filter((name) => name !== "ThrottlingException"),
             ...STORE_ERRORS,
             "ExecutionStartThrottled",
           ],
@@ -238,6 +247,25 @@ describe("ReactLoop with default props", () => {
         },
       ]);
     }
+  });
+
+  it("takes the throttling retry's attempts and ceiling from the construct's props", () => {
+    // Prepare + Act
+    const template = synthesisOf((stack, goalTable) => {
+      new ReactLoop(stack, "Throttled", {
+        goalTable,
+        stateMachineName: "throttled-react",
+        modelThrottlingRetry: { maxAttempts: 10, maxDelay: Duration.minutes(2) },
+      });
+    })();
+
+    // Assess
+    const [, machine] = stateMachineNamed(template, "throttled-react");
+    expect(stateOf(definitionOf(machine), "VerifyAndReason").Retry?.[0]).toMatchObject({
+      ErrorEquals: ["ThrottlingException"],
+      MaxAttempts: 10,
+      MaxDelaySeconds: 120,
+    });
   });
 
   it("never retries a fatal model error", () => {
@@ -288,12 +316,10 @@ describe("ReactLoop with default props", () => {
       },
     ]);
     expect(recordFailure.Catch).toBeUndefined();
-    expect(recordFailure.ResultPath).toBeNull();
-    expect(stateOf(definition, "Failed")).toMatchObject({
-      Type: "Fail",
-      ErrorPath: "$.error.Error",
-      CausePath: "$.error.Cause",
-    });
+    // Its answer (the redriven run's next step) replaces the state: GoalFailed is never retried.
+    expect(recordFailure.ResultPath).toBeUndefined();
+    expect(JSON.stringify(recordFailure.Retry)).not.toContain("GoalFailed");
+    expect(Object.values(definition.States).some((state) => state.Type === "Fail")).toBe(false);
   });
 
   it("bounds each task a little past its function's timeout", () => {
@@ -565,6 +591,16 @@ describe("ReactLoop with props", () => {
     ["an inline bound past 64 KiB", { toolOutputInlineBytes: 65_537 }, /toolOutputInlineBytes/],
     ["a state machine name with a colon", { stateMachineName: "react:loop" }, /stateMachineName/],
     ["a state machine name of 81 characters", { stateMachineName: "r".repeat(81) }, /stateMachineName/],
+    [
+      "50 throttling retries",
+      { modelThrottlingRetry: { maxAttempts: 50 } },
+      /modelThrottlingRetry.maxAttempts must be a whole number from 1 to 20; got 50/,
+    ],
+    [
+      "a throttling wait of an hour",
+      { modelThrottlingRetry: { maxDelay: Duration.hours(1) } },
+      /modelThrottlingRetry.maxDelay must be from 1 second to 15 minutes/,
+    ],
   ])("rejects %s before creating anything", (_case, props, message) => {
     // Prepare
     const { stack, goalTable } = badStack();

@@ -775,6 +775,74 @@ export function describeGoalStoreContract(backendName: string, start: StartBacke
         expect((await store.getApproval(approval.approvalId))?.decision).toEqual(winners[0]?.decision);
       });
 
+      it("hands a new wait's token to a pending or decided approval, keeping the decision; never to an expired one", async () => {
+        // Prepare
+        const pending = anApproval();
+        const decided = anApproval();
+        const expired = anApproval();
+        for (const approval of [pending, decided, expired]) await store.putApproval(approval);
+        const decision = {
+          decision: "approve" as const,
+          decidedBy: "ana",
+          decidedAt: "2026-01-01T01:00:00.000Z",
+        };
+        await store.decideApproval(decided.approvalId, { status: "approved", decision });
+        await store.decideApproval(expired.approvalId, { status: "expired" });
+
+        // Act
+        const replacedPending = await store.replaceApprovalToken(pending.approvalId, "token-of-run-2");
+        const replacedDecided = await store.replaceApprovalToken(decided.approvalId, "token-of-run-2");
+        const refused = store.replaceApprovalToken(expired.approvalId, "token-of-run-2");
+
+        // Assess
+        expect(replacedPending).toEqual({ ...pending, taskToken: "token-of-run-2" });
+        expect(replacedDecided).toEqual({
+          ...decided,
+          status: "approved",
+          decision,
+          taskToken: "token-of-run-2",
+        });
+        expect(await store.getApproval(decided.approvalId)).toEqual(replacedDecided);
+        await expect(refused).rejects.toBeInstanceOf(ApprovalAlreadyDecidedError);
+        expect((await store.getApproval(expired.approvalId))?.taskToken).toBe(expired.taskToken);
+      });
+
+      it("keeps the token a new wait stored while a decision was being written", async () => {
+        // Prepare: right before the decision's write, a new wait stores its token
+        const approval = anApproval();
+        await store.putApproval(approval);
+        let replaced = false;
+        const { store: racingStore, destroy } = storeOnOwnClient((client) =>
+          client.middlewareStack.add(
+            (next, context) => async (args) => {
+              if (!replaced && context.commandName === "PutItemCommand") {
+                replaced = true;
+                await store.replaceApprovalToken(approval.approvalId, "token-of-run-2");
+              }
+              return next(args);
+            },
+            { step: "initialize", name: "replaceTokenBeforeDecision" },
+          ),
+        );
+
+        // Act
+        try {
+          await racingStore.decideApproval(approval.approvalId, {
+            status: "approved",
+            decision: { decision: "approve", decidedBy: "ana", decidedAt: "2026-01-01T01:00:00.000Z" },
+          });
+        } finally {
+          destroy();
+        }
+
+        // Assess
+        expect(replaced).toBe(true);
+        expect(await store.getApproval(approval.approvalId)).toMatchObject({
+          status: "approved",
+          taskToken: "token-of-run-2",
+        });
+      });
+
       it("lists a tenant's approvals by status", async () => {
         // Prepare
         const tenantId = `tenant-${randomUUID()}`;

@@ -1,4 +1,5 @@
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { GoalSnapshot, GoalStatus } from "../../lambdas/core/goal/goal-record";
@@ -32,6 +33,8 @@ export async function startE2eStack(
     stateDir?: string;
     /** More variables for every function (e.g. GOAL_LOOPS_FAULT_INJECTION), over their own. */
     environment?: Record<string, string>;
+    /** The API's port; by default any free one. */
+    port?: number;
   } = {},
 ): Promise<E2eStack> {
   const { stateDir } = options;
@@ -45,7 +48,7 @@ export async function startE2eStack(
   const stack = await startLocalStack({
     projectDir: PROJECT_DIR,
     synth: false,
-    port: 0,
+    port: options.port ?? 0,
     fixturesDir,
     ...(stateDir === undefined ? { inMemory: true } : { stateDir }),
     log: (line) => logLines.push(line),
@@ -115,4 +118,14 @@ export async function allEvents(client: GoalsClient, goalId: string) {
     if (page.items.length === 0 || page.nextSeq === after) return items;
     after = page.nextSeq;
   }
+}
+
+/** A TCP port nothing listens on right now (the OS picks it), for a stack whose URL must be known before it starts. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolveListen) => server.listen(0, "127.0.0.1", resolveListen));
+  const address = server.address();
+  await new Promise((resolveClose) => server.close(resolveClose));
+  if (address === null || typeof address === "string") throw new Error("no TCP port was assigned");
+  return address.port;
 }

@@ -7,11 +7,11 @@ import { afterAll, describe, expect, it } from "vitest";
 import { DynamoDbGoalStore } from "../../lambdas/adapters/dynamodb-goal-store";
 import { EventBridgePublisher } from "../../lambdas/adapters/eventbridge-publisher";
 import { decideApprovalFromDoor } from "../../lambdas/core/human/decide-approval";
-import type { GoalsClient } from "../../lib/local/cli/goals-client";
+import { GoalsApiError, GoalsClient } from "../../lib/local/cli/goals-client";
 import { LOCAL_ENVIRONMENT } from "../../lib/local/cloud-assembly-model";
 import { localDynamoClient } from "../../lib/local/dynamo";
 import type { LocalStack } from "../../lib/local/local-stack";
-import { allEvents, type E2eStack, followGoal, startE2eStack } from "./local-stack-harness";
+import { allEvents, type E2eStack, followGoal, freePort, startE2eStack } from "./local-stack-harness";
 
 /** A goal that must tell ops through `notify` (irreversible, granted, not pre-authorized). */
 const NOTIFY_GOAL = {
@@ -66,6 +66,23 @@ async function untilWoken(client: GoalsClient, goalId: string, deadlineMs = 30_0
   }
 }
 
+/**
+ * `POST /approvals/{id}` the moment the API answers (a stack still starting refuses with a 5xx or
+ * not at all): the decision lands while the restarted stack re-attaches its goals.
+ */
+async function approveAsSoonAsAnswered(client: GoalsClient, approvalId: string, deadlineMs = 60_000) {
+  const deadline = Date.now() + deadlineMs;
+  for (;;) {
+    try {
+      return await client.decideApproval(approvalId, "approve");
+    } catch (error) {
+      const refusedForGood = error instanceof GoalsApiError && error.status < 500;
+      if (refusedForGood || Date.now() > deadline) throw error;
+      await new Promise((resolveDelay) => setTimeout(resolveDelay, 10));
+    }
+  }
+}
+
 describe("restarting the local stack while a goal waits for approval", () => {
   const stateDir = mkdtempSync(join(tmpdir(), "goal-loops-restart-"));
   let first: E2eStack | undefined;
@@ -115,4 +132,42 @@ describe("restarting the local stack while a goal waits for approval", () => {
     expect(types.filter((type) => type === "run.reattached")).toHaveLength(1);
     expect(types.filter((type) => type === "approval.requested")).toHaveLength(1);
   }, 90_000);
+
+  it("completes with one notify when the approval is decided the moment the restarted stack answers", async () => {
+    // Prepare: a goal waits for approval A, then the stack stops
+    const folder = mkdtempSync(join(tmpdir(), "goal-loops-restart-at-once-"));
+    try {
+      const before = await startE2eStack({ stateDir: folder });
+      const accepted = await before.client.submitGoal(NOTIFY_GOAL);
+      const waiting = (await followGoal(before.client, accepted.goalId)).final;
+      const approvalId = waiting.waitingFor?.approvalId ?? "";
+      await before.stop();
+
+      // Act: restart on the same folder, and approve A while it is still starting
+      const port = await freePort();
+      const starting = startE2eStack({ stateDir: folder, port });
+      const decided = await approveAsSoonAsAnswered(new GoalsClient(`http://127.0.0.1:${port}`), approvalId);
+      const after = await starting;
+      try {
+        await untilWoken(after.client, accepted.goalId);
+        const final = (await followGoal(after.client, accepted.goalId, { deadlineMs: 30_000 })).final;
+        const notifies = (await after.stack.readOutbox()).filter(
+          (entry) => entry.goalId === accepted.goalId && entry.channel === "ops",
+        );
+
+        // Assess
+        expect(waiting).toMatchObject({ status: "waiting", waitingFor: { kind: "approval" } });
+        expect(decided).toMatchObject({ approvalId, status: "approved" });
+        expect(final.status).toBe("completed");
+        expect(notifies).toHaveLength(1);
+        const types = (await allEvents(after.client, accepted.goalId)).map((event) => event.type);
+        expect(types.filter((type) => type === "approval.requested")).toHaveLength(1);
+        expect(types.filter((type) => type === "approval.decided")).toHaveLength(1);
+      } finally {
+        await after.stop();
+      }
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

@@ -11,6 +11,7 @@ import {
   WaitingForSchema,
 } from "./goal-record";
 import { assertTransition } from "./goal-status";
+import { takeOver } from "./run-takeover";
 import { parseOrThrow } from "./validation";
 
 /** A stop reason as callers give it; the core stamps the time. */
@@ -128,11 +129,11 @@ export interface NewRunOptions {
 }
 
 /**
- * A human resumes a paused goal, or redrives a failed one: a new run continues from the goal's
- * checkpoint (invariant 5), with a fresh no-progress count.
+ * A human resumes a paused goal: a new run continues from the goal's checkpoint (invariant 5) at
+ * iteration 0 (a goal pauses between iterations), with a fresh no-progress count.
  */
 export function resume(record: GoalRecord, options: NewRunOptions & { by?: string }): GoalChange {
-  assertTransition(record, "running", "resume", ["paused", "failed"]);
+  assertTransition(record, "running", "resume", ["paused"]);
   const next: GoalRecord = {
     ...record,
     ...touched(options.now),
@@ -140,6 +141,7 @@ export function resume(record: GoalRecord, options: NewRunOptions & { by?: strin
     runId: options.newRunId,
     previousRunId: record.runId,
     runIteration: 0,
+    takeover: undefined,
     activeTask: FIRST_TASK,
     noProgressCycles: 0,
     stopReason: null,
@@ -152,6 +154,38 @@ export function resume(record: GoalRecord, options: NewRunOptions & { by?: strin
   return settle(next, [resumed]);
 }
 
+/**
+ * A human retries a failed goal (`POST /goals/{goalId}/retry`). With `newRunId`, a new run takes over
+ * the iteration the failed one stopped in (`takeOver`: invariant 5, nothing paid for twice). Without,
+ * the failed run's own execution is redriven: the goal runs again in the same run, and that run's
+ * RecordFailure, re-run by the redrive, hands it back to the loop (`redriving`).
+ */
+export function retry(
+  record: GoalRecord,
+  options: { readonly newRunId?: string; readonly now: Date; readonly by: string },
+): GoalChange {
+  assertTransition(record, "running", "retry", ["failed"]);
+  const run =
+    options.newRunId === undefined
+      ? { redriving: record.runId }
+      : { ...takeOver(record, options.newRunId), redriving: undefined };
+  const next: GoalRecord = {
+    ...record,
+    ...touched(options.now),
+    ...run,
+    status: "running",
+    activeTask: FIRST_TASK,
+    stopReason: null,
+  };
+  const retried = goalEvent(next, "goal.retried", options.now, {
+    how: options.newRunId === undefined ? "redrive" : "new_run",
+    previousRunId: record.runId,
+    failure: record.stopReason,
+    by: options.by,
+  });
+  return settle(next, [retried]);
+}
+
 /** A long running goal starts a new execution from its checkpoint, well before the history limit. */
 export function continueAsNew(record: GoalRecord, options: NewRunOptions): GoalChange {
   assertTransition(record, "running", "continueAsNew", ["running"]);
@@ -161,6 +195,7 @@ export function continueAsNew(record: GoalRecord, options: NewRunOptions): GoalC
     runId: options.newRunId,
     previousRunId: record.runId,
     runIteration: 0,
+    takeover: undefined,
     activeTask: FIRST_TASK,
   };
   const continued = goalEvent(next, "run.continued", options.now, {

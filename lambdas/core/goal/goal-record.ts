@@ -3,7 +3,7 @@ import { ModelRoleSchema } from "../models/model-roles";
 import { EvidenceSchema } from "./evidence/evidence";
 import { GoalSpecSchema, PatternSchema } from "./goal-spec";
 import { LessonSchema } from "./lesson";
-import { PlanStateSchema } from "./plan";
+import { PlanStateSchema, StepDecisionSchema } from "./plan";
 
 export const GOAL_STATUSES = [
   "running",
@@ -165,6 +165,29 @@ export const LoopMarkerSchema = z.object({
 export type LoopMarker = z.infer<typeof LoopMarkerSchema>;
 
 /**
+ * The iteration a run took over from the run before it, when that run could not finish it (its
+ * process died and the goal was re-attached, or it failed and a human retried the goal). What the
+ * old run did in the iteration counts for the new one (`phase`: how far it got), and from this
+ * iteration on model calls are found and made under the old run's id, so none is paid for twice.
+ */
+export const TakeoverSchema = z.object({
+  /** The run whose checkpoints hold the model calls from `iteration` on. */
+  runId: z.string(),
+  iteration: z.number().int().min(0),
+  /** How far the old run got in the iteration; absent when it had not started it. */
+  phase: z.enum(LOOP_PHASES).optional(),
+});
+export type Takeover = z.infer<typeof TakeoverSchema>;
+
+/**
+ * A tool call that failed in a way no retry fixes (access denied, forbidden, a request the service
+ * refuses, a policy), waiting for a human in react and reflexion (plan_execute keeps its own on the
+ * plan step): approve goes on without it (the model sees the error), reject terminates the goal.
+ */
+export const ToolDecisionSchema = StepDecisionSchema.extend({ tool: z.string() });
+export type ToolDecision = z.infer<typeof ToolDecisionSchema>;
+
+/**
  * A human gate on the tool calls of one reason turn (run, iteration): the calls that need approval,
  * the approval that asks for it, and the outcome Act obeys. Act runs `approved` gated calls exactly
  * once and answers `rejected` / `expired` ones with a tool error, never running them.
@@ -246,6 +269,15 @@ export const GoalRecordSchema = z.object({
   actionGate: ActionGateSchema.nullable().optional(),
   /** The loop's progress in the current run (see LoopMarkerSchema); absent before the first run loads. */
   loop: LoopMarkerSchema.optional(),
+  /** The iteration this run took over from the previous one (re-attach, retry); see TakeoverSchema. */
+  takeover: TakeoverSchema.optional(),
+  /**
+   * The failed run a retry is redriving (Step Functions `RedriveExecution`): its RecordFailure, run
+   * again by the redrive, hands the run back to the loop instead of failing it, once.
+   */
+  redriving: z.string().optional(),
+  /** The last unrecoverable tool failure a human was asked about (react, reflexion); see ToolDecisionSchema. */
+  toolDecision: ToolDecisionSchema.optional(),
   /** Sequence number of the last event appended for this goal (0 before any). */
   lastEventSeq: z.number().int().min(0),
   createdAt: z.iso.datetime(),

@@ -1,7 +1,7 @@
 /**
  * goal/: the goal contract and the record that holds it (DESIGN §1, §3, §4). The GoalSpec and its
  * validation, the record (one DynamoDB item: including the plan and the lessons the patterns keep on
- * it), the status machine and its invariants, lifecycle transitions, limits, revisions, the public
+ * it, and the loop marker that says which phase of which iteration a run has reached), the status machine and its invariants, lifecycle transitions, limits, revisions, the public
  * snapshot, the domain's errors, and the small helpers every layer uses (canonical JSON, clip).
  * Evidence and progress are in ./evidence.
  * Not here: anything that calls a model or reaches a port (loop/, models/, intake/), and any
@@ -26,9 +26,11 @@ export * from "./goal-status";
 export * from "./invariants";
 export * from "./lesson";
 export * from "./limits";
+export * from "./loop-marker";
 export * from "./plan";
 export * from "./reattach-run";
 export * from "./revisions";
+export * from "./run-takeover";
 export * from "./snapshot";
 export * from "./text";
 export * from "./validation";

@@ -3,28 +3,23 @@ import { type GoalChange, goalEvent, settle } from "./goal-change";
 import type { NewRunOptions } from "./goal-lifecycle";
 import type { GoalRecord } from "./goal-record";
 import { assertStatus } from "./goal-status";
+import { takeOver } from "./run-takeover";
 
 /**
  * The run of a `running` or `waiting` goal died with the process that ran it (the local runtime was
- * stopped): a new run (invariant 5) takes over from the goal's checkpoint, status unchanged.
- *
- * - A running goal starts its new run at iteration 0, like `continueAsNew`.
- * - A waiting goal keeps waiting on the same approval and resume condition at the same iteration; its
- *   pending tool gate moves into the new run, so the new run's AwaitApproval reuses the approval and
- *   its Act runs the calls the human approves.
+ * stopped, or its execution ended while the goal still needed it): a new run (invariant 5) takes
+ * over the iteration it was in (`takeOver`), status unchanged. A waiting goal keeps waiting on the
+ * same approval, so the new run's AwaitApproval reuses it; a running goal's new run starts at its
+ * first task and finishes the iteration without paying for a model call twice.
  */
 export function reattachRun(record: GoalRecord, options: NewRunOptions): GoalChange {
   assertStatus(record, ["running", "waiting"], "reattachRun");
   const base: GoalRecord = {
     ...record,
+    ...takeOver(record, options.newRunId),
     updatedAt: options.now.toISOString(),
-    runId: options.newRunId,
-    previousRunId: record.runId,
   };
-  const next: GoalRecord =
-    record.status === "waiting"
-      ? { ...base, actionGate: movedGate(record, options.newRunId) }
-      : { ...base, runIteration: 0, activeTask: FIRST_TASK };
+  const next: GoalRecord = record.status === "waiting" ? base : { ...base, activeTask: FIRST_TASK };
   const reattached = goalEvent(next, "run.reattached", options.now, {
     previousRunId: record.runId,
     status: record.status,
@@ -32,10 +27,4 @@ export function reattachRun(record: GoalRecord, options: NewRunOptions): GoalCha
     approvalId: record.waitingFor?.approvalId ?? null,
   });
   return settle(next, [reattached]);
-}
-
-function movedGate(record: GoalRecord, runId: string): GoalRecord["actionGate"] {
-  const gate = record.actionGate;
-  if (!gate || gate.runId !== record.runId) return gate;
-  return { ...gate, runId };
 }

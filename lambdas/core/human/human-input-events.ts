@@ -1,5 +1,5 @@
 /**
- * Every human input (approval decision, revision, resume, cancel) becomes one EventBridge event on
+ * Every human input (approval decision, revision, resume, retry, cancel) becomes one EventBridge event on
  * the stack's bus; API, Slack, email and CLI are only different doors to it (DESIGN §5). These
  * names are the contract between the doors that publish, the rules that match and the resume
  * handler that answers, so they live here once, with the zod schema of each event's `detail`.
@@ -18,6 +18,7 @@ export const HUMAN_INPUT_DETAIL_TYPES = {
   approvalDecided: "Approval Decided",
   revisionRequested: "Revision Requested",
   resumeRequested: "Resume Requested",
+  retryRequested: "Retry Requested",
   cancelRequested: "Cancel Requested",
 } as const;
 
@@ -67,6 +68,10 @@ export const ResumeRequestedDetailSchema = z.object({
 });
 export type ResumeRequestedDetail = z.infer<typeof ResumeRequestedDetailSchema>;
 
+/** `detail` of `Retry Requested`: run a failed goal again, by redrive or in a new run. */
+export const RetryRequestedDetailSchema = ResumeRequestedDetailSchema;
+export type RetryRequestedDetail = z.infer<typeof RetryRequestedDetailSchema>;
+
 /** `detail` of `Cancel Requested`: end any non-final goal. */
 export const CancelRequestedDetailSchema = z.object({
   goalId: z.string().min(1),
@@ -90,6 +95,10 @@ export const HumanInputEventSchema = z.discriminatedUnion("detailType", [
   z.object({
     detailType: z.literal(HUMAN_INPUT_DETAIL_TYPES.resumeRequested),
     detail: ResumeRequestedDetailSchema,
+  }),
+  z.object({
+    detailType: z.literal(HUMAN_INPUT_DETAIL_TYPES.retryRequested),
+    detail: RetryRequestedDetailSchema,
   }),
   z.object({
     detailType: z.literal(HUMAN_INPUT_DETAIL_TYPES.cancelRequested),

@@ -3,13 +3,13 @@ import { goalEvent, settle } from "../goal/goal-change";
 import { matchesResumeCondition, resumeFromWait, terminate } from "../goal/goal-lifecycle";
 import type { GoalRecord } from "../goal/goal-record";
 import { extendLimits } from "../goal/limits";
+import { reached } from "../goal/loop-marker";
 import { decideGate, nextAfterGate } from "../loop/gates/action-gate";
 import {
   approveStepDecision,
   STEP_DECISION_KIND,
   terminateOnStepDecision,
 } from "../loop/gates/step-decision";
-import { reached } from "../loop/loop-marker";
 import type { StepResult } from "../loop/step-result";
 import { chain, updateGoal } from "../loop/update-goal";
 import type { Approval, GoalStore } from "../ports/goal-store";
@@ -25,11 +25,20 @@ export interface ApprovalDecidedPorts {
   readonly goals: GoalStore;
   readonly callback: TaskCallback;
   readonly now: () => Date;
+  /**
+   * Gives the goal a new run when its current one is over (`reviveDeadRun`): called when the token
+   * the decision was sent to belongs to a wait that ended and no newer wait took its place. Without
+   * it (RequestApproval delivering to its own live token) nothing is revived.
+   */
+  readonly reviveRun?: (goalId: string) => Promise<unknown>;
 }
+
+/** How often a decision follows a token that a newer wait of the same approval replaced. */
+const MAX_REDELIVERIES = 3;
 
 /** What the resume handler did with one event; `reason` is for the log line (never holds a token). */
 export interface ResumeOutcome {
-  readonly outcome: "woke" | "superseded" | "resent" | "expired" | "ignored" | "delegated";
+  readonly outcome: "woke" | "superseded" | "resent" | "recorded" | "ignored" | "delegated";
   readonly reason: string;
   readonly result?: unknown;
 }
@@ -42,6 +51,9 @@ export interface OtherInputHandlers {
   readonly resume: (
     detail: Extract<HumanInputEvent, { detailType: "Resume Requested" }>["detail"],
   ) => Promise<unknown>;
+  readonly retry: (
+    detail: Extract<HumanInputEvent, { detailType: "Retry Requested" }>["detail"],
+  ) => Promise<unknown>;
   readonly cancel: (
     detail: Extract<HumanInputEvent, { detailType: "Cancel Requested" }>["detail"],
   ) => Promise<unknown>;
@@ -49,7 +61,7 @@ export interface OtherInputHandlers {
 
 /**
  * The one resume handler behind the bus (DESIGN §5). Only `Approval Decided` can wake a waiting goal,
- * and only the decision for the approval it waits for: revisions, resumes and cancels go to their
+ * and only the decision for the approval it waits for: revisions, resumes, retries and cancels go to their
  * own handlers, which never answer a task token.
  */
 export async function handleHumanInput(
@@ -64,6 +76,8 @@ export async function handleHumanInput(
       return { outcome: "delegated", reason: "revision", result: await others.revision(event.detail) };
     case HUMAN_INPUT_DETAIL_TYPES.resumeRequested:
       return { outcome: "delegated", reason: "resume", result: await others.resume(event.detail) };
+    case HUMAN_INPUT_DETAIL_TYPES.retryRequested:
+      return { outcome: "delegated", reason: "retry", result: await others.retry(event.detail) };
     case HUMAN_INPUT_DETAIL_TYPES.cancelRequested:
       return { outcome: "delegated", reason: "cancel", result: await others.cancel(event.detail) };
   }
@@ -74,12 +88,12 @@ export async function handleHumanInput(
  * against, the goal goes back to running with the decision recorded, then the token is answered
  * with the next step (`act`; for a limit decision `verify` after the extension, or `terminated`).
  * A goal revised since the request gets no stale approval: the token is answered with `verify` and
- * the gate asks again. Duplicates and late events change nothing; a token whose wait is over means
- * the approval expired.
+ * the gate asks again. Duplicates and late events change nothing. The decision is read from the
+ * stored approval (the event only names it), so RequestApproval can deliver one it finds taken.
  */
 export async function handleApprovalDecided(
   ports: ApprovalDecidedPorts,
-  detail: ApprovalDecidedDetail,
+  detail: Pick<ApprovalDecidedDetail, "approvalId" | "goalId">,
 ): Promise<ResumeOutcome> {
   const approval = await ports.goals.getApproval(detail.approvalId);
   if (!approval || approval.goalId !== detail.goalId) {
@@ -114,14 +128,9 @@ export async function handleApprovalDecided(
     iteration: record.runIteration,
     next: answer,
   };
-  try {
-    await ports.callback.succeed(approval.taskToken, output);
-  } catch (error) {
-    if (error instanceof TaskTokenGoneError) {
-      return { outcome: "expired", reason: `the run's wait is over (${error.reason})` };
-    }
-    throw error;
-  }
+  const delivery = await deliver(ports, approval, output);
+  if (!delivery.delivered)
+    return { outcome: "recorded", reason: `the decision is recorded; ${delivery.why}` };
   return superseded
     ? {
         outcome: "superseded",
@@ -261,12 +270,41 @@ async function resendIfLost(
     iteration: gate.iteration,
     next: nextAfterGate(gate),
   };
-  try {
-    await ports.callback.succeed(approval.taskToken, output);
-  } catch (error) {
-    if (error instanceof TaskTokenGoneError)
-      return { outcome: "ignored", reason: "duplicate; the run already went on" };
-    throw error;
-  }
+  const delivery = await deliver(ports, approval, output);
+  if (!delivery.delivered) return { outcome: "recorded", reason: delivery.why };
   return { outcome: "resent", reason: "the goal was woken but its run had not been answered" };
+}
+
+/**
+ * Answers the wait that holds the approval's token with `output`. A token whose wait is over is not
+ * the end of it: when a newer wait of the same approval stored its own token meanwhile (a re-attached
+ * or redriven run parking again), the answer follows it there; when none did, the decision stays
+ * recorded on the goal and the goal's run is revived if it is over too (`reviveRun`), so a new run
+ * acts on it. Whatever the order of "decided" and "parked", one of the two sides sees the other:
+ * RequestApproval delivers a decision it finds already taken (`deliverTakenDecision`).
+ */
+async function deliver(
+  ports: ApprovalDecidedPorts,
+  approval: Approval,
+  output: StepResult,
+): Promise<{ readonly delivered: true } | { readonly delivered: false; readonly why: string }> {
+  let token = approval.taskToken;
+  for (let attempt = 0; attempt <= MAX_REDELIVERIES; attempt += 1) {
+    try {
+      await ports.callback.succeed(token, output);
+      return { delivered: true };
+    } catch (error) {
+      if (!(error instanceof TaskTokenGoneError)) throw error;
+      const latest = await ports.goals.getApproval(approval.approvalId);
+      if (!latest || latest.taskToken === token) {
+        await ports.reviveRun?.(approval.goalId);
+        return {
+          delivered: false,
+          why: `the wait it was sent to is over (${error.reason}); the goal's run acts on it`,
+        };
+      }
+      token = latest.taskToken;
+    }
+  }
+  return { delivered: false, why: "the approval's wait kept changing; the goal's run acts on it" };
 }

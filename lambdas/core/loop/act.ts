@@ -3,7 +3,9 @@ import { GoalLoopsError } from "../goal/errors";
 import { type GoalChange, goalEvent, settle } from "../goal/goal-change";
 import type { NewGoalEvent } from "../goal/goal-event";
 import type { ActionGate, GoalRecord } from "../goal/goal-record";
+import { markLoop, reached } from "../goal/loop-marker";
 import type { PlanStepState } from "../goal/plan";
+import { checkpointRunId } from "../goal/run-takeover";
 import { clip } from "../goal/text";
 import { toolUsesOf, turnText } from "../models/model-answer";
 import { recordModelUsage } from "../models/model-prices";
@@ -16,7 +18,6 @@ import { type ToolOutcome, type ToolRunner, toolCallIdempotencyKey } from "../po
 import { ACTING_ROLE } from "./acting-role";
 import { gatedNext, gateOf, pendingGate, setGate } from "./gates/action-gate";
 import { grantedTools, type LoopSettings } from "./loop-deps";
-import { markLoop, reached } from "./loop-marker";
 import { executedStep, isOffPlan } from "./off-plan-call";
 import { isRunningIn, nextForStatus, type RunPosition, type StepResult, stopped } from "./step-result";
 import { chain, readGoal, updateGoal } from "./update-goal";
@@ -116,7 +117,11 @@ async function actOnTurn(
     }
     return chain(
       current,
-      (next) => settle(next, actEvents(next, step, errorNames, now)),
+      (next) =>
+        settle(next, [
+          ...discardedTurn(next, step, position, now),
+          ...actEvents(next, step, errorNames, now),
+        ]),
       (next) => markLoop(next, { runId, iteration, phase: "acted" }, "verify", now),
     );
   });
@@ -268,38 +273,47 @@ interface LoggedStep {
 }
 
 /**
- * The acting turn of the iteration (`reason`, `execute` or `attempt`, by the goal's pattern). A gate re-attached into a new run (`reattachRun`) keeps the turn
- * its approval binds to under the previous run, where it was made; no other gate lacks its own.
+ * The acting turn of the iteration (`reason`, `execute` or `attempt`, by the goal's pattern), under
+ * the run it is made in (`checkpointRunId`: a run that took over goes on under the old run's id).
+ * A gate moved into a new run before takeovers were recorded binds to the previous run's turn.
  */
 async function reasonTurnOf(goals: GoalStore, record: GoalRecord, iteration: number) {
   const { goalId, runId } = record;
   const role = ACTING_ROLE[record.pattern];
-  const own = await goals.getCheckpoint({ goalId, runId, iteration, role });
-  if (own || record.previousRunId === undefined || !gateOf(record, { runId, iteration })) return own;
+  const turnRunId = checkpointRunId(record, { runId, iteration });
+  const turn = await goals.getCheckpoint({ goalId, runId: turnRunId, iteration, role });
+  const legacyGate =
+    turnRunId === runId && record.previousRunId !== undefined && gateOf(record, { runId, iteration });
+  if (turn || !legacyGate || record.previousRunId === undefined) return turn;
   return goals.getCheckpoint({ goalId, runId: record.previousRunId, iteration, role });
 }
 
 /**
- * The step an earlier attempt logged for this iteration, if `latest` (the newest logged step) is it;
- * undefined when the log holds nothing beyond the goal's count. Any other uncounted step is a conflict.
+ * The step logged first under this iteration's number (the goal's count + 1), if `latest` (the
+ * newest logged step) is it; undefined when the log holds nothing beyond the goal's count.
+ *
+ * Usually an earlier attempt of this very iteration logged it, and it is reused. It may also be a
+ * late step of another run or iteration: pausing, cancelling or re-attaching does not stop a Lambda
+ * already running, so the previous run's last Act can log its step after this run read the log. Its
+ * tools really ran, so it is the step that counts, and this iteration's own turn is discarded
+ * (`turn.discarded`) without running its calls: the next reason call sees what the late step did.
+ * Two uncounted steps (one beyond the slot) are still a conflict no retry fixes.
  */
-function earlierStep(record: GoalRecord, latest: StepRecord | undefined, iteration: number) {
+function earlierStep(record: GoalRecord, latest: StepRecord | undefined): StepRecord | undefined {
   const stepNumber = record.steps + 1;
   if (!latest || latest.step < stepNumber) return undefined;
-  if (latest.step === stepNumber && latest.runId === record.runId && latest.iteration === iteration) {
-    return latest;
-  }
+  if (latest.step === stepNumber) return latest;
   throw new StepLogConflictError(
-    `Goal '${record.goalId}' step ${latest.step} (run ${latest.runId} iteration ${latest.iteration}) is not verified yet`,
+    `Goal '${record.goalId}' step ${latest.step} (run ${latest.runId} iteration ${latest.iteration}) is logged beyond step ${stepNumber}, which is not verified yet`,
   );
 }
 
 /**
- * The step `putStep` found logged under this iteration's number: this iteration's, else a conflict
- * (`earlierStep` names it). Its own error is a guard for a stored record whose number is not its key's.
+ * The step `putStep` found logged under this iteration's number (`earlierStep` says which counts).
+ * Its own error is a guard for a stored record whose number is not its key's.
  */
-function loggedFirst(record: GoalRecord, stored: StepRecord, iteration: number): StepRecord {
-  const earlier = earlierStep(record, stored, iteration);
+function loggedFirst(record: GoalRecord, stored: StepRecord): StepRecord {
+  const earlier = earlierStep(record, stored);
   if (earlier) return earlier;
   throw new StepLogConflictError(
     `Goal '${record.goalId}': the step log answered step ${stored.step} (run ${stored.runId} iteration ${stored.iteration}) for step ${record.steps + 1}`,
@@ -323,7 +337,7 @@ async function loggedStep(
   const latest = acting.stepLogRead
     ? acting.stepLogRead.newest
     : (await ports.stepLog.listRecentSteps(record.goalId, 1))[0];
-  const logged = earlierStep(record, latest, iteration);
+  const logged = earlierStep(record, latest);
   if (logged) return { step: logged, errorNames: new Map() };
   const gate = gateOf(record, { runId: record.runId, iteration });
   const context = {
@@ -367,7 +381,7 @@ async function loggedStep(
   };
   // A racing attempt that logged the step first wins: its step is the one verify will count.
   const racing = await ports.stepLog.putStep(step);
-  if (racing) return { step: loggedFirst(record, racing, iteration), errorNames: new Map() };
+  if (racing) return { step: loggedFirst(record, racing), errorNames: new Map() };
   const errorNames = new Map(
     outcomes.flatMap((outcome) =>
       outcome.errorName ? [[outcome.result.toolUseId, outcome.errorName] as const] : [],
@@ -438,6 +452,24 @@ function resultText(step: StepRecord, index: number): string {
   return (result?.content ?? [])
     .map((block) => ("text" in block ? block.text : JSON.stringify(block.json)))
     .join("\n");
+}
+
+/** `turn.discarded` when the step that counts for this iteration is another run's or iteration's late step. */
+function discardedTurn(
+  record: GoalRecord,
+  step: StepRecord,
+  position: RunPosition,
+  now: Date,
+): NewGoalEvent[] {
+  if (step.runId === position.runId && step.iteration === position.iteration) return [];
+  return [
+    goalEvent(record, "turn.discarded", now, {
+      iteration: position.iteration,
+      step: step.step,
+      loggedBy: { runId: step.runId, iteration: step.iteration },
+      reason: `step ${step.step} was logged first by run ${step.runId} iteration ${step.iteration}, whose tools ran; it is the step verified next, and this turn's calls were not run`,
+    }),
+  ];
 }
 
 function actEvents(

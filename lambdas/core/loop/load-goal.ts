@@ -1,10 +1,11 @@
 import { goalEvent, settle } from "../goal/goal-change";
 import type { GoalRecord } from "../goal/goal-record";
 import { checkLimits } from "../goal/limits";
+import { markLoop, reached } from "../goal/loop-marker";
 import type { Clock } from "../ports/clock";
 import type { GoalStore } from "../ports/goal-store";
+import { gateOf, nextAfterGate } from "./gates/action-gate";
 import { waitsOnStepDecision } from "./gates/step-decision";
-import { markLoop } from "./loop-marker";
 import { isRunningIn, nextForStatus, type RunPosition, type StepResult } from "./step-result";
 import { chain, readGoal, updateGoal } from "./update-goal";
 
@@ -33,10 +34,32 @@ export async function loadGoal(ports: LoadGoalPorts, input: LoadGoalInput): Prom
     return change.events.length > 0 ? change : undefined;
   });
   if (record.runId !== runId) return { goalId, runId, iteration: 0, next: "stop" };
-  // A reached limit waits for a human decision (extend or terminate) before any model call.
-  const running = checkLimits(record, now) ? "limit_decision" : "verify";
-  const next = record.status === "running" ? running : (awaitedInput(record) ?? nextForStatus(record.status));
+  const next =
+    record.status === "running"
+      ? nextOnLoad(record, now)
+      : (awaitedInput(record) ?? nextForStatus(record.status));
   return { goalId, runId, iteration: record.runIteration, next };
+}
+
+/**
+ * Where a running goal goes when a run (re)starts: a gate it took over first, then a limit decision
+ * when a limit is reached (before any model call), else the pattern's verify step.
+ */
+export function nextOnLoad(record: GoalRecord, now: Date): StepResult["next"] {
+  return gateToFinish(record) ?? (checkLimits(record, now) ? "limit_decision" : "verify");
+}
+
+/**
+ * A gate this run took over (`carriedGate`: re-attach, retry) that no Act has acted on yet: back to
+ * AwaitApproval while it is pending, else straight to what its decision leads to. A human's decision
+ * given while no run could hear it (a restart, an execution that ended) is acted on, never asked for
+ * again and never lost to a new reason call. It comes before the limit check: the turn was paid for.
+ */
+function gateToFinish(record: GoalRecord): "approval" | "act" | "verify" | undefined {
+  const position = { runId: record.runId, iteration: record.runIteration };
+  const gate = gateOf(record, position);
+  if (!gate || reached(record, record.runId, record.runIteration, "acted")) return undefined;
+  return gate.outcome === "pending" ? "approval" : nextAfterGate(gate);
 }
 
 /**

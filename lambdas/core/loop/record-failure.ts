@@ -1,11 +1,14 @@
 import * as z from "zod";
 import { FIRST_TASK } from "../goal/create-goal";
-import { fail } from "../goal/goal-lifecycle";
+import { goalEvent, settle } from "../goal/goal-change";
+import { fail, terminate } from "../goal/goal-lifecycle";
 import type { StopReason } from "../goal/goal-record";
 import { clip } from "../goal/text";
 import { parseModelCallContext } from "../models/model-call";
 import type { Clock } from "../ports/clock";
 import type { GoalStore } from "../ports/goal-store";
+import { nextOnLoad } from "./load-goal";
+import { isRunningIn, type StepResult } from "./step-result";
 import { updateGoal } from "./update-goal";
 
 /** The `$.error` a Step Functions Catch adds: `Cause` is the Lambda's error JSON, as a string. */
@@ -31,7 +34,21 @@ export interface RecordFailurePorts {
 export interface RecordFailureOptions {
   /** Error names no retry fixes (fatal model errors, validation): stop reason kind `fatal_error`. */
   readonly fatalErrorNames: ReadonlySet<string>;
+  /**
+   * Fatal errors that end the goal `terminated` rather than `failed` (DESIGN §3: a fatal model
+   * error); the other fatal ones (a bad configuration) leave it `failed`, to retry once fixed.
+   */
+  readonly terminatingErrorNames: ReadonlySet<string>;
 }
+
+/**
+ * What RecordFailure did: `failed` (the execution fails too, so it can be redriven), `terminated`
+ * (a fatal model error ended the goal), `ignored` (the goal belongs to another run or had ended),
+ * or `redriven` (a retry redrove this run: the loop goes on from `next`).
+ */
+export type FailureOutcome =
+  | { readonly outcome: "failed" | "terminated" | "ignored" }
+  | { readonly outcome: "redriven"; readonly next: StepResult };
 
 /** The error's message: a Lambda error's `errorMessage`, else the Cause as it came, else the name. */
 export function failureMessage(error: StepError): string {
@@ -46,7 +63,10 @@ export function failureMessage(error: StepError): string {
 }
 
 /** The stop reason a caught error becomes; `role` when a model call failed (its message names it). */
-export function failureStopReason(error: StepError, options: RecordFailureOptions): Omit<StopReason, "at"> {
+export function failureStopReason(
+  error: StepError,
+  options: Pick<RecordFailureOptions, "fatalErrorNames">,
+): Omit<StopReason, "at"> {
   const message = failureMessage(error);
   const context = parseModelCallContext(message);
   return {
@@ -59,29 +79,45 @@ export function failureStopReason(error: StepError, options: RecordFailureOption
 
 /**
  * RecordFailure (the Catch path of every task): marks the goal `failed` with the error as its stop
- * reason (`goal.failed`). Nothing happens when the goal already ended or failed, or belongs to another
- * run — except a failed ContinueAsNew: the goal was handed to the new run that then never started
- * (it is still at its first task), so the failure is the goal's.
+ * reason (`goal.failed`), or `terminated` for a fatal model error. Nothing happens when the goal
+ * already ended or failed, or belongs to another run — except a failed ContinueAsNew: the goal was
+ * handed to the new run that then never started (it is still at its first task), so the failure is
+ * the goal's.
+ *
+ * The same state runs again when a retry redrives the failed execution (Step Functions re-runs the
+ * state it failed in, with the same input): the goal is running in this run again (`retry` marked
+ * it `redriving`), so it is handed back to the loop where LoadGoal would send it, once.
  */
 export async function recordFailure(
   ports: RecordFailurePorts,
   options: RecordFailureOptions,
   input: FailureInput,
-): Promise<{ readonly recorded: boolean }> {
+): Promise<FailureOutcome> {
   const loaded = await ports.goals.getGoal(input.goalId);
-  if (!loaded) return { recorded: false };
+  if (!loaded) return { outcome: "ignored" };
   const reason = failureStopReason(input.error, options);
+  const terminates = options.terminatingErrorNames.has(input.error.Error);
   const now = ports.now();
-  let recorded = false;
-  await updateGoal(ports.goals, loaded, (current) => {
+  // Set by the change that was committed (updateGoal may apply it again after a conflict).
+  const decided: { outcome: FailureOutcome["outcome"] } = { outcome: "ignored" };
+  const { record } = await updateGoal(ports.goals, loaded, (current) => {
+    if (current.redriving === input.runId && isRunningIn(current, input.runId)) {
+      decided.outcome = "redriven";
+      return settle({ ...current, redriving: undefined, updatedAt: now.toISOString() }, [
+        goalEvent(current, "run.redriven", now, { iteration: current.runIteration }),
+      ]);
+    }
     const open = current.status === "running" || current.status === "waiting";
     const ours =
       current.runId === input.runId ||
       (current.previousRunId === input.runId &&
         current.activeTask === FIRST_TASK &&
         current.loop?.runId !== current.runId);
-    recorded = open && ours;
-    return recorded ? fail(current, reason, now) : undefined;
+    decided.outcome = !open || !ours ? "ignored" : terminates ? "terminated" : "failed";
+    if (decided.outcome === "ignored") return undefined;
+    return terminates ? terminate(current, reason, now) : fail(current, reason, now);
   });
-  return { recorded };
+  if (decided.outcome !== "redriven") return { outcome: decided.outcome };
+  const position = { goalId: record.goalId, runId: record.runId, iteration: record.runIteration };
+  return { outcome: "redriven", next: { ...position, next: nextOnLoad(record, now) } };
 }

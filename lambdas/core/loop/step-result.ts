@@ -7,13 +7,13 @@ import type { GoalRecord, GoalStatus } from "../goal/goal-record";
  *   makes an ungated turn runs them itself and answers `verify`);
  * - `approval`: some of those calls need a human approval first (AwaitApproval);
  * - `limit_decision`: a limit is reached, a human extends it or terminates the goal (AwaitApproval);
+ * - `decision`: a step or tool call failed in a way no retry fixes, a human decides (AwaitApproval);
  * - `completed` / `paused` / `terminated`: the goal reached that status, the run ends;
  * - `continue_as_new`: start a new run of the goal (ContinueAsNew);
  * - `continued`: the new run was started (ContinueAsNew's answer);
  * - `stop`: nothing to do (the goal is not running, or another run owns it).
  * plan_execute adds `plan` (make or repair the plan), `replan_cooldown` (wait before replanning),
- * `execute` (the executor's turn for the next plan step) and `decision` (an unrecoverable step
- * failure waits for a human); reflexion adds `reflect` and `attempt`.
+ * `execute` (the executor's turn for the next plan step); reflexion adds `reflect` and `attempt`.
  */
 export const NEXT_STEPS = [
   "verify",

@@ -128,8 +128,10 @@ export interface GoalStore {
     outcome: { status: Exclude<ApprovalStatus, "pending">; decision?: Approval["decision"] },
   ): Promise<Approval>;
   /**
-   * Hands a still-pending approval the task token of a new wait (a re-attached run, a retried
-   * request): the old token is dead. Throws ApprovalAlreadyDecidedError when it is no longer pending.
+   * Hands an approval the task token of a new wait (a re-attached run, a retried request): the old
+   * token is dead. Only the token changes: a decision taken meanwhile stays, and is delivered to the
+   * new wait. Throws ApprovalAlreadyDecidedError for an approval nobody can decide any more
+   * (expired, superseded). A decision and a replacement never undo each other.
    */
   replaceApprovalToken(approvalId: string, taskToken: string): Promise<Approval>;
   listApprovals(query: {

@@ -15,3 +15,20 @@ export type StartRun = (run: RunRef) => Promise<void>;
 
 /** Stops a run; resolves when it is stopped, had finished, or never existed. */
 export type StopRun = (run: RunRef & { readonly cause: string }) => Promise<void>;
+
+/**
+ * Whether a run's execution is still going (Step Functions `RUNNING`): false when it ended, however
+ * it ended, or never existed. Only a live run can still act on what the goal record says.
+ */
+export type RunIsLive = (run: RunRef) => Promise<boolean>;
+
+/**
+ * Step Functions redrive of a failed run's execution (`RedriveExecution`): it goes on from the state
+ * it failed in, with the same input and ARN, within 14 days of its end.
+ */
+export interface RedriveRun {
+  /** Whether the run's execution can be redriven now (`redriveStatus` REDRIVABLE). */
+  isRedrivable(run: RunRef): Promise<boolean>;
+  /** Redrives it; false when Step Functions says it is not redrivable (any more). */
+  redrive(run: RunRef): Promise<boolean>;
+}

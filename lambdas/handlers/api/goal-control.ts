@@ -103,6 +103,25 @@ async function postResume(deps: GoalsApiDeps, request: ApiRequest): Promise<APIG
   return json(202, { goalId: goal.goalId, requested: "resume" });
 }
 
+/** `POST /goals/{goalId}/retry`: 202 for a failed goal (`Retry Requested` published), else 409. */
+async function postRetry(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGatewayProxyResult> {
+  const goal = await tenantGoal(deps, request);
+  if (goal.status !== "failed") {
+    throw new InvalidStatusError(goal.goalId, goal.status, `goal is ${goal.status}; retry needs failed`);
+  }
+  await deps.publisher.publish({
+    detailType: HUMAN_INPUT_DETAIL_TYPES.retryRequested,
+    detail: {
+      goalId: goal.goalId,
+      requestedBy: request.caller,
+      channel: "api",
+      requestedAt: deps.now().toISOString(),
+    },
+  });
+  deps.logger.info("retry requested", { goalId: goal.goalId });
+  return json(202, { goalId: goal.goalId, requested: "retry" });
+}
+
 const CancelBodySchema = z.strictObject({ reason: z.string().trim().min(1).max(2000).optional() });
 
 /** `POST /goals/{goalId}/cancel` `{reason?}`: 202 for a goal that is not final (`Cancel Requested`), else 409. */
@@ -139,6 +158,7 @@ export function goalControlRoutes(deps: GoalsApiDeps): Route[] {
     { method: "POST", path: "/goals/{goalId}/revisions", handle: (request) => postRevision(deps, request) },
     { method: "POST", path: "/goals/{goalId}/directive", handle: (request) => postDirective(deps, request) },
     { method: "POST", path: "/goals/{goalId}/resume", handle: (request) => postResume(deps, request) },
+    { method: "POST", path: "/goals/{goalId}/retry", handle: (request) => postRetry(deps, request) },
     { method: "POST", path: "/goals/{goalId}/cancel", handle: (request) => postCancel(deps, request) },
   ];
 }

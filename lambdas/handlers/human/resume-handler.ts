@@ -5,16 +5,20 @@ import middy from "@middy/core";
 import type { Context } from "aws-lambda";
 import * as z from "zod";
 import { createDocumentClient, createGoalStoreAdapters } from "../../adapters/goal-store-adapters";
+import { sfnRunRedrive } from "../../adapters/sfn-run-redrive";
 import { sfnRunStarter } from "../../adapters/sfn-run-starter";
+import { sfnRunIsLive } from "../../adapters/sfn-run-status";
 import { sfnRunStopper } from "../../adapters/sfn-run-stopper";
 import { sfnTaskCallback } from "../../adapters/sfn-task-callback";
 import { PatternSchema } from "../../core/goal/goal-spec";
 import { parseOrThrow } from "../../core/goal/validation";
 import { handleCancelRequested } from "../../core/human/handle-cancel";
 import { handleResumeRequested } from "../../core/human/handle-resume";
+import { handleRetryRequested } from "../../core/human/handle-retry";
 import { handleRevisionRequested } from "../../core/human/handle-revision";
 import { HumanInputEnvelopeSchema, humanInputEventFrom } from "../../core/human/human-input-events";
 import { handleHumanInput } from "../../core/human/resume-handler";
+import { reviveDeadRun } from "../../core/loop/reattach-goal";
 import { sequentialRunIds } from "../../core/loop/run-ids";
 import { requiredEnv } from "../handler-environment";
 
@@ -32,14 +36,22 @@ const stateMachineArns = parseOrThrow(
   "STATE_MACHINE_ARNS",
 );
 const now = () => new Date();
+const startRun = sfnRunStarter(sfn);
+const revivePorts = { goals, now, runIsLive: sfnRunIsLive(sfn), startRun, stateMachineArns };
+const reviveRun = (goalId: string) => reviveDeadRun(revivePorts, goalId);
 const others = {
   revision: handleRevisionRequested.bind(null, { goals, now }),
   resume: handleResumeRequested.bind(null, {
     goals,
-    startRun: sfnRunStarter(sfn),
+    startRun,
     stateMachineArns,
     ids: sequentialRunIds,
     now,
+  }),
+  retry: handleRetryRequested.bind(null, {
+    ...revivePorts,
+    ids: sequentialRunIds,
+    redriveRun: sfnRunRedrive(sfn),
   }),
   cancel: handleCancelRequested.bind(null, { goals, stopRun: sfnRunStopper(sfn), stateMachineArns, now }),
 };
@@ -47,7 +59,7 @@ const others = {
 /**
  * The resume handler: the target of the bus rule for every human input (source `goal-loops.human`).
  * Matches an `Approval Decided` against the waiting goal and answers its task token; hands revisions,
- * resumes and cancels to their own handlers. An error goes back to EventBridge, which retries and
+ * resumes, retries and cancels to their own handlers. An error goes back to EventBridge, which retries and
  * finally dead-letters the event; everything it does is idempotent. Logs ids, never the token.
  */
 export const handler = middy<unknown, void, Error, Context>()
@@ -56,6 +68,6 @@ export const handler = middy<unknown, void, Error, Context>()
     const envelope = parseOrThrow(HumanInputEnvelopeSchema, raw, "EventBridge event");
     const event = humanInputEventFrom(envelope);
     logger.appendKeys({ goalId: event.detail.goalId, detailType: event.detailType });
-    const outcome = await handleHumanInput({ goals, callback, now }, others, event);
+    const outcome = await handleHumanInput({ goals, callback, now, reviveRun }, others, event);
     logger.info("human input handled", { outcome: outcome.outcome, reason: outcome.reason });
   });

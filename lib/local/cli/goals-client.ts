@@ -106,6 +106,11 @@ export class GoalsClient {
     return this.post(`/goals/${encodeURIComponent(goalId)}/resume`, ControlAcceptedSchema, undefined);
   }
 
+  /** `POST /goals/{goalId}/retry`: accepted for a failed goal, else a 409 GoalsApiError with the reason. */
+  async retry(goalId: string) {
+    return this.post(`/goals/${encodeURIComponent(goalId)}/retry`, ControlAcceptedSchema, undefined);
+  }
+
   /** `POST /goals/{goalId}/cancel` `{reason?}`: accepted for a goal that is not final, else 409. */
   async cancel(goalId: string, reason?: string) {
     return this.post(

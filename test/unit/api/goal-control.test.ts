@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import type { GoalChange } from "../../../lambdas/core/goal/goal-change";
-import { pause, terminate } from "../../../lambdas/core/goal/goal-lifecycle";
+import { fail, pause, terminate } from "../../../lambdas/core/goal/goal-lifecycle";
 import type { GoalRecord } from "../../../lambdas/core/goal/goal-record";
 import { GoalSnapshotSchema } from "../../../lambdas/core/goal/goal-record";
 import { aGoalSpec, apiEvent, aTenant, bodyOf, buildApi, NOW, suiteStoreBackend } from "./api-harness";
 
-describe("goal control routes (revisions, directive, resume, cancel)", () => {
+describe("goal control routes (revisions, directive, resume, retry, cancel)", () => {
   const backend = suiteStoreBackend();
 
   async function aGoal(tenant: string): Promise<string> {
@@ -215,6 +215,63 @@ describe("goal control routes (revisions, directive, resume, cancel)", () => {
     });
   });
 
+  describe("POST /goals/{goalId}/retry", () => {
+    it("publishes Retry Requested for a failed goal (202)", async () => {
+      // Prepare
+      const tenant = aTenant();
+      const goalId = await aGoal(tenant);
+      await change(goalId, (record) =>
+        fail(record, { kind: "infrastructure", detail: "ThrottlingException", message: "slow down" }, NOW),
+      );
+
+      // Act
+      const { result, events } = await post(tenant, `/goals/${goalId}/retry`);
+
+      // Assess
+      expect(result.statusCode).toBe(202);
+      expect(bodyOf(result)).toEqual({ goalId, requested: "retry" });
+      expect(events).toEqual([
+        {
+          detailType: "Retry Requested",
+          detail: {
+            goalId,
+            requestedBy: `arn:aws:iam::${tenant}:user/tester`,
+            channel: "api",
+            requestedAt: NOW.toISOString(),
+          },
+        },
+      ]);
+    });
+
+    it.each([
+      ["running", (record: GoalRecord) => ({ record, events: [] })],
+      [
+        "paused",
+        (record: GoalRecord) => pause(record, { kind: "no_progress", detail: "n", message: "n" }, NOW),
+      ],
+      [
+        "terminated",
+        (record: GoalRecord) => terminate(record, { kind: "policy", detail: "t", message: "t" }, NOW),
+      ],
+    ])("answers 409 InvalidStatus for a %s goal, publishing nothing", async (status, to) => {
+      // Prepare
+      const tenant = aTenant();
+      const goalId = await aGoal(tenant);
+      await change(goalId, to);
+
+      // Act
+      const { result, events } = await post(tenant, `/goals/${goalId}/retry`);
+
+      // Assess
+      expect(result.statusCode).toBe(409);
+      expect(bodyOf(result).error).toMatchObject({
+        code: "InvalidStatus",
+        message: `goal is ${status}; retry needs failed`,
+      });
+      expect(events).toEqual([]);
+    });
+  });
+
   describe("POST /goals/{goalId}/cancel", () => {
     it("publishes Cancel Requested for a running goal (202), with the reason given", async () => {
       // Prepare
@@ -254,6 +311,7 @@ describe("goal control routes (revisions, directive, resume, cancel)", () => {
     ["revisions", { type: "redirect", content: "x" }],
     ["directive", { text: "status" }],
     ["resume", undefined],
+    ["retry", undefined],
     ["cancel", undefined],
   ])("answers 404 for another tenant's goal on %s, publishing nothing", async (route, body) => {
     // Prepare

@@ -9,6 +9,7 @@ import {
   pause,
   resume,
   resumeFromWait,
+  retry,
   startStep,
   terminate,
   waitFor,
@@ -77,7 +78,8 @@ const ALLOWED: readonly Transition[] = [
   ["paused", "running", "resume", (r) => resume(r, { newRunId: "run-2", now: LATER })],
   ["paused", "cancelled", "cancel", (r) => cancel(r, "alice", "stop", LATER)],
   ["paused", "terminated", "terminate", (r) => terminate(r, POLICY, LATER)],
-  ["failed", "running", "resume (redrive)", (r) => resume(r, { newRunId: "run-2", now: LATER })],
+  ["failed", "running", "retry (new run)", (r) => retry(r, { newRunId: "run-2", now: LATER, by: "alice" })],
+  ["failed", "running", "retry (redrive)", (r) => retry(r, { now: LATER, by: "alice" })],
   ["failed", "cancelled", "cancel", (r) => cancel(r, "alice", "stop", LATER)],
   ["failed", "terminated", "terminate", (r) => terminate(r, POLICY, LATER)],
 ];
@@ -140,6 +142,8 @@ describe("illegal transitions", () => {
     ["waiting", "completed", "complete", (r) => complete(r, LATER)],
     ["running", "running", "resume", (r) => resume(r, { newRunId: "run-2", now: LATER })],
     ["failed", "completed", "complete", (r) => complete(r, LATER)],
+    ["failed", "running", "resume", (r) => resume(r, { newRunId: "run-2", now: LATER })],
+    ["paused", "running", "retry", (r) => retry(r, { newRunId: "run-2", now: LATER, by: "alice" })],
   ];
 
   it.each(ILLEGAL)("%s -> %s by %s throws IllegalTransitionError", (from, to, operation, act) => {

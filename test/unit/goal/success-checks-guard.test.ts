@@ -51,6 +51,7 @@ const AGENT_PATH: Record<string, (record: GoalRecord) => GoalChange> = {
     ),
   pause: (r) => core.pause(r, { kind: "policy", detail: "t", message: "t" }, NOW),
   resume: (r) => core.resume(goalIn("paused", r), { newRunId: "run-2", now: NOW }),
+  retry: (r) => core.retry(goalIn("failed", r), { newRunId: "run-2", now: NOW, by: "alice" }),
   continueAsNew: (r) => core.continueAsNew(r, { newRunId: "run-2", now: NOW }),
   reattachRun: (r) => core.reattachRun(goalIn("waiting", r), { newRunId: "run-2", now: NOW }),
   cancel: (r) => core.cancel(r, "alice", "successChecks: []", NOW),
@@ -106,6 +107,7 @@ const AGENT_PATH: Record<string, (record: GoalRecord) => GoalChange> = {
   },
   createGoalRecord: (r) =>
     core.createGoalRecord({ ...r, spec: r.spec, now: NOW, pattern: "react", patternReason: "requested" }),
+  markLoop: (r) => core.markLoop(r, { runId: r.runId, iteration: 0, phase: "verified" }, "reason", NOW),
   withPlanState: (r) =>
     core.settle(
       core.withPlanState(
@@ -127,6 +129,7 @@ const RECORD_FREE = [
   "blockSection",
   "canTransition",
   "canonicalJson",
+  "checkpointRunId",
   "clip",
   "checkInvariants",
   "checkLimits",
@@ -135,6 +138,7 @@ const RECORD_FREE = [
   "directiveRevisionType",
   "evidenceFor",
   "formatIssuePath",
+  "furthestPhase",
   "goalEvent",
   "goalIdForIdempotencyKey",
   "goalIdFromBytes",
@@ -148,11 +152,13 @@ const RECORD_FREE = [
   "parseGoalSpec",
   "parseOrThrow",
   "priceOf",
+  "reached",
   "satisfiedCheckIds",
   "selectPattern",
   "settle",
   "sha256Hex",
   "stepById",
+  "takeOver",
   "toSnapshot",
   "toolResultMeets",
   "unsatisfiedCheckIds",

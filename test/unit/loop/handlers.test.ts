@@ -82,7 +82,7 @@ describe("ReAct step handlers", () => {
     });
   });
 
-  it("RecordFailure marks the goal failed from the Catch's $.error", async () => {
+  it("RecordFailure terminates the goal on a fatal model error from the Catch's $.error, and ends the run", async () => {
     // Prepare
     const goal = await createGoal(table);
     const { handler } = await import("../../../lambdas/handlers/loop/record-failure");
@@ -101,11 +101,39 @@ describe("ReAct step handlers", () => {
     );
 
     // Assess
-    expect(answer).toEqual({ recorded: true });
-    expect((await table.adapters.goals.getGoal(goal.goalId))?.record.stopReason).toMatchObject({
+    expect(answer).toEqual({ goalId: goal.goalId, runId: "r1", iteration: 0, next: "terminated" });
+    const stored = (await table.adapters.goals.getGoal(goal.goalId))?.record;
+    expect(stored?.status).toBe("terminated");
+    expect(stored?.stopReason).toMatchObject({
       kind: "fatal_error",
       detail: "ValidationException",
       role: "reason",
+    });
+  });
+
+  it("RecordFailure marks the goal failed on an infrastructure error and fails the execution with GoalFailed", async () => {
+    // Prepare
+    const goal = await createGoal(table);
+    const { handler } = await import("../../../lambdas/handlers/loop/record-failure");
+    const error = {
+      Error: "ThrottlingException",
+      Cause: JSON.stringify({ errorMessage: "role=reason call=0: slow down" }),
+    };
+
+    // Act
+    const attempt = handler(
+      { goalId: goal.goalId, runId: "r1", iteration: 0, next: "verify", error },
+      context,
+    );
+
+    // Assess
+    await expect(attempt).rejects.toMatchObject({
+      name: "GoalFailed",
+      message: "ThrottlingException: role=reason call=0: slow down",
+    });
+    expect((await table.adapters.goals.getGoal(goal.goalId))?.record).toMatchObject({
+      status: "failed",
+      stopReason: { kind: "infrastructure", detail: "ThrottlingException", role: "reason" },
     });
   });
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FATAL_MODEL_ERRORS } from "../../../lambdas/adapters/bedrock-errors";
+import { retry } from "../../../lambdas/core/goal/goal-lifecycle";
 import { recordFailure } from "../../../lambdas/core/loop/record-failure";
 import {
   createGoal,
@@ -14,7 +15,10 @@ import {
   writes,
 } from "./support";
 
-const FATAL = { fatalErrorNames: new Set<string>([...FATAL_MODEL_ERRORS, "ValidationError"]) };
+const FATAL = {
+  fatalErrorNames: new Set<string>([...FATAL_MODEL_ERRORS, "ValidationError"]),
+  terminatingErrorNames: new Set<string>(FATAL_MODEL_ERRORS),
+};
 
 /** What a Step Functions Catch puts in `$.error` for an error a Lambda function threw. */
 function caught(error: Error) {
@@ -45,7 +49,7 @@ describe("ReAct run lifecycle", () => {
     await table?.stop();
   });
 
-  it("names the role and call of a fatal model error in reason, and RecordFailure marks the goal failed with that role", async () => {
+  it("names the role and call of a fatal model error in reason, and RecordFailure terminates the goal with that role", async () => {
     // Prepare
     const goal = await createGoal(table);
     const model = new ScriptedModel({ reason: [failsWith("AccessDeniedException")] });
@@ -61,18 +65,19 @@ describe("ReAct run lifecycle", () => {
     // Assess
     expect(error.name).toBe("AccessDeniedException");
     expect(error.message).toMatch(/^role=reason call=0: /);
-    expect(first.recorded).toBe(true);
-    expect(again.recorded).toBe(false);
+    expect(first.outcome).toBe("terminated");
+    expect(again.outcome).toBe("ignored");
     const failed = await loop.goal(goal.goalId);
-    expect(failed.status).toBe("failed");
+    expect(failed.status).toBe("terminated");
     expect(failed.stopReason).toMatchObject({
       kind: "fatal_error",
       detail: "AccessDeniedException",
       role: "reason",
       message: expect.stringContaining("role=reason call=0: "),
     });
-    const failedEvents = (await loop.events(goal.goalId)).filter((event) => event.type === "goal.failed");
-    expect(failedEvents).toHaveLength(1);
+    const types = (await loop.events(goal.goalId)).map((event) => event.type);
+    expect(types.filter((type) => type === "goal.terminated")).toHaveLength(1);
+    expect(types).not.toContain("goal.failed");
     expect(failed.usage.modelCalls).toBe(0);
   });
 
@@ -122,7 +127,7 @@ describe("ReAct run lifecycle", () => {
     });
 
     // Assess
-    expect(onRunning.recorded).toBe(true);
+    expect(onRunning.outcome).toBe("failed");
     const failed = await loop.goal(running.goalId);
     expect(failed.stopReason).toEqual({
       kind: "infrastructure",
@@ -130,8 +135,39 @@ describe("ReAct run lifecycle", () => {
       message: "Task timed out after 360.00 seconds",
       at: expect.any(String),
     });
-    expect(onCompleted.recorded).toBe(false);
+    expect(onCompleted.outcome).toBe("ignored");
     expect((await loop.goal(completed.goalId)).status).toBe("completed");
+  });
+
+  it("hands a redriven run back to the loop once, then records its next failure again", async () => {
+    // Prepare: the run failed; a human retries it by redriving the same execution
+    const goal = await createGoal(table);
+    const loop = new ReactLoopDriver(table, new ScriptedModel({ reason: [] }));
+    const ports = { goals: table.adapters.goals, now: steppingClock() };
+    const throttled = { Error: "ThrottlingException", Cause: "Rate exceeded" };
+    const failure = { goalId: goal.goalId, runId: "r1", iteration: 0, error: throttled };
+    const failed = await recordFailure(ports, FATAL, failure);
+    const stored = await table.adapters.goals.getGoal(goal.goalId);
+    if (!stored) throw new Error("goal vanished");
+    const retried = retry(stored.record, { now: new Date(), by: "ana" });
+    await table.adapters.goals.commit(retried.record, stored.version, retried.events);
+
+    // Act: the redrive runs RecordFailure again with the same input, and later the run fails again
+    const redriven = await recordFailure(ports, FATAL, failure);
+    const failedAgain = await recordFailure(ports, FATAL, failure);
+
+    // Assess
+    expect(failed.outcome).toBe("failed");
+    expect(retried.record).toMatchObject({ status: "running", runId: "r1", redriving: "r1" });
+    expect(redriven).toEqual({
+      outcome: "redriven",
+      next: { goalId: goal.goalId, runId: "r1", iteration: 0, next: "verify" },
+    });
+    expect(failedAgain.outcome).toBe("failed");
+    const types = (await loop.events(goal.goalId)).map((event) => event.type);
+    expect(types.filter((type) => type === "goal.failed")).toHaveLength(2);
+    expect(types).toContain("goal.retried");
+    expect(types).toContain("run.redriven");
   });
 
   it("continues as new after N iterations: a new run id, runIteration reset, steps, usage and event seq kept", async () => {

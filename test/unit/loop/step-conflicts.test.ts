@@ -56,6 +56,44 @@ function racedStepLog(real: StepLog, racing: (step: StepRecord) => StepRecord): 
   };
 }
 
+/**
+ * The step log, except that `late` is logged right before Act reads the log (its second read in a
+ * goal's first iteration; the first is verify's): a late Act of another run logging meanwhile.
+ */
+function loggingAtActsRead(real: StepLog, late: StepRecord): StepLog {
+  let reads = 0;
+  return {
+    putStep: (step) => real.putStep(step),
+    listRecentSteps: async (goalId, limit) => {
+      reads += 1;
+      if (reads === 2) await real.putStep(late);
+      return real.listRecentSteps(goalId, limit);
+    },
+  };
+}
+
+/** A step a run's late Act logged: one workspace_write of `path` that really ran. */
+function lateStepOf(goalId: string, at: { runId: string; iteration: number; path: string }): StepRecord {
+  const toolUseId = `late-${at.runId}-${at.iteration}`;
+  return {
+    goalId,
+    step: 1,
+    runId: at.runId,
+    iteration: at.iteration,
+    turn: {
+      modelId: "scripted:late",
+      stopReason: "tool_use",
+      content: [
+        { toolUse: { toolUseId, name: "workspace_write", input: { path: at.path, content: "late" } } },
+      ],
+      usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 },
+    },
+    toolResults: [{ toolUseId, status: "success", content: [{ text: "written" }] }],
+    observations: { artifacts: [], toolResults: [] },
+    at: "2026-03-01T09:00:00.000Z",
+  };
+}
+
 /** `step` as a racing attempt logged it: the same turn, its calls answered with errors. */
 function failedBy(step: StepRecord): StepRecord {
   return {
@@ -126,15 +164,38 @@ describe("ReAct steps under concurrent writers", () => {
     expect(await loop.eventsOf(goal.goalId, "tool.error")).toHaveLength(1);
   });
 
-  it("fails with StepLogConflictError when the step's number was logged first for another iteration", async () => {
+  it("counts a late step another run logged in this iteration's slot, and discards this turn unrun", async () => {
+    // Prepare: the previous run's last Act logs step 1 after this run read the log, before it acts
+    const goal = await createGoal(table);
+    const model = new ScriptedModel({ reason: [writes("out/haiku.md", "autumn"), says("done")] });
+    const loaded = await loadGoal(ports(table.adapters.goals, model), goal);
+    const late = lateStepOf(goal.goalId, { runId: "r0", iteration: 3, path: "notes/late.md" });
+    const stepLog = loggingAtActsRead(table.adapters.stepLog, late);
+    const loop = new ReactLoopDriver(table, model);
+
+    // Act
+    const acted = await verifyAndReason({ ...ports(table.adapters.goals, model), stepLog }, SETTINGS, loaded);
+    const next = await verifyAndReason(ports(table.adapters.goals, model), SETTINGS, acted);
+
+    // Assess
+    expect(acted).toMatchObject({ iteration: 1, next: "verify" });
+    const [first] = await table.adapters.stepLog.listRecentSteps(goal.goalId, 2);
+    expect(first).toMatchObject({ step: 1, runId: "r0", iteration: 3 });
+    expect(await table.adapters.workspace.readFile(goal.goalId, "out/haiku.md")).toBeUndefined();
+    expect(await loop.eventsOf(goal.goalId, "turn.discarded")).toMatchObject([
+      { iteration: 0, step: 1, loggedBy: { runId: "r0", iteration: 3 } },
+    ]);
+    expect(next.next).not.toBe("failed");
+    expect((await loop.goal(goal.goalId)).steps).toBe(1);
+  });
+
+  it("fails with StepLogConflictError when a step is logged beyond the one not verified yet", async () => {
     // Prepare
     const goal = await createGoal(table);
     const model = new ScriptedModel({ reason: [writes("out/haiku.md", "autumn")] });
     const loaded = await loadGoal(ports(table.adapters.goals, model), goal);
-    const stepLog = racedStepLog(table.adapters.stepLog, (step) => ({
-      ...step,
-      iteration: step.iteration + 7,
-    }));
+    const beyond = { ...lateStepOf(goal.goalId, { runId: "r0", iteration: 3, path: "a.md" }), step: 2 };
+    const stepLog = loggingAtActsRead(table.adapters.stepLog, beyond);
 
     // Act
     const attempt = verifyAndReason({ ...ports(table.adapters.goals, model), stepLog }, SETTINGS, loaded);
@@ -142,10 +203,7 @@ describe("ReAct steps under concurrent writers", () => {
     // Assess
     await expect(attempt).rejects.toMatchObject({
       name: "StepLogConflictError",
-      message: expect.stringContaining("iteration 7) is not verified yet"),
-    });
-    expect((await table.adapters.goals.getGoal(goal.goalId))?.record.loop).toMatchObject({
-      phase: "reasoned",
+      message: expect.stringContaining("is logged beyond step 1"),
     });
   });
 

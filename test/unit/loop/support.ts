@@ -350,8 +350,13 @@ export abstract class LoopDriver<S extends LoopSettings> {
 
 /** The ReAct steps: NextAction routes verify → VerifyAndReason, act → Act → VerifyAndReason. */
 export class ReactLoopDriver extends LoopDriver<LoopSettings> {
-  constructor(table: GoalTable, model: ScriptedModel, settings: LoopSettings = SETTINGS) {
-    super(table, model, settings);
+  constructor(
+    table: GoalTable,
+    model: ScriptedModel,
+    settings: LoopSettings = SETTINGS,
+    http?: { readonly allowedHosts: readonly string[]; readonly fetch?: typeof globalThis.fetch },
+  ) {
+    super(table, model, settings, http);
   }
 
   verifyAndReason(position: StepResult): Promise<StepResult> {

@@ -4,10 +4,11 @@ import type { GoalRecord } from "../../goal/goal-record";
 import { awaitLimitDecision, checkLimits } from "../../goal/limits";
 import { HUMAN_INPUT_DETAIL_TYPES } from "../../human/human-input-events";
 import { type ApprovalNotifiers, notifyApprovalRequested } from "../../human/notify-approval";
+import { handleApprovalDecided } from "../../human/resume-handler";
 import type { Clock } from "../../ports/clock";
 import type { Approval, GoalStore } from "../../ports/goal-store";
 import type { Outbox } from "../../ports/outbox";
-import type { TaskCallback } from "../../ports/task-callback";
+import { type TaskCallback, TaskTokenGoneError } from "../../ports/task-callback";
 import { isRunningIn, nextForStatus, type RunPosition, type StepResult } from "../step-result";
 import { chain, readGoal, updateGoal } from "../update-goal";
 import { gateOf, isPlanGate, nextAfterGate } from "./action-gate";
@@ -34,7 +35,7 @@ export interface RequestApprovalInput extends RunPosition {
 }
 
 export type RequestApprovalResult =
-  | { readonly outcome: "requested" | "reused"; readonly approvalId: string }
+  | { readonly outcome: "requested" | "reused" | "delivered"; readonly approvalId: string }
   | { readonly outcome: "answered"; readonly next: StepResult["next"] };
 
 /**
@@ -90,7 +91,42 @@ export async function requestApproval(
   }
   // Only a newly stored approval is announced: a reused one (above) was announced when it was stored.
   await notifyApprovalRequested(ports.outbox, approval, record, now, ports.notifiers);
-  return { outcome: "requested", approvalId: approval.approvalId };
+  return (
+    (await deliverTakenDecision(ports, input, approval.approvalId)) ?? {
+      outcome: "requested",
+      approvalId: approval.approvalId,
+    }
+  );
+}
+
+/**
+ * Once this wait holds the approval (its token stored, the goal parked): a decision somebody took
+ * before that is delivered to this wait now. The resume handler may have found the goal not parked
+ * yet (and left it), or answered an older wait's token (a re-attached or redriven run parking
+ * again), so without this the decision would be lost. The handler does the same from its side
+ * (`handleApprovalDecided` follows a replaced token): whichever order "decided" and "parked" come
+ * in, one of the two sees the other, and a token answers once.
+ */
+async function deliverTakenDecision(
+  ports: RequestApprovalPorts,
+  input: RequestApprovalInput,
+  approvalId: string,
+): Promise<RequestApprovalResult | undefined> {
+  const approval = await ports.goals.getApproval(approvalId);
+  if (approval?.status !== "approved" && approval?.status !== "rejected") return undefined;
+  const { record } = await readGoal(ports.goals, input.goalId);
+  if (record.status === "waiting" && record.waitingFor?.approvalId === approvalId) {
+    await handleApprovalDecided(ports, { approvalId, goalId: input.goalId });
+    return { outcome: "delivered", approvalId };
+  }
+  // Woken already, its answer sent to a wait that is over: answer this one from the record.
+  const next = answerWithoutHuman(record, input, ports.now());
+  const position = { goalId: input.goalId, runId: input.runId, iteration: input.iteration };
+  await ports.callback.succeed(input.taskToken, { ...position, next }).catch((error: unknown) => {
+    // The handler followed the new token first: answered once, as it must be.
+    if (!(error instanceof TaskTokenGoneError)) throw error;
+  });
+  return { outcome: "answered", next };
 }
 
 interface ApprovalRequest {
@@ -188,7 +224,10 @@ function gateKind(gate: Parameters<typeof isPlanGate>[0]): "plan" | "tool" {
   return isPlanGate(gate) ? "plan" : "tool";
 }
 
-/** A goal already waiting on a pending approval of this very request keeps it; the new token replaces the old. */
+/**
+ * A goal already waiting on an approval of this very request keeps it (pending, or decided but not yet
+ * delivered); the new token replaces the old, and a decision already taken is delivered to it.
+ */
 async function reuseWaiting(
   ports: RequestApprovalPorts,
   record: GoalRecord,
@@ -203,9 +242,12 @@ async function reuseWaiting(
     approval: gateKind(record.actionGate),
   };
   const kind = kinds[input.next];
-  if (approval?.status !== "pending" || approval.action.kind !== kind) return undefined;
+  // A decided one is kept too: its decision has not reached a live wait yet (the goal still waits).
+  const open =
+    approval?.status === "pending" || approval?.status === "approved" || approval?.status === "rejected";
+  if (!approval || !open || approval.action.kind !== kind) return undefined;
   if ((kind === "tool" || kind === "plan") && record.actionGate?.fingerprint !== approval.action.fingerprint)
     return undefined;
   await ports.goals.replaceApprovalToken(approvalId, input.taskToken);
-  return { outcome: "reused", approvalId };
+  return (await deliverTakenDecision(ports, input, approvalId)) ?? { outcome: "reused", approvalId };
 }

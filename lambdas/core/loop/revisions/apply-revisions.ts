@@ -1,5 +1,6 @@
 import type { GoalRecord, PendingCorrection } from "../../goal/goal-record";
 import { applyRevision, resolveCorrection } from "../../goal/revisions";
+import { checkpointRunId } from "../../goal/run-takeover";
 import { checkpointedCall } from "../../models/model-call";
 import { recordModelUsage } from "../../models/model-prices";
 import { type ModelTiers, modelIdFor } from "../../models/model-tiers";
@@ -46,7 +47,7 @@ export async function applyQueuedRevisions(
     const record = current.record;
     const key = {
       goalId: record.goalId,
-      runId,
+      runId: checkpointRunId(record, { runId, iteration: record.runIteration }),
       iteration: record.runIteration,
       role: "reconcile" as const,
       ordinal: record.revisionLog.length,

@@ -6,6 +6,7 @@ import type { GoalChange } from "../../goal/goal-change";
 import { complete } from "../../goal/goal-lifecycle";
 import type { GoalRecord } from "../../goal/goal-record";
 import type { SuccessCheck } from "../../goal/goal-spec";
+import { checkpointRunId } from "../../goal/run-takeover";
 import { clip } from "../../goal/text";
 import { toolUsesOf } from "../../models/model-answer";
 import { checkpointedCall } from "../../models/model-call";
@@ -149,7 +150,7 @@ export async function judgeStep(
     if (evidenceFor(record, check)) continue;
     const key = {
       goalId: record.goalId,
-      runId: record.runId,
+      runId: checkpointRunId(record, { runId: record.runId, iteration: input.iteration }),
       iteration: input.iteration,
       role,
       ordinal,

@@ -1,7 +1,7 @@
-import type { ToolResultObservation } from "../../goal/evidence/cycle-observations";
 import { toolResultMeets } from "../../goal/evidence/judge-checks";
 import type { PlanStep, StepOutcome } from "../../goal/plan";
 import { clip } from "../../goal/text";
+import { type CallResult, callResults, errorNameOf } from "../../loop/tool-call-results";
 import { turnText } from "../../models/model-answer";
 import type { StepRecord } from "../../ports/step-log";
 
@@ -27,46 +27,6 @@ const UNRECOVERABLE =
 
 export function isUnrecoverable(errorName: string): boolean {
   return UNRECOVERABLE.test(errorName);
-}
-
-interface CallResult {
-  readonly tool: string;
-  readonly observation: ToolResultObservation;
-  readonly text: string;
-}
-
-function jsonObject(value: unknown): Record<string, unknown> | undefined {
-  return value !== null && typeof value === "object" && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : undefined;
-}
-
-/**
- * The error of one call, by name: the tool runner's (`{error}` in the result), or an HTTP status a
- * tool reported as its answer (`http_request` answers 503 with success: the call worked, the
- * service did not). Undefined for a call that did its job.
- */
-function errorNameOf(result: CallResult): string | undefined {
-  const json = jsonObject(result.observation.resultJson);
-  if (result.observation.status === "error") {
-    return typeof json?.error === "string" ? json.error : (/^(\w+):/.exec(result.text)?.[1] ?? "ToolError");
-  }
-  const status = json?.status ?? json?.statusCode;
-  return typeof status === "number" && status >= 400 ? `HttpStatus${status}` : undefined;
-}
-
-function callResults(logged: StepRecord): CallResult[] {
-  return logged.turn.content.flatMap((block) => {
-    if (!("toolUse" in block)) return [];
-    const index = logged.toolResults.findIndex((result) => result.toolUseId === block.toolUse.toolUseId);
-    const observation = logged.observations.toolResults[index];
-    const result = logged.toolResults[index];
-    if (!observation || !result) return [];
-    const text = result.content
-      .map((part) => ("text" in part ? part.text : JSON.stringify(part.json)))
-      .join("\n");
-    return [{ tool: block.toolUse.name, observation, text }];
-  });
 }
 
 function loggedText(logged: StepRecord): string {

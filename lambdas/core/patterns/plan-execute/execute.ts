@@ -1,10 +1,11 @@
 import { type GoalChange, goalEvent, settle } from "../../goal/goal-change";
 import type { GoalRecord } from "../../goal/goal-record";
+import { reached } from "../../goal/loop-marker";
 import { type PlanState, type PlanStepState, stepById, withPlanState } from "../../goal/plan";
+import { checkpointRunId } from "../../goal/run-takeover";
 import { type ActPorts, actUnlessGated, commitTurnAndAct } from "../../loop/act";
 import { gatedCalls } from "../../loop/gates/action-gate";
 import { grantedTools } from "../../loop/loop-deps";
-import { reached } from "../../loop/loop-marker";
 import { isOffPlan } from "../../loop/off-plan-call";
 import { isRunningIn, type RunPosition, type StepResult, stopped } from "../../loop/step-result";
 import { readGoal } from "../../loop/update-goal";
@@ -93,7 +94,13 @@ export async function execute(
   // Every granted tool, whatever the step names: one tool list for all steps keeps the prompt's
   // cached prefix the same; Act refuses a call to another tool than the step's (isOffPlan).
   const tools = ports.tools.specsFor(granted);
-  const key = { goalId, runId, iteration, role: "execute" as const, ordinal: 0 };
+  const key = {
+    goalId,
+    runId: checkpointRunId(record, position),
+    iteration,
+    role: "execute" as const,
+    ordinal: 0,
+  };
   const checkpoint = await checkpointedCall(ports, key, (call) =>
     executeRequest({
       record,

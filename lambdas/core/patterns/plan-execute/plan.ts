@@ -1,8 +1,9 @@
 import { settle } from "../../goal/goal-change";
 import type { GoalRecord } from "../../goal/goal-record";
+import { markLoop } from "../../goal/loop-marker";
+import { checkpointRunId } from "../../goal/run-takeover";
 import { gateOf, isPlanGate } from "../../loop/gates/action-gate";
 import { grantedTools } from "../../loop/loop-deps";
-import { markLoop } from "../../loop/loop-marker";
 import { isRunningIn, type RunPosition, type StepResult, stopped } from "../../loop/step-result";
 import { chain, readGoal, updateGoal } from "../../loop/update-goal";
 import { checkpointedCall } from "../../models/model-call";
@@ -73,7 +74,7 @@ export async function plan(
   }
 
   const tools = ports.tools.specsFor(grantedTools(record.spec, settings.defaultTools));
-  const key = { goalId, runId, iteration, role: "plan" as const, ordinal };
+  const key = { goalId, runId: checkpointRunId(record, position), iteration, role: "plan" as const, ordinal };
   const { turn } = await checkpointedCall(ports, key, (call) =>
     planRequest({
       record,

@@ -1,14 +1,16 @@
 import type { GoalChange } from "../../goal/goal-change";
 import type { GoalRecord } from "../../goal/goal-record";
 import { checkLimits } from "../../goal/limits";
+import { reached } from "../../goal/loop-marker";
+import { checkpointRunId } from "../../goal/run-takeover";
 import { type ActPorts, actedAnswer, actUnlessGated, commitTurnAndAct } from "../../loop/act";
 import { gatedCalls, gatedNext } from "../../loop/gates/action-gate";
+import { askOnFatalToolError, pendingStepDecision } from "../../loop/gates/step-decision";
 import { grantedTools, type LoopSettings } from "../../loop/loop-deps";
-import { reached } from "../../loop/loop-marker";
 import { applyQueuedRevisions } from "../../loop/revisions/apply-revisions";
 import { isRunningIn, type RunPosition, type StepResult, stopped } from "../../loop/step-result";
 import { chain, readGoal, updateGoal } from "../../loop/update-goal";
-import { decideChange, prepareVerification, verifyPending } from "../../loop/verify/verify-step";
+import { decideChange, isUncounted, prepareVerification, verifyPending } from "../../loop/verify/verify-step";
 import { countCompactionUsage, readStepHistory, type StepHistory } from "../../models/context/compaction";
 import type { ContextSettings } from "../../models/context/context-settings";
 import { packGoalContext } from "../../models/context/pack-goal";
@@ -132,6 +134,8 @@ function answerAfterVerify(
   const iteration = position.iteration;
   if (reached(record, runId, iteration, "reasoned"))
     return { ...position, next: gatedNext(record, position) };
+  // A call failed in a way no retry fixes: a human decides before the model makes another call.
+  if (pendingStepDecision(record)) return { ...position, next: "decision" };
   // A reached limit waits for a human decision (extend or terminate) instead of ending the goal.
   if (checkLimits(record, now)) return { ...position, next: "limit_decision" };
   if (iteration >= settings.continueAsNewAfter) return { ...position, next: "continue_as_new" };
@@ -154,10 +158,12 @@ async function verification(
   const now = ports.now();
   return (current) => {
     if (!isRunningIn(current, runId)) return undefined;
+    const counts = isUncounted(current, pending);
     const change = chain(
       current,
       (next) => verifyPending(next, pending, now),
       (next) => decideChange(next, now),
+      (next) => (counts ? askOnFatalToolError(next, pending.step, now) : undefined),
     );
     return change.events.length > 0 ? change : undefined;
   };
@@ -185,7 +191,7 @@ async function reason(
   position: RunPosition,
 ): Promise<StepResult> {
   const { iteration } = position;
-  const key = reasonKey(position);
+  const key = reasonKey({ ...position, runId: checkpointRunId(record, position) });
   const tools = ports.tools.specsFor(grantedTools(record.spec, settings.defaultTools));
   const modelId = modelIdFor(record.spec, "reason", settings.models);
   // Packing again on a retry reads the same steps and summaries: it decides the same and pays nothing.
@@ -225,6 +231,6 @@ async function reason(
 
 /** The run's iteration is reasoned and not acted yet: its turn waits for Act (or for a human). */
 function awaitsAct(record: GoalRecord, position: RunPosition): boolean {
-  const { loop } = record;
-  return loop?.phase === "reasoned" && loop.runId === position.runId && loop.iteration === position.iteration;
+  const { runId, iteration } = position;
+  return reached(record, runId, iteration, "reasoned") && !reached(record, runId, iteration, "acted");
 }

@@ -1,8 +1,9 @@
 import { checkLimits, recordAttempt } from "../../goal/limits";
+import { reached } from "../../goal/loop-marker";
+import { checkpointRunId } from "../../goal/run-takeover";
 import { type ActPorts, actUnlessGated, commitTurnAndAct } from "../../loop/act";
 import { gatedCalls } from "../../loop/gates/action-gate";
 import { grantedTools } from "../../loop/loop-deps";
-import { reached } from "../../loop/loop-marker";
 import { isRunningIn, type RunPosition, type StepResult, stopped } from "../../loop/step-result";
 import { readGoal } from "../../loop/update-goal";
 import { callAndCheckpoint } from "../../models/model-call";
@@ -47,7 +48,13 @@ export async function attempt(
   if (reached(record, runId, iteration, "reasoned"))
     return actUnlessGated(ports, settings, { loaded, position });
 
-  const key = { goalId: record.goalId, runId, iteration, role: "attempt" as const, ordinal: 0 };
+  const key = {
+    goalId: record.goalId,
+    runId: checkpointRunId(record, position),
+    iteration,
+    role: "attempt" as const,
+    ordinal: 0,
+  };
   // Once the call is paid for, it is counted whatever the limits say now; before, a limit stops it.
   const found = await ports.goals.findCheckpoint(key);
   if (!found.checkpoint && checkLimits(record, ports.now())) return { ...position, next: "limit_decision" };

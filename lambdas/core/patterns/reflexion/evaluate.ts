@@ -1,7 +1,8 @@
 import type { GoalRecord } from "../../goal/goal-record";
 import { checkLimits } from "../../goal/limits";
+import { markLoop, reached } from "../../goal/loop-marker";
 import { gatedNext } from "../../loop/gates/action-gate";
-import { markLoop, reached } from "../../loop/loop-marker";
+import { askOnFatalToolError, pendingStepDecision } from "../../loop/gates/step-decision";
 import { applyQueuedRevisions } from "../../loop/revisions/apply-revisions";
 import {
   isRunningIn,
@@ -11,7 +12,7 @@ import {
   stopped,
 } from "../../loop/step-result";
 import { chain, readGoal, updateGoal } from "../../loop/update-goal";
-import { decideChange, prepareVerification, verifyPending } from "../../loop/verify/verify-step";
+import { decideChange, isUncounted, prepareVerification, verifyPending } from "../../loop/verify/verify-step";
 import type { Clock } from "../../ports/clock";
 import type { GoalStore, VersionedGoal } from "../../ports/goal-store";
 import type { ModelClient } from "../../ports/model-client";
@@ -74,10 +75,12 @@ async function evaluateAndMark(
   });
   return updateGoal(ports.goals, loaded, (current) => {
     if (!isRunningIn(current, runId)) return undefined;
+    const counts = isUncounted(current, pending);
     const change = chain(
       current,
       (next) => verifyPending(next, pending, now),
       (next) => decideChange(next, now),
+      (next) => (counts ? askOnFatalToolError(next, pending.step, now) : undefined),
       (next) => markEvaluated(next, settings, runId, now),
     );
     return change.record === current ? undefined : change;
@@ -107,6 +110,8 @@ export function nextAfterEvaluate(
   const { runId, iteration } = position;
   if (reached(record, runId, iteration, "reasoned")) return gatedNext(record, position);
   if (reached(record, runId, iteration, "reflected")) return "attempt";
+  // A call failed in a way no retry fixes: a human decides before the next model call.
+  if (pendingStepDecision(record)) return "decision";
   if (checkLimits(record, now)) return "limit_decision";
   if (iteration >= settings.continueAsNewAfter) return "continue_as_new";
   return needsLesson(record) ? "reflect" : "attempt";

@@ -1,7 +1,8 @@
 import type { GoalRecord } from "../../goal/goal-record";
 import type { SuccessCheck } from "../../goal/goal-spec";
+import { markLoop, reached } from "../../goal/loop-marker";
+import { checkpointRunId } from "../../goal/run-takeover";
 import { gatedNext } from "../../loop/gates/action-gate";
-import { markLoop, reached } from "../../loop/loop-marker";
 import { isRunningIn, type RunPosition, type StepResult, stopped } from "../../loop/step-result";
 import { chain, readGoal, updateGoal } from "../../loop/update-goal";
 import { type JudgedFile, parseVerdict } from "../../loop/verify/judge";
@@ -53,7 +54,13 @@ export async function reflect(
 
   const attempt = record.attempts ?? 0;
   const [step] = await ports.stepLog.listRecentSteps(record.goalId, 1);
-  const key = { goalId: record.goalId, runId, iteration, role: "reflect" as const, ordinal: 0 };
+  const key = {
+    goalId: record.goalId,
+    runId: checkpointRunId(record, position),
+    iteration,
+    role: "reflect" as const,
+    ordinal: 0,
+  };
   const files = step ? await attemptFiles(ports.workspace, record.goalId, step) : [];
   const verdicts = step ? await evaluatorVerdicts(ports.goals, record, step) : new Map<string, string>();
   const { turn } = await checkpointedCall(ports, key, (call) =>
@@ -112,7 +119,7 @@ async function evaluatorVerdicts(
   for (const [ordinal, check] of record.spec.successChecks.filter(isJudged).entries()) {
     const checkpoint = await goals.getCheckpoint({
       goalId: record.goalId,
-      runId: step.runId,
+      runId: checkpointRunId(record, step),
       iteration: step.iteration,
       role: "evaluate",
       ordinal,

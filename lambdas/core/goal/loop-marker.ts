@@ -1,5 +1,5 @@
-import { type GoalChange, settle } from "../goal/goal-change";
-import type { GoalRecord, LoopMarker } from "../goal/goal-record";
+import { type GoalChange, settle } from "./goal-change";
+import type { GoalRecord, LoopMarker } from "./goal-record";
 
 /** `planned` and `reflected` never meet in one pattern: they share a rank between verify and the acting turn. */
 const PHASE_ORDER: Readonly<Record<LoopMarker["phase"], number>> = {
@@ -11,14 +11,23 @@ const PHASE_ORDER: Readonly<Record<LoopMarker["phase"], number>> = {
   acted: 4,
 };
 
-/** Whether the goal's loop already reached `phase` of `iteration` in `runId` (or went past it). */
+/**
+ * Whether the goal's loop already reached `phase` of `iteration` in `runId` (or went past it). In the
+ * iteration a run took over (`takeover`), what the previous run reached counts too.
+ */
 export function reached(
   record: GoalRecord,
   runId: string,
   iteration: number,
   phase: LoopMarker["phase"],
 ): boolean {
-  const loop = record.loop;
+  const { loop, takeover } = record;
+  const tookOver =
+    takeover?.phase !== undefined &&
+    runId === record.runId &&
+    iteration === takeover.iteration &&
+    PHASE_ORDER[takeover.phase] >= PHASE_ORDER[phase];
+  if (tookOver) return true;
   if (!loop || loop.runId !== runId) return false;
   if (loop.iteration !== iteration) return loop.iteration > iteration;
   return PHASE_ORDER[loop.phase] >= PHASE_ORDER[phase];
@@ -31,4 +40,13 @@ export function reached(
 export function markLoop(record: GoalRecord, loop: LoopMarker, activeTask: string, now: Date): GoalChange {
   const task = record.status === "running" ? activeTask : record.activeTask;
   return settle({ ...record, loop, activeTask: task, updatedAt: now.toISOString() }, []);
+}
+
+/** The later of two phases (either may be absent). */
+export function furthestPhase(
+  a: LoopMarker["phase"] | undefined,
+  b: LoopMarker["phase"] | undefined,
+): LoopMarker["phase"] | undefined {
+  if (a === undefined || b === undefined) return a ?? b;
+  return PHASE_ORDER[a] >= PHASE_ORDER[b] ? a : b;
 }
