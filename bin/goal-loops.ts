@@ -237,6 +237,52 @@ program
     });
   });
 
+function parseAmount(value: string): number {
+  const amount = Number(value);
+  if (value.trim() === "" || !Number.isFinite(amount))
+    throw new InvalidArgumentError(`'${value}' is not a number`);
+  return amount;
+}
+
+interface LimitsOptions {
+  readonly port: number;
+  readonly maxCostUsd?: number;
+  readonly maxSteps?: number;
+  readonly deadline?: string;
+  readonly maxReplans?: number;
+  readonly maxAttempts?: number;
+  readonly maxNoProgressCycles?: number;
+}
+
+program
+  .command("limits")
+  .description(
+    "Change a goal's limits now (answers a limit decision it waits on); prints the limits it then has",
+  )
+  .argument("<goalId>")
+  .option("--max-cost-usd <usd>", "the goal's budget in USD", parseAmount)
+  .option("--max-steps <n>", "how many steps it may take", parseAmount)
+  .option("--deadline <iso>", "when it must be done (ISO 8601 date-time)")
+  .option("--max-replans <n>", "how many replans it may request (plan_execute)", parseAmount)
+  .option("--max-attempts <n>", "how many attempts it may make (reflexion)", parseAmount)
+  .option("--max-no-progress-cycles <n>", "cycles without progress before it pauses", parseAmount)
+  .addOption(portOption())
+  .action(async (goalId: string, options: LimitsOptions) => {
+    const { port, ...given } = options;
+    const patch = Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined));
+    if (Object.keys(patch).length === 0) {
+      log(
+        "Name at least one limit: --max-cost-usd, --max-steps, --deadline, --max-replans, --max-attempts or --max-no-progress-cycles",
+      );
+      process.exitCode = 1;
+      return;
+    }
+    await control(port, async (client) => {
+      const { limits } = await client.setLimits(goalId, patch);
+      write(`Limits of goal ${goalId}: ${JSON.stringify(limits)}`);
+    });
+  });
+
 program
   .command("cancel")
   .description("Cancel a goal that is not final and stop its execution")

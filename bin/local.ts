@@ -5,7 +5,7 @@ import path from "node:path";
 import { Command, InvalidArgumentError } from "commander";
 import { GoalLoopsError } from "../lambdas/core/goal/errors";
 import { watchOutbox } from "../lib/local/local-outbox";
-import { localSecrets } from "../lib/local/local-secrets";
+import { type LocalSecrets, localSecrets } from "../lib/local/local-secrets";
 import { type LocalStack, startLocalStack } from "../lib/local/local-stack";
 import { availableFixtures } from "../lib/local/model-fixtures";
 
@@ -57,7 +57,7 @@ const program = new Command("local")
   .showHelpAfterError();
 
 const flags = program.parse(process.argv).opts<Flags>();
-const { secrets, generated } = localSecrets(process.env);
+const { secrets, generated } = secretsOrExit();
 let stack: LocalStack;
 try {
   stack = await startLocalStack({
@@ -118,6 +118,17 @@ console.log(
     "Ctrl+C stops it.",
   ].join("\n"),
 );
+
+/** The doors' secrets, or exit 1 saying which variable is unusable and why (a short EMAIL_LINK_SECRET). */
+function secretsOrExit(): { secrets: LocalSecrets; generated: string[] } {
+  try {
+    return localSecrets(process.env);
+  } catch (error) {
+    if (!(error instanceof GoalLoopsError)) throw error;
+    console.error(`${error.name}: ${error.message}`);
+    process.exit(1);
+  }
+}
 
 function secretValue(name: string): string {
   if (name === "SLACK_SIGNING_SECRET") return secrets.slackSigningSecret;

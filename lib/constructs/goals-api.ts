@@ -44,7 +44,7 @@ export interface GoalsApiProps {
    * The human-input bus: revisions, resumes and cancellations asked for through the API are
    * published on it (`GOAL_EVENT_BUS_NAME`) for the resume handler.
    *
-   * @default - none: the revision, directive, resume, retry and cancel routes answer 503
+   * @default - none: the revision, directive, resume, retry, limits and cancel routes answer 503
    */
   readonly goalEventBus?: GoalEventBus;
 
@@ -216,7 +216,7 @@ export class GoalsApi extends Construct {
       requestParameters: { "method.request.path.goalId": true, "method.request.querystring.after": false },
     });
     // Steering a goal: each publishes one human-input event; the function validates the bodies.
-    for (const control of ["revisions", "directive", "resume", "retry", "cancel"]) {
+    for (const control of ["revisions", "directive", "resume", "retry", "limits", "cancel"]) {
       goal.addResource(control).addMethod("POST", integration, {
         requestValidator: validator,
         requestParameters: { "method.request.path.goalId": true },

@@ -79,3 +79,8 @@ export class LambdaFunctionError extends GoalLoopsError {
     this.payload = payload;
   }
 }
+
+/** A local secret (from the environment) the doors could not use: it says which and why. */
+export class LocalSecretError extends GoalLoopsError {
+  override readonly name = "LocalSecretError";
+}

@@ -272,7 +272,7 @@ function expectedAcknowledgments(template: Template): string[] {
       "goals/GET",
       "goals/{goalId}/GET",
       "goals/{goalId}/events/GET",
-      ...["revisions", "directive", "resume", "retry", "cancel"].map(
+      ...["revisions", "directive", "resume", "retry", "limits", "cancel"].map(
         (control) => `goals/{goalId}/${control}/POST`,
       ),
       "approvals/GET",

@@ -89,6 +89,7 @@ describe("GoalsApi", () => {
         "POST /goals/{goalId}/directive",
         "POST /goals/{goalId}/resume",
         "POST /goals/{goalId}/retry",
+        "POST /goals/{goalId}/limits",
         "POST /goals/{goalId}/cancel",
         "GET /approvals",
         "POST /approvals/{approvalId}",
@@ -144,7 +145,7 @@ describe("GoalsApi", () => {
       "method.request.path.goalId": true,
       "method.request.querystring.after": false,
     });
-    for (const control of ["revisions", "directive", "resume", "retry", "cancel"]) {
+    for (const control of ["revisions", "directive", "resume", "retry", "limits", "cancel"]) {
       expect(routes.get(`POST /goals/{goalId}/${control}`)?.Properties.RequestParameters, control).toEqual({
         "method.request.path.goalId": true,
       });
@@ -258,9 +259,9 @@ describe("GoalsApi", () => {
     expect(resourcesAllowed(statements, "events:PutEvents")).toEqual([arnOf(busId)]);
   });
 
-  it("lets API Gateway invoke the function from the stage's eleven methods only (no console test invocations)", () => {
+  it("lets API Gateway invoke the function from the stage's twelve methods only (no console test invocations)", () => {
     // Assess
-    template.resourceCountIs("AWS::Lambda::Permission", 11);
+    template.resourceCountIs("AWS::Lambda::Permission", 12);
   });
 
   it.each<[string, Partial<GoalsApiProps>, RegExp]>([

@@ -105,7 +105,7 @@ describe("goal-loops control subcommands and approvals during run (the CLI)", ()
     expect((await outboxFor(goalId)).filter((item) => item.channel === "ops")).toHaveLength(1);
   }, 90_000);
 
-  it("revise queues a revision of a waiting goal; cancel ends it; resume of a goal that is not paused exits 1 with the 409 reason", async () => {
+  it("revise queues a revision of a waiting goal; limits raises its limits; cancel ends it; resume and retry of a goal that is neither paused nor failed exit 1 with the 409 reason", async () => {
     // Prepare
     const run = await runCli(["run", goalFile, "--port", port]);
     const goalId = acceptedGoalId(run.stdout);
@@ -123,6 +123,18 @@ describe("goal-loops control subcommands and approvals during run (the CLI)", ()
       "date",
     ]);
     const resume = await runCli(["resume", goalId, "--port", port]);
+    const retry = await runCli(["retry", goalId, "--port", port]);
+    const limits = await runCli([
+      "limits",
+      goalId,
+      "--port",
+      port,
+      "--max-steps",
+      "30",
+      "--max-cost-usd",
+      "2",
+    ]);
+    const noLimit = await runCli(["limits", goalId, "--port", port]);
     const cancel = await runCli(["cancel", goalId, "--port", port, "--reason", "not needed"]);
     const final = await untilCancelled(goalId);
     const cancelAgain = await runCli(["cancel", goalId, "--port", port]);
@@ -133,6 +145,13 @@ describe("goal-loops control subcommands and approvals during run (the CLI)", ()
     expect(revise.stdout).toMatch(/Revision \S+ \(add_constraint\) queued/);
     expect(resume.code).toBe(1);
     expect(resume.stderr).toMatch(/409 InvalidStatus: goal is waiting; resume needs paused/);
+    expect(retry.code).toBe(1);
+    expect(retry.stderr).toMatch(/409 InvalidStatus: goal is waiting; retry needs failed/);
+    expect(limits.code).toBe(0);
+    expect(limits.stdout).toMatch(/Limits of goal \S+: \{.*"maxSteps":30.*\}/);
+    expect(limits.stdout).toContain('"maxCostUsd":2');
+    expect(noLimit.code).toBe(1);
+    expect(noLimit.stderr).toMatch(/Name at least one limit/);
     expect(cancel.code).toBe(0);
     expect(final).toMatchObject({
       status: "cancelled",

@@ -1,7 +1,7 @@
 import * as z from "zod";
 import { ModelRoleSchema } from "../models/model-roles";
 import { EvidenceSchema } from "./evidence/evidence";
-import { GoalSpecSchema, PatternSchema } from "./goal-spec";
+import { GoalSpecSchema, LimitsSchema, PatternSchema } from "./goal-spec";
 import { LessonSchema } from "./lesson";
 import { PlanStateSchema, StepDecisionSchema } from "./plan";
 
@@ -276,6 +276,13 @@ export const GoalRecordSchema = z.object({
    * again by the redrive, hands the run back to the loop instead of failing it, once.
    */
   redriving: z.string().optional(),
+  /**
+   * A model call the rest of `maxCostUsd` could not pay for at its worst case, so it was not made:
+   * until a call is made again, `checkLimits` counts it (the goal waits for a limit decision).
+   */
+  costShortfall: z
+    .object({ role: ModelRoleSchema, neededUsd: z.number().nonnegative(), at: z.iso.datetime() })
+    .optional(),
   /** The last unrecoverable tool failure a human was asked about (react, reflexion); see ToolDecisionSchema. */
   toolDecision: ToolDecisionSchema.optional(),
   /** Sequence number of the last event appended for this goal (0 before any). */
@@ -306,6 +313,8 @@ export const GoalSnapshotSchema = z.object({
   usage: UsageSchema.omit({ cacheWriteTokens: true }),
   /** Tokens, calls and cost per model role that made calls (`plan` on the heavy model, `execute` on the fast one …). */
   usageByRole: z.partialRecord(ModelRoleSchema, UsageSchema.omit({ cacheWriteTokens: true })),
+  /** The limits the goal runs under now (a human may have raised them). */
+  limits: LimitsSchema,
   stopReason: StopReasonSchema.nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),

@@ -36,6 +36,15 @@ export function checkLimits(record: GoalRecord, now: Date): LimitReached | undef
       `maxCostUsd reached: $${record.usage.costUsd} spent of $${limits.maxCostUsd}`,
     );
   }
+  // A model call the rest of the budget cannot pay for at its worst case was not made.
+  const shortfall = record.costShortfall;
+  if (shortfall && record.usage.costUsd + shortfall.neededUsd > limits.maxCostUsd) {
+    const left = limits.maxCostUsd - record.usage.costUsd;
+    return reached(
+      "maxCostUsd",
+      `maxCostUsd reached: the next ${shortfall.role} call may cost up to $${shortfall.neededUsd.toFixed(4)}, and $${left.toFixed(4)} of $${limits.maxCostUsd} is left`,
+    );
+  }
   if (limits.deadline !== undefined && now.getTime() >= Date.parse(limits.deadline)) {
     return reached("deadline", `deadline reached: ${limits.deadline} has passed`);
   }
@@ -51,6 +60,11 @@ export function checkLimits(record: GoalRecord, now: Date): LimitReached | undef
     return reached("maxAttempts", `maxAttempts reached: ${attempts} of ${limits.maxAttempts} attempts used`);
   }
   return undefined;
+}
+
+/** What is left of `maxCostUsd` for the goal's next model call (never below 0). */
+export function remainingBudgetUsd(record: GoalRecord): number {
+  return Math.max(0, record.spec.limits.maxCostUsd - record.usage.costUsd);
 }
 
 /** A limit stops blind looping: the goal waits for a human to extend it or terminate the goal. */

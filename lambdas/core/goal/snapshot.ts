@@ -27,6 +27,7 @@ export function toSnapshot(record: GoalRecord): GoalSnapshot {
         .filter(([, roleUsage]) => roleUsage.modelCalls > 0)
         .map(([role, { cacheWriteTokens: _cacheWrite, ...roleUsage }]) => [role, roleUsage]),
     ),
+    limits: record.spec.limits,
     stopReason: record.stopReason,
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,

@@ -25,13 +25,13 @@ export function limitExtension(
   switch (reached) {
     case "maxSteps":
       return { maxSteps: grow(limits.maxSteps, record.steps, 100_000) };
-    case "maxCostUsd":
+    case "maxCostUsd": {
+      // Past the worst case of the call the budget could not pay for, when that is what stopped it.
+      const needed = record.usage.costUsd + (record.costShortfall?.neededUsd ?? 0);
       return {
-        maxCostUsd: Math.min(
-          10_000,
-          Math.max(limits.maxCostUsd * GROWTH, record.usage.costUsd * GROWTH, 0.01),
-        ),
+        maxCostUsd: Math.min(10_000, Math.max(limits.maxCostUsd * GROWTH, needed * GROWTH, 0.01)),
       };
+    }
     case "maxReplans":
       return { maxReplans: grow(limits.maxReplans, record.replans ?? 0, 1000) };
     case "maxAttempts":

@@ -12,6 +12,57 @@ import { type ModelRole, ModelRoleSchema } from "./model-roles";
 
 const CALL_CONTEXT = /^role=([a-z]+) call=(\d+): /;
 
+/** What is left of the goal's `maxCostUsd` for the next model call. */
+export interface CallBudget {
+  readonly remainingUsd: number;
+}
+
+/** The stable name of CostLimitReachedError. */
+export const COST_LIMIT_REACHED = "CostLimitReached";
+
+/** By name, not instanceof: the error may come from another copy of this module (a bundle). */
+export function isCostLimitReached(error: unknown): error is CostLimitReachedError {
+  return error instanceof Error && error.name === COST_LIMIT_REACHED;
+}
+
+/**
+ * A model call the goal's remaining budget cannot pay for at its worst case: it is not made (DESIGN
+ * §3). The step answers a limit decision instead (`stopAtCostLimit`), so a human raises the limit
+ * or ends the goal before the money is spent.
+ */
+export class CostLimitReachedError extends GoalLoopsError {
+  override readonly name = COST_LIMIT_REACHED;
+  constructor(
+    readonly role: ModelRole,
+    readonly neededUsd: number,
+    readonly remainingUsd: number,
+  ) {
+    super(
+      `The next ${role} call may cost up to $${neededUsd.toFixed(4)}; $${remainingUsd.toFixed(4)} of the goal's budget is left`,
+    );
+  }
+}
+
+/** The output a request without `maxTokens` is assumed to be able to take (every step sets one). */
+const UNBOUNDED_OUTPUT_TOKENS = 8192;
+
+/**
+ * The most a request can cost: its prompt, counted as one token per 3 UTF-8 bytes (more than a
+ * cl100k-like tokenizer counts for prose and JSON, so the estimate errs high without loading one),
+ * plus `maxTokens` of output, at the model's price.
+ */
+export function worstCaseCostUsd(request: ModelRequest): number {
+  const promptBytes = Buffer.byteLength(
+    JSON.stringify([request.system, request.messages, request.tools ?? []]),
+  );
+  return costOf(request.modelId, {
+    inputTokens: Math.ceil(promptBytes / 3),
+    outputTokens: request.maxTokens ?? UNBOUNDED_OUTPUT_TOKENS,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+  });
+}
+
 /**
  * A model error as a step throws it: the same `name` (Step Functions Retry/Catch match on it), the
  * same retryability, and the message prefixed `role=<role> call=<n>: ` so RecordFailure, which only
@@ -48,17 +99,20 @@ export interface CheckpointedCallPorts {
  * Counting the usage is the caller's business: it must do so once per checkpoint.
  *
  * `early` is a lookup the caller started beside its other reads (`lookUpEarly`): used when it was
- * for this very key and did not fail; the lookup is made here otherwise.
+ * for this very key and did not fail; the lookup is made here otherwise. With a `budget`, a call its
+ * worst case would take past the goal's `maxCostUsd` is not made (CostLimitReachedError); a
+ * checkpointed one is paid already and always reused.
  */
 export async function checkpointedCall(
   ports: CheckpointedCallPorts,
   key: CheckpointKey,
   buildRequest: (call: number) => ModelRequest,
-  early?: EarlyLookup,
+  options: { readonly early?: EarlyLookup; readonly budget?: CallBudget } = {},
 ): Promise<ModelCheckpoint> {
+  const { early, budget } = options;
   const lookUp = () => ports.goals.findCheckpoint(key);
   const found = await (early && sameKey(early.key, key) ? early.lookup.catch(lookUp) : lookUp());
-  return found.checkpoint ?? callAndCheckpoint(ports, key, found.calls, buildRequest);
+  return found.checkpoint ?? callAndCheckpoint(ports, key, found.calls, buildRequest, budget);
 }
 
 /** A `findCheckpoint` started before the step knew it would call, with the key it was for. */
@@ -100,10 +154,16 @@ export async function callAndCheckpoint(
   key: CheckpointKey,
   call: number,
   buildRequest: (call: number) => ModelRequest,
+  budget?: CallBudget,
 ): Promise<ModelCheckpoint> {
   const request = buildRequest(call);
   // An unpriced model would fail after the call was paid for; refuse before instead.
   priceOf(request.modelId);
+  if (budget) {
+    const neededUsd = worstCaseCostUsd(request);
+    if (neededUsd > budget.remainingUsd)
+      throw new CostLimitReachedError(key.role, neededUsd, budget.remainingUsd);
+  }
   let turn: Awaited<ReturnType<ModelClient["converse"]>>;
   try {
     turn = await ports.model.converse(request);

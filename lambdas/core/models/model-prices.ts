@@ -82,6 +82,8 @@ export function recordModelUsage(
   const next: GoalRecord = {
     ...record,
     updatedAt: now.toISOString(),
+    // A call was made: a shortfall noted before it is answered (the budget was raised).
+    costShortfall: undefined,
     usage: addUsage(record.usage, usage, costUsd),
     usageByRole: {
       ...record.usageByRole,

@@ -3,11 +3,13 @@ import * as z from "zod";
 import { ValidationError } from "../../core/goal/errors";
 import type { GoalRecord } from "../../core/goal/goal-record";
 import { isFinal } from "../../core/goal/goal-status";
+import { LimitsPatchSchema } from "../../core/goal/limits";
 import { queueRevision, RevisionInputSchema } from "../../core/goal/revisions";
 import { toSnapshot } from "../../core/goal/snapshot";
 import { parseOrThrow } from "../../core/goal/validation";
 import { parseDirective } from "../../core/human/directive";
 import { HUMAN_INPUT_DETAIL_TYPES } from "../../core/human/human-input-events";
+import { raiseLimits } from "../../core/human/raise-limits";
 import { InvalidStatusError } from "./api-errors";
 import { tenantGoal } from "./get-goals";
 import type { GoalsApiDeps } from "./goals-api-deps";
@@ -122,6 +124,29 @@ async function postRetry(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGa
   return json(202, { goalId: goal.goalId, requested: "retry" });
 }
 
+/**
+ * `POST /goals/{goalId}/limits` `{maxCostUsd?, maxSteps?, deadline?, maxReplans?, maxAttempts?,
+ * maxNoProgressCycles?}`: 200 `{goalId, limits}`; raises a limit without waiting to be asked, and
+ * answers a limit decision the goal waits on (see `raiseLimits`). 409 for a final goal.
+ */
+async function postLimits(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGatewayProxyResult> {
+  const patch = parseOrThrow(LimitsPatchSchema, parseJsonBody(request.body), "limits");
+  const goal = await tenantGoal(deps, request);
+  if (isFinal(goal.status)) {
+    throw new InvalidStatusError(
+      goal.goalId,
+      goal.status,
+      `goal is ${goal.status}; limits change only on a goal that is not final`,
+    );
+  }
+  const limits = await raiseLimits(
+    { goals: deps.store, publisher: deps.publisher, now: deps.now },
+    { goalId: goal.goalId, patch, by: request.caller, channel: "api" },
+  );
+  deps.logger.info("limits changed", { goalId: goal.goalId, changed: Object.keys(patch) });
+  return json(200, { goalId: goal.goalId, limits });
+}
+
 const CancelBodySchema = z.strictObject({ reason: z.string().trim().min(1).max(2000).optional() });
 
 /** `POST /goals/{goalId}/cancel` `{reason?}`: 202 for a goal that is not final (`Cancel Requested`), else 409. */
@@ -159,6 +184,7 @@ export function goalControlRoutes(deps: GoalsApiDeps): Route[] {
     { method: "POST", path: "/goals/{goalId}/directive", handle: (request) => postDirective(deps, request) },
     { method: "POST", path: "/goals/{goalId}/resume", handle: (request) => postResume(deps, request) },
     { method: "POST", path: "/goals/{goalId}/retry", handle: (request) => postRetry(deps, request) },
+    { method: "POST", path: "/goals/{goalId}/limits", handle: (request) => postLimits(deps, request) },
     { method: "POST", path: "/goals/{goalId}/cancel", handle: (request) => postCancel(deps, request) },
   ];
 }

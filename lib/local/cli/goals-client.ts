@@ -1,6 +1,8 @@
 import * as z from "zod";
 import { GoalEventSchema } from "../../../lambdas/core/goal/goal-event";
 import { GoalSnapshotSchema, type RevisionType } from "../../../lambdas/core/goal/goal-record";
+import { LimitsSchema } from "../../../lambdas/core/goal/goal-spec";
+import type { LimitsPatch } from "../../../lambdas/core/goal/limits";
 import { type APPROVAL_STATUSES, ApprovalSchema } from "../../../lambdas/core/ports/goal-store";
 
 const AcceptedGoalSchema = z.object({
@@ -33,6 +35,7 @@ const ApprovalListSchema = z.object({ items: z.array(PublicApprovalSchema) }).tr
 const DecidedApprovalSchema = z.object({ approval: PublicApprovalSchema });
 const RevisionAcceptedSchema = z.object({ revisionId: z.string() });
 const ControlAcceptedSchema = z.object({ goalId: z.string(), requested: z.string() });
+const LimitsAnswerSchema = z.object({ goalId: z.string(), limits: LimitsSchema });
 /** `status` answers the snapshot; the other directives queue a revision. */
 const DirectiveAnswerSchema = z.union([RevisionAcceptedSchema, GoalSnapshotSchema]);
 
@@ -109,6 +112,11 @@ export class GoalsClient {
   /** `POST /goals/{goalId}/retry`: accepted for a failed goal, else a 409 GoalsApiError with the reason. */
   async retry(goalId: string) {
     return this.post(`/goals/${encodeURIComponent(goalId)}/retry`, ControlAcceptedSchema, undefined);
+  }
+
+  /** `POST /goals/{goalId}/limits` with the limits to change: the goal's limits afterwards (409 when final). */
+  async setLimits(goalId: string, patch: LimitsPatch) {
+    return this.post(`/goals/${encodeURIComponent(goalId)}/limits`, LimitsAnswerSchema, patch);
   }
 
   /** `POST /goals/{goalId}/cancel` `{reason?}`: accepted for a goal that is not final, else 409. */

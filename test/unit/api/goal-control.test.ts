@@ -5,7 +5,7 @@ import type { GoalRecord } from "../../../lambdas/core/goal/goal-record";
 import { GoalSnapshotSchema } from "../../../lambdas/core/goal/goal-record";
 import { aGoalSpec, apiEvent, aTenant, bodyOf, buildApi, NOW, suiteStoreBackend } from "./api-harness";
 
-describe("goal control routes (revisions, directive, resume, retry, cancel)", () => {
+describe("goal control routes (revisions, directive, resume, retry, limits, cancel)", () => {
   const backend = suiteStoreBackend();
 
   async function aGoal(tenant: string): Promise<string> {
@@ -272,6 +272,64 @@ describe("goal control routes (revisions, directive, resume, retry, cancel)", ()
     });
   });
 
+  describe("POST /goals/{goalId}/limits", () => {
+    it("changes a running goal's limits at once and answers them (200)", async () => {
+      // Prepare
+      const tenant = aTenant();
+      const goalId = await aGoal(tenant);
+
+      // Act
+      const { result, events } = await post(tenant, `/goals/${goalId}/limits`, {
+        maxSteps: 40,
+        maxCostUsd: 3,
+      });
+
+      // Assess
+      expect(result.statusCode).toBe(200);
+      expect(bodyOf(result)).toMatchObject({ goalId, limits: { maxSteps: 40, maxCostUsd: 3 } });
+      expect(events).toEqual([]);
+      const stored = await backend.store.getGoal(goalId);
+      expect(stored?.record.spec.limits).toMatchObject({ maxSteps: 40, maxCostUsd: 3 });
+    });
+
+    it.each([
+      ["an empty patch", {}, ""],
+      ["a negative budget", { maxCostUsd: -1 }, "maxCostUsd"],
+      ["an unknown limit", { maxTokens: 5 }, "maxTokens"],
+    ])("answers 400 naming the field for %s", async (_case, body, path) => {
+      // Prepare
+      const tenant = aTenant();
+      const goalId = await aGoal(tenant);
+
+      // Act
+      const { result } = await post(tenant, `/goals/${goalId}/limits`, body);
+
+      // Assess
+      expect(result.statusCode).toBe(400);
+      expect(bodyOf(result).error).toMatchObject({
+        code: "ValidationError",
+        issues: expect.arrayContaining([expect.objectContaining({ path })]),
+      });
+    });
+
+    it("answers 409 for a final goal", async () => {
+      // Prepare
+      const tenant = aTenant();
+      const goalId = await aGoal(tenant);
+      await change(goalId, (record) => terminate(record, { kind: "policy", detail: "t", message: "t" }, NOW));
+
+      // Act
+      const { result } = await post(tenant, `/goals/${goalId}/limits`, { maxSteps: 40 });
+
+      // Assess
+      expect(result.statusCode).toBe(409);
+      expect(bodyOf(result).error).toMatchObject({
+        code: "InvalidStatus",
+        message: "goal is terminated; limits change only on a goal that is not final",
+      });
+    });
+  });
+
   describe("POST /goals/{goalId}/cancel", () => {
     it("publishes Cancel Requested for a running goal (202), with the reason given", async () => {
       // Prepare
@@ -312,6 +370,7 @@ describe("goal control routes (revisions, directive, resume, retry, cancel)", ()
     ["directive", { text: "status" }],
     ["resume", undefined],
     ["retry", undefined],
+    ["limits", { maxSteps: 40 }],
     ["cancel", undefined],
   ])("answers 404 for another tenant's goal on %s, publishing nothing", async (route, body) => {
     // Prepare

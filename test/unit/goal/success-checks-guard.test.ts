@@ -153,6 +153,7 @@ const RECORD_FREE = [
   "parseOrThrow",
   "priceOf",
   "reached",
+  "remainingBudgetUsd",
   "satisfiedCheckIds",
   "selectPattern",
   "settle",

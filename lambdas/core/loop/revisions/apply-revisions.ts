@@ -1,4 +1,5 @@
 import type { GoalRecord, PendingCorrection } from "../../goal/goal-record";
+import { remainingBudgetUsd } from "../../goal/limits";
 import { applyRevision, resolveCorrection } from "../../goal/revisions";
 import { checkpointRunId } from "../../goal/run-takeover";
 import { checkpointedCall } from "../../models/model-call";
@@ -52,13 +53,17 @@ export async function applyQueuedRevisions(
       role: "reconcile" as const,
       ordinal: record.revisionLog.length,
     };
-    const checkpoint = await checkpointedCall(ports, key, (call) =>
-      reconcileRequest({
-        record,
-        revision,
-        modelId: modelIdFor(record.spec, "reconcile", input.models),
-        call,
-      }),
+    const checkpoint = await checkpointedCall(
+      ports,
+      key,
+      (call) =>
+        reconcileRequest({
+          record,
+          revision,
+          modelId: modelIdFor(record.spec, "reconcile", input.models),
+          call,
+        }),
+      { budget: { remainingUsd: remainingBudgetUsd(record) } },
     );
     const { turn } = checkpoint;
     const reconcile = parseReconcile(

@@ -6,6 +6,7 @@ import type { GoalChange } from "../../goal/goal-change";
 import { complete } from "../../goal/goal-lifecycle";
 import type { GoalRecord } from "../../goal/goal-record";
 import type { SuccessCheck } from "../../goal/goal-spec";
+import { remainingBudgetUsd } from "../../goal/limits";
 import { checkpointRunId } from "../../goal/run-takeover";
 import { clip } from "../../goal/text";
 import { toolUsesOf } from "../../models/model-answer";
@@ -155,15 +156,19 @@ export async function judgeStep(
       role,
       ordinal,
     };
-    const checkpoint = await checkpointedCall(ports, key, (call) =>
-      judgeRequest({
-        record,
-        check,
-        evidence: judgeEvidenceText(input.step, input.files),
-        modelId: modelIdFor(record.spec, role, input.models),
-        call,
-        role,
-      }),
+    const checkpoint = await checkpointedCall(
+      ports,
+      key,
+      (call) =>
+        judgeRequest({
+          record,
+          check,
+          evidence: judgeEvidenceText(input.step, input.files),
+          modelId: modelIdFor(record.spec, role, input.models),
+          call,
+          role,
+        }),
+      { budget: { remainingUsd: remainingBudgetUsd(record) } },
     );
     judgements.push({ checkId: check.id, checkpoint, verdict: parseVerdict(checkpoint.turn) });
   }

@@ -1,5 +1,6 @@
 import type { GoalChange } from "../../goal/goal-change";
 import type { GoalRecord } from "../../goal/goal-record";
+import { remainingBudgetUsd } from "../../goal/limits";
 import type { Clock } from "../../ports/clock";
 import type { CheckpointKey, GoalStore, ModelCheckpoint } from "../../ports/goal-store";
 import type { ModelClient, ModelRequest } from "../../ports/model-client";
@@ -197,8 +198,11 @@ export async function compactHistory(
     const chunk = steps.filter((step) => step.step <= through);
     const previous = compaction;
     const index = through / COMPACTION_STRIDE - 1;
-    const checkpoint = await checkpointedCall(ports, compactionKey(record.goalId, index), (call) =>
-      summarizeRequest(request, previous, chunk, through, call),
+    const checkpoint = await checkpointedCall(
+      ports,
+      compactionKey(record.goalId, index),
+      (call) => summarizeRequest(request, previous, chunk, through, call),
+      { budget: { remainingUsd: remainingBudgetUsd(record) } },
     );
     if (index >= countedCompactions(record) && !uncounted.some((known) => known.key.iteration === index)) {
       uncounted.push(checkpoint);

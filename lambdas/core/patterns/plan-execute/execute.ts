@@ -1,5 +1,6 @@
 import { type GoalChange, goalEvent, settle } from "../../goal/goal-change";
 import type { GoalRecord } from "../../goal/goal-record";
+import { remainingBudgetUsd } from "../../goal/limits";
 import { reached } from "../../goal/loop-marker";
 import { type PlanState, type PlanStepState, stepById, withPlanState } from "../../goal/plan";
 import { checkpointRunId } from "../../goal/run-takeover";
@@ -101,15 +102,19 @@ export async function execute(
     role: "execute" as const,
     ordinal: 0,
   };
-  const checkpoint = await checkpointedCall(ports, key, (call) =>
-    executeRequest({
-      record,
-      state,
-      step,
-      tools,
-      modelId: modelIdFor(record.spec, "execute", settings.models),
-      call,
-    }),
+  const checkpoint = await checkpointedCall(
+    ports,
+    key,
+    (call) =>
+      executeRequest({
+        record,
+        state,
+        step,
+        tools,
+        modelId: modelIdFor(record.spec, "execute", settings.models),
+        call,
+      }),
+    { budget: { remainingUsd: remainingBudgetUsd(record) } },
   );
   const { turn } = checkpoint;
   // Off-plan calls are refused by Act, never run: no human is asked to approve one.

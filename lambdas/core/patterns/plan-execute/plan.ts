@@ -1,5 +1,6 @@
 import { settle } from "../../goal/goal-change";
 import type { GoalRecord } from "../../goal/goal-record";
+import { remainingBudgetUsd } from "../../goal/limits";
 import { markLoop } from "../../goal/loop-marker";
 import { checkpointRunId } from "../../goal/run-takeover";
 import { gateOf, isPlanGate } from "../../loop/gates/action-gate";
@@ -75,15 +76,19 @@ export async function plan(
 
   const tools = ports.tools.specsFor(grantedTools(record.spec, settings.defaultTools));
   const key = { goalId, runId: checkpointRunId(record, position), iteration, role: "plan" as const, ordinal };
-  const { turn } = await checkpointedCall(ports, key, (call) =>
-    planRequest({
-      record,
-      state,
-      replaced: assigned.replaced,
-      tools,
-      modelId: modelIdFor(record.spec, "plan", settings.models),
-      call,
-    }),
+  const { turn } = await checkpointedCall(
+    ports,
+    key,
+    (call) =>
+      planRequest({
+        record,
+        state,
+        replaced: assigned.replaced,
+        tools,
+        modelId: modelIdFor(record.spec, "plan", settings.models),
+        call,
+      }),
+    { budget: { remainingUsd: remainingBudgetUsd(record) } },
   );
   const judged = judgePlan(state, assigned.replaced, parsePlanAnswer(turn), tools);
   const counted = await updateGoal(ports.goals, loaded, (current) => {

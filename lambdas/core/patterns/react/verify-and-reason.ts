@@ -1,6 +1,6 @@
 import type { GoalChange } from "../../goal/goal-change";
 import type { GoalRecord } from "../../goal/goal-record";
-import { checkLimits } from "../../goal/limits";
+import { checkLimits, remainingBudgetUsd } from "../../goal/limits";
 import { reached } from "../../goal/loop-marker";
 import { checkpointRunId } from "../../goal/run-takeover";
 import { type ActPorts, actedAnswer, actUnlessGated, commitTurnAndAct } from "../../loop/act";
@@ -209,7 +209,7 @@ async function reason(
     ports,
     key,
     (call) => reasonRequest({ record, context, tools, modelId, call }),
-    reasonLookup,
+    { early: reasonLookup, budget: { remainingUsd: remainingBudgetUsd(record) } },
   );
   const now = ports.now();
   const { turn } = checkpoint;

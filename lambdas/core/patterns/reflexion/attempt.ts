@@ -1,4 +1,4 @@
-import { checkLimits, recordAttempt } from "../../goal/limits";
+import { checkLimits, recordAttempt, remainingBudgetUsd } from "../../goal/limits";
 import { reached } from "../../goal/loop-marker";
 import { checkpointRunId } from "../../goal/run-takeover";
 import { type ActPorts, actUnlessGated, commitTurnAndAct } from "../../loop/act";
@@ -61,14 +61,19 @@ export async function attempt(
   const granted = grantedTools(record.spec, settings.defaultTools);
   const checkpoint =
     found.checkpoint ??
-    (await callAndCheckpoint(ports, key, found.calls, (call) =>
-      attemptRequest({
-        record,
-        attempt: (record.attempts ?? 0) + 1,
-        tools: ports.tools.specsFor(granted),
-        modelId: modelIdFor(record.spec, "attempt", settings.models),
-        call,
-      }),
+    (await callAndCheckpoint(
+      ports,
+      key,
+      found.calls,
+      (call) =>
+        attemptRequest({
+          record,
+          attempt: (record.attempts ?? 0) + 1,
+          tools: ports.tools.specsFor(granted),
+          modelId: modelIdFor(record.spec, "attempt", settings.models),
+          call,
+        }),
+      { remainingUsd: remainingBudgetUsd(record) },
     ));
   const { turn } = checkpoint;
   const now = ports.now();

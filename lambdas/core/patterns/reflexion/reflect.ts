@@ -1,5 +1,6 @@
 import type { GoalRecord } from "../../goal/goal-record";
 import type { SuccessCheck } from "../../goal/goal-spec";
+import { remainingBudgetUsd } from "../../goal/limits";
 import { markLoop, reached } from "../../goal/loop-marker";
 import { checkpointRunId } from "../../goal/run-takeover";
 import { gatedNext } from "../../loop/gates/action-gate";
@@ -63,16 +64,20 @@ export async function reflect(
   };
   const files = step ? await attemptFiles(ports.workspace, record.goalId, step) : [];
   const verdicts = step ? await evaluatorVerdicts(ports.goals, record, step) : new Map<string, string>();
-  const { turn } = await checkpointedCall(ports, key, (call) =>
-    reflectRequest({
-      record,
-      attempt,
-      step,
-      files,
-      verdicts,
-      modelId: modelIdFor(record.spec, "reflect", settings.models),
-      call,
-    }),
+  const { turn } = await checkpointedCall(
+    ports,
+    key,
+    (call) =>
+      reflectRequest({
+        record,
+        attempt,
+        step,
+        files,
+        verdicts,
+        modelId: modelIdFor(record.spec, "reflect", settings.models),
+        call,
+      }),
+    { budget: { remainingUsd: remainingBudgetUsd(record) } },
   );
   const now = ports.now();
   const text = lessonText(turn, attempt);

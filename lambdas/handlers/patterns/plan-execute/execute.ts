@@ -2,6 +2,7 @@ import { Logger } from "@aws-lambda-powertools/logger";
 import { BedrockModelClient } from "../../../adapters/bedrock-model-client";
 import { createBedrockRuntimeClient } from "../../../adapters/bedrock-runtime-client";
 import { createDocumentClient, createGoalStoreAdapters } from "../../../adapters/goal-store-adapters";
+import { stopAtCostLimit } from "../../../core/loop/cost-limit";
 import { execute } from "../../../core/patterns/plan-execute/execute";
 import { requiredEnv } from "../../handler-environment";
 import { StatePayloadSchema } from "../../loop/state-payload";
@@ -10,6 +11,7 @@ import { toolRunnerFromEnv } from "../../loop/tool-runner-from-env";
 import { planExecuteSettingsFromEnv } from "./settings";
 
 const logger = new Logger();
+const now = () => new Date();
 const { goals, workspace, stepLog, outbox } = createGoalStoreAdapters({
   client: createDocumentClient(),
   tableName: requiredEnv("GOAL_TABLE_NAME"),
@@ -19,7 +21,12 @@ const settings = planExecuteSettingsFromEnv();
 // The tools it offers, and runs at once when the turn needs no approval (Act runs approved ones).
 const tools = toolRunnerFromEnv({ workspace, outbox });
 
-/** Execute: the executor's turn for the next plan step, acted on unless a call is gated (see `execute`). */
+/**
+ * Execute: the executor's turn for the next plan step, acted on unless a call is gated (see `execute`).
+ * A call the rest of the budget cannot pay for is not made: the goal waits for a limit decision.
+ */
 export const handler = stepHandler(logger, StatePayloadSchema, (payload) =>
-  execute({ goals, stepLog, model, tools, now: () => new Date() }, settings, payload),
+  stopAtCostLimit({ goals, now }, payload, () =>
+    execute({ goals, stepLog, model, tools, now }, settings, payload),
+  ),
 );

@@ -2,6 +2,7 @@ import { Logger } from "@aws-lambda-powertools/logger";
 import { BedrockModelClient } from "../../../adapters/bedrock-model-client";
 import { createBedrockRuntimeClient } from "../../../adapters/bedrock-runtime-client";
 import { createDocumentClient, createGoalStoreAdapters } from "../../../adapters/goal-store-adapters";
+import { stopAtCostLimit } from "../../../core/loop/cost-limit";
 import { observe } from "../../../core/patterns/plan-execute/observe";
 import { requiredEnv } from "../../handler-environment";
 import { StatePayloadSchema } from "../../loop/state-payload";
@@ -9,6 +10,7 @@ import { stepHandler } from "../../loop/step-handler";
 import { planExecuteSettingsFromEnv } from "./settings";
 
 const logger = new Logger();
+const now = () => new Date();
 const { goals, workspace, stepLog } = createGoalStoreAdapters({
   client: createDocumentClient(),
   tableName: requiredEnv("GOAL_TABLE_NAME"),
@@ -17,7 +19,12 @@ const { goals, workspace, stepLog } = createGoalStoreAdapters({
 const model = new BedrockModelClient({ client: createBedrockRuntimeClient() });
 const settings = planExecuteSettingsFromEnv();
 
-/** Observe: verify and classify the last step, then decide what comes next (see `observe`). */
+/**
+ * Observe: verify and classify the last step, then decide what comes next (see `observe`).
+ * A call the rest of the budget cannot pay for is not made: the goal waits for a limit decision.
+ */
 export const handler = stepHandler(logger, StatePayloadSchema, (payload) =>
-  observe({ goals, workspace, stepLog, model, now: () => new Date() }, settings, payload),
+  stopAtCostLimit({ goals, now }, payload, () =>
+    observe({ goals, workspace, stepLog, model, now }, settings, payload),
+  ),
 );

@@ -2,6 +2,7 @@ import { Logger } from "@aws-lambda-powertools/logger";
 import { BedrockModelClient } from "../../../adapters/bedrock-model-client";
 import { createBedrockRuntimeClient } from "../../../adapters/bedrock-runtime-client";
 import { createDocumentClient, createGoalStoreAdapters } from "../../../adapters/goal-store-adapters";
+import { stopAtCostLimit } from "../../../core/loop/cost-limit";
 import { plan } from "../../../core/patterns/plan-execute/plan";
 import { toolSpecs } from "../../../tools/tool-registry";
 import { requiredEnv } from "../../handler-environment";
@@ -10,6 +11,7 @@ import { stepHandler } from "../../loop/step-handler";
 import { planExecuteSettingsFromEnv } from "./settings";
 
 const logger = new Logger();
+const now = () => new Date();
 const { goals } = createGoalStoreAdapters({
   client: createDocumentClient(),
   tableName: requiredEnv("GOAL_TABLE_NAME"),
@@ -19,7 +21,10 @@ const settings = planExecuteSettingsFromEnv();
 // The planner only reads the granted tools' specs: it plans with them and calls none.
 const tools = { specsFor: toolSpecs };
 
-/** Plan: the first plan or a replan with its strategy, validated with zod (see `plan`). */
+/**
+ * Plan: the first plan or a replan with its strategy, validated with zod (see `plan`).
+ * A call the rest of the budget cannot pay for is not made: the goal waits for a limit decision.
+ */
 export const handler = stepHandler(logger, StatePayloadSchema, (payload) =>
-  plan({ goals, model, tools, now: () => new Date() }, settings, payload),
+  stopAtCostLimit({ goals, now }, payload, () => plan({ goals, model, tools, now }, settings, payload)),
 );

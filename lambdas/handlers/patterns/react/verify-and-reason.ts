@@ -2,6 +2,7 @@ import { Logger } from "@aws-lambda-powertools/logger";
 import { BedrockModelClient } from "../../../adapters/bedrock-model-client";
 import { createBedrockRuntimeClient } from "../../../adapters/bedrock-runtime-client";
 import { createDocumentClient, createGoalStoreAdapters } from "../../../adapters/goal-store-adapters";
+import { stopAtCostLimit } from "../../../core/loop/cost-limit";
 import { DEFAULT_CONTEXT_SETTINGS } from "../../../core/models/context/context-settings";
 import { verifyAndReason } from "../../../core/patterns/react/verify-and-reason";
 import { positiveIntEnv, requiredEnv } from "../../handler-environment";
@@ -11,6 +12,7 @@ import { stepHandler } from "../../loop/step-handler";
 import { toolRunnerFromEnv } from "../../loop/tool-runner-from-env";
 
 const logger = new Logger();
+const now = () => new Date();
 const { goals, workspace, stepLog, outbox } = createGoalStoreAdapters({
   client: createDocumentClient(),
   tableName: requiredEnv("GOAL_TABLE_NAME"),
@@ -29,7 +31,10 @@ const tools = toolRunnerFromEnv({ workspace, outbox });
 /**
  * VerifyAndReason: verify the last step, decide, make the `reason` call, and act on it when no call
  * needs an approval (see `verifyAndReason`).
+ * A call the rest of the budget cannot pay for is not made: the goal waits for a limit decision.
  */
 export const handler = stepHandler(logger, StatePayloadSchema, (payload) =>
-  verifyAndReason({ goals, workspace, stepLog, model, tools, now: () => new Date() }, settings, payload),
+  stopAtCostLimit({ goals, now }, payload, () =>
+    verifyAndReason({ goals, workspace, stepLog, model, tools, now }, settings, payload),
+  ),
 );

@@ -2,6 +2,7 @@ import { Logger } from "@aws-lambda-powertools/logger";
 import { BedrockModelClient } from "../../../adapters/bedrock-model-client";
 import { createBedrockRuntimeClient } from "../../../adapters/bedrock-runtime-client";
 import { createDocumentClient, createGoalStoreAdapters } from "../../../adapters/goal-store-adapters";
+import { stopAtCostLimit } from "../../../core/loop/cost-limit";
 import { evaluate } from "../../../core/patterns/reflexion/evaluate";
 import { requiredEnv } from "../../handler-environment";
 import { loopSettingsFromEnv } from "../../loop/loop-settings-from-env";
@@ -9,6 +10,7 @@ import { StatePayloadSchema } from "../../loop/state-payload";
 import { stepHandler } from "../../loop/step-handler";
 
 const logger = new Logger();
+const now = () => new Date();
 const { goals, workspace, stepLog } = createGoalStoreAdapters({
   client: createDocumentClient(),
   tableName: requiredEnv("GOAL_TABLE_NAME"),
@@ -16,7 +18,12 @@ const { goals, workspace, stepLog } = createGoalStoreAdapters({
 const model = new BedrockModelClient({ client: createBedrockRuntimeClient() });
 const settings = loopSettingsFromEnv();
 
-/** Evaluate: evaluate the last attempt against the success checks, then decide (see `evaluate`). */
+/**
+ * Evaluate: evaluate the last attempt against the success checks, then decide (see `evaluate`).
+ * A call the rest of the budget cannot pay for is not made: the goal waits for a limit decision.
+ */
 export const handler = stepHandler(logger, StatePayloadSchema, (payload) =>
-  evaluate({ goals, workspace, stepLog, model, now: () => new Date() }, settings, payload),
+  stopAtCostLimit({ goals, now }, payload, () =>
+    evaluate({ goals, workspace, stepLog, model, now }, settings, payload),
+  ),
 );

@@ -2,12 +2,14 @@ import { Logger } from "@aws-lambda-powertools/logger";
 import { BedrockModelClient } from "../../../adapters/bedrock-model-client";
 import { createBedrockRuntimeClient } from "../../../adapters/bedrock-runtime-client";
 import { createDocumentClient, createGoalStoreAdapters } from "../../../adapters/goal-store-adapters";
+import { stopAtCostLimit } from "../../../core/loop/cost-limit";
 import { reflect } from "../../../core/patterns/reflexion/reflect";
 import { modelTiersFromEnv, requiredEnv } from "../../handler-environment";
 import { StatePayloadSchema } from "../../loop/state-payload";
 import { stepHandler } from "../../loop/step-handler";
 
 const logger = new Logger();
+const now = () => new Date();
 const { goals, workspace, stepLog } = createGoalStoreAdapters({
   client: createDocumentClient(),
   tableName: requiredEnv("GOAL_TABLE_NAME"),
@@ -15,7 +17,12 @@ const { goals, workspace, stepLog } = createGoalStoreAdapters({
 const model = new BedrockModelClient({ client: createBedrockRuntimeClient() });
 const settings = { models: modelTiersFromEnv() };
 
-/** Reflect: draw a lesson from the failed attempt and store it on the goal (see `reflect`). */
+/**
+ * Reflect: draw a lesson from the failed attempt and store it on the goal (see `reflect`).
+ * A call the rest of the budget cannot pay for is not made: the goal waits for a limit decision.
+ */
 export const handler = stepHandler(logger, StatePayloadSchema, (payload) =>
-  reflect({ goals, workspace, stepLog, model, now: () => new Date() }, settings, payload),
+  stopAtCostLimit({ goals, now }, payload, () =>
+    reflect({ goals, workspace, stepLog, model, now }, settings, payload),
+  ),
 );
