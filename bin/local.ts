@@ -98,6 +98,7 @@ console.log(
     `  DynamoDB        ${stack.endpoints.dynamodb} (${stack.storage === "in memory" ? "in memory" : `data in ${relative(stack.storage)}`})`,
     `  Step Functions  ${stack.endpoints.sfn} (${machines})`,
     `  EventBridge     ${stack.endpoints.eventbridge}`,
+    `  Scheduler       ${stack.endpoints.scheduler} (goal deadlines)`,
     `  Bedrock         ${stack.endpoints.bedrockRuntime} (fixtures from ${relative(stack.fixturesDir)}: ${fixtures.join(", ") || "none"})`,
     `  Model           ${flags.model ?? "each function's HEAVY_MODEL_ID / FAST_MODEL_ID (only scripted:<name> models answer locally)"}`,
     "",

@@ -2,6 +2,7 @@ import { CfnOutput, type RemovalPolicy, Stack, type StackProps } from "aws-cdk-l
 import type { IEmailIdentity } from "aws-cdk-lib/aws-ses";
 import type { Construct } from "constructs";
 import { EmailDoor } from "./constructs/email-door";
+import { GoalDeadlines } from "./constructs/goal-deadlines";
 import { GoalEventBus } from "./constructs/goal-event-bus";
 import { GoalTable } from "./constructs/goal-table";
 import { GoalsApi } from "./constructs/goals-api";
@@ -61,6 +62,8 @@ export class GoalLoopsStack extends Stack {
   readonly emailDoor: EmailDoor;
   readonly resumeHandler: ResumeHandler;
   readonly slackDoor: SlackDoor;
+  /** One EventBridge Scheduler schedule per goal deadline, so limits hold while nothing runs. */
+  readonly goalDeadlines: GoalDeadlines;
 
   constructor(scope: Construct, id: string, props: GoalLoopsStackProps = {}) {
     super(scope, id, props);
@@ -85,6 +88,12 @@ export class GoalLoopsStack extends Stack {
       goalEventBus: this.goalEventBus,
       stateMachines,
     });
+    this.goalDeadlines = new GoalDeadlines(this, "GoalDeadlines", { goalEventBus: this.goalEventBus });
+    // The API sets a new goal's schedule and moves it on POST /limits; the resume handler moves it
+    // when a limit decision extends the deadline.
+    const busArn = this.goalEventBus.eventBus.eventBusArn;
+    this.goalDeadlines.grantSetDeadlines(this.goalsApi.handler, busArn);
+    this.goalDeadlines.grantSetDeadlines(this.resumeHandler.function, busArn);
     this.emailDoor = new EmailDoor(this, "EmailDoor", {
       goalTable: this.goalTable,
       goalEventBus: this.goalEventBus,

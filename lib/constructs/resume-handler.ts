@@ -10,6 +10,7 @@ import {
   ALL_HUMAN_INPUT_DETAIL_TYPES,
   HUMAN_INPUT_SOURCE,
 } from "../../lambdas/core/human/human-input-events";
+import { DEADLINE_REACHED, DEADLINE_SOURCE } from "../../lambdas/core/loop/gates/deadline";
 import type { GoalEventBus } from "./goal-event-bus";
 import { GoalLoopFunction, type GoalLoopLogLevel } from "./goal-loop-function";
 import type { GoalTable } from "./goal-table";
@@ -29,7 +30,8 @@ export interface ResumeHandlerProps {
 
 /**
  * The one resume handler (DESIGN §5): a rule on the goal bus sends every human input
- * (source `goal-loops.human`) to a Lambda that matches it against the waiting goal and answers the
+ * (source `goal-loops.human`) and every goal's `Deadline Reached` (source `goal-loops.deadline`,
+ * from its GoalDeadlines schedule) to a Lambda that matches it against the waiting goal and answers the
  * task token (SendTaskSuccess), or hands revisions, resumes and cancels to their handlers.
  * EventBridge retries a failed delivery, then puts it in the bus's dead-letter queue.
  *
@@ -90,8 +92,12 @@ export class ResumeHandler extends Construct {
 
     this.rule = new Rule(this, "Rule", {
       eventBus: props.goalEventBus.eventBus,
-      description: "Every human input (approval decided, revision, resume, cancel) to the resume handler",
-      eventPattern: { source: [HUMAN_INPUT_SOURCE], detailType: [...ALL_HUMAN_INPUT_DETAIL_TYPES] },
+      description:
+        "Every human input (approval decided, revision, resume, retry, cancel) and every goal deadline to the resume handler",
+      eventPattern: {
+        source: [HUMAN_INPUT_SOURCE, DEADLINE_SOURCE],
+        detailType: [...ALL_HUMAN_INPUT_DETAIL_TYPES, DEADLINE_REACHED],
+      },
       targets: [
         new LambdaFunction(this.function.function, {
           deadLetterQueue: props.goalEventBus.deadLetterQueue,

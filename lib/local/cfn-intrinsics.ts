@@ -74,6 +74,10 @@ export function physicalIdOf(logicalId: string, resource: TemplateResource): Phy
       const topicArn = arn("sns", name);
       return { type, ref: topicArn, attributes: { TopicArn: topicArn, TopicName: name } };
     }
+    case "AWS::Scheduler::ScheduleGroup": {
+      const name = nameOr(props.Name, logicalId);
+      return { type, ref: name, attributes: { Arn: arn("scheduler", `schedule-group/${name}`) } };
+    }
     case "AWS::KMS::Key":
       return { type, ref: logicalId, attributes: { Arn: arn("kms", `key/${logicalId}`), KeyId: logicalId } };
     case "AWS::Logs::LogGroup": {

@@ -5,6 +5,11 @@ export class CloudAssemblyError extends GoalLoopsError {
   override readonly name = "CloudAssemblyError";
 }
 
+/** The local scheduler's kept schedules (`<stateDir>/schedules.json`) cannot be read. */
+export class LocalSchedulesError extends GoalLoopsError {
+  override readonly name = "LocalSchedulesError";
+}
+
 /** `cdk synth` failed or could not be started. */
 export class SynthError extends GoalLoopsError {
   override readonly name = "SynthError";

@@ -30,6 +30,8 @@ export interface EventBridgeEndpoint {
   deliveries(): readonly EventDelivery[];
   /** Resolves when no delivery is in flight. */
   idle(): Promise<void>;
+  /** PutEvents from inside the stack (the local scheduler): one entry, rejected with its error code. */
+  put(entry: PutEventsEntry): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -42,21 +44,16 @@ export interface EventBridgeEndpointOptions {
   readonly port?: number;
 }
 
-const PutEventsSchema = z.object({
-  Entries: z
-    .array(
-      z.looseObject({
-        Source: z.string().optional(),
-        DetailType: z.string().optional(),
-        Detail: z.string().optional(),
-        EventBusName: z.string().optional(),
-        Resources: z.array(z.string()).optional(),
-        Time: z.union([z.number(), z.string()]).optional(),
-      }),
-    )
-    .min(1)
-    .max(10),
+const PutEventsEntrySchema = z.looseObject({
+  Source: z.string().optional(),
+  DetailType: z.string().optional(),
+  Detail: z.string().optional(),
+  EventBusName: z.string().optional(),
+  Resources: z.array(z.string()).optional(),
+  Time: z.union([z.number(), z.string()]).optional(),
 });
+export type PutEventsEntry = z.infer<typeof PutEventsEntrySchema>;
+const PutEventsSchema = z.object({ Entries: z.array(PutEventsEntrySchema).min(1).max(10) });
 
 /**
  * EventBridge PutEvents (JSON 1.1) over the template's rules: each entry becomes an event, is
@@ -111,60 +108,59 @@ export async function startEventBridgeEndpoint(
     }
   };
 
-  const operations: Record<string, AwsJsonOperation> = {
-    PutEvents: (request) => {
-      const parsed = PutEventsSchema.safeParse(request);
-      if (!parsed.success)
-        throw new AwsApiError(
-          "ValidationException",
-          `PutEvents: ${parsed.error.issues[0]?.message ?? "invalid"}`,
-        );
-      const results = parsed.data.Entries.map((entry): JsonObject => {
-        const busName = (entry.EventBusName ?? "default").replace(/^arn:.*:event-bus\//, "");
-        if (entry.Source === undefined || entry.DetailType === undefined || entry.Detail === undefined) {
-          return {
-            ErrorCode: "InvalidArgument",
-            ErrorMessage: "Parameters Source, DetailType and Detail are required",
-          };
-        }
-        if (!buses.has(busName)) {
-          return {
-            ErrorCode: "ResourceNotFoundException",
-            ErrorMessage: `Event bus ${busName} does not exist.`,
-          };
-        }
-        let detail: JsonValue;
-        try {
-          detail = parseJson(entry.Detail);
-        } catch {
-          return { ErrorCode: "MalformedDetail", ErrorMessage: "Detail is malformed." };
-        }
-        if (!isJsonObject(detail))
-          return { ErrorCode: "MalformedDetail", ErrorMessage: "Detail must be a JSON object." };
-        const id = randomUUID();
-        const time =
-          entry.Time === undefined
-            ? new Date()
-            : new Date(typeof entry.Time === "number" ? entry.Time * 1000 : entry.Time);
-        deliver(
-          {
-            version: "0",
-            id,
-            "detail-type": entry.DetailType,
-            source: entry.Source,
-            account: LOCAL_ENVIRONMENT.account,
-            time: time.toISOString().replace(/\.\d{3}Z$/, "Z"),
-            region: LOCAL_ENVIRONMENT.region,
-            resources: entry.Resources ?? [],
-            detail,
-          },
-          busName,
-        );
-        return { EventId: id };
-      });
-      return { FailedEntryCount: results.filter((r) => r.ErrorCode !== undefined).length, Entries: results };
-    },
+  const putEvents = (request: unknown) => {
+    const parsed = PutEventsSchema.safeParse(request);
+    if (!parsed.success)
+      throw new AwsApiError(
+        "ValidationException",
+        `PutEvents: ${parsed.error.issues[0]?.message ?? "invalid"}`,
+      );
+    const results = parsed.data.Entries.map((entry): JsonObject => {
+      const busName = (entry.EventBusName ?? "default").replace(/^arn:.*:event-bus\//, "");
+      if (entry.Source === undefined || entry.DetailType === undefined || entry.Detail === undefined) {
+        return {
+          ErrorCode: "InvalidArgument",
+          ErrorMessage: "Parameters Source, DetailType and Detail are required",
+        };
+      }
+      if (!buses.has(busName)) {
+        return {
+          ErrorCode: "ResourceNotFoundException",
+          ErrorMessage: `Event bus ${busName} does not exist.`,
+        };
+      }
+      let detail: JsonValue;
+      try {
+        detail = parseJson(entry.Detail);
+      } catch {
+        return { ErrorCode: "MalformedDetail", ErrorMessage: "Detail is malformed." };
+      }
+      if (!isJsonObject(detail))
+        return { ErrorCode: "MalformedDetail", ErrorMessage: "Detail must be a JSON object." };
+      const id = randomUUID();
+      const time =
+        entry.Time === undefined
+          ? new Date()
+          : new Date(typeof entry.Time === "number" ? entry.Time * 1000 : entry.Time);
+      deliver(
+        {
+          version: "0",
+          id,
+          "detail-type": entry.DetailType,
+          source: entry.Source,
+          account: LOCAL_ENVIRONMENT.account,
+          time: time.toISOString().replace(/\.\d{3}Z$/, "Z"),
+          region: LOCAL_ENVIRONMENT.region,
+          resources: entry.Resources ?? [],
+          detail,
+        },
+        busName,
+      );
+      return { EventId: id };
+    });
+    return { FailedEntryCount: results.filter((r) => r.ErrorCode !== undefined).length, Entries: results };
   };
+  const operations: Record<string, AwsJsonOperation> = { PutEvents: putEvents };
   const running: RunningServer = await startAwsJsonServer({
     targetPrefix: "AWSEvents",
     jsonVersion: "1.1",
@@ -174,6 +170,11 @@ export async function startEventBridgeEndpoint(
   return {
     url: running.url,
     deliveries: () => [...deliveries],
+    async put(entry) {
+      const [result] = putEvents({ Entries: [entry] }).Entries;
+      if (result?.ErrorCode !== undefined)
+        throw new AwsApiError(String(result.ErrorCode), String(result.ErrorMessage));
+    },
     async idle() {
       while (inFlight.size > 0) await Promise.all([...inFlight]);
     },

@@ -6,6 +6,7 @@ export interface ServiceEndpoints {
   readonly sfn?: string;
   readonly bedrockRuntime?: string;
   readonly eventbridge?: string;
+  readonly scheduler?: string;
 }
 
 export function endpointVariables(endpoints: ServiceEndpoints): Record<string, string> {
@@ -14,6 +15,7 @@ export function endpointVariables(endpoints: ServiceEndpoints): Record<string, s
     ["AWS_ENDPOINT_URL_SFN", endpoints.sfn],
     ["AWS_ENDPOINT_URL_BEDROCK_RUNTIME", endpoints.bedrockRuntime],
     ["AWS_ENDPOINT_URL_EVENTBRIDGE", endpoints.eventbridge],
+    ["AWS_ENDPOINT_URL_SCHEDULER", endpoints.scheduler],
   ];
   return Object.fromEntries(entries.filter((entry): entry is [string, string] => entry[1] !== undefined));
 }

@@ -10,6 +10,7 @@ import type { LogLine } from "./lambda-sandbox";
 import { type LocalOutboxEntry, localOutboxReader } from "./local-outbox";
 import { type LocalSecrets, secretEnvironment } from "./local-secrets";
 import { reattachGoals } from "./reattach-goals";
+import { type SchedulerEndpoint, startSchedulerEndpoint } from "./scheduler-endpoint";
 import { startSfnEndpoint } from "./sfn-endpoint";
 import { StateMachineRunner } from "./state-machine-runner";
 
@@ -51,6 +52,7 @@ export interface LocalEndpoints {
   readonly sfn: string;
   readonly bedrockRuntime: string;
   readonly eventbridge: string;
+  readonly scheduler: string;
 }
 
 export interface LocalStack {
@@ -63,6 +65,8 @@ export interface LocalStack {
   /** Model calls made, per (goal, role, call). */
   readonly bedrock: BedrockEndpoint;
   readonly events: EventBridgeEndpoint;
+  /** EventBridge Scheduler: goal deadlines (one-time schedules that put an event on the bus). */
+  readonly scheduler: SchedulerEndpoint;
   /** Every goal's outbox: what Slack, email and `notify` would have sent (also `GET /_local/outbox`). */
   readOutbox(): Promise<LocalOutboxEntry[]>;
   /** Where DynamoDB keeps its data: a folder, or `in memory`. */
@@ -90,10 +94,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     for (const stop of stops.splice(0).reverse()) await stop();
   };
   try {
+    const stateDir = options.inMemory
+      ? undefined
+      : path.resolve(projectDir, options.stateDir ?? ".goal-loops");
     const dynamo = await startLocalDynamo(
-      options.inMemory
-        ? {}
-        : { stateDir: path.join(path.resolve(projectDir, options.stateDir ?? ".goal-loops"), "dynamodb") },
+      stateDir === undefined ? {} : { stateDir: path.join(stateDir, "dynamodb") },
     );
     stops.push(dynamo.stop);
     await createTables(dynamo.endpoint, model.tables);
@@ -119,6 +124,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       startExecution: (arn, input) => runner.startExecution(arn, input),
     });
     stops.push(events.close);
+    // Kept beside DynamoDB's data: a restart re-arms the deadlines of the goals it keeps.
+    const scheduler = await startSchedulerEndpoint({
+      putEvent: (event) => events.put({ ...event }),
+      ...(stateDir === undefined ? {} : { stateFile: path.join(stateDir, "schedules.json") }),
+      log,
+    });
+    stops.push(scheduler.close);
     const bedrock = await startBedrockEndpoint({ fixturesDir });
     stops.push(bedrock.close);
 
@@ -142,6 +154,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         sfn: sfn.url,
         bedrockRuntime: bedrock.url,
         eventbridge: events.url,
+        scheduler: scheduler.url,
       },
       environmentOverrides: {
         // Slack and email messages go to the outbox (GET /_local/outbox) instead of Slack and SES;
@@ -170,6 +183,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         sfn: sfn.url,
         bedrockRuntime: bedrock.url,
         eventbridge: events.url,
+        scheduler: scheduler.url,
       },
       model,
       executions: runner,
@@ -177,6 +191,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       readOutbox,
       bedrock,
       events,
+      scheduler,
       storage: dynamo.storage,
       fixturesDir,
       stop: () => {

@@ -10,8 +10,10 @@ import { GOAL_LOOPS_OUTPUTS, type GoalLoopsStack } from "../../lib/goal-loops-st
 import { SHARED_STEPS } from "./loop-test-support";
 import {
   allowStatementsOf,
+  arnOf,
   aslValidationErrors,
   definitionOf,
+  flattenReferences,
   onlyResource,
   resourcesAllowed,
   resourcesOf,
@@ -159,12 +161,7 @@ describe("GoalLoopsStack as bin/app.ts builds it", () => {
   it("lets the resume handler stop, describe and redrive only the three loops' executions", () => {
     // Prepare: the statements of the resume handler's policy, as synthesized
     const [, resumeHandler] = onlyResource(template, "AWS::Lambda::Function", "ResumeHandlerFunction");
-    const role = roleOf(resumeHandler);
-    const statements = [...resourcesOf(template, "AWS::IAM::Policy").values()]
-      .filter((policy) => JSON.stringify(policy.Properties.Roles).includes(`"${role}"`))
-      .flatMap(
-        (policy) => (policy.Properties.PolicyDocument as { Statement: Record<string, unknown>[] }).Statement,
-      );
+    const statements = rawStatementsOf(template, roleOf(resumeHandler));
     const machines = ["ReactLoop", "PlanExecuteLoop", "ReflexionLoop"].map(
       (loop) => onlyResource(template, "AWS::StepFunctions::StateMachine", `${loop}StateMachine`)[0],
     );
@@ -177,6 +174,48 @@ describe("GoalLoopsStack as bin/app.ts builds it", () => {
       expect(resources.match(/:execution:/g), action).toHaveLength(machines.length);
       expect(resources, action).not.toContain('"*"');
     }
+  });
+
+  it("schedules goal deadlines: the group, a role that may only put events on the bus, and who may set them", () => {
+    // Prepare
+    const group = deadlineGroupName(template);
+    const [roleId, role] = onlyResource(template, "AWS::IAM::Role", "GoalDeadlinesSchedulerRole");
+    const [busId] = onlyResource(template, "AWS::Events::EventBus");
+    const schedules = `arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${group}/*`;
+
+    // Assess: EventBridge Scheduler assumes the role, which may put events on the goal bus only
+    expect(JSON.stringify(role.Properties.AssumeRolePolicyDocument)).toContain("scheduler.amazonaws.com");
+    expect(allowStatementsOf(template, roleId)).toEqual([
+      { actions: ["events:PutEvents"], resources: [arnOf(busId)] },
+    ]);
+    for (const prefix of ["GoalsApiHandler", "ResumeHandlerFunction"]) {
+      const [, fn] = onlyResource(template, "AWS::Lambda::Function", prefix);
+      const variables = z
+        .object({ Environment: z.object({ Variables: z.record(z.string(), z.unknown()) }) })
+        .parse(fn.Properties).Environment.Variables;
+      const allowed = (action: string) =>
+        rawStatementsOf(template, roleOf(fn))
+          .filter((statement) => [statement.Action].flat().includes(action))
+          .flatMap((statement) => [statement.Resource].flat().map(flattenReferences));
+      expect(variables.DEADLINE_SCHEDULE_GROUP, prefix).toEqual(group);
+      expect(flattenReferences(variables.DEADLINE_SCHEDULER_ROLE_ARN), prefix).toBe(arnOf(roleId));
+      expect(flattenReferences(variables.GOAL_EVENT_BUS_ARN), prefix).toBe(arnOf(busId));
+      expect(allowed("scheduler:CreateSchedule"), prefix).toEqual([schedules]);
+      expect(allowed("scheduler:UpdateSchedule"), prefix).toEqual([schedules]);
+      expect(allowed("iam:PassRole"), prefix).toEqual([arnOf(roleId)]);
+    }
+  });
+
+  it("routes every goal's Deadline Reached to the resume handler", () => {
+    // Act
+    const [, rule] = onlyResource(template, "AWS::Events::Rule", "ResumeHandlerRule");
+    const pattern = z
+      .object({ source: z.array(z.string()), "detail-type": z.array(z.string()) })
+      .parse(rule.Properties.EventPattern);
+
+    // Assess
+    expect(pattern.source).toEqual(expect.arrayContaining(["goal-loops.human", "goal-loops.deadline"]));
+    expect(pattern["detail-type"]).toContain("Deadline Reached");
   });
 
   it("synthesizes without error annotations", () => {
@@ -256,6 +295,11 @@ function expectedAcknowledgments(template: Template): string[] {
       ]),
     ),
     ...executions.map((arn) => `AwsSolutions-IAM5[Resource::${arn}] @ ${policyOf("ResumeHandler/Function")}`),
+    // The API and the resume handler set deadline schedules, in the stack's own group only.
+    ...["GoalsApi/Handler", "ResumeHandler/Function"].map(
+      (fn) =>
+        `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${deadlineGroupName(template)}/*] @ ${policyOf(fn)}`,
+    ),
     ...Object.entries(LOOPS).flatMap(([loop, steps]) => [
       `AwsSolutions-SF1 @ ${at(`${loop}/StateMachine/Resource`)}`,
       `AwsSolutions-IAM5[Resource::*] @ ${policyOf(`${loop}/StateMachine`)}`,
@@ -310,3 +354,18 @@ describe("cdk-nag in buildApp", () => {
     expect(() => app.synth()).toThrow(/AwsSolutions-SQS4/);
   });
 });
+
+/** The name of the stack's one deadline schedule group (CloudFormation takes the name CDK chose). */
+function deadlineGroupName(template: Template): string {
+  const [, group] = onlyResource(template, "AWS::Scheduler::ScheduleGroup");
+  return z.object({ Name: z.string() }).parse(group.Properties).Name;
+}
+
+/** The statements of every policy on the role, unflattened (some resources are `Fn::Select`s). */
+function rawStatementsOf(template: Template, role: string): Record<string, unknown>[] {
+  return [...resourcesOf(template, "AWS::IAM::Policy").values()]
+    .filter((policy) => JSON.stringify(policy.Properties.Roles).includes(`"${role}"`))
+    .flatMap(
+      (policy) => (policy.Properties.PolicyDocument as { Statement: Record<string, unknown>[] }).Statement,
+    );
+}

@@ -13,6 +13,24 @@ const pricedFixture = {
   ],
 };
 
+/** A goal that must tell ops through `notify`, which waits for a human's approval. */
+function notifyGoal(limits: Record<string, unknown>) {
+  return {
+    objective: "Tell ops about the release",
+    successChecks: [
+      {
+        id: "ops-told",
+        description: "notify succeeded",
+        verify: { kind: "tool_result", tool: "notify", expect: { status: "success" } },
+      },
+    ],
+    tools: ["notify"],
+    limits,
+    pattern: "react",
+    models: { default: "scripted:notify-needs-approval" },
+  };
+}
+
 describe("limits on the local stack", () => {
   let e2e: E2eStack;
 
@@ -20,6 +38,16 @@ describe("limits on the local stack", () => {
     e2e = await startE2eStack();
     e2e.writeFixture("priced-two-turns", pricedFixture);
   });
+
+  /** The goal once it is no longer `status` (or still so after 40 s), then settled. */
+  async function settledAs(goalId: string, status: string) {
+    let goal = await e2e.client.getGoal(goalId);
+    for (const until = Date.now() + 40_000; goal.status === status && Date.now() < until; ) {
+      await new Promise((resolveDelay) => setTimeout(resolveDelay, 100));
+      goal = await e2e.client.getGoal(goalId);
+    }
+    return (await followGoal(e2e.client, goalId)).final;
+  }
 
   afterAll(async () => {
     await e2e?.stop();
@@ -44,12 +72,7 @@ describe("limits on the local stack", () => {
     // Act
     const waiting = (await followGoal(e2e.client, accepted.goalId)).final;
     const raised = await e2e.client.setLimits(accepted.goalId, { maxCostUsd: 0.5 });
-    let final = await e2e.client.getGoal(accepted.goalId);
-    for (const deadline = Date.now() + 30_000; final.status === "waiting" && Date.now() < deadline; ) {
-      await new Promise((resolveDelay) => setTimeout(resolveDelay, 50));
-      final = await e2e.client.getGoal(accepted.goalId);
-    }
-    final = (await followGoal(e2e.client, accepted.goalId)).final;
+    const final = await settledAs(accepted.goalId, "waiting");
 
     // Assess
     expect(waiting).toMatchObject({
@@ -69,21 +92,37 @@ describe("limits on the local stack", () => {
     expect(types).toContain("limits.extended");
   }, 60_000);
 
-  it("raises the limits of a running goal directly, refuses a final goal's, and names a bad field", async () => {
-    // Prepare
-    const accepted = await e2e.client.submitGoal({
-      objective: "Write the report",
-      successChecks: [
-        {
-          id: "report",
-          description: "report.md is done",
-          verify: { kind: "artifact", path: "report.md", contains: "done" },
-        },
-      ],
-      limits: { maxSteps: 10 },
-      pattern: "react",
-      models: { default: "scripted:write-release-summary" },
+  it("ends a goal still waiting for approval at its deadline: terminated, with the reason", async () => {
+    // Prepare: the approval is never answered; the deadline comes while the goal waits
+    const deadline = new Date(Date.now() + 8_000).toISOString();
+    const accepted = await e2e.client.submitGoal(notifyGoal({ maxSteps: 10, deadline }));
+
+    // Act
+    const waiting = (await followGoal(e2e.client, accepted.goalId)).final;
+    const [approval] = (await e2e.client.listApprovals("pending")).filter(
+      (pending) => pending.goalId === accepted.goalId,
+    );
+    const final = await settledAs(accepted.goalId, "waiting");
+    const late = await e2e.client
+      .decideApproval(approval?.approvalId ?? "none", "approve")
+      .catch((error: unknown) => error);
+
+    // Assess: the approval lapsed with the deadline, and deciding it now changes nothing
+    expect(waiting).toMatchObject({ status: "waiting", waitingFor: { kind: "approval" } });
+    expect(approval).toMatchObject({ goalId: accepted.goalId, expiresAt: deadline });
+    expect(final).toMatchObject({
+      status: "terminated",
+      stopReason: { kind: "limit", detail: "deadline" },
     });
+    expect(final.stopReason?.message).toContain("deadline reached while waiting (approval)");
+    expect(late).toMatchObject({ status: 410, body: { code: "ApprovalExpired" } });
+    expect(final.satisfiedChecks).toEqual([]);
+  }, 60_000);
+
+  it("raises the limits of a goal that has not ended, refuses a final goal's, and names a bad field", async () => {
+    // Prepare: a goal that waits for approval of its notify, so it is still open when the limits change
+    const accepted = await e2e.client.submitGoal(notifyGoal({ maxSteps: 10 }));
+    const waiting = (await followGoal(e2e.client, accepted.goalId)).final;
 
     // Act
     const badField = await e2e.client
@@ -92,18 +131,23 @@ describe("limits on the local stack", () => {
     const raised = await e2e.client
       .setLimits(accepted.goalId, { maxSteps: 40 })
       .catch((error: unknown) => error);
-    const settled = (await followGoal(e2e.client, accepted.goalId)).final;
+    const [approval] = (await e2e.client.listApprovals("pending")).filter(
+      (pending) => pending.goalId === accepted.goalId,
+    );
+    await e2e.client.decideApproval(approval?.approvalId ?? "none", "approve");
+    const settled = await settledAs(accepted.goalId, "waiting");
     const onFinal = await e2e.client
       .setLimits(accepted.goalId, { maxSteps: 50 })
       .catch((error: unknown) => error);
 
     // Assess
+    expect(waiting.status).toBe("waiting");
     expect(badField).toMatchObject({
       status: 400,
       body: { code: "ValidationError", issues: [{ path: "maxSteps" }] },
     });
     expect(raised).toMatchObject({ goalId: accepted.goalId, limits: { maxSteps: 40 } });
-    expect(settled.status).toBe("completed");
+    expect(settled).toMatchObject({ status: "completed", limits: { maxSteps: 40 } });
     expect(onFinal).toMatchObject({ status: 409, body: { code: "InvalidStatus" } });
   }, 60_000);
 });

@@ -4,6 +4,7 @@ import type { Limits } from "../goal/goal-spec";
 import { isFinal } from "../goal/goal-status";
 import { extendLimits, type LimitsPatch } from "../goal/limits";
 import { readGoal, updateGoal } from "../loop/update-goal";
+import type { DeadlineSchedule } from "../ports/deadline-schedule";
 import type { GoalStore } from "../ports/goal-store";
 import type { HumanInputPublisher } from "../ports/human-input-publisher";
 import { decideApprovalFromDoor } from "./decide-approval";
@@ -13,6 +14,8 @@ export interface RaiseLimitsPorts {
   readonly goals: GoalStore;
   readonly publisher: HumanInputPublisher;
   readonly now: () => Date;
+  /** Moves the goal's deadline schedule when the deadline changes (absent: none is kept). */
+  readonly deadlines?: DeadlineSchedule;
 }
 
 export interface RaiseLimitsInput {
@@ -58,6 +61,10 @@ export async function raiseLimits(ports: RaiseLimitsPorts, input: RaiseLimitsInp
     }
     return extendLimits(current, input.patch, input.by, now);
   });
+  const deadline = record.spec.limits.deadline;
+  if (deadline !== undefined && deadline !== loaded.record.spec.limits.deadline) {
+    await ports.deadlines?.set(record.goalId, deadline);
+  }
   return record.spec.limits;
 }
 

@@ -12,6 +12,7 @@ import {
 } from "../loop/gates/step-decision";
 import type { StepResult } from "../loop/step-result";
 import { chain, updateGoal } from "../loop/update-goal";
+import type { DeadlineSchedule } from "../ports/deadline-schedule";
 import type { Approval, GoalStore } from "../ports/goal-store";
 import { type TaskCallback, TaskTokenGoneError } from "../ports/task-callback";
 import {
@@ -31,6 +32,8 @@ export interface ApprovalDecidedPorts {
    * it (RequestApproval delivering to its own live token) nothing is revived.
    */
   readonly reviveRun?: (goalId: string) => Promise<unknown>;
+  /** Moves the goal's deadline schedule when a limit decision moved the deadline. */
+  readonly deadlines?: DeadlineSchedule;
 }
 
 /** How often a decision follows a token that a newer wait of the same approval replaced. */
@@ -121,6 +124,10 @@ export async function handleApprovalDecided(
   });
   if (record.status === "waiting" && record.waitingFor?.approvalId === approval.approvalId) {
     return { outcome: "ignored", reason: "the goal changed while it was being woken; a redelivery retries" };
+  }
+  const deadline = record.spec.limits.deadline;
+  if (deadline !== undefined && deadline !== loaded.record.spec.limits.deadline) {
+    await ports.deadlines?.set(record.goalId, deadline);
   }
   const output: StepResult = {
     goalId: record.goalId,

@@ -140,7 +140,12 @@ async function postLimits(deps: GoalsApiDeps, request: ApiRequest): Promise<APIG
     );
   }
   const limits = await raiseLimits(
-    { goals: deps.store, publisher: deps.publisher, now: deps.now },
+    {
+      goals: deps.store,
+      publisher: deps.publisher,
+      now: deps.now,
+      ...(deps.deadlines ? { deadlines: deps.deadlines } : {}),
+    },
     { goalId: goal.goalId, patch, by: request.caller, channel: "api" },
   );
   deps.logger.info("limits changed", { goalId: goal.goalId, changed: Object.keys(patch) });

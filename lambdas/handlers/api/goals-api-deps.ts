@@ -2,6 +2,7 @@ import type { Logger } from "@aws-lambda-powertools/logger";
 import type { StartRun } from "../../adapters/sfn-run-starter";
 import type { Pattern } from "../../core/goal/goal-spec";
 import type { ModelTiers } from "../../core/models/model-tiers";
+import type { DeadlineSchedule } from "../../core/ports/deadline-schedule";
 import type { GoalStore } from "../../core/ports/goal-store";
 import type { HumanInputPublisher } from "../../core/ports/human-input-publisher";
 import type { ModelClient } from "../../core/ports/model-client";
@@ -23,6 +24,8 @@ export interface GoalsApiDeps {
   /** A fresh random revision id for `POST /goals/{goalId}/revisions` and the directive. */
   readonly newRevisionId: () => string;
   readonly logger: Logger;
+  /** Wakes a goal at its deadline while it waits or is paused; absent when the stack wires none. */
+  readonly deadlines?: DeadlineSchedule;
   /**
    * The deployment's models: a GoalSpec's `models` must be on `allowedModelIds`, and `client` makes
    * the `select` call when no selector rule picks the pattern. Absent: no check, no select call.

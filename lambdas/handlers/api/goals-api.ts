@@ -11,6 +11,7 @@ import { createDocumentClient } from "../../adapters/goal-store-adapters";
 import { loadOnce } from "../../adapters/load-once";
 import { sfnRunStarter } from "../../adapters/sfn-run-starter";
 import { goalIdFromBytes } from "../../core/goal/goal-ids";
+import type { DeadlineSchedule } from "../../core/ports/deadline-schedule";
 import type { HumanInputPublisher } from "../../core/ports/human-input-publisher";
 import type { ModelClient } from "../../core/ports/model-client";
 import { readApiConfig } from "./api-config";
@@ -42,6 +43,17 @@ const selectModelClient: ModelClient = {
   converse: async (request) => (await bedrock()).converse(request),
 };
 
+/**
+ * The deadline schedules (EventBridge Scheduler), loaded on the first goal that has a deadline or
+ * changes one: most requests never set one, so their cold starts skip loading its SDK client.
+ */
+const deadlineSchedule = loadOnce(async () =>
+  (await import("../../adapters/scheduler-deadlines")).deadlineScheduleFromEnv(),
+);
+const deadlines: DeadlineSchedule = {
+  set: async (goalId, deadline) => (await deadlineSchedule())?.set(goalId, deadline),
+};
+
 /** Deployed without a bus (GoalsApi's optional `goalEventBus`): steering routes answer 503. */
 const noBusPublisher: HumanInputPublisher = {
   publish: () => Promise.reject(new HumanInputPublishError("GOAL_EVENT_BUS_NAME is not set: no event bus")),
@@ -60,6 +72,7 @@ const api = createGoalsApi({
       : new EventBridgePublisher(eventBridge, config.eventBusName),
   newRevisionId: () => `rev-${randomBytes(12).toString("hex")}`,
   logger,
+  deadlines,
   ...(config.models === undefined
     ? {}
     : {

@@ -69,8 +69,24 @@ async function postGoal(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGat
     return repeatedPost(deps, change.record, stateMachineArn);
   }
   deps.logger.info("goal created", { goalId, pattern, patternReason, tenantId: request.tenantId });
+  await scheduleDeadline(deps, stored.record);
   await startFirstRun(deps, stored, stateMachineArn);
   return accepted(stored.record);
+}
+
+/**
+ * A goal with a deadline is woken at it when no step runs for it then (waiting, paused). A schedule
+ * that could not be set does not fail the POST: the goal exists, and its loop checks the deadline
+ * before every step; the error is logged so an operator sees the gap.
+ */
+async function scheduleDeadline(deps: GoalsApiDeps, record: GoalRecord): Promise<void> {
+  const deadline = record.spec.limits.deadline;
+  if (deadline === undefined || deps.deadlines === undefined) return;
+  try {
+    await deps.deadlines.set(record.goalId, deadline);
+  } catch (error) {
+    deps.logger.error("deadline schedule not set", { goalId: record.goalId, deadline, error });
+  }
 }
 
 /**

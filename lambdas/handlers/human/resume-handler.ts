@@ -5,6 +5,7 @@ import middy from "@middy/core";
 import type { Context } from "aws-lambda";
 import * as z from "zod";
 import { createDocumentClient, createGoalStoreAdapters } from "../../adapters/goal-store-adapters";
+import { deadlineScheduleFromEnv } from "../../adapters/scheduler-deadlines";
 import { sfnRunRedrive } from "../../adapters/sfn-run-redrive";
 import { sfnRunStarter } from "../../adapters/sfn-run-starter";
 import { sfnRunIsLive } from "../../adapters/sfn-run-status";
@@ -18,6 +19,7 @@ import { handleRetryRequested } from "../../core/human/handle-retry";
 import { handleRevisionRequested } from "../../core/human/handle-revision";
 import { HumanInputEnvelopeSchema, humanInputEventFrom } from "../../core/human/human-input-events";
 import { handleHumanInput } from "../../core/human/resume-handler";
+import { DEADLINE_REACHED, DeadlineEnvelopeSchema, enforceDeadline } from "../../core/loop/gates/deadline";
 import { reviveDeadRun } from "../../core/loop/reattach-goal";
 import { sequentialRunIds } from "../../core/loop/run-ids";
 import { requiredEnv } from "../handler-environment";
@@ -39,6 +41,7 @@ const now = () => new Date();
 const startRun = sfnRunStarter(sfn);
 const revivePorts = { goals, now, runIsLive: sfnRunIsLive(sfn), startRun, stateMachineArns };
 const reviveRun = (goalId: string) => reviveDeadRun(revivePorts, goalId);
+const deadlines = deadlineScheduleFromEnv();
 const others = {
   revision: handleRevisionRequested.bind(null, { goals, now }),
   resume: handleResumeRequested.bind(null, {
@@ -57,17 +60,27 @@ const others = {
 };
 
 /**
- * The resume handler: the target of the bus rule for every human input (source `goal-loops.human`).
- * Matches an `Approval Decided` against the waiting goal and answers its task token; hands revisions,
- * resumes, retries and cancels to their own handlers. An error goes back to EventBridge, which retries and
- * finally dead-letters the event; everything it does is idempotent. Logs ids, never the token.
+ * The resume handler: the target of the bus rule for every human input (source `goal-loops.human`)
+ * and every goal's deadline (source `goal-loops.deadline`, from its schedule). Matches an `Approval
+ * Decided` against the waiting goal and answers its task token; hands revisions, resumes, retries and
+ * cancels to their own handlers; ends what waits past a deadline. An error goes back to EventBridge,
+ * which retries and finally dead-letters the event; everything it does is idempotent. Logs ids,
+ * never the token.
  */
 export const handler = middy<unknown, void, Error, Context>()
   .use(injectLambdaContext(logger, { resetKeys: true }))
   .handler(async (raw) => {
+    const deadline = DeadlineEnvelopeSchema.safeParse(raw);
+    if (deadline.success) {
+      logger.appendKeys({ goalId: deadline.data.detail.goalId, detailType: DEADLINE_REACHED });
+      const outcome = await enforceDeadline({ goals, callback, now }, deadline.data.detail);
+      logger.info("deadline handled", { outcome: outcome.outcome, reason: outcome.reason });
+      return;
+    }
     const envelope = parseOrThrow(HumanInputEnvelopeSchema, raw, "EventBridge event");
     const event = humanInputEventFrom(envelope);
     logger.appendKeys({ goalId: event.detail.goalId, detailType: event.detailType });
-    const outcome = await handleHumanInput({ goals, callback, now, reviveRun }, others, event);
+    const ports = { goals, callback, now, reviveRun, ...(deadlines ? { deadlines } : {}) };
+    const outcome = await handleHumanInput(ports, others, event);
     logger.info("human input handled", { outcome: outcome.outcome, reason: outcome.reason });
   });

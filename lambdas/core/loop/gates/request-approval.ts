@@ -77,7 +77,7 @@ export async function requestApproval(
     revision: record.revision,
     taskToken: input.taskToken,
     requestedAt: now.toISOString(),
-    expiresAt: new Date(now.getTime() + settings.approvalTimeoutSeconds * 1000).toISOString(),
+    expiresAt: approvalExpiry(record, now, settings.approvalTimeoutSeconds),
   };
   await ports.goals.putApproval(approval);
   try {
@@ -250,4 +250,15 @@ async function reuseWaiting(
     return undefined;
   await ports.goals.replaceApprovalToken(approvalId, input.taskToken);
   return (await deliverTakenDecision(ports, input, approvalId)) ?? { outcome: "reused", approvalId };
+}
+
+/**
+ * When the approval lapses: after the approval timeout, but never past a deadline still ahead (DESIGN
+ * §3), where the goal's deadline schedule ends the wait. A decision on the deadline itself, asked
+ * once it passed, gets the whole timeout.
+ */
+function approvalExpiry(record: GoalRecord, now: Date, timeoutSeconds: number): string {
+  const timeout = now.getTime() + timeoutSeconds * 1000;
+  const deadline = Date.parse(record.spec.limits.deadline ?? "");
+  return new Date(deadline > now.getTime() ? Math.min(timeout, deadline) : timeout).toISOString();
 }

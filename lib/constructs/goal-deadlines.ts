@@ -1,0 +1,60 @@
+import { ArnFormat, Stack } from "aws-cdk-lib";
+import { Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
+import { ScheduleGroup } from "aws-cdk-lib/aws-scheduler";
+import { Construct } from "constructs";
+import type { GoalEventBus } from "./goal-event-bus";
+import type { GoalLoopFunction } from "./goal-loop-function";
+import { acknowledgeWildcardResource } from "./nag-acknowledgments";
+
+export interface GoalDeadlinesProps {
+  /** The bus each schedule puts its `Deadline Reached` event on (the resume handler listens there). */
+  readonly goalEventBus: GoalEventBus;
+}
+
+/**
+ * Goal deadlines that hold while nothing runs (DESIGN §3): a goal waiting for a human or paused runs
+ * no step that could check its deadline, so every goal with a deadline gets a one-time EventBridge
+ * Scheduler schedule, `at()` the deadline, in this construct's group. It puts `Deadline Reached` on
+ * the goal bus, where the resume handler terminates what still waits, and then deletes itself.
+ *
+ * Least privilege: the scheduler's role may only put events on the goal bus; a function given
+ * `grantSetDeadlines` may create and update schedules in this group only, and pass only that role.
+ */
+export class GoalDeadlines extends Construct {
+  readonly scheduleGroup: ScheduleGroup;
+  /** The role EventBridge Scheduler assumes to put a deadline event on the bus. */
+  readonly schedulerRole: Role;
+
+  constructor(scope: Construct, id: string, props: GoalDeadlinesProps) {
+    super(scope, id);
+    this.scheduleGroup = new ScheduleGroup(this, "Group");
+    this.schedulerRole = new Role(this, "SchedulerRole", {
+      assumedBy: new ServicePrincipal("scheduler.amazonaws.com", {
+        conditions: { StringEquals: { "aws:SourceAccount": Stack.of(this).account } },
+      }),
+      description: "EventBridge Scheduler puts goal-loops deadline events on the goal bus",
+    });
+    props.goalEventBus.grantPutEvents(this.schedulerRole);
+  }
+
+  /** The function's environment names the group, role and bus; it may set schedules and pass the role. */
+  grantSetDeadlines(fn: GoalLoopFunction, eventBusArn: string): void {
+    fn.addEnvironment({
+      DEADLINE_SCHEDULE_GROUP: this.scheduleGroup.scheduleGroupName,
+      DEADLINE_SCHEDULER_ROLE_ARN: this.schedulerRole.roleArn,
+      GOAL_EVENT_BUS_ARN: eventBusArn,
+    });
+    this.scheduleGroup.grantWriteSchedules(fn.role);
+    this.schedulerRole.grantPassRole(fn.role);
+    acknowledgeWildcardResource(
+      fn.role,
+      Stack.of(this).formatArn({
+        service: "scheduler",
+        resource: "schedule",
+        arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+        resourceName: `${this.scheduleGroup.scheduleGroupName}/*`,
+      }),
+      "A goal's deadline schedule is named at run time (deadline-<goalId>); the wildcard covers only schedules in goal-loops' own schedule group.",
+    );
+  }
+}
