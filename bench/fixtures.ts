@@ -29,8 +29,8 @@ function finding(index: number): string {
 
 /**
  * The long ReAct goal: `iterations` reason turns, each with a few sentences of reasoning and a
- * workspace_write of a new finding (progress every cycle), the last one the report that satisfies
- * the check. Summaries for every compaction the budget may cause.
+ * workspace_write of report.md with the next finding (a new version of the file the check names:
+ * progress every cycle), the last one the report that satisfies the check. Summaries for every compaction the budget may cause.
  */
 export function longGoalFixture(iterations: number) {
   const reason = Array.from({ length: iterations }, (_, index) => {
@@ -43,15 +43,18 @@ export function longGoalFixture(iterations: number) {
       toolUse: {
         name: "workspace_write",
         input: last
-          ? { path: "report.md", content: `# Findings\n\n${iterations - 1} build logs read; see notes/.` }
-          : { path: `notes/finding-${index + 1}.md`, content: finding(index) },
+          ? {
+              path: "report.md",
+              content: `# Findings\n\n${iterations - 1} build logs read; each finding was drafted here in turn.`,
+            }
+          : { path: "report.md", content: finding(index) },
       },
     };
   });
   const summarize = Array.from({ length: Math.ceil(iterations / 4) }, (_, index) => ({
     text:
       `Through compaction ${index + 1}: read build logs one by one and wrote one finding per log to ` +
-      "notes/finding-<n>.md. Recurring pattern: arm64 timeouts after 30 s in core/retry and api/routes, " +
+      "report.md, one draft per log. Recurring pattern: arm64 timeouts after 30 s in core/retry and api/routes, " +
       "caused by a task token the fake clock never releases on retries, and by shared fixture state between " +
       "parallel workers (candidate fix: one table per test file). Throttling errors grow with SDK x state " +
       "retries. Cold starts of VerifyAndReason 180-270 ms, warm 12-20 ms. Left: the remaining logs, then report.md.",
@@ -61,13 +64,13 @@ export function longGoalFixture(iterations: number) {
 
 export function longGoalSpec(iterations: number, fixture: string = FIXTURES.long) {
   return {
-    objective: `Read the ${iterations - 1} build logs of last week's nightly runs, write one finding per log to notes/, then a report to report.md.`,
+    objective: `Read the ${iterations - 1} build logs of last week's nightly runs, draft each finding into report.md, then sum them up there.`,
     scope: ["The workspace only: no notifications, no network."],
     successChecks: [
       {
         id: "report",
-        description: "report.md exists and starts with a Findings heading",
-        verify: { kind: "artifact" as const, path: "report.md", contains: "# Findings" },
+        description: "report.md sums up the build logs read",
+        verify: { kind: "artifact" as const, path: "report.md", contains: "build logs read" },
       },
     ],
     constraints: ["One finding per log, with the module, the numbers and a suspected cause."],
@@ -77,7 +80,7 @@ export function longGoalSpec(iterations: number, fixture: string = FIXTURES.long
   };
 }
 
-/** A short goal (five iterations, the last one completing it): throughput and transitions. */
+/** A short goal (five drafts of done.md, the last one completing it): throughput and transitions. */
 function shortGoalFixture(iterations: number) {
   return {
     reason: Array.from({ length: iterations }, (_, index) => ({
@@ -86,7 +89,7 @@ function shortGoalFixture(iterations: number) {
         input:
           index === iterations - 1
             ? { path: "done.md", content: "done" }
-            : { path: `step-${index}.md`, content: `step ${index}` },
+            : { path: "done.md", content: `step ${index}` },
       },
     })),
   };
@@ -94,9 +97,13 @@ function shortGoalFixture(iterations: number) {
 
 export function shortGoalSpec() {
   return {
-    objective: "Write a few notes, then done.md",
+    objective: "Draft done.md a few times, then finish it",
     successChecks: [
-      { id: "done", description: "done.md exists", verify: { kind: "artifact", path: "done.md" } },
+      {
+        id: "done",
+        description: "done.md says done",
+        verify: { kind: "artifact", path: "done.md", contains: "done" },
+      },
     ],
     pattern: "react",
     models: { default: `scripted:${FIXTURES.short}` },

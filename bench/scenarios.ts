@@ -26,7 +26,12 @@ function scenario(pattern: Pattern, fixtureName: string) {
     toolUse: { name: "workspace_write", input: file },
   });
   const fixtures: Record<Pattern, unknown> = {
-    react: { reason: files.map(write) },
+    // Drafts of done.md until the last turn: each a new version of the file the check names (progress).
+    react: {
+      reason: files.map((_file, index) =>
+        write({ path: "done.md", content: index === ITERATIONS - 1 ? "done" : `draft ${index}` }),
+      ),
+    },
     plan_execute: {
       plan: [
         {

@@ -2,6 +2,9 @@ import { resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { REVISION_TYPES, type RevisionType } from "../lambdas/core/goal/goal-record";
+import type { SuccessCheck } from "../lambdas/core/goal/goal-spec";
+import { DIRECTIVE_FORMS } from "../lambdas/core/human/directive";
+import { CHECK_FORMS, parseCheckClause } from "../lambdas/core/human/directive-checks";
 import { formatApproval, formatSummary } from "../lib/local/cli/format-progress";
 import { GoalsApiError, GoalsClient } from "../lib/local/cli/goals-client";
 import { type ApprovalMode, GoalFileError, runGoal } from "../lib/local/cli/run-goal";
@@ -195,23 +198,57 @@ program
   .argument("<content...>", "the revision text, e.g. the new objective of a redirect")
   .addOption(new Option("--type <type>", "revision type").choices(REVISION_TYPES).makeOptionMandatory())
   .option("--reason <text>", "why")
+  .option(
+    "--check <clause>",
+    `a success check of the new contract (redirect, pivot, modify_objective), repeatable: ${CHECK_FORMS.map((form) => form.replace("--check ", "")).join(" | ")}`,
+    collectCheck,
+    [],
+  )
   .addOption(portOption())
   .action(
     async (
       goalId: string,
       content: string[],
-      options: { port: number; type: RevisionType; reason?: string },
+      options: { port: number; type: RevisionType; reason?: string; check: SuccessCheck[] },
     ) => {
       await control(options.port, async (client) => {
         const { revisionId } = await client.revise(goalId, {
           type: options.type,
           content: content.join(" "),
           ...(options.reason === undefined ? {} : { reason: options.reason }),
+          ...(options.check.length === 0 ? {} : { successChecks: options.check }),
         });
         write(`Revision ${revisionId} (${options.type}) queued for goal ${goalId}`);
       });
     },
   );
+
+program
+  .command("directive")
+  .description(
+    `The /goal directive, as in Slack: ${DIRECTIVE_FORMS.map((form) => form.replace("/goal ", "")).join(", ")}`,
+  )
+  .argument("<goalId>")
+  .argument("<text...>", "e.g. redirect Tell support --check told: tool_result notify success")
+  .addOption(portOption())
+  // `--check …` belongs to the directive's text (as typed in Slack), not to the command.
+  .allowUnknownOption()
+  .action(async (goalId: string, text: string[], options: { port: number }) => {
+    await control(options.port, async (client) => {
+      const answer = await client.directive(goalId, text.join(" "));
+      if ("revisionId" in answer) write(`Revision ${answer.revisionId} queued for goal ${goalId}`);
+      else write(formatSummary(answer));
+    });
+  });
+
+/** commander's collector for a repeatable --check: each clause parsed at once, a bad one refused. */
+function collectCheck(clause: string, previous: SuccessCheck[]): SuccessCheck[] {
+  try {
+    return [...previous, parseCheckClause(clause)];
+  } catch (error) {
+    throw new InvalidArgumentError(error instanceof Error ? error.message : String(error));
+  }
+}
 
 program
   .command("resume")

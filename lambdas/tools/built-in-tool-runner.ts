@@ -150,7 +150,11 @@ export function createBuiltInToolRunner(options: BuiltInToolRunnerOptions): Tool
     }
 
     try {
-      return await successOutcome(await prepared.execute(env), env, inlineLimitBytes);
+      const outcome = await successOutcome(await prepared.execute(env), env, inlineLimitBytes);
+      // A read brings information back: a new result of it is progress (DESIGN §3); a write is not.
+      return prepared.risk === "read"
+        ? { ...outcome, observation: { ...outcome.observation, reads: true } }
+        : outcome;
     } catch (error) {
       if (error instanceof ToolCallError) return fail(error);
       throw error;

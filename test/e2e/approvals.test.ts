@@ -244,8 +244,8 @@ describe("approvals end to end (GET /approvals, POST /approvals/{id} over HTTP)"
     expect(answers.join("\n")).not.toContain("taskToken");
   }, 120_000);
 
-  it("applies a redirect queued mid-run at the next boundary: revision 2, reconcile in the events, checks untouched", async () => {
-    // Prepare: the run is parked on its approval, mid-run
+  it("a redirect without checks waits for a human to confirm the proposed contract, and never completes on the old one", async () => {
+    // Prepare: the run is parked on its approval to tell ops, mid-run
     const { goalId, approvalId } = await waitingGoal(notifyGoal("redirect-mid-run"));
 
     // Act: the redirect queues (it does not wake the goal); the decision lets the run go on
@@ -257,20 +257,74 @@ describe("approvals end to end (GET /approvals, POST /approvals/{id} over HTTP)"
     await e2e.stack.events.idle();
     const queued = await getGoal(goalId);
     await send("POST", `/approvals/${approvalId}`, { decision: "approve" });
-    const { final } = await afterWake(goalId, approvalId);
+    const { final: unconfirmed } = await afterWake(goalId, approvalId);
+    const contractApproval = (await pendingApprovals()).find((item) => item.goalId === goalId);
 
-    // Assess
+    // Assess: ops were told, but that proves nothing now; the proposed checks wait for a human
     expect(redirect.status).toBe(202);
     expect(queued).toMatchObject({ status: "waiting", revision: 1 });
-    expect(final).toMatchObject({
-      status: "completed",
+    expect(unconfirmed).toMatchObject({
+      status: "waiting",
       revision: 2,
       objective: "Tell the support team about the release",
-      satisfiedChecks: ["ops-told"],
-      runId: "r1",
+      satisfiedChecks: [],
+      waitingFor: { kind: "approval" },
     });
+    expect(contractApproval).toMatchObject({ action: { kind: "contract" } });
+    expect(contractApproval?.action.summary).toContain("support-told");
     const applied = (await allEvents(e2e.client, goalId)).find((event) => event.type === "revision.applied");
-    expect(JSON.stringify(applied)).toContain("tell support next");
-    expect(applied).toMatchObject({ revision: 2 });
+    expect(applied).toMatchObject({
+      revision: 2,
+      contract: "awaiting_confirmation",
+      proposedChecks: ["support-told"],
+    });
+    expect(JSON.stringify(applied)).toContain("support must hear about the release");
+
+    // Act: a human confirms the contract, then approves telling support
+    await send("POST", `/approvals/${contractApproval?.approvalId}`, { decision: "approve" });
+    const { final: toldSupport } = await afterWake(goalId, contractApproval?.approvalId ?? "");
+    const supportApproval = toldSupport.waitingFor?.approvalId ?? "";
+    await send("POST", `/approvals/${supportApproval}`, { decision: "approve" });
+    const { final } = await afterWake(goalId, supportApproval);
+
+    // Assess: completed on the confirmed contract, by the notify made after the redirect
+    expect(final).toMatchObject({
+      status: "completed",
+      revision: 3,
+      satisfiedChecks: ["support-told"],
+      progress: { overall: 1, checks: { "support-told": "met" } },
+    });
+    const evidence = (await allEvents(e2e.client, goalId)).filter(
+      (event) => event.type === "evidence.recorded",
+    );
+    expect(evidence.map((event) => event.checkId)).toEqual(["support-told"]);
+    expect(
+      (await e2e.stack.readOutbox()).filter(
+        (entry) => entry.goalId === goalId && entry.channel === "support",
+      ),
+    ).toHaveLength(1);
+  }, 120_000);
+
+  it("a redirect stating its checks through the /goal directive completes on the new ones only", async () => {
+    // Prepare
+    const { goalId, approvalId } = await waitingGoal(notifyGoal("redirect-with-checks"));
+
+    // Act: the directive states the new contract; the pending notify to ops runs, then support is told
+    const directive = await send("POST", `/goals/${goalId}/directive`, {
+      text: "/goal redirect Tell support about the release --check support-told: tool_result notify success contains support",
+    });
+    await e2e.stack.events.idle();
+    await send("POST", `/approvals/${approvalId}`, { decision: "approve" });
+    const { final: toSupport } = await afterWake(goalId, approvalId);
+    const supportApproval = toSupport.waitingFor?.approvalId ?? "";
+    await send("POST", `/approvals/${supportApproval}`, { decision: "approve" });
+    const { final } = await afterWake(goalId, supportApproval);
+
+    // Assess
+    expect(directive.status).toBe(202);
+    expect(toSupport).toMatchObject({ status: "waiting", revision: 2, satisfiedChecks: [] });
+    expect(final).toMatchObject({ status: "completed", revision: 2, satisfiedChecks: ["support-told"] });
+    const applied = (await allEvents(e2e.client, goalId)).find((event) => event.type === "revision.applied");
+    expect(applied).toMatchObject({ contract: "replaced", checksReplaced: true, evidenceDiscarded: [] });
   }, 120_000);
 });

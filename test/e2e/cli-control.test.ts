@@ -162,6 +162,65 @@ describe("goal-loops control subcommands and approvals during run (the CLI)", ()
     expect((await outboxFor(goalId)).filter((item) => item.channel === "ops")).toHaveLength(0);
   }, 90_000);
 
+  it("directive states a redirect's checks (--check), status answers the snapshot, a bad check exits 1 naming it", async () => {
+    // Prepare
+    const run = await runCli(["run", goalFile, "--port", port]);
+    const goalId = acceptedGoalId(run.stdout);
+
+    // Act: unquoted words and a quoted directive both work
+    const redirect = await runCli([
+      "directive",
+      goalId,
+      "--port",
+      port,
+      "redirect",
+      "Tell support about the release",
+      "--check",
+      "support-told: tool_result notify success contains support",
+    ]);
+    const status = await runCli(["directive", goalId, "status", "--port", port]);
+    const badCheck = await runCli([
+      "directive",
+      goalId,
+      "--port",
+      port,
+      "redirect Tell support --check told: smoke signal",
+    ]);
+    const revise = await runCli([
+      "revise",
+      goalId,
+      "--port",
+      port,
+      "--type",
+      "pivot",
+      "--check",
+      "summary: artifact summary.md contains 2.0",
+      "Write",
+      "a",
+      "summary",
+    ]);
+    const events = await e2e.client.listEvents(goalId, 0);
+
+    // Assess
+    expect(redirect.code).toBe(0);
+    expect(redirect.stdout).toMatch(/Revision \S+ queued for goal/);
+    expect(status.code).toBe(0);
+    expect(status.stdout).toContain(goalId);
+    expect(badCheck.code).toBe(1);
+    expect(badCheck.stderr).toContain("Invalid --check 'told: smoke signal': unknown kind 'smoke'");
+    expect(revise.code).toBe(0);
+    const queued = events.items.filter((event) => event.type === "revision.queued");
+    expect(queued).toEqual([
+      expect.objectContaining({
+        revisionType: "redirect",
+        content: "Tell support about the release",
+        replacesChecks: true,
+      }),
+      expect.objectContaining({ revisionType: "pivot", content: "Write a summary", replacesChecks: true }),
+    ]);
+    await runCli(["cancel", goalId, "--port", port]);
+  }, 90_000);
+
   it("prompts approve? [y/n/skip] in a terminal: asks again on a bad answer, y approves and it follows on", async () => {
     // Prepare: the run loop as the CLI drives it with a TTY, the answers scripted
     const questions: string[] = [];

@@ -3,7 +3,7 @@ import { allEvents, type E2eStack, followGoal, startE2eStack } from "./local-sta
 
 const ITERATIONS = 120;
 
-/** 120 reason turns, each writing a new file (progress every cycle), the last one the report. */
+/** 120 reason turns, each a new draft of final.md (the file the check names: progress every cycle). */
 function longRunFixture() {
   const reason = Array.from({ length: ITERATIONS }, (_, index) => ({
     toolUse: {
@@ -11,7 +11,7 @@ function longRunFixture() {
       input:
         index === ITERATIONS - 1
           ? { path: "final.md", content: `Final report after ${ITERATIONS} steps` }
-          : { path: `notes/step-${index}.md`, content: `note ${index}` },
+          : { path: "final.md", content: `draft ${index}` },
     },
     usage: { inputTokens: 100, outputTokens: 10 },
   }));

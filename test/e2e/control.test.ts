@@ -93,17 +93,18 @@ describe("steering goals end to end (revisions, resume, cancel over HTTP)", () =
     }
   }
 
-  it("pauses after three no-progress cycles; a redirect then a resume start r2 on revision 2, checks untouched", async () => {
+  it("pauses after three no-progress cycles; a redirect with its checks then a resume start r2 on revision 2", async () => {
     // Prepare: the goal pauses on its own
     const accepted = await e2e.client.submitGoal(poemGoal("control-pausing"));
     const paused = await followGoal(e2e.client, accepted.goalId);
     expect(paused.final).toMatchObject({ status: "paused", runId: "r1", noProgressCycles: 3 });
 
-    // Act: a redirect (queued while paused, applied at the next boundary), then resume
+    // Act: a redirect stating its contract (queued while paused, applied at the next boundary), then resume
     const revision = await post(`/goals/${accepted.goalId}/revisions`, {
       type: "redirect",
       content: "Write a short poem about winter light to poem.md",
       reason: "the season changed",
+      successChecks: poemGoal("control-pausing").successChecks,
     });
     await eventually(async () =>
       (await allEvents(e2e.client, accepted.goalId)).some((event) => event.type === "revision.queued"),
@@ -129,7 +130,8 @@ describe("steering goals end to end (revisions, resume, cancel over HTTP)", () =
     expect(events.find((event) => event.type === "revision.applied")).toMatchObject({
       revisionId: revision.body.revisionId,
       revision: 2,
-      checksReplaced: false,
+      checksReplaced: true,
+      contract: "replaced",
       reconcile: { summary: "Nothing was written yet; write about winter.", add: ["a winter poem"] },
     });
     expect(events.find((event) => event.type === "goal.resumed")).toMatchObject({

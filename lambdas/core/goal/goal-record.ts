@@ -1,7 +1,7 @@
 import * as z from "zod";
 import { ModelRoleSchema } from "../models/model-roles";
 import { EvidenceSchema } from "./evidence/evidence";
-import { GoalSpecSchema, LimitsSchema, PatternSchema } from "./goal-spec";
+import { GoalSpecSchema, LimitsSchema, PatternSchema, SuccessCheckSchema } from "./goal-spec";
 import { LessonSchema } from "./lesson";
 import { PlanStateSchema, StepDecisionSchema } from "./plan";
 
@@ -113,9 +113,32 @@ export const ReconcileResultSchema = z
     discardEvidenceFor: z.array(z.string()).max(20).default([]),
     /** Whether the work so far must start over (recorded; a planning loop replans from scratch). */
     restart: z.boolean().default(false),
+    /**
+     * The success checks the model proposes for a revision that changes what the goal is for and
+     * carried none: they count only once a human confirms them (ContractProposalSchema).
+     */
+    proposedChecks: z.array(SuccessCheckSchema).max(20).optional(),
   })
   .strict();
 export type ReconcileResult = z.infer<typeof ReconcileResultSchema>;
+
+/**
+ * A contract-changing revision (`redirect`, `pivot`, `modify_objective`) that carried no success
+ * checks: the checks reconcile proposed wait for a human to confirm them (DESIGN §5). Until then the
+ * goal does no work toward the old contract. No checks proposed, or a human rejected them: the goal
+ * stays paused until a revision supplies checks.
+ */
+export const ContractProposalSchema = z.object({
+  revisionId: z.string(),
+  /** The revision that changed the objective. */
+  revision: z.number().int().min(2),
+  checks: z.array(SuccessCheckSchema).max(20),
+  outcome: z.enum(["pending", "rejected"]),
+  approvalId: z.string().optional(),
+  decidedBy: z.string().optional(),
+  comment: z.string().max(2000).optional(),
+});
+export type ContractProposal = z.infer<typeof ContractProposalSchema>;
 
 /** An applied revision in the append-only log: who, what, when, why, and the revision it made. */
 export const RevisionLogEntrySchema = QueuedRevisionSchema.extend({
@@ -141,6 +164,8 @@ export const LastCycleSchema = z.object({
   progress: z.boolean(),
   /** Check ids satisfied when the cycle ended; the next cycle's "newly satisfied" is relative to it. */
   satisfiedChecks: z.array(z.string()),
+  /** The step's turn ended without tool calls: the model said it is done (a claim, not evidence). */
+  claimedDone: z.boolean().optional(),
   at: z.iso.datetime(),
 });
 export type LastCycle = z.infer<typeof LastCycleSchema>;
@@ -184,6 +209,22 @@ export type Takeover = z.infer<typeof TakeoverSchema>;
  * refuses, a policy), waiting for a human in react and reflexion (plan_execute keeps its own on the
  * plan step): approve goes on without it (the model sees the error), reject terminates the goal.
  */
+/**
+ * An `approval` success check put to a human (through the approval doors, bound to the check):
+ * approved, it becomes the check's evidence; rejected, the human's comment goes to the model and the
+ * check is asked again once new work was counted (`steps` past `atStep`).
+ */
+export const CheckApprovalSchema = z.object({
+  checkId: z.string(),
+  outcome: z.enum(["pending", "approved", "rejected"]),
+  /** The goal's `steps` when it was asked. */
+  atStep: z.number().int().min(0),
+  approvalId: z.string().optional(),
+  decidedBy: z.string().optional(),
+  comment: z.string().max(2000).optional(),
+});
+export type CheckApproval = z.infer<typeof CheckApprovalSchema>;
+
 export const ToolDecisionSchema = StepDecisionSchema.extend({ tool: z.string() });
 export type ToolDecision = z.infer<typeof ToolDecisionSchema>;
 
@@ -257,6 +298,10 @@ export const GoalRecordSchema = z.object({
   pendingCorrections: z.array(PendingCorrectionSchema).optional(),
   /** The last verify cycle: whether it made progress and which checks were satisfied after it. */
   lastCycle: LastCycleSchema.nullable().optional(),
+  /** Tools whose latest call failed, oldest first: one that succeeds again clears a blocker (progress). */
+  openBlockers: z.array(z.string()).optional(),
+  /** Unsatisfied checks that new evidence moved toward (a file they name, a result of their tool). */
+  partialChecks: z.array(z.string()).optional(),
   /** Replans requested so far (plan_execute); the limit is reached when it exceeds `maxReplans`. */
   replans: z.number().int().min(0).optional(),
   /** The plan_execute loop's plan, step statuses, pending replan and replan history. */
@@ -285,6 +330,10 @@ export const GoalRecordSchema = z.object({
     .optional(),
   /** The last unrecoverable tool failure a human was asked about (react, reflexion); see ToolDecisionSchema. */
   toolDecision: ToolDecisionSchema.optional(),
+  /** The last `approval` success check put to a human; see CheckApprovalSchema. */
+  checkApproval: CheckApprovalSchema.optional(),
+  /** A new contract waiting for a human to confirm it; see ContractProposalSchema. */
+  contractProposal: ContractProposalSchema.optional(),
   /** Sequence number of the last event appended for this goal (0 before any). */
   lastEventSeq: z.number().int().min(0),
   createdAt: z.iso.datetime(),
@@ -315,6 +364,14 @@ export const GoalSnapshotSchema = z.object({
   usageByRole: z.partialRecord(ModelRoleSchema, UsageSchema.omit({ cacheWriteTokens: true })),
   /** The limits the goal runs under now (a human may have raised them). */
   limits: LimitsSchema,
+  /**
+   * How far the contract is: per check `met` (evidence), `partial` (new evidence moved toward it, or
+   * a human is being asked about it) or `not_met`; `overall` from 0 to 1, a partial check as half.
+   */
+  progress: z.object({
+    overall: z.number().min(0).max(1),
+    checks: z.record(z.string(), z.enum(["met", "partial", "not_met"])),
+  }),
   stopReason: StopReasonSchema.nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),

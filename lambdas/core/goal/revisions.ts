@@ -4,6 +4,7 @@ import { RevisionNotFoundError, ValidationError } from "./errors";
 import { type GoalChange, goalEvent, settle } from "./goal-change";
 import type { NewGoalEvent } from "./goal-event";
 import {
+  type ContractProposal,
   type GoalRecord,
   type QueuedRevision,
   QueuedRevisionSchema,
@@ -126,16 +127,24 @@ export function applyRevision(
   const revision = record.revision + 1;
 
   const spec = parseOrThrow(GoalSpecSchema, revisedSpec(record.spec, queued), "revised GoalSpec");
+  // A new objective is a new contract: nothing gathered for the old one proves anything now.
+  const newContract = CHECK_CHANGING_REVISIONS.includes(queued.type);
   const discarded = new Set([
+    ...(newContract ? record.spec.successChecks.map((check) => check.id) : []),
     ...changedCheckIds(record.spec.successChecks, spec.successChecks),
     ...(reconcile?.discardEvidenceFor ?? []),
   ]);
   const keepsEvidence = (checkId: string) => !discarded.has(checkId);
-  const isNote = queued.type === "refinement" || queued.type === "inject_context";
   const entry: RevisionLogEntry = { ...queued, revision, appliedAt: at, ...(reconcile ? { reconcile } : {}) };
+  // Without checks from a human, the checks reconcile proposed wait for a human to confirm them.
+  const proposal: ContractProposal | undefined =
+    newContract && queued.successChecks === undefined
+      ? { revisionId, revision, checks: reconcile?.proposedChecks ?? [], outcome: "pending" }
+      : undefined;
+  const { contractProposal: _replaced, checkApproval: _asked, ...rest } = record;
 
   const next: GoalRecord = {
-    ...record,
+    ...rest,
     updatedAt: at,
     revision,
     spec,
@@ -145,7 +154,12 @@ export function applyRevision(
     lastCycle: record.lastCycle
       ? { ...record.lastCycle, satisfiedChecks: record.lastCycle.satisfiedChecks.filter(keepsEvidence) }
       : record.lastCycle,
-    contextNotes: isNote ? [...(record.contextNotes ?? []), queued.content] : record.contextNotes,
+    partialChecks: (record.partialChecks ?? []).filter(keepsEvidence),
+    // Injected context is information only; a refinement narrows the current work (its own list).
+    contextNotes:
+      queued.type === "inject_context"
+        ? [...(record.contextNotes ?? []), queued.content]
+        : record.contextNotes,
     pendingCorrections:
       queued.type === "corrective"
         ? [
@@ -153,6 +167,10 @@ export function applyRevision(
             { revisionId, revision, content: queued.content, requestedAt: queued.requestedAt },
           ]
         : record.pendingCorrections,
+    // A sign-off asked under the old contract is void; a proposal a newer revision replaced too.
+    ...(proposal ? { contractProposal: proposal } : {}),
+    ...(record.checkApproval && !newContract ? { checkApproval: record.checkApproval } : {}),
+    ...(record.contractProposal && !newContract ? { contractProposal: record.contractProposal } : {}),
   };
 
   const events: NewGoalEvent[] = [
@@ -164,6 +182,8 @@ export function applyRevision(
       reason: queued.reason ?? null,
       content: queued.content,
       checksReplaced: queued.successChecks !== undefined,
+      contract: !newContract ? "unchanged" : proposal ? "awaiting_confirmation" : "replaced",
+      ...(proposal ? { proposedChecks: proposal.checks.map((check) => check.id) } : {}),
       evidenceDiscarded: [...discarded].filter((checkId) =>
         record.evidence.some((item) => item.checkId === checkId),
       ),
@@ -182,6 +202,15 @@ export function applyRevision(
   return settle(next, events);
 }
 
+/**
+ * When the contract now in force took effect: the latest revision that changed what the goal is for
+ * (or confirmed its checks). A step logged before it proves nothing for the current checks.
+ */
+export function contractSince(record: Pick<GoalRecord, "revisionLog">): string | undefined {
+  return [...record.revisionLog].reverse().find((entry) => CHECK_CHANGING_REVISIONS.includes(entry.type))
+    ?.appliedAt;
+}
+
 /** The compensation a `corrective` revision asked for has run; the correction is no longer pending. */
 export function resolveCorrection(record: GoalRecord, revisionId: string, now: Date): GoalChange {
   assertStatus(record, OPEN_STATUSES, "resolveCorrection");
@@ -197,4 +226,85 @@ export function resolveCorrection(record: GoalRecord, revisionId: string, now: D
     pendingCorrections: pending.filter((item) => item.revisionId !== revisionId),
   };
   return settle(next, [goalEvent(next, "compensation.completed", now, { revisionId })]);
+}
+
+/**
+ * A human confirmed the checks reconcile proposed for a contract-changing revision (DESIGN §5): they
+ * become the goal's success checks under a new revision, logged as that human's revision. With
+ * `applyRevision`, the only way success checks change, and both only on a human's word.
+ */
+export function confirmContract(
+  record: GoalRecord,
+  answer: { approvalId: string; decidedBy: string; comment?: string },
+  now: Date,
+): GoalChange {
+  assertStatus(record, OPEN_STATUSES, "confirmContract");
+  const proposal = record.contractProposal;
+  if (
+    proposal?.outcome !== "pending" ||
+    proposal.approvalId !== answer.approvalId ||
+    proposal.checks.length === 0
+  )
+    return settle(record, []);
+  const at = now.toISOString();
+  const revision = record.revision + 1;
+  const spec = parseOrThrow(
+    GoalSpecSchema,
+    { ...record.spec, successChecks: proposal.checks },
+    "confirmed GoalSpec",
+  );
+  const entry: RevisionLogEntry = {
+    revisionId: `${proposal.revisionId}-confirmed`,
+    type: record.revisionLog.find((item) => item.revisionId === proposal.revisionId)?.type ?? "redirect",
+    content: `confirmed the success checks proposed for revision ${proposal.revision}: ${proposal.checks.map((check) => check.id).join(", ")}`,
+    successChecks: proposal.checks,
+    requestedBy: answer.decidedBy,
+    ...(answer.comment === undefined ? {} : { reason: answer.comment.slice(0, 2000) }),
+    requestedAt: at,
+    revision,
+    appliedAt: at,
+  };
+  const { contractProposal: _confirmed, ...rest } = record;
+  const next: GoalRecord = {
+    ...rest,
+    updatedAt: at,
+    revision,
+    spec,
+    revisionLog: [...record.revisionLog, entry],
+    evidence: [],
+    partialChecks: [],
+    lastCycle: record.lastCycle ? { ...record.lastCycle, satisfiedChecks: [] } : record.lastCycle,
+  };
+  return settle(next, [
+    goalEvent(next, "contract.confirmed", now, {
+      revision,
+      confirmedBy: answer.decidedBy,
+      approvalId: answer.approvalId,
+      successChecks: proposal.checks.map((check) => check.id),
+    }),
+  ]);
+}
+
+/** A human rejected the proposed checks: recorded; the goal waits for a revision that supplies checks. */
+export function rejectContract(
+  record: GoalRecord,
+  answer: { approvalId: string; decidedBy: string; comment?: string },
+  now: Date,
+): GoalChange {
+  const proposal = record.contractProposal;
+  if (proposal?.outcome !== "pending" || proposal.approvalId !== answer.approvalId) return settle(record, []);
+  const rejected: ContractProposal = {
+    ...proposal,
+    outcome: "rejected",
+    decidedBy: answer.decidedBy,
+    ...(answer.comment === undefined ? {} : { comment: answer.comment.slice(0, 2000) }),
+  };
+  const next: GoalRecord = { ...record, contractProposal: rejected, updatedAt: now.toISOString() };
+  return settle(next, [
+    goalEvent(next, "contract.rejected", now, {
+      revision: proposal.revision,
+      rejectedBy: answer.decidedBy,
+      comment: answer.comment ?? null,
+    }),
+  ]);
 }

@@ -1,4 +1,4 @@
-import { satisfiedCheckIds, unsatisfiedCheckIds } from "./evidence/check-evidence";
+import { checkProgress, satisfiedCheckIds, unsatisfiedCheckIds } from "./evidence/check-evidence";
 import type { GoalRecord, GoalSnapshot } from "./goal-record";
 
 /** The public snapshot of a goal (`GET /goals/{goalId}`), derived from its record. */
@@ -28,6 +28,7 @@ export function toSnapshot(record: GoalRecord): GoalSnapshot {
         .map(([role, { cacheWriteTokens: _cacheWrite, ...roleUsage }]) => [role, roleUsage]),
     ),
     limits: record.spec.limits,
+    progress: checkProgress(record),
     stopReason: record.stopReason,
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,

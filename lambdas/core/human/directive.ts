@@ -1,16 +1,23 @@
 import { DirectiveError } from "../goal/errors";
 import type { RevisionType } from "../goal/goal-record";
+import type { SuccessCheck } from "../goal/goal-spec";
+import { parseCheckClause, splitChecks } from "./directive-checks";
 
 /** A parsed `/goal` directive (Slack slash command, API, CLI). */
 export type Directive =
   | { readonly kind: "status" }
   | { readonly kind: "add_constraint"; readonly text: string }
-  | { readonly kind: "redirect"; readonly text: string };
+  | {
+      readonly kind: "redirect";
+      readonly text: string;
+      /** The new contract's success checks (`--check …`); without them reconcile proposes checks a human confirms. */
+      readonly checks?: readonly SuccessCheck[];
+    };
 
 export const DIRECTIVE_FORMS = [
   "/goal status",
   "/goal add-constraint <text>",
-  "/goal redirect <text>",
+  "/goal redirect <text> [--check <id>: <kind> …]",
 ] as const;
 
 const USAGE = `valid forms: ${DIRECTIVE_FORMS.join(", ")} (the leading "/goal" is optional)`;
@@ -20,7 +27,8 @@ function invalid(problem: string): DirectiveError {
 }
 
 /**
- * Parses `/goal status`, `/goal add-constraint <text>` or `/goal redirect <text>`. The leading
+ * Parses `/goal status`, `/goal add-constraint <text>` or `/goal redirect <text>`, where a redirect
+ * may state its new success checks (`--check <id>: <kind> …`, see directive-checks.ts). The leading
  * `/goal` is optional and the subcommand case-insensitive. The text is kept verbatim (trimmed): it
  * is revision data, never interpreted. Anything else throws DirectiveError naming what was wrong.
  */
@@ -39,10 +47,18 @@ export function parseDirective(text: string): Directive {
       return { kind: "status" };
     case "add-constraint":
       if (argument === "") throw invalid("missing text for add-constraint");
+      if (splitChecks(argument).clauses.length > 0)
+        throw invalid("only redirect states success checks (--check)");
       return { kind: "add_constraint", text: argument };
-    case "redirect":
-      if (argument === "") throw invalid("missing text for redirect");
-      return { kind: "redirect", text: argument };
+    case "redirect": {
+      const { text: objective, clauses } = splitChecks(argument);
+      if (objective === "") throw invalid("missing text for redirect");
+      if (clauses.length === 0) return { kind: "redirect", text: objective };
+      const checks = clauses.map(parseCheckClause);
+      const repeated = checks.find((check, index) => checks.findIndex((c) => c.id === check.id) !== index);
+      if (repeated) throw invalid(`check id '${repeated.id}' is given twice`);
+      return { kind: "redirect", text: objective, checks };
+    }
     default:
       throw invalid(`unknown subcommand '${match?.[1] ?? body}'`);
   }

@@ -4,7 +4,10 @@ import { matchesResumeCondition, resumeFromWait, terminate } from "../goal/goal-
 import type { GoalRecord } from "../goal/goal-record";
 import { extendLimits } from "../goal/limits";
 import { reached } from "../goal/loop-marker";
+import { confirmContract, rejectContract } from "../goal/revisions";
 import { decideGate, nextAfterGate } from "../loop/gates/action-gate";
+import { CHECK_APPROVAL_KIND, decideCheckApproval } from "../loop/gates/check-approval";
+import { CONTRACT_KIND } from "../loop/gates/contract-confirmation";
 import {
   approveStepDecision,
   STEP_DECISION_KIND,
@@ -170,6 +173,22 @@ function wakeChange(
       }),
     ]);
   const isLimit = record.waitingFor?.kind === "decision";
+  const onContract = CONTRACT_ANSWERS[approval.action.kind];
+  if (onContract) {
+    const answer = {
+      decision: decision.decision,
+      decidedBy: decision.decidedBy,
+      approvalId: approval.approvalId,
+      ...(decision.comment === undefined ? {} : { comment: decision.comment }),
+    };
+    const change = chain(
+      record,
+      decided,
+      (next) => resumeFromWait(next, event, "verify", now),
+      (next) => onContract(next, answer, superseded, now),
+    );
+    return { change, next: "verify" };
+  }
   if (!superseded && approval.action.kind === STEP_DECISION_KIND) {
     // A plan step failed unrecoverably: approve → Observe replans around it; reject → terminated.
     if (decision.decision === "reject") {
@@ -239,6 +258,36 @@ function wakeChange(
   return { change, next: after };
 }
 
+type ContractAnswer = Parameters<typeof decideCheckApproval>[1];
+
+/**
+ * Answers about the goal's contract; the goal runs on (`verify`) after each. A new contract:
+ * confirmed, the proposed checks become the goal's; rejected, the goal holds (paused by the loop)
+ * until a revision supplies checks. A success check: the answer is its evidence, or feedback for the
+ * model. Either asked at an older revision is void (a dropped check approval is asked again).
+ */
+const CONTRACT_ANSWERS: Readonly<
+  Record<
+    string,
+    (record: GoalRecord, answer: ContractAnswer, superseded: boolean, now: Date) => GoalChange | undefined
+  >
+> = {
+  [CONTRACT_KIND]: (record, answer, superseded, now) => {
+    if (superseded) return undefined;
+    return answer.decision === "approve"
+      ? confirmContract(record, answer, now)
+      : rejectContract(record, answer, now);
+  },
+  [CHECK_APPROVAL_KIND]: (record, answer, superseded, now) =>
+    superseded ? dropCheckApproval(record) : decideCheckApproval(record, answer, now),
+};
+
+/** The check is asked again: its approval was for an older revision of the goal. */
+function dropCheckApproval(record: GoalRecord): GoalChange {
+  const { checkApproval: _stale, ...rest } = record;
+  return settle(rest, []);
+}
+
 /** The gate asks again: its approval was for an older revision of the goal. */
 function reopenGate(record: GoalRecord): GoalChange | undefined {
   if (!record.actionGate) return undefined;
@@ -263,6 +312,14 @@ async function resendIfLost(
   record: GoalRecord,
   approval: Approval,
 ): Promise<ResumeOutcome> {
+  if (record.status === "running" && record.checkApproval?.approvalId === approval.approvalId) {
+    // A decided success check: "verify" again is harmless to a run that moved on (its token is gone).
+    const output = { goalId: record.goalId, runId: record.runId, iteration: record.runIteration };
+    const delivery = await deliver(ports, approval, { ...output, next: "verify" });
+    if (!delivery.delivered)
+      return { outcome: "ignored", reason: `the check's wait is over; ${delivery.why}` };
+    return { outcome: "resent", reason: "the goal was woken but its run had not been answered" };
+  }
   const gate = record.actionGate;
   const lost =
     record.status === "running" &&

@@ -5,6 +5,8 @@ import { markLoop, reached } from "../goal/loop-marker";
 import type { Clock } from "../ports/clock";
 import type { GoalStore } from "../ports/goal-store";
 import { gateOf, nextAfterGate } from "./gates/action-gate";
+import { pendingCheckApproval } from "./gates/check-approval";
+import { pendingContractProposal } from "./gates/contract-confirmation";
 import { waitsOnStepDecision } from "./gates/step-decision";
 import { isRunningIn, nextForStatus, type RunPosition, type StepResult } from "./step-result";
 import { chain, readGoal, updateGoal } from "./update-goal";
@@ -65,11 +67,15 @@ function gateToFinish(record: GoalRecord): "approval" | "act" | "verify" | undef
 /**
  * A goal re-attached while it waits (`reattachRun`) goes straight back to AwaitApproval, which keeps
  * the pending approval and stores the new run's token: `approval` for a tool gate, `limit_decision`
- * for a limit.
+ * for a limit, `decision` for a failed step or a success check put to a human.
  */
 function awaitedInput(record: GoalRecord): "approval" | "limit_decision" | "decision" | undefined {
   if (record.status !== "waiting") return undefined;
   if (waitsOnStepDecision(record)) return "decision";
+  // A new contract or a success check put to a human is asked through the `decision` route.
+  const approvalId = record.waitingFor?.approvalId;
+  const asked = [pendingContractProposal(record)?.approvalId, pendingCheckApproval(record)?.approvalId];
+  if (approvalId !== undefined && asked.includes(approvalId)) return "decision";
   if (record.waitingFor?.kind === "decision") return "limit_decision";
   return record.waitingFor?.kind === "approval" ? "approval" : undefined;
 }

@@ -75,7 +75,7 @@ async function postRevision(deps: GoalsApiDeps, request: ApiRequest): Promise<AP
 
 /**
  * `POST /goals/{goalId}/directive` `{text}`: the `/goal` directive. `status` answers the snapshot;
- * `add-constraint <text>` and `redirect <text>` request a revision; anything else is a 400
+ * `add-constraint <text>` and `redirect <text> [--check …]` request a revision; anything else is a 400
  * DirectiveError naming what was wrong and the valid forms.
  */
 async function postDirective(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGatewayProxyResult> {
@@ -83,7 +83,11 @@ async function postDirective(deps: GoalsApiDeps, request: ApiRequest): Promise<A
   const goal = await tenantGoal(deps, request);
   const directive = parseDirective(text);
   if (directive.kind === "status") return json(200, toSnapshot(goal));
-  return requestRevision(deps, request, goal, { type: directive.kind, content: directive.text });
+  return requestRevision(deps, request, goal, {
+    type: directive.kind,
+    content: directive.text,
+    ...(directive.kind === "redirect" && directive.checks ? { successChecks: directive.checks } : {}),
+  });
 }
 
 /** `POST /goals/{goalId}/resume`: 202 for a paused goal (`Resume Requested` published), else 409. */

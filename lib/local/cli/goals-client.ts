@@ -1,7 +1,7 @@
 import * as z from "zod";
 import { GoalEventSchema } from "../../../lambdas/core/goal/goal-event";
 import { GoalSnapshotSchema, type RevisionType } from "../../../lambdas/core/goal/goal-record";
-import { LimitsSchema } from "../../../lambdas/core/goal/goal-spec";
+import { LimitsSchema, type SuccessCheck } from "../../../lambdas/core/goal/goal-spec";
 import type { LimitsPatch } from "../../../lambdas/core/goal/limits";
 import { type APPROVAL_STATUSES, ApprovalSchema } from "../../../lambdas/core/ports/goal-store";
 
@@ -43,6 +43,8 @@ export interface RevisionRequest {
   readonly type: RevisionType;
   readonly content: string;
   readonly reason?: string;
+  /** The new contract's checks (redirect, pivot, modify_objective only). */
+  readonly successChecks?: readonly SuccessCheck[];
 }
 
 /** The API answered with an error body (`{error:{code, message, issues}}`). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { GoalStatusError, UnsatisfiedChecksError, ValidationError } from "../../../lambdas/core/goal/errors";
-import { satisfiedCheckIds } from "../../../lambdas/core/goal/evidence/check-evidence";
+import { checkProgress, satisfiedCheckIds } from "../../../lambdas/core/goal/evidence/check-evidence";
 import type { CycleObservationsInput } from "../../../lambdas/core/goal/evidence/cycle-observations";
 import { cycleFingerprints, recordCycle } from "../../../lambdas/core/goal/evidence/record-cycle";
 import { complete } from "../../../lambdas/core/goal/goal-lifecycle";
@@ -253,21 +253,96 @@ describe("recordCycle: progress", () => {
     expect(second && eventTypes(second)).toEqual(["no_progress"]);
   });
 
-  it("counts a new version of an artifact as progress and resets the no-progress count", () => {
+  it("counts a new version of a file an unsatisfied check names as progress, and the check as partial", () => {
     // Prepare
     const stuck = { ...buildGoal(), noProgressCycles: 2 };
 
-    // Act
+    // Act: the report, not yet with its summary
     const change = recordCycle(
       stuck,
-      { artifacts: [artifact("notes.md", "draft 2")] },
+      { artifacts: [artifact("out/report.md", "# Release\ndraft 2")] },
       { now: minutesLater(1), iteration: 4 },
     );
 
     // Assess
     expect(change.record.noProgressCycles).toBe(0);
     expect(change.record.lastCycle).toMatchObject({ progress: true, iteration: 4 });
-    expect(change.record.progressNotes).toEqual([expect.stringContaining("new artifact notes.md")]);
+    expect(change.record.progressNotes).toEqual([expect.stringContaining("new artifact out/report.md")]);
+    expect(checkProgress(change.record)).toEqual({
+      overall: 0.25,
+      checks: { report: "partial", "tests-pass": "not_met" },
+    });
+  });
+
+  it("pauses a busy model: new files no check names and results of tools no check names are not progress", () => {
+    // Prepare: a new unrelated file every turn, and a notify nobody asked for
+    const busy = [1, 2, 3].map((turn) => ({
+      artifacts: [artifact(`scratch/notes-${turn}.md`, `thoughts ${turn}`)],
+      toolResults: [toolResult("workspace_write", `wrote notes-${turn}`)],
+    }));
+
+    // Act
+    const changes = cycles(buildGoal(), busy);
+
+    // Assess
+    expect(changes.map((change) => change.record.status)).toEqual(["running", "running", "paused"]);
+    expect(changes[0]?.events[0]).toMatchObject({
+      type: "no_progress",
+      reasons: [],
+      busy: [
+        expect.stringContaining("new artifact scratch/notes-1.md"),
+        "new success result of workspace_write",
+      ],
+    });
+  });
+
+  it("counts new information a read-only call brought back, once", () => {
+    // Prepare
+    const read = { toolResults: [{ ...toolResult("workspace_read", "# Release notes"), reads: true }] };
+
+    // Act
+    const [first, second] = cycles(buildGoal(), [read, read]);
+
+    // Assess
+    expect(first?.events.at(-1)).toMatchObject({
+      type: "progress",
+      reasons: ["new success result of workspace_read"],
+    });
+    expect(second && eventTypes(second)).toEqual(["no_progress"]);
+  });
+
+  it("counts a tool that succeeds after failing as a cleared blocker", () => {
+    // Prepare
+    const failed = { toolResults: [toolResult("http_request", "HttpStatus503", "error")] };
+    const works = { toolResults: [toolResult("http_request", "posted")] };
+
+    // Act
+    const [first, second] = cycles(buildGoal(), [failed, works]);
+
+    // Assess
+    expect(first && eventTypes(first)).toEqual(["no_progress"]);
+    expect(first?.record.openBlockers).toEqual(["http_request"]);
+    expect(second?.events.at(-1)).toMatchObject({
+      type: "progress",
+      reasons: ["blocker cleared: http_request succeeds after failing"],
+    });
+    expect(second?.record.openBlockers).toEqual([]);
+  });
+
+  it("counts progress the pattern saw itself (a plan step that succeeded)", () => {
+    // Act
+    const change = recordCycle(
+      buildGoal(),
+      {},
+      {
+        now: minutesLater(1),
+        iteration: 0,
+        progressFrom: ["plan step s1 succeeded"],
+      },
+    );
+
+    // Assess
+    expect(change.events.at(-1)).toMatchObject({ type: "progress", reasons: ["plan step s1 succeeded"] });
   });
 
   it("pauses the goal after maxNoProgressCycles (3) cycles in a row without progress", () => {

@@ -202,20 +202,34 @@ describe("applyRevision", () => {
     },
   );
 
-  it.each(["refinement", "inject_context"] as const)(
-    "%s adds a context note and leaves the spec alone",
-    (type) => {
-      // Prepare
-      const goal = buildGoal();
+  it("inject_context adds a context note (information only) and leaves the spec alone", () => {
+    // Prepare
+    const goal = buildGoal();
 
-      // Act
-      const { record } = revise(goal, { type, content: "The audience is the board" });
+    // Act
+    const { record } = revise(goal, { type: "inject_context", content: "The audience is the board" });
 
-      // Assess
-      expect(record.contextNotes).toEqual(["The audience is the board"]);
-      expect(record.spec).toEqual(goal.spec);
-    },
-  );
+    // Assess
+    expect(record.contextNotes).toEqual(["The audience is the board"]);
+    expect(record.spec).toEqual(goal.spec);
+  });
+
+  it("refinement is kept in the log as work narrowed, not as context, and leaves the spec and evidence alone", () => {
+    // Prepare
+    const goal = frozen(recordCycle(buildGoal(), SATISFYING, { now: QUEUED_AT, iteration: 0 }));
+
+    // Act
+    const { record } = revise(goal, { type: "refinement", content: "Only the summary section" });
+
+    // Assess
+    expect(record.contextNotes).toEqual([]);
+    expect(record.revisionLog.at(-1)).toMatchObject({
+      type: "refinement",
+      content: "Only the summary section",
+    });
+    expect(record.spec).toEqual(goal.spec);
+    expect(record.evidence).toEqual(goal.evidence);
+  });
 
   it("corrective marks a compensation as due until it is resolved", () => {
     // Act

@@ -105,6 +105,12 @@ const AGENT_PATH: Record<string, (record: GoalRecord) => GoalChange> = {
     );
     return core.resolveCorrection(frozen(core.applyRevision(queued, "c", { now: NOW })), "c", NOW);
   },
+  rejectContract: (r) =>
+    core.rejectContract(
+      { ...proposing(r), contractProposal: { ...pendingProposal(r), approvalId: "ap-c" } },
+      { approvalId: "ap-c", decidedBy: "alice" },
+      NOW,
+    ),
   createGoalRecord: (r) =>
     core.createGoalRecord({ ...r, spec: r.spec, now: NOW, pattern: "react", patternReason: "requested" }),
   markLoop: (r) => core.markLoop(r, { runId: r.runId, iteration: 0, phase: "verified" }, "reason", NOW),
@@ -130,7 +136,9 @@ const RECORD_FREE = [
   "canTransition",
   "canonicalJson",
   "checkpointRunId",
+  "checkProgress",
   "clip",
+  "contractSince",
   "checkInvariants",
   "checkLimits",
   "costOf",
@@ -162,11 +170,12 @@ const RECORD_FREE = [
   "takeOver",
   "toSnapshot",
   "toolResultMeets",
+  "towardContract",
   "unsatisfiedCheckIds",
 ];
 
-/** The one human path that may replace success checks. */
-const REVISION_PATH = ["applyRevision"];
+/** The human paths that may replace success checks: a revision's own checks, or a confirmed proposal. */
+const REVISION_PATH = ["applyRevision", "confirmContract"];
 
 function exportedFunctions(): string[] {
   return Object.entries(core)
@@ -205,6 +214,36 @@ describe("success checks on the agent path", () => {
     expect(change.record.spec.successChecks).toEqual(before);
   });
 
+  it("applyRevision leaves them alone when only reconcile proposes checks; confirmContract sets them on a human's word", () => {
+    // Prepare: a redirect without checks, reconcile (model output) proposing the attacker's checks
+    const goal = buildGoal();
+    const proposed = frozen(
+      core.applyRevision(
+        frozen(
+          core.queueRevision(
+            goal,
+            { type: "redirect", content: "New aim", requestedBy: "alice" },
+            { revisionId: "rev-1", now: NOW },
+          ),
+        ),
+        "rev-1",
+        { now: NOW, reconcile: { proposedChecks: ATTACK_CHECKS } },
+      ),
+    );
+    const asked = { ...proposed, contractProposal: { ...pendingProposal(proposed), approvalId: "ap-1" } };
+
+    // Act
+    const wrongApproval = core.confirmContract(asked, { approvalId: "ap-2", decidedBy: "bob" }, NOW);
+    const confirmed = core.confirmContract(asked, { approvalId: "ap-1", decidedBy: "bob" }, NOW);
+
+    // Assess
+    expect(proposed.spec.successChecks).toEqual(goal.spec.successChecks);
+    expect(proposed.evidence).toEqual([]);
+    expect(wrongApproval.record.spec.successChecks).toEqual(goal.spec.successChecks);
+    expect(confirmed.record.spec.successChecks).toEqual(ATTACK_CHECKS);
+    expect(confirmed.record.revisionLog.at(-1)).toMatchObject({ requestedBy: "bob", revision: 3 });
+  });
+
   it("applyRevision changes them only with checks a human queued", () => {
     // Prepare
     const queued = frozen(
@@ -223,3 +262,23 @@ describe("success checks on the agent path", () => {
     expect(record.revisionLog[0]).toMatchObject({ requestedBy: "alice", type: "redirect" });
   });
 });
+
+/** A record whose redirect (without checks) left a pending contract proposal. */
+function proposing(record: GoalRecord): GoalRecord {
+  const queued = frozen(
+    core.queueRevision(
+      record,
+      { type: "redirect", content: "New aim", requestedBy: "alice" },
+      { revisionId: "rev-p", now: NOW },
+    ),
+  );
+  return frozen(
+    core.applyRevision(queued, "rev-p", { now: NOW, reconcile: { proposedChecks: ATTACK_CHECKS } }),
+  );
+}
+
+function pendingProposal(record: GoalRecord) {
+  const proposal = record.contractProposal ?? proposing(record).contractProposal;
+  if (!proposal) throw new Error("no contract proposal");
+  return proposal;
+}

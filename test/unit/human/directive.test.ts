@@ -12,6 +12,40 @@ describe("parseDirective", () => {
     ["/goal redirect Ship the CLI first", { kind: "redirect", text: "Ship the CLI first" }],
     ["redirect line one\nline two", { kind: "redirect", text: "line one\nline two" }],
     ["/goal redirect /goal status", { kind: "redirect", text: "/goal status" }],
+    [
+      "/goal redirect Tell support --check told: tool_result notify success contains support --check file: artifact out/a.md",
+      {
+        kind: "redirect",
+        text: "Tell support",
+        checks: [
+          {
+            id: "told",
+            description: "tool_result notify success contains support",
+            verify: {
+              kind: "tool_result",
+              tool: "notify",
+              expect: { status: "success", contains: "support" },
+            },
+          },
+          { id: "file", description: "artifact out/a.md", verify: { kind: "artifact", path: "out/a.md" } },
+        ],
+      },
+    ],
+    [
+      "redirect Get sign-off --check ok: approval Ship it? --check tone: judge Friendly and short",
+      {
+        kind: "redirect",
+        text: "Get sign-off",
+        checks: [
+          { id: "ok", description: "approval Ship it?", verify: { kind: "approval", prompt: "Ship it?" } },
+          {
+            id: "tone",
+            description: "judge Friendly and short",
+            verify: { kind: "model_judge", rubric: "Friendly and short" },
+          },
+        ],
+      },
+    ],
   ])("parses %j", (text, expected) => {
     // Act
     const directive = parseDirective(text);
@@ -27,6 +61,9 @@ describe("parseDirective", () => {
     ["/goal pause", "unknown subcommand 'pause'"],
     ["/goalstatus", "unknown subcommand '/goalstatus'"],
     ["/goal add-constraint", "missing text for add-constraint"],
+    ["/goal add-constraint short --check a: artifact x.md", "only redirect states success checks"],
+    ["/goal redirect --check a: artifact x.md", "missing text for redirect"],
+    ["/goal redirect Go --check a: artifact x.md --check a: approval ok?", "check id 'a' is given twice"],
     ["/goal add-constraint    ", "missing text for add-constraint"],
     ["redirect", "missing text for redirect"],
     ["/goal status now please", "status takes no text, got 'now please'"],
@@ -38,6 +75,22 @@ describe("parseDirective", () => {
     expect(attempt).toThrow(DirectiveError);
     expect(attempt).toThrow(problem);
     expect(attempt).toThrow("/goal status, /goal add-constraint <text>, /goal redirect <text>");
+  });
+
+  it.each([
+    ["/goal redirect Go --check a: smoke x", "Invalid --check 'a: smoke x': unknown kind 'smoke'"],
+    ["/goal redirect Go --check a artifact x.md", "expected '<id>: <kind> …'"],
+    ["/goal redirect Go --check a: artifact x.md containing y", "expected 'contains <text>' after x.md"],
+    ["/goal redirect Go --check a: tool_result", "tool_result needs a tool name"],
+    ["/goal redirect Go --check Bad Id!: approval ok?", "expected '<id>: <kind> …'"],
+  ])("rejects the check in %j, naming it and the check forms", (text, problem) => {
+    // Act
+    const attempt = () => parseDirective(text);
+
+    // Assess
+    expect(attempt).toThrow(DirectiveError);
+    expect(attempt).toThrow(problem);
+    expect(attempt).toThrow("--check <id>: artifact <path> [contains <text>]");
   });
 
   it("throws an error with a stable name", () => {

@@ -35,6 +35,15 @@ const RECONCILED = {
   restart: false,
 };
 
+/** The checks reconcile proposes for the winter objective (a human confirms them before they count). */
+const WINTER_CHECKS = [
+  {
+    id: "winter-haiku",
+    description: "out/haiku.md holds a haiku that mentions snow",
+    verify: { kind: "artifact" as const, path: "out/haiku.md", contains: "snow" },
+  },
+];
+
 describe("applyQueuedRevisions at the step boundary", () => {
   let table: GoalTable;
 
@@ -59,7 +68,7 @@ describe("applyQueuedRevisions at the step boundary", () => {
     await table.adapters.goals.commit(change.record, stored.version, change.events);
   }
 
-  it("applies a redirect mid-run at the next VerifyAndReason: revision 2, reconcile in the events, checks kept", async () => {
+  it("applies a redirect without checks at the next VerifyAndReason: old evidence void, proposed checks wait for a human", async () => {
     // Prepare: a verified step wrote the autumn haiku (check satisfied), a second one a draft
     const goal = await createGoal(table, TWO_CHECKS);
     const model = new ScriptedModel({
@@ -68,7 +77,11 @@ describe("applyQueuedRevisions at the step boundary", () => {
         writes("out/draft.md", "d"),
         writes("out/notes.md", "n"),
       ],
-      reconcile: [says(`Here you are:\n\`\`\`json\n${JSON.stringify(RECONCILED)}\n\`\`\``)],
+      reconcile: [
+        says(
+          `Here you are:\n\`\`\`json\n${JSON.stringify({ ...RECONCILED, proposedChecks: WINTER_CHECKS })}\n\`\`\``,
+        ),
+      ],
     });
     const loop = new ReactLoopDriver(table, model);
     let acted = await loop.verifyAndReason(await loop.load(goal.goalId));
@@ -79,12 +92,18 @@ describe("applyQueuedRevisions at the step boundary", () => {
     // Act
     const next = await loop.verifyAndReason(acted);
 
-    // Assess
-    expect(next.next).toBe("verify");
+    // Assess: no model call toward either contract until a human confirms the new one
+    expect(next.next).toBe("decision");
+    expect(model.requestsFor("reason")).toHaveLength(2);
     const revised = await loop.goal(goal.goalId);
     expect(revised.revision).toBe(2);
     expect(revised.spec.objective).toBe("Write about winter instead");
     expect(revised.spec.successChecks).toEqual(goal.spec.successChecks);
+    expect(revised.contractProposal).toMatchObject({
+      revision: 2,
+      checks: WINTER_CHECKS,
+      outcome: "pending",
+    });
     expect(revised.inbox).toEqual([]);
     expect(revised.revisionLog).toMatchObject([{ revisionId: "rev-1", revision: 2, requestedBy: "ana" }]);
     expect(revised.evidence.map((item) => item.checkId)).toEqual([]);
@@ -95,14 +114,68 @@ describe("applyQueuedRevisions at the step boundary", () => {
       revisionType: "redirect",
       reason: "season changed",
       evidenceDiscarded: ["haiku"],
+      contract: "awaiting_confirmation",
+      proposedChecks: ["winter-haiku"],
       reconcile: { ...RECONCILED, discardEvidenceFor: ["haiku"] },
     });
     const [reconcileRequest] = model.requestsFor("reconcile");
     expect(reconcileRequest).toMatchObject({ role: "reconcile", call: 0, modelId: MODEL_ID });
     expect(lastUserText(reconcileRequest)).toContain("Write about winter instead");
-    const reasonAfter = model.requestsFor("reason").at(-1);
-    expect(JSON.stringify(reasonAfter?.system)).toContain("GOAL (revision 2)");
-    expect(JSON.stringify(reasonAfter?.system)).toContain("Objective: Write about winter instead");
+    expect(lastUserText(reconcileRequest)).toContain('Propose\nthe new ones in "proposedChecks"');
+  });
+
+  it("pauses a redirect whose reconcile proposed no checks, saying how to go on", async () => {
+    // Prepare
+    const goal = await createGoal(table, TWO_CHECKS);
+    const model = new ScriptedModel({
+      reason: [writes("out/haiku.md", "autumn leaves fall"), writes("out/notes.md", "n")],
+      reconcile: [says(JSON.stringify(RECONCILED))],
+    });
+    const loop = new ReactLoopDriver(table, model);
+    const acted = await loop.verifyAndReason(await loop.load(goal.goalId));
+    await queue(goal.goalId, { type: "pivot" });
+
+    // Act
+    const next = await loop.verifyAndReason(acted);
+
+    // Assess
+    expect(next.next).toBe("paused");
+    const paused = await loop.goal(goal.goalId);
+    expect(paused.stopReason).toMatchObject({ kind: "policy", detail: "contract_unconfirmed" });
+    expect(paused.stopReason?.message).toContain("send the revision again with successChecks");
+    expect(paused.evidence).toEqual([]);
+  });
+
+  it("runs a redirect with its own checks on the new contract at once, without the old evidence", async () => {
+    // Prepare: the autumn haiku satisfied the old check; the redirect's check has the same id and verify
+    const goal = await createGoal(table, TWO_CHECKS);
+    const model = new ScriptedModel({
+      reason: [
+        writes("out/haiku.md", "autumn leaves fall"),
+        writes("out/notes.md", "n"),
+        writes("out/haiku.md", "autumn again"),
+      ],
+      reconcile: [says(JSON.stringify(RECONCILED))],
+    });
+    const loop = new ReactLoopDriver(table, model);
+    const acted = await loop.verifyAndReason(await loop.load(goal.goalId));
+    const sameHaiku = TWO_CHECKS.successChecks.slice(0, 1);
+    await queue(goal.goalId, { type: "redirect", successChecks: sameHaiku });
+
+    // Act
+    const next = await loop.verifyAndReason(acted);
+
+    // Assess: nothing carried over; the reason call after it sees the new revision and its decision
+    expect(next.next).toBe("verify");
+    const revised = await loop.goal(goal.goalId);
+    expect(revised.spec.successChecks).toEqual(sameHaiku);
+    expect(revised.evidence).toEqual([]);
+    expect(revised.contractProposal).toBeUndefined();
+    const system = JSON.stringify(model.requestsFor("reason").at(-1)?.system);
+    expect(system).toContain("GOAL (revision 2)");
+    expect(system).toContain("revision 2 (redirect, by ana): Write about winter instead");
+    expect(system).toContain("what it means for the work so far: The autumn haiku no longer fits");
+    expect(system).toContain("new work: a winter haiku");
   });
 
   it("applies the revision with a note and no discards when the reconcile answer is not the JSON asked for", async () => {
@@ -150,7 +223,8 @@ describe("applyQueuedRevisions at the step boundary", () => {
     // Assess
     expect(model.requestsFor("reconcile").map((request) => request.call)).toEqual([0, 1]);
     expect(retried.record.revision).toBe(3);
-    expect(retried.record.contextNotes).toEqual(["The reader is five", "Rhyme if you can"]);
+    expect(retried.record.contextNotes).toEqual(["The reader is five"]);
+    expect(retried.record.revisionLog.map((entry) => entry.type)).toEqual(["inject_context", "refinement"]);
     expect(retried.record.usageByRole.reconcile?.modelCalls).toBe(2);
     const applied = (await loop.events(goal.goalId)).filter((event) => event.type === "revision.applied");
     expect(applied.map((event) => event.revisionId)).toEqual(["rev-a", "rev-b"]);

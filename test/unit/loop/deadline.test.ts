@@ -2,10 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pause } from "../../../lambdas/core/goal/goal-lifecycle";
 import { enforceDeadline } from "../../../lambdas/core/loop/gates/deadline";
 import { requestApproval } from "../../../lambdas/core/loop/gates/request-approval";
-import type { StepResult } from "../../../lambdas/core/loop/step-result";
-import type { TaskCallback } from "../../../lambdas/core/ports/task-callback";
 import { changeGoal, storedGoal } from "../human/control-support";
 import {
+  AnsweredTokens,
   calls,
   createGoal,
   type GoalTable,
@@ -16,14 +15,6 @@ import {
   startGoalTable,
   T0,
 } from "./support";
-
-/** Answers every token and remembers what it was told. */
-class AnsweredTokens implements TaskCallback {
-  readonly answers = new Map<string, StepResult>();
-  async succeed(token: string, output: StepResult): Promise<void> {
-    this.answers.set(token, output);
-  }
-}
 
 const DEADLINE = new Date(T0.getTime() + 3_600_000).toISOString();
 const PAST_DEADLINE = () => new Date(Date.parse(DEADLINE) + 5_000);

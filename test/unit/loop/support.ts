@@ -29,6 +29,7 @@ import {
   type ModelTurn,
   type TokenUsage,
 } from "../../../lambdas/core/ports/model-client";
+import type { TaskCallback } from "../../../lambdas/core/ports/task-callback";
 import type { ToolRunner } from "../../../lambdas/core/ports/tool-runner";
 import { createBuiltInToolRunner } from "../../../lambdas/tools/built-in-tool-runner";
 import { DEFAULT_TOOL_NAMES } from "../../../lambdas/tools/tool-registry";
@@ -450,4 +451,12 @@ export function conversationProblems(messages: readonly Message[]): string[] {
 export function lastUserText(request: ModelRequest | undefined): string {
   const last = request?.messages.at(-1);
   return (last?.content ?? []).flatMap((block) => ("text" in block ? [block.text] : [])).join("\n");
+}
+
+/** A task callback that answers every token and remembers what each was told (Step Functions' side). */
+export class AnsweredTokens implements TaskCallback {
+  readonly answers = new Map<string, StepResult>();
+  async succeed(token: string, output: StepResult): Promise<void> {
+    this.answers.set(token, output);
+  }
 }

@@ -53,6 +53,56 @@ describe("the goal block (stableGoalBlock, goalProgressText)", () => {
     );
   });
 
+  it("shows the latest revision with what reconcile decided, refinements as narrowed work and corrections", () => {
+    // Prepare
+    const base = buildGoal();
+    const entry = (type: "refinement" | "corrective" | "redirect", revision: number, content: string) => ({
+      revisionId: `rev-${revision}`,
+      type,
+      content,
+      requestedBy: "ana",
+      requestedAt: "2026-03-01T09:00:00.000Z",
+      revision,
+      appliedAt: "2026-03-01T09:00:01.000Z",
+    });
+    const record: GoalRecord = {
+      ...base,
+      revision: 4,
+      revisionLog: [
+        entry("refinement", 2, "Only the summary section"),
+        entry("corrective", 3, "The last notify went to the wrong channel"),
+        {
+          ...entry("redirect", 4, "Report to the board instead"),
+          reconcile: {
+            summary: "The draft stays; the audience changes.",
+            keep: ["out/report.md"],
+            discard: ["the ops wording"],
+            add: ["a board summary"],
+            discardEvidenceFor: [],
+            restart: false,
+          },
+        },
+      ],
+    };
+
+    // Act
+    const block = stableGoalBlock(record);
+
+    // Assess
+    expect(block).toContain("Refinements (they narrow the current work):\n- Only the summary section");
+    expect(block).toContain("Corrections from humans:\n- The last notify went to the wrong channel");
+    expect(block).toContain(
+      [
+        "Latest revision:",
+        "- revision 4 (redirect, by ana): Report to the board instead",
+        "- what it means for the work so far: The draft stays; the audience changes.",
+        "- still valid: out/report.md",
+        "- no longer counts: the ops wording",
+        "- new work: a board summary",
+      ].join("\n"),
+    );
+  });
+
   it("stays byte-identical when a check becomes satisfied (which checks are is not in the cached block)", () => {
     // Prepare
     const before = buildGoal();

@@ -23,6 +23,8 @@ export const ToolResultObservationSchema = z
     resultJson: z.json().optional(),
     /** Hash of the full result; the text above may be a bounded excerpt of it. */
     sha256: Sha256Schema,
+    /** The call only read (its risk was `read`): a new result of it is new information. */
+    reads: z.boolean().optional(),
   })
   .strict();
 export type ToolResultObservation = z.infer<typeof ToolResultObservationSchema>;

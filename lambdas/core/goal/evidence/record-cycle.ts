@@ -12,7 +12,7 @@ import {
   CycleObservationsSchema,
 } from "./cycle-observations";
 import type { Evidence } from "./evidence";
-import { newObservations, observationFingerprints } from "./fingerprints";
+import { newObservations, observationFingerprints, towardContract } from "./fingerprints";
 import { judgeChecks } from "./judge-checks";
 import { appendProgressNote } from "./progress-notes";
 
@@ -20,6 +20,16 @@ export interface CycleOptions {
   readonly now: Date;
   /** The iteration of the current run that produced the observations (audit trail). */
   readonly iteration: number;
+  /**
+   * Progress the pattern saw itself this cycle, in the progress note's words (a plan step that
+   * succeeded). @default []
+   */
+  readonly progressFrom?: readonly string[];
+  /**
+   * The step was made under an earlier contract (before a redirect, pivot or modify_objective took
+   * effect): it counts as a step, but proves nothing for the checks now in force. @default false
+   */
+  readonly underOldContract?: boolean;
   /**
    * Which of the cycle's fingerprints (see `cycleFingerprints`) an earlier step saw first, as the
    * goal store answers it (`GoalStore.seenBefore`): those are not new, so not progress. A record
@@ -77,7 +87,9 @@ export function recordCycle(
   const { now, iteration } = options;
   const at = now.toISOString();
 
-  const judged = judgeChecks(record, observations, { runId: record.runId, iteration, at });
+  const judged = options.underOldContract
+    ? { evidence: record.evidence, recorded: [], revoked: [] }
+    : judgeChecks(record, observations, { runId: record.runId, iteration, at });
   const seen = [...(record.seenFingerprints ?? []), ...(options.seenBefore ?? [])];
   const fresh = newObservations(observationFingerprints(observations), seen);
   const withEvidence = { ...record, evidence: judged.evidence };
@@ -85,10 +97,24 @@ export function recordCycle(
   const unsatisfied = unsatisfiedCheckIds(withEvidence);
   const before = new Set(record.lastCycle?.satisfiedChecks ?? []);
   const newlySatisfied = satisfied.filter((checkId) => !before.has(checkId));
+  // Only what moves the goal toward its contract is progress; the rest is kept as "busy".
+  const open = new Set(unsatisfiedCheckIds(record));
+  const openChecks = options.underOldContract
+    ? []
+    : record.spec.successChecks.filter((check) => open.has(check.id));
+  const judgedFresh = fresh.map((item) => ({ item, toward: towardContract(item, openChecks) }));
+  const blockers = clearBlockers(record.openBlockers ?? [], observations);
   const reasons = [
     ...newlySatisfied.map((checkId) => `check ${checkId} satisfied`),
-    ...fresh.map((item) => item.description),
+    ...judgedFresh.flatMap(({ item, toward }) => (toward ? [item.description] : [])),
+    ...blockers.cleared.map((tool) => `blocker cleared: ${tool} succeeds after failing`),
+    ...(options.progressFrom ?? []),
   ];
+  const busy = judgedFresh.flatMap(({ item, toward }) => (toward ? [] : [item.description]));
+  const stillOpen = new Set(unsatisfied);
+  const partialChecks = [
+    ...new Set([...(record.partialChecks ?? []), ...judgedFresh.flatMap(({ toward }) => toward ?? [])]),
+  ].filter((checkId) => stillOpen.has(checkId));
   const progress = reasons.length > 0;
   const noProgressCycles = progress ? 0 : record.noProgressCycles + 1;
   const { maxNoProgressCycles } = record.spec.limits;
@@ -111,7 +137,16 @@ export function recordCycle(
     runIteration: record.runIteration + 1,
     noProgressCycles,
     progressNotes: appendProgressNote(record.progressNotes, note),
-    lastCycle: { runId: record.runId, iteration, progress, satisfiedChecks: satisfied, at },
+    lastCycle: {
+      runId: record.runId,
+      iteration,
+      progress,
+      satisfiedChecks: satisfied,
+      claimedDone: observations.modelClaims.done,
+      at,
+    },
+    openBlockers: blockers.open,
+    partialChecks,
   };
 
   const events: NewGoalEvent[] = [
@@ -125,6 +160,7 @@ export function recordCycle(
     goalEvent(next, progress ? "progress" : "no_progress", now, {
       iteration,
       reasons,
+      ...(busy.length > 0 ? { busy } : {}),
       noProgressCycles,
       satisfiedChecks: satisfied,
       unsatisfiedChecks: unsatisfied,
@@ -145,4 +181,28 @@ export function recordCycle(
     events.push(goalEvent(next, "goal.paused", now, { stopReason }));
   }
   return settle(next, events);
+}
+
+/** At most this many tools are remembered as failing (the oldest is forgotten first). */
+const MAX_OPEN_BLOCKERS = 20;
+
+/**
+ * Tools whose latest call failed are blockers; one whose call now succeeds is cleared (progress:
+ * "a call that failed now succeeds"). In call order, so fail-then-succeed in one step clears it.
+ */
+function clearBlockers(
+  open: readonly string[],
+  observations: CycleObservations,
+): { open: string[]; cleared: string[] } {
+  const blocked = new Set(open);
+  const cleared: string[] = [];
+  for (const result of observations.toolResults) {
+    if (result.status === "error") {
+      blocked.delete(result.tool);
+      blocked.add(result.tool);
+    } else if (blocked.delete(result.tool)) {
+      cleared.push(result.tool);
+    }
+  }
+  return { open: [...blocked].slice(-MAX_OPEN_BLOCKERS), cleared: [...new Set(cleared)] };
 }

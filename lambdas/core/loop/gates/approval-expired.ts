@@ -6,6 +6,8 @@ import { ApprovalAlreadyDecidedError, type GoalStore } from "../../ports/goal-st
 import { isRunningIn, nextForStatus, type RunPosition, type StepResult } from "../step-result";
 import { chain, readGoal, updateGoal } from "../update-goal";
 import { decideGate, gateOf, nextAfterGate } from "./action-gate";
+import { pauseOnCheckApprovalTimeout, pendingCheckApproval } from "./check-approval";
+import { pauseOnContractTimeout, pendingContractProposal } from "./contract-confirmation";
 import { terminateOnDecisionTimeout, waitsOnStepDecision } from "./step-decision";
 
 export interface ApprovalExpiredPorts {
@@ -16,7 +18,7 @@ export interface ApprovalExpiredPorts {
 /**
  * ApprovalExpired, after AwaitApproval timed out (`States.Timeout`): the approval becomes `expired`
  * and the goal's wait ends without a human. A limit decision nobody made terminates the goal
- * (`terminateOnLimitTimeout`); a gated tool call is answered `ApprovalExpired` by Act, which runs the
+ * (`terminateOnLimitTimeout`); a success check nobody signed off pauses it (a resume asks again); a gated tool call is answered `ApprovalExpired` by Act, which runs the
  * turn's other calls, so the loop goes on without the action.
  */
 export async function approvalExpired(ports: ApprovalExpiredPorts, input: RunPosition): Promise<StepResult> {
@@ -33,11 +35,25 @@ export async function approvalExpired(ports: ApprovalExpiredPorts, input: RunPos
     if (current.status !== "waiting" || current.runId !== input.runId || !current.waitingFor)
       return undefined;
     if (waitsOnStepDecision(current)) return terminateOnDecisionTimeout(current, now);
-    if (current.waitingFor.kind === "decision") return terminateOnLimitTimeout(current, now);
     const event = {
       eventType: HUMAN_INPUT_DETAIL_TYPES.approvalDecided,
       approvalId: current.waitingFor.approvalId,
     };
+    if (pendingContractProposal(current)?.approvalId === current.waitingFor.approvalId) {
+      return chain(
+        current,
+        (next) => resumeFromWait(next, event, "verify", now),
+        (next) => pauseOnContractTimeout(next, now),
+      );
+    }
+    if (pendingCheckApproval(current)?.approvalId === current.waitingFor.approvalId) {
+      return chain(
+        current,
+        (next) => resumeFromWait(next, event, "verify", now),
+        (next) => pauseOnCheckApprovalTimeout(next, now),
+      );
+    }
+    if (current.waitingFor.kind === "decision") return terminateOnLimitTimeout(current, now);
     return chain(
       current,
       (next) => resumeFromWait(next, event, nextAfterGate(next.actionGate), now),

@@ -12,6 +12,19 @@ import { type TaskCallback, TaskTokenGoneError } from "../../ports/task-callback
 import { isRunningIn, nextForStatus, type RunPosition, type StepResult } from "../step-result";
 import { chain, readGoal, updateGoal } from "../update-goal";
 import { gateOf, isPlanGate, nextAfterGate } from "./action-gate";
+import {
+  awaitCheckApproval,
+  CHECK_APPROVAL_KIND,
+  checkApprovalSummary,
+  pendingCheckApproval,
+} from "./check-approval";
+import {
+  awaitContractConfirmation,
+  CONTRACT_KIND,
+  contractSummary,
+  pendingContractProposal,
+} from "./contract-confirmation";
+import { humanDecisionKind } from "./human-decision";
 import { awaitStepDecision, decisionSummary, pendingStepDecision, STEP_DECISION_KIND } from "./step-decision";
 
 export interface RequestApprovalPorts {
@@ -134,66 +147,78 @@ interface ApprovalRequest {
   readonly park: (record: GoalRecord, approval: Approval, now: Date) => GoalChange;
 }
 
+/** A request whose park is one wait (`awaitIt`) and the `approval.requested` event. */
+function asking(
+  action: Approval["action"],
+  awaitIt: (record: GoalRecord, approvalId: string, now: Date) => GoalChange,
+): ApprovalRequest {
+  return {
+    action,
+    park: (current, approval, at) =>
+      chain(
+        current,
+        (next) => awaitIt(next, approval.approvalId, at),
+        (next) => requestedEvent(next, approval, at),
+      ),
+  };
+}
+
 function whatToAsk(record: GoalRecord, input: RequestApprovalInput, now: Date): ApprovalRequest | undefined {
   if (input.next === "limit_decision") {
     const limit = checkLimits(record, now);
     if (!limit) return undefined;
-    return {
-      action: { kind: "limit", summary: limit.message, fingerprint: `limit:${limit.detail}` },
-      park: (current, approval, at) =>
-        chain(
-          current,
-          (next) => awaitLimitDecision(next, limit, approval.approvalId, at),
-          (next) => requestedEvent(next, approval, at),
-        ),
-    };
+    return asking(
+      { kind: "limit", summary: limit.message, fingerprint: `limit:${limit.detail}` },
+      (next, approvalId, at) => awaitLimitDecision(next, limit, approvalId, at),
+    );
   }
-  if (input.next === "decision") {
-    const decision = pendingStepDecision(record);
-    if (!decision) return undefined;
-    return {
-      action: {
-        kind: STEP_DECISION_KIND,
-        summary: decisionSummary(decision),
-        fingerprint: `decision:${decision.stepId}:${decision.errorName}`,
-      },
-      park: (current, approval, at) =>
-        chain(
-          current,
-          (next) => awaitStepDecision(next, approval.approvalId, at),
-          (next) => requestedEvent(next, approval, at),
-        ),
-    };
-  }
+  if (input.next === "decision") return askDecision(record);
   const gate = gateOf(record, input);
   if (gate?.outcome !== "pending") return undefined;
-  return {
-    action: { kind: gateKind(gate), summary: gate.summary, fingerprint: gate.fingerprint },
-    park: (current, approval, at) =>
+  return asking(
+    { kind: gateKind(gate), summary: gate.summary, fingerprint: gate.fingerprint },
+    (next, approvalId, at) =>
       chain(
-        current,
-        (next) => {
-          const gated = next.actionGate && { ...next.actionGate, approvalId: approval.approvalId };
-          return settle({ ...next, actionGate: gated ?? null }, []);
+        next,
+        (current) => {
+          const gated = current.actionGate && { ...current.actionGate, approvalId };
+          return settle({ ...current, actionGate: gated ?? null }, []);
         },
-        (next) =>
+        (current) =>
           waitFor(
-            next,
-            {
-              kind: "approval",
-              approvalId: approval.approvalId,
-              reason: `approve before it runs: ${gate.summary}`.slice(0, 500),
-            },
-            {
-              eventType: HUMAN_INPUT_DETAIL_TYPES.approvalDecided,
-              approvalId: approval.approvalId,
-              revision: current.revision,
-            },
+            current,
+            { kind: "approval", approvalId, reason: `approve before it runs: ${gate.summary}`.slice(0, 500) },
+            { eventType: HUMAN_INPUT_DETAIL_TYPES.approvalDecided, approvalId, revision: next.revision },
             at,
           ),
-        (next) => requestedEvent(next, approval, at),
       ),
-  };
+  );
+}
+
+/**
+ * The `decision` route asks, in this order (see human-decision.ts): a step that failed
+ * unrecoverably, a new contract to confirm, an `approval` success check to sign off.
+ */
+function askDecision(record: GoalRecord): ApprovalRequest | undefined {
+  const decision = pendingStepDecision(record);
+  if (decision) {
+    const fingerprint = `decision:${decision.stepId}:${decision.errorName}`;
+    return asking(
+      { kind: STEP_DECISION_KIND, summary: decisionSummary(decision), fingerprint },
+      awaitStepDecision,
+    );
+  }
+  const proposal = pendingContractProposal(record);
+  if (proposal) {
+    const summary = contractSummary(record, proposal);
+    const fingerprint = `contract:${proposal.revisionId}`;
+    return asking({ kind: CONTRACT_KIND, summary, fingerprint }, awaitContractConfirmation);
+  }
+  const check = pendingCheckApproval(record);
+  if (!check) return undefined;
+  const summary = checkApprovalSummary(record, check.checkId);
+  const fingerprint = `check:${check.checkId}:${check.atStep}`;
+  return asking({ kind: CHECK_APPROVAL_KIND, summary, fingerprint }, awaitCheckApproval);
 }
 
 function requestedEvent(record: GoalRecord, approval: Approval, now: Date): GoalChange {
@@ -238,7 +263,7 @@ async function reuseWaiting(
   const approval = await ports.goals.getApproval(approvalId);
   const kinds = {
     limit_decision: "limit",
-    decision: STEP_DECISION_KIND,
+    decision: humanDecisionKind(record) ?? STEP_DECISION_KIND,
     approval: gateKind(record.actionGate),
   };
   const kind = kinds[input.next];

@@ -8,6 +8,7 @@ import { type ModelTiers, modelIdFor } from "../../models/model-tiers";
 import type { Clock } from "../../ports/clock";
 import type { GoalStore, VersionedGoal } from "../../ports/goal-store";
 import type { ModelClient } from "../../ports/model-client";
+import { holdForContract } from "../gates/contract-confirmation";
 import { isRunningIn } from "../step-result";
 import { chain, updateGoal } from "../update-goal";
 import { type CompensationPorts, compensateLastAction } from "./compensate";
@@ -83,7 +84,12 @@ export async function applyQueuedRevisions(
     // Not applied (the goal stopped meanwhile): leave it queued for the next run.
     if (current.record.inbox[0]?.revisionId === revision.revisionId) break;
   }
-  return compensatePending(ports, current, runId);
+  const compensated = await compensatePending(ports, current, runId);
+  // A new objective without confirmed checks does no work: the goal pauses, saying how to go on.
+  const now = ports.now();
+  return updateGoal(ports.goals, compensated, (latest) =>
+    isRunningIn(latest, runId) ? holdForContract(latest, now) : undefined,
+  );
 }
 
 async function compensatePending(

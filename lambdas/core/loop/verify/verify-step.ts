@@ -7,6 +7,7 @@ import { complete } from "../../goal/goal-lifecycle";
 import type { GoalRecord } from "../../goal/goal-record";
 import type { SuccessCheck } from "../../goal/goal-spec";
 import { remainingBudgetUsd } from "../../goal/limits";
+import { contractSince } from "../../goal/revisions";
 import { checkpointRunId } from "../../goal/run-takeover";
 import { clip } from "../../goal/text";
 import { toolUsesOf } from "../../models/model-answer";
@@ -187,7 +188,11 @@ export function verifyChange(
   judgements: readonly Judgement[],
   now: Date,
   seenBefore: readonly string[] = [],
+  progressFrom: readonly string[] = [],
 ): GoalChange {
+  // A step made before the contract changed is counted, but proves nothing for the new checks.
+  const since = contractSince(record);
+  const underOldContract = since !== undefined && Date.parse(step.at) < Date.parse(since);
   return chain(
     record,
     ...judgements.map(
@@ -195,7 +200,7 @@ export function verifyChange(
         (current: GoalRecord) =>
           recordModelUsage(current, checkpoint.key.role, checkpoint.turn.modelId, checkpoint.turn.usage, now),
     ),
-    ...judgements.map(
+    ...(underOldContract ? [] : judgements).map(
       ({ checkId, checkpoint, verdict }) =>
         (current: GoalRecord) =>
           recordJudgement(current, {
@@ -207,7 +212,14 @@ export function verifyChange(
             iteration: step.iteration,
           }),
     ),
-    (current) => recordCycle(current, evidence.observations, { now, iteration: step.iteration, seenBefore }),
+    (current) =>
+      recordCycle(current, evidence.observations, {
+        now,
+        iteration: step.iteration,
+        seenBefore,
+        progressFrom,
+        underOldContract,
+      }),
   );
 }
 
@@ -273,13 +285,25 @@ export function isUncounted(
   return pending !== undefined && record.steps < pending.step.step;
 }
 
-/** The verify cycle of `pending` (see verifyChange), unless it is counted already. */
+/**
+ * The verify cycle of `pending` (see verifyChange), unless it is counted already. `progressFrom`:
+ * progress the pattern saw itself in the step (a plan step that succeeded).
+ */
 export function verifyPending(
   record: GoalRecord,
   pending: PendingVerification | undefined,
   now: Date,
+  progressFrom: readonly string[] = [],
 ): GoalChange | undefined {
   return isUncounted(record, pending)
-    ? verifyChange(record, pending.step, pending.evidence, pending.judgements, now, pending.seenBefore)
+    ? verifyChange(
+        record,
+        pending.step,
+        pending.evidence,
+        pending.judgements,
+        now,
+        pending.seenBefore,
+        progressFrom,
+      )
     : undefined;
 }

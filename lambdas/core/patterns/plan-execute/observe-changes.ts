@@ -194,11 +194,14 @@ export function noticeRevisions(
   now: Date,
 ): GoalChange | undefined {
   const state = record.planState;
-  if (!state || record.revision <= state.revisionSeen) return undefined;
+  // A new objective waiting for its checks: replanned once, when the contract is confirmed.
+  if (!state || record.revision <= state.revisionSeen || record.contractProposal) return undefined;
   const seen = withPlanState(record, { ...state, revisionSeen: record.revision }, now);
   // Before the first plan there is nothing to replan: the plan call reads the revised goal.
   if (state.version === 0) return settle(seen, []);
   const applied = record.revisionLog.filter((entry) => entry.revision > state.revisionSeen);
+  // Injected context is information for the next prompts, not a reason to replan (DESIGN §5).
+  if (applied.every((entry) => entry.type === "inject_context")) return settle(seen, []);
   const global = applied.some((entry) => entry.reconcile?.restart || GLOBAL_REVISIONS.has(entry.type));
   return chain(seen, (current) =>
     requestReplan(

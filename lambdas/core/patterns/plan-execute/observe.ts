@@ -2,7 +2,8 @@ import { unsatisfiedCheckIds } from "../../goal/evidence/check-evidence";
 import { type GoalChange, settle } from "../../goal/goal-change";
 import type { GoalRecord } from "../../goal/goal-record";
 import { checkLimits } from "../../goal/limits";
-import { pendingStepDecision } from "../../loop/gates/step-decision";
+import { askForCheckApproval } from "../../loop/gates/check-approval";
+import { needsHumanDecision } from "../../loop/gates/human-decision";
 import { applyQueuedRevisions } from "../../loop/revisions/apply-revisions";
 import { isRunningIn, type RunPosition, type StepResult, stopped } from "../../loop/step-result";
 import { chain, readGoal, updateGoal } from "../../loop/update-goal";
@@ -92,13 +93,20 @@ async function observeStep(
     const change = chain(
       current,
       // Classified before verify: verify may pause the goal, and a replan request needs it running.
-      (next) => (isUncounted(next, pending) ? classifyChange(next, pending.step, settings, now) : undefined),
-      (next) => verifyPending(next, pending, now),
+      (next) =>
+        isUncounted(next, pending)
+          ? chain(
+              next,
+              (classified) => classifyChange(classified, pending.step, settings, now),
+              (classified) => verifyPending(classified, pending, now, stepsDone(next, classified)),
+            )
+          : undefined,
       (next) => (running(next) ? consumePlanGate(next, settings, now) : undefined),
       (next) => (running(next) ? consumeDecision(next, settings, now) : undefined),
       (next) => (running(next) ? noticeRevisions(next, settings, now) : undefined),
       (next) => (running(next) ? resetStaleStep(next, now) : undefined),
       (next) => decideChange(next, now),
+      (next) => askForCheckApproval(next, now),
       (next) => (running(next) ? prepareNext(next, settings, now) : undefined),
     );
     return change.record === current ? undefined : change;
@@ -115,7 +123,7 @@ function prepareNext(record: GoalRecord, settings: PlanExecuteSettings, now: Dat
   const state = record.planState;
   if (!state) return settle({ ...record, planState: initialPlanState(record.revision) }, []);
   if (state.version === 0 || state.pending) return armPlanRequest(record);
-  if (pendingStepDecision(record)) return undefined;
+  if (needsHumanDecision(record)) return undefined;
   if (state.needsApproval) return askPlanApproval(record, now);
   if (readyStep(state)) return undefined;
   const open = state.steps.filter((step) => step.status !== "done" && step.status !== "skipped");
@@ -156,6 +164,8 @@ function decide(
 ): ObserveResult {
   if (checkLimits(record, now)) return { ...position, next: "limit_decision" };
   if (record.runIteration >= settings.continueAsNewAfter) return { ...position, next: "continue_as_new" };
+  // A failed step, a new contract to confirm or a check to sign off: a human first, then (re)planning.
+  if (needsHumanDecision(record)) return { ...position, next: "decision" };
   const state = record.planState;
   if (!state || state.version === 0 || state.pending) {
     const cooldownSeconds = state?.pending?.cooldownSeconds ?? 0;
@@ -163,7 +173,16 @@ function decide(
       ? { ...position, next: "replan_cooldown", cooldownSeconds }
       : { ...position, next: "plan" };
   }
-  if (pendingStepDecision(record)) return { ...position, next: "decision" };
   if (state.needsApproval) return { ...position, next: "approval" };
   return { ...position, next: readyStep(state) ? "execute" : "plan" };
+}
+
+/** "plan step <id> succeeded" for each plan step the classification just marked done (progress). */
+function stepsDone(before: GoalRecord, after: GoalRecord): string[] {
+  const wasDone = new Set(
+    (before.planState?.steps ?? []).filter((step) => step.status === "done").map((step) => step.id),
+  );
+  return (after.planState?.steps ?? [])
+    .filter((step) => step.status === "done" && !wasDone.has(step.id))
+    .map((step) => `plan step ${step.id} succeeded`);
 }

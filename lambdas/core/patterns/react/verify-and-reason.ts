@@ -5,7 +5,9 @@ import { reached } from "../../goal/loop-marker";
 import { checkpointRunId } from "../../goal/run-takeover";
 import { type ActPorts, actedAnswer, actUnlessGated, commitTurnAndAct } from "../../loop/act";
 import { gatedCalls, gatedNext } from "../../loop/gates/action-gate";
-import { askOnFatalToolError, pendingStepDecision } from "../../loop/gates/step-decision";
+import { askForCheckApproval } from "../../loop/gates/check-approval";
+import { needsHumanDecision } from "../../loop/gates/human-decision";
+import { askOnFatalToolError } from "../../loop/gates/step-decision";
 import { grantedTools, type LoopSettings } from "../../loop/loop-deps";
 import { applyQueuedRevisions } from "../../loop/revisions/apply-revisions";
 import { isRunningIn, type RunPosition, type StepResult, stopped } from "../../loop/step-result";
@@ -134,8 +136,9 @@ function answerAfterVerify(
   const iteration = position.iteration;
   if (reached(record, runId, iteration, "reasoned"))
     return { ...position, next: gatedNext(record, position) };
-  // A call failed in a way no retry fixes: a human decides before the model makes another call.
-  if (pendingStepDecision(record)) return { ...position, next: "decision" };
+  // A call failed in a way no retry fixes, a new contract awaits confirmation, or a success check
+  // awaits a human's sign-off: a human decides before the model makes another call.
+  if (needsHumanDecision(record)) return { ...position, next: "decision" };
   // A reached limit waits for a human decision (extend or terminate) instead of ending the goal.
   if (checkLimits(record, now)) return { ...position, next: "limit_decision" };
   if (iteration >= settings.continueAsNewAfter) return { ...position, next: "continue_as_new" };
@@ -164,6 +167,7 @@ async function verification(
       (next) => verifyPending(next, pending, now),
       (next) => decideChange(next, now),
       (next) => (counts ? askOnFatalToolError(next, pending.step, now) : undefined),
+      (next) => askForCheckApproval(next, now),
     );
     return change.events.length > 0 ? change : undefined;
   };

@@ -2,7 +2,9 @@ import type { GoalRecord } from "../../goal/goal-record";
 import { checkLimits } from "../../goal/limits";
 import { markLoop, reached } from "../../goal/loop-marker";
 import { gatedNext } from "../../loop/gates/action-gate";
-import { askOnFatalToolError, pendingStepDecision } from "../../loop/gates/step-decision";
+import { askForCheckApproval } from "../../loop/gates/check-approval";
+import { needsHumanDecision } from "../../loop/gates/human-decision";
+import { askOnFatalToolError } from "../../loop/gates/step-decision";
 import { applyQueuedRevisions } from "../../loop/revisions/apply-revisions";
 import {
   isRunningIn,
@@ -81,6 +83,7 @@ async function evaluateAndMark(
       (next) => verifyPending(next, pending, now),
       (next) => decideChange(next, now),
       (next) => (counts ? askOnFatalToolError(next, pending.step, now) : undefined),
+      (next) => askForCheckApproval(next, now),
       (next) => markEvaluated(next, settings, runId, now),
     );
     return change.record === current ? undefined : change;
@@ -111,7 +114,7 @@ export function nextAfterEvaluate(
   if (reached(record, runId, iteration, "reasoned")) return gatedNext(record, position);
   if (reached(record, runId, iteration, "reflected")) return "attempt";
   // A call failed in a way no retry fixes: a human decides before the next model call.
-  if (pendingStepDecision(record)) return "decision";
+  if (needsHumanDecision(record)) return "decision";
   if (checkLimits(record, now)) return "limit_decision";
   if (iteration >= settings.continueAsNewAfter) return "continue_as_new";
   return needsLesson(record) ? "reflect" : "attempt";

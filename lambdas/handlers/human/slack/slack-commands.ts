@@ -60,6 +60,7 @@ async function requestRevision(
       revisionId,
       type,
       content: directive.text,
+      ...(directive.kind === "redirect" && directive.checks ? { successChecks: [...directive.checks] } : {}),
       requestedBy: slackActor(slash.user_id),
       channel: "slack",
       requestedAt: deps.now().toISOString(),

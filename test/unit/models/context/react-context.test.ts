@@ -46,7 +46,10 @@ function twoCheckSpec() {
   });
 }
 
-/** `count` reason turns: draft files with some reasoning text, notes.md at step 2, the haiku last. */
+/**
+ * `count` reason turns: drafts of the haiku (each a new version of the file its check names, so
+ * progress) with some reasoning text, notes.md at step 2, the haiku last.
+ */
 function longScript(count: number): ModelTurn[] {
   return Array.from({ length: count }, (_, index) => {
     const step = index + 1;
@@ -54,11 +57,7 @@ function longScript(count: number): ModelTurn[] {
       return writes("out/haiku.md", "autumn wind at dusk\nleaves write their last letters\nto the open road");
     if (step === 2) return writes("notes.md", "the plan: draft, pick, write");
     const reasoning = `Draft ${step}: trying another image for the haiku, with a little more detail each time. `;
-    return calls(
-      "workspace_write",
-      { path: `drafts/${step}.md`, content: `draft ${step}` },
-      reasoning.repeat(6),
-    );
+    return calls("workspace_write", { path: "out/haiku.md", content: `draft ${step}` }, reasoning.repeat(6));
   });
 }
 

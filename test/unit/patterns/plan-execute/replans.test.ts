@@ -194,10 +194,10 @@ describe("Plan-and-Execute replanning", () => {
     expect(model.requestsFor("plan")).toHaveLength(2);
   });
 
-  it("replaces the remaining steps after a refinement, and replans globally after a pivot", async () => {
+  it("replaces the remaining steps after a refinement, and replans globally after a pivot; injected context replans nothing", async () => {
     // Prepare
     const reconciled = JSON.stringify({ summary: "ok", keep: [], discard: [], add: [], restart: false });
-    const run = async (type: "refinement" | "pivot") => {
+    const run = async (type: "refinement" | "pivot" | "inject_context") => {
       const goal = await createPlanGoal(table);
       const model = new ScriptedModel({
         plan: [
@@ -214,7 +214,11 @@ describe("Plan-and-Execute replanning", () => {
       // The first step is done and verified; the revision comes before the second one runs.
       const beforeFirst = await loop.continue(await loop.load(goal.goalId), { stopAt: "execute" });
       const verified = await loop.execute(lastOf(beforeFirst));
-      await loop.revise(goal.goalId, { type });
+      // A pivot states its own checks (here the same ones): without them it would wait for a human.
+      await loop.revise(
+        goal.goalId,
+        type === "pivot" ? { type, successChecks: goal.spec.successChecks } : { type },
+      );
       await loop.continue(verified);
       return { loop, goal, model };
     };
@@ -222,6 +226,7 @@ describe("Plan-and-Execute replanning", () => {
     // Act
     const refined = await run("refinement");
     const pivoted = await run("pivot");
+    const injected = await run("inject_context");
 
     // Assess
     expect((await refined.loop.goal(refined.goal.goalId)).status).toBe("completed");
@@ -238,5 +243,8 @@ describe("Plan-and-Execute replanning", () => {
     expect(await pivoted.loop.eventsOf(pivoted.goal.goalId, "plan.revised")).toEqual([
       expect.objectContaining({ strategy: "global", trigger: "human_revision", replaced: ["list", "write"] }),
     ]);
+    expect((await injected.loop.goal(injected.goal.goalId)).status).toBe("completed");
+    expect(await injected.loop.eventsOf(injected.goal.goalId, "plan.revised")).toEqual([]);
+    expect(injected.model.requestsFor("plan")).toHaveLength(1);
   });
 });
