@@ -94,6 +94,8 @@ export class GoalLoopsStack extends Stack {
     const busArn = this.goalEventBus.eventBus.eventBusArn;
     this.goalDeadlines.grantSetDeadlines(this.goalsApi.handler, busArn);
     this.goalDeadlines.grantSetDeadlines(this.resumeHandler.function, busArn);
+    // RequestApproval sets it again as every wait starts, so no wait outlives the deadline.
+    this.goalDeadlines.grantSetDeadlines(this.loopSteps.functions.requestApproval, busArn);
     this.emailDoor = new EmailDoor(this, "EmailDoor", {
       goalTable: this.goalTable,
       goalEventBus: this.goalEventBus,

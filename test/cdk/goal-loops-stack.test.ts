@@ -188,7 +188,7 @@ describe("GoalLoopsStack as bin/app.ts builds it", () => {
     expect(allowStatementsOf(template, roleId)).toEqual([
       { actions: ["events:PutEvents"], resources: [arnOf(busId)] },
     ]);
-    for (const prefix of ["GoalsApiHandler", "ResumeHandlerFunction"]) {
+    for (const prefix of ["GoalsApiHandler", "ResumeHandlerFunction", "LoopStepsRequestApproval"]) {
       const [, fn] = onlyResource(template, "AWS::Lambda::Function", prefix);
       const variables = z
         .object({ Environment: z.object({ Variables: z.record(z.string(), z.unknown()) }) })
@@ -295,8 +295,8 @@ function expectedAcknowledgments(template: Template): string[] {
       ]),
     ),
     ...executions.map((arn) => `AwsSolutions-IAM5[Resource::${arn}] @ ${policyOf("ResumeHandler/Function")}`),
-    // The API and the resume handler set deadline schedules, in the stack's own group only.
-    ...["GoalsApi/Handler", "ResumeHandler/Function"].map(
+    // The API, the resume handler and RequestApproval set deadline schedules, in the stack's own group only.
+    ...["GoalsApi/Handler", "ResumeHandler/Function", "LoopSteps/RequestApproval"].map(
       (fn) =>
         `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${deadlineGroupName(template)}/*] @ ${policyOf(fn)}`,
     ),

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { Logger } from "@aws-lambda-powertools/logger";
 import { SFNClient } from "@aws-sdk/client-sfn";
 import { createDocumentClient, createGoalStoreAdapters } from "../../adapters/goal-store-adapters";
+import { loadOnce } from "../../adapters/load-once";
 import { emailApprovalNotifierFromEnv } from "../../adapters/ses-email-notifier";
 import { sfnTaskCallback } from "../../adapters/sfn-task-callback";
 import { slackApprovalNotifierFromEnv } from "../../adapters/slack-notifier";
@@ -53,6 +54,21 @@ function notifiersFromEnv(env: NodeJS.ProcessEnv): ApprovalNotifiers {
 }
 const notifiers = notifiersFromEnv(process.env);
 
+/**
+ * The deadline schedules (EventBridge Scheduler), loaded on the first wait of a goal with a deadline:
+ * most waits have none, so their cold starts skip loading its SDK client.
+ */
+const deadlineSchedule = loadOnce(async () =>
+  (await import("../../adapters/scheduler-deadlines")).deadlineScheduleFromEnv(),
+);
+const rearmDeadline = {
+  schedule: {
+    set: async (goalId: string, deadline: string) => (await deadlineSchedule())?.set(goalId, deadline),
+  },
+  onError: (error: unknown) =>
+    logger.error("deadline schedule not set; the approval still expires at the deadline", { error }),
+};
+
 /** 128 random bits: an approval id cannot be guessed, and says nothing about the token. */
 const newApprovalId = () => `ap-${randomBytes(16).toString("hex")}`;
 
@@ -63,7 +79,7 @@ const newApprovalId = () => `ap-${randomBytes(16).toString("hex")}`;
  */
 export const handler = stepHandler(logger, RequestApprovalPayloadSchema, (payload) =>
   requestApproval(
-    { goals, outbox, callback, now: () => new Date(), newApprovalId, notifiers },
+    { goals, outbox, callback, now: () => new Date(), newApprovalId, notifiers, rearmDeadline },
     settings,
     payload,
   ),

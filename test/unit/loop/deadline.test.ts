@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pause } from "../../../lambdas/core/goal/goal-lifecycle";
 import { enforceDeadline } from "../../../lambdas/core/loop/gates/deadline";
 import { requestApproval } from "../../../lambdas/core/loop/gates/request-approval";
+import type { DeadlineSchedule } from "../../../lambdas/core/ports/deadline-schedule";
 import { changeGoal, storedGoal } from "../human/control-support";
 import {
   AnsweredTokens,
@@ -40,7 +41,10 @@ describe("enforceDeadline: limits hold while nothing runs", () => {
   afterAll(() => table.stop());
 
   /** A goal whose run parked on approval of a notify, with token `token-1`. */
-  async function waitingForApproval() {
+  async function waitingForApproval(rearm?: {
+    schedule: DeadlineSchedule;
+    onError: (error: unknown) => void;
+  }) {
     const goal = await createGoal(table, notifyBeforeDeadline);
     const model = new ScriptedModel({
       reason: [calls("notify", { channel: "ops", message: "out" }), says("ok")],
@@ -56,6 +60,7 @@ describe("enforceDeadline: limits hold while nothing runs", () => {
         callback: tokens,
         now: loop.now,
         newApprovalId: () => `ap-${goal.goalId}`,
+        ...(rearm ? { rearmDeadline: rearm } : {}),
       },
       { approvalTimeoutSeconds: 24 * 3600 },
       { ...position, next: "approval", taskToken: "token-1" },
@@ -63,6 +68,29 @@ describe("enforceDeadline: limits hold while nothing runs", () => {
     if (parked.outcome !== "requested") throw new Error("no approval requested");
     return { goalId: goal.goalId, approvalId: parked.approvalId, tokens };
   }
+
+  it("sets the deadline schedule again as a wait starts; a schedule that cannot be set does not stop the wait", async () => {
+    // Prepare
+    const set: string[] = [];
+    const errors: unknown[] = [];
+    const working = {
+      set: async (goalId: string, deadline: string) => void set.push(`${goalId}@${deadline}`),
+    };
+    const broken = {
+      set: async () => {
+        throw new Error("Scheduler is down");
+      },
+    };
+
+    // Act
+    const first = await waitingForApproval({ schedule: working, onError: (error) => errors.push(error) });
+    const second = await waitingForApproval({ schedule: broken, onError: (error) => errors.push(error) });
+
+    // Assess
+    expect(set).toEqual([`${first.goalId}@${DEADLINE}`]);
+    expect(errors).toEqual([expect.objectContaining({ message: "Scheduler is down" })]);
+    expect((await storedGoal(table, second.goalId)).status).toBe("waiting");
+  });
 
   it("caps an approval's expiry at the goal's deadline", async () => {
     // Act

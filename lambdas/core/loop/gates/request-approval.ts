@@ -6,6 +6,7 @@ import { HUMAN_INPUT_DETAIL_TYPES } from "../../human/human-input-events";
 import { type ApprovalNotifiers, notifyApprovalRequested } from "../../human/notify-approval";
 import { handleApprovalDecided } from "../../human/resume-handler";
 import type { Clock } from "../../ports/clock";
+import type { DeadlineSchedule } from "../../ports/deadline-schedule";
 import type { Approval, GoalStore } from "../../ports/goal-store";
 import type { Outbox } from "../../ports/outbox";
 import { type TaskCallback, TaskTokenGoneError } from "../../ports/task-callback";
@@ -36,6 +37,15 @@ export interface RequestApprovalPorts {
   readonly newApprovalId: () => string;
   /** Slack and email behind `approval.channels`; without them every channel gets a plain outbox record. */
   readonly notifiers?: ApprovalNotifiers;
+  /**
+   * The goal's deadline schedule, set again whenever a wait starts (idempotent): a wait never
+   * outlives the deadline even if setting it at POST /goals failed. A failure is reported to
+   * `onError` and the wait goes on (its approval still expires at the deadline).
+   */
+  readonly rearmDeadline?: {
+    readonly schedule: DeadlineSchedule;
+    readonly onError: (error: unknown) => void;
+  };
 }
 
 export interface RequestApprovalInput extends RunPosition {
@@ -104,6 +114,7 @@ export async function requestApproval(
   }
   // Only a newly stored approval is announced: a reused one (above) was announced when it was stored.
   await notifyApprovalRequested(ports.outbox, approval, record, now, ports.notifiers);
+  await armDeadline(ports, record);
   return (
     (await deliverTakenDecision(ports, input, approval.approvalId)) ?? {
       outcome: "requested",
@@ -275,6 +286,17 @@ async function reuseWaiting(
     return undefined;
   await ports.goals.replaceApprovalToken(approvalId, input.taskToken);
   return (await deliverTakenDecision(ports, input, approvalId)) ?? { outcome: "reused", approvalId };
+}
+
+/** Sets the goal's deadline schedule again as a wait starts; a failure is reported, never thrown. */
+async function armDeadline(ports: RequestApprovalPorts, record: GoalRecord): Promise<void> {
+  const deadline = record.spec.limits.deadline;
+  if (deadline === undefined || ports.rearmDeadline === undefined) return;
+  try {
+    await ports.rearmDeadline.schedule.set(record.goalId, deadline);
+  } catch (error) {
+    ports.rearmDeadline.onError(error);
+  }
 }
 
 /**
