@@ -146,6 +146,42 @@ describe("the cost limit before a model call", () => {
     ]);
   });
 
+  it("pays each judge call of one step from what the calls before it left", async () => {
+    // Prepare: two judged checks; the first judge call costs about $0.40 (26,500 tokens out)
+    const judged = (id: string) => ({
+      id,
+      description: `The haiku is ${id}`,
+      verify: { kind: "model_judge" as const, rubric: `The haiku in out/haiku.md reads ${id}` },
+    });
+    const goal = await createGoal(
+      table,
+      reactSpec({
+        models: { default: PRICED },
+        limits: { maxCostUsd: 0.4, maxSteps: 10 },
+        successChecks: [judged("calm"), judged("short")],
+      }),
+    );
+    const costly = {
+      ...says("PASS"),
+      usage: { inputTokens: 100, outputTokens: 26_500, cacheReadTokens: 0, cacheWriteTokens: 0 },
+    };
+    const model = new ScriptedModel({
+      reason: [writes("out/haiku.md", "autumn")],
+      judge: [costly, says("PASS")],
+    });
+    const loop = new ReactLoopDriver(table, model);
+
+    // Act
+    const run = loop.run(goal.goalId);
+
+    // Assess: the second judge call's worst case no longer fits, so it is never made
+    await expect(run).rejects.toMatchObject({ name: "CostLimitReached", role: "judge" });
+    expect(model.requestsFor("judge")).toHaveLength(1);
+    const record = await loop.goal(goal.goalId);
+    expect(record.status).toBe("running");
+    expect(record.usage.costUsd).toBeLessThanOrEqual(0.4);
+  });
+
   it("reuses a checkpointed call whatever the budget says: it is paid already", async () => {
     // Prepare
     const { goal, model, loop } = await budgetGoal(1);

@@ -12,7 +12,7 @@ import { checkpointRunId } from "../../goal/run-takeover";
 import { clip } from "../../goal/text";
 import { toolUsesOf } from "../../models/model-answer";
 import { checkpointedCall } from "../../models/model-call";
-import { recordModelUsage } from "../../models/model-prices";
+import { costOf, recordModelUsage } from "../../models/model-prices";
 import { type ModelTiers, modelIdFor } from "../../models/model-tiers";
 import type { Clock } from "../../ports/clock";
 import type { GoalStore, ModelCheckpoint } from "../../ports/goal-store";
@@ -148,6 +148,8 @@ export async function judgeStep(
   const role = input.role ?? "judge";
   const checks = record.spec.successChecks.filter(isJudgeCheck);
   const judgements: Judgement[] = [];
+  // Each call is paid from what the calls before it in this step left (none is counted yet).
+  let spentUsd = 0;
   for (const [ordinal, check] of checks.entries()) {
     if (evidenceFor(record, check)) continue;
     const key = {
@@ -169,8 +171,9 @@ export async function judgeStep(
           call,
           role,
         }),
-      { budget: { remainingUsd: remainingBudgetUsd(record) } },
+      { budget: { remainingUsd: Math.max(0, remainingBudgetUsd(record) - spentUsd) } },
     );
+    spentUsd += costOf(checkpoint.turn.modelId, checkpoint.turn.usage);
     judgements.push({ checkId: check.id, checkpoint, verdict: parseVerdict(checkpoint.turn) });
   }
   return judgements;

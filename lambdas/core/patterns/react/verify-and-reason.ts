@@ -17,8 +17,9 @@ import { countCompactionUsage, readStepHistory, type StepHistory } from "../../m
 import type { ContextSettings } from "../../models/context/context-settings";
 import { packGoalContext } from "../../models/context/pack-goal";
 import { checkpointedCall, type EarlyLookup, lookUpEarly } from "../../models/model-call";
+import { costOf } from "../../models/model-prices";
 import { modelIdFor } from "../../models/model-tiers";
-import type { CheckpointKey, VersionedGoal } from "../../ports/goal-store";
+import type { CheckpointKey, ModelCheckpoint, VersionedGoal } from "../../ports/goal-store";
 import type { ModelClient } from "../../ports/model-client";
 import type { StepRecord } from "../../ports/step-log";
 import type { ToolRunner } from "../../ports/tool-runner";
@@ -213,7 +214,8 @@ async function reason(
     ports,
     key,
     (call) => reasonRequest({ record, context, tools, modelId, call }),
-    { early: reasonLookup, budget: { remainingUsd: remainingBudgetUsd(record) } },
+    // The summarize calls compaction just made are paid from the same budget, not counted yet.
+    { early: reasonLookup, budget: { remainingUsd: remainingBudgetUsd(record) - uncountedCostUsd(context) } },
   );
   const now = ports.now();
   const { turn } = checkpoint;
@@ -237,4 +239,8 @@ async function reason(
 function awaitsAct(record: GoalRecord, position: RunPosition): boolean {
   const { runId, iteration } = position;
   return reached(record, runId, iteration, "reasoned") && !reached(record, runId, iteration, "acted");
+}
+
+function uncountedCostUsd(context: { readonly uncounted: readonly ModelCheckpoint[] }): number {
+  return context.uncounted.reduce((sum, { turn }) => sum + costOf(turn.modelId, turn.usage), 0);
 }
