@@ -8,11 +8,15 @@ import { GoalTable } from "./constructs/goal-table";
 import { GoalsApi } from "./constructs/goals-api";
 import { LoopSteps } from "./constructs/loop-steps";
 import type { PatternLoop } from "./constructs/pattern-loop";
+import { type PayloadSettings, parsePayloadSettings } from "./constructs/payload-bucket";
 import { PlanExecuteLoop } from "./constructs/plan-execute-loop";
 import { ReactLoop } from "./constructs/react-loop";
 import { ReflexionLoop } from "./constructs/reflexion-loop";
 import { ResumeHandler } from "./constructs/resume-handler";
 import { SlackDoor } from "./constructs/slack-door";
+
+// The payload settings' type and schema, for whatever reads them from configuration.
+export { type PayloadSettings, PayloadSettingsSchema } from "./constructs/payload-bucket";
 
 /**
  * The stack's output names: what `cdk deploy` prints and what the local runtime and the CLI read
@@ -29,11 +33,21 @@ export const GOAL_LOOPS_OUTPUTS = {
 
 export interface GoalLoopsStackProps extends StackProps {
   /**
-   * What happens to the goal table and its key when they leave the stack.
+   * What happens to the goal table, its key and its payload bucket when they leave the stack.
    *
    * @default RemovalPolicy.RETAIN
    */
   readonly removalPolicy?: RemovalPolicy;
+
+  /**
+   * The goal store's payload bucket: items over `inlineMaxBytes` move their large attributes to
+   * it, files and tool results up to `maxBytes` are accepted, objects expire after
+   * `expireAfterDays`. Checked at synth (`PayloadSettingsSchema`): a bad value fails naming it,
+   * such as `payloads.inlineMaxBytes`.
+   *
+   * @default - every setting's default: { expireAfterDays: 365, inlineMaxBytes: 65536, maxBytes: 52428800 }
+   */
+  readonly payloads?: PayloadSettings;
 
   /**
    * The SES identity (a verified address) approval emails are sent from.
@@ -44,8 +58,8 @@ export interface GoalLoopsStackProps extends StackProps {
 }
 
 /**
- * The goal-loops stack. It only composes constructs, one per concern: the goal store, the
- * human-input bus, the ReAct loop and the goals API, wired through grants
+ * The goal-loops stack. It only composes constructs, one per concern: the goal store (table and
+ * payload bucket), the human-input bus, the ReAct loop and the goals API, wired through grants
  * (`goalTable.grantReadWriteData(fn)`, `stateMachine.grantStartExecution(fn)`).
  *
  * Construct IDs and output names are a public contract: renaming one replaces the resource.
@@ -67,8 +81,9 @@ export class GoalLoopsStack extends Stack {
 
   constructor(scope: Construct, id: string, props: GoalLoopsStackProps = {}) {
     super(scope, id, props);
+    const payloads = parsePayloadSettings(props.payloads, "GoalLoopsStack");
 
-    this.goalTable = new GoalTable(this, "GoalTable", { removalPolicy: props.removalPolicy });
+    this.goalTable = new GoalTable(this, "GoalTable", { removalPolicy: props.removalPolicy, payloads });
     this.goalEventBus = new GoalEventBus(this, "GoalEventBus");
     this.loopSteps = new LoopSteps(this, "LoopSteps", { goalTable: this.goalTable });
     const loopProps = { goalTable: this.goalTable, steps: this.loopSteps };

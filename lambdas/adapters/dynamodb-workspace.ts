@@ -18,14 +18,8 @@ import { getItemConsistently } from "./dynamodb-get-item";
 import { queryGoalPartition } from "./dynamodb-goal-partition";
 import { parseStoredItem, toDocument } from "./dynamodb-items";
 import { WORKSPACE_FILE_PREFIX, workspaceFileKey } from "./goal-table-keys";
+import { INLINE_ONLY_FILE_MAX_BYTES } from "./payload-settings";
 import { TABLE_DESIGN } from "./table-design";
-
-/**
- * The largest file the workspace keeps, in UTF-8 bytes. A file item holds the content and the
- * content it replaced (for compensation), and a DynamoDB item is at most 400 KB: two copies of
- * 190 KiB plus keys and metadata stay under it.
- */
-export const WORKSPACE_FILE_MAX_BYTES = 190 * 1024;
 
 /** Read-modify-write rounds before a write under constant contention gives up. */
 const WRITE_ATTEMPTS = 5;
@@ -54,11 +48,19 @@ export interface DynamoDbWorkspaceOptions {
   readonly tableName: string;
   /** Clock for `updatedAt`. @default () => new Date() */
   readonly now?: () => Date;
+  /**
+   * The largest file kept, in UTF-8 bytes. Above what one item holds (two copies, the content and
+   * the one it replaced, of INLINE_ONLY_FILE_MAX_BYTES) only with a client that offloads large
+   * items to the payload bucket (createDocumentClient).
+   * @default INLINE_ONLY_FILE_MAX_BYTES
+   */
+  readonly maxFileBytes?: number;
 }
 
 /**
  * A goal's workspace as items of the goal table (sk `WS#<path>`), one item per file holding its
- * content, version and the content it replaced. Each write is a conditional put on the version it
+ * content, version and the content it replaced. A large file's contents live in the payload bucket
+ * (the client's large-item offload): the item keeps path, size, sha256, version and the S3 keys. Each write is a conditional put on the version it
  * read, so two concurrent writers never lose each other's update: the loser reads again and writes
  * on top, and its `previous` is the winner's content.
  */
@@ -66,11 +68,13 @@ export class DynamoDbWorkspace implements Workspace {
   private readonly client: DynamoDBDocumentClient;
   private readonly tableName: string;
   private readonly now: () => Date;
+  private readonly maxFileBytes: number;
 
   constructor(options: DynamoDbWorkspaceOptions) {
     this.client = options.client;
     this.tableName = options.tableName;
     this.now = options.now ?? (() => new Date());
+    this.maxFileBytes = options.maxFileBytes ?? INLINE_ONLY_FILE_MAX_BYTES;
   }
 
   async writeFile(input: Parameters<Workspace["writeFile"]>[0]): Promise<WorkspaceWriteResult> {
@@ -80,11 +84,7 @@ export class DynamoDbWorkspace implements Workspace {
       "workspace write",
     );
     const size = Buffer.byteLength(content, "utf8");
-    if (size > WORKSPACE_FILE_MAX_BYTES) {
-      throw new WorkspaceFileTooLargeError(
-        `Workspace file '${path}' is ${size} bytes; the workspace keeps files up to ${WORKSPACE_FILE_MAX_BYTES} bytes`,
-      );
-    }
+    if (size > this.maxFileBytes) throw new WorkspaceFileTooLargeError(path, size, this.maxFileBytes);
     const sha256 = createHash("sha256").update(content, "utf8").digest("hex");
 
     for (let attempt = 1; attempt <= WRITE_ATTEMPTS; attempt++) {

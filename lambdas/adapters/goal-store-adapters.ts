@@ -5,6 +5,12 @@ import { DynamoDbOutbox } from "./dynamodb-outbox";
 import { DynamoDbStepLog } from "./dynamodb-step-log";
 import { DynamoDbWorkspace } from "./dynamodb-workspace";
 import { faultFromEnvironment, withFaultInjection } from "./fault-injection";
+import { withLargeItemOffload } from "./large-item-offload";
+import {
+  INLINE_ONLY_FILE_MAX_BYTES,
+  type PayloadEnvironment,
+  payloadSettingsFromEnv,
+} from "./payload-settings";
 
 export interface GoalStoreAdapters {
   readonly goals: DynamoDbGoalStore;
@@ -23,10 +29,17 @@ export function createGoalStoreAdapters(options: {
   readonly tableName: string;
   /** @default () => new Date() */
   readonly now?: () => Date;
+  /**
+   * The largest workspace file (and so tool result) accepted, in bytes.
+   * @default PAYLOAD_MAX_BYTES with a payload bucket (PAYLOAD_BUCKET_NAME), else what one item holds
+   */
+  readonly maxFileBytes?: number;
 }): GoalStoreAdapters {
+  const maxFileBytes =
+    options.maxFileBytes ?? payloadSettingsFromEnv()?.maxBytes ?? INLINE_ONLY_FILE_MAX_BYTES;
   return {
     goals: withFaultInjection(new DynamoDbGoalStore(options), faultFromEnvironment()),
-    workspace: new DynamoDbWorkspace(options),
+    workspace: new DynamoDbWorkspace({ ...options, maxFileBytes }),
     stepLog: new DynamoDbStepLog(options),
     outbox: new DynamoDbOutbox(options),
   };
@@ -38,9 +51,19 @@ export function createGoalStoreAdapters(options: {
  * The adapters write plain JSON copies and need no marshalling option; dropping `undefined` is a
  * guard for anyone else who puts through this client. The SDK keeps its default retries: a
  * throttled item write is retried in milliseconds, far cheaper than failing and redoing the step.
+ *
+ * With a payload bucket (PAYLOAD_BUCKET_NAME, set by the GoalTable construct), items over the
+ * inline limit keep their large values in it; its S3 client is loaded only when an item needs it.
  */
-export function createDocumentClient(): DynamoDBDocumentClient {
-  return DynamoDBDocumentClient.from(new DynamoDBClient({ region: process.env.AWS_REGION }), {
+export function createDocumentClient(
+  payloads: PayloadEnvironment | undefined = payloadSettingsFromEnv(),
+): DynamoDBDocumentClient {
+  const client = DynamoDBDocumentClient.from(new DynamoDBClient({ region: process.env.AWS_REGION }), {
     marshallOptions: { removeUndefinedValues: true },
+  });
+  if (payloads === undefined) return client;
+  return withLargeItemOffload(client, {
+    inlineMaxBytes: payloads.inlineMaxBytes,
+    payloads: async () => (await import("./s3-payload-store")).createS3PayloadStore(payloads.bucketName),
   });
 }

@@ -19,6 +19,7 @@ export const RESERVED_ATTRIBUTES: ReadonlySet<string> = new Set([
   GSI_PK,
   GSI_SK,
   TABLE_DESIGN.ttlAttribute,
+  TABLE_DESIGN.offloadAttribute,
 ]);
 
 const EVENT_SEQ_DIGITS = 12;

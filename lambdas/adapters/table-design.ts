@@ -15,6 +15,10 @@
  *
  * The goal item keeps its record and event outbox in `state`, brotli-compressed JSON; fingerprint
  * items (`{fingerprint, step}`, the first step that saw it) are written once and never changed.
+ *
+ * Any item larger than the inline limit keeps its largest values in the payload bucket instead
+ * (large-item-offload.ts): `offloaded` lists each moved value's path and S3 pointer, and reads put
+ * the values back before anything parses the item.
  */
 export const TABLE_DESIGN = {
   partitionKey: "pk",
@@ -23,4 +27,6 @@ export const TABLE_DESIGN = {
   statusIndex: { name: "gsi1", partitionKey: "gsi1pk", sortKey: "gsi1sk" },
   /** Epoch seconds; DynamoDB deletes expired checkpoints and decided approvals. */
   ttlAttribute: "ttl",
+  /** Where an item lists the values it keeps in the payload bucket (absent on most items). */
+  offloadAttribute: "offloaded",
 } as const;

@@ -105,7 +105,7 @@ export class EmailDoor extends Construct {
       logLevel: props.logLevel,
       logRetention: props.logRetention,
       environment: {
-        GOAL_TABLE_NAME: props.goalTable.table.tableName,
+        ...props.goalTable.environment,
         GOAL_EVENT_BUS_NAME: props.goalEventBus.eventBus.eventBusName,
         EMAIL_LINK_SECRET_ARN: this.linkSecret.secretArn,
       },

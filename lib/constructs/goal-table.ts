@@ -11,6 +11,7 @@ import type { Grant, IGrantable } from "aws-cdk-lib/aws-iam";
 import { type IKey, Key } from "aws-cdk-lib/aws-kms";
 import { Construct } from "constructs";
 import { TABLE_DESIGN } from "../../lambdas/adapters/table-design";
+import { PayloadBucket, type PayloadSettings, parsePayloadSettings } from "./payload-bucket";
 
 /** DynamoDB keeps continuous backups for at most 35 days. */
 const MAX_PITR_DAYS = 35;
@@ -39,8 +40,8 @@ export interface GoalTableProps {
   readonly encryptionKey?: IKey;
 
   /**
-   * What happens to the table (and the key this construct creates) when it leaves the stack.
-   * `RemovalPolicy.SNAPSHOT` is not supported by DynamoDB.
+   * What happens to the table, its payload bucket (and the key this construct creates) when they
+   * leave the stack. `RemovalPolicy.SNAPSHOT` is not supported by DynamoDB.
    *
    * @default RemovalPolicy.RETAIN
    */
@@ -60,28 +61,48 @@ export interface GoalTableProps {
    * @default 35
    */
   readonly pointInTimeRecoveryDays?: number;
+
+  /**
+   * The payload bucket's settings: when an item's large attributes move to S3, the largest file
+   * accepted, and when objects expire.
+   *
+   * @default - every setting's default (see PayloadSettings)
+   */
+  readonly payloads?: PayloadSettings;
 }
 
 /**
  * The goal store: one DynamoDB table in the single-table design of `TABLE_DESIGN` (goals, their
  * event logs, model-call checkpoints and approvals), with the status index `gsi1` and a TTL that
- * expires checkpoints and decided approvals.
+ * expires checkpoints and decided approvals, and its payload bucket (`payloadBucket`, construct
+ * `Payloads`) for workspace file contents and the large attributes of items over
+ * `payloads.inlineMaxBytes`, encrypted with the table's key.
  *
  * Secure by default: on-demand billing, point-in-time recovery, a customer-managed KMS key with
  * rotation (the table holds prompts, tool output and approval records; a key of our own gives a
  * key policy we control, CloudTrail records of every use, and a switch that revokes all access
  * at once), deletion protection and `RemovalPolicy.RETAIN`. Lambdas get access through the grant
- * methods, never through hand-written policies.
+ * methods, never through hand-written policies: a grant covers the table and the bucket together,
+ * and `environment` holds everything a granted function must be told.
  */
 export class GoalTable extends Construct {
   /** The DynamoDB table. */
   readonly table: ITable;
-  /** The key that encrypts the table at rest. */
+  /** The key that encrypts the table (and the payload bucket) at rest. */
   readonly encryptionKey: IKey;
+  /** Where items' large attributes and workspace file contents go. */
+  readonly payloadBucket: PayloadBucket;
+  /**
+   * The variables a function of the goal store reads: `GOAL_TABLE_NAME` and the payload bucket's
+   * `PAYLOAD_BUCKET_NAME`, `PAYLOAD_INLINE_MAX_BYTES`, `PAYLOAD_MAX_BYTES`. Give them to every
+   * function granted access.
+   */
+  readonly environment: Readonly<Record<string, string>>;
 
   constructor(scope: Construct, id: string, props: GoalTableProps = {}) {
     super(scope, id);
     validateProps(props);
+    const payloads = parsePayloadSettings(props.payloads, "GoalTable");
 
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
     const deletionProtection = props.deletionProtection ?? removalPolicy !== RemovalPolicy.DESTROY;
@@ -120,16 +141,29 @@ export class GoalTable extends Construct {
       projectionType: ProjectionType.ALL,
     });
     this.table = table;
+
+    this.payloadBucket = new PayloadBucket(this, "Payloads", {
+      ...payloads,
+      encryptionKey: this.encryptionKey,
+      removalPolicy,
+    });
+    this.environment = { GOAL_TABLE_NAME: table.tableName, ...this.payloadBucket.environment };
   }
 
-  /** Lets the grantee read items, query the table and its index, and decrypt them. */
+  /**
+   * Lets the grantee read items, query the table and its index, and decrypt them, and get the
+   * payload objects items point at.
+   */
   grantReadData(grantee: IGrantable): Grant {
-    return this.table.grantReadData(grantee);
+    return this.table.grantReadData(grantee).combine(this.payloadBucket.grantRead(grantee));
   }
 
-  /** Lets the grantee read, write and delete items, with the key use that needs. */
+  /**
+   * Lets the grantee read, write and delete items, with the key use that needs, and get and put
+   * payload objects (never delete them: other items may point at the same content).
+   */
   grantReadWriteData(grantee: IGrantable): Grant {
-    return this.table.grantReadWriteData(grantee);
+    return this.table.grantReadWriteData(grantee).combine(this.payloadBucket.grantReadWrite(grantee));
   }
 }
 

@@ -131,7 +131,7 @@ export class GoalsApi extends Construct {
       logLevel: props.logLevel,
       logRetention: props.logRetention,
       environment: {
-        GOAL_TABLE_NAME: props.goalTable.table.tableName,
+        ...props.goalTable.environment,
         STATE_MACHINE_ARNS: Stack.of(this).toJsonString(stateMachineArns),
         ...(props.goalEventBus ? { GOAL_EVENT_BUS_NAME: props.goalEventBus.eventBus.eventBusName } : {}),
         ...(props.models

@@ -93,7 +93,7 @@ export class LoopSteps extends Construct {
       HTTP_ALLOWED_HOSTS: (props.httpAllowedHosts ?? []).join(","),
       TOOL_OUTPUT_INLINE_BYTES: String(props.toolOutputInlineBytes ?? DEFAULT_TOOL_OUTPUT_INLINE_BYTES),
     };
-    const tableEnvironment = { GOAL_TABLE_NAME: props.goalTable.table.tableName };
+    const tableEnvironment = props.goalTable.environment;
     const common = { logLevel: props.logLevel, logRetention: props.logRetention };
     this.functions = {
       loadGoal: new GoalLoopFunction(this, "LoadGoal", {

@@ -1,6 +1,16 @@
 import { Stack, Validations } from "aws-cdk-lib";
+import type { ITable } from "aws-cdk-lib/aws-dynamodb";
+import type { IBucket } from "aws-cdk-lib/aws-s3";
 import type { IConstruct } from "constructs";
-import type { GoalTable } from "./goal-table";
+
+/**
+ * What `acknowledgeGoalTableGrant` needs of a `GoalTable`: its table and its payload bucket. A
+ * shape rather than the class, so this module imports no construct (the constructs import it).
+ */
+export interface GoalStoreResources {
+  readonly table: ITable;
+  readonly payloadBucket: { readonly bucket: IBucket };
+}
 
 /**
  * Acknowledges one AwsSolutions finding on a construct (and what it contains), with the reason
@@ -31,13 +41,20 @@ export function acknowledgeWildcardAction(construct: IConstruct, action: string,
 
 /**
  * Acknowledges what `GoalTable.grantReadWriteData` puts in a grantee's policy that IAM5 reports:
- * the table's indexes and KMS's wildcard data-key actions, both scoped to this table and its key.
+ * the table's indexes, the payload bucket's objects and KMS's wildcard data-key actions, each
+ * scoped to this table, its bucket and its key.
  */
-export function acknowledgeGoalTableGrant(grantee: IConstruct, goalTable: GoalTable): void {
+export function acknowledgeGoalTableGrant(grantee: IConstruct, goalTable: GoalStoreResources): void {
   acknowledgeWildcardResource(
     grantee,
     `${goalTable.table.tableArn}/index/*`,
     "The grant covers the goal table's own secondary indexes (gsi1 lists goals by status); the wildcard never leaves this table.",
+  );
+  acknowledgeWildcardResource(
+    grantee,
+    `${goalTable.payloadBucket.bucket.bucketArn}/*`,
+    "Object keys of the goal store's own payload bucket are content hashes under each item's partition, known only at run time; " +
+      "the statement allows s3:GetObject and s3:PutObject (no delete, no list) on this one bucket.",
   );
   for (const action of ["kms:GenerateDataKey*", "kms:ReEncrypt*"]) {
     acknowledgeWildcardAction(

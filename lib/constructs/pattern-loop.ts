@@ -198,7 +198,7 @@ export abstract class PatternLoop extends Construct {
       logLevel: this.props.logLevel,
       logRetention: this.props.logRetention,
       environment: {
-        GOAL_TABLE_NAME: this.props.goalTable.table.tableName,
+        ...this.props.goalTable.environment,
         ...this.modelEnvironment,
         ...props.environment,
       },

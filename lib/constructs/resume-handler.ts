@@ -35,7 +35,7 @@ export interface ResumeHandlerProps {
  * task token (SendTaskSuccess), or hands revisions, resumes and cancels to their handlers.
  * EventBridge retries a failed delivery, then puts it in the bus's dead-letter queue.
  *
- * Least privilege: the goal table; SendTaskSuccess/SendTaskFailure, StartExecution on the given
+ * Least privilege: the goal store (table and payload bucket); SendTaskSuccess/SendTaskFailure, StartExecution on the given
  * state machines and StopExecution/DescribeExecution/RedriveExecution on their executions. The state machines never reference this
  * function, so granting on their ARNs makes no dependency cycle.
  */
@@ -58,7 +58,7 @@ export class ResumeHandler extends Construct {
       logLevel: props.logLevel,
       logRetention: props.logRetention,
       environment: {
-        GOAL_TABLE_NAME: props.goalTable.table.tableName,
+        ...props.goalTable.environment,
         STATE_MACHINE_ARNS: Stack.of(this).toJsonString(
           Object.fromEntries(machines.map(([pattern, machine]) => [pattern, machine.stateMachineArn])),
         ),

@@ -100,7 +100,7 @@ export class SlackDoor extends Construct {
       logLevel: props.logLevel,
       logRetention: props.logRetention,
       environment: {
-        GOAL_TABLE_NAME: props.goalTable.table.tableName,
+        ...props.goalTable.environment,
         GOAL_EVENT_BUS_NAME: props.goalEventBus.eventBus.eventBusName,
         SLACK_SIGNING_SECRET_ARN: this.signingSecret.secretArn,
         ...(props.tenantId === undefined ? {} : { SLACK_TENANT_ID: props.tenantId }),

@@ -5,6 +5,7 @@ import * as z from "zod";
 import type { CloudAssemblyModel } from "./cloud-assembly-model";
 import { CloudAssemblyError, SynthError } from "./errors";
 import { readApiRoutes } from "./read-api-routes";
+import { readBuckets } from "./read-buckets";
 import { readEventBuses, readEventRules } from "./read-event-rules";
 import { readFunctions } from "./read-functions";
 import { readStateMachines } from "./read-state-machines";
@@ -72,6 +73,7 @@ export function loadCloudAssembly(outDir: string): CloudAssemblyModel {
     functions: stacks.flatMap((s) => readFunctions(s, absolute)),
     stateMachines: stacks.flatMap(readStateMachines),
     tables: stacks.flatMap(readTables),
+    buckets: stacks.flatMap(readBuckets),
     eventBuses: stacks.flatMap(readEventBuses),
     eventRules: stacks.flatMap(readEventRules),
     apiRoutes: stacks.flatMap(readApiRoutes),

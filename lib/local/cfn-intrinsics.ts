@@ -78,6 +78,15 @@ export function physicalIdOf(logicalId: string, resource: TemplateResource): Phy
       const name = nameOr(props.Name, logicalId);
       return { type, ref: name, attributes: { Arn: arn("scheduler", `schedule-group/${name}`) } };
     }
+    case "AWS::S3::Bucket": {
+      // CloudFormation generates a lowercase name; S3 refuses capitals and names over 63 characters.
+      const name = nameOr(props.BucketName, logicalId.toLowerCase().slice(0, 63));
+      return {
+        type,
+        ref: name,
+        attributes: { Arn: `arn:${partition}:s3:::${name}`, DomainName: `${name}.s3.amazonaws.com` },
+      };
+    }
     case "AWS::KMS::Key":
       return { type, ref: logicalId, attributes: { Arn: arn("kms", `key/${logicalId}`), KeyId: logicalId } };
     case "AWS::Logs::LogGroup": {

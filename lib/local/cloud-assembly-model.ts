@@ -120,12 +120,21 @@ export interface ApiRouteSpec {
   readonly functionArn: string;
 }
 
+/** An S3 bucket of the template (the goal store's payload bucket), by its local name. */
+export interface BucketSpec {
+  readonly stackName: string;
+  readonly logicalId: string;
+  /** `BucketName` when the template sets one, else the logical id in lowercase. */
+  readonly bucketName: string;
+}
+
 export interface CloudAssemblyModel {
   readonly outDir: string;
   readonly stackNames: readonly string[];
   readonly functions: readonly FunctionSpec[];
   readonly stateMachines: readonly StateMachineSpec[];
   readonly tables: readonly TableSpec[];
+  readonly buckets: readonly BucketSpec[];
   readonly eventBuses: readonly EventBusSpec[];
   readonly eventRules: readonly EventRuleSpec[];
   readonly apiRoutes: readonly ApiRouteSpec[];

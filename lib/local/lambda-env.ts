@@ -7,6 +7,7 @@ export interface ServiceEndpoints {
   readonly bedrockRuntime?: string;
   readonly eventbridge?: string;
   readonly scheduler?: string;
+  readonly s3?: string;
 }
 
 export function endpointVariables(endpoints: ServiceEndpoints): Record<string, string> {
@@ -16,6 +17,7 @@ export function endpointVariables(endpoints: ServiceEndpoints): Record<string, s
     ["AWS_ENDPOINT_URL_BEDROCK_RUNTIME", endpoints.bedrockRuntime],
     ["AWS_ENDPOINT_URL_EVENTBRIDGE", endpoints.eventbridge],
     ["AWS_ENDPOINT_URL_SCHEDULER", endpoints.scheduler],
+    ["AWS_ENDPOINT_URL_S3", endpoints.s3],
   ];
   return Object.fromEntries(entries.filter((entry): entry is [string, string] => entry[1] !== undefined));
 }

@@ -1,7 +1,6 @@
-import { DynamoDBDocumentClient, paginateScan } from "@aws-sdk/lib-dynamodb";
+import { type DynamoDBDocumentClient, paginateScan } from "@aws-sdk/lib-dynamodb";
 import { type OutboxMessage, OutboxMessageSchema } from "../../lambdas/core/ports/outbox";
 import type { JsonValue } from "./cloud-assembly-model";
-import { localDynamoClient } from "./dynamo";
 
 /**
  * An outbox message as `GET /_local/outbox` shows it: JSON bodies (Slack blocks, emails) parsed.
@@ -20,8 +19,7 @@ export type LocalOutboxEntry = {
  * (the doors write their messages as JSON), and `notify` messages. Local only: deployed, these are
  * delivered, not listed.
  */
-export function localOutboxReader(endpoint: string, tableNames: readonly string[]) {
-  const client = DynamoDBDocumentClient.from(localDynamoClient(endpoint));
+export function localOutboxReader(client: DynamoDBDocumentClient, tableNames: readonly string[]) {
   return async (): Promise<LocalOutboxEntry[]> => {
     const messages: OutboxMessage[] = [];
     for (const TableName of tableNames) {

@@ -9,7 +9,9 @@ import { LambdaHost } from "./lambda-host";
 import type { LogLine } from "./lambda-sandbox";
 import { type LocalOutboxEntry, localOutboxReader } from "./local-outbox";
 import { type LocalSecrets, secretEnvironment } from "./local-secrets";
+import { localStoreClient, payloadSettingsOf } from "./local-store-client";
 import { reattachGoals } from "./reattach-goals";
+import { type S3Endpoint, startS3Endpoint } from "./s3-endpoint";
 import { type SchedulerEndpoint, startSchedulerEndpoint } from "./scheduler-endpoint";
 import { startSfnEndpoint } from "./sfn-endpoint";
 import { StateMachineRunner } from "./state-machine-runner";
@@ -30,9 +32,9 @@ export interface LocalStackOptions {
    * functions that have them; a variable of the same name in `environment` still wins.
    */
   readonly model?: string;
-  /** Where DynamoDB data is kept across restarts. @default `<projectDir>/.goal-loops` */
+  /** Where DynamoDB data and S3 objects are kept across restarts. @default `<projectDir>/.goal-loops` */
   readonly stateDir?: string;
-  /** Keep nothing: DynamoDB in memory. @default false */
+  /** Keep nothing: DynamoDB in memory, S3 objects in a temporary folder. @default false */
   readonly inMemory?: boolean;
   /** What every Retry waits locally, in ms; null keeps the definitions' intervals. @default 0 */
   readonly retryIntervalMs?: number | null;
@@ -53,6 +55,8 @@ export interface LocalEndpoints {
   readonly bedrockRuntime: string;
   readonly eventbridge: string;
   readonly scheduler: string;
+  /** S3: the goal store's payload bucket (large files and items). */
+  readonly s3: string;
 }
 
 export interface LocalStack {
@@ -67,6 +71,8 @@ export interface LocalStack {
   readonly events: EventBridgeEndpoint;
   /** EventBridge Scheduler: goal deadlines (one-time schedules that put an event on the bus). */
   readonly scheduler: SchedulerEndpoint;
+  /** S3 (s3rver) with the template's buckets. */
+  readonly s3: S3Endpoint;
   /** Every goal's outbox: what Slack, email and `notify` would have sent (also `GET /_local/outbox`). */
   readOutbox(): Promise<LocalOutboxEntry[]>;
   /** Where DynamoDB keeps its data: a folder, or `in memory`. */
@@ -77,7 +83,7 @@ export interface LocalStack {
 }
 
 /**
- * The whole stack on this machine from cdk.out: DynamoDB (dynalite), the state machines
+ * The whole stack on this machine from cdk.out: DynamoDB (dynalite), S3 (s3rver), the state machines
  * (aws-local-stepfunctions), every Lambda bundle in sandboxes of its own, local Step Functions,
  * EventBridge and Bedrock (fixtures) endpoints, and the REST API on 127.0.0.1.
  */
@@ -102,6 +108,14 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     );
     stops.push(dynamo.stop);
     await createTables(dynamo.endpoint, model.tables);
+    // The payload bucket's objects are kept beside DynamoDB's data: items point at them.
+    const s3 = await startS3Endpoint({
+      buckets: model.buckets.map((bucket) => bucket.bucketName),
+      ...(stateDir === undefined ? {} : { directory: path.join(stateDir, "s3") }),
+    });
+    stops.push(s3.close);
+    const storeClient = localStoreClient({ dynamodb: dynamo.endpoint, s3: s3.url }, payloadSettingsOf(model));
+    stops.push(async () => storeClient.destroy());
 
     // The runner and endpoints call functions through the host, which needs their URLs first.
     let lambdas: LambdaHost | undefined;
@@ -136,7 +150,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
     // The API listens first: its URL goes into the functions' environment (links in emails).
     const readOutbox = localOutboxReader(
-      dynamo.endpoint,
+      storeClient,
       model.tables.map((table) => table.tableName),
     );
     const api = await startApiServer({
@@ -155,6 +169,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         bedrockRuntime: bedrock.url,
         eventbridge: events.url,
         scheduler: scheduler.url,
+        s3: s3.url,
       },
       environmentOverrides: {
         // Slack and email messages go to the outbox (GET /_local/outbox) instead of Slack and SES;
@@ -172,7 +187,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     stops.push(() => runner.close());
 
     // Goals that were running or waiting when the last stack stopped get a new run (issue 5 item 8).
-    if (!options.inMemory) await reattachGoals({ dynamodbEndpoint: dynamo.endpoint, model, runner, log });
+    if (!options.inMemory) await reattachGoals({ client: storeClient, model, runner, log });
 
     let stopped: Promise<void> | undefined;
     return {
@@ -184,6 +199,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         bedrockRuntime: bedrock.url,
         eventbridge: events.url,
         scheduler: scheduler.url,
+        s3: s3.url,
       },
       model,
       executions: runner,
@@ -192,6 +208,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       bedrock,
       events,
       scheduler,
+      s3,
       storage: dynamo.storage,
       fixturesDir,
       stop: () => {

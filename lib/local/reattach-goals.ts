@@ -1,4 +1,4 @@
-import { DynamoDBDocumentClient, paginateScan } from "@aws-sdk/lib-dynamodb";
+import { type DynamoDBDocumentClient, paginateScan } from "@aws-sdk/lib-dynamodb";
 import { DynamoDbGoalStore } from "../../lambdas/adapters/dynamodb-goal-store";
 import { goalKey, statusPrefix } from "../../lambdas/adapters/goal-table-keys";
 import { executionArnOf } from "../../lambdas/adapters/sfn-run-stopper";
@@ -8,12 +8,12 @@ import { executionName } from "../../lambdas/core/loop/continue-as-new";
 import { type ReattachedGoal, reviveDeadRun } from "../../lambdas/core/loop/reattach-goal";
 import type { RunRef } from "../../lambdas/core/ports/run-control";
 import type { CloudAssemblyModel } from "./cloud-assembly-model";
-import { localDynamoClient } from "./dynamo";
 import type { Execution } from "./execution";
 import type { StateMachineRunner } from "./state-machine-runner";
 
 export interface ReattachGoalsOptions {
-  readonly dynamodbEndpoint: string;
+  /** A client on the local goal table (localStoreClient: it follows large items into S3). */
+  readonly client: DynamoDBDocumentClient;
   readonly model: CloudAssemblyModel;
   readonly runner: Pick<StateMachineRunner, "startExecution" | "describe" | "tokens">;
   /** How long to wait for a waiting goal's new run to hold its approval again. @default 30 s */
@@ -36,9 +36,7 @@ const GOAL_SK = goalKey("")[TABLE_DESIGN.sortKey] ?? "GOAL";
 export async function reattachGoals(options: ReattachGoalsOptions): Promise<ReattachedGoal[]> {
   const { model, runner, log = console.log } = options;
   const now = options.now ?? (() => new Date());
-  const client = DynamoDBDocumentClient.from(localDynamoClient(options.dynamodbEndpoint), {
-    marshallOptions: { removeUndefinedValues: true },
-  });
+  const { client } = options;
   const stateMachineArns = patternStateMachineArns(model);
   const executionOf = (run: RunRef) => runner.describe(executionArnOf(run));
   const reattached: ReattachedGoal[] = [];

@@ -9,6 +9,7 @@ import { buildApp, GOAL_LOOPS_STACK_ID } from "../../lib/goal-loops-app";
 import { GOAL_LOOPS_OUTPUTS, type GoalLoopsStack } from "../../lib/goal-loops-stack";
 import { SHARED_STEPS } from "./loop-test-support";
 import {
+  allowedActionsOf,
   allowStatementsOf,
   arnOf,
   aslValidationErrors,
@@ -18,6 +19,7 @@ import {
   resourcesAllowed,
   resourcesOf,
   roleOf,
+  type TemplateResource,
 } from "./template-queries";
 
 /** The context `cdk synth` passes, so this test checks exactly what the CLI synthesizes. */
@@ -66,6 +68,7 @@ describe("GoalLoopsStack as bin/app.ts builds it", () => {
     // Assess
     template.resourceCountIs("AWS::DynamoDB::Table", 1);
     template.resourceCountIs("AWS::KMS::Key", 1);
+    template.resourceCountIs("AWS::S3::Bucket", 1);
     template.resourceCountIs("AWS::Events::EventBus", 1);
     template.resourceCountIs("AWS::SQS::Queue", 1);
     template.hasResource("AWS::DynamoDB::Table", { DeletionPolicy: "Retain" });
@@ -206,6 +209,68 @@ describe("GoalLoopsStack as bin/app.ts builds it", () => {
     }
   });
 
+  it("keeps large payloads in the goal table's bucket: retained, KMS-encrypted with the table's key, TLS 1.2 only", () => {
+    // Prepare
+    const [bucketId, bucket] = onlyResource(template, "AWS::S3::Bucket");
+    const [keyId] = onlyResource(template, "AWS::KMS::Key");
+
+    // Assess: the construct ID GoalTable/Payloads/Bucket, so its logical ID never moves
+    expect(bucketId).toBe("GoalTablePayloadsBucket1323CDBA");
+    template.hasResource("AWS::S3::Bucket", { DeletionPolicy: "Retain", UpdateReplacePolicy: "Retain" });
+    expect(JSON.stringify(bucket.Properties.BucketEncryption)).toBe(
+      JSON.stringify({
+        ServerSideEncryptionConfiguration: [
+          {
+            BucketKeyEnabled: true,
+            ServerSideEncryptionByDefault: {
+              KMSMasterKeyID: { "Fn::GetAtt": [keyId, "Arn"] },
+              SSEAlgorithm: "aws:kms",
+            },
+          },
+        ],
+      }),
+    );
+    const policy = JSON.stringify(onlyResource(template, "AWS::S3::BucketPolicy")[1].Properties);
+    expect(policy).toContain('"aws:SecureTransport":"false"');
+    expect(policy).toContain('"s3:TlsVersion":1.2');
+  });
+
+  it("lets exactly the goal store's functions get and put payload objects, with the PAYLOAD_* settings", () => {
+    // Prepare
+    const [bucketId] = onlyResource(template, "AWS::S3::Bucket");
+    const functions = new Map(
+      GOAL_STORE_FUNCTIONS.map((path) => [path, goalStoreFunction(template, path)] as const),
+    );
+    const functionRoles = new Set([...functions.values()].map((fn) => roleOf(fn)));
+    const rolesWithS3 = [...resourcesOf(template, "AWS::IAM::Role").keys()].filter((roleId) =>
+      allowedActionsOf(template, roleId).actions.some((action) => action.startsWith("s3:")),
+    );
+
+    // Assess: every function that uses the table reads and writes objects (each writes goal-store
+    // items; none only reads), and no other role has any S3 action
+    expect(functions.size).toBe(resourcesOf(template, "AWS::Lambda::Function").size);
+    expect(rolesWithS3.sort()).toEqual([...functionRoles].sort());
+    for (const [path, fn] of functions) {
+      const allowed = allowedActionsOf(template, roleOf(fn));
+      expect(allowed.actions.filter((action) => action.startsWith("s3:")).sort(), path).toEqual([
+        "s3:GetObject",
+        "s3:PutObject",
+      ]);
+      expect(allowed.resourcesOf("s3:GetObject"), path).toEqual([`${arnOf(bucketId)}/*`]);
+      expect(allowed.resourcesOf("s3:PutObject"), path).toEqual([`${arnOf(bucketId)}/*`]);
+      expect(
+        z
+          .object({ Environment: z.object({ Variables: z.record(z.string(), z.unknown()) }) })
+          .parse(fn.Properties).Environment.Variables,
+        path,
+      ).toMatchObject({
+        PAYLOAD_BUCKET_NAME: { Ref: bucketId },
+        PAYLOAD_INLINE_MAX_BYTES: "65536",
+        PAYLOAD_MAX_BYTES: "52428800",
+      });
+    }
+  });
+
   it("routes every goal's Deadline Reached to the resume handler", () => {
     // Act
     const [, rule] = onlyResource(template, "AWS::Events::Rule", "ResumeHandlerRule");
@@ -251,6 +316,25 @@ const LOOPS: Record<string, readonly string[]> = {
   ReflexionLoop: ["Evaluate", "Reflect", "Attempt"],
 };
 
+/** Every function granted the goal store (table and payload bucket), by construct path. */
+const GOAL_STORE_FUNCTIONS: readonly string[] = [
+  ...SHARED_STEPS.map((step) => `LoopSteps/${step}`),
+  ...Object.entries(LOOPS).flatMap(([loop, steps]) => steps.map((step) => `${loop}/${step}`)),
+  "GoalsApi/Handler",
+  "EmailDoor/Handler",
+  "SlackDoor/Handler",
+  "ResumeHandler/Function",
+];
+
+/**
+ * The Lambda function of a GoalLoopFunction, by its construct path (`LoopSteps/Act`): its logical
+ * ID is the path and `Function`, a repeated component once (`ResumeHandler/Function/Function`).
+ */
+function goalStoreFunction(template: Template, path: string): TemplateResource {
+  const parts = [...path.split("/"), "Function"].filter((part, index, all) => part !== all[index - 1]);
+  return onlyResource(template, "AWS::Lambda::Function", parts.join(""))[1];
+}
+
 /**
  * Every finding the stack acknowledges, each on the one resource it concerns: the list a reviewer
  * reads to see what was waived, and the test that fails when a waiver starts covering more.
@@ -259,15 +343,9 @@ function expectedAcknowledgments(template: Template): string[] {
   const at = (path: string): string => `GoalLoopsStack/${path}`;
   const policyOf = (construct: string): string => at(`${construct}/Role/DefaultPolicy/Resource`);
   const [tableId] = onlyResource(template, "AWS::DynamoDB::Table");
+  const [bucketId] = onlyResource(template, "AWS::S3::Bucket");
   const modelSteps = Object.entries(LOOPS).flatMap(([loop, steps]) => steps.map((step) => `${loop}/${step}`));
-  const functions = [
-    ...SHARED_STEPS.map((step) => `LoopSteps/${step}`),
-    ...modelSteps,
-    "GoalsApi/Handler",
-    "EmailDoor/Handler",
-    "SlackDoor/Handler",
-    "ResumeHandler/Function",
-  ];
+  const functions = GOAL_STORE_FUNCTIONS;
   const stateMachineIds = Object.keys(LOOPS).map(
     (loop) => onlyResource(template, "AWS::StepFunctions::StateMachine", `${loop}StateMachine`)[0],
   );
@@ -280,10 +358,14 @@ function expectedAcknowledgments(template: Template): string[] {
   const models = ["anthropic.claude-sonnet-4-5-20250929-v1:0", "anthropic.claude-haiku-4-5-20251001-v1:0"];
   return [
     `AwsSolutions-SQS3 @ ${at("GoalEventBus/DeadLetterQueue/Resource")}`,
+    // No server access logs on the payload bucket (reason in PayloadBucket).
+    `AwsSolutions-S1 @ ${at("GoalTable/Payloads/Bucket/Resource")}`,
     ...functions.flatMap((fn) => [
       `AwsSolutions-L1 @ ${at(`${fn}/Function/Resource`)}`,
       `AwsSolutions-IAM5[Resource::*] @ ${policyOf(fn)}`,
       `AwsSolutions-IAM5[Resource::<${tableId}.Arn>/index/*] @ ${policyOf(fn)}`,
+      // Content-addressed payload objects: get and put on this one bucket's objects.
+      `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/*] @ ${policyOf(fn)}`,
       `AwsSolutions-IAM5[Action::kms:GenerateDataKey*] @ ${policyOf(fn)}`,
       `AwsSolutions-IAM5[Action::kms:ReEncrypt*] @ ${policyOf(fn)}`,
     ]),

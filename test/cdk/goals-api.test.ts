@@ -14,6 +14,7 @@ import {
   allowsService,
   arnOf,
   flattenReferences,
+  goalStoreVariables,
   onlyResource,
   resourcesAllowed,
   resourcesOf,
@@ -213,9 +214,9 @@ describe("GoalsApi", () => {
     });
   });
 
-  it("gives the function the table, the event bus, and the state machine ARNs by pattern as JSON", () => {
+  it("gives the function the goal store, the event bus, and the state machine ARNs by pattern as JSON", () => {
     // Prepare
-    const [tableId] = onlyResource(template, "AWS::DynamoDB::Table");
+    const goalStore = goalStoreVariables(template);
     const [busId] = onlyResource(template, "AWS::Events::EventBus");
     const { Variables: variables } = EnvironmentSchema.parse(synthesized.handler.Properties.Environment);
 
@@ -224,13 +225,13 @@ describe("GoalsApi", () => {
     expect(Object.keys(variables).sort()).toEqual(
       [
         "GOAL_EVENT_BUS_NAME",
-        "GOAL_TABLE_NAME",
+        ...Object.keys(goalStore),
         "POWERTOOLS_LOG_LEVEL",
         "POWERTOOLS_SERVICE_NAME",
         "STATE_MACHINE_ARNS",
       ].sort(),
     );
-    expect(variables.GOAL_TABLE_NAME).toEqual({ Ref: tableId });
+    expect(variables).toMatchObject(goalStore);
     expect(variables.GOAL_EVENT_BUS_NAME).toEqual({ Ref: busId });
     expect(JSON.parse(flattenReferences(variables.STATE_MACHINE_ARNS))).toEqual({
       react: `<${synthesized.stateMachineId}>`,

@@ -25,6 +25,7 @@ import {
   type AslDefinition,
   aslValidationErrors,
   definitionOf,
+  goalStoreVariables,
   onlyResource,
   resourcesAllowedTo,
   stateMachineArn,
@@ -123,11 +124,10 @@ describe("PlanExecuteLoop", () => {
     }
   });
 
-  it("gives Observe, Plan and Execute the table, the model tiers, the replan cooldown and (Execute) Act's tool settings they read", () => {
+  it("gives Observe, Plan and Execute the goal store, the model tiers, the replan cooldown and (Execute) Act's tool settings they read", () => {
     // Prepare
-    const [tableId] = onlyResource(template, "AWS::DynamoDB::Table");
     const common = {
-      GOAL_TABLE_NAME: { Ref: tableId },
+      ...goalStoreVariables(template),
       POWERTOOLS_SERVICE_NAME: "goal-loops",
       POWERTOOLS_LOG_LEVEL: "INFO",
       HEAVY_MODEL_ID: DEFAULT_MODEL_ID,

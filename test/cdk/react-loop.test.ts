@@ -26,6 +26,7 @@ import {
   arnOf,
   aslValidationErrors,
   definitionOf,
+  goalStoreVariables,
   onlyResource,
   resourcesAllowed,
   resourcesAllowedTo,
@@ -377,9 +378,8 @@ describe("ReactLoop with default props", () => {
     );
 
     // Assess
-    const [tableId] = onlyResource(template, "AWS::DynamoDB::Table");
     const common = {
-      GOAL_TABLE_NAME: { Ref: tableId },
+      ...goalStoreVariables(template),
       POWERTOOLS_SERVICE_NAME: "goal-loops",
       POWERTOOLS_LOG_LEVEL: "INFO",
     };

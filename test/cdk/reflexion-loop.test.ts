@@ -24,6 +24,7 @@ import {
   type AslDefinition,
   aslValidationErrors,
   definitionOf,
+  goalStoreVariables,
   onlyResource,
   resourcesAllowedTo,
   stateMachineArn,
@@ -107,16 +108,16 @@ describe("ReflexionLoop", () => {
     }
   });
 
-  it("gives Evaluate, Reflect and Attempt the table and the model settings they read, and Attempt Act's tool settings", () => {
+  it("gives Evaluate, Reflect and Attempt the goal store and the model settings they read, and Attempt Act's tool settings", () => {
     // Prepare
-    const [tableId] = onlyResource(template, "AWS::DynamoDB::Table");
+    const goalStore = goalStoreVariables(template);
 
     // Assess
     for (const state of MODEL_STEPS) {
       const [, fn] = functionOf(template, LOOP_ID, state);
       expect(fn.Properties.Environment, state).toEqual({
         Variables: {
-          GOAL_TABLE_NAME: { Ref: tableId },
+          ...goalStore,
           POWERTOOLS_SERVICE_NAME: "goal-loops",
           POWERTOOLS_LOG_LEVEL: "INFO",
           HEAVY_MODEL_ID: DEFAULT_MODEL_ID,

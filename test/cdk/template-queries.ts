@@ -165,6 +165,30 @@ export function allowStatementsOf(template: Template, roleLogicalId: string): Al
 
 const GetAttArnSchema = z.object({ "Fn::GetAtt": z.tuple([z.string(), z.literal("Arn")]) });
 
+/**
+ * The actions of every Allow statement attached to the role, each with its resources flattened
+ * when it is one of `actions` (other statements may hold references flattenReferences cannot read,
+ * such as the resume handler's `Fn::Select` of an execution ARN).
+ */
+export function allowedActionsOf(
+  template: Template,
+  roleLogicalId: string,
+): { readonly actions: readonly string[]; resourcesOf(action: string): string[] } {
+  const statements = [...resourcesOf(template, "AWS::IAM::Policy").values()]
+    .map((policy) => PolicyPropertiesSchema.parse(policy.Properties))
+    .filter((policy) => policy.Roles.some((role) => role.Ref === roleLogicalId))
+    .flatMap((policy) => policy.PolicyDocument.Statement)
+    .filter((statement) => statement.Effect === "Allow")
+    .map((statement) => ({ actions: [statement.Action].flat(), resources: [statement.Resource].flat() }));
+  return {
+    actions: statements.flatMap((statement) => statement.actions),
+    resourcesOf: (action) =>
+      statements
+        .filter((statement) => statement.actions.includes(action))
+        .flatMap((statement) => statement.resources.map(flattenReferences)),
+  };
+}
+
 /** The logical ID of the role a resource runs as (`Role` of a function, `RoleArn` of a state machine). */
 export function roleOf(resource: TemplateResource): string {
   const role = GetAttArnSchema.parse(resource.Properties.Role ?? resource.Properties.RoleArn);
@@ -200,4 +224,19 @@ export function stateMachineNamed(template: Template, name: string): [string, Te
 /** A state machine's ARN as a policy names it: by its fixed name, so no reference cycle. */
 export function stateMachineArn(name: string): string {
   return `arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:stateMachine:${name}`;
+}
+
+/**
+ * The variables `GoalTable.environment` gives every function of the goal store, as the template
+ * of a stack with one goal table holds them (default payload settings).
+ */
+export function goalStoreVariables(template: Template): Record<string, unknown> {
+  const [tableId] = onlyResource(template, "AWS::DynamoDB::Table");
+  const [bucketId] = onlyResource(template, "AWS::S3::Bucket");
+  return {
+    GOAL_TABLE_NAME: { Ref: tableId },
+    PAYLOAD_BUCKET_NAME: { Ref: bucketId },
+    PAYLOAD_INLINE_MAX_BYTES: "65536",
+    PAYLOAD_MAX_BYTES: "52428800",
+  };
 }

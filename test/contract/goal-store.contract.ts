@@ -29,6 +29,7 @@ import { aCheckpoint, anApproval, someEvents } from "../support/goal-store-build
 import { storedEventSeqs as storedEventSeqsIn } from "../support/stored-events";
 import { within as withinMs } from "../support/within";
 import { describeLoopStoreContract } from "./goal-store-extras.contract";
+import { describeLargePayloadContract } from "./large-payloads.contract";
 
 /**
  * The GoalStore contract: the same cases for every backend the DynamoDB adapter runs on. Each
@@ -1041,6 +1042,10 @@ export function describeGoalStoreContract(backendName: string, start: StartBacke
     });
 
     describeLoopStoreContract(() => ({ client: documents, tableName }));
+    describeLargePayloadContract(() => {
+      if (!backend) throw new Error("backend not started");
+      return { endpoint: backend.endpoint, tableName };
+    });
   });
 }
 

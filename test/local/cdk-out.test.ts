@@ -81,6 +81,18 @@ describe("loadCloudAssembly on the fixture app", () => {
     });
   });
 
+  it("reads buckets under a lowercase local name, the one Ref gives the functions", () => {
+    // Act
+    const [payloads, ...others] = model.buckets;
+    const workerB = model.functions.find((f) => f.functionName === "fixture-worker-b");
+
+    // Assess
+    expect(others).toEqual([]);
+    expect(payloads?.logicalId).toMatch(/^Payloads[0-9A-F]{8}$/);
+    expect(payloads?.bucketName).toBe(payloads?.logicalId.toLowerCase());
+    expect(workerB?.environment.BUCKET_NAME).toBe(payloads?.bucketName);
+  });
+
   it("reads event rules with their bus, pattern and targets", () => {
     // Act
     const [rule] = model.eventRules;

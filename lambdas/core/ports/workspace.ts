@@ -49,7 +49,17 @@ export interface Workspace {
   listFiles(goalId: string): Promise<readonly WorkspaceEntry[]>;
 }
 
-/** A workspace file larger than the store keeps in one item. */
+/** A workspace file (or a tool result stored as one) larger than the store accepts. */
 export class WorkspaceFileTooLargeError extends GoalLoopsError {
   override readonly name = "WorkspaceFileTooLargeError";
+
+  constructor(
+    readonly path: string,
+    /** UTF-8 bytes of the content refused. */
+    readonly size: number,
+    /** The largest file the store accepts, in bytes. */
+    readonly limitBytes: number,
+  ) {
+    super(`'${path}' is ${size} bytes; the workspace keeps files up to ${limitBytes} bytes`);
+  }
 }
