@@ -5,7 +5,7 @@ import type { ToolOutcome } from "../core/ports/tool-runner";
 import { WorkspaceFileTooLargeError } from "../core/ports/workspace";
 import { overflowArtifactPath } from "./artifact-paths";
 import type { JsonObject, ToolEnvironment, ToolOutput } from "./built-in-tool";
-import type { ToolCallError } from "./tool-call-error";
+import { ToolCallError } from "./tool-call-error";
 
 const HEAD_BYTES = 512;
 
@@ -52,8 +52,11 @@ interface StoredOutput {
   readonly size: number;
 }
 
-/** Writes the full output as a workspace file; undefined when it is too large even for the store. */
-async function storeOverflow(fullText: string, env: ToolEnvironment): Promise<StoredOutput | undefined> {
+/**
+ * Writes the full output as a workspace file. An output larger than the store keeps (the payload
+ * maximum, 50 MiB by default) is the tool call's error, naming the size and the limit.
+ */
+async function storeOverflow(fullText: string, env: ToolEnvironment): Promise<StoredOutput | ToolCallError> {
   const { goalId, runId, iteration } = env.context;
   try {
     const { file } = await env.workspace.writeFile({
@@ -64,8 +67,12 @@ async function storeOverflow(fullText: string, env: ToolEnvironment): Promise<St
     });
     return { path: file.path, sha256: file.sha256, size: file.size };
   } catch (error) {
-    if (error instanceof WorkspaceFileTooLargeError) return undefined;
-    throw error;
+    if (!(error instanceof WorkspaceFileTooLargeError)) throw error;
+    return new ToolCallError(
+      "ToolResultTooLarge",
+      `The result of ${env.call.name} is ${error.size} bytes; tool results are kept up to ${error.limitBytes} bytes. Ask for less at once.`,
+      { cause: error },
+    );
   }
 }
 
@@ -73,17 +80,17 @@ async function storeOverflow(fullText: string, env: ToolEnvironment): Promise<St
 function overflowReference(
   output: ToolOutput,
   fullText: string,
-  stored: StoredOutput | undefined,
+  stored: StoredOutput,
   inlineLimitBytes: number,
 ): JsonObject {
   const outputTooLarge: JsonObject = {
     bytes: byteLength(JSON.stringify(output.value)),
     inlineLimitBytes,
-    ...(stored ? { path: stored.path, size: stored.size, sha256: stored.sha256 } : { stored: false }),
+    path: stored.path,
+    size: stored.size,
+    sha256: stored.sha256,
   };
-  const hint = stored
-    ? `Too large to inline: the full output is the workspace file '${stored.path}'; read parts of it with workspace_read {path, offset, length}.`
-    : "Too large to inline and too large to store: only the head is shown.";
+  const hint = `Too large to inline: the full output is the workspace file '${stored.path}'; read parts of it with workspace_read {path, offset, length}.`;
   const head = excerpt(fullText, Math.min(HEAD_BYTES, Math.floor(inlineLimitBytes / 4)));
   const candidates: JsonObject[] = [
     { ...(output.summary ?? {}), outputTooLarge, head, hint },
@@ -125,7 +132,8 @@ export async function successOutcome(
 
   const fullText = output.text ?? JSON.stringify(output.value, null, 2);
   const stored = output.storedAt ?? (await storeOverflow(fullText, env));
-  if (stored && !output.storedAt) written.push({ path: stored.path, sha256: stored.sha256 });
+  if (stored instanceof ToolCallError) return errorOutcome(call, stored, inlineLimitBytes);
+  if (!output.storedAt) written.push({ path: stored.path, sha256: stored.sha256 });
   return {
     result: {
       toolUseId: call.toolUseId,

@@ -436,6 +436,46 @@ describe("createBuiltInToolRunner: output over the inline bound", () => {
     ]);
   });
 
+  it("answers ToolResultTooLarge naming the size and the limit when even the store cannot keep a result", async () => {
+    // Prepare: the store keeps files up to 2 KB, and the listing is larger
+    const workspace = new InMemoryWorkspace(() => NOW, 2048);
+    const { runner, call } = setup({ inlineLimitBytes: 512, workspace });
+    const context = callContext();
+    for (let index = 0; index < 60; index++) {
+      await runner.run(call("workspace_write", { path: `docs/file-${index}.md`, content: "x" }), context);
+    }
+
+    // Act
+    const listed = await runner.run(call("workspace_list", {}, "tooluse_huge"), context);
+
+    // Assess
+    expect(listed.result.status).toBe("error");
+    expect(listed.errorName).toBe("ToolResultTooLarge");
+    expect(textOf(listed)).toMatch(
+      /ToolResultTooLarge: The result of workspace_list is \d+ bytes; tool results are kept up to 2048 bytes/,
+    );
+    expect(listed.artifacts).toEqual([]);
+  });
+
+  it("answers WorkspaceFileTooLarge naming the size and the limit for a file over the maximum", async () => {
+    // Prepare
+    const workspace = new InMemoryWorkspace(() => NOW, 2048);
+    const { runner, call } = setup({ workspace });
+
+    // Act
+    const written = await runner.run(
+      call("workspace_write", { path: "out/big.csv", content: "y".repeat(2049) }),
+      callContext(),
+    );
+
+    // Assess
+    expect(written.errorName).toBe("WorkspaceFileTooLarge");
+    expect(textOf(written)).toContain(
+      "Cannot write 'out/big.csv': 'out/big.csv' is 2049 bytes; the workspace keeps files up to 2048 bytes",
+    );
+    expect(await workspace.readFile("g-tools", "out/big.csv")).toBeUndefined();
+  });
+
   it("names overflow artifacts with paths the workspace and the step log accept", () => {
     // Act
     const paths = [

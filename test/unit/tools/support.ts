@@ -2,7 +2,11 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { sha256Hex } from "../../../lambdas/core/goal/canonical-json";
 import type { Outbox, OutboxMessage } from "../../../lambdas/core/ports/outbox";
 import type { ToolCallContext } from "../../../lambdas/core/ports/tool-runner";
-import type { Workspace, WorkspaceFile } from "../../../lambdas/core/ports/workspace";
+import {
+  type Workspace,
+  type WorkspaceFile,
+  WorkspaceFileTooLargeError,
+} from "../../../lambdas/core/ports/workspace";
 
 export const NOW = new Date("2025-06-01T12:00:00.000Z");
 
@@ -11,10 +15,16 @@ export class InMemoryWorkspace implements Workspace {
   readonly files = new Map<string, WorkspaceFile>();
   writes = 0;
 
-  constructor(private readonly now: () => Date = () => NOW) {}
+  constructor(
+    private readonly now: () => Date = () => NOW,
+    /** The largest file kept, as the store's payload maximum. */
+    private readonly maxFileBytes = Number.POSITIVE_INFINITY,
+  ) {}
 
   async writeFile(input: Parameters<Workspace["writeFile"]>[0]) {
     this.writes += 1;
+    const size = Buffer.byteLength(input.content, "utf8");
+    if (size > this.maxFileBytes) throw new WorkspaceFileTooLargeError(input.path, size, this.maxFileBytes);
     const key = `${input.goalId}/${input.path}`;
     const existing = this.files.get(key);
     const sha256 = sha256Hex(input.content);

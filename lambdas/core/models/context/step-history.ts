@@ -65,14 +65,46 @@ export function boundToolResult(
 }
 
 /**
+ * A tool call's input within `maxTokens`: as made when it fits, else with every long string cut to
+ * its head and told where the full text is (a 5 MB file the model wrote stays in the workspace, not
+ * in every later prompt). The call's name and id are kept, so its result still pairs with it.
+ */
+export function boundToolInput(call: ToolUseBlock, maxTokens: number, count: TokenCounter): ToolUseBlock {
+  if (count(JSON.stringify(call.input)) <= maxTokens) return call;
+  const { input } = call;
+  const path =
+    call.name.startsWith("workspace_") && isObject(input) && typeof input.path === "string"
+      ? input.path
+      : undefined;
+  const where = path ? `the full text is the workspace file '${path}'` : "repeat the call to see it again";
+  const cut = (value: unknown): unknown => {
+    if (typeof value === "string" && value.length > OMITTED_HEAD_CHARS) {
+      return `${value.slice(0, OMITTED_HEAD_CHARS)}… (${value.length} characters omitted from the prompt; ${where})`;
+    }
+    if (Array.isArray(value)) return value.map(cut);
+    if (isObject(value))
+      return Object.fromEntries(Object.entries(value).map(([key, entry]) => [key, cut(entry)]));
+    return value;
+  };
+  return { ...call, input: cut(input) as ToolUseBlock["input"] };
+}
+
+/**
  * The assistant turn as history: text and tool calls only (Converse refuses blank text), and never
  * empty. Every tool call gets its result in the next user message, so the pairing stays valid.
+ * Tool inputs are bounded like tool results when `bound` is given.
  */
-function assistantMessage(step: StepRecord): Message {
-  const content = step.turn.content.filter(
-    (block): block is Extract<ContentBlock, { text: string } | { toolUse: unknown }> =>
-      ("text" in block && block.text.trim() !== "") || "toolUse" in block,
-  );
+function assistantMessage(step: StepRecord, bound: ResultBound | undefined): Message {
+  const content = step.turn.content
+    .filter(
+      (block): block is Extract<ContentBlock, { text: string } | { toolUse: unknown }> =>
+        ("text" in block && block.text.trim() !== "") || "toolUse" in block,
+    )
+    .map((block) =>
+      "toolUse" in block && bound
+        ? { toolUse: boundToolInput(block.toolUse, bound.maxTokens, bound.count) }
+        : block,
+    );
   return { role: "assistant", content: content.length > 0 ? content : [{ text: "(no output)" }] };
 }
 
@@ -113,7 +145,8 @@ export interface ResultBound {
 export function stepMessages(steps: readonly StepRecord[], bound?: ResultBound): Message[] {
   return steps.flatMap((step) => {
     const results = toolResultsMessage(step, bound);
-    return results ? [assistantMessage(step), results] : [assistantMessage(step)];
+    const assistant = assistantMessage(step, bound);
+    return results ? [assistant, results] : [assistant];
   });
 }
 
@@ -125,7 +158,7 @@ export function stepsAsText(steps: readonly StepRecord[], bound: ResultBound): s
       for (const block of step.turn.content) {
         if ("text" in block && block.text.trim() !== "") lines.push(`- said: ${block.text.trim()}`);
         if (!("toolUse" in block)) continue;
-        const { toolUseId, name, input } = block.toolUse;
+        const { toolUseId, name, input } = boundToolInput(block.toolUse, bound.maxTokens, bound.count);
         lines.push(`- called ${name} ${JSON.stringify(input)}`);
         const result = step.toolResults.find((candidate) => candidate.toolUseId === toolUseId);
         const bounded = result && boundToolResult(step, result, bound.maxTokens, bound.count);

@@ -79,6 +79,38 @@ describe("packContext", () => {
     expect(byId.get(small.toolUseId)?.content).toEqual([{ json: { files: ["a.md"] } }]);
   });
 
+  it("inlines no tool input above the bound: a 600 KB file the model wrote is cut and pointed at", () => {
+    // Prepare
+    const settings = { ...DEFAULT_CONTEXT_SETTINGS, toolResultTokens: 200 };
+    const page = `<html>${"<p>row</p>".repeat(60_000)}</html>`;
+    const written = aStep(1, "workspace_write", { path: "site/index.html", content: page }, [
+      { json: { path: "site/index.html", version: 1 } },
+    ]);
+    const small = aStep(2, "workspace_write", { path: "a.md", content: "short" }, [{ json: { version: 1 } }]);
+
+    // Act
+    const packed = packContext({
+      modelId: CLAUDE,
+      instructions: "Instructions.",
+      goalBlock: stableGoalBlock(aGoal()),
+      history: { steps: [written.record, small.record] },
+      state: "State.",
+      settings,
+    });
+
+    // Assess
+    const inputs = packed.messages.flatMap((message) =>
+      message.content.flatMap((block) => ("toolUse" in block ? [block.toolUse] : [])),
+    );
+    expect(inputs.map((call) => call.toolUseId)).toEqual([written.toolUseId, small.toolUseId]);
+    const content = JSON.stringify(inputs[0]?.input);
+    expect(content.length).toBeLessThan(1000);
+    expect(content).toContain(
+      `${page.length} characters omitted from the prompt; the full text is the workspace file 'site/index.html'`,
+    );
+    expect(inputs[1]?.input).toEqual({ path: "a.md", content: "short" });
+  });
+
   it("points at the artifact Act stored an overflowing output in", () => {
     // Prepare
     const settings = { ...DEFAULT_CONTEXT_SETTINGS, toolResultTokens: 64 };

@@ -1,0 +1,188 @@
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FAULT_INJECTION_ENV } from "../../lambdas/adapters/fault-injection";
+import { allEvents, type E2eStack, followGoal, startE2eStack } from "./local-stack-harness";
+
+/** CSV-like text of about `bytes` UTF-8 bytes whose last line is `lastLine`. */
+function csv(bytes: number, lastLine: string): string {
+  const header = "id,region,amount";
+  const rows: string[] = [header];
+  let size = header.length + 1;
+  for (let id = 1; size < bytes - lastLine.length - 1; id++) {
+    const row = `${id},eu-${id % 7},${(id * 37) % 1000}.${id % 100}`;
+    rows.push(row);
+    size += row.length + 1;
+  }
+  rows.push(lastLine);
+  return rows.join("\n");
+}
+
+function write(path: string, content: string) {
+  return {
+    toolUse: { name: "workspace_write", input: { path, content } },
+    usage: { inputTokens: 900, outputTokens: 4000 },
+  };
+}
+
+function artifactCheck(id: string, path: string, contains: string) {
+  return { id, description: `${path} holds '${contains}'`, verify: { kind: "artifact", path, contains } };
+}
+
+function reactGoal(model: string, successChecks: unknown[]) {
+  return {
+    objective: "Produce the quarterly report and its data export in the workspace.",
+    scope: ["Only the workspace."],
+    successChecks,
+    limits: { maxSteps: 8, maxCostUsd: 1 },
+    pattern: "react",
+    tools: ["workspace_write", "workspace_read", "workspace_list"],
+    models: { default: `scripted:${model}` },
+  };
+}
+
+/** Objects the local S3 keeps under one goal's prefix (`GOAL/<goalId>/<sha256>` in the payload bucket). */
+function storedBodies(e2e: E2eStack, goalId: string): string[] {
+  const [bucket] = e2e.stack.model.buckets;
+  if (bucket === undefined) throw new Error("the stack has no payload bucket");
+  try {
+    return readdirSync(join(e2e.stack.s3.directory, bucket.bucketName, "GOAL", goalId)).filter((name) =>
+      name.endsWith("._S3rver_object"),
+    );
+  } catch {
+    return [];
+  }
+}
+
+/** Each tool call of a goal, from its events: [tool, status]. */
+async function toolCalls(e2e: E2eStack, goalId: string): Promise<unknown[][]> {
+  const events = await allEvents(e2e.client, goalId);
+  return events.filter((event) => event.type === "tool.called").map((event) => [event.name, event.status]);
+}
+
+const REPORT_END = "END OF REPORT: 600 KB";
+const DATA_END = "total,all,42424242.42";
+
+describe("large payloads on the local stack", () => {
+  let e2e: E2eStack;
+  const report = `<html><body><pre>${csv(600 * 1024, "")}</pre><p>${REPORT_END}</p></body></html>`;
+  const data = csv(5 * 1024 * 1024, DATA_END);
+
+  beforeAll(async () => {
+    e2e = await startE2eStack();
+    e2e.writeFixture("large-files", {
+      reason: [
+        write("out/report.html", report),
+        { toolUse: { name: "workspace_read", input: { path: "out/report.html" } } },
+        write("out/data.csv", data),
+        { text: "Both files are written." },
+      ],
+    });
+  });
+
+  afterAll(async () => {
+    await e2e?.stop();
+  });
+
+  it("writes a 600 KB and a 5 MB file, reads the first back, and completes on text at the end of the second", async () => {
+    // Act
+    const accepted = await e2e.client.submitGoal(
+      reactGoal("large-files", [
+        artifactCheck("report", "out/report.html", REPORT_END),
+        artifactCheck("data-total", "out/data.csv", DATA_END),
+      ]),
+    );
+    const { final } = await followGoal(e2e.client, accepted.goalId);
+
+    // Assess: completed on both files' evidence, hashes of the full contents
+    expect(final.status).toBe("completed");
+    expect(final.satisfiedChecks).toEqual(expect.arrayContaining(["report", "data-total"]));
+    expect(await toolCalls(e2e, accepted.goalId)).toEqual([
+      ["workspace_write", "success"],
+      ["workspace_read", "success"],
+      ["workspace_write", "success"],
+    ]);
+
+    // Assess: the read came back (its head inline, the rest referenced), and no prompt carried the files
+    const reasonCalls = e2e.stack.bedrock
+      .calls()
+      .filter((call) => call.goalId === accepted.goalId && call.role === "reason");
+    expect(reasonCalls).toHaveLength(3);
+    const afterRead = JSON.stringify(reasonCalls[2]?.request);
+    expect(afterRead).toContain("<html><body><pre>id,region,amount");
+    for (const call of reasonCalls) expect(JSON.stringify(call.request).length).toBeLessThan(64 * 1024);
+
+    // Assess: the contents live in the local S3, by hash
+    expect(storedBodies(e2e, accepted.goalId).length).toBeGreaterThanOrEqual(2);
+  });
+
+  it("keeps a small goal out of S3 entirely", async () => {
+    // Act
+    const accepted = await e2e.client.submitGoal(
+      reactGoal("write-release-summary", [artifactCheck("summary-written", "summary.md", "2.0")]),
+    );
+    const { final } = await followGoal(e2e.client, accepted.goalId);
+
+    // Assess
+    expect(final.status).toBe("completed");
+    expect(storedBodies(e2e, accepted.goalId)).toEqual([]);
+  });
+});
+
+describe("large payloads with a crash after the checkpoint and a 1 MiB file limit", () => {
+  let e2e: E2eStack;
+  const page = `<html><body>${csv(600 * 1024, "")}</body></html>`;
+  const tooLarge = csv(1536 * 1024, "never stored");
+
+  beforeAll(async () => {
+    e2e = await startE2eStack({
+      environment: {
+        [FAULT_INJECTION_ENV]: "crash-after-checkpoint:reason:0",
+        PAYLOAD_MAX_BYTES: String(1024 * 1024),
+      },
+    });
+    e2e.writeFixture("large-input", { reason: [write("site/index.html", page)] });
+    e2e.writeFixture("over-the-limit", {
+      reason: [write("out/export.csv", tooLarge), write("out/export.csv", csv(100 * 1024, DATA_END))],
+    });
+  });
+
+  afterAll(async () => {
+    await e2e?.stop();
+  });
+
+  it("completes a goal whose model answer carries a 600 KB tool input, paying the crashed call once", async () => {
+    // Act
+    const accepted = await e2e.client.submitGoal(
+      reactGoal("large-input", [artifactCheck("page", "site/index.html", "</body></html>")]),
+    );
+    const { final } = await followGoal(e2e.client, accepted.goalId);
+
+    // Assess
+    expect(final.status).toBe("completed");
+    expect(e2e.logLines.some((line) => line.includes(`${FAULT_INJECTION_ENV}: crashing`))).toBe(true);
+    expect(e2e.stack.bedrock.callCount({ goalId: accepted.goalId, role: "reason", call: 0 })).toBe(1);
+    expect(final.usage.modelCalls).toBe(1);
+  });
+
+  it("answers a file over the maximum with a tool error naming the limit, and the goal goes on", async () => {
+    // Act
+    const accepted = await e2e.client.submitGoal(
+      reactGoal("over-the-limit", [artifactCheck("export", "out/export.csv", DATA_END)]),
+    );
+    const { final } = await followGoal(e2e.client, accepted.goalId);
+
+    // Assess: the first write failed as the model's error, the second completed the goal
+    expect(final.status).toBe("completed");
+    expect(await toolCalls(e2e, accepted.goalId)).toEqual([
+      ["workspace_write", "error"],
+      ["workspace_write", "success"],
+    ]);
+    const retry = e2e.stack.bedrock
+      .calls()
+      .find((call) => call.goalId === accepted.goalId && call.role === "reason" && call.call === 1);
+    expect(JSON.stringify(retry?.request)).toContain(
+      `WorkspaceFileTooLarge: Cannot write 'out/export.csv': 'out/export.csv' is ${Buffer.byteLength(tooLarge)} bytes; the workspace keeps files up to 1048576 bytes`,
+    );
+  });
+});
