@@ -8,6 +8,7 @@ import { type LocalStack, startLocalStack } from "../lib/local/local-stack";
 import { followGoal, PROJECT_DIR } from "../test/e2e/local-stack-harness";
 import { type DynamoProxy, startDynamoProxy } from "./dynamo-proxy";
 import { type FixtureSizes, writeFixtures } from "./fixtures";
+import { type S3Proxy, startS3Proxy } from "./s3-proxy";
 
 /** How often `settleQuietly` looks at the local executions (in memory: no request, no I/O). */
 const QUIET_POLL_MS = 100;
@@ -17,6 +18,8 @@ export interface BenchStack {
   readonly client: GoalsClient;
   /** The counting proxy in front of DynamoDB, when asked for (it adds a hop to every request). */
   readonly store: DynamoProxy | undefined;
+  /** The counting proxy in front of S3 (the payload bucket), with the one in front of DynamoDB. */
+  readonly payloads: S3Proxy | undefined;
   writeFixture(name: string, fixture: unknown): void;
   stop(): Promise<void>;
 }
@@ -24,7 +27,7 @@ export interface BenchStack {
 /**
  * The local stack as `npm start` runs it (cdk.out bundles, dynalite in memory, fixture models),
  * synthesized first when cdk.out is stale, with the bench's fixtures in a temporary folder and a
- * counting proxy in front of DynamoDB. No network: every endpoint is on 127.0.0.1.
+ * counting proxies in front of DynamoDB and S3 when writes are counted. No network: every endpoint is on 127.0.0.1.
  */
 export async function startBenchStack(options: {
   fixtures: FixtureSizes;
@@ -35,6 +38,7 @@ export async function startBenchStack(options: {
   const fixturesDir = mkdtempSync(join(tmpdir(), "goal-loops-bench-"));
   writeFixtures(fixturesDir, options.fixtures);
   const store = options.countWrites ? await startDynamoProxy() : undefined;
+  const payloads = options.countWrites ? await startS3Proxy() : undefined;
   const stack = await startLocalStack({
     projectDir: PROJECT_DIR,
     synth: true,
@@ -45,19 +49,23 @@ export async function startBenchStack(options: {
     functionLog: () => undefined,
     environment: {
       ...(store ? { AWS_ENDPOINT_URL_DYNAMODB: store.url } : {}),
+      ...(payloads ? { AWS_ENDPOINT_URL_S3: payloads.url } : {}),
       CONTEXT_BUDGET_TOKENS: String(options.contextBudgetTokens),
     },
   });
   if (store) store.target = stack.endpoints.dynamodb;
+  if (payloads) payloads.target = stack.endpoints.s3;
   return {
     stack,
     client: new GoalsClient(stack.apiUrl),
     store,
+    payloads,
     writeFixture: (name, fixture) =>
       writeFileSync(join(fixturesDir, `${name}.json`), JSON.stringify(fixture)),
     stop: async () => {
       await stack.stop();
       await store?.close();
+      await payloads?.close();
       rmSync(fixturesDir, { recursive: true, force: true });
     },
   };

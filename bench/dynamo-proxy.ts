@@ -1,5 +1,4 @@
-import http from "node:http";
-import type { AddressInfo } from "node:net";
+import { type RecordingProxy, startRecordingProxy } from "./recording-proxy";
 
 /** One write request that reached DynamoDB, attributed to the goal whose partition it wrote. */
 export interface StoreWrite {
@@ -20,13 +19,9 @@ export interface StoreRequest {
   readonly goalId: string | undefined;
 }
 
-export interface DynamoProxy {
-  readonly url: string;
-  /** Where requests go; set once the real endpoint is up (the stack starts DynamoDB itself). */
-  target: string | undefined;
+export interface DynamoProxy extends RecordingProxy {
   readonly writes: StoreWrite[];
   readonly requests: StoreRequest[];
-  close(): Promise<void>;
 }
 
 type AttributeValue = Record<string, unknown>;
@@ -127,12 +122,9 @@ function goalOfRequest(body: Record<string, unknown>): string | undefined {
 export async function startDynamoProxy(): Promise<DynamoProxy> {
   const writes: StoreWrite[] = [];
   const requests: StoreRequest[] = [];
-  const proxy: { target: string | undefined } = { target: undefined };
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => {
-      const body = Buffer.concat(chunks);
+  const proxy = await startRecordingProxy({
+    rewriteHost: true,
+    record: (req, body) => {
       const operation = String(req.headers["x-amz-target"] ?? "").split(".")[1] ?? "";
       try {
         const parsed = JSON.parse(body.toString("utf8")) as Record<string, unknown>;
@@ -143,39 +135,7 @@ export async function startDynamoProxy(): Promise<DynamoProxy> {
       } catch {
         // A body we cannot read is still forwarded; DynamoDB answers it.
       }
-      if (proxy.target === undefined) {
-        res.writeHead(503).end();
-        return;
-      }
-      const forwarded = http.request(
-        `${proxy.target}${req.url ?? "/"}`,
-        { method: req.method, headers: { ...req.headers, host: new URL(proxy.target).host } },
-        (answer) => {
-          res.writeHead(answer.statusCode ?? 500, answer.headers);
-          answer.pipe(res);
-        },
-      );
-      forwarded.on("error", () => res.writeHead(502).end());
-      forwarded.end(body);
-    });
+    },
   });
-  server.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    get target() {
-      return proxy.target;
-    },
-    set target(value) {
-      proxy.target = value;
-    },
-    writes,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return Object.assign(proxy, { writes, requests });
 }

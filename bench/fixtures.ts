@@ -7,6 +7,7 @@ export const FIXTURES = {
   overhead: "bench-overhead",
   short: "bench-short",
   approval: "bench-approval",
+  largePayload: "bench-large-payload",
 } as const;
 
 const MODULES = ["core/retry", "api/routes", "store/dynamo", "tools/http", "cli/run", "local/engine"];
@@ -133,6 +134,49 @@ export function approvalGoalSpec() {
   };
 }
 
+/** The large-payload goal's file: larger than the goal store keeps inline (64 KiB by default). */
+export const LARGE_FILE = { path: "large.md", bytes: 600 * 1024, end: "End of the large file." } as const;
+
+/** LARGE_FILE's content: numbered lines of plain text, LARGE_FILE.end the last line. */
+function largeFileContent(): string {
+  const tail = `\n${LARGE_FILE.end}\n`;
+  const lines: string[] = [];
+  let bytes = tail.length;
+  for (let index = 0; bytes < LARGE_FILE.bytes; index += 1) {
+    const line = `Line ${index + 1}: build log excerpt, module ${MODULES[index % MODULES.length]}, run ${index % 40}.\n`;
+    lines.push(line);
+    bytes += line.length;
+  }
+  return `${lines.join("")}${tail}`.slice(-LARGE_FILE.bytes);
+}
+
+/** One workspace_write of LARGE_FILE, which completes the goal. */
+function largePayloadFixture() {
+  return {
+    reason: [
+      {
+        text: "The whole log goes into one file.",
+        toolUse: { name: "workspace_write", input: { path: LARGE_FILE.path, content: largeFileContent() } },
+      },
+    ],
+  };
+}
+
+export function largePayloadGoalSpec() {
+  return {
+    objective: `Write the whole build log into ${LARGE_FILE.path}`,
+    successChecks: [
+      {
+        id: "large",
+        description: `${LARGE_FILE.path} holds the whole log`,
+        verify: { kind: "artifact", path: LARGE_FILE.path, contains: LARGE_FILE.end },
+      },
+    ],
+    pattern: "react",
+    models: { default: `scripted:${FIXTURES.largePayload}` },
+  };
+}
+
 export interface FixtureSizes {
   readonly longIterations: number;
   readonly overheadIterations: number;
@@ -145,6 +189,7 @@ export function writeFixtures(dir: string, sizes: FixtureSizes): void {
     [FIXTURES.overhead]: longGoalFixture(sizes.overheadIterations),
     [FIXTURES.short]: shortGoalFixture(sizes.shortIterations),
     [FIXTURES.approval]: approvalGoalFixture(),
+    [FIXTURES.largePayload]: largePayloadFixture(),
   };
   for (const [name, fixture] of Object.entries(files)) {
     writeFileSync(join(dir, `${name}.json`), JSON.stringify(fixture));

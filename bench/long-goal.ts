@@ -3,6 +3,7 @@ import { runsOf, settleQuietly } from "./bench-stack";
 import type { StoreRequest, StoreWrite } from "./dynamo-proxy";
 import { longGoalSpec } from "./fixtures";
 import { type MeasuredCall, measureCalls, naiveTokens } from "./prompt-tokens";
+import type { PayloadRequest } from "./s3-proxy";
 
 export interface LongGoalRun {
   readonly goalId: string;
@@ -16,6 +17,8 @@ export interface LongGoalRun {
   readonly writes: readonly StoreWrite[];
   /** Every DynamoDB request naming the goal, by the functions (the API is not asked while it runs). */
   readonly requests: readonly StoreRequest[];
+  /** Every S3 request naming the goal (`GOAL/<goalId>/…`): none for a goal without large payloads. */
+  readonly payloadRequests: readonly PayloadRequest[];
   /** When each step was logged (ms, the proxy's clock), index i is step i + 1. */
   readonly stepTimes: readonly number[];
   /** State transitions of every run (execution) of the goal. */
@@ -43,6 +46,7 @@ export async function runLongGoal(
   const reason = calls.filter((call) => call.role === "reason").sort((a, b) => a.call - b.call);
   const writes = (bench.store?.writes ?? []).filter((write) => write.goalId === goalId);
   const requests = (bench.store?.requests ?? []).filter((request) => request.goalId === goalId);
+  const payloadRequests = (bench.payloads?.requests ?? []).filter((request) => request.goalId === goalId);
   const stepTimes = writes.filter((write) => write.sortKey.startsWith("STEP#")).map((write) => write.at);
   return {
     goalId,
@@ -54,6 +58,7 @@ export async function runLongGoal(
     naive: naiveTokens(reason),
     writes,
     requests,
+    payloadRequests,
     stepTimes,
     transitions: runs.reduce((sum, execution) => sum + execution.transitions, 0),
     executions: runs.length,
@@ -104,4 +109,25 @@ export function storeBytesByKind(run: LongGoalRun, k: number): Record<string, nu
     kinds[kind] = (kinds[kind] ?? 0) + write.bytes;
   }
   return kinds;
+}
+
+/**
+ * Bytes put to S3 (the payload bucket) in iteration k, on the proxies' shared clock: every PUT
+ * after step k-1 was logged, up to the log of step k (a body is put before the item that points at
+ * it), averaged over the `window` iterations ending at k, as storeBytesPerIteration.
+ */
+export function payloadBytesPerIteration(run: LongGoalRun, k: number, window = 5): number {
+  const bounds = [Number.NEGATIVE_INFINITY, ...run.stepTimes];
+  const picked: number[] = [];
+  for (let iteration = Math.max(1, k - window + 1); iteration <= k; iteration += 1) {
+    const from = bounds[iteration - 1];
+    const to = bounds[iteration];
+    if (from === undefined || to === undefined) continue;
+    picked.push(
+      run.payloadRequests
+        .filter((request) => request.method === "PUT" && request.at > from && request.at <= to)
+        .reduce((sum, request) => sum + request.bytes, 0),
+    );
+  }
+  return picked.length === 0 ? Number.NaN : picked.reduce((sum, value) => sum + value, 0) / picked.length;
 }

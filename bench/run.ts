@@ -7,11 +7,17 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
 import { priceOf } from "../lambdas/core/models/model-prices";
-import { settleQuietly, startBenchStack } from "./bench-stack";
+import { type BenchStack, runsOf, settleQuietly, startBenchStack } from "./bench-stack";
 import { measureBundles, measureSdkFloor } from "./bundles";
-import { FIXTURES, longGoalSpec } from "./fixtures";
+import { FIXTURES, LARGE_FILE, largePayloadGoalSpec, longGoalSpec } from "./fixtures";
 import { runInProcess } from "./in-process";
-import { type LongGoalRun, runLongGoal, storeBytesByKind, storeBytesPerIteration } from "./long-goal";
+import {
+  type LongGoalRun,
+  payloadBytesPerIteration,
+  runLongGoal,
+  storeBytesByKind,
+  storeBytesPerIteration,
+} from "./long-goal";
 import { atLeast, atMost, type Figure, info, markdown, table } from "./report";
 import {
   iterationTimes,
@@ -115,7 +121,7 @@ function tokenFigures(run: LongGoalRun): void {
   figures.push(info(section, "stable prefix byte-identical on every reason call", samePrefix ? "yes" : "NO"));
 }
 
-function storeFigures(run: LongGoalRun): void {
+function storeFigures(run: LongGoalRun, smallGoalS3Requests: number): void {
   const section = "goal store (long goal)";
   const at10 = storeBytesPerIteration(run, 10);
   const at200 = storeBytesPerIteration(run, 200);
@@ -123,11 +129,12 @@ function storeFigures(run: LongGoalRun): void {
     Object.entries(storeBytesByKind(run, k))
       .map(([kind, bytes]) => `${kind} ${bytes}`)
       .join(", ");
-  figures.push(info(section, "bytes written per iteration at 10", at10, "B", kinds(10)));
+  figures.push(info(section, "DynamoDB bytes written per iteration at 10", at10, "B", kinds(10)));
+  figures.push(info(section, "S3 bytes written per iteration at 10", payloadBytesPerIteration(run, 10), "B"));
   figures.push(
     atMost(
       section,
-      "bytes written per iteration at 200",
+      "DynamoDB bytes written per iteration at 200",
       at200,
       budget("storeBytesPerIterationAt200"),
       "B",
@@ -135,7 +142,38 @@ function storeFigures(run: LongGoalRun): void {
     ),
   );
   figures.push(
-    atMost(section, "bytes per iteration at 200 / at 10", at200 / at10, budget("storeBytesAt200OverAt10")),
+    info(section, "S3 bytes written per iteration at 200", payloadBytesPerIteration(run, 200), "B"),
+  );
+  figures.push(
+    atMost(
+      section,
+      "DynamoDB bytes per iteration at 200 / at 10",
+      at200 / at10,
+      budget("storeBytesAt200OverAt10"),
+    ),
+  );
+  const s3Methods = new Map<string, number>();
+  for (const request of run.payloadRequests) {
+    s3Methods.set(request.method, (s3Methods.get(request.method) ?? 0) + 1);
+  }
+  figures.push(
+    info(
+      section,
+      "S3 requests, whole goal",
+      run.payloadRequests.length,
+      "",
+      [...s3Methods].map(([method, count]) => `${method} ${count}`).join(", ") || undefined,
+    ),
+  );
+  figures.push(
+    atMost(
+      section,
+      "S3 requests, goals without large payloads (long goal, pattern goals)",
+      smallGoalS3Requests,
+      budget("s3RequestsSmallGoal"),
+      "",
+      "every S3 request on the stack before the large-payload goal, whichever goal it names",
+    ),
   );
   const perIteration = (count: number) => count / Math.max(1, run.steps);
   const byOperation = new Map<string, number>();
@@ -161,6 +199,58 @@ function storeFigures(run: LongGoalRun): void {
       sum(run.writes.filter((w) => !w.sortKey.startsWith("WS#")).map((w) => w.bytes)),
       "B",
     ),
+  );
+}
+
+/** What the large-payload goal wrote where (for information: the split between DynamoDB and S3). */
+interface LargePayloadRun {
+  readonly status: string;
+  readonly steps: number;
+  readonly dynamoBytes: number;
+  readonly dynamoWorkspaceBytes: number;
+  readonly s3Bytes: number;
+  readonly s3Puts: number;
+  readonly s3Gets: number;
+}
+
+/** One goal that writes LARGE_FILE (600 KiB) with workspace_write and is done, on the counted stack. */
+async function runLargePayloadGoal(bench: BenchStack): Promise<LargePayloadRun> {
+  const accepted = await bench.client.submitGoal(largePayloadGoalSpec());
+  const final = await settleQuietly(bench, accepted.goalId, 120_000);
+  await Promise.all(runsOf(bench, accepted.goalId).map((execution) => execution.done));
+  const writes = (bench.store?.writes ?? []).filter((write) => write.goalId === accepted.goalId);
+  const s3 = (bench.payloads?.requests ?? []).filter((request) => request.goalId === accepted.goalId);
+  return {
+    status: final.status,
+    steps: final.steps,
+    dynamoBytes: sum(writes.map((write) => write.bytes)),
+    dynamoWorkspaceBytes: sum(writes.filter((w) => w.sortKey.startsWith("WS#")).map((w) => w.bytes)),
+    s3Bytes: sum(s3.filter((request) => request.method === "PUT").map((request) => request.bytes)),
+    s3Puts: s3.filter((request) => request.method === "PUT").length,
+    s3Gets: s3.filter((request) => request.method === "GET").length,
+  };
+}
+
+/** The large-payload goal's figures, or its error (informational: no budget, the bench goes on). */
+function largePayloadFigures(run: LargePayloadRun | string): void {
+  const section = "goal store (large-payload goal)";
+  const what = `one ${LARGE_FILE.bytes / 1024} KiB file (${LARGE_FILE.path}) by workspace_write, then done`;
+  if (typeof run === "string") {
+    figures.push(info(section, "goal", "failed", "", `${what}: ${run.slice(0, 200)}`));
+    return;
+  }
+  figures.push(info(section, "goal", `${run.status} after ${run.steps} steps`, "", what));
+  figures.push(
+    info(
+      section,
+      "DynamoDB bytes written, whole goal",
+      run.dynamoBytes,
+      "B",
+      `workspace items ${run.dynamoWorkspaceBytes} B`,
+    ),
+  );
+  figures.push(
+    info(section, "S3 bytes written, whole goal", run.s3Bytes, "B", `${run.s3Puts} PUT, ${run.s3Gets} GET`),
   );
 }
 
@@ -251,11 +341,17 @@ async function main(): Promise<void> {
   const models = { heavy: tiers.HEAVY_MODEL_ID, fast: tiers.FAST_MODEL_ID };
   let run: LongGoalRun;
   let lambdaPerIteration = Number.NaN;
+  let smallGoalS3Requests = Number.NaN;
+  let largePayload: LargePayloadRun | string = "not run";
   try {
     log(`stack up (${elapsed()}); long goal: ${LONG_ITERATIONS} iterations …`);
     run = await runLongGoal(counted, LONG_ITERATIONS, 480_000);
     log(`long goal ${run.status} in ${(run.wallMs / 1000).toFixed(0)} s (${elapsed()}); patterns …`);
     const patterns = await measureTransitions(counted, counted.writeFixture);
+    // Every S3 request so far came from goals without large payloads: the budget is none at all.
+    smallGoalS3Requests = counted.payloads?.requests.length ?? Number.NaN;
+    log(`(${elapsed()}) large-payload goal …`);
+    largePayload = await runLargePayloadGoal(counted).catch((error: unknown) => String(error));
     // The budget is per iteration in a long run; the 4-iteration goals also pay their start and end.
     figures.push(
       atMost(
@@ -282,7 +378,8 @@ async function main(): Promise<void> {
     await counted.stop();
   }
   tokenFigures(run);
-  storeFigures(run);
+  storeFigures(run, smallGoalS3Requests);
+  largePayloadFigures(largePayload);
   costFigures(run, lambdaPerIteration, models);
 
   // 2. Latency and throughput on a stack without the counting proxy.

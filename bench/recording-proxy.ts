@@ -1,0 +1,66 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+
+/** An HTTP proxy on 127.0.0.1 that shows every request to `record`, then forwards it to `target`. */
+export interface RecordingProxy {
+  readonly url: string;
+  /** Where requests go; set once the real endpoint is up (the stack starts it itself). */
+  target: string | undefined;
+  close(): Promise<void>;
+}
+
+export interface RecordingProxyOptions {
+  /** Sees each request's head and whole body before it is forwarded. */
+  readonly record: (request: http.IncomingMessage, body: Buffer) => void;
+  /**
+   * Send the target's host instead of the client's. Off for a service that checks signatures
+   * (S3): the SDK signed the request for the proxy's host.
+   */
+  readonly rewriteHost: boolean;
+}
+
+/** Starts the proxy. Until `target` is set it answers 503; a failed forward answers 502. */
+export async function startRecordingProxy(options: RecordingProxyOptions): Promise<RecordingProxy> {
+  const proxy: { target: string | undefined } = { target: undefined };
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      const body = Buffer.concat(chunks);
+      options.record(req, body);
+      const target = proxy.target;
+      if (target === undefined) {
+        res.writeHead(503).end();
+        return;
+      }
+      const headers = options.rewriteHost ? { ...req.headers, host: new URL(target).host } : req.headers;
+      const forwarded = http.request(
+        `${target}${req.url ?? "/"}`,
+        { method: req.method, headers },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 500, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      forwarded.on("error", () => res.writeHead(502).end());
+      forwarded.end(body);
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    get target() {
+      return proxy.target;
+    },
+    set target(value) {
+      proxy.target = value;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
