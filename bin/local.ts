@@ -35,6 +35,7 @@ interface Flags {
   stateDir: string;
   inMemory: boolean;
   retryIntervalMs: number;
+  config?: string;
 }
 
 const program = new Command("local")
@@ -54,6 +55,10 @@ const program = new Command("local")
   .option("--state-dir <dir>", "where DynamoDB data is kept across restarts", ".goal-loops")
   .option("--in-memory", "keep nothing: DynamoDB in memory", false)
   .option("--retry-interval-ms <ms>", "what every state machine Retry waits locally", parseMilliseconds, 0)
+  .option(
+    "--config <file>",
+    "the configuration file to synthesize with (models, approvals, http hosts …); default goal-loops.config.json",
+  )
   .showHelpAfterError();
 
 const flags = program.parse(process.argv).opts<Flags>();
@@ -69,6 +74,7 @@ try {
     inMemory: flags.inMemory,
     retryIntervalMs: flags.retryIntervalMs,
     secrets,
+    ...(flags.config === undefined ? {} : { configFile: path.resolve(flags.config) }),
   });
 } catch (error) {
   // Errors of ours (a bad cdk.out, a failed synth) and a taken port say all there is to say.

@@ -1,5 +1,7 @@
 import { App, type Environment, Validations } from "aws-cdk-lib";
 import { AwsSolutionsChecks } from "cdk-nag";
+import type { GoalLoopsConfigInput } from "./config/goal-loops-config";
+import { resolveConfig } from "./config/load-config";
 import { GoalLoopsStack } from "./goal-loops-stack";
 
 /** The stack's construct ID, and so the name of its template in `cdk.out`. */
@@ -19,6 +21,21 @@ export interface BuildAppOptions {
    * @default - none beyond what the CDK CLI passes in
    */
   readonly context?: Record<string, unknown>;
+
+  /**
+   * The configuration (the object of `goal-loops.config.json`).
+   *
+   * @default - the file the context value `config` names (`cdk synth -c config=path`), else
+   * `goal-loops.config.json` in `projectDir`, else every default
+   */
+  readonly config?: GoalLoopsConfigInput;
+
+  /**
+   * Where `goal-loops.config.json` is looked for when `config` is not given.
+   *
+   * @default - the working directory (where the CDK CLI runs the app)
+   */
+  readonly projectDir?: string;
 
   /**
    * Where to write the cloud assembly.
@@ -44,7 +61,14 @@ export interface GoalLoopsApp {
  */
 export function buildApp(options: BuildAppOptions = {}): GoalLoopsApp {
   const app = new App({ context: options.context, outdir: options.outdir });
+  const config =
+    options.config ??
+    resolveConfig({
+      projectDir: options.projectDir ?? process.cwd(),
+      configPath: app.node.tryGetContext("config"),
+    }).config;
   const stack = new GoalLoopsStack(app, GOAL_LOOPS_STACK_ID, {
+    ...config,
     env: options.env,
     description:
       "goal-loops: goal-directed LLM agent loops on Step Functions, Lambda, DynamoDB and EventBridge",

@@ -7,6 +7,7 @@ import {
   DEFAULT_TOOL_OUTPUT_INLINE_BYTES,
   MIN_TOOL_OUTPUT_INLINE_BYTES,
 } from "../../lambdas/tools/built-in-tool-runner";
+import { HOST_NAME_PATTERN } from "../config/goal-loops-config";
 import { GoalLoopFunction, type GoalLoopLogLevel } from "./goal-loop-function";
 import type { GoalTable } from "./goal-table";
 import type { SharedStepFunctions } from "./loop-definition";
@@ -20,8 +21,6 @@ const MAX_APPROVAL_TIMEOUT = Duration.days(30);
 const MAX_TOOL_OUTPUT_INLINE_BYTES = 65_536;
 /** How long Act may take to run one turn's tool calls (each HTTP request times out after 10 s). */
 export const ACT_TIMEOUT = Duration.minutes(2);
-const HOST_NAME_PATTERN =
-  /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
 
 export const handlerEntry = (path: string): string =>
   fileURLToPath(new URL(`../../lambdas/handlers/${path}`, import.meta.url));

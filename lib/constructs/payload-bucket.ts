@@ -10,70 +10,22 @@ import {
   ObjectOwnership,
 } from "aws-cdk-lib/aws-s3";
 import { Construct } from "constructs";
-import * as z from "zod";
-import { PAYLOAD_SETTINGS_DEFAULTS, PAYLOAD_SETTINGS_LIMITS } from "../../lambdas/adapters/payload-settings";
+import type * as z from "zod";
+import { type PayloadsConfig, PayloadsConfigSchema } from "../config/goal-loops-config";
+import { parseSettings } from "../config/parse-settings";
 import { acknowledgeNag } from "./nag-acknowledgments";
 
 /**
- * The goal store's payload settings (the stack's `payloads`). Everything is optional; the
+ * The goal store's payload settings (the configuration's `payloads`): every field optional, the
  * defaults suit a deployment that has no reason to change them.
  */
-export interface PayloadSettings {
-  /**
-   * Days after which S3 deletes a payload object (the bucket's lifecycle rule), counted from the
-   * object's last write. An item that still points at an expired object reads as missing, so keep
-   * it longer than goals are looked at. A whole number from 1 to 36,500.
-   *
-   * @default 365
-   */
-  readonly expireAfterDays?: number;
-
-  /**
-   * Items whose estimated DynamoDB size is above this many bytes move their large attributes to
-   * the payload bucket (`PAYLOAD_INLINE_MAX_BYTES`). A whole number from 1,024 to 350,000: a
-   * DynamoDB item holds at most 400 KB.
-   *
-   * @default 65536
-   */
-  readonly inlineMaxBytes?: number;
-
-  /**
-   * The largest workspace file or tool result, in bytes, the goal store accepts
-   * (`PAYLOAD_MAX_BYTES`). A whole number from 1 to 1,073,741,824 (1 GiB).
-   *
-   * @default 52428800 (50 MiB)
-   */
-  readonly maxBytes?: number;
-}
+export type PayloadSettings = PayloadsConfig;
 
 /** The settings with every default applied. */
-export type ResolvedPayloadSettings = Required<PayloadSettings>;
+export type ResolvedPayloadSettings = z.output<typeof PayloadsConfigSchema>;
 
-function wholeNumber(min: number, max: number, unit: string) {
-  const expected = `must be a whole number of ${unit} from ${min} to ${max}`;
-  return z
-    .number({ error: expected })
-    .int({ error: expected })
-    .min(min, { error: expected })
-    .max(max, { error: expected });
-}
-
-const { expireAfterDays, inlineMaxBytes, maxBytes } = PAYLOAD_SETTINGS_LIMITS;
-
-/**
- * `PayloadSettings` as a zod schema, defaults applied: for the stack's props and for a
- * configuration file loader. Unknown keys are refused, so a misspelt setting is not silently
- * ignored.
- */
-export const PayloadSettingsSchema = z.strictObject({
-  expireAfterDays: wholeNumber(expireAfterDays.min, expireAfterDays.max, "days").default(
-    PAYLOAD_SETTINGS_DEFAULTS.expireAfterDays,
-  ),
-  inlineMaxBytes: wholeNumber(inlineMaxBytes.min, inlineMaxBytes.max, "bytes").default(
-    PAYLOAD_SETTINGS_DEFAULTS.inlineMaxBytes,
-  ),
-  maxBytes: wholeNumber(maxBytes.min, maxBytes.max, "bytes").default(PAYLOAD_SETTINGS_DEFAULTS.maxBytes),
-}) satisfies z.ZodType<ResolvedPayloadSettings, PayloadSettings>;
+/** The settings' schema, defaults applied (the configuration file's `payloads`). */
+export const PayloadSettingsSchema = PayloadsConfigSchema;
 
 /**
  * `value` as resolved settings, or an error naming each bad field by its path under `path`
@@ -85,34 +37,7 @@ export function parsePayloadSettings(
   where: string,
   path = "payloads",
 ): ResolvedPayloadSettings {
-  const result = PayloadSettingsSchema.safeParse(value ?? {});
-  if (result.success) return result.data;
-  const problems = result.error.issues.flatMap((issue) => {
-    if (issue.code === "unrecognized_keys") {
-      return issue.keys.map(
-        (key) =>
-          `${fieldPath(path, [...issue.path, key])} is not a setting; known: ${Object.keys(PayloadSettingsSchema.shape).join(", ")}`,
-      );
-    }
-    if (issue.path.length === 0) return [`${path || "the settings"} must be an object; got ${shown(value)}`];
-    return [`${fieldPath(path, issue.path)} ${issue.message}; got ${shown(valueAt(value, issue.path))}`];
-  });
-  throw new Error(`${where}: ${problems.join("; ")}`);
-}
-
-function fieldPath(prefix: string, path: readonly PropertyKey[]): string {
-  return [prefix, ...path.map(String)].filter((segment) => segment !== "").join(".");
-}
-
-function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
-  return path.reduce<unknown>(
-    (node, key) => (typeof node === "object" && node !== null ? Reflect.get(node, key) : undefined),
-    value,
-  );
-}
-
-function shown(value: unknown): string {
-  return typeof value === "string" ? `'${value}'` : String(value);
+  return parseSettings(PayloadsConfigSchema, value, where, path);
 }
 
 export interface PayloadBucketProps extends PayloadSettings {

@@ -6,13 +6,11 @@ import type { RetentionDays } from "aws-cdk-lib/aws-logs";
 import { type ISecret, Secret } from "aws-cdk-lib/aws-secretsmanager";
 import { Construct } from "constructs";
 import { SLACK_ROUTES } from "../../lambdas/core/human/slack/slack-routes";
+import { SLACK_CHANNEL_ID_PATTERN } from "../config/goal-loops-config";
 import type { GoalEventBus } from "./goal-event-bus";
 import { GoalLoopFunction, type GoalLoopLogLevel } from "./goal-loop-function";
 import type { GoalTable } from "./goal-table";
 import { acknowledgeGoalTableGrant, acknowledgeNag } from "./nag-acknowledgments";
-
-/** Slack channel ids: `C…` (public), `G…` (private), `D…` (direct message). */
-const CHANNEL_ID_PATTERN = /^[CGD][A-Z0-9]{2,31}$/;
 
 export interface SlackDoorProps {
   /** The goal store holding the approvals the buttons decide, and the replay guard's items. */
@@ -154,7 +152,7 @@ function validateProps(props: SlackDoorProps): void {
   if (
     defaultChannel !== undefined &&
     !Token.isUnresolved(defaultChannel) &&
-    !CHANNEL_ID_PATTERN.test(defaultChannel)
+    !SLACK_CHANNEL_ID_PATTERN.test(defaultChannel)
   ) {
     throw new Error(
       `SlackDoor: defaultChannel must be a Slack channel id such as C0123ABCD; got '${defaultChannel}'`,

@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import * as z from "zod";
 import type { CloudAssemblyModel } from "./cloud-assembly-model";
@@ -91,23 +92,76 @@ export interface EnsureSynthesizedOptions {
   readonly log?: (line: string) => void;
   /** @default `npx cdk …` with telemetry and notices off */
   readonly synth?: SynthCommand;
+  /**
+   * The configuration file to synthesize with (`cdk synth -c config=<file>`, `npm start --
+   * --config <file>`). cdk.out built from another file, or from this one before it changed, is
+   * synthesized again.
+   * @default - `goal-loops.config.json` of the project, as `cdk synth` reads it
+   */
+  readonly configFile?: string;
+}
+
+/** Which configuration a cdk.out was built from, kept beside it. */
+const CONFIG_MARKER = "goal-loops-config.json";
+const ConfigMarkerSchema = z.object({ file: z.string(), sha256: z.string() });
+
+function configIdentity(file: string): z.infer<typeof ConfigMarkerSchema> {
+  return { file, sha256: createHash("sha256").update(readFileSync(file)).digest("hex") };
 }
 
 /**
  * Synthesizes the app when cdk.out is missing or older (by mtime) than any source under bin/,
- * lib/ or lambdas/, and says so; otherwise does nothing. Returns whether it synthesized.
+ * lib/ or lambdas/ or the configuration, or was built from another configuration file, and says
+ * so; otherwise does nothing. Returns whether it synthesized.
  */
 export async function ensureSynthesized(options: EnsureSynthesizedOptions): Promise<boolean> {
   const { projectDir, log = console.log, synth = runCdk } = options;
   const outDir = path.resolve(projectDir, options.outDir ?? "cdk.out");
-  const reason = staleReason(projectDir, outDir);
+  const configFile = options.configFile === undefined ? undefined : path.resolve(options.configFile);
+  if (configFile !== undefined && !existsSync(configFile)) {
+    throw new SynthError(`${configFile}: no such configuration file`);
+  }
+  const reason = staleReason(projectDir, outDir) ?? configChange(projectDir, outDir, configFile);
   if (reason === undefined) return false;
   log(`Synthesizing the CDK app into ${path.relative(projectDir, outDir) || outDir} (${reason})…`);
   const args = ["synth", "--quiet", "--no-notices"];
   if (outDir !== path.resolve(projectDir, "cdk.out")) args.push("--output", outDir);
+  if (configFile !== undefined) args.push("--context", `config=${configFile}`);
   await synth(projectDir, args);
   stackArtifacts(outDir);
+  if (configFile !== undefined) {
+    writeFileSync(path.join(outDir, CONFIG_MARKER), JSON.stringify(configIdentity(configFile)));
+  } else {
+    writeFileSync(path.join(outDir, CONFIG_MARKER), JSON.stringify({ file: "", sha256: "" }));
+  }
   return true;
+}
+
+/**
+ * Why cdk.out does not match the configuration asked for: built from another file, or from this one
+ * before it changed. A cdk.out without the marker was built by `cdk synth` itself, from the project's
+ * own goal-loops.config.json, which the source check above covers.
+ */
+function configChange(
+  projectDir: string,
+  outDir: string,
+  configFile: string | undefined,
+): string | undefined {
+  const markerFile = path.join(outDir, CONFIG_MARKER);
+  const parsed = existsSync(markerFile)
+    ? ConfigMarkerSchema.safeParse(JSON.parse(readFileSync(markerFile, "utf8")))
+    : undefined;
+  const built = parsed?.success ? parsed.data : { file: "", sha256: "" };
+  if (configFile === undefined) {
+    return built.file === ""
+      ? undefined
+      : `built from ${path.relative(projectDir, built.file)}, not the project's configuration`;
+  }
+  const wanted = configIdentity(configFile);
+  if (built.file !== wanted.file) return `configuration ${path.relative(projectDir, configFile)} asked for`;
+  return built.sha256 === wanted.sha256
+    ? undefined
+    : `${path.relative(projectDir, configFile)} changed since the last synth`;
 }
 
 function staleReason(projectDir: string, outDir: string): string | undefined {
@@ -115,6 +169,10 @@ function staleReason(projectDir: string, outDir: string): string | undefined {
   if (!existsSync(manifest)) return "no cloud assembly yet";
   const synthesizedAt = statSync(manifest).mtimeMs;
   const ignored = NOT_APP_SOURCES.map((p) => path.join(projectDir, p));
+  const projectConfig = path.join(projectDir, "goal-loops.config.json");
+  if (existsSync(projectConfig) && statSync(projectConfig).mtimeMs > synthesizedAt) {
+    return "goal-loops.config.json changed since the last synth";
+  }
   for (const dir of SOURCE_DIRS) {
     const newer = findNewerFile(path.join(projectDir, dir), synthesizedAt, ignored);
     if (newer !== undefined) return `${path.relative(projectDir, newer)} changed since the last synth`;

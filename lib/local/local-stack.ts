@@ -21,6 +21,11 @@ export interface LocalStackOptions {
   readonly projectDir: string;
   /** @default `<projectDir>/cdk.out`, synthesized first when missing or older than the sources */
   readonly cdkOutDir?: string;
+  /**
+   * The configuration file to synthesize with (`--config`).
+   * @default - the project's goal-loops.config.json
+   */
+  readonly configFile?: string;
   /** Whether to synthesize a stale or missing cdk.out first. @default true */
   readonly synth?: boolean;
   /** API port on 127.0.0.1; 0 picks a free one. @default 8787 */
@@ -90,7 +95,14 @@ export interface LocalStack {
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   const { projectDir, log = console.log } = options;
   const cdkOutDir = path.resolve(projectDir, options.cdkOutDir ?? "cdk.out");
-  if (options.synth ?? true) await ensureSynthesized({ projectDir, outDir: cdkOutDir, log });
+  if (options.synth ?? true) {
+    await ensureSynthesized({
+      projectDir,
+      outDir: cdkOutDir,
+      log,
+      ...(options.configFile === undefined ? {} : { configFile: options.configFile }),
+    });
+  }
   const model = loadCloudAssembly(cdkOutDir);
   const fixturesDir = path.resolve(projectDir, options.fixturesDir ?? path.join("examples", "fixtures"));
 

@@ -340,7 +340,8 @@ function goalStoreFunction(template: Template, path: string): TemplateResource {
  * reads to see what was waived, and the test that fails when a waiver starts covering more.
  */
 function expectedAcknowledgments(template: Template): string[] {
-  const at = (path: string): string => `GoalLoopsStack/${path}`;
+  // GoalLoops sits under the stack as `Default`: in construct paths, not in logical ids.
+  const at = (path: string): string => `GoalLoopsStack/Default/${path}`;
   const policyOf = (construct: string): string => at(`${construct}/Role/DefaultPolicy/Resource`);
   const [tableId] = onlyResource(template, "AWS::DynamoDB::Table");
   const [bucketId] = onlyResource(template, "AWS::S3::Bucket");

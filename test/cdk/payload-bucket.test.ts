@@ -365,7 +365,7 @@ describe("GoalLoopsStack's payloads prop", () => {
     expect(
       () => new GoalLoopsStack(app, "GoalLoopsStack", { payloads: { inlineMaxBytes: 500_000 } }),
     ).toThrow(
-      "GoalLoopsStack: payloads.inlineMaxBytes must be a whole number of bytes from 1024 to 350000; got 500000",
+      "GoalLoops: payloads.inlineMaxBytes must be a whole number of bytes from 1024 to 350000; got 500000",
     );
   });
 

@@ -249,6 +249,58 @@ describe("ensureSynthesized", () => {
     expect(lines[0]).toContain("no cloud assembly yet");
   });
 
+  it("synthesizes with --config's file, and again when that file changes or another is asked for", async () => {
+    // Prepare
+    touch("lib/construct.ts", 100);
+    const config = path.join(projectDir, "staging.config.json");
+    writeFileSync(config, '{"approvals":{"timeoutSeconds":600}}');
+    const lines: string[] = [];
+    const log = (line: string) => lines.push(line);
+
+    // Act
+    await ensureSynthesized({ projectDir, synth, log, configFile: config });
+    const again = await ensureSynthesized({ projectDir, synth, log, configFile: config });
+    writeFileSync(config, '{"approvals":{"timeoutSeconds":900}}');
+    const changed = await ensureSynthesized({ projectDir, synth, log, configFile: config });
+    const projectsOwn = await ensureSynthesized({ projectDir, synth, log });
+    const missing = ensureSynthesized({
+      projectDir,
+      synth,
+      log,
+      configFile: path.join(projectDir, "nope.json"),
+    });
+
+    // Assess
+    expect(again).toBe(false);
+    expect(changed).toBe(true);
+    expect(projectsOwn).toBe(true);
+    expect(synths).toEqual([
+      ["synth", "--quiet", "--no-notices", "--context", `config=${config}`],
+      ["synth", "--quiet", "--no-notices", "--context", `config=${config}`],
+      ["synth", "--quiet", "--no-notices"],
+    ]);
+    expect(lines.slice(1)).toEqual([
+      expect.stringContaining("staging.config.json changed since the last synth"),
+      expect.stringContaining("built from staging.config.json, not the project's configuration"),
+    ]);
+    await expect(missing).rejects.toThrow(/nope\.json: no such configuration file/);
+  });
+
+  it("synthesizes again when the project's goal-loops.config.json changed", async () => {
+    // Prepare
+    touch("lib/construct.ts", 100);
+    touch("cdk.out/manifest.json", 50);
+    touch("goal-loops.config.json", 10);
+
+    // Act
+    const lines: string[] = [];
+    const synthesized = await ensureSynthesized({ projectDir, synth, log: (l) => lines.push(l) });
+
+    // Assess
+    expect(synthesized).toBe(true);
+    expect(lines[0]).toContain("goal-loops.config.json changed since the last synth");
+  });
+
   it("does nothing when cdk.out is newer than every source", async () => {
     // Prepare
     touch("lib/construct.ts", 50);

@@ -1,0 +1,161 @@
+import { Duration, type RemovalPolicy } from "aws-cdk-lib";
+import { EmailIdentity, type IEmailIdentity } from "aws-cdk-lib/aws-ses";
+import { Construct } from "constructs";
+import {
+  type GoalLoopsConfig,
+  type GoalLoopsConfigInput,
+  GoalLoopsConfigSchema,
+} from "./config/goal-loops-config";
+import { parseSettings } from "./config/parse-settings";
+import { EmailDoor } from "./constructs/email-door";
+import { GoalDeadlines } from "./constructs/goal-deadlines";
+import { GoalEventBus } from "./constructs/goal-event-bus";
+import { GoalTable } from "./constructs/goal-table";
+import { GoalsApi } from "./constructs/goals-api";
+import { LoopSteps } from "./constructs/loop-steps";
+import type { PatternLoop } from "./constructs/pattern-loop";
+import { PlanExecuteLoop } from "./constructs/plan-execute-loop";
+import { ReactLoop } from "./constructs/react-loop";
+import { ReflexionLoop } from "./constructs/reflexion-loop";
+import { ResumeHandler } from "./constructs/resume-handler";
+import { SlackDoor } from "./constructs/slack-door";
+
+/**
+ * The props of `GoalLoops`: the configuration of `goal-loops.config.json` (the same object, checked
+ * by the same schema), plus what only a CDK app can give.
+ */
+export interface GoalLoopsProps extends GoalLoopsConfigInput {
+  /**
+   * What happens to the goal table, its key and its payload bucket when they leave the stack.
+   *
+   * @default RemovalPolicy.RETAIN
+   */
+  readonly removalPolicy?: RemovalPolicy;
+
+  /**
+   * The SES identity approval e-mails are sent from, when the app has one at hand (a domain
+   * identity, say). Wins over `approvals.email.sender`.
+   *
+   * @default - the verified identity `approvals.email.sender` names, else none: the e-mail door
+   * still decides signed links, but no e-mail is sent
+   */
+  readonly approvalEmailSender?: IEmailIdentity;
+}
+
+/**
+ * goal-loops as one construct, for a CDK app of your own: the goal store (table and payload bucket),
+ * the human-input bus, the three pattern loops on their shared steps, the goals API, the resume
+ * handler, the Slack and e-mail doors and the deadline scheduler, wired through grants. Its props
+ * are the configuration file's object; a bad field throws at synth, naming its path.
+ *
+ * Construct IDs are a public contract: renaming one replaces the resource. `GoalLoopsStack` adds
+ * it with the id `Default`, which CDK leaves out of logical ids, so a stack deployed before this
+ * construct existed keeps every resource.
+ */
+export class GoalLoops extends Construct {
+  /** The configuration in effect, defaults applied. */
+  readonly config: GoalLoopsConfig;
+  readonly goalTable: GoalTable;
+  readonly goalEventBus: GoalEventBus;
+  /** The steps every pattern shares (LoadGoal, Act, AwaitApproval …). */
+  readonly loopSteps: LoopSteps;
+  readonly reactLoop: ReactLoop;
+  readonly planExecuteLoop: PlanExecuteLoop;
+  readonly reflexionLoop: ReflexionLoop;
+  /** The three loops, ReAct first. */
+  readonly loops: readonly PatternLoop[];
+  readonly goalsApi: GoalsApi;
+  readonly emailDoor: EmailDoor;
+  readonly resumeHandler: ResumeHandler;
+  readonly slackDoor: SlackDoor;
+  /** One EventBridge Scheduler schedule per goal deadline, so limits hold while nothing runs. */
+  readonly goalDeadlines: GoalDeadlines;
+
+  constructor(scope: Construct, id: string, props: GoalLoopsProps = {}) {
+    super(scope, id);
+    const { removalPolicy: _removal, approvalEmailSender: _sender, ...configured } = props;
+    const config = parseSettings(GoalLoopsConfigSchema, configured, "GoalLoops");
+    this.config = config;
+
+    this.goalTable = new GoalTable(this, "GoalTable", {
+      removalPolicy: props.removalPolicy,
+      payloads: config.payloads,
+    });
+    this.goalEventBus = new GoalEventBus(this, "GoalEventBus");
+    this.loopSteps = new LoopSteps(this, "LoopSteps", {
+      goalTable: this.goalTable,
+      approvalTimeout: Duration.seconds(config.approvals.timeoutSeconds),
+      httpAllowedHosts: config.http.allowedHosts,
+    });
+    const { heavy, fast, allowed } = config.models;
+    const loopProps = {
+      goalTable: this.goalTable,
+      steps: this.loopSteps,
+      heavyModelId: heavy,
+      fastModelId: fast,
+      ...(allowed === undefined ? {} : { allowedModelIds: allowed }),
+    };
+    this.reactLoop = new ReactLoop(this, "ReactLoop", loopProps);
+    this.planExecuteLoop = new PlanExecuteLoop(this, "PlanExecuteLoop", loopProps);
+    this.reflexionLoop = new ReflexionLoop(this, "ReflexionLoop", loopProps);
+    this.loops = [this.reactLoop, this.planExecuteLoop, this.reflexionLoop];
+    const stateMachines = Object.fromEntries(this.loops.map((loop) => [loop.pattern, loop.stateMachine]));
+    this.goalsApi = new GoalsApi(this, "GoalsApi", {
+      goalTable: this.goalTable,
+      stateMachines,
+      goalEventBus: this.goalEventBus,
+      models: this.reactLoop,
+    });
+    this.resumeHandler = new ResumeHandler(this, "ResumeHandler", {
+      goalTable: this.goalTable,
+      goalEventBus: this.goalEventBus,
+      stateMachines,
+    });
+    this.goalDeadlines = new GoalDeadlines(this, "GoalDeadlines", { goalEventBus: this.goalEventBus });
+    // The API sets a new goal's schedule and moves it on POST /limits; the resume handler moves it
+    // when a limit decision extends the deadline.
+    const busArn = this.goalEventBus.eventBus.eventBusArn;
+    this.goalDeadlines.grantSetDeadlines(this.goalsApi.handler, busArn);
+    this.goalDeadlines.grantSetDeadlines(this.resumeHandler.function, busArn);
+    // RequestApproval sets it again as every wait starts, so no wait outlives the deadline.
+    this.goalDeadlines.grantSetDeadlines(this.loopSteps.functions.requestApproval, busArn);
+    this.emailDoor = new EmailDoor(this, "EmailDoor", {
+      goalTable: this.goalTable,
+      goalEventBus: this.goalEventBus,
+      restApi: this.goalsApi.restApi,
+      senderIdentity: props.approvalEmailSender ?? emailSender(this, config.approvals.email.sender),
+    });
+    const { tenantId, defaultChannel } = config.approvals.slack;
+    this.slackDoor = new SlackDoor(this, "SlackDoor", {
+      goalTable: this.goalTable,
+      goalEventBus: this.goalEventBus,
+      restApi: this.goalsApi.restApi,
+      ...(tenantId === undefined ? {} : { tenantId }),
+      ...(defaultChannel === undefined ? {} : { defaultChannel }),
+    });
+    this.wireApprovalNotifiers();
+  }
+
+  /**
+   * RequestApproval posts approval requests to Slack and emails them with signed links. The doors
+   * come after the ReAct loop (they need the REST API, which needs the state machine), so their
+   * settings are added to the function afterwards; they name only the secrets and the API's id,
+   * which depend on nothing of the loop, so no cycle.
+   */
+  private wireApprovalNotifiers(): void {
+    const requestApproval = this.loopSteps.functions.requestApproval;
+    requestApproval.addEnvironment({
+      ...this.slackDoor.notifierEnvironment,
+      ...this.emailDoor.senderEnvironment,
+    });
+    this.slackDoor.grantPostApprovalMessages(requestApproval);
+    this.emailDoor.grantSendApprovalEmails(requestApproval);
+  }
+}
+
+/** The verified SES identity `sender` names, or none. */
+function emailSender(scope: Construct, sender: string | undefined): IEmailIdentity | undefined {
+  return sender === undefined
+    ? undefined
+    : EmailIdentity.fromEmailIdentityName(scope, "ApprovalEmailSender", sender);
+}

@@ -1,0 +1,211 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Stack } from "aws-cdk-lib";
+import { Template } from "aws-cdk-lib/assertions";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { configJsonSchema } from "../../lib/config/config-json-schema";
+import { GoalLoopsConfigSchema } from "../../lib/config/goal-loops-config";
+import { loadConfigFile, resolveConfig } from "../../lib/config/load-config";
+import { GoalLoops } from "../../lib/goal-loops";
+import { buildApp } from "../../lib/goal-loops-app";
+import { unbundledTestApp } from "./construct-test-app";
+import { definitionOf, stateOf, type TemplateResource } from "./template-queries";
+
+const PROJECT_DIR = join(import.meta.dirname, "..", "..");
+const NO_BUNDLING = { "aws:cdk:bundling-stacks": [] };
+
+function functionsOf(template: Template): TemplateResource[] {
+  return Object.values(template.findResources("AWS::Lambda::Function")) as TemplateResource[];
+}
+
+function environmentOf(fn: TemplateResource): Record<string, unknown> {
+  return (fn.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
+}
+
+describe("goal-loops.config.json", () => {
+  let folder: string;
+  beforeAll(() => {
+    folder = mkdtempSync(join(tmpdir(), "goal-loops-config-"));
+  });
+  afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+  it("is committed with its defaults, and its JSON Schema is the one the zod schema generates", () => {
+    // Act
+    const committed = loadConfigFile(join(PROJECT_DIR, "goal-loops.config.json"));
+    const schema = JSON.parse(
+      readFileSync(join(PROJECT_DIR, "lib/config/goal-loops.config.schema.json"), "utf8"),
+    );
+
+    // Assess
+    expect(committed).toEqual({
+      ...GoalLoopsConfigSchema.parse({}),
+      $schema: "./lib/config/goal-loops.config.schema.json",
+    });
+    // Regenerate with `npm run config-schema` after changing lib/config/goal-loops-config.ts.
+    expect(schema).toEqual(configJsonSchema());
+  });
+
+  it("names the file and every bad field's path, what it expected and what it got", () => {
+    // Prepare
+    const file = join(folder, "bad.json");
+    writeFileSync(
+      file,
+      JSON.stringify({
+        models: { heavy: "us.anthropic.claude-sonnet-4-5-20250929-v1:0", allowed: ["other-model"] },
+        approvals: { timeoutSeconds: 5, slak: {} },
+        http: { allowedHosts: ["https://api.example.com"] },
+      }),
+    );
+
+    // Act
+    const load = () => loadConfigFile(file);
+
+    // Assess
+    expect(load).toThrow(
+      `${file}: approvals.timeoutSeconds must be a whole number of seconds from 60 to 2592000; got 5; ` +
+        "approvals.slak is not a setting; known: timeoutSeconds, slack, email; " +
+        "http.allowedHosts.0 must be a lower-case host name without scheme or port; got 'https://api.example.com'",
+    );
+  });
+
+  it("refuses a file that is not JSON, and a -c config= file that does not exist, naming it", () => {
+    // Prepare
+    const broken = join(folder, "broken.json");
+    writeFileSync(broken, '{"models": {');
+
+    // Act + Assess
+    expect(() => loadConfigFile(broken)).toThrow(new RegExp(`^${broken}: not JSON: `));
+    expect(() => resolveConfig({ projectDir: folder, configPath: join(folder, "missing.json") })).toThrow(
+      /missing\.json: no such configuration file/,
+    );
+    expect(resolveConfig({ projectDir: folder }).source).toBe("defaults");
+  });
+
+  it("refuses heavy or fast models that are not in models.allowed", () => {
+    // Act
+    const parsed = GoalLoopsConfigSchema.safeParse({
+      models: { fast: "fast-model", allowed: ["slow-model"] },
+    });
+
+    // Assess
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues.map((issue) => issue.path.join("."))).toEqual([
+      "models.heavy",
+      "models.fast",
+    ]);
+  });
+});
+
+describe("the configuration in the synthesized stack", () => {
+  let template: Template;
+  beforeAll(() => {
+    // Prepare + Act: the file `-c config=` names, as `cdk synth` reads it
+    const { stack } = buildApp({
+      context: {
+        ...NO_BUNDLING,
+        config: join(PROJECT_DIR, "test/cdk/fixtures/custom.config.json"),
+      },
+      projectDir: PROJECT_DIR,
+    });
+    template = Template.fromStack(stack);
+  }, 120_000);
+
+  it("gives the loops the configured models, and the API the allow-list", () => {
+    // Assess
+    const withModels = functionsOf(template).filter((fn) => environmentOf(fn).HEAVY_MODEL_ID !== undefined);
+    expect(withModels.length).toBeGreaterThan(0);
+    for (const fn of withModels) {
+      expect(environmentOf(fn)).toMatchObject({
+        HEAVY_MODEL_ID: "eu.anthropic.claude-sonnet-4-5-20250929-v1:0",
+        FAST_MODEL_ID: "eu.anthropic.claude-haiku-4-5-20251001-v1:0",
+      });
+    }
+    const api = functionsOf(template).find((fn) => environmentOf(fn).ALLOWED_MODEL_IDS !== undefined);
+    expect(
+      String(environmentOf(api as TemplateResource).ALLOWED_MODEL_IDS)
+        .split(",")
+        .sort(),
+    ).toEqual([
+      "eu.amazon.nova-pro-v1:0",
+      "eu.anthropic.claude-haiku-4-5-20251001-v1:0",
+      "eu.anthropic.claude-sonnet-4-5-20250929-v1:0",
+    ]);
+  });
+
+  it("gives the acting functions the allowed hosts and the doors the Slack tenant and channel", () => {
+    // Assess
+    const hosts = functionsOf(template)
+      .map((fn) => environmentOf(fn).HTTP_ALLOWED_HOSTS)
+      .filter((value) => value !== undefined);
+    expect(hosts.length).toBeGreaterThan(0);
+    for (const value of hosts) expect(value).toBe("api.example.com,status.example.org");
+    const slack = functionsOf(template).filter((fn) => environmentOf(fn).SLACK_TENANT_ID !== undefined);
+    expect(slack.map((fn) => environmentOf(fn).SLACK_TENANT_ID)).toContain("123456789012");
+  });
+
+  it("waits for approvals as long as approvals.timeoutSeconds says, in every loop", () => {
+    // Assess
+    const machines = Object.values(
+      template.findResources("AWS::StepFunctions::StateMachine"),
+    ) as TemplateResource[];
+    expect(machines).toHaveLength(3);
+    for (const machine of machines) {
+      expect(stateOf(definitionOf(machine), "AwaitApproval").TimeoutSeconds).toBe(3600);
+    }
+  });
+
+  it("expires payload objects after payloads.expireAfterDays", () => {
+    // Assess
+    template.hasResourceProperties("AWS::S3::Bucket", {
+      LifecycleConfiguration: { Rules: [{ ExpirationInDays: 30, Status: "Enabled" }] },
+    });
+  });
+});
+
+describe("GoalLoops in an app of one's own", () => {
+  it("composes everything under the id it is given, from the same object as the file", () => {
+    // Prepare
+    const app = unbundledTestApp();
+    const stack = new Stack(app, "MyPlatform");
+
+    // Act
+    const goalLoops = new GoalLoops(stack, "Agents", { approvals: { timeoutSeconds: 600 } });
+    const template = Template.fromStack(stack);
+
+    // Assess
+    expect(goalLoops.config.approvals.timeoutSeconds).toBe(600);
+    template.resourceCountIs("AWS::StepFunctions::StateMachine", 3);
+    template.resourceCountIs("AWS::DynamoDB::Table", 1);
+    expect(Object.keys(template.findResources("AWS::DynamoDB::Table"))[0]).toMatch(/^AgentsGoalTable/);
+  });
+
+  it("throws at synth on a bad prop, naming its path", () => {
+    // Prepare
+    const stack = new Stack(unbundledTestApp(), "MyPlatform");
+
+    // Act
+    const build = () => new GoalLoops(stack, "Agents", { http: { allowedHosts: ["API.example.com:443"] } });
+
+    // Assess
+    expect(build).toThrow(
+      "GoalLoops: http.allowedHosts.0 must be a lower-case host name without scheme or port; got 'API.example.com:443'",
+    );
+  });
+
+  it("keeps the logical ids a stack deployed before it existed has (GoalLoopsStack adds it as Default)", () => {
+    // Act
+    const { stack } = buildApp({ context: NO_BUNDLING, config: {} });
+    const template = Template.fromStack(stack);
+
+    // Assess
+    expect(Object.keys(template.findResources("AWS::DynamoDB::Table"))).toEqual([
+      expect.stringMatching(/^GoalTable[0-9A-F]{8}$/),
+    ]);
+    expect(Object.keys(template.findResources("AWS::StepFunctions::StateMachine")).sort()).toEqual([
+      expect.stringMatching(/^PlanExecuteLoopStateMachine/),
+      expect.stringMatching(/^ReactLoopStateMachine/),
+      expect.stringMatching(/^ReflexionLoopStateMachine/),
+    ]);
+  }, 120_000);
+});
