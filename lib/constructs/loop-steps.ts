@@ -7,14 +7,14 @@ import {
   DEFAULT_TOOL_OUTPUT_INLINE_BYTES,
   MIN_TOOL_OUTPUT_INLINE_BYTES,
 } from "../../lambdas/tools/built-in-tool-runner";
-import { HOST_NAME_PATTERN } from "../config/goal-loops-config";
+import { DEFAULT_APPROVAL_TIMEOUT_SECONDS, HOST_NAME_PATTERN } from "../config/goal-loops-config";
 import { GoalLoopFunction, type GoalLoopLogLevel } from "./goal-loop-function";
 import type { GoalTable } from "./goal-table";
 import type { SharedStepFunctions } from "./loop-definition";
 import { acknowledgeGoalTableGrant } from "./nag-acknowledgments";
 
 /** How long a human has to answer an approval request before it expires. */
-export const DEFAULT_APPROVAL_TIMEOUT = Duration.hours(24);
+export const DEFAULT_APPROVAL_TIMEOUT = Duration.seconds(DEFAULT_APPROVAL_TIMEOUT_SECONDS);
 const MIN_APPROVAL_TIMEOUT = Duration.minutes(1);
 const MAX_APPROVAL_TIMEOUT = Duration.days(30);
 /** A step record inlines every tool output of an iteration and must fit one 400 KB DynamoDB item. */

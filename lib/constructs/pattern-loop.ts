@@ -10,6 +10,7 @@ import {
 import { Construct } from "constructs";
 import type { Pattern } from "../../lambdas/core/goal/goal-spec";
 import { DEFAULT_CONTINUE_AS_NEW_AFTER } from "../../lambdas/core/loop/loop-deps";
+import { DEFAULT_FAST_MODEL_ID, DEFAULT_HEAVY_MODEL_ID } from "../config/goal-loops-config";
 import { allowModels, isBedrockModelId } from "./bedrock-model-access";
 import { GoalLoopFunction, type GoalLoopFunctionProps, type GoalLoopLogLevel } from "./goal-loop-function";
 import type { GoalTable } from "./goal-table";
@@ -22,9 +23,9 @@ import {
 } from "./nag-acknowledgments";
 
 /** The heavy tier's model (planning, reasoning, attempts, reflections; lambdas/core/models/model-tiers.json). */
-export const DEFAULT_MODEL_ID = "us.anthropic.claude-sonnet-4-5-20250929-v1:0";
+export const DEFAULT_MODEL_ID = DEFAULT_HEAVY_MODEL_ID;
 /** The fast tier's model (executing a known step, judging, evaluating, summarizing, selecting). */
-export const HAIKU_MODEL_ID = "us.anthropic.claude-haiku-4-5-20251001-v1:0";
+export const HAIKU_MODEL_ID = DEFAULT_FAST_MODEL_ID;
 /**
  * One iteration writes about 9 to 25 history events; 1,000 iterations stay far below the 25,000
  * events after which Step Functions fails an execution.
