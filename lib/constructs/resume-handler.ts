@@ -2,6 +2,7 @@ import { fileURLToPath } from "node:url";
 import { Arn, ArnFormat, Stack } from "aws-cdk-lib";
 import { Rule } from "aws-cdk-lib/aws-events";
 import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
+import { SqsDestination } from "aws-cdk-lib/aws-lambda-destinations";
 import type { RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { StateMachine } from "aws-cdk-lib/aws-stepfunctions";
 import { Construct } from "constructs";
@@ -33,7 +34,12 @@ export interface ResumeHandlerProps {
  * (source `goal-loops.human`) and every goal's `Deadline Reached` (source `goal-loops.deadline`,
  * from its GoalDeadlines schedule) to a Lambda that matches it against the waiting goal and answers the
  * task token (SendTaskSuccess), or hands revisions, resumes and cancels to their handlers.
- * EventBridge retries a failed delivery, then puts it in the bus's dead-letter queue.
+ *
+ * Nothing is dropped. EventBridge invokes the function asynchronously: a delivery it cannot make
+ * (throttled, function missing) it retries for 24 hours, then puts in the bus's dead-letter queue.
+ * A delivery the function accepts but fails on (it throws, or times out) is Lambda's to retry: twice,
+ * then the event goes to the same queue through the function's on-failure destination, with the
+ * error. Either way the queue's alarm fires and the event can be sent again.
  *
  * Least privilege: the goal store (table and payload bucket); SendTaskSuccess/SendTaskFailure, StartExecution on the given
  * state machines and StopExecution/DescribeExecution/RedriveExecution on their executions. The state machines never reference this
@@ -89,6 +95,13 @@ export class ResumeHandler extends Construct {
         "StopExecution, DescribeExecution and RedriveExecution name an execution, and a goal's run gets its execution at run time (goalId-runId); the wildcard covers only executions of this one state machine.",
       );
     }
+
+    // Without it Lambda drops an event the handler failed on after its two retries: a lost approval
+    // or cancel would leave its goal waiting until the timeout, and no alarm would say so.
+    this.function.function.configureAsyncInvoke({
+      onFailure: new SqsDestination(props.goalEventBus.deadLetterQueue),
+      retryAttempts: 2,
+    });
 
     this.rule = new Rule(this, "Rule", {
       eventBus: props.goalEventBus.eventBus,

@@ -283,6 +283,31 @@ describe("GoalLoopsStack as bin/app.ts builds it", () => {
     expect(pattern["detail-type"]).toContain("Deadline Reached");
   });
 
+  it("sends an event the resume handler failed on, after two retries, to the bus's dead-letter queue", () => {
+    // Act
+    const [handlerId, handler] = onlyResource(template, "AWS::Lambda::Function", "ResumeHandlerFunction");
+    const [queueId] = onlyResource(template, "AWS::SQS::Queue", "GoalEventBusDeadLetterQueue");
+    const [, invokeConfig] = onlyResource(template, "AWS::Lambda::EventInvokeConfig");
+
+    // Assess
+    expect(invokeConfig.Properties).toMatchObject({
+      FunctionName: { Ref: handlerId },
+      MaximumRetryAttempts: 2,
+      DestinationConfig: { OnFailure: { Destination: { "Fn::GetAtt": [queueId, "Arn"] } } },
+    });
+    const statements = Object.values(template.findResources("AWS::IAM::Policy"))
+      .filter((policy) => JSON.stringify(policy.Properties.Roles).includes(roleOf(handler)))
+      .flatMap(
+        (policy) => policy.Properties.PolicyDocument.Statement as { Action: unknown; Resource: unknown }[],
+      );
+    expect(statements).toContainEqual(
+      expect.objectContaining({
+        Action: expect.arrayContaining(["sqs:SendMessage"]),
+        Resource: { "Fn::GetAtt": [queueId, "Arn"] },
+      }),
+    );
+  });
+
   it("synthesizes without error annotations", () => {
     // Act
     const messages = assembly.getStackArtifact(stack.artifactId).messages;

@@ -63,9 +63,10 @@ const others = {
  * The resume handler: the target of the bus rule for every human input (source `goal-loops.human`)
  * and every goal's deadline (source `goal-loops.deadline`, from its schedule). Matches an `Approval
  * Decided` against the waiting goal and answers its task token; hands revisions, resumes, retries and
- * cancels to their own handlers; ends what waits past a deadline. An error goes back to EventBridge,
- * which retries and finally dead-letters the event; everything it does is idempotent. Logs ids,
- * never the token.
+ * cancels to their own handlers; ends what waits past a deadline. An error fails the asynchronous
+ * invocation: Lambda retries it twice, then sends the event with the error to the bus's dead-letter
+ * queue (the function's on-failure destination), whose alarm fires; everything it does is
+ * idempotent, so a retry or a replay from the queue is safe. Logs ids, never the token.
  */
 export const handler = middy<unknown, void, Error, Context>()
   .use(injectLambdaContext(logger, { resetKeys: true }))
