@@ -8,6 +8,7 @@ export interface ServiceEndpoints {
   readonly eventbridge?: string;
   readonly scheduler?: string;
   readonly s3?: string;
+  readonly lambda?: string;
 }
 
 export function endpointVariables(endpoints: ServiceEndpoints): Record<string, string> {
@@ -18,6 +19,7 @@ export function endpointVariables(endpoints: ServiceEndpoints): Record<string, s
     ["AWS_ENDPOINT_URL_EVENTBRIDGE", endpoints.eventbridge],
     ["AWS_ENDPOINT_URL_SCHEDULER", endpoints.scheduler],
     ["AWS_ENDPOINT_URL_S3", endpoints.s3],
+    ["AWS_ENDPOINT_URL_LAMBDA", endpoints.lambda],
   ];
   return Object.fromEntries(entries.filter((entry): entry is [string, string] => entry[1] !== undefined));
 }

@@ -5,6 +5,7 @@ import { ensureSynthesized, loadCloudAssembly } from "./cdk-out";
 import type { CloudAssemblyModel, FunctionSpec, JsonValue } from "./cloud-assembly-model";
 import { createTables, startLocalDynamo } from "./dynamo";
 import { type EventBridgeEndpoint, startEventBridgeEndpoint } from "./eventbridge-endpoint";
+import { type LambdaEndpoint, startLambdaEndpoint } from "./lambda-endpoint";
 import { LambdaHost } from "./lambda-host";
 import type { LogLine } from "./lambda-sandbox";
 import { type LocalOutboxEntry, localOutboxReader } from "./local-outbox";
@@ -62,6 +63,8 @@ export interface LocalEndpoints {
   readonly scheduler: string;
   /** S3: the goal store's payload bucket (large files and items). */
   readonly s3: string;
+  /** Lambda Invoke: functions calling other functions (Lambda tools). */
+  readonly lambda: string;
 }
 
 export interface LocalStack {
@@ -78,6 +81,8 @@ export interface LocalStack {
   readonly scheduler: SchedulerEndpoint;
   /** S3 (s3rver) with the template's buckets. */
   readonly s3: S3Endpoint;
+  /** Lambda Invoke over the local functions (the acting functions call Lambda tools through it). */
+  readonly lambdaEndpoint: LambdaEndpoint;
   /** Every goal's outbox: what Slack, email and `notify` would have sent (also `GET /_local/outbox`). */
   readOutbox(): Promise<LocalOutboxEntry[]>;
   /** Where DynamoDB keeps its data: a folder, or `in memory`. */
@@ -159,6 +164,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     stops.push(scheduler.close);
     const bedrock = await startBedrockEndpoint({ fixturesDir });
     stops.push(bedrock.close);
+    // Functions invoking functions (Lambda tools) reach the host through this endpoint.
+    const lambdaEndpoint = await startLambdaEndpoint({
+      invokeFunction: invoke,
+      functionExists: (functionRef) => lambdas?.find(functionRef) !== undefined,
+      log,
+    });
+    stops.push(lambdaEndpoint.close);
 
     // The API listens first: its URL goes into the functions' environment (links in emails).
     const readOutbox = localOutboxReader(
@@ -182,6 +194,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         eventbridge: events.url,
         scheduler: scheduler.url,
         s3: s3.url,
+        lambda: lambdaEndpoint.url,
       },
       environmentOverrides: {
         // Slack and email messages go to the outbox (GET /_local/outbox) instead of Slack and SES;
@@ -212,6 +225,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         eventbridge: events.url,
         scheduler: scheduler.url,
         s3: s3.url,
+        lambda: lambdaEndpoint.url,
       },
       model,
       executions: runner,
@@ -221,6 +235,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       events,
       scheduler,
       s3,
+      lambdaEndpoint,
       storage: dynamo.storage,
       fixturesDir,
       stop: () => {
