@@ -28,16 +28,28 @@ export class GoalLoopsStack extends Stack {
   readonly goalLoops: GoalLoops;
 
   constructor(scope: Construct, id: string, props: GoalLoopsStackProps = {}) {
-    const { removalPolicy, approvalEmailSender, $schema, models, approvals, http, payloads, ...stackProps } =
-      props;
-    super(scope, id, stackProps);
-    const goalLoops = new GoalLoops(this, "Default", {
+    const {
       removalPolicy,
       approvalEmailSender,
+      projectDir,
       $schema,
       models,
       approvals,
       http,
+      tools,
+      payloads,
+      ...stackProps
+    } = props;
+    super(scope, id, stackProps);
+    const goalLoops = new GoalLoops(this, "Default", {
+      removalPolicy,
+      approvalEmailSender,
+      projectDir,
+      $schema,
+      models,
+      approvals,
+      http,
+      tools,
       payloads,
     });
     this.goalLoops = goalLoops;

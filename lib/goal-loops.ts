@@ -12,6 +12,7 @@ import { GoalDeadlines } from "./constructs/goal-deadlines";
 import { GoalEventBus } from "./constructs/goal-event-bus";
 import { GoalTable } from "./constructs/goal-table";
 import { GoalsApi } from "./constructs/goals-api";
+import { LambdaTools } from "./constructs/lambda-tools";
 import { LoopSteps } from "./constructs/loop-steps";
 import type { PatternLoop } from "./constructs/pattern-loop";
 import { PlanExecuteLoop } from "./constructs/plan-execute-loop";
@@ -40,6 +41,13 @@ export interface GoalLoopsProps extends GoalLoopsConfigInput {
    * still decides signed links, but no e-mail is sent
    */
   readonly approvalEmailSender?: IEmailIdentity;
+
+  /**
+   * Where the `entry` files of `tools.lambda` are resolved from: the project's root.
+   *
+   * @default - the working directory (where the CDK CLI runs the app)
+   */
+  readonly projectDir?: string;
 }
 
 /**
@@ -70,10 +78,12 @@ export class GoalLoops extends Construct {
   readonly slackDoor: SlackDoor;
   /** One EventBridge Scheduler schedule per goal deadline, so limits hold while nothing runs. */
   readonly goalDeadlines: GoalDeadlines;
+  /** The user's Lambda tools (`tools.lambda`), when there are any. */
+  readonly lambdaTools?: LambdaTools;
 
   constructor(scope: Construct, id: string, props: GoalLoopsProps = {}) {
     super(scope, id);
-    const { removalPolicy: _removal, approvalEmailSender: _sender, ...configured } = props;
+    const { removalPolicy: _removal, approvalEmailSender: _sender, projectDir: _dir, ...configured } = props;
     const config = parseSettings(GoalLoopsConfigSchema, configured, "GoalLoops");
     this.config = config;
 
@@ -82,8 +92,17 @@ export class GoalLoops extends Construct {
       payloads: config.payloads,
     });
     this.goalEventBus = new GoalEventBus(this, "GoalEventBus");
+    const { lambda: toolConfigs } = config.tools;
+    this.lambdaTools =
+      toolConfigs.length === 0
+        ? undefined
+        : new LambdaTools(this, "Tools", {
+            tools: toolConfigs,
+            ...(props.projectDir === undefined ? {} : { projectDir: props.projectDir }),
+          });
     this.loopSteps = new LoopSteps(this, "LoopSteps", {
       goalTable: this.goalTable,
+      ...(this.lambdaTools === undefined ? {} : { lambdaTools: this.lambdaTools }),
       approvalTimeout: Duration.seconds(config.approvals.timeoutSeconds),
       httpAllowedHosts: config.http.allowedHosts,
     });
@@ -106,6 +125,10 @@ export class GoalLoops extends Construct {
       goalEventBus: this.goalEventBus,
       models: this.reactLoop,
     });
+    // A GoalSpec may grant these by name; the API refuses a name it does not know (tools.N).
+    if (this.lambdaTools !== undefined) {
+      this.goalsApi.handler.addEnvironment({ USER_TOOL_NAMES: this.lambdaTools.names.join(",") });
+    }
     this.resumeHandler = new ResumeHandler(this, "ResumeHandler", {
       goalTable: this.goalTable,
       goalEventBus: this.goalEventBus,

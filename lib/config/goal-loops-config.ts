@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { PAYLOAD_SETTINGS_DEFAULTS, PAYLOAD_SETTINGS_LIMITS } from "../../lambdas/adapters/payload-settings";
+import { BUILT_IN_TOOL_NAMES } from "../../lambdas/tools/built-in-tool-names";
 import { wholeNumber } from "./parse-settings";
 
 /**
@@ -91,6 +92,69 @@ export const HttpConfigSchema = z
   })
   .describe("The http_request tool");
 
+/** What Bedrock accepts as a tool name. */
+const TOOL_NAME_PATTERN = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
+
+export const LambdaToolConfigSchema = z
+  .strictObject({
+    name: z
+      .string()
+      .regex(TOOL_NAME_PATTERN, "must start with a letter and hold up to 64 letters, digits, _ or -")
+      .refine((name) => !BUILT_IN_TOOL_NAMES.includes(name), "is the name of a built-in tool")
+      .describe("The tool's name, as the model and a GoalSpec's tools[] use it"),
+    description: z.string().min(1).max(1000).describe("What the tool does, for the model"),
+    inputSchema: z
+      .looseObject({ type: z.literal("object", "must be a JSON Schema of type object") })
+      .default({ type: "object" })
+      .describe("JSON Schema of the tool's input (type object)"),
+    entry: z
+      .string()
+      .regex(/\.(ts|mts|js|mjs)$/, "must be a .ts, .mts, .js or .mjs file")
+      .optional()
+      .describe(
+        "A handler file of this project, relative to its root: bundled and deployed as a function of its own",
+      ),
+    functionArn: z
+      .string()
+      .regex(
+        /^arn:aws[a-z-]*:lambda:[a-z0-9-]+:\d{12}:function:[A-Za-z0-9_-]{1,64}(:[A-Za-z0-9$_-]+)?$/,
+        "must be a Lambda function ARN",
+      )
+      .optional()
+      .describe("An existing function in your account"),
+    risk: z
+      .enum(["read", "reversible", "irreversible"])
+      .default("irreversible")
+      .describe("read runs at once; irreversible waits for a human approval"),
+    timeoutSeconds: wholeNumber({ min: 1, max: 900 }, "seconds")
+      .default(30)
+      .describe("The entry function's timeout"),
+  })
+  .refine((tool) => (tool.entry === undefined) !== (tool.functionArn === undefined), {
+    message: "needs exactly one of entry and functionArn",
+    path: ["entry"],
+  })
+  .describe("A tool that is a Lambda function");
+
+export const ToolsConfigSchema = z
+  .strictObject({
+    lambda: z.array(LambdaToolConfigSchema).max(50).default([]).describe("Tools that are Lambda functions"),
+  })
+  .superRefine((tools, context) => {
+    const seen = new Set<string>();
+    tools.lambda.forEach((tool, index) => {
+      if (seen.has(tool.name)) {
+        context.addIssue({
+          code: "custom",
+          path: ["lambda", index, "name"],
+          message: `'${tool.name}' is named twice`,
+        });
+      }
+      seen.add(tool.name);
+    });
+  })
+  .describe("Your own tools, granted per goal through a GoalSpec's tools[]");
+
 export const PayloadsConfigSchema = z
   .strictObject({
     expireAfterDays: wholeNumber(PAYLOAD_SETTINGS_LIMITS.expireAfterDays, "days")
@@ -115,6 +179,7 @@ export const GoalLoopsConfigSchema = z
       email: {},
     }),
     http: HttpConfigSchema.default({ allowedHosts: [] }),
+    tools: ToolsConfigSchema.default({ lambda: [] }),
     payloads: PayloadsConfigSchema.default(PAYLOAD_SETTINGS_DEFAULTS),
   })
   .describe("goal-loops deployment configuration")
@@ -209,6 +274,51 @@ export interface HttpConfig {
   readonly allowedHosts?: readonly string[];
 }
 
+/** A tool that is a Lambda function (DESIGN §6 "Tools"). */
+export interface LambdaToolConfig {
+  /** The tool's name, as the model and a GoalSpec's `tools[]` use it; not a built-in's. */
+  readonly name: string;
+  /** What the tool does, for the model (up to 1,000 characters). */
+  readonly description: string;
+  /**
+   * JSON Schema of the tool's input, of type `object`.
+   *
+   * @default { type: "object" }
+   */
+  readonly inputSchema?: Record<string, unknown> & { readonly type: "object" };
+  /**
+   * A handler file of this project (relative to its root), bundled like the loop's functions and
+   * deployed as a function of its own, with a role that may only write its logs. Give this or
+   * `functionArn`.
+   */
+  readonly entry?: string;
+  /** An existing function in your account. Give this or `entry`. */
+  readonly functionArn?: string;
+  /**
+   * `read` runs at once, `reversible` runs at once and is undone on a revision, `irreversible`
+   * waits for a human approval.
+   *
+   * @default "irreversible"
+   */
+  readonly risk?: "read" | "reversible" | "irreversible";
+  /**
+   * The `entry` function's timeout, in seconds (1 to 900).
+   *
+   * @default 30
+   */
+  readonly timeoutSeconds?: number;
+}
+
+/** Your own tools, granted per goal through a GoalSpec's `tools[]`. */
+export interface ToolsConfig {
+  /**
+   * Tools that are Lambda functions.
+   *
+   * @default []
+   */
+  readonly lambda?: readonly LambdaToolConfig[];
+}
+
 /** The goal store's payload bucket (files and items over DynamoDB's 400 KB). */
 export interface PayloadsConfig {
   /**
@@ -245,6 +355,8 @@ export interface GoalLoopsConfigInput {
   readonly approvals?: ApprovalsConfig;
   /** @default - every http setting's default */
   readonly http?: HttpConfig;
+  /** @default - no tools of your own */
+  readonly tools?: ToolsConfig;
   /** @default - every payload setting's default */
   readonly payloads?: PayloadsConfig;
 }

@@ -10,6 +10,7 @@ import {
 import { DEFAULT_APPROVAL_TIMEOUT_SECONDS, HOST_NAME_PATTERN } from "../config/goal-loops-config";
 import { GoalLoopFunction, type GoalLoopLogLevel } from "./goal-loop-function";
 import type { GoalTable } from "./goal-table";
+import type { LambdaTools } from "./lambda-tools";
 import type { SharedStepFunctions } from "./loop-definition";
 import { acknowledgeGoalTableGrant } from "./nag-acknowledgments";
 
@@ -28,6 +29,13 @@ export const handlerEntry = (path: string): string =>
 export interface LoopStepsProps {
   /** The goal store; every step reads and writes it. */
   readonly goalTable: GoalTable;
+
+  /**
+   * The user's Lambda tools: Act (and every pattern's acting step) may invoke exactly them.
+   *
+   * @default - none
+   */
+  readonly lambdaTools?: LambdaTools;
 
   /**
    * Host names the `http_request` tool may reach (exact, lower-case matches).
@@ -83,6 +91,8 @@ export class LoopSteps extends Construct {
    * Attempt: `PatternLoop.actingModelStep`).
    */
   readonly toolEnvironment: Readonly<Record<string, string>>;
+  /** The user's Lambda tools, when the configuration names any: every acting function may invoke them. */
+  readonly lambdaTools?: LambdaTools;
 
   constructor(scope: Construct, id: string, props: LoopStepsProps) {
     super(scope, id);
@@ -91,7 +101,9 @@ export class LoopSteps extends Construct {
     this.toolEnvironment = {
       HTTP_ALLOWED_HOSTS: (props.httpAllowedHosts ?? []).join(","),
       TOOL_OUTPUT_INLINE_BYTES: String(props.toolOutputInlineBytes ?? DEFAULT_TOOL_OUTPUT_INLINE_BYTES),
+      ...props.lambdaTools?.environment,
     };
+    this.lambdaTools = props.lambdaTools;
     const tableEnvironment = props.goalTable.environment;
     const common = { logLevel: props.logLevel, logRetention: props.logRetention };
     this.functions = {
@@ -142,6 +154,7 @@ export class LoopSteps extends Construct {
       props.goalTable.grantReadWriteData(fn);
       acknowledgeGoalTableGrant(fn.role, props.goalTable);
     }
+    props.lambdaTools?.grantInvoke(this.functions.act);
   }
 
   /**

@@ -217,11 +217,13 @@ export abstract class PatternLoop extends Construct {
    * model call and Act's work.
    */
   protected actingModelStep(id: string, props: ModelStepProps): GoalLoopFunction {
-    return this.modelStep(id, {
+    const fn = this.modelStep(id, {
       timeout: MODEL_STEP_TIMEOUT.plus(ACT_TIMEOUT),
       ...props,
       environment: { ...this.steps.toolEnvironment, ...props.environment },
     });
+    this.steps.lambdaTools?.grantInvoke(fn);
+    return fn;
   }
 
   /**

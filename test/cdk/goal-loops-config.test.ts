@@ -209,3 +209,122 @@ describe("GoalLoops in an app of one's own", () => {
     ]);
   }, 120_000);
 });
+
+describe("tools.lambda in the synthesized stack", () => {
+  const userArn = "arn:aws:lambda:eu-west-1:123456789012:function:crm-lookup";
+  let template: Template;
+  beforeAll(() => {
+    // Prepare + Act: one entry tool of this project, one function of the user's account
+    const { stack } = buildApp({
+      context: NO_BUNDLING,
+      projectDir: PROJECT_DIR,
+      config: {
+        tools: {
+          lambda: [
+            {
+              name: "lookup_ticket",
+              description: "Look up a ticket",
+              entry: "examples/tools/lookup-ticket.ts",
+              risk: "read",
+            },
+            { name: "crm_lookup", description: "Look up a customer", functionArn: userArn },
+          ],
+        },
+      },
+    });
+    template = Template.fromStack(stack);
+  }, 120_000);
+
+  /** Each function's logical id and the Lambda functions its role may invoke. */
+  function invokeGrants(): Map<string, string> {
+    const grants = new Map<string, string>();
+    for (const policy of Object.values(template.findResources("AWS::IAM::Policy"))) {
+      const statements = policy.Properties.PolicyDocument.Statement as {
+        Action: unknown;
+        Resource: unknown;
+      }[];
+      const invokes = statements.filter((statement) =>
+        JSON.stringify(statement.Action).includes("lambda:InvokeFunction"),
+      );
+      for (const role of policy.Properties.Roles as { Ref: string }[]) {
+        if (invokes.length > 0 && !role.Ref.includes("StateMachine"))
+          grants.set(role.Ref, JSON.stringify(invokes));
+      }
+    }
+    return grants;
+  }
+
+  it("lets exactly the functions that run tool calls invoke exactly the configured tools", () => {
+    // Act
+    const grants = invokeGrants();
+    const [toolId] = Object.keys(template.findResources("AWS::Lambda::Function")).filter((id) =>
+      id.startsWith("ToolslookupticketFunction"),
+    );
+
+    // Assess
+    expect([...grants.keys()].map((role) => role.replace(/Role[0-9A-F]{8}$/, "")).sort()).toEqual([
+      "LoopStepsAct",
+      "PlanExecuteLoopExecute",
+      "ReactLoopVerifyAndReason",
+      "ReflexionLoopAttempt",
+    ]);
+    for (const statements of grants.values()) {
+      expect(statements).toContain(userArn);
+      expect(statements).toContain(toolId);
+      expect(statements).not.toContain('"*"');
+    }
+  });
+
+  it("deploys an entry tool with a role of its own that may only write its logs and traces", () => {
+    // Act
+    const [, tool] = Object.entries(template.findResources("AWS::Lambda::Function")).find(([id]) =>
+      id.startsWith("ToolslookupticketFunction"),
+    ) as [string, TemplateResource];
+    const roleId = (tool.Properties.Role as { "Fn::GetAtt": [string, string] })["Fn::GetAtt"][0];
+    const actions = Object.values(template.findResources("AWS::IAM::Policy"))
+      .filter((policy) => JSON.stringify(policy.Properties.Roles).includes(roleId))
+      .flatMap((policy) =>
+        (policy.Properties.PolicyDocument.Statement as { Action: unknown }[]).map((s) => s.Action),
+      )
+      .flat();
+
+    // Assess
+    expect(tool.Properties.Timeout).toBe(30);
+    expect(new Set(actions)).toEqual(
+      new Set([
+        "logs:CreateLogStream",
+        "logs:PutLogEvents",
+        "xray:PutTelemetryRecords",
+        "xray:PutTraceSegments",
+      ]),
+    );
+  });
+
+  it("tells the acting functions the tools (USER_TOOLS) and the API their names", () => {
+    // Assess
+    const acting = functionsOf(template).filter((fn) => environmentOf(fn).USER_TOOLS !== undefined);
+    expect(acting).toHaveLength(4);
+    const api = functionsOf(template).find((fn) => environmentOf(fn).USER_TOOL_NAMES !== undefined);
+    expect(environmentOf(api as TemplateResource).USER_TOOL_NAMES).toBe("lookup_ticket,crm_lookup");
+  });
+
+  it("refuses a tool named like a built-in, one with both entry and functionArn, and a missing entry file", () => {
+    // Prepare
+    const build = (lambda: unknown[]) => () =>
+      new GoalLoops(new Stack(unbundledTestApp(), "S"), "G", {
+        tools: { lambda } as never,
+        projectDir: PROJECT_DIR,
+      });
+
+    // Act + Assess
+    expect(build([{ name: "notify", description: "d", functionArn: userArn }])).toThrow(
+      "GoalLoops: tools.lambda.0.name is the name of a built-in tool; got 'notify'",
+    );
+    expect(build([{ name: "both", description: "d", functionArn: userArn, entry: "x.ts" }])).toThrow(
+      "GoalLoops: tools.lambda.0.entry needs exactly one of entry and functionArn",
+    );
+    expect(build([{ name: "gone", description: "d", entry: "examples/tools/gone.ts" }])).toThrow(
+      /tools\.lambda: tool 'gone': entry examples\/tools\/gone\.ts is no file/,
+    );
+  });
+});

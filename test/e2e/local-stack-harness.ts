@@ -35,6 +35,11 @@ export async function startE2eStack(
     environment?: Record<string, string>;
     /** The API's port; by default any free one. */
     port?: number;
+    /**
+     * Synthesize from this configuration file (`npm start -- --config`) into a cloud assembly of
+     * this run's own, instead of using the project's cdk.out.
+     */
+    configFile?: string;
   } = {},
 ): Promise<E2eStack> {
   const { stateDir } = options;
@@ -45,9 +50,12 @@ export async function startE2eStack(
     for (const file of readdirSync(source)) cpSync(join(source, file), join(fixturesDir, file));
   }
   const logLines: string[] = [];
+  const ownAssembly = options.configFile === undefined ? undefined : ownAssemblyDir();
   const stack = await startLocalStack({
     projectDir: PROJECT_DIR,
-    synth: false,
+    ...(options.configFile === undefined
+      ? { synth: false }
+      : { synth: true, configFile: options.configFile, cdkOutDir: ownAssembly }),
     port: options.port ?? 0,
     fixturesDir,
     ...(stateDir === undefined ? { inMemory: true } : { stateDir }),
@@ -71,8 +79,19 @@ export async function startE2eStack(
     stop: async () => {
       await stack.stop();
       if (stateDir === undefined) rmSync(fixturesDir, { recursive: true, force: true });
+      if (ownAssembly !== undefined) rmSync(ownAssembly, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A folder of its own for one synthesis, inside cdk.out: within the project, so the bundles'
+ * `require("@aws-sdk/…")` finds the project's node_modules as the functions' runtime would.
+ */
+function ownAssemblyDir(): string {
+  const parent = join(PROJECT_DIR, "cdk.out");
+  mkdirSync(parent, { recursive: true });
+  return mkdtempSync(join(parent, "e2e-"));
 }
 
 const SETTLED: ReadonlySet<GoalStatus> = new Set([

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from "node:util";
 import { createGoalRecord } from "../goal/create-goal";
-import { GoalLoopsError } from "../goal/errors";
+import { GoalLoopsError, ValidationError } from "../goal/errors";
 import type { GoalChange } from "../goal/goal-change";
 import type { GoalRecord } from "../goal/goal-record";
 import { type GoalSpec, parseGoalSpec } from "../goal/goal-spec";
@@ -26,6 +26,11 @@ export interface GoalIntakeInput {
   /** The deployment's model allow-list; a GoalSpec `models` entry outside it is a ValidationError. */
   readonly allowedModelIds?: readonly string[];
   /**
+   * Every tool a goal may be granted (the built-ins and the deployment's own); a GoalSpec `tools`
+   * entry outside it is a ValidationError naming `tools.<index>`. Absent: not checked.
+   */
+  readonly knownTools?: readonly string[];
+  /**
    * Asks the `select` model role when no selector rule applies (see `selectWithModel`). Without it,
    * or when it answers nothing (the call failed), the selector's fallback stands and the reason says which.
    */
@@ -41,6 +46,7 @@ export interface GoalIntakeInput {
 export async function intakeGoal(input: GoalIntakeInput): Promise<GoalChange> {
   const spec = parseGoalSpec(input.body);
   if (input.allowedModelIds !== undefined) assertModelsAllowed(spec, input.allowedModelIds);
+  if (input.knownTools !== undefined) assertToolsKnown(spec, input.knownTools);
   const rules = selectPattern(spec);
   const select = rules.needsModel ? input.select : undefined;
   const selection = select && (await select(spec, rules));
@@ -88,4 +94,24 @@ export function assertSameSubmission(existing: GoalRecord, retried: GoalRecord):
 
 function plainJson(value: unknown): unknown {
   return JSON.parse(JSON.stringify(value));
+}
+
+/** Refuses a GoalSpec granting a tool the deployment does not have, naming each by `tools.<index>`. */
+function assertToolsKnown(spec: Pick<GoalSpec, "tools">, known: readonly string[]): void {
+  const issues = (spec.tools ?? []).flatMap((name, index) =>
+    known.includes(name)
+      ? []
+      : [
+          {
+            path: `tools.${index}`,
+            message: `'${name}' is not a tool of this deployment; tools: ${known.join(", ")}`,
+          },
+        ],
+  );
+  if (issues.length > 0) {
+    throw new ValidationError(
+      `Invalid GoalSpec: ${issues.map((issue) => `${issue.path} ${issue.message}`).join("; ")}`,
+      issues,
+    );
+  }
 }

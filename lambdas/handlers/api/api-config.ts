@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { PatternSchema } from "../../core/goal/goal-spec";
 import type { ModelTiers } from "../../core/models/model-tiers";
+import { BUILT_IN_TOOL_NAMES } from "../../tools/built-in-tool-names";
 import { splitList } from "../handler-environment";
 import { ApiConfigurationError } from "./api-errors";
 
@@ -16,6 +17,8 @@ const ApiEnvSchema = z.object({
   HEAVY_MODEL_ID: z.string().min(1).optional(),
   FAST_MODEL_ID: z.string().min(1).optional(),
   ALLOWED_MODEL_IDS: z.string().min(1).optional(),
+  /** The deployment's own tools (LambdaTools), comma-separated: a GoalSpec may grant these and the built-ins. */
+  USER_TOOL_NAMES: z.string().optional(),
 });
 
 export interface ApiConfig {
@@ -25,6 +28,8 @@ export interface ApiConfig {
   readonly eventBusName?: string;
   /** Absent when the API was deployed without `models`: no allow-list check, no select call. */
   readonly models?: { readonly tiers: ModelTiers; readonly allowedModelIds: readonly string[] };
+  /** Every tool a GoalSpec may grant: the built-ins and USER_TOOL_NAMES. */
+  readonly toolNames: readonly string[];
 }
 
 /** Reads the API's environment; a missing or malformed variable stops the cold start, naming it. */
@@ -54,6 +59,7 @@ export function readApiConfig(env: Record<string, string | undefined>): ApiConfi
       ? {}
       : { eventBusName: parsed.data.GOAL_EVENT_BUS_NAME }),
     ...modelsOf(parsed.data),
+    toolNames: [...BUILT_IN_TOOL_NAMES, ...splitList(parsed.data.USER_TOOL_NAMES ?? "")],
   };
 }
 

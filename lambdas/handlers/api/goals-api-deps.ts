@@ -35,4 +35,6 @@ export interface GoalsApiDeps {
     readonly tiers: ModelTiers;
     readonly allowedModelIds: readonly string[];
   };
+  /** Every tool a GoalSpec may grant; a name outside it is a 400 naming `tools.<index>`. Absent: not checked. */
+  readonly toolNames?: readonly string[];
 }

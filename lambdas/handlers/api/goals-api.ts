@@ -73,6 +73,7 @@ const api = createGoalsApi({
   newRevisionId: () => `rev-${randomBytes(12).toString("hex")}`,
   logger,
   deadlines,
+  toolNames: config.toolNames,
   ...(config.models === undefined
     ? {}
     : {

@@ -51,6 +51,7 @@ async function postGoal(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGat
     goalId,
     tenantId: request.tenantId,
     now: deps.now(),
+    ...(deps.toolNames === undefined ? {} : { knownTools: deps.toolNames }),
     ...(deps.models === undefined
       ? {}
       : { allowedModelIds: deps.models.allowedModelIds, select: modelSelector(deps, deps.models, goalId) }),

@@ -17,7 +17,29 @@ describe("readApiConfig", () => {
       tableName: "goals",
       stateMachineArns: { react: "arn:react" },
       eventBusName: "goal-bus",
+      toolNames: ["http_request", "notify", "workspace_list", "workspace_read", "workspace_write"],
     });
+  });
+
+  it("adds the deployment's own tools (USER_TOOL_NAMES) to the ones a GoalSpec may grant", () => {
+    // Act
+    const config = readApiConfig({
+      ...BUS,
+      GOAL_TABLE_NAME: "goals",
+      STATE_MACHINE_ARNS: '{"react":"arn:react"}',
+      USER_TOOL_NAMES: "lookup_ticket, crm_lookup",
+    });
+
+    // Assess
+    expect(config.toolNames).toEqual([
+      "http_request",
+      "notify",
+      "workspace_list",
+      "workspace_read",
+      "workspace_write",
+      "lookup_ticket",
+      "crm_lookup",
+    ]);
   });
 
   it.each([

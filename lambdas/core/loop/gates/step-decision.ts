@@ -23,10 +23,11 @@ export function pendingStepDecision(record: GoalRecord): StepDecision | ToolDeci
 /**
  * Errors no retry of the same call can fix (DESIGN §3): access denied, a request the service
  * refuses as invalid, a safety policy. A model's bad call (unknown tool, bad input, a tool it may
- * not use) and a human's own refusal go back to the model as tool errors instead.
+ * not use) and a human's own refusal go back to the model as tool errors instead. A user tool that
+ * answers `{error: {fatal: true}}` is reported as `Fatal<name>`.
  */
 const FATAL_TOOL_ERROR =
-  /AccessDenied|Unauthori[sz]ed|Forbidden|NotAuthorized|ValidationException|Policy|Guardrail|ContentFiltered|HttpStatus(401|403)$/;
+  /^Fatal|AccessDenied|Unauthori[sz]ed|Forbidden|NotAuthorized|ValidationException|Policy|Guardrail|ContentFiltered|HttpStatus(401|403)$/;
 
 /**
  * When a call of `step` failed in a way no retry fixes, the goal asks a human before the model makes

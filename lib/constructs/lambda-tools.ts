@@ -1,0 +1,112 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { Duration } from "aws-cdk-lib";
+import { type IFunction, Function as LambdaFunction } from "aws-cdk-lib/aws-lambda";
+import { Construct } from "constructs";
+import type { z } from "zod";
+import type { LambdaToolConfigSchema } from "../config/goal-loops-config";
+import { ConfigError } from "../config/parse-settings";
+import { GoalLoopFunction } from "./goal-loop-function";
+import { acknowledgeWildcardResource } from "./nag-acknowledgments";
+
+export type LambdaToolConfig = z.output<typeof LambdaToolConfigSchema>;
+
+/** Lambda caps a function's environment variables at 4 KB, names and values together. */
+const ENVIRONMENT_MAX_BYTES = 4096;
+/** Room the acting functions' other variables take, kept free for them. */
+const OTHER_VARIABLES_BYTES = 1536;
+
+export interface LambdaToolsProps {
+  /** The configuration's `tools.lambda`, defaults applied. */
+  readonly tools: readonly LambdaToolConfig[];
+  /**
+   * Where `entry` paths are resolved from: the project's root.
+   *
+   * @default - the working directory (where the CDK CLI runs the app)
+   */
+  readonly projectDir?: string;
+}
+
+/**
+ * The user's Lambda tools (DESIGN §6 "Tools"). An `entry` tool is bundled like the loop's own
+ * functions and deployed as a function of its own, whose role may only write its logs: the tool
+ * sees nothing of the goal store, only the event it is invoked with. A `functionArn` tool is the
+ * user's function, referenced. Only the functions that run tool calls get `lambda:InvokeFunction`,
+ * and only on exactly these functions.
+ */
+export class LambdaTools extends Construct {
+  /** Each tool's function, by tool name. */
+  readonly functions: ReadonlyMap<string, IFunction>;
+  /**
+   * `USER_TOOLS` for the acting functions: each tool's name, description, input schema, risk and
+   * function ARN, as the tool runner registers them.
+   */
+  readonly environment: Readonly<Record<string, string>>;
+  /** The tool names, for the goals API to check a GoalSpec's tools[] against. */
+  readonly names: readonly string[];
+
+  constructor(scope: Construct, id: string, props: LambdaToolsProps) {
+    super(scope, id);
+    const projectDir = props.projectDir ?? process.cwd();
+    const functions = new Map<string, IFunction>();
+    for (const tool of props.tools) {
+      functions.set(tool.name, this.toolFunction(tool, projectDir));
+    }
+    this.functions = functions;
+    this.names = props.tools.map((tool) => tool.name);
+    const manifest = props.tools.map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      inputSchema: tool.inputSchema,
+      risk: tool.risk,
+      functionArn: functions.get(tool.name)?.functionArn,
+    }));
+    const value = JSON.stringify(manifest);
+    // A token (an entry function's ARN) is longer resolved than its placeholder: count it as an ARN.
+    const bytes = Buffer.byteLength(value) + manifest.length * 64;
+    if (bytes > ENVIRONMENT_MAX_BYTES - OTHER_VARIABLES_BYTES) {
+      throw new ConfigError(
+        `tools.lambda: the tools' names, descriptions and input schemas take about ${bytes} bytes; the acting functions' environment holds ${ENVIRONMENT_MAX_BYTES - OTHER_VARIABLES_BYTES} for them (Lambda allows 4 KB in all): shorten descriptions or schemas`,
+      );
+    }
+    this.environment = { USER_TOOLS: value };
+  }
+
+  /**
+   * Lets `grantee` invoke exactly these tools' functions. CDK's grant also covers the functions'
+   * versions and aliases (`<arn>:*`), which cdk-nag reports as a wildcard: it never leaves the tool.
+   */
+  grantInvoke(grantee: GoalLoopFunction): void {
+    for (const [name, fn] of this.functions) {
+      fn.grantInvoke(grantee);
+      acknowledgeWildcardResource(
+        grantee.role,
+        `${fn.functionArn}:*`,
+        `Versions and aliases of the configured tool '${name}' only: the acting function may invoke exactly the tools the configuration names.`,
+      );
+    }
+  }
+
+  private toolFunction(tool: LambdaToolConfig, projectDir: string): IFunction {
+    if (tool.functionArn !== undefined) {
+      // The grant is the acting roles' own policy; a function in another account must also allow
+      // them in its resource policy, which only its owner can change.
+      return LambdaFunction.fromFunctionAttributes(this, tool.name, {
+        functionArn: tool.functionArn,
+        sameEnvironment: true,
+      });
+    }
+    const entry = path.resolve(projectDir, tool.entry ?? "");
+    if (!existsSync(entry)) {
+      throw new ConfigError(
+        `tools.lambda: tool '${tool.name}': entry ${tool.entry} is no file (looked at ${entry})`,
+      );
+    }
+    return new GoalLoopFunction(this, tool.name, {
+      entry,
+      description: `goal-loops tool ${tool.name}: ${tool.description}`.slice(0, 256),
+      timeout: Duration.seconds(tool.timeoutSeconds),
+      memorySize: 256,
+    }).function;
+  }
+}

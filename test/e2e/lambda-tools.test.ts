@@ -1,0 +1,90 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GoalsApiError } from "../../lib/local/cli/goals-client";
+import { allEvents, type E2eStack, followGoal, PROJECT_DIR, startE2eStack } from "./local-stack-harness";
+
+const TOOLS_CONFIG = join(PROJECT_DIR, "examples", "goal-loops.tools.config.json");
+
+function triageGoal(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  const goal = JSON.parse(readFileSync(join(PROJECT_DIR, "examples", "goals", "triage-ticket.json"), "utf8"));
+  return { ...goal, ...overrides };
+}
+
+/**
+ * The example Lambda tool (examples/tools/lookup-ticket.ts), declared in
+ * examples/goal-loops.tools.config.json: synthesized into a cloud assembly of this file's own and
+ * run by the local stack as a function of its own, reached through the local Lambda endpoint.
+ */
+describe("a Lambda tool from the configuration", () => {
+  let e2e: E2eStack;
+
+  beforeAll(async () => {
+    e2e = await startE2eStack({ configFile: TOOLS_CONFIG });
+    e2e.writeFixture("ticket-not-found-first", {
+      reason: [
+        { toolUse: { name: "lookup_ticket", input: { ticketId: "T-9999" } } },
+        { toolUse: { name: "lookup_ticket", input: { ticketId: "T-1042" } } },
+      ],
+    });
+  }, 300_000); // one synth of the whole app with the tool's bundle
+
+  afterAll(async () => {
+    await e2e?.stop();
+  });
+
+  it("runs the example tool as a sandboxed function from cdk.out and completes on its tool_result evidence", async () => {
+    // Act
+    const accepted = await e2e.client.submitGoal(triageGoal());
+    const { final } = await followGoal(e2e.client, accepted.goalId);
+
+    // Assess: completed on the tool's evidence
+    expect(final.status).toBe("completed");
+    expect(final.satisfiedChecks).toEqual(["ticket-read"]);
+    const events = await allEvents(e2e.client, accepted.goalId);
+    expect(
+      events.filter((event) => event.type === "tool.called").map((event) => [event.name, event.status]),
+    ).toEqual([["lookup_ticket", "success"]]);
+    // Assess: the tool is a function of the assembly; the text the check found is only in its bundle
+    expect(e2e.stack.model.functions.some((fn) => fn.logicalId.startsWith("ToolslookupticketFunction"))).toBe(
+      true,
+    );
+    const evidence = events.filter((event) => event.type === "evidence.recorded");
+    expect(JSON.stringify(evidence)).toContain("lookup_ticket");
+  });
+
+  it("gives the model the error the tool answers, and the goal goes on", async () => {
+    // Act
+    const accepted = await e2e.client.submitGoal(
+      triageGoal({ models: { default: "scripted:ticket-not-found-first" } }),
+    );
+    const { final } = await followGoal(e2e.client, accepted.goalId);
+
+    // Assess
+    expect(final.status).toBe("completed");
+    const events = await allEvents(e2e.client, accepted.goalId);
+    expect(events.filter((event) => event.type === "tool.called").map((event) => event.status)).toEqual([
+      "error",
+      "success",
+    ]);
+    const retry = e2e.stack.bedrock
+      .calls()
+      .find((call) => call.goalId === accepted.goalId && call.role === "reason" && call.call === 1);
+    expect(JSON.stringify(retry?.request)).toContain("TicketNotFound: No ticket T-9999");
+  });
+
+  it("refuses a GoalSpec granting a tool the deployment does not have, naming tools.N", async () => {
+    // Act
+    const refusal = await e2e.client
+      .submitGoal(triageGoal({ tools: ["lookup_ticket", "send_fax"] }))
+      .catch((error: unknown) => error);
+
+    // Assess
+    expect(refusal).toBeInstanceOf(GoalsApiError);
+    const { status, body } = refusal as GoalsApiError;
+    expect(status).toBe(400);
+    expect(body.issues).toEqual([
+      { path: "tools.1", message: expect.stringContaining("'send_fax' is not a tool of this deployment") },
+    ]);
+  });
+});
