@@ -5,8 +5,11 @@ import { REVISION_TYPES, type RevisionType } from "../lambdas/core/goal/goal-rec
 import type { SuccessCheck } from "../lambdas/core/goal/goal-spec";
 import { DIRECTIVE_FORMS } from "../lambdas/core/human/directive";
 import { CHECK_FORMS, parseCheckClause } from "../lambdas/core/human/directive-checks";
+import { loadConfigFile } from "../lib/config/load-config";
+import { ConfigError } from "../lib/config/parse-settings";
 import { formatApproval, formatSummary } from "../lib/local/cli/format-progress";
 import { GoalsApiError, GoalsClient } from "../lib/local/cli/goals-client";
+import { formatToolListing, listTools, type ToolListing } from "../lib/local/cli/list-tools";
 import { type ApprovalMode, GoalFileError, runGoal } from "../lib/local/cli/run-goal";
 import { startLocalStack } from "../lib/local/local-stack";
 
@@ -331,6 +334,27 @@ program
       await client.cancel(goalId, options.reason);
       write(`Cancel of goal ${goalId} requested`);
     });
+  });
+
+program
+  .command("tools")
+  .description(
+    "List every tool a configuration yields (built-ins and tools.lambda): name, risk, source and why; --json adds input schemas",
+  )
+  .option("--config <file>", "the configuration file", "goal-loops.config.json")
+  .option("--json", "print the tools as JSON, with their input schemas", false)
+  .action((options: { config: string; json: boolean }) => {
+    let tools: ToolListing[];
+    try {
+      tools = listTools(loadConfigFile(resolve(options.config)));
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      log(`${error.name}: ${error.message}`);
+      process.exitCode = 1;
+      return;
+    }
+    if (options.json) write(JSON.stringify(tools, null, 2));
+    else for (const line of formatToolListing(tools)) write(line);
   });
 
 await program.parseAsync(process.argv);
