@@ -68,8 +68,7 @@ export function buildApp(options: BuildAppOptions = {}): GoalLoopsApp {
       configPath: app.node.tryGetContext("config"),
     }).config;
   const stack = new GoalLoopsStack(app, GOAL_LOOPS_STACK_ID, {
-    ...config,
-    ...(options.projectDir === undefined ? {} : { projectDir: options.projectDir }),
+    goalLoops: { ...config, ...(options.projectDir === undefined ? {} : { projectDir: options.projectDir }) },
     env: options.env,
     description:
       "goal-loops: goal-directed LLM agent loops on Step Functions, Lambda, DynamoDB and EventBridge",

@@ -15,7 +15,15 @@ export const GOAL_LOOPS_OUTPUTS = {
   goalsApiUrl: "GoalsApiUrl",
 } as const;
 
-export interface GoalLoopsStackProps extends StackProps, GoalLoopsProps {}
+export interface GoalLoopsStackProps extends StackProps {
+  /**
+   * What goal-loops deploys: the configuration (`goal-loops.config.json`) and the construct's own
+   * props.
+   *
+   * @default - every default
+   */
+  readonly goalLoops?: GoalLoopsProps;
+}
 
 /**
  * The goal-loops stack: the `GoalLoops` construct (everything goal-loops deploys) and the outputs
@@ -28,30 +36,9 @@ export class GoalLoopsStack extends Stack {
   readonly goalLoops: GoalLoops;
 
   constructor(scope: Construct, id: string, props: GoalLoopsStackProps = {}) {
-    const {
-      removalPolicy,
-      approvalEmailSender,
-      projectDir,
-      $schema,
-      models,
-      approvals,
-      http,
-      tools,
-      payloads,
-      ...stackProps
-    } = props;
+    const { goalLoops: goalLoopsProps, ...stackProps } = props;
     super(scope, id, stackProps);
-    const goalLoops = new GoalLoops(this, "Default", {
-      removalPolicy,
-      approvalEmailSender,
-      projectDir,
-      $schema,
-      models,
-      approvals,
-      http,
-      tools,
-      payloads,
-    });
+    const goalLoops = new GoalLoops(this, "Default", goalLoopsProps);
     this.goalLoops = goalLoops;
 
     new CfnOutput(this, GOAL_LOOPS_OUTPUTS.goalTableName, {

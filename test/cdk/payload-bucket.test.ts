@@ -363,7 +363,8 @@ describe("GoalLoopsStack's payloads prop", () => {
 
     // Act + Assess
     expect(
-      () => new GoalLoopsStack(app, "GoalLoopsStack", { payloads: { inlineMaxBytes: 500_000 } }),
+      () =>
+        new GoalLoopsStack(app, "GoalLoopsStack", { goalLoops: { payloads: { inlineMaxBytes: 500_000 } } }),
     ).toThrow(
       "GoalLoops: payloads.inlineMaxBytes must be a whole number of bytes from 1024 to 350000; got 500000",
     );
@@ -372,7 +373,7 @@ describe("GoalLoopsStack's payloads prop", () => {
   it("reaches the bucket's lifecycle rule and every function of the goal store", () => {
     // Prepare
     const stack = new GoalLoopsStack(unbundledTestApp(), "GoalLoopsStack", {
-      payloads: { expireAfterDays: 90, inlineMaxBytes: 100_000, maxBytes: 10_485_760 },
+      goalLoops: { payloads: { expireAfterDays: 90, inlineMaxBytes: 100_000, maxBytes: 10_485_760 } },
     });
 
     // Act
