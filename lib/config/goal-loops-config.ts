@@ -295,8 +295,8 @@ export interface LambdaToolConfig {
   /** An existing function in your account. Give this or `entry`. */
   readonly functionArn?: string;
   /**
-   * `read` runs at once, `reversible` runs at once and is undone on a revision, `irreversible`
-   * waits for a human approval.
+   * `read` and `reversible` run at once (nothing undoes a user tool's call yet: there is no
+   * `compensate` function); `irreversible` waits for a human approval.
    *
    * @default "irreversible"
    */
