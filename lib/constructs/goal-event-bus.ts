@@ -1,6 +1,6 @@
 import { Duration, Token, Validations } from "aws-cdk-lib";
 import { Alarm, ComparisonOperator, TreatMissingData } from "aws-cdk-lib/aws-cloudwatch";
-import { type Archive, EventBus, type IEventBus } from "aws-cdk-lib/aws-events";
+import { type Archive, type CfnArchive, EventBus, type IEventBus } from "aws-cdk-lib/aws-events";
 import type { Grant, IGrantable } from "aws-cdk-lib/aws-iam";
 import { type IQueue, Queue, QueueEncryption } from "aws-cdk-lib/aws-sqs";
 import { Construct } from "constructs";
@@ -101,6 +101,9 @@ export class GoalEventBus extends Construct {
         eventPattern: { source: [HUMAN_INPUT_SOURCE] },
         retention: props.archiveRetention ?? Duration.days(30),
       });
+      // CDK writes `KmsKeyIdentifier: ""` for an archive without a key (aws-cdk#37847), which some
+      // regions refuse; without the property the archive uses the AWS owned key, as intended.
+      (this.archive.node.defaultChild as CfnArchive).addPropertyDeletionOverride("KmsKeyIdentifier");
     }
 
     if (props.deadLetterAlarm ?? true) {

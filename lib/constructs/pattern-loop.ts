@@ -235,7 +235,10 @@ export abstract class PatternLoop extends Construct {
       approvalTimeout: this.steps.approvalTimeout,
       ...(this.props.modelThrottlingRetry ? { throttlingRetry: this.props.modelThrottlingRetry } : {}),
     });
+    // Under /aws/vendedlogs/: CloudWatch Logs then needs no resource-policy entry per log group for
+    // Step Functions, whose account-wide policy is limited in size.
     const logGroup = new LogGroup(this, "StateMachineLogGroup", {
+      logGroupName: `/aws/vendedlogs/states/${this.stateMachineName}`,
       retention: this.props.logRetention ?? RetentionDays.ONE_MONTH,
     });
     const stateMachine = new StateMachine(this, "StateMachine", {

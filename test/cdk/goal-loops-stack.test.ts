@@ -308,6 +308,22 @@ describe("GoalLoopsStack as bin/app.ts builds it", () => {
     );
   });
 
+  it("writes no empty KmsKeyIdentifier on the archive, and logs the state machines under /aws/vendedlogs/states/", () => {
+    // Act
+    const [, archive] = onlyResource(template, "AWS::Events::Archive");
+    const names = Object.values(template.findResources("AWS::Logs::LogGroup"))
+      .map((group) => group.Properties?.LogGroupName)
+      .filter((name): name is string => typeof name === "string" && name.includes("states"));
+
+    // Assess
+    expect(archive.Properties).not.toHaveProperty("KmsKeyIdentifier");
+    expect(names.sort()).toEqual([
+      "/aws/vendedlogs/states/GoalLoopsStack-plan-execute",
+      "/aws/vendedlogs/states/GoalLoopsStack-react",
+      "/aws/vendedlogs/states/GoalLoopsStack-reflexion",
+    ]);
+  });
+
   it("synthesizes without error annotations", () => {
     // Act
     const messages = assembly.getStackArtifact(stack.artifactId).messages;
