@@ -1,4 +1,5 @@
-import { readdirSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FAULT_INJECTION_ENV } from "../../lambdas/adapters/fault-injection";
@@ -185,4 +186,65 @@ describe("large payloads with a crash after the checkpoint and a 1 MiB file limi
       `WorkspaceFileTooLarge: Cannot write 'out/export.csv': 'out/export.csv' is ${Buffer.byteLength(tooLarge)} bytes; the workspace keeps files up to 1048576 bytes`,
     );
   });
+});
+
+describe("large payloads across a restart of the local stack", () => {
+  const stateDir = mkdtempSync(join(tmpdir(), "goal-loops-large-restart-"));
+  const report = `<html><body><pre>${csv(600 * 1024, "")}</pre><p>${REPORT_END}</p></body></html>`;
+  const stacks: E2eStack[] = [];
+
+  afterAll(async () => {
+    for (const stack of stacks) await stack.stop();
+    rmSync(stateDir, { recursive: true, force: true });
+  });
+
+  it("keeps the large file and step records in --state-dir: the goal reads them back after the restart", async () => {
+    // Prepare: a 600 KB report, then a notify that waits for approval; then the stack stops
+    const first = await startE2eStack({ stateDir });
+    stacks.push(first);
+    first.writeFixture("large-then-notify", {
+      reason: [
+        write("out/report.html", report),
+        { toolUse: { name: "notify", input: { channel: "ops", message: "the report is ready" } } },
+        write("summary.md", "The report is in out/report.html."),
+      ],
+    });
+    const accepted = await first.client.submitGoal({
+      ...reactGoal("large-then-notify", [
+        artifactCheck("report", "out/report.html", REPORT_END),
+        {
+          id: "ops-told",
+          description: "ops were told",
+          verify: { kind: "tool_result", tool: "notify", expect: { status: "success" } },
+        },
+        artifactCheck("summary", "summary.md", "out/report.html"),
+      ]),
+      tools: ["workspace_write", "workspace_read", "notify"],
+    });
+    const waiting = (await followGoal(first.client, accepted.goalId)).final;
+    const approvalId = waiting.waitingFor?.approvalId ?? "";
+    await first.stop();
+    stacks.pop();
+
+    // Act: a new stack on the same folder; approve, and the goal reasons on over the 600 KB step
+    const second = await startE2eStack({ stateDir });
+    stacks.push(second);
+    await second.client.decideApproval(approvalId, "approve");
+    // The decision travels over the bus to the resume handler: wait until the goal stops waiting.
+    const wokenBy = Date.now() + 30_000;
+    while ((await second.client.getGoal(accepted.goalId)).status === "waiting" && Date.now() < wokenBy) {
+      await new Promise((resolveDelay) => setTimeout(resolveDelay, 100));
+    }
+    const { final } = await followGoal(second.client, accepted.goalId, { deadlineMs: 60_000 });
+
+    // Assess
+    expect(waiting).toMatchObject({ status: "waiting", waitingFor: { kind: "approval" } });
+    expect(final.status).toBe("completed");
+    expect(final.satisfiedChecks).toEqual(expect.arrayContaining(["report", "ops-told", "summary"]));
+    expect(storedBodies(second, accepted.goalId).length).toBeGreaterThanOrEqual(1);
+    const lastReason = second.stack.bedrock
+      .calls()
+      .find((call) => call.goalId === accepted.goalId && call.role === "reason" && call.call === 2);
+    expect(JSON.stringify(lastReason?.request)).toContain("characters omitted from the prompt");
+  }, 180_000);
 });
