@@ -10,6 +10,7 @@ import {
   calls,
   createGoal,
   type GoalTable,
+  notifyOpsSpec,
   ReactLoopDriver,
   reactSpec,
   ScriptedModel,
@@ -30,17 +31,7 @@ class RecordingCallback implements TaskCallback {
   }
 }
 
-const notifySpec = reactSpec({
-  objective: "Tell ops the release is out",
-  tools: ["notify", "workspace_write"],
-  successChecks: [
-    {
-      id: "told",
-      description: "ops were notified",
-      verify: { kind: "tool_result", tool: "notify", expect: { status: "success" } },
-    },
-  ],
-});
+const notifySpec = notifyOpsSpec({ tools: ["notify", "workspace_write"] });
 
 describe("the approval gate of the ReAct loop", () => {
   let table: GoalTable;

@@ -9,8 +9,8 @@ import {
   calls,
   createGoal,
   type GoalTable,
+  notifyOpsSpec,
   ReactLoopDriver,
-  reactSpec,
   ScriptedModel,
   says,
   startGoalTable,
@@ -20,18 +20,7 @@ import {
 const DEADLINE = new Date(T0.getTime() + 3_600_000).toISOString();
 const PAST_DEADLINE = () => new Date(Date.parse(DEADLINE) + 5_000);
 
-const notifyBeforeDeadline = reactSpec({
-  objective: "Tell ops the release is out",
-  tools: ["notify"],
-  limits: { deadline: DEADLINE },
-  successChecks: [
-    {
-      id: "told",
-      description: "ops were notified",
-      verify: { kind: "tool_result", tool: "notify", expect: { status: "success" } },
-    },
-  ],
-});
+const notifyBeforeDeadline = notifyOpsSpec({ limits: { deadline: DEADLINE } });
 
 describe("enforceDeadline: limits hold while nothing runs", () => {
   let table: GoalTable;

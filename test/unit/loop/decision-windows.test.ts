@@ -12,6 +12,7 @@ import {
   calls,
   createGoal,
   type GoalTable,
+  notifyOpsSpec,
   ReactLoopDriver,
   reactSpec,
   ScriptedModel,
@@ -54,17 +55,7 @@ class TaskTokens implements TaskCallback {
   }
 }
 
-const notifySpec = reactSpec({
-  objective: "Tell ops the release is out",
-  tools: ["notify"],
-  successChecks: [
-    {
-      id: "told",
-      description: "ops were notified",
-      verify: { kind: "tool_result", tool: "notify", expect: { status: "success" } },
-    },
-  ],
-});
+const notifySpec = notifyOpsSpec();
 
 describe("a decision and the run that parks for it, in any order", () => {
   let table: GoalTable;

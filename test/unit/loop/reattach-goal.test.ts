@@ -12,6 +12,7 @@ import {
   calls,
   createGoal,
   type GoalTable,
+  notifyOpsSpec,
   ReactLoopDriver,
   reactSpec,
   ScriptedModel,
@@ -26,17 +27,7 @@ class RecordingCallback implements TaskCallback {
   }
 }
 
-const notifySpec = reactSpec({
-  objective: "Tell ops the release is out",
-  tools: ["notify"],
-  successChecks: [
-    {
-      id: "told",
-      description: "ops were notified",
-      verify: { kind: "tool_result", tool: "notify", expect: { status: "success" } },
-    },
-  ],
-});
+const notifySpec = notifyOpsSpec();
 
 describe("re-attaching a goal whose run died", () => {
   let table: GoalTable;

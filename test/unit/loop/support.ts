@@ -186,6 +186,22 @@ export function lambdaContext(functionName: string, memoryLimitInMB: string): Co
 }
 
 /** A spec whose one check is an artifact with content; override any field. */
+/** A ReAct goal that must tell ops through `notify` (irreversible: it waits for an approval). */
+export function notifyOpsSpec(overrides: Partial<GoalSpecInput> = {}): GoalSpecInput {
+  return reactSpec({
+    objective: "Tell ops the release is out",
+    tools: ["notify"],
+    successChecks: [
+      {
+        id: "told",
+        description: "ops were notified",
+        verify: { kind: "tool_result", tool: "notify", expect: { status: "success" } },
+      },
+    ],
+    ...overrides,
+  });
+}
+
 export function reactSpec(overrides: Partial<GoalSpecInput> = {}): GoalSpecInput {
   return {
     objective: "Write a haiku about autumn to out/haiku.md",
