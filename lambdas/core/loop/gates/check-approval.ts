@@ -1,11 +1,11 @@
 import { unsatisfiedCheckIds } from "../../goal/evidence/check-evidence";
 import type { Evidence } from "../../goal/evidence/evidence";
 import { type GoalChange, goalEvent, settle } from "../../goal/goal-change";
-import { pause, waitFor } from "../../goal/goal-lifecycle";
+import { pause } from "../../goal/goal-lifecycle";
 import type { CheckApproval, GoalRecord } from "../../goal/goal-record";
 import type { SuccessCheck } from "../../goal/goal-spec";
 import { clip } from "../../goal/text";
-import { HUMAN_INPUT_DETAIL_TYPES } from "../../human/human-input-events";
+import { awaitDecision } from "./await-decision";
 
 /** The approval action kind of an `approval` success check (`tool`, `plan`, `limit`, `decision` are the others). */
 export const CHECK_APPROVAL_KIND = "check";
@@ -63,10 +63,9 @@ export function awaitCheckApproval(record: GoalRecord, approvalId: string, now: 
   const pending = pendingCheckApproval(record);
   if (!pending) return settle(record, []);
   const next: GoalRecord = { ...record, checkApproval: { ...pending, approvalId } };
-  return waitFor(
+  return awaitDecision(
     next,
     { kind: "approval", approvalId, reason: checkApprovalSummary(record, pending.checkId) },
-    { eventType: HUMAN_INPUT_DETAIL_TYPES.approvalDecided, approvalId, revision: record.revision },
     now,
   );
 }

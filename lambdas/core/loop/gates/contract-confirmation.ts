@@ -1,8 +1,8 @@
 import { type GoalChange, settle } from "../../goal/goal-change";
-import { pause, waitFor } from "../../goal/goal-lifecycle";
+import { pause } from "../../goal/goal-lifecycle";
 import type { ContractProposal, GoalRecord } from "../../goal/goal-record";
 import { clip } from "../../goal/text";
-import { HUMAN_INPUT_DETAIL_TYPES } from "../../human/human-input-events";
+import { awaitDecision } from "./await-decision";
 
 /** The approval action kind of a new contract to confirm (`tool`, `plan`, `limit`, `decision`, `check` are the others). */
 export const CONTRACT_KIND = "contract";
@@ -27,10 +27,9 @@ export function awaitContractConfirmation(record: GoalRecord, approvalId: string
   const proposal = pendingContractProposal(record);
   if (!proposal) return settle(record, []);
   const next: GoalRecord = { ...record, contractProposal: { ...proposal, approvalId } };
-  return waitFor(
+  return awaitDecision(
     next,
     { kind: "approval", approvalId, reason: contractSummary(record, proposal) },
-    { eventType: HUMAN_INPUT_DETAIL_TYPES.approvalDecided, approvalId, revision: record.revision },
     now,
   );
 }

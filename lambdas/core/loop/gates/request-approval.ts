@@ -1,8 +1,6 @@
 import { type GoalChange, goalEvent, settle } from "../../goal/goal-change";
-import { waitFor } from "../../goal/goal-lifecycle";
 import type { GoalRecord } from "../../goal/goal-record";
 import { awaitLimitDecision, checkLimits } from "../../goal/limits";
-import { HUMAN_INPUT_DETAIL_TYPES } from "../../human/human-input-events";
 import { type ApprovalNotifiers, notifyApprovalRequested } from "../../human/notify-approval";
 import { handleApprovalDecided } from "../../human/resume-handler";
 import type { Clock } from "../../ports/clock";
@@ -13,6 +11,7 @@ import { type TaskCallback, TaskTokenGoneError } from "../../ports/task-callback
 import { isRunningIn, nextForStatus, type RunPosition, type StepResult } from "../step-result";
 import { chain, readGoal, updateGoal } from "../update-goal";
 import { gateOf, isPlanGate, nextAfterGate } from "./action-gate";
+import { awaitDecision } from "./await-decision";
 import {
   awaitCheckApproval,
   CHECK_APPROVAL_KIND,
@@ -196,10 +195,9 @@ function whatToAsk(record: GoalRecord, input: RequestApprovalInput, now: Date): 
           return settle({ ...current, actionGate: gated ?? null }, []);
         },
         (current) =>
-          waitFor(
+          awaitDecision(
             current,
             { kind: "approval", approvalId, reason: `approve before it runs: ${gate.summary}`.slice(0, 500) },
-            { eventType: HUMAN_INPUT_DETAIL_TYPES.approvalDecided, approvalId, revision: next.revision },
             at,
           ),
       ),

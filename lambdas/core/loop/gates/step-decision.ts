@@ -1,11 +1,11 @@
 import { type GoalChange, goalEvent, settle } from "../../goal/goal-change";
-import { type StopReasonInput, terminate, waitFor } from "../../goal/goal-lifecycle";
+import { type StopReasonInput, terminate } from "../../goal/goal-lifecycle";
 import type { GoalRecord, ToolDecision } from "../../goal/goal-record";
 import { type StepDecision, withPlanState } from "../../goal/plan";
 import { clip } from "../../goal/text";
-import { HUMAN_INPUT_DETAIL_TYPES } from "../../human/human-input-events";
 import type { StepRecord } from "../../ports/step-log";
 import { callResults, errorNameOf } from "../tool-call-results";
+import { awaitDecision } from "./await-decision";
 
 /** The approval action kind of a step decision (`tool`, `plan` and `limit` are the others). */
 export const STEP_DECISION_KIND = "decision";
@@ -85,12 +85,7 @@ export function decisionSummary(decision: StepDecision | ToolDecision): string {
 export function awaitStepDecision(record: GoalRecord, approvalId: string, now: Date): GoalChange {
   const decision = pendingStepDecision(record);
   if (!decision) return settle(record, []);
-  return waitFor(
-    record,
-    { kind: "decision", approvalId, reason: decisionSummary(decision) },
-    { eventType: HUMAN_INPUT_DETAIL_TYPES.approvalDecided, approvalId, revision: record.revision },
-    now,
-  );
+  return awaitDecision(record, { kind: "decision", approvalId, reason: decisionSummary(decision) }, now);
 }
 
 /**
