@@ -6,10 +6,11 @@ import type { SuccessCheck } from "../lambdas/core/goal/goal-spec";
 import { DIRECTIVE_FORMS } from "../lambdas/core/human/directive";
 import { CHECK_FORMS, parseCheckClause } from "../lambdas/core/human/directive-checks";
 import { loadConfigFile } from "../lib/config/load-config";
-import { ConfigError } from "../lib/config/parse-settings";
+import { McpServerConfigSchema, mcpServerEntry } from "../lib/config/mcp-servers-config";
+import { ConfigError, parseSettings } from "../lib/config/parse-settings";
 import { formatApproval, formatSummary } from "../lib/local/cli/format-progress";
 import { GoalsApiError, GoalsClient } from "../lib/local/cli/goals-client";
-import { formatToolListing, listTools, type ToolListing } from "../lib/local/cli/list-tools";
+import { formatToolListing, listMcpTools, listTools, type ToolListing } from "../lib/local/cli/list-tools";
 import { type ApprovalMode, GoalFileError, runGoal } from "../lib/local/cli/run-goal";
 import { startLocalStack } from "../lib/local/local-stack";
 
@@ -339,22 +340,37 @@ program
 program
   .command("tools")
   .description(
-    "List every tool a configuration yields (built-ins and tools.lambda): name, risk, source and why; --json adds input schemas",
+    "List every tool a configuration yields (built-ins, tools.lambda, and tools.mcp servers' tools listed now): name, risk, source and why; --json adds input schemas. With --mcp URL, list one MCP server's tools and how they would be gated",
   )
   .option("--config <file>", "the configuration file", "goal-loops.config.json")
+  .option(
+    "--mcp <url>",
+    "connect to this MCP server (Streamable HTTP) only and show how its tools would be gated",
+  )
+  .option("--name <server>", "the server's name for --mcp (its tools are named <server>__<tool>)", "mcp")
   .option("--json", "print the tools as JSON, with their input schemas", false)
-  .action((options: { config: string; json: boolean }) => {
-    let tools: ToolListing[];
+  .action(async (options: { config: string; mcp?: string; name: string; json: boolean }) => {
+    let listing: { tools: ToolListing[]; problems: string[] };
     try {
-      tools = listTools(loadConfigFile(resolve(options.config)));
+      listing =
+        options.mcp === undefined
+          ? await listTools(loadConfigFile(resolve(options.config)))
+          : await listMcpTools([
+              mcpServerEntry(
+                parseSettings(McpServerConfigSchema, { name: options.name, url: options.mcp }, "--mcp"),
+              ),
+            ]);
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
       log(`${error.name}: ${error.message}`);
       process.exitCode = 1;
       return;
     }
-    if (options.json) write(JSON.stringify(tools, null, 2));
-    else for (const line of formatToolListing(tools)) write(line);
+    if (options.json) write(JSON.stringify(listing.tools, null, 2));
+    else for (const line of formatToolListing(listing.tools)) write(line);
+    for (const problem of listing.problems) log(problem);
+    // A server that could not be listed is a configuration a goal could not use: say so by the exit code.
+    if (listing.problems.some((problem) => !problem.includes(": left out,"))) process.exitCode = 1;
   });
 
 await program.parseAsync(process.argv);

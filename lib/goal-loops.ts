@@ -14,6 +14,7 @@ import { GoalTable } from "./constructs/goal-table";
 import { GoalsApi } from "./constructs/goals-api";
 import { LambdaTools } from "./constructs/lambda-tools";
 import { LoopSteps } from "./constructs/loop-steps";
+import { McpServers } from "./constructs/mcp-servers";
 import type { PatternLoop } from "./constructs/pattern-loop";
 import { PlanExecuteLoop } from "./constructs/plan-execute-loop";
 import { ReactLoop } from "./constructs/react-loop";
@@ -80,6 +81,8 @@ export class GoalLoops extends Construct {
   readonly goalDeadlines: GoalDeadlines;
   /** The user's Lambda tools (`tools.lambda`), when there are any. */
   readonly lambdaTools?: LambdaTools;
+  /** The user's MCP servers (`tools.mcp`) behind their McpGateway function, when there are any. */
+  readonly mcpServers?: McpServers;
 
   constructor(scope: Construct, id: string, props: GoalLoopsProps = {}) {
     super(scope, id);
@@ -92,7 +95,9 @@ export class GoalLoops extends Construct {
       payloads: config.payloads,
     });
     this.goalEventBus = new GoalEventBus(this, "GoalEventBus");
-    const { lambda: toolConfigs } = config.tools;
+    const { lambda: toolConfigs, mcp: mcpConfigs } = config.tools;
+    this.mcpServers =
+      mcpConfigs.length === 0 ? undefined : new McpServers(this, "McpServers", { servers: mcpConfigs });
     this.lambdaTools =
       toolConfigs.length === 0
         ? undefined
@@ -103,6 +108,7 @@ export class GoalLoops extends Construct {
     this.loopSteps = new LoopSteps(this, "LoopSteps", {
       goalTable: this.goalTable,
       ...(this.lambdaTools === undefined ? {} : { lambdaTools: this.lambdaTools }),
+      ...(this.mcpServers === undefined ? {} : { mcpServers: this.mcpServers }),
       approvalTimeout: Duration.seconds(config.approvals.timeoutSeconds),
       httpAllowedHosts: config.http.allowedHosts,
     });
@@ -128,6 +134,11 @@ export class GoalLoops extends Construct {
     // A GoalSpec may grant these by name; the API refuses a name it does not know (tools.N).
     if (this.lambdaTools !== undefined) {
       this.goalsApi.handler.addEnvironment({ USER_TOOL_NAMES: this.lambdaTools.names.join(",") });
+    }
+    // The API lists a starting goal's MCP tools through the gateway, and freezes them into the goal.
+    if (this.mcpServers !== undefined) {
+      this.goalsApi.handler.addEnvironment(this.mcpServers.environment);
+      this.mcpServers.grantInvoke(this.goalsApi.handler);
     }
     this.resumeHandler = new ResumeHandler(this, "ResumeHandler", {
       goalTable: this.goalTable,

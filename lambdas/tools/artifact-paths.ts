@@ -13,8 +13,24 @@ export function isReservedPath(path: string): boolean {
  * WorkspacePathSchema segment (no `/`, no `..`) and two different ids never share a file.
  */
 export function overflowArtifactPath(iteration: number, toolUseId: string): string {
-  const safe = /^[A-Za-z0-9_-]{1,64}$/.test(toolUseId)
+  return `${ARTIFACTS_DIR}/${iteration}-${safeToolUseId(toolUseId)}.txt`;
+}
+
+/**
+ * `.artifacts/<iteration>-<toolUseId>-<n>.<extension>`: the n-th image or resource one call
+ * returned (MCP tools), beside the call's overflow file.
+ */
+export function contentArtifactPath(
+  iteration: number,
+  toolUseId: string,
+  index: number,
+  extension: string,
+): string {
+  return `${ARTIFACTS_DIR}/${iteration}-${safeToolUseId(toolUseId)}-${index}.${extension}`;
+}
+
+function safeToolUseId(toolUseId: string): string {
+  return /^[A-Za-z0-9_-]{1,64}$/.test(toolUseId)
     ? toolUseId
     : `${toolUseId.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64)}-${sha256Hex(toolUseId).slice(0, 12)}`;
-  return `${ARTIFACTS_DIR}/${iteration}-${safe}.txt`;
 }

@@ -1,14 +1,17 @@
 import * as z from "zod";
 import { ValidationError } from "../core/goal/errors";
+import type { FrozenTool } from "../core/goal/frozen-tools";
 import { parseOrThrow } from "../core/goal/validation";
 import type { ToolUseBlock } from "../core/ports/model-client";
 import type { Outbox } from "../core/ports/outbox";
 import type { ToolCallContext, ToolOutcome, ToolRisk, ToolRunner } from "../core/ports/tool-runner";
 import type { Workspace } from "../core/ports/workspace";
 import type { ToolEnvironment } from "./built-in-tool";
+import type { McpGatewayClient } from "./mcp-gateway-contract";
+import { mcpTool } from "./mcp-tool";
 import { ToolCallError } from "./tool-call-error";
 import { errorOutcome, successOutcome } from "./tool-outcome";
-import { builtInToolRegistry, type ToolRegistry } from "./tool-registry";
+import { builtInToolRegistry, createToolRegistry, type ToolRegistry } from "./tool-registry";
 
 /** Tool output above this many bytes becomes an artifact unless the deployment says otherwise. */
 export const DEFAULT_TOOL_OUTPUT_INLINE_BYTES = 4096;
@@ -44,6 +47,26 @@ export interface BuiltInToolRunnerOptions {
   readonly maxResponseBytes?: number;
   /** @default the built-in tools */
   readonly registry?: ToolRegistry;
+  /**
+   * Runs the MCP tools frozen into a goal (the McpGateway function).
+   * @default - none configured: a frozen MCP tool's call fails with McpServerNotConfigured
+   */
+  readonly mcpGateway?: McpGatewayClient;
+}
+
+/** Answers every call with the reason: the deployment names no MCP server any more. */
+export const NO_MCP_GATEWAY: McpGatewayClient = {
+  list: async (servers) => ({
+    servers: Object.fromEntries(servers.map((server) => [server, { error: notConfigured(server) }])),
+  }),
+  call: async ({ server }) => ({ error: notConfigured(server) }),
+};
+
+function notConfigured(server: string) {
+  return {
+    name: "McpServerNotConfigured",
+    message: `MCP server '${server}' is not in this deployment's configuration (tools.mcp) any more`,
+  };
 }
 
 /**
@@ -81,13 +104,26 @@ function list(names: readonly string[]): string {
  */
 export function createBuiltInToolRunner(options: BuiltInToolRunnerOptions): ToolRunner {
   const limits = parseOrThrow(RunnerLimitsSchema, options, "tool runner options");
-  const registry = options.registry ?? builtInToolRegistry;
+  const base = options.registry ?? builtInToolRegistry;
+  const gateway = options.mcpGateway ?? NO_MCP_GATEWAY;
+  // One registry per goal's frozen list (the same array while a step runs), built on first use.
+  const registries = new WeakMap<readonly FrozenTool[], ToolRegistry>();
+  const registryFor = (frozen: readonly FrozenTool[] | undefined): ToolRegistry => {
+    if (frozen === undefined || frozen.length === 0) return base;
+    let registry = registries.get(frozen);
+    if (!registry) {
+      registry = createToolRegistry([...base.tools, ...frozen.map((tool) => mcpTool(tool, gateway))]);
+      registries.set(frozen, registry);
+    }
+    return registry;
+  };
   const fetch = options.fetch ?? globalThis.fetch;
   const now = options.now ?? (() => new Date());
   const { inlineLimitBytes } = limits;
 
   async function run(call: ToolUseBlock, context: ToolCallContext): Promise<ToolOutcome> {
     const fail = (error: ToolCallError) => errorOutcome(call, error, inlineLimitBytes);
+    const registry = registryFor(context.frozenTools);
     const available = registry.toolSpecs(context.grantedTools).map((spec) => spec.name);
 
     const tool = registry.get(call.name);
@@ -162,8 +198,8 @@ export function createBuiltInToolRunner(options: BuiltInToolRunnerOptions): Tool
   }
 
   return {
-    specsFor: (grantedTools) => registry.toolSpecs(grantedTools),
-    riskOf: (call) => toolCallRisk(call, registry),
+    specsFor: (grantedTools, frozenTools) => registryFor(frozenTools).toolSpecs(grantedTools),
+    riskOf: (call, frozenTools) => toolCallRisk(call, registryFor(frozenTools)),
     run,
   };
 }

@@ -5,6 +5,7 @@ import { clip } from "../core/goal/text";
 import { parseOrThrow } from "../core/goal/validation";
 import type { ToolRisk } from "../core/ports/tool-runner";
 import type { JsonObject } from "./built-in-tool";
+import { inputSchemaFromJsonSchema } from "./json-schema-input";
 import { ToolCallError } from "./tool-call-error";
 import type { RegisteredTool } from "./tool-registry";
 
@@ -49,7 +50,7 @@ const ERROR_MESSAGE_CHARS = 2000;
 export function lambdaTool(entry: LambdaToolEntry, invoker: LambdaInvoker): RegisteredTool {
   let inputSchema: z.ZodType | undefined;
   const schema = () => {
-    inputSchema ??= inputSchemaOf(entry);
+    inputSchema ??= inputSchemaFromJsonSchema(entry.inputSchema);
     return inputSchema;
   };
   return {
@@ -84,15 +85,6 @@ export function lambdaTool(entry: LambdaToolEntry, invoker: LambdaInvoker): Regi
       };
     },
   };
-}
-
-/** The tool's JSON Schema as a zod schema; an object of any fields when zod cannot read it. */
-function inputSchemaOf(entry: LambdaToolEntry): z.ZodType {
-  try {
-    return z.fromJSONSchema(entry.inputSchema);
-  } catch {
-    return z.record(z.string(), z.json());
-  }
 }
 
 function functionFailed(tool: string, answer: LambdaInvocation): ToolCallError {

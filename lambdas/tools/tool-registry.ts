@@ -79,6 +79,8 @@ export function registerTool<S extends z.ZodType>(tool: BuiltInTool<S>): Registe
 }
 
 export interface ToolRegistry {
+  /** Every registered tool, in registration order. */
+  readonly tools: readonly RegisteredTool[];
   get(name: string): RegisteredTool | undefined;
   /**
    * Specs for the named tools, sorted by name so the same grant always gives the same request
@@ -91,6 +93,7 @@ export interface ToolRegistry {
 export function createToolRegistry(tools: readonly RegisteredTool[]): ToolRegistry {
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   return {
+    tools,
     get: (name) => byName.get(name),
     toolSpecs(names) {
       return [...new Set(names)].sort().flatMap((name) => {

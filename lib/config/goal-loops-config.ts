@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { PAYLOAD_SETTINGS_DEFAULTS, PAYLOAD_SETTINGS_LIMITS } from "../../lambdas/adapters/payload-settings";
 import { BUILT_IN_TOOL_NAMES } from "../../lambdas/tools/built-in-tool-names";
+import { type McpServerConfigInput, McpServersConfigSchema } from "./mcp-servers-config";
 import { wholeNumber } from "./parse-settings";
 
 /**
@@ -101,6 +102,10 @@ export const LambdaToolConfigSchema = z
       .string()
       .regex(TOOL_NAME_PATTERN, "must start with a letter and hold up to 64 letters, digits, _ or -")
       .refine((name) => !BUILT_IN_TOOL_NAMES.includes(name), "is the name of a built-in tool")
+      .refine(
+        (name) => !name.includes("__"),
+        "must not hold '__', which separates an MCP server's name from its tool's",
+      )
       .describe("The tool's name, as the model and a GoalSpec's tools[] use it"),
     description: z.string().min(1).max(1000).describe("What the tool does, for the model"),
     inputSchema: z
@@ -139,6 +144,7 @@ export const LambdaToolConfigSchema = z
 export const ToolsConfigSchema = z
   .strictObject({
     lambda: z.array(LambdaToolConfigSchema).max(50).default([]).describe("Tools that are Lambda functions"),
+    mcp: McpServersConfigSchema,
   })
   .superRefine((tools, context) => {
     const seen = new Set<string>();
@@ -179,7 +185,7 @@ export const GoalLoopsConfigSchema = z
       email: {},
     }),
     http: HttpConfigSchema.default({ allowedHosts: [] }),
-    tools: ToolsConfigSchema.default({ lambda: [] }),
+    tools: ToolsConfigSchema.default({ lambda: [], mcp: [] }),
     payloads: PayloadsConfigSchema.default(PAYLOAD_SETTINGS_DEFAULTS),
   })
   .describe("goal-loops deployment configuration")
@@ -317,6 +323,13 @@ export interface ToolsConfig {
    * @default []
    */
   readonly lambda?: readonly LambdaToolConfig[];
+  /**
+   * MCP servers reached over Streamable HTTP: a GoalSpec grants their tools as `<server>__<tool>`
+   * or all of one server's as `<server>__*`.
+   *
+   * @default []
+   */
+  readonly mcp?: readonly McpServerConfigInput[];
 }
 
 /** The goal store's payload bucket (files and items over DynamoDB's 400 KB). */

@@ -12,6 +12,7 @@ import { GoalLoopFunction, type GoalLoopLogLevel } from "./goal-loop-function";
 import type { GoalTable } from "./goal-table";
 import type { LambdaTools } from "./lambda-tools";
 import type { SharedStepFunctions } from "./loop-definition";
+import type { McpServers } from "./mcp-servers";
 import { acknowledgeGoalTableGrant } from "./nag-acknowledgments";
 
 /** How long a human has to answer an approval request before it expires. */
@@ -36,6 +37,13 @@ export interface LoopStepsProps {
    * @default - none
    */
   readonly lambdaTools?: LambdaTools;
+
+  /**
+   * The user's MCP servers: Act (and every pattern's acting step) may invoke their McpGateway.
+   *
+   * @default - none
+   */
+  readonly mcpServers?: McpServers;
 
   /**
    * Host names the `http_request` tool may reach (exact, lower-case matches).
@@ -93,6 +101,8 @@ export class LoopSteps extends Construct {
   readonly toolEnvironment: Readonly<Record<string, string>>;
   /** The user's Lambda tools, when the configuration names any: every acting function may invoke them. */
   readonly lambdaTools?: LambdaTools;
+  /** The user's MCP servers, when the configuration names any: every acting function may invoke their gateway. */
+  readonly mcpServers?: McpServers;
 
   constructor(scope: Construct, id: string, props: LoopStepsProps) {
     super(scope, id);
@@ -102,8 +112,10 @@ export class LoopSteps extends Construct {
       HTTP_ALLOWED_HOSTS: (props.httpAllowedHosts ?? []).join(","),
       TOOL_OUTPUT_INLINE_BYTES: String(props.toolOutputInlineBytes ?? DEFAULT_TOOL_OUTPUT_INLINE_BYTES),
       ...props.lambdaTools?.environment,
+      ...props.mcpServers?.environment,
     };
     this.lambdaTools = props.lambdaTools;
+    this.mcpServers = props.mcpServers;
     const tableEnvironment = props.goalTable.environment;
     const common = { logLevel: props.logLevel, logRetention: props.logRetention };
     this.functions = {
@@ -155,6 +167,7 @@ export class LoopSteps extends Construct {
       acknowledgeGoalTableGrant(fn.role, props.goalTable);
     }
     props.lambdaTools?.grantInvoke(this.functions.act);
+    props.mcpServers?.grantInvoke(this.functions.act);
   }
 
   /**

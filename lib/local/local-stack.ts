@@ -11,6 +11,7 @@ import type { LogLine } from "./lambda-sandbox";
 import { type LocalOutboxEntry, localOutboxReader } from "./local-outbox";
 import { type LocalSecrets, secretEnvironment } from "./local-secrets";
 import { localStoreClient, payloadSettingsOf } from "./local-store-client";
+import { withMcpCredentials } from "./mcp-credentials";
 import { reattachGoals } from "./reattach-goals";
 import { type S3Endpoint, startS3Endpoint } from "./s3-endpoint";
 import { type SchedulerEndpoint, startSchedulerEndpoint } from "./scheduler-endpoint";
@@ -186,7 +187,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     stops.push(api.close);
 
     const host = new LambdaHost({
-      functions: model.functions.map((fn) => withLocalModels(fn, options.model)),
+      functions: model.functions.map((fn) => withMcpCredentials(withLocalModels(fn, options.model))),
       endpoints: {
         dynamodb: dynamo.endpoint,
         sfn: sfn.url,

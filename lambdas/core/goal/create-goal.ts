@@ -1,3 +1,4 @@
+import type { FrozenTool } from "./frozen-tools";
 import { type GoalChange, goalEvent, settle } from "./goal-change";
 import { EMPTY_USAGE, type GoalRecord } from "./goal-record";
 import { type GoalSpec, GoalSpecSchema, type Pattern } from "./goal-spec";
@@ -15,6 +16,8 @@ export interface CreateGoalInput {
   /** The pattern the selector chose (see `selectPattern`) and why. */
   readonly pattern: Pattern;
   readonly patternReason: string;
+  /** The granted MCP tools, listed from their servers at intake. */
+  readonly frozenTools?: readonly FrozenTool[];
 }
 
 /** A new goal at revision 1, running its first run, and the `goal.created` event that records why. */
@@ -29,6 +32,7 @@ export function createGoalRecord(input: CreateGoalInput): GoalChange {
     pattern: input.pattern,
     patternReason: input.patternReason,
     spec,
+    ...(input.frozenTools === undefined ? {} : { frozenTools: [...input.frozenTools] }),
     runId: input.runId,
     runIteration: 0,
     activeTask: FIRST_TASK,
@@ -60,6 +64,16 @@ export function createGoalRecord(input: CreateGoalInput): GoalChange {
     pattern: record.pattern,
     patternReason: record.patternReason,
     successChecks: spec.successChecks.map((check) => check.id),
+    ...(input.frozenTools === undefined
+      ? {}
+      : {
+          mcpTools: input.frozenTools.map((tool) => ({
+            name: tool.name,
+            risk: tool.risk,
+            riskReason: tool.riskReason,
+            definitionHash: tool.definitionHash,
+          })),
+        }),
   });
   return settle(record, [created]);
 }

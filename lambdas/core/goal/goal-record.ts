@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { ModelRoleSchema } from "../models/model-roles";
 import { EvidenceSchema } from "./evidence/evidence";
+import { FrozenToolSchema } from "./frozen-tool";
 import { GoalSpecSchema, LimitsSchema, PatternSchema, SuccessCheckSchema } from "./goal-spec";
 import { LessonSchema } from "./lesson";
 import { PlanStateSchema, StepDecisionSchema } from "./plan";
@@ -263,6 +264,11 @@ export const GoalRecordSchema = z.object({
   /** Why the pattern was chosen (the selector's rule, or "requested"). */
   patternReason: z.string(),
   spec: GoalSpecSchema,
+  /**
+   * The MCP tools the goal was granted, as their servers listed them when it started: what the model
+   * is offered and what an approval binds to, for the goal's whole life (revisions grant no tools).
+   */
+  frozenTools: z.array(FrozenToolSchema).optional(),
   runId: z.string(),
   /** The run this one continued from (resume or continue-as-new); the checkpoint is the goal itself. */
   previousRunId: z.string().optional(),

@@ -10,6 +10,17 @@ const IdentifierSchema = z
     "must be 1-64 letters, digits, '-' or '_', starting with a letter or digit",
   );
 
+/**
+ * A `tools[]` entry: a tool's name, or `<server>__*` for every tool of one MCP server (its tools
+ * are named `<server>__<tool>`, DESIGN §6).
+ */
+const ToolGrantSchema = z
+  .string()
+  .regex(
+    /^(?:[A-Za-z0-9][A-Za-z0-9_-]{0,63}|[A-Za-z][A-Za-z0-9-]{0,31}__\*)$/,
+    "must be a tool name (1-64 letters, digits, '-' or '_', starting with a letter or digit) or <mcp-server>__*",
+  );
+
 const NonEmptyText = (max: number) => z.string().trim().min(1, "must not be empty").max(max);
 
 /** Workspace paths are relative, normalised and cannot climb out of the goal's workspace. */
@@ -155,7 +166,7 @@ export const GoalSpecSchema = z
     limits: LimitsSchema.default(() => LimitsSchema.parse({})),
     pattern: RequestedPatternSchema.default("auto"),
     hints: HintsSchema.optional(),
-    tools: z.array(IdentifierSchema).max(50).optional(),
+    tools: z.array(ToolGrantSchema).max(50).optional(),
     approval: ApprovalPolicySchema.default(() => ApprovalPolicySchema.parse({})),
     models: ModelOverridesSchema.optional(),
     parentGoalId: IdentifierSchema.optional(),

@@ -6,6 +6,8 @@ import type { GoalRecord } from "../goal/goal-record";
 import { type GoalSpec, parseGoalSpec } from "../goal/goal-spec";
 import { assertModelsAllowed } from "../models/model-allow-list";
 import { recordModelUsage } from "../models/model-prices";
+import type { McpCatalog } from "../ports/mcp-catalog";
+import { freezeGrantedMcpTools, isMcpGrant } from "./freeze-mcp-tools";
 import { type PatternChoice, selectPattern } from "./pattern-selector";
 import type { ModelSelection } from "./select-call";
 
@@ -31,6 +33,11 @@ export interface GoalIntakeInput {
    */
   readonly knownTools?: readonly string[];
   /**
+   * The deployment's MCP servers: a GoalSpec may grant their tools (`<server>__<tool>`,
+   * `<server>__*`), which are listed now and frozen into the goal. Absent: no MCP tools.
+   */
+  readonly mcp?: McpCatalog;
+  /**
    * Asks the `select` model role when no selector rule applies (see `selectWithModel`). Without it,
    * or when it answers nothing (the call failed), the selector's fallback stands and the reason says which.
    */
@@ -46,7 +53,9 @@ export interface GoalIntakeInput {
 export async function intakeGoal(input: GoalIntakeInput): Promise<GoalChange> {
   const spec = parseGoalSpec(input.body);
   if (input.allowedModelIds !== undefined) assertModelsAllowed(spec, input.allowedModelIds);
-  if (input.knownTools !== undefined) assertToolsKnown(spec, input.knownTools);
+  if (input.knownTools !== undefined) assertToolsKnown(spec, input.knownTools, input.mcp);
+  // Before the select call: a goal whose tools cannot be listed is refused without paying for one.
+  const frozenTools = await freezeGrantedMcpTools(spec.tools ?? [], input.mcp);
   const rules = selectPattern(spec);
   const select = rules.needsModel ? input.select : undefined;
   const selection = select && (await select(spec, rules));
@@ -61,6 +70,7 @@ export async function intakeGoal(input: GoalIntakeInput): Promise<GoalChange> {
     now: input.now,
     pattern: choice.pattern,
     patternReason,
+    ...(frozenTools.length === 0 ? {} : { frozenTools }),
   });
   if (!selection) return created;
   const { turn } = selection.checkpoint;
@@ -97,14 +107,15 @@ function plainJson(value: unknown): unknown {
 }
 
 /** Refuses a GoalSpec granting a tool the deployment does not have, naming each by `tools.<index>`. */
-function assertToolsKnown(spec: Pick<GoalSpec, "tools">, known: readonly string[]): void {
+function assertToolsKnown(spec: Pick<GoalSpec, "tools">, known: readonly string[], mcp?: McpCatalog): void {
+  const servers = mcp?.servers.map((server) => `${server}__*`) ?? [];
   const issues = (spec.tools ?? []).flatMap((name, index) =>
-    known.includes(name)
+    known.includes(name) || isMcpGrant(name, mcp)
       ? []
       : [
           {
             path: `tools.${index}`,
-            message: `'${name}' is not a tool of this deployment; tools: ${known.join(", ")}`,
+            message: `'${name}' is not a tool of this deployment; tools: ${[...known, ...servers].join(", ")}`,
           },
         ],
   );

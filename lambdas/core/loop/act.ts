@@ -238,7 +238,8 @@ function countedTurn(position: RunPosition, turn: ModelTurn, counting: TurnCount
           (next) => counting.before?.(next),
           (next) => recordModelUsage(next, role, turn.modelId, turn.usage, now),
           (next) => counting.after?.(next),
-          (next) => (gated.length > 0 ? setGate(next, pendingGate(position, gated), now) : undefined),
+          (next) =>
+            gated.length > 0 ? setGate(next, pendingGate(position, gated, next.frozenTools), now) : undefined,
           (next) => markLoop(next, { runId, iteration, phase: "reasoned" }, "act", now),
         );
 }
@@ -345,7 +346,8 @@ async function loggedStep(
     tenantId: record.tenantId,
     runId: record.runId,
     iteration,
-    grantedTools: grantedTools(record.spec, settings.defaultTools),
+    grantedTools: grantedTools(record, settings.defaultTools),
+    frozenTools: record.frozenTools ?? [],
     preAuthorized: record.spec.approval.preAuthorized,
     // Only the calls a human approved in this iteration's gate; the runner refuses other irreversible ones.
     approvedCalls: gate?.outcome === "approved" ? gate.toolUseIds : [],

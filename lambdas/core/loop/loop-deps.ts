@@ -1,3 +1,4 @@
+import { type FrozenTool, isWholeServerGrant } from "../goal/frozen-tools";
 import type { ModelTiers } from "../models/model-tiers";
 import type { Clock } from "../ports/clock";
 import type { GoalStore } from "../ports/goal-store";
@@ -35,7 +36,19 @@ export interface LoopSettings {
 
 export const DEFAULT_CONTINUE_AS_NEW_AFTER = 50;
 
-/** The tools a goal may use: its GoalSpec `tools`, else the default set. */
-export function grantedTools(spec: { readonly tools?: readonly string[] }, defaultTools: readonly string[]) {
-  return spec.tools ?? defaultTools;
+/**
+ * The tools a goal may use: its GoalSpec `tools`, else the default set. A whole-server grant
+ * (`<server>__*`) stands for the server's tools frozen into the goal, which are named one by one.
+ */
+export function grantedTools(
+  record: {
+    readonly spec: { readonly tools?: readonly string[] };
+    readonly frozenTools?: readonly FrozenTool[];
+  },
+  defaultTools: readonly string[],
+): readonly string[] {
+  const named = record.spec.tools ?? defaultTools;
+  const frozen = (record.frozenTools ?? []).map((tool) => tool.name);
+  if (frozen.length === 0) return named;
+  return [...new Set([...named.filter((name) => !isWholeServerGrant(name)), ...frozen])];
 }

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { canonicalJson, sha256Hex } from "../goal/canonical-json";
 import type { ArtifactObservation, ToolResultObservation } from "../goal/evidence/cycle-observations";
+import type { FrozenTool } from "../goal/frozen-tools";
 import type { ToolResultBlock, ToolSpec, ToolUseBlock } from "./model-client";
 
 /** How much a tool can change the world. Risk decides whether a call needs a human approval gate. */
@@ -14,6 +15,8 @@ export interface ToolCallContext {
   readonly iteration: number;
   /** Tools the goal may use (GoalSpec `tools`, or the default set). */
   readonly grantedTools: readonly string[];
+  /** The MCP tools frozen into the goal when it started (their definitions as the model saw them). */
+  readonly frozenTools?: readonly FrozenTool[];
   /** Irreversible tools the goal pre-authorized: they run without an approval gate. */
   readonly preAuthorized: readonly string[];
   /** toolUseIds a human approved in this iteration's gate: these irreversible calls may run (once). */
@@ -64,12 +67,12 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
 /** The port the loop uses to offer tools to the model and to run the calls it makes. */
 export interface ToolRunner {
   /** Tool specs (JSON Schema inputs) for the tools granted to a goal, in a stable order. */
-  specsFor(grantedTools: readonly string[]): readonly ToolSpec[];
+  specsFor(grantedTools: readonly string[], frozenTools?: readonly FrozenTool[]): readonly ToolSpec[];
   /**
    * The risk of one call (a tool's risk may depend on its input: http_request GET is `read`), or
    * undefined for an unknown tool or invalid input (the call fails in Act without running).
    */
-  riskOf(call: ToolUseBlock): ToolRisk | undefined;
+  riskOf(call: ToolUseBlock, frozenTools?: readonly FrozenTool[]): ToolRisk | undefined;
   /** Runs one call. Never throws for a bad call; throws only for infrastructure failures. */
   run(call: ToolUseBlock, context: ToolCallContext): Promise<ToolOutcome>;
 }

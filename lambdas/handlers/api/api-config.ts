@@ -19,6 +19,9 @@ const ApiEnvSchema = z.object({
   ALLOWED_MODEL_IDS: z.string().min(1).optional(),
   /** The deployment's own tools (LambdaTools), comma-separated: a GoalSpec may grant these and the built-ins. */
   USER_TOOL_NAMES: z.string().optional(),
+  /** The configured MCP servers (McpServers), comma-separated, and the function that lists their tools. */
+  MCP_SERVER_NAMES: z.string().optional(),
+  MCP_GATEWAY_FUNCTION: z.string().min(1).optional(),
 });
 
 export interface ApiConfig {
@@ -30,6 +33,8 @@ export interface ApiConfig {
   readonly models?: { readonly tiers: ModelTiers; readonly allowedModelIds: readonly string[] };
   /** Every tool a GoalSpec may grant: the built-ins and USER_TOOL_NAMES. */
   readonly toolNames: readonly string[];
+  /** The MCP servers a GoalSpec may grant tools of, and the McpGateway function that lists them. */
+  readonly mcp?: { readonly servers: readonly string[]; readonly gatewayFunction: string };
 }
 
 /** Reads the API's environment; a missing or malformed variable stops the cold start, naming it. */
@@ -60,7 +65,17 @@ export function readApiConfig(env: Record<string, string | undefined>): ApiConfi
       : { eventBusName: parsed.data.GOAL_EVENT_BUS_NAME }),
     ...modelsOf(parsed.data),
     toolNames: [...BUILT_IN_TOOL_NAMES, ...splitList(parsed.data.USER_TOOL_NAMES ?? "")],
+    ...mcpOf(parsed.data),
   };
+}
+
+function mcpOf(env: z.infer<typeof ApiEnvSchema>): Pick<ApiConfig, "mcp"> {
+  const servers = splitList(env.MCP_SERVER_NAMES ?? "");
+  if (servers.length === 0) return {};
+  if (env.MCP_GATEWAY_FUNCTION === undefined) {
+    throw new ApiConfigurationError("MCP_SERVER_NAMES is set without MCP_GATEWAY_FUNCTION (McpServers)");
+  }
+  return { mcp: { servers, gatewayFunction: env.MCP_GATEWAY_FUNCTION } };
 }
 
 function modelsOf(env: z.infer<typeof ApiEnvSchema>): Pick<ApiConfig, "models"> {

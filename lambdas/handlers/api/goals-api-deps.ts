@@ -5,6 +5,7 @@ import type { ModelTiers } from "../../core/models/model-tiers";
 import type { DeadlineSchedule } from "../../core/ports/deadline-schedule";
 import type { GoalStore } from "../../core/ports/goal-store";
 import type { HumanInputPublisher } from "../../core/ports/human-input-publisher";
+import type { McpCatalog } from "../../core/ports/mcp-catalog";
 import type { ModelClient } from "../../core/ports/model-client";
 
 /**
@@ -37,4 +38,6 @@ export interface GoalsApiDeps {
   };
   /** Every tool a GoalSpec may grant; a name outside it is a 400 naming `tools.<index>`. Absent: not checked. */
   readonly toolNames?: readonly string[];
+  /** The deployment's MCP servers, listed when a goal grants their tools. Absent: none configured. */
+  readonly mcp?: McpCatalog;
 }

@@ -13,7 +13,9 @@ import { sfnRunStarter } from "../../adapters/sfn-run-starter";
 import { goalIdFromBytes } from "../../core/goal/goal-ids";
 import type { DeadlineSchedule } from "../../core/ports/deadline-schedule";
 import type { HumanInputPublisher } from "../../core/ports/human-input-publisher";
+import type { McpCatalog } from "../../core/ports/mcp-catalog";
 import type { ModelClient } from "../../core/ports/model-client";
+import { lambdaMcpGateway } from "../../tools/mcp-gateway-client";
 import { readApiConfig } from "./api-config";
 import { createGoalsApi } from "./create-goals-api";
 
@@ -54,6 +56,20 @@ const deadlines: DeadlineSchedule = {
   set: async (goalId, deadline) => (await deadlineSchedule())?.set(goalId, deadline),
 };
 
+/**
+ * The MCP servers' tools, listed by the McpGateway function when a goal grants some: the API never
+ * loads the MCP client nor reads a server's secret. Its Lambda client loads on the first such goal.
+ */
+function mcpCatalog(mcp: { servers: readonly string[]; gatewayFunction: string }): McpCatalog {
+  const invoker = loadOnce(async () =>
+    (await import("../../adapters/lambda-tool-invoker")).createLambdaInvoker(),
+  );
+  const gateway = lambdaMcpGateway(mcp.gatewayFunction, {
+    invoke: async (arn, event) => (await invoker()).invoke(arn, event),
+  });
+  return { servers: mcp.servers, list: (servers) => gateway.list(servers).then((answer) => answer.servers) };
+}
+
 /** Deployed without a bus (GoalsApi's optional `goalEventBus`): steering routes answer 503. */
 const noBusPublisher: HumanInputPublisher = {
   publish: () => Promise.reject(new HumanInputPublishError("GOAL_EVENT_BUS_NAME is not set: no event bus")),
@@ -74,6 +90,7 @@ const api = createGoalsApi({
   logger,
   deadlines,
   toolNames: config.toolNames,
+  ...(config.mcp === undefined ? {} : { mcp: mcpCatalog(config.mcp) }),
   ...(config.models === undefined
     ? {}
     : {

@@ -1,6 +1,7 @@
 import type { APIGatewayProxyResult } from "aws-lambda";
 import { EXECUTION_START_THROTTLED, ExecutionStartError } from "../../adapters/sfn-run-starter";
 import { GoalLoopsError, ValidationError, type ValidationIssue } from "../../core/goal/errors";
+import { McpServerUnavailableError } from "../../core/intake/freeze-mcp-tools";
 import { IdempotencyKeyReusedError } from "../../core/intake/goal-intake";
 import { InvalidStatusError, PatternUnavailableError } from "./api-errors";
 
@@ -69,6 +70,9 @@ const KNOWN_ERRORS: Readonly<Record<string, KnownError>> = {
   IdempotencyKeyReusedError: { statusCode: 422, code: "IdempotencyKeyReused" },
   ExecutionStartError: EXECUTION_START_FAILED,
   [EXECUTION_START_THROTTLED]: EXECUTION_START_FAILED,
+  // A GoalSpec granted tools of an MCP server that could not list them: nothing was stored.
+  McpServerUnavailableError: { statusCode: 502, code: "McpServerUnavailable" },
+  McpGatewayFailed: { statusCode: 502, code: "McpGatewayFailed" },
   GoalStoreUnavailableError: {
     statusCode: 503,
     code: "ServiceUnavailable",
@@ -81,6 +85,7 @@ const KNOWN_ERRORS: Readonly<Record<string, KnownError>> = {
 function detailsOf(error: GoalLoopsError): Record<string, unknown> {
   if (error instanceof ValidationError) return { issues: error.issues };
   if (error instanceof PatternUnavailableError) return { pattern: error.pattern };
+  if (error instanceof McpServerUnavailableError) return { server: error.server, reason: error.reason.name };
   if (error instanceof InvalidStatusError) return { goalId: error.goalId, status: error.status };
   if (error instanceof ExecutionStartError || error instanceof IdempotencyKeyReusedError) {
     return { goalId: error.goalId };

@@ -52,6 +52,7 @@ async function postGoal(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGat
     tenantId: request.tenantId,
     now: deps.now(),
     ...(deps.toolNames === undefined ? {} : { knownTools: deps.toolNames }),
+    ...(deps.mcp === undefined ? {} : { mcp: deps.mcp }),
     ...(deps.models === undefined
       ? {}
       : { allowedModelIds: deps.models.allowedModelIds, select: modelSelector(deps, deps.models, goalId) }),

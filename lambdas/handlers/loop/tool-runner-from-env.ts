@@ -6,34 +6,45 @@ import {
   DEFAULT_TOOL_OUTPUT_INLINE_BYTES,
 } from "../../tools/built-in-tool-runner";
 import { type LambdaInvoker, lambdaTool, parseLambdaToolManifest } from "../../tools/lambda-tool";
+import { lambdaMcpGateway } from "../../tools/mcp-gateway-client";
+import type { McpGatewayClient } from "../../tools/mcp-gateway-contract";
 import { BUILT_IN_TOOLS, createToolRegistry, type RegisteredTool } from "../../tools/tool-registry";
 import { listEnv, positiveIntEnv } from "../handler-environment";
 
+/** One Lambda client for user tools and the MCP gateway, loaded on the first call that needs it. */
+const loadInvoker = loadOnce(async () =>
+  (await import("../../adapters/lambda-tool-invoker")).createLambdaInvoker(),
+);
+const lazyInvoker: LambdaInvoker = { invoke: async (arn, event) => (await loadInvoker()).invoke(arn, event) };
+
 /**
- * The user's Lambda tools (USER_TOOLS, set by the LambdaTools construct), each invoked through one
- * Lambda client, loaded on the first call: a goal that uses none never loads it.
+ * The user's Lambda tools (USER_TOOLS, set by the LambdaTools construct): a goal that uses none
+ * never loads the Lambda client.
  */
 function userLambdaTools(): RegisteredTool[] {
-  const entries = parseLambdaToolManifest(process.env.USER_TOOLS);
-  if (entries.length === 0) return [];
-  const invoker = loadOnce(async () =>
-    (await import("../../adapters/lambda-tool-invoker")).createLambdaInvoker(),
-  );
-  const lazy: LambdaInvoker = { invoke: async (arn, event) => (await invoker()).invoke(arn, event) };
-  return entries.map((entry) => lambdaTool(entry, lazy));
+  return parseLambdaToolManifest(process.env.USER_TOOLS).map((entry) => lambdaTool(entry, lazyInvoker));
+}
+
+/** The McpGateway function (MCP_GATEWAY_FUNCTION, set by the McpServers construct), if MCP servers are configured. */
+export function mcpGatewayFromEnv(): McpGatewayClient | undefined {
+  const functionArn = process.env.MCP_GATEWAY_FUNCTION;
+  return functionArn ? lambdaMcpGateway(functionArn, lazyInvoker) : undefined;
 }
 
 /**
- * The built-in tools and the user's Lambda tools (USER_TOOLS) as a step that runs them is deployed: HTTP_ALLOWED_HOSTS and
+ * The built-in tools, the user's Lambda tools (USER_TOOLS) and the goal's frozen MCP tools (run
+ * through MCP_GATEWAY_FUNCTION) as a step that runs them is deployed: HTTP_ALLOWED_HOSTS and
  * TOOL_OUTPUT_INLINE_BYTES come from the function's environment (LoopSteps sets both on every
  * function that acts: Act, and the steps that act on an ungated turn themselves, VerifyAndReason,
  * Execute and Attempt).
  */
 export function toolRunnerFromEnv(ports: Pick<BuiltInToolRunnerOptions, "workspace" | "outbox">): ToolRunner {
+  const mcpGateway = mcpGatewayFromEnv();
   return createBuiltInToolRunner({
     ...ports,
     registry: createToolRegistry([...BUILT_IN_TOOLS, ...userLambdaTools()]),
     allowedHosts: listEnv("HTTP_ALLOWED_HOSTS"),
     inlineLimitBytes: positiveIntEnv("TOOL_OUTPUT_INLINE_BYTES", DEFAULT_TOOL_OUTPUT_INLINE_BYTES),
+    ...(mcpGateway === undefined ? {} : { mcpGateway }),
   });
 }

@@ -1,11 +1,16 @@
+import { McpConnections } from "../../../lambdas/adapters/mcp-connections";
 import type { BuiltInTool } from "../../../lambdas/tools/built-in-tool";
 import { httpRequestTool } from "../../../lambdas/tools/http-request";
+import type { McpListAnswer } from "../../../lambdas/tools/mcp-gateway-contract";
+import { createMcpGateway } from "../../../lambdas/tools/mcp-gateway-service";
+import type { McpServerEntry } from "../../../lambdas/tools/mcp-servers";
 import { notifyTool } from "../../../lambdas/tools/notify";
 import { toolSpecs } from "../../../lambdas/tools/tool-registry";
 import { workspaceListTool } from "../../../lambdas/tools/workspace-list";
 import { workspaceReadTool } from "../../../lambdas/tools/workspace-read";
 import { workspaceWriteTool } from "../../../lambdas/tools/workspace-write";
 import type { GoalLoopsConfig } from "../../config/goal-loops-config";
+import { mcpServerEntry } from "../../config/mcp-servers-config";
 
 const BUILT_INS: readonly BuiltInTool[] = [
   httpRequestTool,
@@ -18,7 +23,7 @@ const BUILT_INS: readonly BuiltInTool[] = [
 /** One tool a configuration yields, as `goal-loops tools` shows it. */
 export interface ToolListing {
   readonly name: string;
-  /** `built-in`, `lambda entry <file>` or `lambda <arn>`. */
+  /** `built-in`, `lambda entry <file>`, `lambda <arn>` or `mcp <server> <url>`. */
   readonly source: string;
   /** The gate: `read` runs at once, `reversible` runs and is undone on a revision, `irreversible` waits for an approval. */
   readonly risk: string;
@@ -27,11 +32,74 @@ export interface ToolListing {
   readonly inputSchema: Record<string, unknown>;
 }
 
+/** What listing the configuration's MCP servers found: their tools, and the servers that failed. */
+export interface McpListing {
+  readonly tools: ToolListing[];
+  /** One line per server that could not be listed, or per tool left out, saying why. */
+  readonly problems: string[];
+}
+
 /**
- * Every tool a configuration yields, built-ins first, then its Lambda tools, each with its risk
- * and why: what a deployer checks before `cdk deploy`.
+ * Every tool a configuration yields, built-ins first, then its Lambda tools, then its MCP servers'
+ * (listed from the servers now, as a starting goal would), each with its risk and why: what a
+ * deployer checks before `cdk deploy`.
  */
-export function listTools(config: GoalLoopsConfig): ToolListing[] {
+export async function listTools(
+  config: GoalLoopsConfig,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ tools: ToolListing[]; problems: string[] }> {
+  const mcp = await listMcpTools(config.tools.mcp.map(mcpServerEntry), env);
+  return { tools: [...listConfiguredTools(config), ...mcp.tools], problems: mcp.problems };
+}
+
+/**
+ * The tools of MCP servers, listed and gated exactly as the McpGateway function does for a
+ * starting goal; credentials from the variables `auth.env` names (the local stack's way).
+ */
+export async function listMcpTools(
+  servers: readonly McpServerEntry[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<McpListing> {
+  if (servers.length === 0) return { tools: [], problems: [] };
+  const connections = new McpConnections(async (server) =>
+    server.auth?.env === undefined ? undefined : env[server.auth.env],
+  );
+  try {
+    const gateway = createMcpGateway(servers, connections);
+    const answer = (await gateway.handle({
+      action: "list",
+      servers: servers.map((server) => server.name),
+    })) as McpListAnswer;
+    const tools: ToolListing[] = [];
+    const problems: string[] = [];
+    for (const server of servers) {
+      const listing = answer.servers[server.name];
+      if (!listing || "error" in listing) {
+        problems.push(
+          `${server.name}: ${listing?.error.name ?? "NoAnswer"}: ${listing?.error.message ?? "no answer"}`,
+        );
+        continue;
+      }
+      for (const tool of listing.tools) {
+        tools.push({
+          name: tool.name,
+          source: `mcp ${server.name} ${server.url}`,
+          risk: tool.risk,
+          why: tool.riskReason,
+          inputSchema: tool.inputSchema,
+        });
+      }
+      for (const skipped of listing.skipped)
+        problems.push(`${server.name}__${skipped.tool}: left out, ${skipped.reason}`);
+    }
+    return { tools, problems };
+  } finally {
+    await connections.close();
+  }
+}
+
+/** The built-ins and the Lambda tools: what the configuration alone says, no server asked. */
+export function listConfiguredTools(config: GoalLoopsConfig): ToolListing[] {
   const specs = new Map(toolSpecs(BUILT_INS.map((tool) => tool.name)).map((spec) => [spec.name, spec]));
   const builtIns = BUILT_INS.map((tool) => ({
     name: tool.name,

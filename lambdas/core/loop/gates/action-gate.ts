@@ -1,4 +1,5 @@
 import { canonicalJson, sha256Hex } from "../../goal/canonical-json";
+import type { FrozenTool } from "../../goal/frozen-tools";
 import { type GoalChange, goalEvent, settle } from "../../goal/goal-change";
 import type { ActionGate, GoalRecord } from "../../goal/goal-record";
 import { clip } from "../../goal/text";
@@ -26,17 +27,37 @@ export function gatedCalls(
     (call) =>
       granted.includes(call.name) &&
       !preAuthorized.includes(call.name) &&
-      (requireFor.includes(call.name) || tools.riskOf(call) === "irreversible"),
+      (requireFor.includes(call.name) || tools.riskOf(call, record.frozenTools) === "irreversible"),
   );
 }
 
-/** The pending gate of a turn's gated calls: what the approval binds to and what a human reads. */
-export function pendingGate(position: RunPosition, calls: readonly ToolUseBlock[]): ActionGate {
-  const fingerprint = sha256Hex(canonicalJson(calls.map((call) => [call.name, call.input])));
+/**
+ * The pending gate of a turn's gated calls: what the approval binds to and what a human reads. An
+ * MCP tool's call binds to the tool's definition hash too, and the summary shows server, tool and
+ * hash: the human approves this input to exactly this definition.
+ */
+export function pendingGate(
+  position: RunPosition,
+  calls: readonly ToolUseBlock[],
+  frozenTools: readonly FrozenTool[] = [],
+): ActionGate {
+  const definitionOf = (name: string) => frozenTools.find((tool) => tool.name === name);
+  const fingerprint = sha256Hex(
+    canonicalJson(
+      calls.map((call) => {
+        const definition = definitionOf(call.name);
+        return definition ? [call.name, call.input, definition.definitionHash] : [call.name, call.input];
+      }),
+    ),
+  );
   const summary = calls
     .map((call) => {
       const input = JSON.stringify(call.input);
-      return `${call.name} ${clip(input, SUMMARY_INPUT_CHARS)}`;
+      const definition = definitionOf(call.name);
+      const source = definition
+        ? ` (MCP server ${definition.server}, tool ${definition.tool}, definition sha256 ${definition.definitionHash.slice(0, 12)})`
+        : "";
+      return `${call.name}${source} ${clip(input, SUMMARY_INPUT_CHARS)}`;
     })
     .join("; ")
     .slice(0, 2000);

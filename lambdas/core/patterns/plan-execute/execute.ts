@@ -91,10 +91,10 @@ export async function execute(
   const step = state && stepToExecute(state, position);
   if (!state || !step) return { ...position, next: "verify" };
 
-  const granted = grantedTools(record.spec, settings.defaultTools);
+  const granted = grantedTools(record, settings.defaultTools);
   // Every granted tool, whatever the step names: one tool list for all steps keeps the prompt's
   // cached prefix the same; Act refuses a call to another tool than the step's (isOffPlan).
-  const tools = ports.tools.specsFor(granted);
+  const tools = ports.tools.specsFor(granted, record.frozenTools);
   const key = {
     goalId,
     runId: checkpointRunId(record, position),

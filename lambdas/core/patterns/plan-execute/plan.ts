@@ -74,7 +74,7 @@ export async function plan(
       : stopped(skipped.record, position);
   }
 
-  const tools = ports.tools.specsFor(grantedTools(record.spec, settings.defaultTools));
+  const tools = ports.tools.specsFor(grantedTools(record, settings.defaultTools), record.frozenTools);
   const key = { goalId, runId: checkpointRunId(record, position), iteration, role: "plan" as const, ordinal };
   const { turn } = await checkpointedCall(
     ports,

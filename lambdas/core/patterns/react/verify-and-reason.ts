@@ -197,7 +197,7 @@ async function reason(
 ): Promise<StepResult> {
   const { iteration } = position;
   const key = reasonKey({ ...position, runId: checkpointRunId(record, position) });
-  const tools = ports.tools.specsFor(grantedTools(record.spec, settings.defaultTools));
+  const tools = ports.tools.specsFor(grantedTools(record, settings.defaultTools), record.frozenTools);
   const modelId = modelIdFor(record.spec, "reason", settings.models);
   // Packing again on a retry reads the same steps and summaries: it decides the same and pays nothing.
   const context = await packGoalContext(ports, {
@@ -219,7 +219,7 @@ async function reason(
   );
   const now = ports.now();
   const { turn } = checkpoint;
-  const gated = gatedCalls(record, turn, ports.tools, grantedTools(record.spec, settings.defaultTools));
+  const gated = gatedCalls(record, turn, ports.tools, grantedTools(record, settings.defaultTools));
   return commitTurnAndAct(ports, settings, {
     loaded: base,
     checkpoint,

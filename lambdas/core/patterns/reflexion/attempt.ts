@@ -58,7 +58,7 @@ export async function attempt(
   // Once the call is paid for, it is counted whatever the limits say now; before, a limit stops it.
   const found = await ports.goals.findCheckpoint(key);
   if (!found.checkpoint && checkLimits(record, ports.now())) return { ...position, next: "limit_decision" };
-  const granted = grantedTools(record.spec, settings.defaultTools);
+  const granted = grantedTools(record, settings.defaultTools);
   const checkpoint =
     found.checkpoint ??
     (await callAndCheckpoint(
@@ -69,7 +69,7 @@ export async function attempt(
         attemptRequest({
           record,
           attempt: (record.attempts ?? 0) + 1,
-          tools: ports.tools.specsFor(granted),
+          tools: ports.tools.specsFor(granted, record.frozenTools),
           modelId: modelIdFor(record.spec, "attempt", settings.models),
           call,
         }),

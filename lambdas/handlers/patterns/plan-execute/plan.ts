@@ -2,9 +2,12 @@ import { Logger } from "@aws-lambda-powertools/logger";
 import { BedrockModelClient } from "../../../adapters/bedrock-model-client";
 import { createBedrockRuntimeClient } from "../../../adapters/bedrock-runtime-client";
 import { createDocumentClient, createGoalStoreAdapters } from "../../../adapters/goal-store-adapters";
+import type { FrozenTool } from "../../../core/goal/frozen-tools";
 import { stopAtCostLimit } from "../../../core/loop/cost-limit";
 import { plan } from "../../../core/patterns/plan-execute/plan";
-import { toolSpecs } from "../../../tools/tool-registry";
+import { NO_MCP_GATEWAY } from "../../../tools/built-in-tool-runner";
+import { mcpTool } from "../../../tools/mcp-tool";
+import { BUILT_IN_TOOLS, createToolRegistry, toolSpecs } from "../../../tools/tool-registry";
 import { requiredEnv } from "../../handler-environment";
 import { StatePayloadSchema } from "../../loop/state-payload";
 import { stepHandler } from "../../loop/step-handler";
@@ -18,8 +21,17 @@ const { goals } = createGoalStoreAdapters({
 });
 const model = new BedrockModelClient({ client: createBedrockRuntimeClient() });
 const settings = planExecuteSettingsFromEnv();
-// The planner only reads the granted tools' specs: it plans with them and calls none.
-const tools = { specsFor: toolSpecs };
+// The planner only reads the granted tools' specs (the goal's frozen MCP tools among them): it plans
+// with them and calls none.
+const tools = {
+  specsFor: (granted: readonly string[], frozen: readonly FrozenTool[] = []) =>
+    frozen.length === 0
+      ? toolSpecs(granted)
+      : createToolRegistry([
+          ...BUILT_IN_TOOLS,
+          ...frozen.map((tool) => mcpTool(tool, NO_MCP_GATEWAY)),
+        ]).toolSpecs(granted),
+};
 
 /**
  * Plan: the first plan or a replan with its strategy, validated with zod (see `plan`).
