@@ -100,7 +100,7 @@ function targetGeographies(
     throw new ConfigError(
       `${where}: models.dataResidency needs the stack's region at synth, to pick its geographic inference profiles, ` +
         "but the stack is environment-agnostic: give it an env with a region " +
-        "(cdk synth with AWS credentials or AWS_REGION set, so CDK_DEFAULT_REGION is known; or env: { region } in your app)",
+        "(cdk synth with AWS credentials, so bin/app.ts pins it to CDK_DEFAULT_ACCOUNT and CDK_DEFAULT_REGION; or env: { region } in your own app)",
     );
   }
   const geographies = geographiesOf(region);
