@@ -1,4 +1,4 @@
-import { Duration, type RemovalPolicy } from "aws-cdk-lib";
+import { Annotations, Duration, type RemovalPolicy, Stack, Token } from "aws-cdk-lib";
 import { EmailIdentity, type IEmailIdentity } from "aws-cdk-lib/aws-ses";
 import { Construct } from "constructs";
 import {
@@ -7,6 +7,7 @@ import {
   GoalLoopsConfigSchema,
 } from "./config/goal-loops-config";
 import { parseSettings } from "./config/parse-settings";
+import { type ResolvedModels, resolveModels } from "./config/resolve-models";
 import { EmailDoor } from "./constructs/email-door";
 import { GoalDeadlines } from "./constructs/goal-deadlines";
 import { GoalEventBus } from "./constructs/goal-event-bus";
@@ -83,6 +84,8 @@ export class GoalLoops extends Construct {
   readonly lambdaTools?: LambdaTools;
   /** The user's MCP servers (`tools.mcp`) behind their McpGateway function, when there are any. */
   readonly mcpServers?: McpServers;
+  /** The models the steps call, checked against the stack's region, defaults picked. */
+  readonly models: ResolvedModels;
 
   constructor(scope: Construct, id: string, props: GoalLoopsProps = {}) {
     super(scope, id);
@@ -112,13 +115,13 @@ export class GoalLoops extends Construct {
       approvalTimeout: Duration.seconds(config.approvals.timeoutSeconds),
       httpAllowedHosts: config.http.allowedHosts,
     });
-    const { heavy, fast, allowed } = config.models;
+    this.models = this.resolveModels(config);
     const loopProps = {
       goalTable: this.goalTable,
       steps: this.loopSteps,
-      heavyModelId: heavy,
-      fastModelId: fast,
-      ...(allowed === undefined ? {} : { allowedModelIds: allowed }),
+      heavyModelId: this.models.heavy,
+      fastModelId: this.models.fast,
+      allowedModelIds: this.models.allowed,
     };
     this.reactLoop = new ReactLoop(this, "ReactLoop", loopProps);
     this.planExecuteLoop = new PlanExecuteLoop(this, "PlanExecuteLoop", loopProps);
@@ -168,6 +171,23 @@ export class GoalLoops extends Construct {
       ...(defaultChannel === undefined ? {} : { defaultChannel }),
     });
     this.wireApprovalNotifiers();
+  }
+
+  /**
+   * `models` for this stack's region (an agnostic stack's region is a token: undefined here). Which
+   * default was picked and why is an info line of the synth output; a Legacy model a warning.
+   */
+  private resolveModels(config: GoalLoopsConfig): ResolvedModels {
+    const { region } = Stack.of(this);
+    const models = resolveModels(
+      config.models,
+      { region: Token.isUnresolved(region) ? undefined : region },
+      "GoalLoops",
+    );
+    for (const note of models.notes) Annotations.of(this).addInfo(note);
+    for (const warning of models.warnings)
+      Annotations.of(this).addWarningV2("goal-loops:legacy-model", warning);
+    return models;
   }
 
   /**

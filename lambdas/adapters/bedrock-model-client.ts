@@ -58,7 +58,7 @@ export class BedrockModelClient implements ModelClient {
 }
 
 function toConverseInput(request: ModelRequest): ConverseCommandInput {
-  const { maxTokens, temperature } = request;
+  const { maxTokens } = request;
   return {
     modelId: request.modelId,
     system: request.system.map(
@@ -68,14 +68,8 @@ function toConverseInput(request: ModelRequest): ConverseCommandInput {
     messages: request.messages.map(toBedrockMessage),
     // Bedrock rejects an empty tool list, so a call without tools sends no toolConfig at all.
     ...(request.tools?.length ? { toolConfig: { tools: request.tools.map(toBedrockTool) } } : {}),
-    ...(maxTokens !== undefined || temperature !== undefined
-      ? {
-          inferenceConfig: {
-            ...(maxTokens !== undefined ? { maxTokens } : {}),
-            ...(temperature !== undefined ? { temperature } : {}),
-          },
-        }
-      : {}),
+    // Only maxTokens: no temperature, topP or toolChoice, which the Claude 5.5 models answer 400 to.
+    ...(maxTokens !== undefined ? { inferenceConfig: { maxTokens } } : {}),
     // The local fixture endpoint keys scripted turns on these; in AWS they tag invocation logs.
     requestMetadata: { goalId: request.goalId, role: request.role, call: String(request.call) },
   };

@@ -11,10 +11,13 @@ import { wholeNumber } from "./parse-settings";
  * (goal-loops.config.schema.json, for editors) is generated from it.
  */
 
-/** The heavy default: Claude Sonnet 4.5 through its US cross-region inference profile. */
-export const DEFAULT_HEAVY_MODEL_ID = "us.anthropic.claude-sonnet-4-5-20250929-v1:0";
-/** The fast default: Claude Haiku 4.5 through its US cross-region inference profile. */
-export const DEFAULT_FAST_MODEL_ID = "us.anthropic.claude-haiku-4-5-20251001-v1:0";
+/**
+ * The heavy default without `models.dataResidency`: Claude Sonnet 5.5 through its global inference
+ * profile (list price). With it, the region's geographic profile (lib/config/resolve-models.ts).
+ */
+export const DEFAULT_HEAVY_MODEL_ID = "global.anthropic.claude-sonnet-5-5";
+/** The fast default without `models.dataResidency`: Claude Haiku 5.5 through its global inference profile. */
+export const DEFAULT_FAST_MODEL_ID = "global.anthropic.claude-haiku-5-5";
 export const DEFAULT_APPROVAL_TIMEOUT_SECONDS = 24 * 60 * 60;
 const MIN_APPROVAL_TIMEOUT_SECONDS = 60;
 const MAX_APPROVAL_TIMEOUT_SECONDS = 30 * 24 * 60 * 60;
@@ -33,17 +36,23 @@ const ModelIdSchema = z
 
 export const ModelsConfigSchema = z
   .strictObject({
-    heavy: ModelIdSchema.default(DEFAULT_HEAVY_MODEL_ID).describe(
-      "Bedrock model for the heavy roles (reason, plan, attempt, reflect, reconcile)",
+    heavy: ModelIdSchema.optional().describe(
+      "Bedrock model for the heavy roles (reason, plan, attempt, reflect, reconcile); default: Claude Sonnet 5.5, global profile (the region's with dataResidency)",
     ),
-    fast: ModelIdSchema.default(DEFAULT_FAST_MODEL_ID).describe(
-      "Bedrock model for the fast roles (execute, evaluate, judge, summarize, select)",
+    fast: ModelIdSchema.optional().describe(
+      "Bedrock model for the fast roles (execute, evaluate, judge, summarize, select); default: Claude Haiku 5.5, global profile (with dataResidency: the region's, else Claude Haiku 4.5's)",
     ),
     allowed: z
       .array(ModelIdSchema)
       .min(1)
       .optional()
       .describe("The only models a GoalSpec may name; default: heavy and fast"),
+    dataResidency: z
+      .boolean()
+      .default(false)
+      .describe(
+        "Keep model requests in the stack region's geography: the region's geographic inference profiles (us., eu., jp. …, 10 % over list) instead of global ones",
+      ),
   })
   .describe("Which Bedrock models the loops call");
 
@@ -178,7 +187,7 @@ export const PayloadsConfigSchema = z
 export const GoalLoopsConfigSchema = z
   .strictObject({
     $schema: z.string().optional().describe("The JSON Schema editors check this file with"),
-    models: ModelsConfigSchema.default({ heavy: DEFAULT_HEAVY_MODEL_ID, fast: DEFAULT_FAST_MODEL_ID }),
+    models: ModelsConfigSchema.default({ dataResidency: false }),
     approvals: ApprovalsConfigSchema.default({
       timeoutSeconds: DEFAULT_APPROVAL_TIMEOUT_SECONDS,
       slack: {},
@@ -195,7 +204,7 @@ export const GoalLoopsConfigSchema = z
       ["heavy", heavy],
       ["fast", fast],
     ] as const) {
-      if (allowed !== undefined && !allowed.includes(id)) {
+      if (id !== undefined && allowed !== undefined && !allowed.includes(id)) {
         context.addIssue({
           code: "custom",
           path: ["models", role],
@@ -205,19 +214,26 @@ export const GoalLoopsConfigSchema = z
     }
   });
 
-/** Which Bedrock models the loops call. */
+/**
+ * Which Bedrock models the loops call. A model id is a foundation model id, an inference profile id
+ * (`global.…`, `us.…`, `eu.…`) or an ARN. Synth checks each against the stack's region: a profile
+ * the region cannot call, or a model with no profile for its geography, fails naming the field; a
+ * model Bedrock marks Legacy is a warning. A model of the catalog (lib/config/bedrock-model-catalog.ts)
+ * given by its foundation model id gets its `global.` profile, or the region's with `dataResidency`.
+ */
 export interface ModelsConfig {
   /**
-   * Bedrock model (id, inference profile id or ARN) of the heavy roles: reason, plan, attempt,
-   * reflect, reconcile.
+   * Bedrock model of the heavy roles: reason, plan, attempt, reflect, reconcile.
    *
-   * @default DEFAULT_HEAVY_MODEL_ID (Claude Sonnet 4.5, US inference profile)
+   * @default - Claude Sonnet 5.5 through `global.` (DEFAULT_HEAVY_MODEL_ID); with `dataResidency`
+   * through the region's geographic profile (`us.`, `eu.`)
    */
   readonly heavy?: string;
   /**
    * Bedrock model of the fast roles: execute, evaluate, judge, summarize, select.
    *
-   * @default DEFAULT_FAST_MODEL_ID (Claude Haiku 4.5, US inference profile)
+   * @default - Claude Haiku 5.5 through `global.` (DEFAULT_FAST_MODEL_ID); with `dataResidency` the
+   * region's geographic profile of Claude Haiku 5.5 (`us.`, `jp.`), else of Claude Haiku 4.5 (`eu.`, `au.`)
    */
   readonly fast?: string;
   /**
@@ -226,6 +242,14 @@ export interface ModelsConfig {
    * @default - `heavy` and `fast`
    */
   readonly allowed?: readonly string[];
+  /**
+   * Keep model requests inside the geography of the stack's region: the defaults and foundation
+   * model ids resolve to the region's geographic inference profiles (10 % over list price), and a
+   * `global.` profile is refused. Needs a stack with a concrete region.
+   *
+   * @default false - `global.` profiles, at list price, which may serve a request in any commercial region
+   */
+  readonly dataResidency?: boolean;
 }
 
 /** The Slack door. */

@@ -48,7 +48,7 @@ export interface LoopModelProps {
    * The heavy tier's Bedrock model id: roles `reason`, `plan`, `attempt`, `reflect`, `reconcile`
    * unless the GoalSpec's `models` names another allowed model. Must be in `allowedModelIds`.
    *
-   * @default DEFAULT_MODEL_ID (Claude Sonnet 4.5, US inference profile)
+   * @default DEFAULT_MODEL_ID (Claude Sonnet 5.5, global inference profile)
    */
   readonly heavyModelId?: string;
 
@@ -56,7 +56,7 @@ export interface LoopModelProps {
    * The fast tier's Bedrock model id: roles `execute`, `evaluate`, `judge`, `summarize`, `select`.
    * Must be in `allowedModelIds`.
    *
-   * @default HAIKU_MODEL_ID (Claude Haiku 4.5, US inference profile)
+   * @default HAIKU_MODEL_ID (Claude Haiku 5.5, global inference profile)
    */
   readonly fastModelId?: string;
 

@@ -6,6 +6,7 @@ import http2, {
 } from "node:http2";
 import * as z from "zod";
 import { ModelRoleSchema } from "../../lambdas/core/models/model-roles";
+import { claudeRequestProblem } from "./claude-request-rules";
 import type { JsonObject, JsonValue } from "./cloud-assembly-model";
 import { AwsApiError } from "./errors";
 import { scriptedConverse } from "./fixture-converse";
@@ -58,6 +59,8 @@ const MAX_RECORDS = 1_000;
  * `scripted:<name>` reads `<fixturesDir>/<name>.json` and `requestMetadata` (goalId, role, call)
  * picks the turn. HTTP/2 without TLS, because @aws-sdk/client-bedrock-runtime only speaks HTTP/2.
  * Errors carry `x-amzn-errortype` and the status Bedrock uses, so the SDK raises the same names.
+ * What the Claude 5.5 models refuse (a forced tool choice, temperature, an assistant prefill) is
+ * refused here too, with a ValidationException.
  */
 export async function startBedrockEndpoint(options: BedrockEndpointOptions): Promise<BedrockEndpoint> {
   const attempts = new Map<string, number>();
@@ -97,6 +100,8 @@ export async function startBedrockEndpoint(options: BedrockEndpointOptions): Pro
       if (records.length > MAX_RECORDS) records.shift();
     };
     try {
+      const problem = claudeRequestProblem(request);
+      if (problem !== undefined) throw new AwsApiError("ValidationException", problem);
       const answer = scriptedConverse({
         fixturesDir: options.fixturesDir,
         modelId,

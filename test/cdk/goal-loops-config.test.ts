@@ -52,7 +52,7 @@ describe("goal-loops.config.json", () => {
     writeFileSync(
       file,
       JSON.stringify({
-        models: { heavy: "us.anthropic.claude-sonnet-4-5-20250929-v1:0", allowed: ["other-model"] },
+        models: { heavy: "global.anthropic.claude-sonnet-5-5", allowed: ["other-model"] },
         approvals: { timeoutSeconds: 5, slak: {} },
         http: { allowedHosts: ["https://api.example.com"] },
       }),
@@ -85,7 +85,7 @@ describe("goal-loops.config.json", () => {
   it("refuses heavy or fast models that are not in models.allowed", () => {
     // Act
     const parsed = GoalLoopsConfigSchema.safeParse({
-      models: { fast: "fast-model", allowed: ["slow-model"] },
+      models: { heavy: "heavy-model", fast: "fast-model", allowed: ["slow-model"] },
     });
 
     // Assess
@@ -117,7 +117,7 @@ describe("the configuration in the synthesized stack", () => {
     expect(withModels.length).toBeGreaterThan(0);
     for (const fn of withModels) {
       expect(environmentOf(fn)).toMatchObject({
-        HEAVY_MODEL_ID: "eu.anthropic.claude-sonnet-4-5-20250929-v1:0",
+        HEAVY_MODEL_ID: "eu.anthropic.claude-sonnet-5-5",
         FAST_MODEL_ID: "eu.anthropic.claude-haiku-4-5-20251001-v1:0",
       });
     }
@@ -127,9 +127,9 @@ describe("the configuration in the synthesized stack", () => {
         .split(",")
         .sort(),
     ).toEqual([
-      "eu.amazon.nova-pro-v1:0",
+      "eu.amazon.nova-lite-v1:0",
       "eu.anthropic.claude-haiku-4-5-20251001-v1:0",
-      "eu.anthropic.claude-sonnet-4-5-20250929-v1:0",
+      "eu.anthropic.claude-sonnet-5-5",
     ]);
   });
 

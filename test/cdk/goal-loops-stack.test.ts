@@ -397,7 +397,7 @@ function expectedAcknowledgments(template: Template): string[] {
   );
   const functionId = (path: string) =>
     onlyResource(template, "AWS::Lambda::Function", `${path.replace("/", "")}Function`)[0];
-  const models = ["anthropic.claude-sonnet-4-5-20250929-v1:0", "anthropic.claude-haiku-4-5-20251001-v1:0"];
+  const models = ["anthropic.claude-sonnet-5-5", "anthropic.claude-haiku-5-5"];
   return [
     `AwsSolutions-SQS3 @ ${at("GoalEventBus/DeadLetterQueue/Resource")}`,
     // No server access logs on the payload bucket (reason in PayloadBucket).
@@ -411,12 +411,13 @@ function expectedAcknowledgments(template: Template): string[] {
       `AwsSolutions-IAM5[Action::kms:GenerateDataKey*] @ ${policyOf(fn)}`,
       `AwsSolutions-IAM5[Action::kms:ReEncrypt*] @ ${policyOf(fn)}`,
     ]),
-    // Every model-calling step, and the API (its `select` call), may call the allow-listed models.
+    // Every model-calling step, and the API (its `select` call), may call the allow-listed models:
+    // a profile's foundation model in any region, through that profile only.
     ...[...modelSteps, "GoalsApi/Handler"].flatMap((fn) =>
-      models.flatMap((model) => [
-        `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:*:<AWS::AccountId>:inference-profile/us.${model}] @ ${policyOf(fn)}`,
-        `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:*::foundation-model/${model}] @ ${policyOf(fn)}`,
-      ]),
+      models.map(
+        (model) =>
+          `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:*::foundation-model/${model}] @ ${policyOf(fn)}`,
+      ),
     ),
     ...executions.map((arn) => `AwsSolutions-IAM5[Resource::${arn}] @ ${policyOf("ResumeHandler/Function")}`),
     // The API, the resume handler and RequestApproval set deadline schedules, in the stack's own group only.

@@ -126,14 +126,23 @@ export const CUSTOM_MODEL_RESOURCES = [
 ];
 
 /**
- * What a model step may invoke for US inference profiles: each profile in any region, and its
- * foundation model in any region it routes to. Sorted.
+ * What a model step may invoke for inference profiles: each profile in the stack's region, and its
+ * foundation model in any region it routes to (a global profile's also by its region-less ARN),
+ * the latter only through the profile (`expectFoundationModelsOnlyThroughProfiles`). Sorted.
  */
 export function profileResources(modelIds: readonly string[]): string[] {
-  return [
-    ...modelIds.map((id) => `arn:<AWS::Partition>:bedrock:*:<AWS::AccountId>:inference-profile/${id}`),
-    ...modelIds.map((id) => `arn:<AWS::Partition>:bedrock:*::foundation-model/${id.replace(/^us\./, "")}`),
-  ].sort();
+  return modelIds
+    .flatMap((id) => {
+      const foundationModel = id.replace(/^[a-z-]+\./, "");
+      return [
+        `arn:<AWS::Partition>:bedrock:<AWS::Region>:<AWS::AccountId>:inference-profile/${id}`,
+        `arn:<AWS::Partition>:bedrock:*::foundation-model/${foundationModel}`,
+        ...(id.startsWith("global.")
+          ? [`arn:<AWS::Partition>:bedrock:::foundation-model/${foundationModel}`]
+          : []),
+      ];
+    })
+    .sort();
 }
 
 /** A Standard state machine, traced, logging errors without execution data, in JSONPath. */
@@ -182,7 +191,10 @@ export function expectModelStepTask(definition: AslDefinition, state: string, fu
   ]);
 }
 
-/** The statements let a function invoke exactly `models` (sorted), and no Bedrock wildcard. */
+/**
+ * The statements let a function invoke exactly `models` (sorted), and no Bedrock wildcard; a
+ * foundation model in other regions (an inference profile's) only through its own profile.
+ */
 export function expectInvokesOnlyModels(
   statements: readonly AllowStatement[],
   models: readonly string[],
@@ -193,6 +205,38 @@ export function expectInvokesOnlyModels(
     statements.flatMap((s) => s.actions),
     label,
   ).not.toContain("bedrock:*");
+  expectFoundationModelsOnlyThroughProfiles(statements, label);
+}
+
+/**
+ * Every statement that allows a foundation model outside the stack's region (`bedrock:*::` or the
+ * region-less `bedrock:::` of global profiles) holds it to requests through that model's inference
+ * profiles in the stack's region (`bedrock:InferenceProfileArn`), and allows nothing else.
+ */
+export function expectFoundationModelsOnlyThroughProfiles(
+  statements: readonly AllowStatement[],
+  label?: string,
+): void {
+  const outOfRegion = /^arn:<AWS::Partition>:bedrock:(\*)?::foundation-model\/(.+)$/;
+  for (const statement of statements.filter((s) => s.actions.includes("bedrock:InvokeModel"))) {
+    const models = statement.resources.map((arn) => outOfRegion.exec(arn)?.[2]);
+    if (models.every((model) => model === undefined)) {
+      expect(statement.conditions, label).toBeUndefined();
+      continue;
+    }
+    expect(models, label).not.toContain(undefined);
+    const profiles = statement.conditions?.StringEquals?.["bedrock:InferenceProfileArn"] ?? [];
+    expect(Object.keys(statement.conditions ?? {}), label).toEqual(["StringEquals"]);
+    expect(profiles.length, label).toBeGreaterThan(0);
+    for (const profile of profiles) {
+      expect(profile, label).toMatch(
+        /^arn:<AWS::Partition>:bedrock:<AWS::Region>:<AWS::AccountId>:inference-profile\/[a-z-]+\./,
+      );
+      expect(new Set(models), label).toEqual(
+        new Set([profile.replace(/^.*inference-profile\/[a-z-]+\./, "")]),
+      );
+    }
+  }
 }
 
 /** The state machine may invoke exactly these functions (and their versions). */

@@ -22,6 +22,7 @@ import {
 import {
   type AllowStatement,
   type AslDefinition,
+  allowStatementsOf,
   allowsService,
   arnOf,
   aslValidationErrors,
@@ -29,8 +30,8 @@ import {
   goalStoreVariables,
   onlyResource,
   resourcesAllowed,
-  resourcesAllowedTo,
   resourcesOf,
+  roleOf,
   stateMachineNamed,
   stateOf,
   type TemplateResource,
@@ -545,16 +546,29 @@ describe("ReactLoop with props", () => {
     const [, verify] = functionOf(template, "CustomLoop", "VerifyAndReason");
 
     // Act
-    const allowed = resourcesAllowedTo(template, verify, "bedrock:InvokeModel");
+    const statements = allowStatementsOf(template, roleOf(verify));
 
     // Assess
-    expect(allowed.sort()).toEqual(
+    expectInvokesOnlyModels(
+      statements,
       [
         "arn:<AWS::Partition>:bedrock:<AWS::Region>::foundation-model/amazon.nova-lite-v1:0",
-        "arn:<AWS::Partition>:bedrock:*:<AWS::AccountId>:inference-profile/eu.anthropic.claude-haiku-4-5-20251001-v1:0",
+        "arn:<AWS::Partition>:bedrock:<AWS::Region>:<AWS::AccountId>:inference-profile/eu.anthropic.claude-haiku-4-5-20251001-v1:0",
         "arn:<AWS::Partition>:bedrock:*::foundation-model/anthropic.claude-haiku-4-5-20251001-v1:0",
       ].sort(),
     );
+    const throughProfile = statements.find((statement) =>
+      statement.resources.includes(
+        "arn:<AWS::Partition>:bedrock:*::foundation-model/anthropic.claude-haiku-4-5-20251001-v1:0",
+      ),
+    );
+    expect(throughProfile?.conditions).toEqual({
+      StringEquals: {
+        "bedrock:InferenceProfileArn": [
+          "arn:<AWS::Partition>:bedrock:<AWS::Region>:<AWS::AccountId>:inference-profile/eu.anthropic.claude-haiku-4-5-20251001-v1:0",
+        ],
+      },
+    });
   });
 
   it.each<[string, Partial<ReactLoopProps>, RegExp]>([

@@ -148,6 +148,24 @@ export interface AllowStatement {
   readonly actions: readonly string[];
   /** Resources flattened to strings (see flattenReferences). */
   readonly resources: readonly string[];
+  /** Condition operator → key → values, flattened to strings; absent without a condition. */
+  readonly conditions?: Readonly<Record<string, Readonly<Record<string, readonly string[]>>>>;
+}
+
+const ConditionSchema = z.record(z.string(), z.record(z.string(), z.unknown())).optional();
+
+function flattenConditions(condition: unknown): Pick<AllowStatement, "conditions"> {
+  const parsed = ConditionSchema.parse(condition);
+  if (parsed === undefined) return {};
+  const conditions = Object.fromEntries(
+    Object.entries(parsed).map(([operator, keys]) => [
+      operator,
+      Object.fromEntries(
+        Object.entries(keys).map(([key, values]) => [key, [values].flat().map(flattenReferences)]),
+      ),
+    ]),
+  );
+  return { conditions };
 }
 
 /** Every Allow statement of every policy attached to the role, actions and resources as arrays. */
@@ -160,6 +178,7 @@ export function allowStatementsOf(template: Template, roleLogicalId: string): Al
     .map((statement) => ({
       actions: [statement.Action].flat(),
       resources: [statement.Resource].flat().map(flattenReferences),
+      ...flattenConditions(statement.Condition),
     }));
 }
 

@@ -211,9 +211,7 @@ describe("the local Bedrock endpoint", () => {
 
   it("answers a model id that is not scripted:<name> with ResourceNotFoundException listing the fixtures", async () => {
     // Act
-    const failure = await failureOf(
-      converse("us.anthropic.claude-sonnet-4-5-20250929-v1:0", "g-model", "reason", 0),
-    );
+    const failure = await failureOf(converse("global.anthropic.claude-sonnet-5-5", "g-model", "reason", 0));
 
     // Assess
     expect(failure).toMatchObject({ name: "ResourceNotFoundException" });
@@ -237,6 +235,51 @@ describe("the local Bedrock endpoint", () => {
       expect(String((failure as Error).message)).toMatch(message);
     },
   );
+
+  it.each<[string, Partial<ConverseCommandInput>, RegExp]>([
+    [
+      "a forced tool choice",
+      {
+        toolConfig: {
+          tools: [{ toolSpec: { name: "finish", inputSchema: { json: { type: "object" } } } }],
+          toolChoice: { tool: { name: "finish" } },
+        },
+      },
+      /toolConfig\.toolChoice forces a tool call/,
+    ],
+    ["a temperature", { inferenceConfig: { maxTokens: 64, temperature: 0 } }, /inferenceConfig\.temperature/],
+    ["a top_p", { inferenceConfig: { topP: 0.9 } }, /inferenceConfig\.topP/],
+    [
+      "an assistant prefill",
+      {
+        messages: [
+          { role: "user", content: [{ text: "Answer in JSON." }] },
+          { role: "assistant", content: [{ text: "{" }] },
+        ],
+      },
+      /last message is the assistant's/,
+    ],
+  ])("refuses %s with a ValidationException, as the Claude 5.5 models do", async (_what, extra, message) => {
+    // Act
+    const failure = await failureOf(converse("scripted:demo", "g-claude-rules", "reason", 0, extra));
+
+    // Assess
+    expect(failure).toMatchObject({ name: "ValidationException" });
+    expect(String((failure as Error).message)).toMatch(message);
+  });
+
+  it("takes a tool list left to the model (auto tool choice)", async () => {
+    // Act
+    const response = await converse("scripted:demo", "g-auto", "reason", 0, {
+      toolConfig: {
+        tools: [{ toolSpec: { name: "finish", inputSchema: { json: { type: "object" } } } }],
+        toolChoice: { auto: {} },
+      },
+    });
+
+    // Assess
+    expect(response.stopReason).toBe("end_turn");
+  });
 
   it("refuses a request without requestMetadata", async () => {
     // Act

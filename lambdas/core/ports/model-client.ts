@@ -56,10 +56,20 @@ export const ModelRequestSchema = z.object({
       z.object({ cachePoint: z.object({ type: z.literal("default") }) }),
     ]),
   ),
-  messages: z.array(MessageSchema).min(1),
+  /**
+   * Ends with a user message: the Claude 5.5 models answer 400 to an assistant prefill (a last
+   * assistant message the model would continue).
+   */
+  messages: z
+    .array(MessageSchema)
+    .min(1)
+    .refine((messages) => messages.length === 0 || messages.at(-1)?.role === "user", {
+      message: "must end with a user message (Claude 5.5 models refuse an assistant prefill)",
+    }),
   tools: z.array(ToolSpecSchema).optional(),
   maxTokens: z.number().int().positive().optional(),
-  temperature: z.number().min(0).max(1).optional(),
+  // No temperature, top_p or tool choice: the Claude 5.5 models answer 400 to each of them, so the
+  // port cannot express them and no request carries them.
 });
 export type ModelRequest = z.infer<typeof ModelRequestSchema>;
 

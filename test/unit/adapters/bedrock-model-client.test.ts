@@ -16,7 +16,7 @@ import {
 } from "../../../lambdas/core/ports/model-client";
 
 const bedrock = mockClient(BedrockRuntimeClient);
-const modelId = "anthropic.claude-haiku-4-5";
+const modelId = "global.anthropic.claude-haiku-5-5";
 
 function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
   return {
@@ -190,7 +190,6 @@ describe("BedrockModelClient", () => {
           ],
           tools: [{ name: "workspace_read", description: "Reads a file.", inputSchema }],
           maxTokens: 1024,
-          temperature: 0,
         }),
       );
 
@@ -228,7 +227,7 @@ describe("BedrockModelClient", () => {
             },
           ],
         },
-        inferenceConfig: { maxTokens: 1024, temperature: 0 },
+        inferenceConfig: { maxTokens: 1024 },
         requestMetadata: { goalId: "goal-01", role: "execute", call: "7" },
       });
     });
@@ -246,6 +245,55 @@ describe("BedrockModelClient", () => {
       expect(input).not.toHaveProperty("toolConfig");
       expect(input).not.toHaveProperty("inferenceConfig");
       expect(input?.requestMetadata).toEqual({ goalId: "goal-01", role: "reason", call: "0" });
+    });
+  });
+
+  describe("what the Claude 5.5 models refuse (400)", () => {
+    it("sends no toolChoice, temperature or topP, even with tools and a request that carries them", async () => {
+      // Prepare: extra fields a caller might slip past the types
+      bedrock.on(ConverseCommand).resolves(output());
+      const smuggled = {
+        ...request({
+          tools: [{ name: "finish", description: "Ends.", inputSchema: { type: "object" } }],
+          maxTokens: 256,
+        }),
+        temperature: 0,
+        topP: 0.9,
+        toolChoice: { tool: { name: "finish" } },
+      };
+
+      // Act
+      await client.converse(smuggled);
+
+      // Assess
+      const input = sentInput();
+      expect(input?.toolConfig).toEqual({
+        tools: [
+          { toolSpec: { name: "finish", description: "Ends.", inputSchema: { json: { type: "object" } } } },
+        ],
+      });
+      expect(input?.toolConfig).not.toHaveProperty("toolChoice");
+      expect(input?.inferenceConfig).toEqual({ maxTokens: 256 });
+      expect(input).not.toHaveProperty("additionalModelRequestFields");
+    });
+
+    it("refuses an assistant prefill (a last assistant message) with a ValidationError, before any call", async () => {
+      // Prepare
+      bedrock.on(ConverseCommand).resolves(output());
+      const prefilled = request({
+        messages: [
+          { role: "user", content: [{ text: "Answer in JSON." }] },
+          { role: "assistant", content: [{ text: "{" }] },
+        ],
+      });
+
+      // Act
+      const error = await client.converse(prefilled).catch((caught: unknown) => caught);
+
+      // Assess
+      expect(error).toBeInstanceOf(ValidationError);
+      expect((error as ValidationError).message).toMatch(/messages: must end with a user message/);
+      expect(bedrock.commandCalls(ConverseCommand)).toHaveLength(0);
     });
   });
 
