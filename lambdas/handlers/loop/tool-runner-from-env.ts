@@ -1,4 +1,5 @@
 import { loadOnce } from "../../adapters/load-once";
+import { traced } from "../../adapters/xray-subsegments";
 import type { ToolRunner } from "../../core/ports/tool-runner";
 import {
   type BuiltInToolRunnerOptions,
@@ -30,10 +31,24 @@ function userLambdaTools(): RegisteredTool[] {
  * Execute and Attempt).
  */
 export function toolRunnerFromEnv(ports: Pick<BuiltInToolRunnerOptions, "workspace" | "outbox">): ToolRunner {
-  return createBuiltInToolRunner({
-    ...ports,
-    registry: createToolRegistry([...BUILT_IN_TOOLS, ...userLambdaTools()]),
-    allowedHosts: listEnv("HTTP_ALLOWED_HOSTS"),
-    inlineLimitBytes: positiveIntEnv("TOOL_OUTPUT_INLINE_BYTES", DEFAULT_TOOL_OUTPUT_INLINE_BYTES),
-  });
+  return withToolSubsegments(
+    createBuiltInToolRunner({
+      ...ports,
+      registry: createToolRegistry([...BUILT_IN_TOOLS, ...userLambdaTools()]),
+      allowedHosts: listEnv("HTTP_ALLOWED_HOSTS"),
+      inlineLimitBytes: positiveIntEnv("TOOL_OUTPUT_INLINE_BYTES", DEFAULT_TOOL_OUTPUT_INLINE_BYTES),
+    }),
+  );
+}
+
+/** Each tool call as an X-Ray subsegment `Tool <name>`, searchable by goal and tool. */
+function withToolSubsegments(runner: ToolRunner): ToolRunner {
+  return {
+    specsFor: (grantedTools) => runner.specsFor(grantedTools),
+    riskOf: (call) => runner.riskOf(call),
+    run: (call, context) =>
+      traced(`Tool ${call.name}`, { goalId: context.goalId, tool: call.name }, () =>
+        runner.run(call, context),
+      ),
+  };
 }
