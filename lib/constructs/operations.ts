@@ -350,17 +350,23 @@ export class Operations extends Construct {
       new GraphWidget({
         title: "Cost per role and model (USD)",
         left: [byRoleAndModel(GOAL_METRICS.costUsd, "Sum")],
-        width: 8,
+        width: 6,
       }),
       new GraphWidget({
         title: "Input tokens per role and model",
         left: [byRoleAndModel(GOAL_METRICS.inputTokens, "Sum")],
-        width: 8,
+        width: 6,
       }),
       new GraphWidget({
         title: "Output tokens per role and model",
         left: [byRoleAndModel(GOAL_METRICS.outputTokens, "Sum")],
-        width: 8,
+        width: 6,
+      }),
+      new GraphWidget({
+        title: "Cache read / write tokens per role and model",
+        left: [byRoleAndModel(GOAL_METRICS.cacheReadTokens, "Sum")],
+        right: [byRoleAndModel(GOAL_METRICS.cacheWriteTokens, "Sum")],
+        width: 6,
       }),
     );
     dashboard.addWidgets(
