@@ -41,7 +41,7 @@ describe("metricsOfChange", () => {
         values: [{ name: GOAL_METRICS.goalsPaused, unit: "Count", value: 1 }],
       },
     ]);
-    const failed = fail(record, { kind: "error", detail: "Lambda.Unknown", message: "boom" }, NOW);
+    const failed = fail(record, { kind: "infrastructure", detail: "Lambda.Unknown", message: "boom" }, NOW);
     expect(metricsOfChange(failed.record, failed.events)[0]?.values[0]?.name).toBe(GOAL_METRICS.goalsFailed);
   });
 
