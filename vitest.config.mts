@@ -9,6 +9,8 @@ export default defineConfig({
     env: {
       // The SDK warns on every worker that Node 20 support ends in 2027; the tests know.
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
+      // The goal store publishes goal metrics as EMF lines on stdout; tests that check them turn it on.
+      POWERTOOLS_METRICS_DISABLED: "true",
     },
     // The store's contract suite boots DynamoDB Local (a JVM) once per file; give it room.
     hookTimeout: 60_000,

@@ -11,11 +11,13 @@ import { type ResolvedModels, resolveModels } from "./config/resolve-models";
 import { EmailDoor } from "./constructs/email-door";
 import { GoalDeadlines } from "./constructs/goal-deadlines";
 import { GoalEventBus } from "./constructs/goal-event-bus";
+import { GoalLoopFunction } from "./constructs/goal-loop-function";
 import { GoalTable } from "./constructs/goal-table";
 import { GoalsApi } from "./constructs/goals-api";
 import { LambdaTools } from "./constructs/lambda-tools";
 import { LoopSteps } from "./constructs/loop-steps";
 import { McpServers } from "./constructs/mcp-servers";
+import { Operations } from "./constructs/operations";
 import type { PatternLoop } from "./constructs/pattern-loop";
 import { PlanExecuteLoop } from "./constructs/plan-execute-loop";
 import { ReactLoop } from "./constructs/react-loop";
@@ -86,6 +88,8 @@ export class GoalLoops extends Construct {
   readonly mcpServers?: McpServers;
   /** The models the steps call, checked against the stack's region, defaults picked. */
   readonly models: ResolvedModels;
+  /** Alarms, their SNS topic, the dashboard and the pending-approvals probe (`operations`). */
+  readonly operations: Operations;
 
   constructor(scope: Construct, id: string, props: GoalLoopsProps = {}) {
     super(scope, id);
@@ -171,6 +175,28 @@ export class GoalLoops extends Construct {
       ...(defaultChannel === undefined ? {} : { defaultChannel }),
     });
     this.wireApprovalNotifiers();
+    this.operations = this.createOperations(config.operations);
+  }
+
+  /**
+   * Last, so it watches every function made above (the loops', the doors', the API's, the tools').
+   */
+  private createOperations(settings: GoalLoopsConfig["operations"]): Operations {
+    const functions = this.node
+      .findAll()
+      .filter((construct): construct is GoalLoopFunction => construct instanceof GoalLoopFunction);
+    const { alarmEmail, pendingApprovalAlarmSeconds, ...thresholds } = settings;
+    const deadLetterAlarm = this.goalEventBus.deadLetterAlarm;
+    return new Operations(this, "Operations", {
+      goalTable: this.goalTable,
+      stateMachines: Object.fromEntries(this.loops.map((loop) => [loop.pattern, loop.stateMachine])),
+      functions,
+      restApi: this.goalsApi.restApi,
+      ...(deadLetterAlarm === undefined ? {} : { otherAlarms: [deadLetterAlarm] }),
+      ...(alarmEmail === undefined ? {} : { alarmEmail }),
+      pendingApprovalAlarmAfter: Duration.seconds(pendingApprovalAlarmSeconds),
+      ...thresholds,
+    });
   }
 
   /**

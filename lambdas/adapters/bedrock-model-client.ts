@@ -23,6 +23,7 @@ import {
   type ToolSpec,
 } from "../core/ports/model-client";
 import { MALFORMED_MODEL_RESPONSE, toModelError } from "./bedrock-errors";
+import { traced } from "./xray-subsegments";
 
 /** A JSON document as the SDK types it (tool inputs, tool input schemas, JSON tool results). */
 type Document = Exclude<BedrockToolUseBlock["input"], undefined>;
@@ -49,7 +50,11 @@ export class BedrockModelClient implements ModelClient {
     const valid = parseOrThrow(ModelRequestSchema, request, "ModelRequest");
     let output: ConverseCommandOutput;
     try {
-      output = await this.client.send(new ConverseCommand(toConverseInput(valid)));
+      // An X-Ray subsegment per call, searchable by goal, role and model.
+      const annotations = { goalId: valid.goalId, role: valid.role, model: valid.modelId, call: valid.call };
+      output = await traced("Bedrock.Converse", annotations, () =>
+        this.client.send(new ConverseCommand(toConverseInput(valid))),
+      );
     } catch (error) {
       throw toModelError(error);
     }

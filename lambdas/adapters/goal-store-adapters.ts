@@ -5,12 +5,16 @@ import { DynamoDbOutbox } from "./dynamodb-outbox";
 import { DynamoDbStepLog } from "./dynamodb-step-log";
 import { DynamoDbWorkspace } from "./dynamodb-workspace";
 import { faultFromEnvironment, withFaultInjection } from "./fault-injection";
+import type { GoalMetrics } from "./goal-metrics";
 import { withLargeItemOffload } from "./large-item-offload";
+import { withGoalMetrics } from "./metered-goal-store";
 import {
   INLINE_ONLY_FILE_MAX_BYTES,
   type PayloadEnvironment,
   payloadSettingsFromEnv,
 } from "./payload-settings";
+import { createPowertoolsGoalMetrics } from "./powertools-goal-metrics";
+import { withSubsegments } from "./xray-subsegments";
 
 export interface GoalStoreAdapters {
   readonly goals: DynamoDbGoalStore;
@@ -22,7 +26,8 @@ export interface GoalStoreAdapters {
 /**
  * Every adapter of the goal table, sharing one client. Handlers call this once at module scope.
  * The goal store carries the chaos-testing fault of GOAL_LOOPS_FAULT_INJECTION when it is set (see
- * fault-injection.ts; a bad value fails here, at init).
+ * fault-injection.ts; a bad value fails here, at init). Every adapter's calls are X-Ray
+ * subsegments, and the goal store publishes the goal metrics of what it commits (goal-metrics.ts).
  */
 export function createGoalStoreAdapters(options: {
   readonly client: DynamoDBDocumentClient;
@@ -34,15 +39,29 @@ export function createGoalStoreAdapters(options: {
    * @default PAYLOAD_MAX_BYTES with a payload bucket (PAYLOAD_BUCKET_NAME), else what one item holds
    */
   readonly maxFileBytes?: number;
+  /** @default the Powertools EMF metrics of this function's environment */
+  readonly metrics?: GoalMetrics;
 }): GoalStoreAdapters {
   const maxFileBytes =
     options.maxFileBytes ?? payloadSettingsFromEnv()?.maxBytes ?? INLINE_ONLY_FILE_MAX_BYTES;
+  const goals = withFaultInjection(new DynamoDbGoalStore(options), faultFromEnvironment());
   return {
-    goals: withFaultInjection(new DynamoDbGoalStore(options), faultFromEnvironment()),
-    workspace: new DynamoDbWorkspace({ ...options, maxFileBytes }),
-    stepLog: new DynamoDbStepLog(options),
-    outbox: new DynamoDbOutbox(options),
+    goals: observedGoalStore(goals, options.metrics),
+    workspace: withSubsegments(new DynamoDbWorkspace({ ...options, maxFileBytes }), "Workspace"),
+    stepLog: withSubsegments(new DynamoDbStepLog(options), "StepLog"),
+    outbox: withSubsegments(new DynamoDbOutbox(options), "Outbox"),
   };
+}
+
+/**
+ * A goal store as every function deploys it: its calls traced as X-Ray subsegments, and the goal
+ * metrics of what it writes published (for the doors, which build their store themselves).
+ */
+export function observedGoalStore<T extends DynamoDbGoalStore>(
+  goals: T,
+  metrics: GoalMetrics = createPowertoolsGoalMetrics(),
+): T {
+  return withSubsegments(withGoalMetrics(goals, metrics), "GoalStore");
 }
 
 /**

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { DEFAULT_METRICS_NAMESPACE } from "../../lambdas/adapters/goal-metrics";
 import { PAYLOAD_SETTINGS_DEFAULTS, PAYLOAD_SETTINGS_LIMITS } from "../../lambdas/adapters/payload-settings";
 import { BUILT_IN_TOOL_NAMES } from "../../lambdas/tools/built-in-tool-names";
 import { type McpServerConfigInput, McpServersConfigSchema } from "./mcp-servers-config";
@@ -184,6 +185,54 @@ export const PayloadsConfigSchema = z
   })
   .describe("The goal store's payload bucket (files and items over DynamoDB's 400 KB)");
 
+/** The defaults of `operations` (README "Operations"). */
+export const OPERATIONS_DEFAULTS = {
+  spendPerHourUsd: 10,
+  pendingApprovalAlarmSeconds: 4 * 60 * 60,
+  lambdaErrorsPerFiveMinutes: 5,
+  api5xxPerFiveMinutes: 1,
+  approvalTenantIds: [] as string[],
+  metricsNamespace: DEFAULT_METRICS_NAMESPACE,
+} as const;
+
+export const OperationsConfigSchema = z
+  .strictObject({
+    alarmEmail: z
+      .email("must be an e-mail address")
+      .optional()
+      .describe("Where alarms are e-mailed (an SNS subscription the address must confirm); default: none"),
+    spendPerHourUsd: z
+      .number({ error: "must be a number of US dollars above 0" })
+      .positive({ error: "must be a number of US dollars above 0" })
+      .max(1_000_000, { error: "must be at most 1000000" })
+      .default(OPERATIONS_DEFAULTS.spendPerHourUsd)
+      .describe("Model spend of all goals in one hour (USD) above which the spend alarm fires"),
+    pendingApprovalAlarmSeconds: wholeNumber({ min: 60, max: MAX_APPROVAL_TIMEOUT_SECONDS }, "seconds")
+      .default(OPERATIONS_DEFAULTS.pendingApprovalAlarmSeconds)
+      .describe("How long the oldest pending approval may wait before its alarm fires (1 minute to 30 days)"),
+    lambdaErrorsPerFiveMinutes: wholeNumber({ min: 1, max: 100_000 }, "errors")
+      .default(OPERATIONS_DEFAULTS.lambdaErrorsPerFiveMinutes)
+      .describe(
+        "Errors of one function in 5 minutes that fire its alarm (retried errors count: a throttled model call is one)",
+      ),
+    api5xxPerFiveMinutes: wholeNumber({ min: 1, max: 100_000 }, "responses")
+      .default(OPERATIONS_DEFAULTS.api5xxPerFiveMinutes)
+      .describe("5XX answers of the REST API in 5 minutes that fire its alarm"),
+    approvalTenantIds: z
+      .array(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, "must be a tenant id (an AWS account id)"))
+      .default([])
+      .describe(
+        "Tenants besides the stack's own account whose pending approvals the oldest-approval alarm watches",
+      ),
+    metricsNamespace: z
+      .string()
+      .regex(/^[A-Za-z0-9._/#:-]{1,255}$/, "must be a CloudWatch namespace (letters, digits, . _ / # : -)")
+      .refine((namespace) => !namespace.startsWith("AWS/"), "must not start with AWS/ (reserved)")
+      .default(OPERATIONS_DEFAULTS.metricsNamespace)
+      .describe("CloudWatch namespace of the goal metrics; give each deployment in one account its own"),
+  })
+  .describe("Alarms, their notifications, the dashboard and the goal metrics");
+
 export const GoalLoopsConfigSchema = z
   .strictObject({
     $schema: z.string().optional().describe("The JSON Schema editors check this file with"),
@@ -196,6 +245,7 @@ export const GoalLoopsConfigSchema = z
     http: HttpConfigSchema.default({ allowedHosts: [] }),
     tools: ToolsConfigSchema.default({ lambda: [], mcp: [] }),
     payloads: PayloadsConfigSchema.default(PAYLOAD_SETTINGS_DEFAULTS),
+    operations: OperationsConfigSchema.default({ ...OPERATIONS_DEFAULTS, approvalTenantIds: [] }),
   })
   .describe("goal-loops deployment configuration")
   .superRefine((config, context) => {
@@ -380,6 +430,57 @@ export interface PayloadsConfig {
   readonly maxBytes?: number;
 }
 
+/** Alarms, their notifications, the dashboard and the goal metrics (README "Operations"). */
+export interface OperationsConfig {
+  /**
+   * Where alarms are e-mailed: an e-mail subscription to the alarm topic, which the address must
+   * confirm once.
+   *
+   * @default - none: alarms still go to the topic, for subscriptions of your own
+   */
+  readonly alarmEmail?: string;
+  /**
+   * Model spend of all goals in one hour, in US dollars, above which the spend alarm fires.
+   *
+   * @default 10
+   */
+  readonly spendPerHourUsd?: number;
+  /**
+   * How long the oldest pending approval may wait, in seconds (60 to 2,592,000), before its alarm
+   * fires. Keep it below `approvals.timeoutSeconds`, or approvals expire before anyone is told.
+   *
+   * @default 14400 (4 hours)
+   */
+  readonly pendingApprovalAlarmSeconds?: number;
+  /**
+   * Errors of one function in 5 minutes that fire its alarm. Errors the state machine retries count
+   * too (a throttled model call is one); a goal that fails for good fires the failed-executions alarm.
+   *
+   * @default 5
+   */
+  readonly lambdaErrorsPerFiveMinutes?: number;
+  /**
+   * 5XX answers of the REST API in 5 minutes that fire its alarm.
+   *
+   * @default 1
+   */
+  readonly api5xxPerFiveMinutes?: number;
+  /**
+   * Tenants (the AWS account ids of API callers) besides the stack's own account whose pending
+   * approvals the oldest-approval alarm watches.
+   *
+   * @default []
+   */
+  readonly approvalTenantIds?: readonly string[];
+  /**
+   * CloudWatch namespace of the goal metrics. Give each deployment in one account and region its
+   * own, or their alarms and dashboards add up each other's goals.
+   *
+   * @default "GoalLoops"
+   */
+  readonly metricsNamespace?: string;
+}
+
 /**
  * `goal-loops.config.json`, and the props of the `GoalLoops` construct. Every field is optional.
  */
@@ -396,6 +497,8 @@ export interface GoalLoopsConfigInput {
   readonly tools?: ToolsConfig;
   /** @default - every payload setting's default */
   readonly payloads?: PayloadsConfig;
+  /** @default - every operations setting's default */
+  readonly operations?: OperationsConfig;
 }
 
 /** The configuration with every default applied. */

@@ -69,7 +69,10 @@ export class GoalEventBus extends Construct {
   readonly deadLetterQueue: IQueue;
   /** The archive of human-input events, when `archive` is on. */
   readonly archive?: Archive;
-  /** Fires when the dead-letter queue holds a message, when `deadLetterAlarm` is on. No action yet. */
+  /**
+   * Fires when the dead-letter queue holds a message, when `deadLetterAlarm` is on. Its action is
+   * added by whoever notifies (GoalLoops' `Operations`: the alarm topic).
+   */
   readonly deadLetterAlarm?: Alarm;
 
   constructor(scope: Construct, id: string, props: GoalEventBusProps = {}) {

@@ -202,6 +202,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         // the doors' secrets come from the environment instead of Secrets Manager.
         NOTIFY_DELIVERY: "outbox",
         PUBLIC_API_URL: `${api.url}/`,
+        // No CloudWatch here: the goal metrics' EMF lines would only flood the function log.
+        POWERTOOLS_METRICS_DISABLED: "true",
         ...secretEnvironment(options.secrets),
         ...options.environment,
       },

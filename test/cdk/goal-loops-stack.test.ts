@@ -67,15 +67,17 @@ describe("GoalLoopsStack as bin/app.ts builds it", () => {
   it("composes the goal table, the bus, the shared steps, the three loops and the goals API", () => {
     // Assess
     template.resourceCountIs("AWS::DynamoDB::Table", 1);
-    template.resourceCountIs("AWS::KMS::Key", 1);
+    // The table's key and the alarm topic's (Operations).
+    template.resourceCountIs("AWS::KMS::Key", 2);
     template.resourceCountIs("AWS::S3::Bucket", 1);
     template.resourceCountIs("AWS::Events::EventBus", 1);
     template.resourceCountIs("AWS::SQS::Queue", 1);
     template.hasResource("AWS::DynamoDB::Table", { DeletionPolicy: "Retain" });
     template.resourceCountIs("AWS::StepFunctions::StateMachine", 3);
-    // 6 shared steps, the patterns' own steps, and the API, resume handler, email and Slack doors.
+    // 6 shared steps, the patterns' own steps, the API, resume handler, email and Slack doors, and
+    // Operations' pending-approvals probe.
     const patternSteps = Object.values(LOOPS).flat().length;
-    template.resourceCountIs("AWS::Lambda::Function", SHARED_STEPS.length + patternSteps + 4);
+    template.resourceCountIs("AWS::Lambda::Function", SHARED_STEPS.length + patternSteps + 5);
     template.resourceCountIs("AWS::ApiGateway::RestApi", 1);
     for (const suffix of ["react", "plan-execute", "reflexion"]) {
       template.hasResourceProperties("AWS::StepFunctions::StateMachine", {
@@ -212,7 +214,7 @@ describe("GoalLoopsStack as bin/app.ts builds it", () => {
   it("keeps large payloads in the goal table's bucket: retained, KMS-encrypted with the table's key, TLS 1.2 only", () => {
     // Prepare
     const [bucketId, bucket] = onlyResource(template, "AWS::S3::Bucket");
-    const [keyId] = onlyResource(template, "AWS::KMS::Key");
+    const [keyId] = onlyResource(template, "AWS::KMS::Key", "GoalTableKey");
 
     // Assess: the construct ID GoalTable/Payloads/Bucket, so its logical ID never moves
     expect(bucketId).toBe("GoalTablePayloadsBucket1323CDBA");
@@ -247,8 +249,9 @@ describe("GoalLoopsStack as bin/app.ts builds it", () => {
     );
 
     // Assess: every function that uses the table reads and writes objects (each writes goal-store
-    // items; none only reads), and no other role has any S3 action
-    expect(functions.size).toBe(resourcesOf(template, "AWS::Lambda::Function").size);
+    // items; none only reads), and no other role has any S3 action (Operations' probe only queries
+    // approvals, small items never offloaded)
+    expect(functions.size).toBe(resourcesOf(template, "AWS::Lambda::Function").size - 1);
     expect(rolesWithS3.sort()).toEqual([...functionRoles].sort());
     for (const [path, fn] of functions) {
       const allowed = allowedActionsOf(template, roleOf(fn));
@@ -400,6 +403,10 @@ function expectedAcknowledgments(template: Template): string[] {
   const models = ["anthropic.claude-sonnet-5-5", "anthropic.claude-haiku-5-5"];
   return [
     `AwsSolutions-SQS3 @ ${at("GoalEventBus/DeadLetterQueue/Resource")}`,
+    // Operations' pending-approvals probe: runtime pin, X-Ray, and the status index it queries.
+    `AwsSolutions-L1 @ ${at("Operations/PendingApprovalsProbe/Function/Resource")}`,
+    `AwsSolutions-IAM5[Resource::*] @ ${policyOf("Operations/PendingApprovalsProbe")}`,
+    `AwsSolutions-IAM5[Resource::<${tableId}.Arn>/index/*] @ ${policyOf("Operations/PendingApprovalsProbe")}`,
     // No server access logs on the payload bucket (reason in PayloadBucket).
     `AwsSolutions-S1 @ ${at("GoalTable/Payloads/Bucket/Resource")}`,
     ...functions.flatMap((fn) => [

@@ -7,7 +7,7 @@ import middy from "@middy/core";
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from "aws-lambda";
 import { DynamoDbGoalStore } from "../../adapters/dynamodb-goal-store";
 import { EventBridgePublisher, HumanInputPublishError } from "../../adapters/eventbridge-publisher";
-import { createDocumentClient } from "../../adapters/goal-store-adapters";
+import { createDocumentClient, observedGoalStore } from "../../adapters/goal-store-adapters";
 import { loadOnce } from "../../adapters/load-once";
 import { sfnRunStarter } from "../../adapters/sfn-run-starter";
 import { goalIdFromBytes } from "../../core/goal/goal-ids";
@@ -77,7 +77,9 @@ const noBusPublisher: HumanInputPublisher = {
 
 const api = createGoalsApi({
   // Only the goal store: the API never touches the workspace, step log or outbox.
-  store: new DynamoDbGoalStore({ client: createDocumentClient(), tableName: config.tableName }),
+  store: observedGoalStore(
+    new DynamoDbGoalStore({ client: createDocumentClient(), tableName: config.tableName }),
+  ),
   startRun: sfnRunStarter(sfn),
   stateMachineArns: config.stateMachineArns,
   now: () => new Date(),

@@ -1,4 +1,5 @@
 import { loadOnce } from "../../adapters/load-once";
+import { traced } from "../../adapters/xray-subsegments";
 import type { ToolRunner } from "../../core/ports/tool-runner";
 import {
   type BuiltInToolRunnerOptions,
@@ -40,11 +41,25 @@ export function mcpGatewayFromEnv(): McpGatewayClient | undefined {
  */
 export function toolRunnerFromEnv(ports: Pick<BuiltInToolRunnerOptions, "workspace" | "outbox">): ToolRunner {
   const mcpGateway = mcpGatewayFromEnv();
-  return createBuiltInToolRunner({
-    ...ports,
-    registry: createToolRegistry([...BUILT_IN_TOOLS, ...userLambdaTools()]),
-    allowedHosts: listEnv("HTTP_ALLOWED_HOSTS"),
-    inlineLimitBytes: positiveIntEnv("TOOL_OUTPUT_INLINE_BYTES", DEFAULT_TOOL_OUTPUT_INLINE_BYTES),
-    ...(mcpGateway === undefined ? {} : { mcpGateway }),
-  });
+  return withToolSubsegments(
+    createBuiltInToolRunner({
+      ...ports,
+      registry: createToolRegistry([...BUILT_IN_TOOLS, ...userLambdaTools()]),
+      allowedHosts: listEnv("HTTP_ALLOWED_HOSTS"),
+      inlineLimitBytes: positiveIntEnv("TOOL_OUTPUT_INLINE_BYTES", DEFAULT_TOOL_OUTPUT_INLINE_BYTES),
+      ...(mcpGateway === undefined ? {} : { mcpGateway }),
+    }),
+  );
+}
+
+/** Each tool call as an X-Ray subsegment `Tool <name>`, searchable by goal and tool. */
+function withToolSubsegments(runner: ToolRunner): ToolRunner {
+  return {
+    specsFor: (grantedTools, frozenTools) => runner.specsFor(grantedTools, frozenTools),
+    riskOf: (call, frozenTools) => runner.riskOf(call, frozenTools),
+    run: (call, context) =>
+      traced(`Tool ${call.name}`, { goalId: context.goalId, tool: call.name }, () =>
+        runner.run(call, context),
+      ),
+  };
 }

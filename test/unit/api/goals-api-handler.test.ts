@@ -46,6 +46,8 @@ describe("goals-api handler (module-scope wiring)", () => {
       AWS_ACCESS_KEY_ID: "local",
       AWS_SECRET_ACCESS_KEY: "local",
       POWERTOOLS_LOG_LEVEL: "SILENT",
+      // The handlers publish goal metrics as EMF lines on stdout: none in unit tests.
+      POWERTOOLS_METRICS_DISABLED: "true",
     });
   });
 

@@ -163,6 +163,8 @@ export async function startHandlerEnvironment(): Promise<ServedGoalTable> {
     HEAVY_MODEL_ID: "scripted:unused",
     FAST_MODEL_ID: "scripted:unused",
     POWERTOOLS_LOG_LEVEL: "SILENT",
+    // The handlers publish goal metrics as EMF lines on stdout: none in unit tests.
+    POWERTOOLS_METRICS_DISABLED: "true",
   });
   return table;
 }

@@ -7,7 +7,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from "aws-lambda";
 import { DynamoDbGoalStore } from "../../../adapters/dynamodb-goal-store";
 import { emailLinkSecretSource } from "../../../adapters/email-secrets";
 import { EventBridgePublisher } from "../../../adapters/eventbridge-publisher";
-import { createDocumentClient } from "../../../adapters/goal-store-adapters";
+import { createDocumentClient, observedGoalStore } from "../../../adapters/goal-store-adapters";
 import { requiredEnv } from "../../handler-environment";
 import { createEmailDoor } from "./create-email-door";
 
@@ -19,7 +19,9 @@ import { createEmailDoor } from "./create-email-door";
 const logger = new Logger();
 
 const door = createEmailDoor({
-  goals: new DynamoDbGoalStore({ client: createDocumentClient(), tableName: requiredEnv("GOAL_TABLE_NAME") }),
+  goals: observedGoalStore(
+    new DynamoDbGoalStore({ client: createDocumentClient(), tableName: requiredEnv("GOAL_TABLE_NAME") }),
+  ),
   publisher: new EventBridgePublisher(
     new EventBridgeClient({ region: process.env.AWS_REGION }),
     requiredEnv("GOAL_EVENT_BUS_NAME"),

@@ -7,7 +7,7 @@ import middy from "@middy/core";
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from "aws-lambda";
 import { DynamoDbGoalStore } from "../../../adapters/dynamodb-goal-store";
 import { EventBridgePublisher } from "../../../adapters/eventbridge-publisher";
-import { createDocumentClient } from "../../../adapters/goal-store-adapters";
+import { createDocumentClient, observedGoalStore } from "../../../adapters/goal-store-adapters";
 import { DynamoDbReplayGuard } from "../../../adapters/slack-replay-guard";
 import { fetchSlackResponder } from "../../../adapters/slack-responder";
 import { slackSecretsFromEnv } from "../../../adapters/slack-secrets";
@@ -28,7 +28,7 @@ const tenantId = process.env.SLACK_TENANT_ID;
 const postsToSlack = process.env.NOTIFY_DELIVERY !== "outbox";
 
 const door = createSlackDoor({
-  goals: new DynamoDbGoalStore({ client, tableName }),
+  goals: observedGoalStore(new DynamoDbGoalStore({ client, tableName })),
   publisher: new EventBridgePublisher(
     new EventBridgeClient({ region: process.env.AWS_REGION }),
     requiredEnv("GOAL_EVENT_BUS_NAME"),
