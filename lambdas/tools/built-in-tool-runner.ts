@@ -5,7 +5,7 @@ import type { ToolUseBlock } from "../core/ports/model-client";
 import type { Outbox } from "../core/ports/outbox";
 import type { ToolCallContext, ToolOutcome, ToolRisk, ToolRunner } from "../core/ports/tool-runner";
 import type { Workspace } from "../core/ports/workspace";
-import type { ToolEnvironment } from "./built-in-tool";
+import type { NotifyPolicy, ToolEnvironment } from "./built-in-tool";
 import { ToolCallError } from "./tool-call-error";
 import { errorOutcome, successOutcome } from "./tool-outcome";
 import { builtInToolRegistry, type ToolRegistry } from "./tool-registry";
@@ -44,7 +44,18 @@ export interface BuiltInToolRunnerOptions {
   readonly maxResponseBytes?: number;
   /** @default the built-in tools */
   readonly registry?: ToolRegistry;
+  /** @default outbox only, no channels configured */
+  readonly notify?: NotifyPolicy;
 }
+
+/** Local runs and tests: every `notify` message is recorded in the outbox, none is sent. */
+export const OUTBOX_ONLY_NOTIFY: NotifyPolicy = {
+  mode: "outbox",
+  channels: {},
+  send: async () => {
+    throw new Error("notify is in outbox mode: nothing is sent");
+  },
+};
 
 /**
  * The risk of one call: the tool's, for input-dependent tools the one of this input; undefined for
@@ -133,6 +144,7 @@ export function createBuiltInToolRunner(options: BuiltInToolRunnerOptions): Tool
         timeoutMs: limits.httpTimeoutMs,
         maxResponseBytes: limits.maxResponseBytes,
       },
+      notify: options.notify ?? OUTBOX_ONLY_NOTIFY,
       now,
     };
     const refused = prepared.refuse(env);

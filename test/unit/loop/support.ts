@@ -163,6 +163,8 @@ export async function startHandlerEnvironment(): Promise<ServedGoalTable> {
     HEAVY_MODEL_ID: "scripted:unused",
     FAST_MODEL_ID: "scripted:unused",
     POWERTOOLS_LOG_LEVEL: "SILENT",
+    // As the local runtime: notify records its messages in the outbox.
+    NOTIFY_TOOL_DELIVERY: "outbox",
   });
   return table;
 }
