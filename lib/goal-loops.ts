@@ -14,6 +14,7 @@ import { GoalTable } from "./constructs/goal-table";
 import { GoalsApi } from "./constructs/goals-api";
 import { LambdaTools } from "./constructs/lambda-tools";
 import { LoopSteps } from "./constructs/loop-steps";
+import { NotifyDestinations } from "./constructs/notify-destinations";
 import type { PatternLoop } from "./constructs/pattern-loop";
 import { PlanExecuteLoop } from "./constructs/plan-execute-loop";
 import { ReactLoop } from "./constructs/react-loop";
@@ -80,6 +81,8 @@ export class GoalLoops extends Construct {
   readonly goalDeadlines: GoalDeadlines;
   /** The user's Lambda tools (`tools.lambda`), when there are any. */
   readonly lambdaTools?: LambdaTools;
+  /** Where `notify` sends (`notify.channels`), when any channel is configured. */
+  readonly notifyDestinations?: NotifyDestinations;
 
   constructor(scope: Construct, id: string, props: GoalLoopsProps = {}) {
     super(scope, id);
@@ -157,6 +160,25 @@ export class GoalLoops extends Construct {
       ...(defaultChannel === undefined ? {} : { defaultChannel }),
     });
     this.wireApprovalNotifiers();
+    this.notifyDestinations = this.wireNotifyDestinations(config);
+  }
+
+  /**
+   * Every function that runs tool calls (Act, VerifyAndReason, Execute, Attempt) gets the `notify`
+   * channels and may reach them. Without channels nothing is added, and deployed `notify` refuses
+   * every call, naming the (no) configured channels.
+   */
+  private wireNotifyDestinations(config: GoalLoopsConfig): NotifyDestinations | undefined {
+    const { channels, emailSender } = config.notify;
+    if (Object.keys(channels).length === 0) return undefined;
+    const sender = emailSender ?? config.approvals.email.sender;
+    const destinations = new NotifyDestinations(this, "NotifyDestinations", {
+      channels,
+      slackBotToken: this.slackDoor.botToken,
+      ...(sender === undefined ? {} : { emailSender: sender }),
+    });
+    for (const fn of this.loopSteps.actingFunctions) destinations.grantDeliver(fn);
+    return destinations;
   }
 
   /**

@@ -93,6 +93,7 @@ export class LoopSteps extends Construct {
   readonly toolEnvironment: Readonly<Record<string, string>>;
   /** The user's Lambda tools, when the configuration names any: every acting function may invoke them. */
   readonly lambdaTools?: LambdaTools;
+  private readonly acting: GoalLoopFunction[] = [];
 
   constructor(scope: Construct, id: string, props: LoopStepsProps) {
     super(scope, id);
@@ -155,6 +156,21 @@ export class LoopSteps extends Construct {
       acknowledgeGoalTableGrant(fn.role, props.goalTable);
     }
     props.lambdaTools?.grantInvoke(this.functions.act);
+    this.addActingFunction(this.functions.act);
+  }
+
+  /**
+   * Every function that runs tool calls: Act, and each pattern's step that acts itself
+   * (`PatternLoop.actingModelStep` adds it). What a tool needs beyond the tool environment (the
+   * `notify` destinations' settings and grants) is given to each of these.
+   */
+  get actingFunctions(): readonly GoalLoopFunction[] {
+    return [...this.acting];
+  }
+
+  /** Records a function that runs tool calls (see `actingFunctions`). */
+  addActingFunction(fn: GoalLoopFunction): void {
+    this.acting.push(fn);
   }
 
   /**

@@ -223,6 +223,7 @@ export abstract class PatternLoop extends Construct {
       environment: { ...this.steps.toolEnvironment, ...props.environment },
     });
     this.steps.lambdaTools?.grantInvoke(fn);
+    this.steps.addActingFunction(fn);
     return fn;
   }
 
