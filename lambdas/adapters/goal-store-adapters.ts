@@ -4,7 +4,7 @@ import { DynamoDbGoalStore } from "./dynamodb-goal-store";
 import { DynamoDbOutbox } from "./dynamodb-outbox";
 import { DynamoDbStepLog } from "./dynamodb-step-log";
 import { DynamoDbWorkspace } from "./dynamodb-workspace";
-import { faultFromEnvironment, withFaultInjection } from "./fault-injection";
+import { faultFromEnvironment, withFaultInjection, withNotifyFaultInjection } from "./fault-injection";
 import { withLargeItemOffload } from "./large-item-offload";
 import {
   INLINE_ONLY_FILE_MAX_BYTES,
@@ -37,11 +37,12 @@ export function createGoalStoreAdapters(options: {
 }): GoalStoreAdapters {
   const maxFileBytes =
     options.maxFileBytes ?? payloadSettingsFromEnv()?.maxBytes ?? INLINE_ONLY_FILE_MAX_BYTES;
+  const fault = faultFromEnvironment();
   return {
-    goals: withFaultInjection(new DynamoDbGoalStore(options), faultFromEnvironment()),
+    goals: withFaultInjection(new DynamoDbGoalStore(options), fault),
     workspace: new DynamoDbWorkspace({ ...options, maxFileBytes }),
     stepLog: new DynamoDbStepLog(options),
-    outbox: new DynamoDbOutbox(options),
+    outbox: withNotifyFaultInjection(new DynamoDbOutbox(options), fault),
   };
 }
 
