@@ -17,6 +17,7 @@ import { GoalsApi } from "./constructs/goals-api";
 import { LambdaTools } from "./constructs/lambda-tools";
 import { LoopSteps } from "./constructs/loop-steps";
 import { McpServers } from "./constructs/mcp-servers";
+import { NotifyDestinations } from "./constructs/notify-destinations";
 import { Operations } from "./constructs/operations";
 import type { PatternLoop } from "./constructs/pattern-loop";
 import { PlanExecuteLoop } from "./constructs/plan-execute-loop";
@@ -90,6 +91,8 @@ export class GoalLoops extends Construct {
   readonly models: ResolvedModels;
   /** Alarms, their SNS topic, the dashboard and the pending-approvals probe (`operations`). */
   readonly operations: Operations;
+  /** Where `notify` sends (`notify.channels`), when any channel is configured. */
+  readonly notifyDestinations?: NotifyDestinations;
 
   constructor(scope: Construct, id: string, props: GoalLoopsProps = {}) {
     super(scope, id);
@@ -175,6 +178,7 @@ export class GoalLoops extends Construct {
       ...(defaultChannel === undefined ? {} : { defaultChannel }),
     });
     this.wireApprovalNotifiers();
+    this.notifyDestinations = this.wireNotifyDestinations(config);
     this.operations = this.createOperations(config.operations);
   }
 
@@ -214,6 +218,24 @@ export class GoalLoops extends Construct {
     for (const warning of models.warnings)
       Annotations.of(this).addWarningV2("goal-loops:legacy-model", warning);
     return models;
+  }
+
+  /**
+   * Every function that runs tool calls (Act, VerifyAndReason, Execute, Attempt) gets the `notify`
+   * channels and may reach them. Without channels nothing is added, and deployed `notify` refuses
+   * every call, naming the (no) configured channels.
+   */
+  private wireNotifyDestinations(config: GoalLoopsConfig): NotifyDestinations | undefined {
+    const { channels, emailSender } = config.notify;
+    if (Object.keys(channels).length === 0) return undefined;
+    const sender = emailSender ?? config.approvals.email.sender;
+    const destinations = new NotifyDestinations(this, "NotifyDestinations", {
+      channels,
+      slackBotToken: this.slackDoor.botToken,
+      ...(sender === undefined ? {} : { emailSender: sender }),
+    });
+    for (const fn of this.loopSteps.actingFunctions) destinations.grantDeliver(fn);
+    return destinations;
   }
 
   /**

@@ -1,6 +1,14 @@
-import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { type DynamoDBDocumentClient, UpdateCommand } from "@aws-sdk/lib-dynamodb";
 import { parseOrThrow } from "../core/goal/validation";
-import { type Outbox, type OutboxMessage, OutboxMessageSchema } from "../core/ports/outbox";
+import {
+  type Outbox,
+  type OutboxDeliveryOutcome,
+  OutboxDeliverySchema,
+  type OutboxMessage,
+  OutboxMessageSchema,
+} from "../core/ports/outbox";
+import { CorruptStoreItemError, isConditionalCheckFailed, toStoreError } from "./dynamodb-errors";
+import { getItemConsistently } from "./dynamodb-get-item";
 import { queryGoalPartition } from "./dynamodb-goal-partition";
 import { parseStoredItem, toDocument } from "./dynamodb-items";
 import { putFirst } from "./dynamodb-put-first";
@@ -39,6 +47,39 @@ export class DynamoDbOutbox implements Outbox {
       message: parseStoredItem(OutboxMessageSchema, stored.message, "outbox message"),
       created: false,
     };
+  }
+
+  async recordDelivery(
+    goalId: string,
+    messageId: string,
+    outcome: OutboxDeliveryOutcome,
+  ): Promise<OutboxMessage> {
+    const delivery = parseOrThrow(OutboxDeliverySchema, toDocument(outcome), "outbox delivery");
+    const key = outboxMessageKey(goalId, messageId);
+    try {
+      const updated = await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: key,
+          UpdateExpression: "SET #message.#delivery = :delivery",
+          // Only the claim's own outcome lands: an outcome already recorded is never overwritten.
+          ConditionExpression: "#message.#delivery.#state = :sending",
+          ExpressionAttributeNames: { "#message": "message", "#delivery": "delivery", "#state": "state" },
+          ExpressionAttributeValues: { ":delivery": delivery, ":sending": "sending" },
+          ReturnValues: "ALL_NEW",
+        }),
+      );
+      return parseStoredItem(OutboxMessageSchema, updated.Attributes?.message, "outbox message");
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw toStoreError(error, "recordDelivery");
+    }
+    const stored = await getItemConsistently(this.client, this.tableName, key, "recordDelivery");
+    if (!stored) {
+      throw new CorruptStoreItemError(
+        `recordDelivery: outbox message ${messageId} of goal ${goalId} does not exist or was never claimed`,
+      );
+    }
+    return parseStoredItem(OutboxMessageSchema, stored.message, "outbox message");
   }
 
   /** A goal's messages, oldest first (ties by messageId, so the order is stable). */

@@ -4,6 +4,7 @@ import type { JsonValue } from "../core/goal/goal-change";
 import { parseOrThrow } from "../core/goal/validation";
 import { ModelRoleSchema } from "../core/models/model-roles";
 import type { GoalStore, ModelCheckpoint } from "../core/ports/goal-store";
+import type { Outbox, OutboxDeliveryOutcome, OutboxMessage } from "../core/ports/outbox";
 
 /**
  * Chaos-testing hook, in the manner of AWS FIS's Lambda fault injection: inert unless this variable
@@ -17,7 +18,7 @@ export const FAULT_INJECTION_ENV = "GOAL_LOOPS_FAULT_INJECTION";
  * role's call number (the goal's n-th call of the role, counted from 0) was stored for the first
  * time — the model was paid, the step has not returned, as when a sandbox runs out of memory.
  */
-const FaultSpecSchema = z
+const CheckpointFaultSchema = z
   .string()
   .transform((value) => value.split(":"))
   .pipe(
@@ -28,6 +29,14 @@ const FaultSpecSchema = z
     ]),
   )
   .transform(([kind, role, call]) => ({ kind, role, call }));
+
+/**
+ * `crash-after-notify-sent`: the process exits right after a `notify` message was sent and its
+ * receipt recorded for the first time — delivered, but the step has not checkpointed its result.
+ */
+const NotifyFaultSchema = z.literal("crash-after-notify-sent").transform((kind) => ({ kind }));
+
+const FaultSpecSchema = z.union([NotifyFaultSchema, CheckpointFaultSchema]);
 export type FaultSpec = z.output<typeof FaultSpecSchema>;
 
 /**
@@ -41,7 +50,7 @@ export function faultFromEnvironment(env: NodeJS.ProcessEnv = process.env): Faul
   return parseOrThrow(
     FaultSpecSchema,
     value.trim(),
-    `environment variable ${FAULT_INJECTION_ENV} ('${value}', expected crash-after-checkpoint:<role>:<call>)`,
+    `environment variable ${FAULT_INJECTION_ENV} ('${value}', expected crash-after-checkpoint:<role>:<call> or crash-after-notify-sent)`,
   );
 }
 
@@ -65,7 +74,7 @@ export function withFaultInjection<T extends GoalStore>(
   fault: FaultSpec | undefined,
   exit: Exit = processExit,
 ): T {
-  if (fault === undefined) return goals;
+  if (fault?.kind !== "crash-after-checkpoint") return goals;
   const putCheckpoint = async (checkpoint: ModelCheckpoint): Promise<ModelCheckpoint> => {
     const stored = await goals.putCheckpoint(checkpoint);
     const targeted = checkpoint.key.role === fault.role && checkpoint.call === fault.call;
@@ -92,4 +101,40 @@ function sameCheckpoint(stored: ModelCheckpoint, put: ModelCheckpoint): boolean 
   const json = ({ createdAt, turn }: ModelCheckpoint) =>
     canonicalJson(JSON.parse(JSON.stringify({ createdAt, turn })) as JsonValue);
   return json(stored) === json(put);
+}
+
+/**
+ * `outbox` with a `crash-after-notify-sent` fault injected: a recordDelivery that stored THIS
+ * attempt's `sent` outcome ends the process. A retried step finds the message sent and never
+ * records again, so the fault fires once per notify call.
+ */
+export function withNotifyFaultInjection<T extends Outbox>(
+  outbox: T,
+  fault: FaultSpec | undefined,
+  exit: Exit = processExit,
+): T {
+  if (fault?.kind !== "crash-after-notify-sent") return outbox;
+  const recordDelivery = async (
+    goalId: string,
+    messageId: string,
+    outcome: OutboxDeliveryOutcome,
+  ): Promise<OutboxMessage> => {
+    const stored = await outbox.recordDelivery(goalId, messageId, outcome);
+    if (
+      outcome.state === "sent" &&
+      stored.delivery?.state === "sent" &&
+      stored.delivery.sentAt === outcome.sentAt
+    ) {
+      console.error(`${FAULT_INJECTION_ENV}: crashing after notify ${messageId} of goal ${goalId} was sent`);
+      exit(1);
+    }
+    return stored;
+  };
+  return new Proxy(outbox, {
+    get(target, property) {
+      if (property === "recordDelivery") return recordDelivery;
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
 }

@@ -4,7 +4,7 @@ import { DynamoDbGoalStore } from "./dynamodb-goal-store";
 import { DynamoDbOutbox } from "./dynamodb-outbox";
 import { DynamoDbStepLog } from "./dynamodb-step-log";
 import { DynamoDbWorkspace } from "./dynamodb-workspace";
-import { faultFromEnvironment, withFaultInjection } from "./fault-injection";
+import { faultFromEnvironment, withFaultInjection, withNotifyFaultInjection } from "./fault-injection";
 import type { GoalMetrics } from "./goal-metrics";
 import { withLargeItemOffload } from "./large-item-offload";
 import { withGoalMetrics } from "./metered-goal-store";
@@ -44,12 +44,13 @@ export function createGoalStoreAdapters(options: {
 }): GoalStoreAdapters {
   const maxFileBytes =
     options.maxFileBytes ?? payloadSettingsFromEnv()?.maxBytes ?? INLINE_ONLY_FILE_MAX_BYTES;
-  const goals = withFaultInjection(new DynamoDbGoalStore(options), faultFromEnvironment());
+  const fault = faultFromEnvironment();
+  const goals = withFaultInjection(new DynamoDbGoalStore(options), fault);
   return {
     goals: observedGoalStore(goals, options.metrics),
     workspace: withSubsegments(new DynamoDbWorkspace({ ...options, maxFileBytes }), "Workspace"),
     stepLog: withSubsegments(new DynamoDbStepLog(options), "StepLog"),
-    outbox: withSubsegments(new DynamoDbOutbox(options), "Outbox"),
+    outbox: withSubsegments(withNotifyFaultInjection(new DynamoDbOutbox(options), fault), "Outbox"),
   };
 }
 

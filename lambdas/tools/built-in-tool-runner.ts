@@ -6,7 +6,7 @@ import type { ToolUseBlock } from "../core/ports/model-client";
 import type { Outbox } from "../core/ports/outbox";
 import type { ToolCallContext, ToolOutcome, ToolRisk, ToolRunner } from "../core/ports/tool-runner";
 import type { Workspace } from "../core/ports/workspace";
-import type { ToolEnvironment } from "./built-in-tool";
+import type { NotifyPolicy, ToolEnvironment } from "./built-in-tool";
 import type { McpGatewayClient } from "./mcp-gateway-contract";
 import { mcpTool } from "./mcp-tool";
 import { ToolCallError } from "./tool-call-error";
@@ -52,6 +52,8 @@ export interface BuiltInToolRunnerOptions {
    * @default - none configured: a frozen MCP tool's call fails with McpServerNotConfigured
    */
   readonly mcpGateway?: McpGatewayClient;
+  /** @default outbox only, no channels configured */
+  readonly notify?: NotifyPolicy;
 }
 
 /** Answers every call with the reason: the deployment names no MCP server any more. */
@@ -68,6 +70,15 @@ function notConfigured(server: string) {
     message: `MCP server '${server}' is not in this deployment's configuration (tools.mcp) any more`,
   };
 }
+
+/** Local runs and tests: every `notify` message is recorded in the outbox, none is sent. */
+export const OUTBOX_ONLY_NOTIFY: NotifyPolicy = {
+  mode: "outbox",
+  channels: {},
+  send: async () => {
+    throw new Error("notify is in outbox mode: nothing is sent");
+  },
+};
 
 /**
  * The risk of one call: the tool's, for input-dependent tools the one of this input; undefined for
@@ -169,6 +180,7 @@ export function createBuiltInToolRunner(options: BuiltInToolRunnerOptions): Tool
         timeoutMs: limits.httpTimeoutMs,
         maxResponseBytes: limits.maxResponseBytes,
       },
+      notify: options.notify ?? OUTBOX_ONLY_NOTIFY,
       now,
     };
     const refused = prepared.refuse(env);

@@ -5,6 +5,7 @@ import type { ToolUseBlock } from "../core/ports/model-client";
 import type { Outbox } from "../core/ports/outbox";
 import type { ToolCallContext, ToolDefinition } from "../core/ports/tool-runner";
 import type { Workspace } from "../core/ports/workspace";
+import type { NotifyChannels, NotifyDestination } from "./notify-destinations";
 import type { ToolCallError } from "./tool-call-error";
 
 export type JsonObject = { [key: string]: JsonValue };
@@ -19,6 +20,35 @@ export interface HttpPolicy {
   readonly maxResponseBytes: number;
 }
 
+/** One message for one destination, as `notify` hands it to the sender. */
+export interface NotifySendRequest {
+  readonly destination: NotifyDestination;
+  /** The configured channel name the model used. */
+  readonly channel: string;
+  readonly message: string;
+  readonly goalId: string;
+  /** The call's idempotency key: a webhook gets it as `Idempotency-Key`. */
+  readonly idempotencyKey: string;
+}
+
+/**
+ * Sends one message and answers the provider's id of it (Slack `ts`, SES MessageId, the webhook's
+ * HTTP status). Throws when the provider did not take it; never retries what may have arrived.
+ */
+export type NotifySender = (request: NotifySendRequest) => Promise<{ readonly receipt: string }>;
+
+/** How `notify` delivers. */
+export interface NotifyPolicy {
+  /**
+   * `outbox`: the message is only recorded in the outbox (the local runtime's default); `send`: it
+   * goes to its channel's destination, the outbox being the ledger that makes it once.
+   */
+  readonly mode: "outbox" | "send";
+  /** The configured channels (`notify.channels`), by the name the model passes. */
+  readonly channels: NotifyChannels;
+  readonly send: NotifySender;
+}
+
 /** Everything a built-in tool may touch: injected, so tests run them against in-memory stores. */
 export interface ToolEnvironment {
   readonly call: ToolUseBlock;
@@ -26,6 +56,7 @@ export interface ToolEnvironment {
   readonly workspace: Workspace;
   readonly outbox: Outbox;
   readonly http: HttpPolicy;
+  readonly notify: NotifyPolicy;
   readonly now: () => Date;
 }
 

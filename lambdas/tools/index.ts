@@ -4,6 +4,7 @@ export * from "./built-in-tool";
 export * from "./built-in-tool-runner";
 export * from "./http-request";
 export * from "./notify";
+export * from "./notify-destinations";
 export * from "./tool-call-error";
 export * from "./tool-outcome";
 export * from "./tool-registry";

@@ -2,6 +2,7 @@ import * as z from "zod";
 import { DEFAULT_METRICS_NAMESPACE } from "../../lambdas/adapters/goal-metrics";
 import { PAYLOAD_SETTINGS_DEFAULTS, PAYLOAD_SETTINGS_LIMITS } from "../../lambdas/adapters/payload-settings";
 import { BUILT_IN_TOOL_NAMES } from "../../lambdas/tools/built-in-tool-names";
+import { NotifyChannelsSchema } from "../../lambdas/tools/notify-destinations";
 import { type McpServerConfigInput, McpServersConfigSchema } from "./mcp-servers-config";
 import { wholeNumber } from "./parse-settings";
 
@@ -171,6 +172,18 @@ export const ToolsConfigSchema = z
   })
   .describe("Your own tools, granted per goal through a GoalSpec's tools[]");
 
+export const NotifyConfigSchema = z
+  .strictObject({
+    channels: NotifyChannelsSchema.default({}).describe(
+      "Where notify {channel, message} goes, by channel name: Slack, e-mail or a webhook; default: none (deployed, every notify is refused)",
+    ),
+    emailSender: z
+      .email("must be an e-mail address")
+      .optional()
+      .describe("A verified SES identity notify e-mails are sent from; default: approvals.email.sender"),
+  })
+  .describe("The notify tool's destinations");
+
 export const PayloadsConfigSchema = z
   .strictObject({
     expireAfterDays: wholeNumber(PAYLOAD_SETTINGS_LIMITS.expireAfterDays, "days")
@@ -246,9 +259,11 @@ export const GoalLoopsConfigSchema = z
     tools: ToolsConfigSchema.default({ lambda: [], mcp: [] }),
     payloads: PayloadsConfigSchema.default(PAYLOAD_SETTINGS_DEFAULTS),
     operations: OperationsConfigSchema.default({ ...OPERATIONS_DEFAULTS, approvalTenantIds: [] }),
+    notify: NotifyConfigSchema.default({ channels: {} }),
   })
   .describe("goal-loops deployment configuration")
   .superRefine((config, context) => {
+    checkNotifyChannels(config, context);
     const { heavy, fast, allowed } = config.models;
     for (const [role, id] of [
       ["heavy", heavy],
@@ -263,6 +278,42 @@ export const GoalLoopsConfigSchema = z
       }
     }
   });
+
+/**
+ * A webhook's host must be one `http.allowedHosts` lists: one list of every host the deployment's
+ * tools may reach, reviewed in one place. An e-mail channel needs a sender identity.
+ */
+function checkNotifyChannels(
+  config: {
+    readonly notify: z.output<typeof NotifyConfigSchema>;
+    readonly http: z.output<typeof HttpConfigSchema>;
+    readonly approvals: z.output<typeof ApprovalsConfigSchema>;
+  },
+  context: z.RefinementCtx,
+): void {
+  for (const [name, destination] of Object.entries(config.notify.channels)) {
+    if (destination.type === "webhook") {
+      const host = new URL(destination.url).hostname.toLowerCase();
+      if (!config.http.allowedHosts.includes(host)) {
+        context.addIssue({
+          code: "custom",
+          path: ["notify", "channels", name, "url"],
+          message: `host '${host}' must also be in http.allowedHosts`,
+        });
+      }
+    }
+    if (
+      destination.type === "email" &&
+      (config.notify.emailSender ?? config.approvals.email.sender) === undefined
+    ) {
+      context.addIssue({
+        code: "custom",
+        path: ["notify", "channels", name],
+        message: "an e-mail channel needs a sender: set notify.emailSender (or approvals.email.sender)",
+      });
+    }
+  }
+}
 
 /**
  * Which Bedrock models the loops call. A model id is a foundation model id, an inference profile id
@@ -481,6 +532,52 @@ export interface OperationsConfig {
   readonly metricsNamespace?: string;
 }
 
+/** `notify` posts to a Slack channel with the Slack door's bot token (`chat.postMessage`). */
+export interface SlackNotifyDestination {
+  readonly type: "slack";
+  /** The channel id (`C0123ABCD`); the bot must be a member of it. */
+  readonly channel: string;
+}
+
+/** `notify` sends an e-mail through SES v2 from `notify.emailSender`. */
+export interface EmailNotifyDestination {
+  readonly type: "email";
+  /** Recipients (1 to 50 addresses). */
+  readonly to: readonly string[];
+  /** @default "goal-loops notification" */
+  readonly subject?: string;
+}
+
+/**
+ * `notify` POSTs `{channel, message, goalId, idempotencyKey}` as JSON with an `Idempotency-Key`
+ * header; any 2xx answer is delivered.
+ */
+export interface WebhookNotifyDestination {
+  readonly type: "webhook";
+  /** An https URL whose host is in `http.allowedHosts` (plain http only to 127.0.0.1 or localhost). */
+  readonly url: string;
+}
+
+/** The notify tool's destinations. */
+export interface NotifyConfig {
+  /**
+   * Where `notify {channel, message}` goes, by the channel name the model passes (letters, digits,
+   * `.`, `_`, `-`). Deployed, a channel not listed here is refused; locally every message goes to
+   * the outbox.
+   *
+   * @default {} - deployed, every notify is refused
+   */
+  readonly channels?: Readonly<
+    Record<string, SlackNotifyDestination | EmailNotifyDestination | WebhookNotifyDestination>
+  >;
+  /**
+   * A verified SES identity (an address) notify e-mails are sent from.
+   *
+   * @default - `approvals.email.sender`; an e-mail channel without either is refused at synth
+   */
+  readonly emailSender?: string;
+}
+
 /**
  * `goal-loops.config.json`, and the props of the `GoalLoops` construct. Every field is optional.
  */
@@ -499,6 +596,8 @@ export interface GoalLoopsConfigInput {
   readonly payloads?: PayloadsConfig;
   /** @default - every operations setting's default */
   readonly operations?: OperationsConfig;
+  /** @default - no notify channels */
+  readonly notify?: NotifyConfig;
 }
 
 /** The configuration with every default applied. */

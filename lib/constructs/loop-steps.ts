@@ -103,6 +103,7 @@ export class LoopSteps extends Construct {
   readonly lambdaTools?: LambdaTools;
   /** The user's MCP servers, when the configuration names any: every acting function may invoke their gateway. */
   readonly mcpServers?: McpServers;
+  private readonly acting: GoalLoopFunction[] = [];
 
   constructor(scope: Construct, id: string, props: LoopStepsProps) {
     super(scope, id);
@@ -168,6 +169,21 @@ export class LoopSteps extends Construct {
     }
     props.lambdaTools?.grantInvoke(this.functions.act);
     props.mcpServers?.grantInvoke(this.functions.act);
+    this.addActingFunction(this.functions.act);
+  }
+
+  /**
+   * Every function that runs tool calls: Act, and each pattern's step that acts itself
+   * (`PatternLoop.actingModelStep` adds it). What a tool needs beyond the tool environment (the
+   * `notify` destinations' settings and grants) is given to each of these.
+   */
+  get actingFunctions(): readonly GoalLoopFunction[] {
+    return [...this.acting];
+  }
+
+  /** Records a function that runs tool calls (see `actingFunctions`). */
+  addActingFunction(fn: GoalLoopFunction): void {
+    this.acting.push(fn);
   }
 
   /**

@@ -224,6 +224,7 @@ export abstract class PatternLoop extends Construct {
     });
     this.steps.lambdaTools?.grantInvoke(fn);
     this.steps.mcpServers?.grantInvoke(fn);
+    this.steps.addActingFunction(fn);
     return fn;
   }
 

@@ -47,6 +47,14 @@ export interface LocalStackOptions {
   readonly retryIntervalMs?: number | null;
   /** Slack and email secrets the doors use locally. @default from the environment, or generated */
   readonly secrets?: LocalSecrets;
+  /**
+   * Makes `notify` really send, to these endpoints instead of Slack and SES (local fakes, in
+   * tests): the Slack Web API base URL (`…/api/`) and the SES v2 endpoint. Webhooks go to the URLs
+   * the configuration's `notify.channels` name. Approval requests still go to the outbox.
+   *
+   * @default - `notify` records its messages in the outbox and sends nothing
+   */
+  readonly notifyEndpoints?: { readonly slackApiUrl: string; readonly sesv2: string };
   /** More variables for every function, over its own. */
   readonly environment?: Readonly<Record<string, string>>;
   /** Runtime messages (synth, executions). @default console.log */
@@ -205,6 +213,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         // No CloudWatch here: the goal metrics' EMF lines would only flood the function log.
         POWERTOOLS_METRICS_DISABLED: "true",
         ...secretEnvironment(options.secrets),
+        ...notifyEnvironment(options.notifyEndpoints),
         ...options.environment,
       },
       ...(options.functionLog === undefined ? {} : { log: options.functionLog }),
@@ -250,6 +259,16 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     await stopAll();
     throw error;
   }
+}
+
+/** The variables that make `notify` send to `endpoints` (see LocalStackOptions.notifyEndpoints). */
+function notifyEnvironment(endpoints: LocalStackOptions["notifyEndpoints"]): Record<string, string> {
+  if (endpoints === undefined) return {};
+  return {
+    NOTIFY_TOOL_DELIVERY: "send",
+    SLACK_API_URL: endpoints.slackApiUrl,
+    AWS_ENDPOINT_URL_SESV2: endpoints.sesv2,
+  };
 }
 
 /** Model ids only the local runtime answers: fixtures and a local model (DESIGN §7). */

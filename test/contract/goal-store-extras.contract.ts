@@ -304,6 +304,55 @@ export function describeLoopStoreContract(table: () => ContractTable): void {
       for (const result of results) expect(result.message).toEqual(stored[0]);
     });
 
+    it("records a claimed delivery's outcome once: a later outcome leaves the first in place", async () => {
+      // Prepare: a notify claim, as the tool puts it before sending
+      const startedAt = "2026-01-01T00:00:00.000Z";
+      const claim = anOutboxMessage({
+        delivery: { state: "sending", destination: "slack C0123ABCD", startedAt },
+      });
+      await outbox.putMessage(claim);
+      const sent = {
+        state: "sent",
+        destination: "slack C0123ABCD",
+        startedAt,
+        sentAt: "2026-01-01T00:00:01.000Z",
+        receipt: "1700000000.000100",
+      } as const;
+
+      // Act
+      const recorded = await outbox.recordDelivery(claim.goalId, claim.messageId, sent);
+      const late = await outbox.recordDelivery(claim.goalId, claim.messageId, {
+        state: "failed",
+        destination: "slack C0123ABCD",
+        startedAt,
+        failedAt: "2026-01-01T00:00:02.000Z",
+        error: { name: "NotifySendError", message: "late" },
+      });
+
+      // Assess
+      expect(recorded).toEqual({ ...claim, delivery: sent });
+      expect(late).toEqual(recorded);
+      expect(await outbox.listMessages(claim.goalId)).toEqual([recorded]);
+    });
+
+    it("leaves a message without a claim as it is when an outcome arrives", async () => {
+      // Prepare
+      const recordOnly = anOutboxMessage();
+      await outbox.putMessage(recordOnly);
+
+      // Act
+      const answered = await outbox.recordDelivery(recordOnly.goalId, recordOnly.messageId, {
+        state: "sent",
+        destination: "slack C0123ABCD",
+        startedAt: "2026-01-01T00:00:00.000Z",
+        sentAt: "2026-01-01T00:00:01.000Z",
+        receipt: "x",
+      });
+
+      // Assess
+      expect(answered).toEqual(recordOnly);
+    });
+
     it("lists a goal's messages by creation time, whatever their ids and precision", async () => {
       // Prepare
       const goalId = newGoalId();

@@ -35,6 +35,8 @@ export async function startE2eStack(
     environment?: Record<string, string>;
     /** The API's port; by default any free one. */
     port?: number;
+    /** Makes `notify` send to these fakes instead of recording in the outbox (LocalStackOptions). */
+    notifyEndpoints?: { slackApiUrl: string; sesv2: string };
     /**
      * Synthesize from this configuration file (`npm start -- --config`) into a cloud assembly of
      * this run's own, instead of using the project's cdk.out.
@@ -62,6 +64,7 @@ export async function startE2eStack(
     log: (line) => logLines.push(line),
     functionLog: (_name, line) => logLines.push(line),
     ...(options.secrets === undefined ? {} : { secrets: options.secrets }),
+    ...(options.notifyEndpoints === undefined ? {} : { notifyEndpoints: options.notifyEndpoints }),
     environment: {
       ...options.environment,
       ...(options.continueAsNewAfter === undefined

@@ -3,10 +3,12 @@ import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createGoalTable } from "../../../lambdas/adapters/create-goal-table";
 import {
+  type Exit,
   FAULT_INJECTION_ENV,
   type FaultSpec,
   faultFromEnvironment,
   withFaultInjection,
+  withNotifyFaultInjection,
 } from "../../../lambdas/adapters/fault-injection";
 import { createGoalStoreAdapters } from "../../../lambdas/adapters/goal-store-adapters";
 import { ValidationError } from "../../../lambdas/core/goal/errors";
@@ -29,6 +31,7 @@ import {
   startGoalTable,
   T0,
 } from "../loop/support";
+import { InMemoryOutbox } from "../tools/support";
 
 /** Stands for the end of the process: nothing after `exit` runs in the crashed attempt. */
 class ProcessExited extends Error {
@@ -268,5 +271,81 @@ describe("createGoalStoreAdapters with GOAL_LOOPS_FAULT_INJECTION", () => {
     expect(exit).toHaveBeenCalledWith(1);
     const stored = await table.adapters.goals.findCheckpoint({ goalId, runId, iteration: 0, role: "reason" });
     expect(stored.checkpoint?.call).toBe(0);
+  });
+});
+
+describe("withNotifyFaultInjection around the outbox", () => {
+  const claim = {
+    messageId: "notify-k",
+    goalId: "g-1",
+    tenantId: "local",
+    channel: "ops",
+    message: "hi",
+    createdAt: "2026-01-01T00:00:00.000Z",
+    delivery: { state: "sending", destination: "slack C0123ABCD", startedAt: "2026-01-01T00:00:00.000Z" },
+  } as const;
+  const sent = {
+    state: "sent",
+    destination: "slack C0123ABCD",
+    startedAt: "2026-01-01T00:00:00.000Z",
+    sentAt: "2026-01-01T00:00:01.000Z",
+    receipt: "ts-1",
+  } as const;
+
+  function setup() {
+    const outbox = new InMemoryOutbox();
+    const exits: number[] = [];
+    const exit = ((code: number) => {
+      exits.push(code);
+      throw new Error("exited");
+    }) as Exit;
+    const fault = faultFromEnvironment({ [FAULT_INJECTION_ENV]: "crash-after-notify-sent" });
+    return { outbox, exits, faulty: withNotifyFaultInjection(outbox, fault, exit) };
+  }
+
+  it("reads crash-after-notify-sent", () => {
+    expect(faultFromEnvironment({ [FAULT_INJECTION_ENV]: "crash-after-notify-sent" })).toEqual({
+      kind: "crash-after-notify-sent",
+    });
+  });
+
+  it("crashes once the send's receipt is stored, and not when a retry finds it stored", async () => {
+    // Prepare
+    const { outbox, exits, faulty } = setup();
+    await faulty.putMessage(claim);
+
+    // Act
+    await expect(faulty.recordDelivery("g-1", "notify-k", sent)).rejects.toThrow("exited");
+    const again = await faulty.recordDelivery("g-1", "notify-k", {
+      ...sent,
+      sentAt: "2026-01-01T00:00:09.000Z",
+    });
+
+    // Assess: the receipt was stored before the crash; the second outcome changed nothing
+    expect(exits).toEqual([1]);
+    expect(again.delivery).toEqual(sent);
+    expect(outbox.messages.get("notify-k")?.delivery).toEqual(sent);
+  });
+
+  it("does not crash on a failed delivery, and leaves the outbox untouched under the other fault", async () => {
+    // Prepare
+    const { exits, faulty } = setup();
+    await faulty.putMessage(claim);
+    const plain = new InMemoryOutbox();
+
+    // Act
+    await faulty.recordDelivery("g-1", "notify-k", {
+      state: "failed",
+      destination: "slack C0123ABCD",
+      startedAt: "2026-01-01T00:00:00.000Z",
+      failedAt: "2026-01-01T00:00:01.000Z",
+      error: { name: "NotifySendError", message: "no" },
+    });
+
+    // Assess
+    expect(exits).toEqual([]);
+    expect(withNotifyFaultInjection(plain, { kind: "crash-after-checkpoint", role: "reason", call: 0 })).toBe(
+      plain,
+    );
   });
 });

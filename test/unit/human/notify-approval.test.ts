@@ -3,24 +3,11 @@ import { GoalSpecSchema } from "../../../lambdas/core/goal/goal-spec";
 import type { EmailApprovalRequest } from "../../../lambdas/core/human/email/email-approval-notifier";
 import { type ApprovalNotifiers, notifyApprovalRequested } from "../../../lambdas/core/human/notify-approval";
 import type { Approval } from "../../../lambdas/core/ports/goal-store";
-import type { Outbox, OutboxMessage } from "../../../lambdas/core/ports/outbox";
 import { aGoalRecord } from "../../support/goal-record-builder";
+import { InMemoryOutbox } from "../tools/support";
 
 const TASK_TOKEN = "AAAAKgAAAAIAAAAA-task-token-never-shown";
 const NOW = new Date("2026-03-01T09:30:00.000Z");
-
-class MemoryOutbox implements Outbox {
-  readonly messages = new Map<string, OutboxMessage>();
-  async putMessage(message: OutboxMessage) {
-    const stored = this.messages.get(message.messageId);
-    if (stored) return { message: stored, created: false };
-    this.messages.set(message.messageId, message);
-    return { message, created: true };
-  }
-  async listMessages(goalId: string) {
-    return [...this.messages.values()].filter((message) => message.goalId === goalId);
-  }
-}
 
 function aGoal(approval: Record<string, unknown>) {
   const base = aGoalRecord();
@@ -85,7 +72,7 @@ describe("notifyApprovalRequested", () => {
       email: "ops@example.com",
     });
     const approval = anApproval(goal.goalId);
-    const outbox = new MemoryOutbox();
+    const outbox = new InMemoryOutbox();
     const sent = recordingNotifiers();
 
     // Act
@@ -104,7 +91,7 @@ describe("notifyApprovalRequested", () => {
     // Prepare: Slack refuses; email has no address
     const goal = aGoal({ channels: ["slack", "email"], slackChannel: "C123" });
     const approval = anApproval(goal.goalId);
-    const outbox = new MemoryOutbox();
+    const outbox = new InMemoryOutbox();
     const sent = recordingNotifiers(true);
 
     // Act
@@ -122,7 +109,7 @@ describe("notifyApprovalRequested", () => {
   it("without notifiers puts one plain record per channel", async () => {
     // Prepare
     const goal = aGoal({ channels: ["slack", "cli"], slackChannel: "C123" });
-    const outbox = new MemoryOutbox();
+    const outbox = new InMemoryOutbox();
 
     // Act
     await notifyApprovalRequested(outbox, anApproval(goal.goalId), goal, NOW);

@@ -165,6 +165,8 @@ export async function startHandlerEnvironment(): Promise<ServedGoalTable> {
     POWERTOOLS_LOG_LEVEL: "SILENT",
     // The handlers publish goal metrics as EMF lines on stdout: none in unit tests.
     POWERTOOLS_METRICS_DISABLED: "true",
+    // As the local runtime: notify records its messages in the outbox.
+    NOTIFY_TOOL_DELIVERY: "outbox",
   });
   return table;
 }

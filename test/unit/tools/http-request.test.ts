@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ToolUseBlock } from "../../../lambdas/core/ports/model-client";
-import { createBuiltInToolRunner, httpRequestTool } from "../../../lambdas/tools";
+import { createBuiltInToolRunner, httpRequestTool, OUTBOX_ONLY_NOTIFY } from "../../../lambdas/tools";
 import {
   callContext,
   InMemoryOutbox,
@@ -238,6 +238,7 @@ describe("http_request: idempotency key", () => {
       workspace: new InMemoryWorkspace(),
       outbox: new InMemoryOutbox(),
       http: { allowedHosts: ["127.0.0.1"], fetch, timeoutMs: 1000, maxResponseBytes: 1000 },
+      notify: OUTBOX_ONLY_NOTIFY,
       now: () => new Date(),
     });
     return sent;

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { sha256Hex } from "../../../lambdas/core/goal/canonical-json";
-import type { Outbox, OutboxMessage } from "../../../lambdas/core/ports/outbox";
+import type { Outbox, OutboxDeliveryOutcome, OutboxMessage } from "../../../lambdas/core/ports/outbox";
 import type { ToolCallContext } from "../../../lambdas/core/ports/tool-runner";
 import {
   type Workspace,
@@ -64,6 +64,16 @@ export class InMemoryOutbox implements Outbox {
     if (existing) return { message: existing, created: false };
     this.messages.set(message.messageId, message);
     return { message, created: true };
+  }
+
+  /** Only a `sending` message takes the outcome, as the port requires. */
+  async recordDelivery(_goalId: string, messageId: string, outcome: OutboxDeliveryOutcome) {
+    const existing = this.messages.get(messageId);
+    if (!existing) throw new Error(`no outbox message ${messageId}`);
+    if (existing.delivery?.state !== "sending") return existing;
+    const updated = { ...existing, delivery: outcome };
+    this.messages.set(messageId, updated);
+    return updated;
   }
 
   async listMessages(goalId: string) {

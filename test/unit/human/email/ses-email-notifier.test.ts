@@ -8,7 +8,7 @@ import {
 } from "../../../../lambdas/adapters/ses-email-notifier";
 import { ApprovalEmailSchema } from "../../../../lambdas/core/human/email/approval-email";
 import { verifyApprovalLink } from "../../../../lambdas/core/human/email/approval-link";
-import type { Outbox, OutboxMessage } from "../../../../lambdas/core/ports/outbox";
+import { InMemoryOutbox } from "../../tools/support";
 import {
   APPROVER,
   aPendingApproval,
@@ -18,20 +18,6 @@ import {
   NOW,
   TASK_TOKEN,
 } from "./support";
-
-/** First writer wins, as the port promises. */
-class MemoryOutbox implements Outbox {
-  readonly messages = new Map<string, OutboxMessage>();
-  async putMessage(message: OutboxMessage) {
-    const stored = this.messages.get(message.messageId);
-    if (stored) return { message: stored, created: false };
-    this.messages.set(message.messageId, message);
-    return { message, created: true };
-  }
-  async listMessages(goalId: string) {
-    return [...this.messages.values()].filter((message) => message.goalId === goalId);
-  }
-}
 
 const ENV = { PUBLIC_API_URL: BASE_URL, EMAIL_LINK_SECRET: LINK_SECRET, AWS_REGION: "us-east-1" };
 
@@ -50,7 +36,7 @@ describe("email approval notifier", () => {
     ses.on(SendEmailCommand).resolves({ MessageId: "ses-1" });
     const notifier = emailApprovalNotifierFromEnv(
       { ...ENV, EMAIL_FROM: "goals@example.test" },
-      { outbox: new MemoryOutbox(), ses: client },
+      { outbox: new InMemoryOutbox(), ses: client },
     );
     const approval = aPendingApproval("goal-1", { taskToken: TASK_TOKEN });
 
@@ -94,7 +80,7 @@ describe("email approval notifier", () => {
     const notifier = emailApprovalNotifierFromEnv(
       { ...ENV, EMAIL_FROM: "goals@example.test" },
       {
-        outbox: new MemoryOutbox(),
+        outbox: new InMemoryOutbox(),
         ses: client,
       },
     );
@@ -116,7 +102,7 @@ describe("email approval notifier", () => {
     ses.on(SendEmailCommand).resolves({ MessageId: "ses-2" });
     const notifier = emailApprovalNotifierFromEnv(
       { ...ENV, EMAIL_FROM: "goals@example.test" },
-      { outbox: new MemoryOutbox() },
+      { outbox: new InMemoryOutbox() },
     );
     const request = { approval: aPendingApproval("goal-3"), objective: "o", to: APPROVER };
 
@@ -137,7 +123,7 @@ describe("email approval notifier", () => {
 
   it("locally (NOTIFY_DELIVERY=outbox) puts the same email in the outbox, once per approval", async () => {
     // Prepare
-    const outbox = new MemoryOutbox();
+    const outbox = new InMemoryOutbox();
     const notifier = emailApprovalNotifierFromEnv(
       { ...ENV, NOTIFY_DELIVERY: "outbox" },
       { outbox, now: () => NOW },
@@ -165,8 +151,8 @@ describe("email approval notifier", () => {
   it("refuses to start without PUBLIC_API_URL, or without EMAIL_FROM when sending through SES", () => {
     // Act + Assess
     expect(() =>
-      emailApprovalNotifierFromEnv({ EMAIL_LINK_SECRET: LINK_SECRET }, { outbox: new MemoryOutbox() }),
+      emailApprovalNotifierFromEnv({ EMAIL_LINK_SECRET: LINK_SECRET }, { outbox: new InMemoryOutbox() }),
     ).toThrow(EmailConfigurationError);
-    expect(() => emailApprovalNotifierFromEnv(ENV, { outbox: new MemoryOutbox() })).toThrow(/EMAIL_FROM/);
+    expect(() => emailApprovalNotifierFromEnv(ENV, { outbox: new InMemoryOutbox() })).toThrow(/EMAIL_FROM/);
   });
 });

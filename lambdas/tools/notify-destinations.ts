@@ -1,0 +1,104 @@
+import * as z from "zod";
+import { ValidationError } from "../core/goal/errors";
+import { parseOrThrow } from "../core/goal/validation";
+
+/** Slack channel ids: `C…` (public), `G…` (private), `D…` (direct message). */
+const SLACK_CHANNEL_ID = /^[CGD][A-Z0-9]{2,31}$/;
+
+/** What a model passes as `channel`: a short name, as `notify.channels` keys it. */
+export const NOTIFY_CHANNEL_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/** Hosts only this machine reaches: the one place a webhook may be plain `http` (local tests). */
+const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(["127.0.0.1", "localhost", "[::1]"]);
+
+export function isLoopbackHost(hostname: string): boolean {
+  return LOOPBACK_HOSTS.has(hostname.toLowerCase());
+}
+
+export const SlackDestinationSchema = z
+  .strictObject({
+    type: z.literal("slack"),
+    channel: z
+      .string()
+      .regex(SLACK_CHANNEL_ID, "must be a Slack channel id such as C0123ABCD")
+      .describe("The Slack channel id the bot posts to (chat.postMessage); the bot must be a member"),
+  })
+  .describe("Post to a Slack channel with the Slack door's bot token");
+
+export const EmailDestinationSchema = z
+  .strictObject({
+    type: z.literal("email"),
+    to: z
+      .array(z.email("must be an e-mail address"))
+      .min(1)
+      .max(50)
+      .describe("Recipients (SES v2 SendEmail, from notify.emailSender)"),
+    subject: z
+      .string()
+      .min(1)
+      .max(200)
+      .default("goal-loops notification")
+      .describe("The e-mail's subject; default: 'goal-loops notification'"),
+  })
+  .describe("Send an e-mail through SES v2");
+
+export const WebhookDestinationSchema = z
+  .strictObject({
+    type: z.literal("webhook"),
+    url: z
+      .url({ protocol: /^https?$/, error: "must be an absolute https URL" })
+      .max(2048)
+      .refine((url) => {
+        const parsed = new URL(url);
+        return parsed.protocol === "https:" || isLoopbackHost(parsed.hostname);
+      }, "must be https (plain http only to 127.0.0.1 or localhost, for local tests)")
+      .describe("Where the message is POSTed as JSON; its host must be in http.allowedHosts"),
+  })
+  .describe("POST the message as JSON to an allow-listed HTTPS endpoint");
+
+export const NotifyDestinationSchema = z.discriminatedUnion("type", [
+  SlackDestinationSchema,
+  EmailDestinationSchema,
+  WebhookDestinationSchema,
+]);
+export type NotifyDestination = z.output<typeof NotifyDestinationSchema>;
+
+export const NotifyChannelsSchema = z.record(
+  z.string().regex(NOTIFY_CHANNEL_NAME_PATTERN, "must be a channel name: letters, digits, . _ - (up to 64)"),
+  NotifyDestinationSchema,
+);
+export type NotifyChannels = z.output<typeof NotifyChannelsSchema>;
+
+/** A destination as a human reads it in the ledger and in errors: `slack C0123ABCD`. */
+export function describeDestination(destination: NotifyDestination): string {
+  switch (destination.type) {
+    case "slack":
+      return `slack ${destination.channel}`;
+    case "email":
+      return `email ${destination.to.join(", ")}`;
+    case "webhook": {
+      // Not the whole URL: a webhook's path often is its secret (Slack and Teams incoming webhooks).
+      const url = new URL(destination.url);
+      return `webhook ${url.protocol}//${url.host}`;
+    }
+  }
+}
+
+/**
+ * The channels of `NOTIFY_CHANNELS` (set by the GoalLoops construct from `notify.channels`): none
+ * when unset. A value that does not parse throws at cold start, naming the variable.
+ */
+export function notifyChannelsFromEnv(value: string | undefined): NotifyChannels {
+  if (value === undefined || value.trim() === "") return {};
+  let json: unknown;
+  try {
+    json = JSON.parse(value);
+  } catch (error) {
+    throw new ValidationError(
+      "Environment variable NOTIFY_CHANNELS is not JSON",
+      [{ path: "NOTIFY_CHANNELS", message: "must be a JSON object of channels" }],
+      { cause: error },
+    );
+  }
+  return parseOrThrow(NotifyChannelsSchema, json, "environment variable NOTIFY_CHANNELS");
+}
