@@ -138,6 +138,7 @@ const StatementSchema = z.looseObject({
   Effect: z.string(),
   Action: z.union([z.string(), z.array(z.string())]),
   Resource: z.unknown(),
+  Condition: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
 });
 const PolicyPropertiesSchema = z.looseObject({
   PolicyDocument: z.object({ Statement: z.array(StatementSchema) }),
@@ -148,6 +149,16 @@ export interface AllowStatement {
   readonly actions: readonly string[];
   /** Resources flattened to strings (see flattenReferences). */
   readonly resources: readonly string[];
+  /** The statement's conditions, every reference in them flattened; absent when it has none. */
+  readonly conditions?: unknown;
+}
+
+/** A value with every reference in it flattened (see flattenReferences), at any depth. */
+export function flattenDeep(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(flattenDeep);
+  if (typeof node !== "object" || node === null) return node;
+  if (ReferenceSchema.safeParse(node).success) return flattenReferences(node);
+  return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, flattenDeep(value)]));
 }
 
 /** Every Allow statement of every policy attached to the role, actions and resources as arrays. */
@@ -160,6 +171,7 @@ export function allowStatementsOf(template: Template, roleLogicalId: string): Al
     .map((statement) => ({
       actions: [statement.Action].flat(),
       resources: [statement.Resource].flat().map(flattenReferences),
+      ...(statement.Condition === undefined ? {} : { conditions: flattenDeep(statement.Condition) }),
     }));
 }
 
