@@ -1,8 +1,13 @@
 import path from "node:path";
-import { startApiServer } from "./api-server";
+import { LOCAL_IDENTITY, startApiServer } from "./api-server";
 import { type BedrockEndpoint, startBedrockEndpoint } from "./bedrock-endpoint";
 import { ensureSynthesized, loadCloudAssembly } from "./cdk-out";
-import type { CloudAssemblyModel, FunctionSpec, JsonValue } from "./cloud-assembly-model";
+import {
+  type CloudAssemblyModel,
+  type FunctionSpec,
+  type JsonValue,
+  LOCAL_ENVIRONMENT,
+} from "./cloud-assembly-model";
 import { createTables, startLocalDynamo } from "./dynamo";
 import { type EventBridgeEndpoint, startEventBridgeEndpoint } from "./eventbridge-endpoint";
 import { type LambdaEndpoint, startLambdaEndpoint } from "./lambda-endpoint";
@@ -186,7 +191,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     stops.push(api.close);
 
     const host = new LambdaHost({
-      functions: model.functions.map((fn) => withLocalModels(fn, options.model)),
+      functions: model.functions.map((fn) => withLocalModels(withLocalTenant(fn), options.model)),
       endpoints: {
         dynamodb: dynamo.endpoint,
         sfn: sfn.url,
@@ -247,6 +252,17 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     await stopAll();
     throw error;
   }
+}
+
+/**
+ * The Slack door's tenant, when it is the deploying account (the default): locally that account
+ * reads `LOCAL_ENVIRONMENT.account`, while the local API's callers are tenant `local`
+ * (`LOCAL_IDENTITY`), so the door is bound to theirs, as deployed it is bound to the callers
+ * signing with the deploying account's credentials. A tenant the configuration names stays.
+ */
+function withLocalTenant(fn: FunctionSpec): FunctionSpec {
+  if (fn.environment.SLACK_TENANT_ID !== LOCAL_ENVIRONMENT.account) return fn;
+  return { ...fn, environment: { ...fn.environment, SLACK_TENANT_ID: LOCAL_IDENTITY.accountId } };
 }
 
 /** Model ids only the local runtime answers: fixtures and a local model (DESIGN §7). */
