@@ -167,7 +167,8 @@ export class SlackDoor extends Construct {
         .addMethod("POST", integration, { authorizationType: AuthorizationType.NONE });
       const reason =
         "Slack signs requests; verified in the handler: Slack cannot sign with SigV4 or present a user-pool token, so the " +
-        "route has no API Gateway auth and the handler refuses any request whose v0 signature, timestamp or replay check fails.";
+        "route has no API Gateway auth and the handler refuses any request whose v0 signature, timestamp or replay check fails, " +
+        "and any from a Slack user not on the approver list (403).";
       acknowledgeNag(method, "AwsSolutions-APIG4", reason);
       acknowledgeNag(method, "AwsSolutions-COG4", reason);
     }
