@@ -168,12 +168,14 @@ export class GoalLoops extends Construct {
       goalEventBus: this.goalEventBus,
       restApi: this.goalsApi.restApi,
       senderIdentity: props.approvalEmailSender ?? emailSender(this, config.approvals.email.sender),
+      approvers: config.approvals.email.approvers,
     });
-    const { tenantId, defaultChannel } = config.approvals.slack;
+    const { tenantId, approverUserIds, defaultChannel } = config.approvals.slack;
     this.slackDoor = new SlackDoor(this, "SlackDoor", {
       goalTable: this.goalTable,
       goalEventBus: this.goalEventBus,
       restApi: this.goalsApi.restApi,
+      approverUserIds,
       ...(tenantId === undefined ? {} : { tenantId }),
       ...(defaultChannel === undefined ? {} : { defaultChannel }),
     });

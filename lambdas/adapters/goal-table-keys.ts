@@ -3,7 +3,7 @@ import * as z from "zod";
 import { ValidationError } from "../core/goal/errors";
 import type { GoalRecord, GoalStatus } from "../core/goal/goal-record";
 import type { Approval, ApprovalStatus, CheckpointKey } from "../core/ports/goal-store";
-import { TABLE_DESIGN } from "./table-design";
+import { PARTITION_PREFIXES, TABLE_DESIGN } from "./table-design";
 
 /** Key builders for the single-table design in table-design.ts: the only place key strings are spelled. */
 
@@ -43,7 +43,7 @@ export function invalidField(path: string, message: string): ValidationError {
 }
 
 export function goalKey(goalId: string) {
-  return { [PK]: `GOAL#${goalId}`, [SK]: "GOAL" };
+  return { [PK]: `${PARTITION_PREFIXES.goal}${goalId}`, [SK]: "GOAL" };
 }
 
 export function eventSortKey(seq: number): string {
@@ -73,7 +73,7 @@ export function statusPrefix(status: GoalStatus | ApprovalStatus): string {
 }
 
 export function approvalKey(approvalId: string) {
-  return { [PK]: `APPROVAL#${approvalId}`, [SK]: "APPROVAL" };
+  return { [PK]: `${PARTITION_PREFIXES.approval}${approvalId}`, [SK]: "APPROVAL" };
 }
 
 export function approvalIndexKeys(approval: Approval) {

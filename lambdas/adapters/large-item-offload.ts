@@ -4,7 +4,7 @@ import * as z from "zod";
 import { CorruptStoreItemError, GoalStoreBackendError } from "./dynamodb-errors";
 import { estimateItemBytes, estimateValueBytes } from "./item-size";
 import type { PayloadStore } from "./payload-store";
-import { TABLE_DESIGN } from "./table-design";
+import { payloadKeyPrefix, TABLE_DESIGN } from "./table-design";
 
 /**
  * Items of any size in a table whose items stop at 400 KB. Before a put, an item estimated larger
@@ -154,7 +154,7 @@ export class LargeItemOffload {
     const { body, encoding } = encode(value);
     const sha256 = createHash("sha256").update(body).digest("hex");
     // Grouped by the item's partition (`GOAL/<goalId>/…`), so one goal's bodies share a prefix.
-    const key = `${pk.split("#").join("/")}/${sha256}`;
+    const key = `${payloadKeyPrefix(pk)}/${sha256}`;
     if (!this.known.has(key)) {
       await (await this.payloads()).put(key, body, CONTENT_TYPES[encoding]);
       this.remember(key);

@@ -6,6 +6,12 @@ import type {
   EmailApprovalRequest,
   SentApprovalEmail,
 } from "../core/human/email/email-approval-notifier";
+import {
+  type EmailApprovers,
+  EmailNotAnApproverError,
+  emailApprovers,
+  isEmailApprover,
+} from "../core/human/email/email-approvers";
 import type { Outbox } from "../core/ports/outbox";
 import { emailLinkSecretSource, type LinkSecretSource } from "./email-secrets";
 import { loadOnce } from "./load-once";
@@ -120,12 +126,19 @@ export interface EmailApprovalNotifierOptions {
   /** The API's public base URL the links point at. */
   readonly baseUrl: string;
   readonly secret: LinkSecretSource;
+  /** The only addresses mailed (`approvals.email.approvers`); empty: nobody is. */
+  readonly approvers: EmailApprovers;
 }
 
-/** Builds the approval email (signed links included) and hands it to the delivery. */
+/**
+ * Builds the approval email (links signed for the recipient) and hands it to the delivery. A
+ * recipient who is not an approver is never mailed: `EmailNotAnApproverError`, and the caller
+ * falls back to the plain outbox record that the API and the CLI read.
+ */
 export function createEmailApprovalNotifier(options: EmailApprovalNotifierOptions): EmailApprovalNotifier {
   return {
     async sendApprovalEmail(request) {
+      if (!isEmailApprover(options.approvers, request.to)) throw new EmailNotAnApproverError(request.to);
       const email = buildApprovalEmail({
         approval: request.approval,
         objective: request.objective,
@@ -145,8 +158,9 @@ const LOCAL_FROM = "goal-loops@localhost";
 
 /**
  * The notifier a handler builds at module scope from its environment: `NOTIFY_DELIVERY=outbox`
- * (the local runtime) puts emails in the outbox, otherwise SES sends them from `EMAIL_FROM`.
- * Links point at `PUBLIC_API_URL` and are signed with the email link secret.
+ * (the local runtime) puts emails in the outbox, otherwise SES sends them from `EMAIL_FROM`, to
+ * the addresses of `EMAIL_APPROVERS` only (comma-separated; unset: to nobody). Links point at
+ * `PUBLIC_API_URL` and are signed with the email link secret.
  */
 export function emailApprovalNotifierFromEnv(
   env: Readonly<Record<string, string | undefined>>,
@@ -164,5 +178,11 @@ export function emailApprovalNotifierFromEnv(
   const delivery = local
     ? outboxDelivery(ports.outbox, ports.now ?? (() => new Date()))
     : sesDelivery(ports.ses ?? { region: env.AWS_REGION });
-  return createEmailApprovalNotifier({ delivery, from, baseUrl, secret: emailLinkSecretSource(env) });
+  return createEmailApprovalNotifier({
+    delivery,
+    from,
+    baseUrl,
+    secret: emailLinkSecretSource(env),
+    approvers: emailApprovers((env.EMAIL_APPROVERS ?? "").split(",")),
+  });
 }

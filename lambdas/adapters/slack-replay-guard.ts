@@ -1,14 +1,14 @@
 import { type DynamoDBDocumentClient, PutCommand } from "@aws-sdk/lib-dynamodb";
 import type { ReplayGuard } from "../core/human/slack/replay-guard";
 import { isConditionalCheckFailed, toStoreError } from "./dynamodb-errors";
-import { TABLE_DESIGN } from "./table-design";
+import { PARTITION_PREFIXES, TABLE_DESIGN } from "./table-design";
 
 const PK = TABLE_DESIGN.partitionKey;
 const SK = TABLE_DESIGN.sortKey;
 
 /** The item that remembers one handled Slack request: pk `SLACK#{signature}`, sk `SLACK_REQUEST`. */
 export function slackRequestKey(signature: string) {
-  return { [PK]: `SLACK#${signature}`, [SK]: "SLACK_REQUEST" };
+  return { [PK]: `${PARTITION_PREFIXES.slackRequest}${signature}`, [SK]: "SLACK_REQUEST" };
 }
 
 /**

@@ -12,13 +12,18 @@
  * | step        | GOAL#{goalId}       | STEP#{step, 8 digits}                       | –                            | –                                   |
  * | outbox      | GOAL#{goalId}       | OUTBOX#{messageId}                          | –                            | –                                   |
  * | fingerprint | GOAL#{goalId}       | FP#{sha256 of the fingerprint, 32 hex}      | –                            | –                                   |
+ * | slack req.  | SLACK#{signature}   | SLACK_REQUEST                               | –                            | –                                   |
  *
  * The goal item keeps its record and event outbox in `state`, brotli-compressed JSON; fingerprint
  * items (`{fingerprint, step}`, the first step that saw it) are written once and never changed.
  *
  * Any item larger than the inline limit keeps its largest values in the payload bucket instead
  * (large-item-offload.ts): `offloaded` lists each moved value's path and S3 pointer, and reads put
- * the values back before anything parses the item.
+ * the values back before anything parses the item. A moved value's object key starts with the
+ * item's partition key, `#` read as `/` (`payloadKeyPrefix`): `GOAL/{goalId}/…`, `APPROVAL/{id}/…`.
+ *
+ * The partition-key prefixes (`PARTITION_PREFIXES`) are what IAM grants name: a function granted
+ * `APPROVAL#*` items (`dynamodb:LeadingKeys`) reads payload objects under `APPROVAL/*` only.
  */
 export const TABLE_DESIGN = {
   partitionKey: "pk",
@@ -30,3 +35,21 @@ export const TABLE_DESIGN = {
   /** Where an item lists the values it keeps in the payload bucket (absent on most items). */
   offloadAttribute: "offloaded",
 } as const;
+
+/** The first part of every partition key, by item family; IAM conditions name items by these. */
+export const PARTITION_PREFIXES = {
+  /** A goal and everything of it: events, checkpoints, workspace, steps, outbox, fingerprints. */
+  goal: "GOAL#",
+  approval: "APPROVAL#",
+  /** The Slack door's replay guard: one item per handled request signature. */
+  slackRequest: "SLACK#",
+} as const;
+export type PartitionPrefix = (typeof PARTITION_PREFIXES)[keyof typeof PARTITION_PREFIXES];
+
+/**
+ * Where the payload bucket keeps the moved values of items whose partition key starts with
+ * `partitionKey`: the key with `#` read as `/` (`GOAL#abc` → `GOAL/abc`, `APPROVAL#` → `APPROVAL/`).
+ */
+export function payloadKeyPrefix(partitionKey: string): string {
+  return partitionKey.split("#").join("/");
+}

@@ -58,13 +58,23 @@ export const ModelsConfigSchema = z
   })
   .describe("Which Bedrock models the loops call");
 
+/** Slack user ids: `U…`, or `W…` in Enterprise Grid. */
+export const SLACK_USER_ID_PATTERN = /^[UW][A-Z0-9]{2,31}$/;
+
 export const SlackConfigSchema = z
   .strictObject({
     tenantId: z
       .string()
       .regex(/^\d{12}$/, "must be the 12-digit AWS account id of the API callers")
       .optional()
-      .describe("The only tenant whose goals this Slack workspace may see and decide; default: every tenant"),
+      .describe(
+        "The one tenant whose goals this Slack workspace may see and decide; default: the deploying account's",
+      ),
+    approverUserIds: z
+      .array(z.string().regex(SLACK_USER_ID_PATTERN, "must be a Slack user id such as U0123ABCD"))
+      .max(100)
+      .default([])
+      .describe("Slack users who may approve and use /goal; default: none (every click is refused)"),
     defaultChannel: z
       .string()
       .regex(SLACK_CHANNEL_ID_PATTERN, "must be a Slack channel id such as C0123ABCD")
@@ -79,6 +89,13 @@ export const EmailConfigSchema = z
       .email("must be an e-mail address")
       .optional()
       .describe("A verified SES identity approval e-mails are sent from; default: none, no e-mail is sent"),
+    approvers: z
+      .array(z.email("must be an e-mail address"))
+      .max(100)
+      .default([])
+      .describe(
+        "The only addresses approval e-mails go to and whose links decide; default: none (no e-mail, every link refused)",
+      ),
   })
   .describe("The e-mail door");
 
@@ -90,8 +107,8 @@ export const ApprovalsConfigSchema = z
     )
       .default(DEFAULT_APPROVAL_TIMEOUT_SECONDS)
       .describe("How long a goal waits for an approval before it expires (1 minute to 30 days)"),
-    slack: SlackConfigSchema.default({}),
-    email: EmailConfigSchema.default({}),
+    slack: SlackConfigSchema.default({ approverUserIds: [] }),
+    email: EmailConfigSchema.default({ approvers: [] }),
   })
   .describe("Human approvals: how long they wait and where they are asked");
 
@@ -252,8 +269,8 @@ export const GoalLoopsConfigSchema = z
     models: ModelsConfigSchema.default({ dataResidency: false }),
     approvals: ApprovalsConfigSchema.default({
       timeoutSeconds: DEFAULT_APPROVAL_TIMEOUT_SECONDS,
-      slack: {},
-      email: {},
+      slack: { approverUserIds: [] },
+      email: { approvers: [] },
     }),
     http: HttpConfigSchema.default({ allowedHosts: [] }),
     tools: ToolsConfigSchema.default({ lambda: [], mcp: [] }),
@@ -356,12 +373,19 @@ export interface ModelsConfig {
 /** The Slack door. */
 export interface SlackConfig {
   /**
-   * The only tenant (12-digit AWS account id of the API callers) whose goals and approvals this
-   * Slack workspace may see and decide.
+   * The one tenant (12-digit AWS account id of the API callers) whose goals and approvals this
+   * Slack workspace may see and decide; every other tenant's are answered as unknown.
    *
-   * @default - every tenant of the deployment
+   * @default - the deploying account (the tenant of API callers signing with its credentials)
    */
   readonly tenantId?: string;
+  /**
+   * The Slack user ids (`U0123ABCD`, `W0123ABCD`) who may press Approve / Reject and use `/goal`.
+   * Anyone else is refused (HTTP 403, told to ask the deployer) and nothing changes.
+   *
+   * @default [] - every click and command is refused
+   */
+  readonly approverUserIds?: readonly string[];
   /**
    * The channel id (`C0123ABCD`) approval requests go to when a goal's `approval.slackChannel` is
    * not set.
@@ -379,6 +403,14 @@ export interface EmailConfig {
    * @default - none: the door still decides signed links, but no e-mail is sent
    */
   readonly sender?: string;
+  /**
+   * The only addresses approval e-mails go to: a goal's `approval.email` outside this list is never
+   * mailed. Each link is signed for the address it was sent to, decides as `email:<address>`, and
+   * stops working once the address leaves this list.
+   *
+   * @default [] - no approval e-mail is sent and every link is refused
+   */
+  readonly approvers?: readonly string[];
 }
 
 /** Human approvals: how long they wait and where they are asked. */

@@ -6,11 +6,27 @@ import type { RetentionDays } from "aws-cdk-lib/aws-logs";
 import { type ISecret, Secret } from "aws-cdk-lib/aws-secretsmanager";
 import type { IEmailIdentity } from "aws-cdk-lib/aws-ses";
 import { Construct } from "constructs";
+import { PARTITION_PREFIXES } from "../../lambdas/adapters/table-design";
 import { EMAIL_APPROVAL_PATH } from "../../lambdas/core/human/email/approval-link";
 import type { GoalEventBus } from "./goal-event-bus";
+import type { GoalItemAccess } from "./goal-item-grant";
 import { GoalLoopFunction, type GoalLoopLogLevel } from "./goal-loop-function";
 import type { GoalTable } from "./goal-table";
-import { acknowledgeGoalTableGrant, acknowledgeNag } from "./nag-acknowledgments";
+import { acknowledgeGoalItemGrant, acknowledgeNag } from "./nag-acknowledgments";
+
+/**
+ * Every item the door touches, by key (its function makes no other DynamoDB call): it reads the
+ * approval a link names and its goal (the page's objective, whether the goal still waits), and
+ * decides the approval by a conditional put of the whole item (which may carry large values: the
+ * payload objects under `APPROVAL/`).
+ */
+const EMAIL_DOOR_ITEMS: GoalItemAccess = {
+  get: [PARTITION_PREFIXES.goal, PARTITION_PREFIXES.approval],
+  put: [PARTITION_PREFIXES.approval],
+};
+
+/** What the door accepts as an approver address (the config's zod check, for direct construct users). */
+const EMAIL_ADDRESS = /^[^@\s,]+@[^@\s,]+$/;
 
 export interface EmailDoorProps {
   /** The goal store holding the approvals the links decide. */
@@ -38,6 +54,14 @@ export interface EmailDoorProps {
   readonly fromAddress?: string;
 
   /**
+   * The only addresses approval emails go to. A link is signed for the address it was sent to,
+   * decides as `email:<address>`, and is refused once the address leaves this list.
+   *
+   * @default [] - no approval email is sent and every link is refused
+   */
+  readonly approvers?: readonly string[];
+
+  /**
    * The public base URL links point at, ending with the stage (a custom domain, for example).
    *
    * @default - the REST API's execute-api URL of its deployment stage
@@ -63,7 +87,9 @@ export interface EmailDoorProps {
  * The email door (DESIGN §5): `GET` and `POST /email/approvals/{approvalId}` on the goals API,
  * served by a function of their own with no API Gateway auth, because a person clicking a link in
  * a mail program has no AWS credentials: the link's HMAC, verified in the handler, is the
- * credential. GET shows a confirmation page; only POST decides. The construct owns the link key
+ * credential, and it names the approver address the email went to (one of `approvers`). GET shows a
+ * confirmation page; only POST decides. Being internet-facing, its function may only get and put
+ * the items it uses (no Query, Scan or delete; see `EMAIL_DOOR_ITEMS`). The construct owns the link key
  * (a generated Secrets Manager secret) and lets the function that sends approval emails sign links
  * and send (`grantSendApprovalEmails`, `senderEnvironment`).
  */
@@ -73,7 +99,10 @@ export class EmailDoor extends Construct {
   readonly linkSecret: ISecret;
   /** The base URL approval links point at. */
   readonly publicApiUrl: string;
-  /** Environment a sending function needs: `PUBLIC_API_URL`, `EMAIL_LINK_SECRET_ARN`, `EMAIL_FROM`. */
+  /**
+   * Environment a sending function needs: `PUBLIC_API_URL`, `EMAIL_LINK_SECRET_ARN`, `EMAIL_FROM`
+   * and `EMAIL_APPROVERS` (when set).
+   */
   readonly senderEnvironment: Readonly<Record<string, string>>;
   private readonly senderIdentity?: IEmailIdentity;
 
@@ -93,10 +122,14 @@ export class EmailDoor extends Construct {
         "so it is replaced by a reviewed change (a new secret version) rather than on a schedule.",
     );
     this.publicApiUrl = props.publicApiUrl ?? executeApiUrl(props.restApi);
+    const approvers = [...new Set(props.approvers ?? [])];
+    const approversEnvironment: Record<string, string> =
+      approvers.length === 0 ? {} : { EMAIL_APPROVERS: approvers.join(",") };
     this.senderEnvironment = {
       PUBLIC_API_URL: this.publicApiUrl,
       EMAIL_LINK_SECRET_ARN: this.linkSecret.secretArn,
       ...(fromAddress === undefined ? {} : { EMAIL_FROM: fromAddress }),
+      ...approversEnvironment,
     };
 
     this.handler = new GoalLoopFunction(this, "Handler", {
@@ -108,10 +141,11 @@ export class EmailDoor extends Construct {
         ...props.goalTable.environment,
         GOAL_EVENT_BUS_NAME: props.goalEventBus.eventBus.eventBusName,
         EMAIL_LINK_SECRET_ARN: this.linkSecret.secretArn,
+        ...approversEnvironment,
       },
     });
-    props.goalTable.grantReadWriteData(this.handler);
-    acknowledgeGoalTableGrant(this.handler.role, props.goalTable);
+    props.goalTable.grantItems(this.handler, EMAIL_DOOR_ITEMS);
+    acknowledgeGoalItemGrant(this.handler.role, props.goalTable, EMAIL_DOOR_ITEMS);
     this.linkSecret.grantRead(this.handler);
     props.goalEventBus.grantPutEvents(this.handler);
 
@@ -129,12 +163,13 @@ export class EmailDoor extends Construct {
   private addRoutes(api: RestApi): void {
     const integration = new LambdaIntegration(this.handler.function, { allowTestInvoke: false });
     const approval = api.root.resourceForPath(`${EMAIL_APPROVAL_PATH}/{approvalId}`);
-    // decision, expires and sig stay optional at the gateway: a link missing one gets the
+    // decision, expires, approver and sig stay optional at the gateway: a link missing one gets the
     // handler's page that says so, not a bare gateway 400.
     const requestParameters = {
       "method.request.path.approvalId": true,
       "method.request.querystring.decision": false,
       "method.request.querystring.expires": false,
+      "method.request.querystring.approver": false,
       "method.request.querystring.sig": false,
     };
     for (const verb of ["GET", "POST"]) {
@@ -144,7 +179,8 @@ export class EmailDoor extends Construct {
       });
       const reason =
         "Signed single-use links; HMAC verified in the handler: a person following an approval email has no AWS credentials " +
-        "or user-pool token, so the route has no API Gateway auth and the handler refuses any link whose signature or expiry fails.";
+        "or user-pool token, so the route has no API Gateway auth and the handler refuses any link whose signature or expiry fails, " +
+        "or whose signed approver address is not on the approver list.";
       acknowledgeNag(method, "AwsSolutions-APIG4", reason);
       acknowledgeNag(method, "AwsSolutions-COG4", reason);
     }
@@ -167,7 +203,12 @@ function executeApiUrl(api: RestApi): string {
 
 /** The From address, or undefined without a sender. */
 function validateProps(props: EmailDoorProps): string | undefined {
-  const { senderIdentity, fromAddress, publicApiUrl } = props;
+  const { senderIdentity, fromAddress, publicApiUrl, approvers = [] } = props;
+  for (const address of approvers) {
+    if (!Token.isUnresolved(address) && !EMAIL_ADDRESS.test(address)) {
+      throw new Error(`EmailDoor: approvers must be e-mail addresses; got '${address}'`);
+    }
+  }
   if (
     publicApiUrl !== undefined &&
     !Token.isUnresolved(publicApiUrl) &&

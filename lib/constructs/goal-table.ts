@@ -11,6 +11,7 @@ import type { Grant, IGrantable } from "aws-cdk-lib/aws-iam";
 import { type IKey, Key } from "aws-cdk-lib/aws-kms";
 import { Construct } from "constructs";
 import { TABLE_DESIGN } from "../../lambdas/adapters/table-design";
+import { type GoalItemAccess, grantGoalItems } from "./goal-item-grant";
 import { PayloadBucket, type PayloadSettings, parsePayloadSettings } from "./payload-bucket";
 
 /** DynamoDB keeps continuous backups for at most 35 days. */
@@ -164,6 +165,20 @@ export class GoalTable extends Construct {
    */
   grantReadWriteData(grantee: IGrantable): Grant {
     return this.table.grantReadWriteData(grantee).combine(this.payloadBucket.grantReadWrite(grantee));
+  }
+
+  /**
+   * Lets the grantee get and put single items of the partitions `access` names, and nothing else:
+   * no Query, Scan, DeleteItem or batch call, no index, payload objects of those partitions only,
+   * and the key only through DynamoDB and S3 (see `grantGoalItems`). For functions that face the
+   * internet, such as the Slack and email doors.
+   */
+  grantItems(grantee: IGrantable, access: GoalItemAccess): Grant {
+    return grantGoalItems(
+      { table: this.table, bucket: this.payloadBucket.bucket, encryptionKey: this.encryptionKey },
+      grantee,
+      access,
+    );
   }
 }
 

@@ -2,6 +2,8 @@ import { Stack, Validations } from "aws-cdk-lib";
 import type { ITable } from "aws-cdk-lib/aws-dynamodb";
 import type { IBucket } from "aws-cdk-lib/aws-s3";
 import type { IConstruct } from "constructs";
+import { payloadKeyPrefix } from "../../lambdas/adapters/table-design";
+import type { GoalItemAccess } from "./goal-item-grant";
 
 /**
  * What `acknowledgeGoalTableGrant` needs of a `GoalTable`: its table and its payload bucket. A
@@ -61,6 +63,27 @@ export function acknowledgeGoalTableGrant(grantee: IConstruct, goalTable: GoalSt
       grantee,
       action,
       "Data-key actions DynamoDB needs to encrypt and decrypt items with the table's customer-managed key; the statement is limited to that one key.",
+    );
+  }
+}
+
+/**
+ * Acknowledges what `GoalTable.grantItems` puts in a grantee's policy that IAM5 reports: one
+ * object-key prefix of the payload bucket per partition the grantee reads or writes whole items of
+ * (`<bucket>/APPROVAL/*`). The table, its key and the actions are named exactly.
+ */
+export function acknowledgeGoalItemGrant(
+  grantee: IConstruct,
+  goalTable: GoalStoreResources,
+  access: GoalItemAccess,
+): void {
+  for (const prefix of new Set([...(access.get ?? []), ...(access.put ?? [])])) {
+    const objects = payloadKeyPrefix(prefix);
+    acknowledgeWildcardResource(
+      grantee,
+      goalTable.payloadBucket.bucket.arnForObjects(`${objects}*`),
+      `Payload objects of ${prefix} items only: their keys are content hashes under ${objects}<id>/, known only at run ` +
+        "time; the grantee may get (and put, where it writes such items) objects there, never list or delete them.",
     );
   }
 }

@@ -1,16 +1,30 @@
 import { fileURLToPath } from "node:url";
-import { Token } from "aws-cdk-lib";
+import { Stack, Token } from "aws-cdk-lib";
 import { AuthorizationType, LambdaIntegration, type RestApi } from "aws-cdk-lib/aws-apigateway";
 import type { Grant, IGrantable } from "aws-cdk-lib/aws-iam";
 import type { RetentionDays } from "aws-cdk-lib/aws-logs";
 import { type ISecret, Secret } from "aws-cdk-lib/aws-secretsmanager";
 import { Construct } from "constructs";
+import { PARTITION_PREFIXES } from "../../lambdas/adapters/table-design";
 import { SLACK_ROUTES } from "../../lambdas/core/human/slack/slack-routes";
-import { SLACK_CHANNEL_ID_PATTERN } from "../config/goal-loops-config";
+import { SLACK_CHANNEL_ID_PATTERN, SLACK_USER_ID_PATTERN } from "../config/goal-loops-config";
 import type { GoalEventBus } from "./goal-event-bus";
+import type { GoalItemAccess } from "./goal-item-grant";
 import { GoalLoopFunction, type GoalLoopLogLevel } from "./goal-loop-function";
 import type { GoalTable } from "./goal-table";
-import { acknowledgeGoalTableGrant, acknowledgeNag } from "./nag-acknowledgments";
+import { acknowledgeGoalItemGrant, acknowledgeNag } from "./nag-acknowledgments";
+
+/**
+ * Every item the door touches, by key (its function makes no other DynamoDB call): it reads goals
+ * (the tenant check, `/goal status`, whether a goal still waits) and approvals, decides an approval
+ * by a conditional put of the whole item (which may carry large values: the payload objects under
+ * `APPROVAL/`), and remembers each request's signature in a small `SLACK#` item (replay guard).
+ */
+const SLACK_DOOR_ITEMS: GoalItemAccess = {
+  get: [PARTITION_PREFIXES.goal, PARTITION_PREFIXES.approval],
+  put: [PARTITION_PREFIXES.approval],
+  putSmall: [PARTITION_PREFIXES.slackRequest],
+};
 
 export interface SlackDoorProps {
   /** The goal store holding the approvals the buttons decide, and the replay guard's items. */
@@ -37,12 +51,21 @@ export interface SlackDoorProps {
   readonly botToken?: ISecret;
 
   /**
-   * The tenant (AWS account id of the API callers) whose goals and approvals this Slack workspace
-   * may see and change; others are answered as unknown.
+   * The one tenant (AWS account id of the API callers) whose goals and approvals this Slack
+   * workspace may see and change; others are answered as unknown. A workspace is always bound to
+   * one tenant.
    *
-   * @default - every tenant of the deployment
+   * @default - the stack's account: the tenant of API callers signing with its credentials
    */
   readonly tenantId?: string;
+
+  /**
+   * The Slack users (`U0123ABCD`, `W0123ABCD`) who may press Approve / Reject and use `/goal`.
+   * Anyone else gets a 403 telling them to ask the deployer, and nothing changes.
+   *
+   * @default [] - every click and command is refused
+   */
+  readonly approverUserIds?: readonly string[];
 
   /**
    * The channel approval requests go to when a goal's `approval.slackChannel` is not set.
@@ -70,9 +93,12 @@ export interface SlackDoorProps {
  * The Slack door (DESIGN §5): `POST /slack/interactions` (Approve / Reject buttons) and
  * `POST /slack/commands` (the `/goal` slash command) on the goals API, served by a function of
  * their own with no API Gateway auth, because Slack cannot sign with SigV4: Slack's v0 request
- * signature, verified in the handler with the signing secret, is the credential. The construct owns
- * (or imports) the signing secret and the bot token, and lets the function that posts approval
- * requests read the token (`grantPostApprovalMessages`, `notifierEnvironment`).
+ * signature, verified in the handler with the signing secret, proves the request came from Slack;
+ * the approver list (`approverUserIds`) says which of the workspace's users may act, and the door
+ * sees one tenant's goals only. Being internet-facing, its function may only get and put the items
+ * it uses (no Query, Scan or delete; see `SLACK_DOOR_ITEMS`). The construct owns (or imports) the
+ * signing secret and the bot token, and lets the function that posts approval requests read the
+ * token (`grantPostApprovalMessages`, `notifierEnvironment`).
  */
 export class SlackDoor extends Construct {
   readonly handler: GoalLoopFunction;
@@ -84,6 +110,7 @@ export class SlackDoor extends Construct {
   constructor(scope: Construct, id: string, props: SlackDoorProps) {
     super(scope, id);
     validateProps(props);
+    const approverUserIds = [...new Set(props.approverUserIds ?? [])];
 
     this.signingSecret = props.signingSecret ?? this.placeholderSecret("SigningSecret", "signing secret");
     this.botToken = props.botToken ?? this.placeholderSecret("BotToken", "bot token (xoxb-…)");
@@ -101,12 +128,12 @@ export class SlackDoor extends Construct {
         ...props.goalTable.environment,
         GOAL_EVENT_BUS_NAME: props.goalEventBus.eventBus.eventBusName,
         SLACK_SIGNING_SECRET_ARN: this.signingSecret.secretArn,
-        ...(props.tenantId === undefined ? {} : { SLACK_TENANT_ID: props.tenantId }),
+        SLACK_TENANT_ID: props.tenantId ?? Stack.of(this).account,
+        ...(approverUserIds.length === 0 ? {} : { SLACK_APPROVER_USER_IDS: approverUserIds.join(",") }),
       },
     });
-    // Read and write: approvals are decided, and the replay guard puts an item per request.
-    props.goalTable.grantReadWriteData(this.handler);
-    acknowledgeGoalTableGrant(this.handler.role, props.goalTable);
+    props.goalTable.grantItems(this.handler, SLACK_DOOR_ITEMS);
+    acknowledgeGoalItemGrant(this.handler.role, props.goalTable, SLACK_DOOR_ITEMS);
     this.signingSecret.grantRead(this.handler);
     props.goalEventBus.grantPutEvents(this.handler);
 
@@ -140,7 +167,8 @@ export class SlackDoor extends Construct {
         .addMethod("POST", integration, { authorizationType: AuthorizationType.NONE });
       const reason =
         "Slack signs requests; verified in the handler: Slack cannot sign with SigV4 or present a user-pool token, so the " +
-        "route has no API Gateway auth and the handler refuses any request whose v0 signature, timestamp or replay check fails.";
+        "route has no API Gateway auth and the handler refuses any request whose v0 signature, timestamp or replay check fails, " +
+        "and any from a Slack user not on the approver list (403).";
       acknowledgeNag(method, "AwsSolutions-APIG4", reason);
       acknowledgeNag(method, "AwsSolutions-COG4", reason);
     }
@@ -148,7 +176,12 @@ export class SlackDoor extends Construct {
 }
 
 function validateProps(props: SlackDoorProps): void {
-  const { defaultChannel, tenantId } = props;
+  const { defaultChannel, tenantId, approverUserIds = [] } = props;
+  for (const userId of approverUserIds) {
+    if (!Token.isUnresolved(userId) && !SLACK_USER_ID_PATTERN.test(userId)) {
+      throw new Error(`SlackDoor: approverUserIds must be Slack user ids such as U0123ABCD; got '${userId}'`);
+    }
+  }
   if (
     defaultChannel !== undefined &&
     !Token.isUnresolved(defaultChannel) &&

@@ -1,8 +1,13 @@
 import path from "node:path";
-import { startApiServer } from "./api-server";
+import { LOCAL_IDENTITY, startApiServer } from "./api-server";
 import { type BedrockEndpoint, startBedrockEndpoint } from "./bedrock-endpoint";
 import { ensureSynthesized, loadCloudAssembly } from "./cdk-out";
-import type { CloudAssemblyModel, FunctionSpec, JsonValue } from "./cloud-assembly-model";
+import {
+  type CloudAssemblyModel,
+  type FunctionSpec,
+  type JsonValue,
+  LOCAL_ENVIRONMENT,
+} from "./cloud-assembly-model";
 import { createTables, startLocalDynamo } from "./dynamo";
 import { type EventBridgeEndpoint, startEventBridgeEndpoint } from "./eventbridge-endpoint";
 import { type LambdaEndpoint, startLambdaEndpoint } from "./lambda-endpoint";
@@ -195,7 +200,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     stops.push(api.close);
 
     const host = new LambdaHost({
-      functions: model.functions.map((fn) => withMcpCredentials(withLocalModels(fn, options.model))),
+      functions: model.functions.map((fn) =>
+        withMcpCredentials(withLocalModels(withLocalTenant(fn), options.model)),
+      ),
       endpoints: {
         dynamodb: dynamo.endpoint,
         sfn: sfn.url,
@@ -269,6 +276,17 @@ function notifyEnvironment(endpoints: LocalStackOptions["notifyEndpoints"]): Rec
     SLACK_API_URL: endpoints.slackApiUrl,
     AWS_ENDPOINT_URL_SESV2: endpoints.sesv2,
   };
+}
+
+/**
+ * The Slack door's tenant, when it is the deploying account (the default): locally that account
+ * reads `LOCAL_ENVIRONMENT.account`, while the local API's callers are tenant `local`
+ * (`LOCAL_IDENTITY`), so the door is bound to theirs, as deployed it is bound to the callers
+ * signing with the deploying account's credentials. A tenant the configuration names stays.
+ */
+function withLocalTenant(fn: FunctionSpec): FunctionSpec {
+  if (fn.environment.SLACK_TENANT_ID !== LOCAL_ENVIRONMENT.account) return fn;
+  return { ...fn, environment: { ...fn.environment, SLACK_TENANT_ID: LOCAL_IDENTITY.accountId } };
 }
 
 /** Model ids only the local runtime answers: fixtures and a local model (DESIGN §7). */

@@ -37,7 +37,7 @@ describe("EmailDoor", () => {
 
   beforeAll(() => {
     // Prepare + Act: a sending function granted by the door, as the approval gate would be
-    const built = build();
+    const built = build({ approvers: ["ops@example.test", "lead@example.test"] });
     stack = built.stack;
     door = built.make();
     template = templateWithGrantedRole(stack, "SenderRole", (sender) => door.grantSendApprovalEmails(sender));
@@ -95,11 +95,12 @@ describe("EmailDoor", () => {
         GOAL_TABLE_NAME: { Ref: tableId },
         GOAL_EVENT_BUS_NAME: { Ref: busId },
         EMAIL_LINK_SECRET_ARN: { Ref: secretId },
+        EMAIL_APPROVERS: "ops@example.test,lead@example.test",
       }),
     });
     expect(resourcesAllowed(statements, "secretsmanager:GetSecretValue")).toEqual([`<${secretId}>`]);
     expect(resourcesAllowed(statements, "events:PutEvents")).toEqual([arnOf(busId)]);
-    expect(resourcesAllowed(statements, "dynamodb:UpdateItem")).toContain(arnOf(tableId));
+    expect(resourcesAllowed(statements, "dynamodb:PutItem")).toEqual([arnOf(tableId)]);
     expect(allowsService(statements, "ses")).toBe(false);
     expect(allowsService(statements, "states")).toBe(false);
   });
@@ -118,6 +119,8 @@ describe("EmailDoor", () => {
     expect(resourcesAllowed(statements, "secretsmanager:GetSecretValue")).toEqual([`<${secretId}>`]);
     expect(environment.EMAIL_FROM).toBe(SENDER);
     expect(environment.EMAIL_LINK_SECRET_ARN).toEqual({ Ref: secretId });
+    // The sender mails only these addresses.
+    expect(environment.EMAIL_APPROVERS).toBe("ops@example.test,lead@example.test");
     // The URL names the stage literally (no Ref to the stage resource, which would be a cycle).
     expect(JSON.stringify(environment.PUBLIC_API_URL)).toContain("/v1/");
     expect(JSON.stringify(environment.PUBLIC_API_URL)).not.toContain("DeploymentStage");
@@ -126,6 +129,7 @@ describe("EmailDoor", () => {
   it.each([
     [{ fromAddress: "x@example.test", senderIdentity: undefined }, /fromAddress needs a senderIdentity/],
     [{ publicApiUrl: "ftp://example.test" }, /publicApiUrl must be an http/],
+    [{ approvers: ["ops@example.test", "ops"] }, /approvers must be e-mail addresses; got 'ops'/],
   ] satisfies [Partial<EmailDoorProps>, RegExp][])("refuses inconsistent props (%#)", (props, message) => {
     // Act + Assess
     expect(() => build(props).make()).toThrow(message);

@@ -82,6 +82,26 @@ describe("goal-loops.config.json", () => {
     expect(resolveConfig({ projectDir: folder }).source).toBe("defaults");
   });
 
+  it("refuses approvers that are not Slack user ids or e-mail addresses, naming each", () => {
+    // Prepare
+    const file = join(folder, "approvers.json");
+    writeFileSync(
+      file,
+      JSON.stringify({
+        approvals: { slack: { approverUserIds: ["U0ANA", "@ana"] }, email: { approvers: ["ops"] } },
+      }),
+    );
+
+    // Act
+    const load = () => loadConfigFile(file);
+
+    // Assess
+    expect(load).toThrow(
+      `${file}: approvals.slack.approverUserIds.1 must be a Slack user id such as U0123ABCD; got '@ana'; ` +
+        "approvals.email.approvers.0 must be an e-mail address; got 'ops'",
+    );
+  });
+
   it("refuses heavy or fast models that are not in models.allowed", () => {
     // Act
     const parsed = GoalLoopsConfigSchema.safeParse({
@@ -133,7 +153,7 @@ describe("the configuration in the synthesized stack", () => {
     ]);
   });
 
-  it("gives the acting functions the allowed hosts and the doors the Slack tenant and channel", () => {
+  it("gives the acting functions the allowed hosts and the doors their tenant and approvers", () => {
     // Assess
     const hosts = functionsOf(template)
       .map((fn) => environmentOf(fn).HTTP_ALLOWED_HOSTS)
@@ -141,7 +161,14 @@ describe("the configuration in the synthesized stack", () => {
     expect(hosts.length).toBeGreaterThan(0);
     for (const value of hosts) expect(value).toBe("api.example.com,status.example.org");
     const slack = functionsOf(template).filter((fn) => environmentOf(fn).SLACK_TENANT_ID !== undefined);
-    expect(slack.map((fn) => environmentOf(fn).SLACK_TENANT_ID)).toContain("123456789012");
+    expect(slack.map((fn) => environmentOf(fn).SLACK_TENANT_ID)).toEqual(["123456789012"]);
+    expect(slack.map((fn) => environmentOf(fn).SLACK_APPROVER_USER_IDS)).toEqual(["U0ANA,W0BEN"]);
+    // The email door checks links against the list; RequestApproval mails no one else.
+    const mailing = functionsOf(template).filter((fn) => environmentOf(fn).EMAIL_APPROVERS !== undefined);
+    expect(mailing.map((fn) => environmentOf(fn).EMAIL_APPROVERS)).toEqual([
+      "ops@example.com",
+      "ops@example.com",
+    ]);
   });
 
   it("waits for approvals as long as approvals.timeoutSeconds says, in every loop", () => {

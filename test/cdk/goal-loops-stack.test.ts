@@ -249,8 +249,9 @@ describe("GoalLoopsStack as bin/app.ts builds it", () => {
     );
 
     // Assess: every function that uses the table reads and writes objects (each writes goal-store
-    // items; none only reads), and no other role has any S3 action (Operations' probe only queries
-    // approvals, small items never offloaded)
+    // items; none only reads), the doors only those of goals and approvals (they write approvals
+    // only), and no other role has any S3 action (Operations' probe only queries approvals, small
+    // items never offloaded)
     expect(functions.size).toBe(resourcesOf(template, "AWS::Lambda::Function").size - 1);
     expect(rolesWithS3.sort()).toEqual([...functionRoles].sort());
     for (const [path, fn] of functions) {
@@ -259,8 +260,13 @@ describe("GoalLoopsStack as bin/app.ts builds it", () => {
         "s3:GetObject",
         "s3:PutObject",
       ]);
-      expect(allowed.resourcesOf("s3:GetObject"), path).toEqual([`${arnOf(bucketId)}/*`]);
-      expect(allowed.resourcesOf("s3:PutObject"), path).toEqual([`${arnOf(bucketId)}/*`]);
+      const door = DOORS.includes(path);
+      expect(allowed.resourcesOf("s3:GetObject").sort(), path).toEqual(
+        door ? [`${arnOf(bucketId)}/APPROVAL/*`, `${arnOf(bucketId)}/GOAL/*`] : [`${arnOf(bucketId)}/*`],
+      );
+      expect(allowed.resourcesOf("s3:PutObject"), path).toEqual([
+        door ? `${arnOf(bucketId)}/APPROVAL/*` : `${arnOf(bucketId)}/*`,
+      ]);
       expect(
         z
           .object({ Environment: z.object({ Variables: z.record(z.string(), z.unknown()) }) })
@@ -370,6 +376,9 @@ const GOAL_STORE_FUNCTIONS: readonly string[] = [
   "ResumeHandler/Function",
 ];
 
+/** The internet-facing doors: granted single items by key prefix (GoalTable.grantItems), not the whole store. */
+const DOORS: readonly string[] = ["EmailDoor/Handler", "SlackDoor/Handler"];
+
 /**
  * The Lambda function of a GoalLoopFunction, by its construct path (`LoopSteps/Act`): its logical
  * ID is the path and `Function`, a repeated component once (`ResumeHandler/Function/Function`).
@@ -390,7 +399,7 @@ function expectedAcknowledgments(template: Template): string[] {
   const [tableId] = onlyResource(template, "AWS::DynamoDB::Table");
   const [bucketId] = onlyResource(template, "AWS::S3::Bucket");
   const modelSteps = Object.entries(LOOPS).flatMap(([loop, steps]) => steps.map((step) => `${loop}/${step}`));
-  const functions = GOAL_STORE_FUNCTIONS;
+  const functions = GOAL_STORE_FUNCTIONS.filter((fn) => !DOORS.includes(fn));
   const stateMachineIds = Object.keys(LOOPS).map(
     (loop) => onlyResource(template, "AWS::StepFunctions::StateMachine", `${loop}StateMachine`)[0],
   );
@@ -417,6 +426,13 @@ function expectedAcknowledgments(template: Template): string[] {
       `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/*] @ ${policyOf(fn)}`,
       `AwsSolutions-IAM5[Action::kms:GenerateDataKey*] @ ${policyOf(fn)}`,
       `AwsSolutions-IAM5[Action::kms:ReEncrypt*] @ ${policyOf(fn)}`,
+    ]),
+    // The doors: payload objects of goals and approvals only; no index, no wildcard action.
+    ...DOORS.flatMap((fn) => [
+      `AwsSolutions-L1 @ ${at(`${fn}/Function/Resource`)}`,
+      `AwsSolutions-IAM5[Resource::*] @ ${policyOf(fn)}`,
+      `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/GOAL/*] @ ${policyOf(fn)}`,
+      `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/APPROVAL/*] @ ${policyOf(fn)}`,
     ]),
     // Every model-calling step, and the API (its `select` call), may call the allow-listed models:
     // a profile's foundation model in any region, through that profile only.

@@ -37,7 +37,7 @@ describe("SlackDoor", () => {
 
   beforeAll(() => {
     // Prepare + Act: a posting function granted by the door, as the approval gate would be
-    const built = build({ defaultChannel: "C0OPS1234" });
+    const built = build({ defaultChannel: "C0OPS1234", approverUserIds: ["U0ANA", "W0BEN", "U0ANA"] });
     stack = built.stack;
     door = built.make();
     template = templateWithGrantedRole(stack, "PosterRole", (poster) =>
@@ -88,12 +88,15 @@ describe("SlackDoor", () => {
         GOAL_TABLE_NAME: { Ref: tableId },
         GOAL_EVENT_BUS_NAME: { Ref: busId },
         SLACK_SIGNING_SECRET_ARN: { Ref: secrets.signing },
+        // Bound to the deploying account's tenant unless told otherwise; approvers deduplicated.
+        SLACK_TENANT_ID: { Ref: "AWS::AccountId" },
+        SLACK_APPROVER_USER_IDS: "U0ANA,W0BEN",
       }),
     });
     expect(JSON.stringify(fn.Properties.Environment)).not.toContain(secrets.bot);
     expect(resourcesAllowed(statements, "secretsmanager:GetSecretValue")).toEqual([`<${secrets.signing}>`]);
     expect(resourcesAllowed(statements, "events:PutEvents")).toEqual([arnOf(busId)]);
-    expect(resourcesAllowed(statements, "dynamodb:PutItem")).toContain(arnOf(tableId));
+    expect(resourcesAllowed(statements, "dynamodb:PutItem")).toEqual([arnOf(tableId)]);
     expect(allowsService(statements, "states")).toBe(false);
   });
 
@@ -141,6 +144,7 @@ describe("SlackDoor", () => {
   it.each([
     [{ defaultChannel: "#ops" }, /defaultChannel must be a Slack channel id/],
     [{ tenantId: "a#b" }, /tenantId must be a tenant id/],
+    [{ approverUserIds: ["ana"] }, /approverUserIds must be Slack user ids such as U0123ABCD; got 'ana'/],
   ] satisfies [Partial<SlackDoorProps>, RegExp][])("refuses bad props (%#)", (props, message) => {
     // Act + Assess
     expect(() => build(props).make()).toThrow(message);

@@ -138,6 +138,7 @@ const StatementSchema = z.looseObject({
   Effect: z.string(),
   Action: z.union([z.string(), z.array(z.string())]),
   Resource: z.unknown(),
+  Condition: z.record(z.string(), z.record(z.string(), z.unknown())).optional(),
 });
 const PolicyPropertiesSchema = z.looseObject({
   PolicyDocument: z.object({ Statement: z.array(StatementSchema) }),

@@ -1,8 +1,17 @@
 import { createHmac } from "node:crypto";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signApprovalLink } from "../../lambdas/core/human/email/approval-link";
 import type { LocalSecrets } from "../../lib/local/local-secrets";
-import { type E2eStack, followGoal, startE2eStack } from "./local-stack-harness";
+import { allEvents, type E2eStack, followGoal, PROJECT_DIR, startE2eStack } from "./local-stack-harness";
+
+/**
+ * The approvers of examples/goal-loops.approvals.config.json: Slack user U123ABC and
+ * ops@example.com. The doors refuse everyone else.
+ */
+const APPROVALS_CONFIG = join(PROJECT_DIR, "examples", "goal-loops.approvals.config.json");
+const SLACK_APPROVER = "U123ABC";
+const EMAIL_APPROVER = "ops@example.com";
 
 const SECRETS: LocalSecrets = {
   slackSigningSecret: "e2e-slack-signing-secret-0123456789abcdef",
@@ -40,7 +49,7 @@ function gatedNotifyGoal() {
     ],
     tools: ["notify"],
     limits: { maxSteps: 10 },
-    approval: { channels: ["slack", "email"], slackChannel: "C123", email: "ops@example.com" },
+    approval: { channels: ["slack", "email"], slackChannel: "C123", email: EMAIL_APPROVER },
     pattern: "react",
     models: { default: "scripted:doors-notify" },
   };
@@ -51,10 +60,14 @@ function slackSignature(secret: string, timestamp: string, body: string): string
   return `v0=${createHmac("sha256", secret).update(`v0:${timestamp}:${body}`).digest("hex")}`;
 }
 
-function interactionBody(approvalId: string, actionId: "approve" | "reject"): string {
+function interactionBody(
+  approvalId: string,
+  actionId: "approve" | "reject",
+  userId: string = SLACK_APPROVER,
+): string {
   const payload = {
     type: "block_actions",
-    user: { id: "U123ABC", username: "ana" },
+    user: { id: userId, username: "ana" },
     team: { id: "T1" },
     actions: [{ action_id: actionId, block_id: "approval", value: approvalId }],
   };
@@ -69,7 +82,7 @@ describe("the Slack and email doors end to end (local stack over HTTP)", () => {
   const seenTokens = new Set<string>();
 
   beforeAll(async () => {
-    e2e = await startE2eStack({ secrets: SECRETS });
+    e2e = await startE2eStack({ secrets: SECRETS, configFile: APPROVALS_CONFIG });
     e2e.writeFixture("doors-notify", {
       reason: [
         {
@@ -77,7 +90,7 @@ describe("the Slack and email doors end to end (local stack over HTTP)", () => {
         },
       ],
     });
-  });
+  }, 300_000); // one synth of the whole app with this configuration
 
   afterAll(async () => {
     await e2e?.stop();
@@ -190,7 +203,7 @@ describe("the Slack and email doors end to end (local stack over HTTP)", () => {
       { action_id: "approve", value: approvalId },
       { action_id: "reject", value: approvalId },
     ]);
-    expect(email?.message).toMatchObject({ to: "ops@example.com" });
+    expect(email?.message).toMatchObject({ to: EMAIL_APPROVER });
     const emailText = JSON.stringify(email?.message);
     expect(emailText).toContain(`/email/approvals/${approvalId}?decision=approve`);
     expect(emailText).toContain(`/email/approvals/${approvalId}?decision=reject`);
@@ -224,8 +237,19 @@ describe("the Slack and email doors end to end (local stack over HTTP)", () => {
       approvalId,
       decision: "approve",
       expiresAt: new Date(Date.now() - 60_000),
+      approver: EMAIL_APPROVER,
       secret: SECRETS.emailLinkSecret,
     });
+    // Correctly signed (as if the key leaked into a mail to someone else), but not an approver's.
+    const strangersLink = signApprovalLink({
+      baseUrl: `${e2e.stack.apiUrl}/`,
+      approvalId,
+      decision: "approve",
+      expiresAt: new Date(Date.now() + 60 * 60_000),
+      approver: "mallory@example.com",
+      secret: SECRETS.emailLinkSecret,
+    });
+    const withoutApprover = approveLink.replace(/&approver=[^&]*/, "");
 
     // Act
     const confirmation = await request("GET", approveLink);
@@ -233,6 +257,8 @@ describe("the Slack and email doors end to end (local stack over HTTP)", () => {
     const changedDecision = await request("POST", tamperedDecision);
     const changedSig = await request("POST", tamperedSig);
     const expired = await request("POST", expiredLink);
+    const stranger = await request("POST", strangersLink);
+    const unbound = await request("POST", withoutApprover);
     const statusAfterRefusals = await approvalStatus(approvalId);
     const decided = await request("POST", approveLink);
     const { final } = await afterWaiting(goalId);
@@ -245,11 +271,46 @@ describe("the Slack and email doors end to end (local stack over HTTP)", () => {
     expect(changedDecision.status).toBe(403);
     expect(changedSig.status).toBe(403);
     expect(expired.status).toBe(410);
+    expect(stranger.status).toBe(403);
+    expect(stranger.text).toContain("approvals.email.approvers");
+    expect(unbound.status).toBe(400);
     expect(statusAfterRefusals).toBe("pending");
     expect(decided.status).toBe(200);
+    expect(decided.text).toContain(`email:${EMAIL_APPROVER}`);
     expect(final.status).toBe("completed");
     expect(reused.status).toBe(409);
     seenTexts.push(JSON.stringify(outbox), JSON.stringify(final));
+  });
+
+  it("refuses (403) a click from a Slack user not on the approver list and changes nothing: approval pending, no event, no decision", async () => {
+    // Prepare
+    const { goalId, approvalId } = await waitingGoal();
+    await notifiedOutbox(goalId);
+    const before = await allEvents(e2e.client, goalId);
+    const body = interactionBody(approvalId, "approve", "U0STRANGER");
+    const now = String(Math.floor(Date.now() / 1000));
+
+    // Act
+    const refused = await signedPost(body, now);
+    const pending = (await e2e.client.listApprovals("pending")).find((a) => a.approvalId === approvalId);
+    const goalAfter = await e2e.client.getGoal(goalId);
+    const after = await allEvents(e2e.client, goalId);
+    // and then the approver's own click still decides
+    const decided = await signedPost(interactionBody(approvalId, "approve"), now);
+    const { final } = await afterWaiting(goalId);
+
+    // Assess
+    expect(refused.status).toBe(403);
+    expect(refused.text).toContain("U0STRANGER");
+    expect(refused.text).toContain("approvals.slack.approverUserIds");
+    expect(pending).toMatchObject({ approvalId, status: "pending" });
+    expect(pending?.decision).toBeUndefined();
+    expect(goalAfter).toMatchObject({ status: "waiting", waitingFor: { approvalId } });
+    expect(after).toEqual(before);
+    expect(decided.status).toBe(200);
+    expect(decided.text).toContain("Approved");
+    expect(final.status).toBe("completed");
+    seenTexts.push(JSON.stringify(goalAfter), JSON.stringify(final));
   });
 
   it("never shows a task token in an outbox message, page or API answer", async () => {
@@ -257,7 +318,7 @@ describe("the Slack and email doors end to end (local stack over HTTP)", () => {
     const everything = [...seenTexts, JSON.stringify(await e2e.stack.readOutbox())].join("\n");
 
     // Assess
-    expect(seenTokens.size).toBeGreaterThanOrEqual(2);
+    expect(seenTokens.size).toBeGreaterThanOrEqual(3);
     for (const token of seenTokens) expect(everything).not.toContain(token);
     expect(everything).not.toContain(SECRETS.slackBotToken);
     expect(everything).not.toContain(SECRETS.emailLinkSecret);

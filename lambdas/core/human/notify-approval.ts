@@ -21,8 +21,8 @@ export interface ApprovalNotifiers {
 
 /**
  * Tells humans that an approval waits for them, on each of the goal's approval channels: `slack` as a
- * Block Kit message with Approve / Reject buttons, `email` (to `approval.email`) with signed approve
- * and reject links, and any other channel (`api`, `cli`) as one plain outbox message. Every message
+ * Block Kit message with Approve / Reject buttons, `email` (to `approval.email`, only when it is a
+ * configured approver) with approve and reject links signed for that address, and any other channel (`api`, `cli`) as one plain outbox message. Every message
  * id is derived from the approval and the channel, so a retry sends nothing twice to the outbox; the
  * caller calls this once per newly stored approval, so Slack and SES are called once per approval.
  * A channel that fails is reported and falls back to the plain outbox record; the others still go.

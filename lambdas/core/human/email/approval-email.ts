@@ -38,7 +38,8 @@ function oneLine(text: string, room: number): string {
 
 /**
  * The approval email: subject, a plain-text and an HTML body, each with an approve and a reject
- * link. The links are signed for the approval's own expiry, so a link never outlives its request.
+ * link. The links are signed for the approval's own expiry, so a link never outlives its request,
+ * and for the recipient, so they decide as `email:<to>` and only while `to` is an approver.
  */
 export function buildApprovalEmail(input: ApprovalEmailInput): ApprovalEmail {
   const { approval, objective } = input;
@@ -49,6 +50,7 @@ export function buildApprovalEmail(input: ApprovalEmailInput): ApprovalEmail {
       approvalId: approval.approvalId,
       decision,
       expiresAt,
+      approver: input.to,
       secret: input.secret,
     });
   const links = { approve: link("approve"), reject: link("reject") };

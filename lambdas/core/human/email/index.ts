@@ -11,5 +11,6 @@
 export * from "./approval-email";
 export * from "./approval-link";
 export * from "./email-approval-notifier";
+export * from "./email-approvers";
 export * from "./html";
 export * from "./pages";

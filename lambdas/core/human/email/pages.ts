@@ -16,7 +16,7 @@ export interface ConfirmationPageInput {
   readonly decision: LinkDecision;
   /** Until when the link works. */
   readonly expiresAt: Date;
-  /** The link's query (`?decision=…&expires=…&sig=…`): the form posts it back to the same URL. */
+  /** The link's query (`?decision=…&expires=…&approver=…&sig=…`): the form posts it back to the same URL. */
   readonly query: string;
 }
 
@@ -45,6 +45,8 @@ export type ResultPageInput =
       readonly expiresAt: string;
     }
   | { readonly kind: "tampered" }
+  /** A correctly signed link sent to an address that is no longer (or never was) an approver. */
+  | { readonly kind: "not_approver"; readonly approver: string }
   | { readonly kind: "malformed"; readonly detail: string }
   | { readonly kind: "not_found" }
   | { readonly kind: "error"; readonly requestId: string };
@@ -162,6 +164,14 @@ ${details(input.approval)}`,
         html`<h1>This link is not valid</h1>
 <p>Its signature does not match: it was changed after it was sent, or it was not sent by goal-loops.
 Nothing was decided. Use the link exactly as it appears in the email.</p>`,
+      );
+    case "not_approver":
+      return layout(
+        "Not an approver",
+        html`<h1>This address may not decide approvals</h1>
+<p>This link was sent to ${input.approver}, which is not on this deployment's approver list (any more).
+Nothing was decided. Ask whoever deploys goal-loops to add the address to
+<code>approvals.email.approvers</code> in goal-loops.config.json, or decide through the API or the CLI.</p>`,
       );
     case "malformed":
       return layout(

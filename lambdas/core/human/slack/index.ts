@@ -12,6 +12,7 @@ export * from "./approval-message";
 export * from "./block-kit";
 export * from "./goal-snapshot-blocks";
 export * from "./replay-guard";
+export * from "./slack-approvers";
 export * from "./slack-command";
 export * from "./slack-payloads";
 export * from "./slack-routes";

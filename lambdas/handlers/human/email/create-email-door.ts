@@ -7,6 +7,7 @@ import {
   type VerifiedApprovalLink,
   verifyApprovalLink,
 } from "../../../core/human/email/approval-link";
+import { type EmailApprovers, isEmailApprover } from "../../../core/human/email/email-approvers";
 import {
   type ApprovalSummary,
   confirmationPage,
@@ -21,6 +22,8 @@ export interface EmailDoorDeps {
   readonly goals: GoalStore;
   readonly publisher: HumanInputPublisher;
   readonly secret: LinkSecretSource;
+  /** The configured approver addresses (EMAIL_APPROVERS): a link sent to anyone else decides nothing. */
+  readonly approvers: EmailApprovers;
   readonly now: () => Date;
   readonly logger: Logger;
 }
@@ -32,6 +35,7 @@ const STATUS: Readonly<Record<ResultPageInput["kind"], number>> = {
   decided: 200,
   malformed: 400,
   tampered: 403,
+  not_approver: 403,
   not_found: 404,
   already_decided: 409,
   link_expired: 410,
@@ -70,8 +74,9 @@ function commentOf(event: APIGatewayProxyEvent): string | undefined {
 /**
  * The email door: `GET /email/approvals/{approvalId}?decision=&expires=&sig=` verifies the signed
  * link and shows what it would decide with one button; only the `POST` that button sends decides,
- * through `decideApprovalFromDoor` like every other door. The HMAC is the credential: the route
- * has no other auth, so nothing is read before the link verifies.
+ * through `decideApprovalFromDoor` like every other door, as `email:<the address the link was sent
+ * to>`. The HMAC is the credential and the address must still be an approver: the route has no
+ * other auth, so nothing is read before the link verifies and its address is on the list.
  */
 export function createEmailDoor(deps: EmailDoorDeps): EmailDoor {
   return async (event) => {
@@ -88,10 +93,16 @@ export function createEmailDoor(deps: EmailDoorDeps): EmailDoor {
         approvalId: approvalIdOf(event),
         decision: query.decision,
         expires: query.expires,
+        approver: query.approver,
         sig: query.sig,
         secret: await deps.secret(),
         now: deps.now(),
       });
+      // Before anything is read: a link whose address left the approver list is dead.
+      if (!isEmailApprover(deps.approvers, link.approver)) {
+        deps.logger.info("email link of an address that is not an approver refused", { method, requestId });
+        return answer({ kind: "not_approver", approver: link.approver });
+      }
       const approval = await deps.goals.getApproval(link.approvalId);
       if (approval === undefined) return answer({ kind: "not_found" });
       const goal = await deps.goals.getGoal(approval.goalId);
@@ -101,9 +112,8 @@ export function createEmailDoor(deps: EmailDoorDeps): EmailDoor {
         ...(goal === undefined ? {} : { objective: goal.record.spec.objective }),
       };
       if (method === "GET") return confirm(deps, link, approval, summary);
-      const address = goal?.record.spec.approval.email;
       return await decide(deps, link, summary, {
-        decidedBy: address === undefined ? "email" : `email:${address}`,
+        decidedBy: `email:${link.approver}`,
         comment: commentOf(event),
       });
     } catch (error) {
@@ -141,6 +151,7 @@ function confirm(
   const query = new URLSearchParams({
     decision: link.decision,
     expires: String(Math.floor(link.expiresAt.getTime() / 1000)),
+    approver: link.approver,
     sig: link.signature,
   });
   const page = confirmationPage({

@@ -8,13 +8,14 @@ import { DynamoDbGoalStore } from "../../../adapters/dynamodb-goal-store";
 import { emailLinkSecretSource } from "../../../adapters/email-secrets";
 import { EventBridgePublisher } from "../../../adapters/eventbridge-publisher";
 import { createDocumentClient, observedGoalStore } from "../../../adapters/goal-store-adapters";
-import { requiredEnv } from "../../handler-environment";
+import { emailApprovers } from "../../../core/human/email/email-approvers";
+import { listEnv, requiredEnv } from "../../handler-environment";
 import { createEmailDoor } from "./create-email-door";
 
 /**
  * The email door (`GET`/`POST /email/approvals/{approvalId}`), a function of its own because its
- * routes have no IAM auth: the link's HMAC is the credential. It reads and decides approvals and
- * publishes `Approval Decided`; nothing else. Clients are built once per container.
+ * routes have no IAM auth: the link's HMAC is the credential, for a configured approver address
+ * only. It reads and decides approvals and publishes `Approval Decided`; nothing else. Clients are built once per container.
  */
 const logger = new Logger();
 
@@ -28,6 +29,8 @@ const door = createEmailDoor({
   ),
   // Every request verifies a link with the key: Secrets Manager is loaded at init, not deferred.
   secret: emailLinkSecretSource(process.env, getSecret),
+  // Unset means nobody: every link is refused until the deployer lists approvers.
+  approvers: emailApprovers(listEnv("EMAIL_APPROVERS")),
   now: () => new Date(),
   logger,
 });

@@ -1,6 +1,7 @@
 import type { APIGatewayProxyResult } from "aws-lambda";
 import type { GoalRecord } from "../../../core/goal/goal-record";
 import type { SlackMessage } from "../../../core/human/slack/block-kit";
+import { isSlackApprover, notAnApproverText } from "../../../core/human/slack/slack-approvers";
 import { json } from "../../api/http-responses";
 import type { SlackDoorDeps } from "./slack-door-deps";
 
@@ -24,6 +25,27 @@ export function inChannelMessage(text: string): APIGatewayProxyResult {
 export async function tenantGoal(deps: SlackDoorDeps, goalId: string): Promise<GoalRecord | undefined> {
   const found = await deps.goals.getGoal(goalId);
   if (found === undefined) return undefined;
-  if (deps.tenantId !== undefined && found.record.tenantId !== deps.tenantId) return undefined;
+  if (found.record.tenantId !== deps.tenantId) return undefined;
   return found.record;
+}
+
+/**
+ * Undefined when `userId` is an approver; otherwise the refusal: 403 with the reason, also posted
+ * to `responseUrl` (best effort) because Slack shows the person nothing of a non-200 answer. Called
+ * before anything is read or changed, so a refused request changes nothing.
+ */
+export async function refuseNonApprover(
+  deps: SlackDoorDeps,
+  userId: string,
+  responseUrl: string | undefined,
+): Promise<APIGatewayProxyResult | undefined> {
+  if (isSlackApprover(deps.approverUserIds, userId)) return undefined;
+  deps.logger.warn("slack request from a user who is not an approver refused", { user: userId });
+  const message = { response_type: "ephemeral", replace_original: false, text: notAnApproverText(userId) };
+  if (deps.responder !== undefined && responseUrl !== undefined) {
+    await deps.responder.respond(responseUrl, message).catch((error: unknown) => {
+      deps.logger.warn("could not tell the refused user through response_url", { error });
+    });
+  }
+  return json(403, message);
 }

@@ -10,14 +10,22 @@ import { escapeMrkdwn } from "../../../core/human/slack/block-kit";
 import { goalStatusMessage } from "../../../core/human/slack/goal-snapshot-blocks";
 import { parseSlackCommand, type SlackGoalCommand } from "../../../core/human/slack/slack-command";
 import { type SlashCommand, SlashCommandSchema, slackActor } from "../../../core/human/slack/slack-payloads";
-import { ephemeral, ephemeralMessage, inChannelMessage, tenantGoal } from "./slack-answers";
+import {
+  ephemeral,
+  ephemeralMessage,
+  inChannelMessage,
+  refuseNonApprover,
+  tenantGoal,
+} from "./slack-answers";
 import type { SlackDoorDeps } from "./slack-door-deps";
 
 /** A queued revision's content limit (QueuedRevisionSchema). */
 const MAX_REVISION_TEXT = 8000;
 
 /**
- * `POST /slack/commands` after the signature was verified: `/goal <goalId> status` answers the
+ * `POST /slack/commands` after the signature was verified, from an approver only (anyone else gets
+ * a 403 before anything is read: a goal's status is not for the whole workspace either):
+ * `/goal <goalId> status` answers the
  * snapshot to the person who asked; `add-constraint` and `redirect` put a `Revision Requested` on
  * the bus (the goal queues it and applies it at its next step boundary) and say so in the channel.
  */
@@ -25,6 +33,8 @@ export async function handleCommand(deps: SlackDoorDeps, rawBody: string): Promi
   const form = Object.fromEntries(new URLSearchParams(rawBody));
   const parsed = SlashCommandSchema.safeParse(form);
   if (!parsed.success) return ephemeral("This request is not a slash command.", 400);
+  const refused = await refuseNonApprover(deps, parsed.data.user_id, parsed.data.response_url);
+  if (refused !== undefined) return refused;
 
   let command: SlackGoalCommand;
   try {

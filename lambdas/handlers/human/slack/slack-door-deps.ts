@@ -14,10 +14,12 @@ export interface SlackDoorDeps {
   /** Replaces the clicked message through `response_url`; absent locally, where no Slack exists. */
   readonly responder?: SlackResponder;
   /**
-   * The tenant whose goals and approvals this Slack workspace may see and change; others are
-   * answered as unknown. Absent: every tenant of the deployment (one per AWS account calling the API).
+   * The one tenant whose goals and approvals this Slack workspace may see and change; others are
+   * answered as unknown (SLACK_TENANT_ID: the configured tenant, else the deploying account).
    */
-  readonly tenantId?: string;
+  readonly tenantId: string;
+  /** The Slack users who may act (SLACK_APPROVER_USER_IDS); anyone else is refused with a 403. */
+  readonly approverUserIds: ReadonlySet<string>;
   readonly now: () => Date;
   readonly newRevisionId: () => string;
   readonly logger: Logger;

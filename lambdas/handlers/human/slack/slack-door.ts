@@ -11,19 +11,23 @@ import { createDocumentClient, observedGoalStore } from "../../../adapters/goal-
 import { DynamoDbReplayGuard } from "../../../adapters/slack-replay-guard";
 import { fetchSlackResponder } from "../../../adapters/slack-responder";
 import { slackSecretsFromEnv } from "../../../adapters/slack-secrets";
-import { requiredEnv } from "../../handler-environment";
+import { listEnv, requiredEnv } from "../../handler-environment";
 import { createSlackDoor } from "./create-slack-door";
 
 /**
  * The Slack door (`POST /slack/interactions`, `POST /slack/commands`), a function of its own
  * because its routes have no IAM auth: Slack's request signature is the credential. It decides
- * approvals, publishes human inputs and remembers the signatures it handled; nothing else.
+ * approvals, publishes human inputs and remembers the signatures it handled, for the configured
+ * approvers only and within one tenant; nothing else.
  * Clients are built once per container.
  */
 const logger = new Logger();
 const client = createDocumentClient();
 const tableName = requiredEnv("GOAL_TABLE_NAME");
-const tenantId = process.env.SLACK_TENANT_ID;
+// Always bound to one tenant: the construct sets the configured one or the deploying account.
+const tenantId = requiredEnv("SLACK_TENANT_ID");
+// Unset means nobody: every click and command is refused until the deployer lists approvers.
+const approverUserIds = new Set(listEnv("SLACK_APPROVER_USER_IDS"));
 // Locally (NOTIFY_DELIVERY=outbox) there is no Slack to post back to: the answer's body is the update.
 const postsToSlack = process.env.NOTIFY_DELIVERY !== "outbox";
 
@@ -38,7 +42,8 @@ const door = createSlackDoor({
   signingSecret: slackSecretsFromEnv(process.env, getSecret).signingSecret,
   // A second at most, so the click is acknowledged within Slack's 3 seconds even when Slack is slow.
   ...(postsToSlack ? { responder: fetchSlackResponder({ timeoutMs: 1000 }) } : {}),
-  ...(tenantId === undefined || tenantId === "" ? {} : { tenantId }),
+  tenantId,
+  approverUserIds,
   now: () => new Date(),
   newRevisionId: () => `rev-${randomUUID()}`,
   logger,

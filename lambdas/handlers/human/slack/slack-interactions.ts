@@ -15,7 +15,7 @@ import {
   slackActor,
 } from "../../../core/human/slack/slack-payloads";
 import { json } from "../../api/http-responses";
-import { ephemeral, OK_EMPTY, tenantGoal } from "./slack-answers";
+import { ephemeral, OK_EMPTY, refuseNonApprover, tenantGoal } from "./slack-answers";
 import type { SlackDoorDeps } from "./slack-door-deps";
 
 function payloadOf(rawBody: string): unknown {
@@ -35,7 +35,8 @@ function decisionOf(actionId: string): "approve" | "reject" | undefined {
 }
 
 /**
- * `POST /slack/interactions` after the signature was verified: an Approve or Reject click decides
+ * `POST /slack/interactions` after the signature was verified: a click from someone not on the
+ * approver list is refused (403) before anything is read; an approver's Approve or Reject click decides
  * the approval through the one decide function, and the answer is the message with the outcome in
  * place of the buttons. Interactions this app does not handle are acknowledged and ignored.
  */
@@ -49,6 +50,8 @@ export async function handleInteraction(
   if (kind.data.type !== "block_actions") return OK_EMPTY;
   const parsed = BlockActionsPayloadSchema.safeParse(payload);
   if (!parsed.success) return ephemeral("This interaction is not one goal-loops understands.", 400);
+  const refused = await refuseNonApprover(deps, parsed.data.user.id, parsed.data.response_url);
+  if (refused !== undefined) return refused;
 
   for (const action of parsed.data.actions) {
     const decision = decisionOf(action.action_id);
@@ -71,7 +74,7 @@ async function decide(
       decision,
       decidedBy: slackActor(payload.user.id),
       channel: "slack",
-      ...(deps.tenantId === undefined ? {} : { tenantId: deps.tenantId }),
+      tenantId: deps.tenantId,
     },
   );
   deps.logger.info("slack decision", {

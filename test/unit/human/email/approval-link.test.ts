@@ -6,7 +6,7 @@ import {
   signApprovalLink,
   verifyApprovalLink,
 } from "../../../../lambdas/core/human/email/approval-link";
-import { BASE_URL, EXPIRES_AT, LINK_SECRET, NOW } from "./support";
+import { APPROVER, BASE_URL, EXPIRES_AT, LINK_SECRET, NOW } from "./support";
 
 function partsOf(link: string): ApprovalLinkParts {
   const url = new URL(link);
@@ -14,6 +14,7 @@ function partsOf(link: string): ApprovalLinkParts {
     approvalId: decodeURIComponent(url.pathname.split("/").at(-1) ?? ""),
     decision: url.searchParams.get("decision") ?? undefined,
     expires: url.searchParams.get("expires") ?? undefined,
+    approver: url.searchParams.get("approver") ?? undefined,
     sig: url.searchParams.get("sig") ?? undefined,
   };
 }
@@ -34,23 +35,25 @@ const signed = (decision: "approve" | "reject" = "approve") =>
     approvalId: "ap-123",
     decision,
     expiresAt: EXPIRES_AT,
+    approver: APPROVER,
     secret: LINK_SECRET,
   });
 
 describe("signApprovalLink / verifyApprovalLink", () => {
-  it("signs a link to /email/approvals/{id} with decision, expiry in epoch seconds and a base64url HMAC", () => {
+  it("signs a link to /email/approvals/{id} with decision, expiry in epoch seconds, the approver and a base64url HMAC", () => {
     // Act
     const link = new URL(signed("reject"));
 
     // Assess
     expect(link.origin + link.pathname).toBe("https://api.example.test/v1/email/approvals/ap-123");
-    expect([...link.searchParams.keys()]).toEqual(["decision", "expires", "sig"]);
+    expect([...link.searchParams.keys()]).toEqual(["decision", "expires", "approver", "sig"]);
+    expect(link.searchParams.get("approver")).toBe(APPROVER);
     expect(link.searchParams.get("decision")).toBe("reject");
     expect(link.searchParams.get("expires")).toBe(String(EXPIRES_AT.getTime() / 1000));
     expect(link.searchParams.get("sig")).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
 
-  it("verifies its own link, giving back what it decides and until when", () => {
+  it("verifies its own link, giving back what it decides, for whom and until when", () => {
     // Prepare
     const parts = partsOf(signed());
 
@@ -62,6 +65,7 @@ describe("signApprovalLink / verifyApprovalLink", () => {
       approvalId: "ap-123",
       decision: "approve",
       expiresAt: EXPIRES_AT,
+      approver: APPROVER,
       signature: parts.sig,
     });
   });
@@ -70,6 +74,8 @@ describe("signApprovalLink / verifyApprovalLink", () => {
     ["approvalId", { approvalId: "ap-124" }],
     ["decision", { decision: "reject" }],
     ["expires", { expires: String(EXPIRES_AT.getTime() / 1000 + 86_400) }],
+    ["approver", { approver: "mallory@example.test" }],
+    ["approver's case", { approver: APPROVER.toUpperCase() }],
     ["sig", { sig: "A".repeat(43) }],
   ] as const)("refuses a link whose %s was changed as tampered", (_field, change) => {
     // Prepare
@@ -123,6 +129,8 @@ describe("signApprovalLink / verifyApprovalLink", () => {
     ["an unknown decision", { decision: "maybe" }],
     ["no expiry", { expires: undefined }],
     ["an expiry that is no number", { expires: "1e10" }],
+    ["no approver", { approver: undefined }],
+    ["an approver that is no address", { approver: "alice" }],
     ["no sig", { sig: undefined }],
     ["a sig cut short", { sig: "abc" }],
   ] as const)("refuses a link with %s as malformed", (_case, change) => {
@@ -141,6 +149,7 @@ describe("signApprovalLink / verifyApprovalLink", () => {
         approvalId: "ap-1",
         decision: "approve",
         expiresAt: EXPIRES_AT,
+        approver: APPROVER,
         secret: "",
       }),
     ).toThrow(ApprovalLinkSecretError);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DynamoDbGoalStore } from "../../../../lambdas/adapters/dynamodb-goal-store";
 import { signApprovalLink } from "../../../../lambdas/core/human/email/approval-link";
+import { emailApprovers } from "../../../../lambdas/core/human/email/email-approvers";
 import { escapeHtml } from "../../../../lambdas/core/human/email/html";
 import type { Approval } from "../../../../lambdas/core/ports/goal-store";
 import { createEmailDoor, type EmailDoor } from "../../../../lambdas/handlers/human/email/create-email-door";
@@ -30,12 +31,16 @@ describe("email door (GET confirms, POST decides) on dynalite with the real deci
   });
   afterAll(() => backend.stop());
 
-  function door(now = NOW): { door: EmailDoor; publisher: RecordingPublisher } {
+  function door(
+    now = NOW,
+    approvers: readonly string[] = [APPROVER],
+  ): { door: EmailDoor; publisher: RecordingPublisher } {
     const publisher = new RecordingPublisher();
     const emailDoor = createEmailDoor({
       goals: store,
       publisher,
       secret: async () => LINK_SECRET,
+      approvers: emailApprovers(approvers),
       now: () => now,
       logger: silentLogger(),
     });
@@ -50,8 +55,13 @@ describe("email door (GET confirms, POST decides) on dynalite with the real deci
     return approval;
   }
 
-  const linkFor = (approvalId: string, decision: "approve" | "reject" = "approve", expiresAt = EXPIRES_AT) =>
-    signApprovalLink({ baseUrl: BASE_URL, approvalId, decision, expiresAt, secret: LINK_SECRET });
+  const linkFor = (
+    approvalId: string,
+    decision: "approve" | "reject" = "approve",
+    expiresAt = EXPIRES_AT,
+    approver = APPROVER,
+  ) =>
+    signApprovalLink({ baseUrl: BASE_URL, approvalId, decision, expiresAt, approver, secret: LINK_SECRET });
 
   it("GET shows a confirmation page and decides nothing (a mail scanner following the link changes nothing)", async () => {
     // Prepare
@@ -75,7 +85,7 @@ describe("email door (GET confirms, POST decides) on dynalite with the real deci
     expect(publisher.events).toEqual([]);
   });
 
-  it("POST decides once, as email:<the goal's approver>, with the form's comment, and publishes Approval Decided", async () => {
+  it("POST decides once, as email:<the address the link was sent to>, with the form's comment, and publishes Approval Decided", async () => {
     // Prepare
     const approval = await storedApproval();
     const { door: emailDoor, publisher } = door();
@@ -206,6 +216,47 @@ describe("email door (GET confirms, POST decides) on dynalite with the real deci
     expect(posted.body).toContain("timed out");
     expect((await store.getApproval(approval.approvalId))?.status).toBe("expired");
     expect(publisher.events).toEqual([]);
+  });
+
+  it.each([
+    ["removed from the approver list", [] as string[]],
+    ["never on the approver list", ["someone-else@example.test"]],
+  ])(
+    "refuses (403) a correctly signed link to an address %s, on GET and POST, and changes nothing",
+    async (_case, approvers) => {
+      // Prepare
+      const approval = await storedApproval();
+      const { door: emailDoor, publisher } = door(NOW, approvers);
+      const link = linkFor(approval.approvalId);
+
+      // Act
+      const shown = await emailDoor(linkEvent("GET", link));
+      const posted = await emailDoor(linkEvent("POST", link, "comment=ok"));
+
+      // Assess
+      expect(shown.statusCode).toBe(403);
+      expect(posted.statusCode).toBe(403);
+      expect(posted.body).toContain("approvals.email.approvers");
+      expect(posted.body).toContain(APPROVER);
+      expect(await store.getApproval(approval.approvalId)).toEqual(approval);
+      expect(publisher.events).toEqual([]);
+    },
+  );
+
+  it("decides as the approver the link names, whatever address the goal names", async () => {
+    // Prepare: the goal names APPROVER, the link went to another configured approver
+    const approval = await storedApproval();
+    const other = "Bob@Example.test";
+    const { door: emailDoor } = door(NOW, [APPROVER, "bob@example.test"]);
+
+    // Act
+    const posted = await emailDoor(
+      linkEvent("POST", linkFor(approval.approvalId, "approve", EXPIRES_AT, other)),
+    );
+
+    // Assess
+    expect(posted.statusCode).toBe(200);
+    expect((await store.getApproval(approval.approvalId))?.decision?.decidedBy).toBe(`email:${other}`);
   });
 
   it("answers 400 for an incomplete link and 404 for a correctly signed link to no approval", async () => {

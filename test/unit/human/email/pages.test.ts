@@ -73,6 +73,7 @@ describe("email pages", () => {
     ],
     [{ kind: "approval_expired", approval: summary, status: "superseded", expiresAt: "x" }, /goal changed/],
     [{ kind: "tampered" }, /changed after it was sent/],
+    [{ kind: "not_approver", approver: "<eve>@example.test" }, /&lt;eve&gt;@example.test, which is not on/],
     [{ kind: "malformed", detail: "The link's <sig> is missing" }, /The link&#39;s &lt;sig&gt; is missing/],
     [{ kind: "not_found" }, /does not exist/],
     [{ kind: "error", requestId: "<req>" }, /&lt;req&gt;/],

@@ -19,7 +19,13 @@ import {
   TASK_TOKEN,
 } from "./support";
 
-const ENV = { PUBLIC_API_URL: BASE_URL, EMAIL_LINK_SECRET: LINK_SECRET, AWS_REGION: "us-east-1" };
+const ENV = {
+  PUBLIC_API_URL: BASE_URL,
+  EMAIL_LINK_SECRET: LINK_SECRET,
+  AWS_REGION: "us-east-1",
+  // Configured in another case than the goal names it: addresses compare without case.
+  EMAIL_APPROVERS: `lead@example.test,${APPROVER.toUpperCase()}`,
+};
 
 function sesClient(): SESv2Client {
   return new SESv2Client({
@@ -63,11 +69,39 @@ describe("email approval notifier", () => {
         approvalId: approval.approvalId,
         decision: approve.searchParams.get("decision") ?? undefined,
         expires: approve.searchParams.get("expires") ?? undefined,
+        approver: approve.searchParams.get("approver") ?? undefined,
         sig: approve.searchParams.get("sig") ?? undefined,
         secret: LINK_SECRET,
         now: NOW,
       }),
-    ).toMatchObject({ decision: "approve", expiresAt: new Date(approval.expiresAt) });
+    ).toMatchObject({ decision: "approve", expiresAt: new Date(approval.expiresAt), approver: APPROVER });
+  });
+
+  it.each([
+    ["an address not on the list", ENV.EMAIL_APPROVERS],
+    ["any address while no approver is configured", undefined],
+  ])("never mails %s: EmailNotAnApproverError, and SES is not called", async (_case, approvers) => {
+    // Prepare
+    const client = sesClient();
+    const ses = mockClient(client);
+    ses.on(SendEmailCommand).resolves({ MessageId: "ses-1" });
+    const { EMAIL_APPROVERS: _all, ...withoutApprovers } = ENV;
+    const env = approvers === undefined ? withoutApprovers : { ...ENV, EMAIL_APPROVERS: approvers };
+    const notifier = emailApprovalNotifierFromEnv(
+      { ...env, EMAIL_FROM: "goals@example.test" },
+      { outbox: new InMemoryOutbox(), ses: client },
+    );
+    const to = approvers === undefined ? APPROVER : "mallory@example.test";
+
+    // Act
+    const sent = notifier.sendApprovalEmail({ approval: aPendingApproval("goal-9"), objective: "o", to });
+
+    // Assess
+    await expect(sent).rejects.toMatchObject({
+      name: "EmailNotAnApproverError",
+      message: expect.stringContaining(`${to} is not in approvals.email.approvers`),
+    });
+    expect(ses.commandCalls(SendEmailCommand)).toEqual([]);
   });
 
   it("turns SES throttling into a retryable ApprovalEmailSendError and a refusal into a fatal one", async () => {

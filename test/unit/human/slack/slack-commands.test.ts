@@ -134,6 +134,28 @@ describe("POST /slack/commands (/goal)", () => {
     expect(publisher.events).toEqual([]);
   });
 
+  it.each(["status", "add-constraint never deploy on Fridays"])(
+    "refuses `%s` from a user not on the approver list with 403, and publishes nothing",
+    async (command) => {
+      // Prepare
+      const goal = await createGoal(table);
+      const { door, publisher, responder } = buildDoor(table);
+
+      // Act
+      const result = await door(
+        slackEvent({ path: COMMANDS, body: commandBody(`${goal.goalId} ${command}`, "U0MALLORY") }),
+      );
+
+      // Assess
+      expect(result.statusCode).toBe(403);
+      const body = jsonBody(result);
+      expect(String(body.text)).toContain("not on this deployment's approver list");
+      expect(JSON.stringify(body)).not.toContain(goal.spec.objective);
+      expect(responder.posts.map((post) => post.message)).toEqual([body]);
+      expect(publisher.events).toEqual([]);
+    },
+  );
+
   it("refuses an unsigned command with 401 and publishes nothing", async () => {
     // Prepare
     const goal = await createGoal(table);

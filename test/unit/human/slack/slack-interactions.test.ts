@@ -85,10 +85,10 @@ describe("POST /slack/interactions", () => {
   it("answers a second click with the decision already taken, and publishes nothing more", async () => {
     // Prepare
     const approval = await waitingApproval();
-    const { door, publisher } = buildDoor(table);
+    const { door, publisher } = buildDoor(table, { approverUserIds: new Set(["U0ANA", "U0BEN"]) });
     await door(slackEvent({ path: INTERACTIONS, body: clickBody("approve", approval.approvalId) }));
 
-    // Act: another person clicks Reject on the same message, a second later (a new signature)
+    // Act: another approver clicks Reject on the same message, a second later (a new signature)
     const later = String(Number(NOW_SECONDS) + 1);
     const result = await door(
       slackEvent({
@@ -178,7 +178,39 @@ describe("POST /slack/interactions", () => {
     expect(publisher.events).toEqual([]);
   });
 
-  it("treats another tenant's approval as unknown when the workspace is bound to a tenant", async () => {
+  it.each([
+    ["not on the approver list", new Set(["U0ANA"]), "U0MALLORY"],
+    ["clicking where no approver is configured", new Set<string>(), "U0ANA"],
+  ])(
+    "refuses a click from a user %s with 403, tells them why, and changes nothing",
+    async (_name, approvers, user) => {
+      // Prepare
+      const approval = await waitingApproval();
+      const { door, publisher, responder } = buildDoor(table, { approverUserIds: approvers });
+
+      // Act
+      const result = await door(
+        slackEvent({ path: INTERACTIONS, body: clickBody("approve", approval.approvalId, user) }),
+      );
+
+      // Assess
+      expect(result.statusCode).toBe(403);
+      const body = jsonBody(result);
+      expect(body).toMatchObject({ response_type: "ephemeral", replace_original: false });
+      expect(String(body.text)).toContain(user);
+      expect(String(body.text)).toContain("approvals.slack.approverUserIds");
+      expect(responder.posts).toEqual([
+        { url: "https://hooks.slack.com/actions/T0TEAM/1/abc", message: body },
+      ]);
+      const stored = await table.adapters.goals.getApproval(approval.approvalId);
+      expect(stored?.status).toBe("pending");
+      expect(stored?.decision).toBeUndefined();
+      expect((await table.adapters.goals.getGoal(approval.goalId))?.record.status).toBe("waiting");
+      expect(publisher.events).toEqual([]);
+    },
+  );
+
+  it("treats another tenant's approval as unknown: the workspace is bound to one tenant", async () => {
     // Prepare
     const approval = await waitingApproval();
     const { door, publisher } = buildDoor(table, { tenantId: "999999999999" });

@@ -105,6 +105,8 @@ export async function startSlackTable(): Promise<SlackTable> {
 }
 
 export const TENANT = "123456789012";
+/** The one configured approver: clickBody and commandBody act as this user unless told otherwise. */
+export const APPROVER = "U0ANA";
 
 export function aSpec(overrides: Partial<GoalSpecInput> = {}): GoalSpecInput {
   return {
@@ -141,7 +143,10 @@ export interface DoorHarness {
   readonly responder: RecordingResponder;
 }
 
-/** The Slack door over the real goal table (dynalite), a recording publisher and a fixed clock. */
+/**
+ * The Slack door over the real goal table (dynalite), a recording publisher and a fixed clock,
+ * bound to TENANT with APPROVER as its one approver.
+ */
 export function buildDoor(table: SlackTable, overrides: Partial<SlackDoorDeps> = {}): DoorHarness {
   const publisher = new RecordingPublisher();
   const responder = new RecordingResponder();
@@ -154,6 +159,8 @@ export function buildDoor(table: SlackTable, overrides: Partial<SlackDoorDeps> =
     now: () => NOW,
     newRevisionId: () => `rev-${randomUUID()}`,
     logger: new Logger({ serviceName: "slack-door-test", logLevel: "SILENT" }),
+    tenantId: TENANT,
+    approverUserIds: new Set([APPROVER]),
     ...overrides,
   });
   return { door, publisher, responder };
