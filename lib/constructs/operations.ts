@@ -259,16 +259,22 @@ export class Operations extends Construct {
         "goal-loops PendingApprovalsProbe: publish how long the oldest pending approval has waited",
       memorySize: 256,
       environment: {
-        GOAL_TABLE_NAME: props.goalTable.table.tableName,
+        ...props.goalTable.environment,
         APPROVAL_TENANT_IDS: tenants.join(","),
       },
     });
-    // Queries only: the approvals are small items, never offloaded to the payload bucket.
-    props.goalTable.table.grantReadData(probe);
+    // Reads only. An approval item is small, but at a low payloads.inlineMaxBytes its summary may
+    // sit in the payload bucket like any item's large value, so the probe may get those objects.
+    props.goalTable.grantReadData(probe);
     acknowledgeWildcardResource(
       probe.role,
       `${props.goalTable.table.tableArn}/index/*`,
       "The probe queries the goal table's own status index (gsi1) for pending approvals; the wildcard never leaves this table.",
+    );
+    acknowledgeWildcardResource(
+      probe.role,
+      `${props.goalTable.payloadBucket.bucket.bucketArn}/*`,
+      "Object keys of the goal store's payload bucket are content hashes known only at run time; the probe may only get them (no put, no list), to read an offloaded approval item.",
     );
     new Rule(this, "PendingApprovalsSchedule", {
       description: "Runs goal-loops' PendingApprovalsProbe",

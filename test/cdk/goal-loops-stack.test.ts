@@ -249,11 +249,14 @@ describe("GoalLoopsStack as bin/app.ts builds it", () => {
     );
 
     // Assess: every function that uses the table reads and writes objects (each writes goal-store
-    // items; none only reads), the doors only those of goals and approvals (they write approvals
-    // only), and no other role has any S3 action (Operations' probe only queries approvals, small
-    // items never offloaded)
+    // items), the doors only those of goals and approvals (they write approvals only); Operations'
+    // probe only reads them (an offloaded approval item), and no other role has any S3 action
+    const probe = goalStoreFunction(template, "Operations/PendingApprovalsProbe");
+    const probeS3 = allowedActionsOf(template, roleOf(probe));
     expect(functions.size).toBe(resourcesOf(template, "AWS::Lambda::Function").size - 1);
-    expect(rolesWithS3.sort()).toEqual([...functionRoles].sort());
+    expect(rolesWithS3.sort()).toEqual([...functionRoles, roleOf(probe)].sort());
+    expect(probeS3.actions.filter((action) => action.startsWith("s3:"))).toEqual(["s3:GetObject"]);
+    expect(probeS3.resourcesOf("s3:GetObject")).toEqual([`${arnOf(bucketId)}/*`]);
     for (const [path, fn] of functions) {
       const allowed = allowedActionsOf(template, roleOf(fn));
       expect(allowed.actions.filter((action) => action.startsWith("s3:")).sort(), path).toEqual([
@@ -416,6 +419,7 @@ function expectedAcknowledgments(template: Template): string[] {
     `AwsSolutions-L1 @ ${at("Operations/PendingApprovalsProbe/Function/Resource")}`,
     `AwsSolutions-IAM5[Resource::*] @ ${policyOf("Operations/PendingApprovalsProbe")}`,
     `AwsSolutions-IAM5[Resource::<${tableId}.Arn>/index/*] @ ${policyOf("Operations/PendingApprovalsProbe")}`,
+    `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/*] @ ${policyOf("Operations/PendingApprovalsProbe")}`,
     // No server access logs on the payload bucket (reason in PayloadBucket).
     `AwsSolutions-S1 @ ${at("GoalTable/Payloads/Bucket/Resource")}`,
     ...functions.flatMap((fn) => [
