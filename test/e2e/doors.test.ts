@@ -1,15 +1,13 @@
 import { createHmac } from "node:crypto";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signApprovalLink } from "../../lambdas/core/human/email/approval-link";
 import type { LocalSecrets } from "../../lib/local/local-secrets";
-import { allEvents, type E2eStack, followGoal, PROJECT_DIR, startE2eStack } from "./local-stack-harness";
+import { allEvents, type E2eStack, followGoal, startE2eStack } from "./local-stack-harness";
 
 /**
  * The approvers of examples/goal-loops.approvals.config.json: Slack user U123ABC and
  * ops@example.com. The doors refuse everyone else.
  */
-const APPROVALS_CONFIG = join(PROJECT_DIR, "examples", "goal-loops.approvals.config.json");
 const SLACK_APPROVER = "U123ABC";
 const EMAIL_APPROVER = "ops@example.com";
 
@@ -82,7 +80,7 @@ describe("the Slack and email doors end to end (local stack over HTTP)", () => {
   const seenTokens = new Set<string>();
 
   beforeAll(async () => {
-    e2e = await startE2eStack({ secrets: SECRETS, configFile: APPROVALS_CONFIG });
+    e2e = await startE2eStack({ secrets: SECRETS, e2eConfig: true });
     e2e.writeFixture("doors-notify", {
       reason: [
         {
@@ -90,7 +88,7 @@ describe("the Slack and email doors end to end (local stack over HTTP)", () => {
         },
       ],
     });
-  }, 300_000); // one synth of the whole app with this configuration
+  });
 
   afterAll(async () => {
     await e2e?.stop();

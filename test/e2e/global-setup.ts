@@ -1,11 +1,19 @@
 import { resolve } from "node:path";
 import { ensureSynthesized } from "../../lib/local/cdk-out";
+import { E2E_ASSEMBLY_DIR, E2E_CONFIG } from "./local-stack-harness";
 
 /**
  * Synthesizes cdk.out once before any test file runs, so the end-to-end files that start the local
- * stack read the same fresh assembly instead of racing to write it.
+ * stack read the same fresh assembly instead of racing to write it; and the one of the shared
+ * end-to-end configuration (see E2E_CONFIG), one after the other (the app bundles on every core).
  */
 export default async function setup(): Promise<void> {
   const projectDir = resolve(import.meta.dirname, "../..");
   await ensureSynthesized({ projectDir, outDir: resolve(projectDir, "cdk.out"), log: () => undefined });
+  await ensureSynthesized({
+    projectDir,
+    outDir: E2E_ASSEMBLY_DIR,
+    configFile: E2E_CONFIG,
+    log: () => undefined,
+  });
 }

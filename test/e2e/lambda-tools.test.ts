@@ -4,8 +4,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GoalsApiError } from "../../lib/local/cli/goals-client";
 import { allEvents, type E2eStack, followGoal, PROJECT_DIR, startE2eStack } from "./local-stack-harness";
 
-const TOOLS_CONFIG = join(PROJECT_DIR, "examples", "goal-loops.tools.config.json");
-
 function triageGoal(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   const goal = JSON.parse(readFileSync(join(PROJECT_DIR, "examples", "goals", "triage-ticket.json"), "utf8"));
   return { ...goal, ...overrides };
@@ -20,14 +18,14 @@ describe("a Lambda tool from the configuration", () => {
   let e2e: E2eStack;
 
   beforeAll(async () => {
-    e2e = await startE2eStack({ configFile: TOOLS_CONFIG });
+    e2e = await startE2eStack({ e2eConfig: true });
     e2e.writeFixture("ticket-not-found-first", {
       reason: [
         { toolUse: { name: "lookup_ticket", input: { ticketId: "T-9999" } } },
         { toolUse: { name: "lookup_ticket", input: { ticketId: "T-1042" } } },
       ],
     });
-  }, 300_000); // one synth of the whole app with the tool's bundle
+  });
 
   afterAll(async () => {
     await e2e?.stop();

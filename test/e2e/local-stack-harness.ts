@@ -9,6 +9,15 @@ import type { LocalSecrets } from "../../lib/local/local-secrets";
 import { type LocalStack, startLocalStack } from "../../lib/local/local-stack";
 
 export const PROJECT_DIR = resolve(import.meta.dirname, "../..");
+/**
+ * The configuration the end-to-end files share (Lambda and MCP tools, notify channels, approver
+ * lists), synthesized once by global setup into E2E_ASSEMBLY_DIR: one synth, not one per file.
+ */
+export const E2E_CONFIG = join(PROJECT_DIR, "test", "e2e", "config", "goal-loops.e2e.config.json");
+export const E2E_ASSEMBLY_DIR = join(PROJECT_DIR, "cdk.out", "e2e-config");
+/** Where E2E_CONFIG expects server-everything (its default port) and the notify webhook receiver. */
+export const E2E_MCP_PORT = 3001;
+export const E2E_WEBHOOK_PORT = 3002;
 
 export interface E2eStack {
   readonly stack: LocalStack;
@@ -42,6 +51,11 @@ export async function startE2eStack(
      * this run's own, instead of using the project's cdk.out.
      */
     configFile?: string;
+    /**
+     * Run the assembly global setup synthesized from E2E_CONFIG (every user tool, notify channel
+     * and approver list the end-to-end files need, in one synth) instead of the project's cdk.out.
+     */
+    e2eConfig?: boolean;
   } = {},
 ): Promise<E2eStack> {
   const { stateDir } = options;
@@ -55,9 +69,11 @@ export async function startE2eStack(
   const ownAssembly = options.configFile === undefined ? undefined : ownAssemblyDir();
   const stack = await startLocalStack({
     projectDir: PROJECT_DIR,
-    ...(options.configFile === undefined
-      ? { synth: false }
-      : { synth: true, configFile: options.configFile, cdkOutDir: ownAssembly }),
+    ...(options.configFile !== undefined
+      ? { synth: true, configFile: options.configFile, cdkOutDir: ownAssembly }
+      : options.e2eConfig
+        ? { synth: false, cdkOutDir: E2E_ASSEMBLY_DIR }
+        : { synth: false }),
     port: options.port ?? 0,
     fixturesDir,
     ...(stateDir === undefined ? { inMemory: true } : { stateDir }),

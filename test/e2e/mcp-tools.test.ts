@@ -1,12 +1,7 @@
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GoalsApiError } from "../../lib/local/cli/goals-client";
 import { type EverythingServer, startEverythingServer } from "../support/mcp-everything-server";
-import { allEvents, type E2eStack, followGoal, PROJECT_DIR, startE2eStack } from "./local-stack-harness";
-
-const TOOLS_CONFIG = join(PROJECT_DIR, "examples", "goal-loops.tools.config.json");
-/** Where examples/goal-loops.tools.config.json expects server-everything (its default port). */
-const EVERYTHING_PORT = 3001;
+import { allEvents, E2E_MCP_PORT, type E2eStack, followGoal, startE2eStack } from "./local-stack-harness";
 
 function mcpGoal(fixture: string, tools: readonly string[], check: Record<string, unknown>) {
   return {
@@ -21,7 +16,7 @@ function mcpGoal(fixture: string, tools: readonly string[], check: Record<string
 
 /**
  * Tools of a real MCP server nobody here wrote: `@modelcontextprotocol/server-everything` over
- * Streamable HTTP, bound to 127.0.0.1, configured in examples/goal-loops.tools.config.json and
+ * Streamable HTTP, bound to 127.0.0.1, configured in the shared e2e configuration (as in examples/goal-loops.tools.config.json) and
  * reached through the McpGateway function the local stack runs from cdk.out.
  */
 describe("MCP tools from the configuration", () => {
@@ -29,8 +24,8 @@ describe("MCP tools from the configuration", () => {
   let server: EverythingServer;
 
   beforeAll(async () => {
-    server = await startEverythingServer(EVERYTHING_PORT);
-    e2e = await startE2eStack({ configFile: TOOLS_CONFIG });
+    server = await startEverythingServer(E2E_MCP_PORT);
+    e2e = await startE2eStack({ e2eConfig: true });
     e2e.writeFixture("mcp-sum", {
       reason: [
         { toolUse: { name: "everything__get-sum", input: { a: 20, b: 22 } } },
@@ -62,7 +57,7 @@ describe("MCP tools from the configuration", () => {
         ...Array.from({ length: 8 }, () => ({ text: "The everything server is unreachable." })),
       ],
     });
-  }, 300_000); // one synth of the whole app with the tools' bundles
+  });
 
   afterAll(async () => {
     await e2e?.stop();

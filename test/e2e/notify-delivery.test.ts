@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FAULT_INJECTION_ENV } from "../../lambdas/adapters/fault-injection";
 import type { GoalSnapshot } from "../../lambdas/core/goal/goal-record";
@@ -12,7 +9,7 @@ import {
   startSlackFake,
   startWebhookFake,
 } from "../support/notify-fakes";
-import { allEvents, type E2eStack, followGoal, startE2eStack } from "./local-stack-harness";
+import { allEvents, E2E_WEBHOOK_PORT, type E2eStack, followGoal, startE2eStack } from "./local-stack-harness";
 
 const SLACK_CHANNEL = "C0E2E0001";
 const RECIPIENT = "release@example.com";
@@ -66,40 +63,26 @@ describe("notify delivers to Slack, SES and a webhook, once per call", () => {
   let slack: RecordingFake;
   let ses: RecordingFake;
   let webhook: RecordingFake;
-  let folder: string;
 
   beforeAll(async () => {
-    [slack, ses, webhook] = await Promise.all([startSlackFake(), startSesFake(), startWebhookFake()]);
-    folder = mkdtempSync(join(tmpdir(), "goal-loops-notify-"));
-    const configFile = join(folder, "goal-loops.notify.config.json");
-    writeFileSync(
-      configFile,
-      JSON.stringify({
-        http: { allowedHosts: ["127.0.0.1"] },
-        notify: {
-          channels: {
-            ops: { type: "slack", channel: SLACK_CHANNEL },
-            release: { type: "email", to: [RECIPIENT], subject: "Release 2.2" },
-            pager: { type: "webhook", url: `${webhook.origin}/hook` },
-            broken: { type: "webhook", url: `${webhook.origin}${FAILING_WEBHOOK_PATH}` },
-          },
-          emailSender: "goal-loops@example.com",
-        },
-      }),
-    );
+    // The webhook receiver listens where the shared e2e configuration's notify.channels point.
+    [slack, ses, webhook] = await Promise.all([
+      startSlackFake(),
+      startSesFake(),
+      startWebhookFake(E2E_WEBHOOK_PORT),
+    ]);
     e2e = await startE2eStack({
-      configFile,
+      e2eConfig: true,
       notifyEndpoints: { slackApiUrl: `${slack.origin}/api/`, sesv2: ses.origin },
       environment: { [FAULT_INJECTION_ENV]: "crash-after-notify-sent" },
     });
     e2e.writeFixture("notify-three-channels", THREE_CHANNELS);
     e2e.writeFixture("notify-broken-webhook", BROKEN_WEBHOOK);
-  }, 300_000); // one synth of the whole app with this configuration
+  });
 
   afterAll(async () => {
     await e2e?.stop();
     await Promise.all([slack?.close(), ses?.close(), webhook?.close()]);
-    if (folder !== undefined) rmSync(folder, { recursive: true, force: true });
   });
 
   async function approve(approvalId: string): Promise<void> {

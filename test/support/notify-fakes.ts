@@ -23,8 +23,11 @@ async function readBody(request: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
-/** An HTTP server on 127.0.0.1 (any free port) that records every request and answers with `answer`. */
-async function startRecordingFake(answer: (request: RecordedRequest) => Answer): Promise<RecordingFake> {
+/** An HTTP server on 127.0.0.1 (`port`, any free one by default) that records every request and answers with `answer`. */
+async function startRecordingFake(
+  answer: (request: RecordedRequest) => Answer,
+  port = 0,
+): Promise<RecordingFake> {
   const requests: RecordedRequest[] = [];
   const server: Server = createServer((request: IncomingMessage, response: ServerResponse) => {
     readBody(request).then((body) => {
@@ -40,7 +43,10 @@ async function startRecordingFake(answer: (request: RecordedRequest) => Answer):
       response.end(JSON.stringify(answerBody));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", resolve);
+  });
   const address = server.address();
   if (address === null || typeof address === "string") throw new Error("fake has no TCP address");
   return {
@@ -101,10 +107,13 @@ export function startSesFake(): Promise<RecordingFake> {
 }
 
 /** A webhook receiver: 200 on every path but FAILING_WEBHOOK_PATH, which answers 500. */
-export function startWebhookFake(): Promise<RecordingFake> {
-  return startRecordingFake((request) =>
-    request.path === FAILING_WEBHOOK_PATH
-      ? { status: 500, body: { error: "down" } }
-      : { status: 200, body: { received: true } },
+/** The webhook receiver on `port`: the one a configuration's webhook URLs name (a fixed port). */
+export function startWebhookFake(port = 0): Promise<RecordingFake> {
+  return startRecordingFake(
+    (request) =>
+      request.path === FAILING_WEBHOOK_PATH
+        ? { status: 500, body: { error: "down" } }
+        : { status: 200, body: { received: true } },
+    port,
   );
 }
