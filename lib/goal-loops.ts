@@ -134,6 +134,7 @@ export class GoalLoops extends Construct {
     this.planExecuteLoop = new PlanExecuteLoop(this, "PlanExecuteLoop", loopProps);
     this.reflexionLoop = new ReflexionLoop(this, "ReflexionLoop", loopProps);
     this.loops = [this.reactLoop, this.planExecuteLoop, this.reflexionLoop];
+    this.wireCompensators();
     const stateMachines = Object.fromEntries(this.loops.map((loop) => [loop.pattern, loop.stateMachine]));
     this.goalsApi = new GoalsApi(this, "GoalsApi", {
       goalTable: this.goalTable,
@@ -220,6 +221,23 @@ export class GoalLoops extends Construct {
     for (const warning of models.warnings)
       Annotations.of(this).addWarningV2("goal-loops:legacy-model", warning);
     return models;
+  }
+
+  /**
+   * The steps that apply queued revisions (VerifyAndReason, Observe, Evaluate) run a corrective
+   * revision's compensation: they may invoke exactly the user tools' compensate functions.
+   */
+  private wireCompensators(): void {
+    const tools = this.lambdaTools;
+    if (tools === undefined || tools.compensators.size === 0) return;
+    for (const fn of [
+      this.reactLoop.functions.verifyAndReason,
+      this.planExecuteLoop.functions.observe,
+      this.reflexionLoop.functions.evaluate,
+    ]) {
+      fn.addEnvironment(tools.compensatorEnvironment);
+      tools.grantCompensate(fn);
+    }
   }
 
   /**

@@ -124,6 +124,30 @@ export const HttpConfigSchema = z
 /** What Bedrock accepts as a tool name. */
 const TOOL_NAME_PATTERN = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
 
+const EntryFileSchema = z.string().regex(/\.(ts|mts|js|mjs)$/, "must be a .ts, .mts, .js or .mjs file");
+const FunctionArnSchema = z
+  .string()
+  .regex(
+    /^arn:aws[a-z-]*:lambda:[a-z0-9-]+:\d{12}:function:[A-Za-z0-9_-]{1,64}(:[A-Za-z0-9$_-]+)?$/,
+    "must be a Lambda function ARN",
+  );
+
+export const CompensateConfigSchema = z
+  .strictObject({
+    entry: EntryFileSchema.optional().describe("A handler file of this project that undoes one call"),
+    functionArn: FunctionArnSchema.optional().describe(
+      "An existing function in your account that undoes one call",
+    ),
+  })
+  .refine((compensate) => (compensate.entry === undefined) !== (compensate.functionArn === undefined), {
+    message: "needs exactly one of entry and functionArn",
+    path: ["entry"],
+  })
+  .describe("The function a corrective revision calls to undo this tool's last call");
+
+/** A tool table's name: one table per name, shared by the tools that name it. */
+export const TOOL_TABLE_NAME_PATTERN = /^[a-z][a-z0-9-]{0,31}$/;
+
 export const LambdaToolConfigSchema = z
   .strictObject({
     name: z
@@ -140,21 +164,10 @@ export const LambdaToolConfigSchema = z
       .looseObject({ type: z.literal("object", "must be a JSON Schema of type object") })
       .default({ type: "object" })
       .describe("JSON Schema of the tool's input (type object)"),
-    entry: z
-      .string()
-      .regex(/\.(ts|mts|js|mjs)$/, "must be a .ts, .mts, .js or .mjs file")
-      .optional()
-      .describe(
-        "A handler file of this project, relative to its root: bundled and deployed as a function of its own",
-      ),
-    functionArn: z
-      .string()
-      .regex(
-        /^arn:aws[a-z-]*:lambda:[a-z0-9-]+:\d{12}:function:[A-Za-z0-9_-]{1,64}(:[A-Za-z0-9$_-]+)?$/,
-        "must be a Lambda function ARN",
-      )
-      .optional()
-      .describe("An existing function in your account"),
+    entry: EntryFileSchema.optional().describe(
+      "A handler file of this project, relative to its root: bundled and deployed as a function of its own",
+    ),
+    functionArn: FunctionArnSchema.optional().describe("An existing function in your account"),
     risk: z
       .enum(["read", "reversible", "irreversible"])
       .default("irreversible")
@@ -162,6 +175,14 @@ export const LambdaToolConfigSchema = z
     timeoutSeconds: wholeNumber({ min: 1, max: 900 }, "seconds")
       .default(30)
       .describe("The entry function's timeout"),
+    compensate: CompensateConfigSchema.optional(),
+    table: z
+      .string()
+      .regex(TOOL_TABLE_NAME_PATTERN, "must be 1-32 lower-case letters, digits or -, starting with a letter")
+      .optional()
+      .describe(
+        "A DynamoDB table of the tools' own (key pk, sort key sk), one per name: the entry function and its compensate function may read and write it, as TOOL_TABLE_NAME",
+      ),
   })
   .refine((tool) => (tool.entry === undefined) !== (tool.functionArn === undefined), {
     message: "needs exactly one of entry and functionArn",
@@ -458,8 +479,8 @@ export interface LambdaToolConfig {
   /** An existing function in your account. Give this or `entry`. */
   readonly functionArn?: string;
   /**
-   * `read` and `reversible` run at once (nothing undoes a user tool's call yet: there is no
-   * `compensate` function); `irreversible` waits for a human approval.
+   * `read` and `reversible` run at once; `irreversible` waits for a human approval. A reversible
+   * tool should have a `compensate` function, which a corrective revision calls to undo its last call.
    *
    * @default "irreversible"
    */
@@ -470,6 +491,22 @@ export interface LambdaToolConfig {
    * @default 30
    */
   readonly timeoutSeconds?: number;
+  /**
+   * The function a corrective revision calls to undo the tool's last call: it gets `{tool, input,
+   * result, goalId, runId, toolUseId, idempotencyKey, tenantId}` and answers any JSON, or
+   * `{error: {name, message}}`. Give `entry` (bundled like the tool) or `functionArn`.
+   *
+   * @default - none: a corrective revision cannot undo this tool's calls
+   */
+  readonly compensate?: { readonly entry?: string; readonly functionArn?: string };
+  /**
+   * A DynamoDB table of the tools' own, by name (1-32 lower-case letters, digits or `-`): one table
+   * per name (partition key `pk`, sort key `sk`, both strings), which the `entry` function and its
+   * compensate function may read and write; its name is in their `TOOL_TABLE_NAME`.
+   *
+   * @default - none: the function can reach nothing but its logs
+   */
+  readonly table?: string;
 }
 
 /** Your own tools, granted per goal through a GoalSpec's `tools[]`. */

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { Duration } from "aws-cdk-lib";
+import { Duration, RemovalPolicy } from "aws-cdk-lib";
+import { AttributeType, Billing, TableEncryptionV2, TableV2 } from "aws-cdk-lib/aws-dynamodb";
 import { type IFunction, Function as LambdaFunction } from "aws-cdk-lib/aws-lambda";
 import { Construct } from "constructs";
 import type { z } from "zod";
@@ -44,15 +45,35 @@ export class LambdaTools extends Construct {
   readonly environment: Readonly<Record<string, string>>;
   /** The tool names, for the goals API to check a GoalSpec's tools[] against. */
   readonly names: readonly string[];
+  /** Each tool's compensate function, by tool name (tools that have one). */
+  readonly compensators: ReadonlyMap<string, IFunction>;
+  /** The tools' own tables (`table`), by name. */
+  readonly tables: ReadonlyMap<string, TableV2>;
 
   constructor(scope: Construct, id: string, props: LambdaToolsProps) {
     super(scope, id);
     const projectDir = props.projectDir ?? process.cwd();
+    const tables = new Map<string, TableV2>();
+    for (const name of new Set(
+      props.tools.flatMap((tool) => (tool.table === undefined ? [] : [tool.table])),
+    )) {
+      tables.set(name, this.toolTable(name));
+    }
+    this.tables = tables;
     const functions = new Map<string, IFunction>();
+    const compensators = new Map<string, IFunction>();
     for (const tool of props.tools) {
-      functions.set(tool.name, this.toolFunction(tool, projectDir));
+      const table = tool.table === undefined ? undefined : tables.get(tool.table);
+      functions.set(tool.name, this.toolFunction(tool.name, tool, tool, projectDir, table));
+      if (tool.compensate !== undefined) {
+        compensators.set(
+          tool.name,
+          this.toolFunction(`${tool.name}Compensate`, tool, tool.compensate, projectDir, table),
+        );
+      }
     }
     this.functions = functions;
+    this.compensators = compensators;
     this.names = props.tools.map((tool) => tool.name);
     const manifest = props.tools.map((tool) => ({
       name: tool.name,
@@ -73,6 +94,28 @@ export class LambdaTools extends Construct {
   }
 
   /**
+   * `TOOL_COMPENSATORS` for the steps that apply revisions (VerifyAndReason, Observe, Evaluate): each
+   * tool that has a compensate function, by name, that function's ARN.
+   */
+  get compensatorEnvironment(): Readonly<Record<string, string>> {
+    if (this.compensators.size === 0) return {};
+    const manifest = Object.fromEntries([...this.compensators].map(([name, fn]) => [name, fn.functionArn]));
+    return { TOOL_COMPENSATORS: JSON.stringify(manifest) };
+  }
+
+  /** Lets `grantee` (a step that applies corrective revisions) invoke exactly the compensate functions. */
+  grantCompensate(grantee: GoalLoopFunction): void {
+    for (const [name, fn] of this.compensators) {
+      fn.grantInvoke(grantee);
+      acknowledgeWildcardResource(
+        grantee.role,
+        `${fn.functionArn}:*`,
+        `Versions and aliases of the compensate function of the configured tool '${name}' only.`,
+      );
+    }
+  }
+
+  /**
    * Lets `grantee` invoke exactly these tools' functions. CDK's grant also covers the functions'
    * versions and aliases (`<arn>:*`), which cdk-nag reports as a wildcard: it never leaves the tool.
    */
@@ -87,26 +130,59 @@ export class LambdaTools extends Construct {
     }
   }
 
-  private toolFunction(tool: LambdaToolConfig, projectDir: string): IFunction {
-    if (tool.functionArn !== undefined) {
+  /**
+   * A tool's function, or its compensate function: `functionArn` referenced, `entry` bundled as a
+   * function of its own whose role may write its logs and, with `table`, read and write that table.
+   */
+  private toolFunction(
+    id: string,
+    tool: LambdaToolConfig,
+    source: { readonly entry?: string | undefined; readonly functionArn?: string | undefined },
+    projectDir: string,
+    table: TableV2 | undefined,
+  ): IFunction {
+    if (source.functionArn !== undefined) {
+      if (table !== undefined) {
+        throw new ConfigError(
+          `tools.lambda: tool '${tool.name}': table needs an entry function (a functionArn's environment is yours to set)`,
+        );
+      }
       // The grant is the acting roles' own policy; a function in another account must also allow
       // them in its resource policy, which only its owner can change.
-      return LambdaFunction.fromFunctionAttributes(this, tool.name, {
-        functionArn: tool.functionArn,
+      return LambdaFunction.fromFunctionAttributes(this, id, {
+        functionArn: source.functionArn,
         sameEnvironment: true,
       });
     }
-    const entry = path.resolve(projectDir, tool.entry ?? "");
+    const entry = path.resolve(projectDir, source.entry ?? "");
     if (!existsSync(entry)) {
       throw new ConfigError(
-        `tools.lambda: tool '${tool.name}': entry ${tool.entry} is no file (looked at ${entry})`,
+        `tools.lambda: tool '${tool.name}': entry ${source.entry} is no file (looked at ${entry})`,
       );
     }
-    return new GoalLoopFunction(this, tool.name, {
+    const fn = new GoalLoopFunction(this, id, {
       entry,
-      description: `goal-loops tool ${tool.name}: ${tool.description}`.slice(0, 256),
+      description: `goal-loops tool ${id}: ${tool.description}`.slice(0, 256),
       timeout: Duration.seconds(tool.timeoutSeconds),
       memorySize: 256,
-    }).function;
+      ...(table === undefined ? {} : { environment: { TOOL_TABLE_NAME: table.tableName } }),
+    });
+    table?.grantReadWriteData(fn);
+    return fn.function;
+  }
+
+  /**
+   * A table of the tools' own: on demand, point-in-time recovery, retained when the stack goes (it
+   * holds the tools' data, not goal-loops').
+   */
+  private toolTable(name: string): TableV2 {
+    return new TableV2(this, `Table-${name}`, {
+      partitionKey: { name: "pk", type: AttributeType.STRING },
+      sortKey: { name: "sk", type: AttributeType.STRING },
+      billing: Billing.onDemand(),
+      encryption: TableEncryptionV2.awsManagedKey(),
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
   }
 }

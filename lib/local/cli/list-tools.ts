@@ -113,7 +113,10 @@ export function listConfiguredTools(config: GoalLoopsConfig): ToolListing[] {
     name: tool.name,
     source: tool.entry === undefined ? `lambda ${tool.functionArn}` : `lambda entry ${tool.entry}`,
     risk: tool.risk,
-    why: "configuration (tools.lambda[].risk, default irreversible)",
+    why:
+      tool.compensate === undefined
+        ? "configuration (tools.lambda[].risk, default irreversible)"
+        : "configuration (tools.lambda[].risk); its compensate function undoes a call",
     inputSchema: tool.inputSchema,
   }));
   return [...builtIns, ...lambdas];

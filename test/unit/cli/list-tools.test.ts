@@ -21,9 +21,12 @@ describe("goal-loops tools", () => {
       ["workspace_read", "read", "built-in"],
       ["workspace_write", "reversible", "built-in"],
       ["lookup_ticket", "read", "lambda entry examples/tools/lookup-ticket.ts"],
+      ["set_ticket_priority", "reversible", "lambda entry examples/tools/set-ticket-priority.ts"],
     ]);
-    expect(tools.at(-1)?.inputSchema).toMatchObject({ required: ["ticketId"] });
-    expect(formatToolListing(tools).at(-1)).toMatch(/^lookup_ticket\s+read\s+lambda entry/);
+    expect(tools.find((tool) => tool.name === "lookup_ticket")?.inputSchema).toMatchObject({
+      required: ["ticketId"],
+    });
+    expect(formatToolListing(tools).at(-2)).toMatch(/^lookup_ticket\s+read\s+lambda entry/);
   });
 
   it("prints them as JSON with --json; a configured MCP server that is down is named and exits 1", async () => {

@@ -1,3 +1,4 @@
+import { canonicalJson, sha256Hex } from "../../goal/canonical-json";
 import type { JsonValue } from "../../goal/goal-change";
 import type { GoalRecord, PendingCorrection } from "../../goal/goal-record";
 import { toolUsesOf } from "../../models/model-answer";
@@ -10,35 +11,78 @@ export const COMPENSATION_LOOKBACK_STEPS = 20;
 /** The tool whose calls are reversible: the workspace keeps the content each write replaced. */
 const REVERSIBLE_TOOL = "workspace_write";
 
+/** One earlier call a user tool's `compensate` function is asked to undo. */
+export interface CompensationRequest {
+  readonly tool: string;
+  readonly input: JsonValue;
+  /** What the call answered (its toolResult content), so the undo knows what was done. */
+  readonly result: JsonValue;
+  readonly goalId: string;
+  readonly runId: string;
+  readonly tenantId: string;
+  /** The call being undone. */
+  readonly toolUseId: string;
+  /** The same for every retry of this compensation: the function may do its work once. */
+  readonly idempotencyKey: string;
+}
+
+/** User tools that come with a `compensate` function (DESIGN §6), and how to run one. */
+export interface ToolCompensators {
+  has(tool: string): boolean;
+  /** Runs the tool's compensate function; a failure is answered, not thrown. */
+  compensate(
+    request: CompensationRequest,
+  ): Promise<
+    { readonly ok: true; readonly value: JsonValue } | { readonly ok: false; readonly error: string }
+  >;
+}
+
 export interface CompensationPorts {
   readonly workspace: Pick<Workspace, "readFile" | "writeFile">;
   readonly stepLog: Pick<StepLog, "listRecentSteps">;
+  /** @default - none: only workspace_write is reversible */
+  readonly compensators?: ToolCompensators;
 }
 
 /** What a compensation did, as the `compensation.completed` event reports it. */
 export type CompensationOutcome = Record<string, JsonValue>;
 
-interface ReversibleWrite {
-  readonly step: number;
-  readonly toolUseId: string;
-  readonly path: string;
-}
+/** The last reversible call: a workspace_write (path known) or a user tool with a compensate function. */
+type ReversibleAction =
+  | { readonly kind: "write"; readonly step: number; readonly toolUseId: string; readonly path: string }
+  | {
+      readonly kind: "tool";
+      readonly step: number;
+      readonly toolUseId: string;
+      readonly tool: string;
+      readonly input: JsonValue;
+      readonly result: JsonValue;
+    };
 
-/** The latest successful workspace_write among the steps, newest step and last call first. */
-function lastReversibleWrite(steps: readonly StepRecord[]): ReversibleWrite | undefined {
+/** The latest successful reversible call among the steps, newest step and last call first. */
+function lastReversibleAction(
+  steps: readonly StepRecord[],
+  compensators: ToolCompensators | undefined,
+): ReversibleAction | undefined {
   for (const step of [...steps].reverse()) {
-    const succeeded = new Set(
-      step.toolResults.filter((result) => result.status === "success").map((result) => result.toolUseId),
+    const results = new Map(
+      step.toolResults
+        .filter((result) => result.status === "success")
+        .map((result) => [result.toolUseId, result.content as JsonValue]),
     );
-    const writes = toolUsesOf(step.turn).flatMap(({ name, input, toolUseId }) => {
-      if (name !== REVERSIBLE_TOOL) return [];
-      const path =
-        typeof input === "object" && input !== null && !Array.isArray(input) ? input.path : undefined;
-      return typeof path === "string" && succeeded.has(toolUseId)
-        ? [{ step: step.step, toolUseId, path }]
+    const actions = toolUsesOf(step.turn).flatMap(({ name, input, toolUseId }): ReversibleAction[] => {
+      const result = results.get(toolUseId);
+      if (result === undefined) return [];
+      if (name === REVERSIBLE_TOOL) {
+        const path =
+          typeof input === "object" && input !== null && !Array.isArray(input) ? input.path : undefined;
+        return typeof path === "string" ? [{ kind: "write", step: step.step, toolUseId, path }] : [];
+      }
+      return compensators?.has(name)
+        ? [{ kind: "tool", step: step.step, toolUseId, tool: name, input, result }]
         : [];
     });
-    const last = writes.at(-1);
+    const last = actions.at(-1);
     if (last) return last;
   }
   return undefined;
@@ -61,8 +105,13 @@ export async function compensateLastAction(
   correction: PendingCorrection,
 ): Promise<CompensationOutcome> {
   const steps = await ports.stepLog.listRecentSteps(record.goalId, COMPENSATION_LOOKBACK_STEPS);
-  const write = lastReversibleWrite(steps);
-  if (!write) return { action: "none", note: "no reversible action to compensate" };
+  const action = lastReversibleAction(steps, ports.compensators);
+  if (!action) return { action: "none", note: "no reversible action to compensate" };
+  if (action.kind === "tool" && ports.compensators) {
+    return compensateToolCall(ports.compensators, record, correction, action);
+  }
+  if (action.kind !== "write") return { action: "none", note: "no reversible action to compensate" };
+  const write = action;
   const target = { tool: REVERSIBLE_TOOL, path: write.path, step: write.step };
   const writerId = compensationWriterId(correction.revisionId);
   const file = await ports.workspace.readFile(record.goalId, write.path);
@@ -84,4 +133,33 @@ export async function compensateLastAction(
     writtenBy: { runId: record.runId, iteration: record.runIteration, toolUseId: writerId },
   });
   return { ...target, action: "restored", version: restored.file.version };
+}
+
+/**
+ * Asks a user tool's compensate function to undo its last call, with the call's input and result.
+ * The idempotency key is derived from the correction and the call, so a retried compensation
+ * carries the same one; a failed undo is reported on the event, and the goal goes on.
+ */
+async function compensateToolCall(
+  compensators: ToolCompensators,
+  record: GoalRecord,
+  correction: PendingCorrection,
+  action: Extract<ReversibleAction, { kind: "tool" }>,
+): Promise<CompensationOutcome> {
+  const target = { tool: action.tool, step: action.step, toolUseId: action.toolUseId };
+  const answer = await compensators.compensate({
+    tool: action.tool,
+    input: action.input,
+    result: action.result,
+    goalId: record.goalId,
+    runId: record.runId,
+    tenantId: record.tenantId,
+    toolUseId: action.toolUseId,
+    idempotencyKey: sha256Hex(
+      canonicalJson(["compensate", record.goalId, correction.revisionId, action.toolUseId]),
+    ),
+  });
+  return answer.ok
+    ? { ...target, action: "compensated", result: answer.value }
+    : { ...target, action: "failed", note: answer.error };
 }

@@ -5,6 +5,7 @@ import { checkLimits } from "../../goal/limits";
 import { askForCheckApproval } from "../../loop/gates/check-approval";
 import { needsHumanDecision } from "../../loop/gates/human-decision";
 import { applyQueuedRevisions } from "../../loop/revisions/apply-revisions";
+import type { ToolCompensators } from "../../loop/revisions/compensate";
 import { isRunningIn, type RunPosition, type StepResult, stopped } from "../../loop/step-result";
 import { chain, readGoal, updateGoal } from "../../loop/update-goal";
 import { decideChange, isUncounted, prepareVerification, verifyPending } from "../../loop/verify/verify-step";
@@ -33,6 +34,8 @@ export interface ObservePorts {
   /** `judge` calls for model_judge checks and `reconcile` calls for revisions; no other role. */
   readonly model: ModelClient;
   readonly now: Clock;
+  /** Undoes a user tool's call for a corrective revision (its `compensate` function). */
+  readonly compensators?: ToolCompensators;
 }
 
 /** Observe's answer; `cooldownSeconds` feeds the ReplanCooldown Wait state (`SecondsPath`). */

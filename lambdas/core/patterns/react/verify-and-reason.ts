@@ -10,6 +10,7 @@ import { needsHumanDecision } from "../../loop/gates/human-decision";
 import { askOnFatalToolError } from "../../loop/gates/step-decision";
 import { grantedTools, type LoopSettings } from "../../loop/loop-deps";
 import { applyQueuedRevisions } from "../../loop/revisions/apply-revisions";
+import type { ToolCompensators } from "../../loop/revisions/compensate";
 import { isRunningIn, type RunPosition, type StepResult, stopped } from "../../loop/step-result";
 import { chain, readGoal, updateGoal } from "../../loop/update-goal";
 import { decideChange, isUncounted, prepareVerification, verifyPending } from "../../loop/verify/verify-step";
@@ -38,6 +39,8 @@ export interface VerifyAndReasonPorts extends ActPorts {
    * `run` acts on a turn that needs none.
    */
   readonly tools: ToolRunner;
+  /** Undoes a user tool's call for a corrective revision (its `compensate` function). */
+  readonly compensators?: ToolCompensators;
 }
 
 /**

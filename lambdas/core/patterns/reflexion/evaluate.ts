@@ -6,6 +6,7 @@ import { askForCheckApproval } from "../../loop/gates/check-approval";
 import { needsHumanDecision } from "../../loop/gates/human-decision";
 import { askOnFatalToolError } from "../../loop/gates/step-decision";
 import { applyQueuedRevisions } from "../../loop/revisions/apply-revisions";
+import type { ToolCompensators } from "../../loop/revisions/compensate";
 import {
   isRunningIn,
   type NextStep,
@@ -30,6 +31,8 @@ export interface EvaluatePorts {
   readonly stepLog: Pick<StepLog, "listRecentSteps">;
   readonly model: ModelClient;
   readonly now: Clock;
+  /** Undoes a user tool's call for a corrective revision (its `compensate` function). */
+  readonly compensators?: ToolCompensators;
 }
 
 /**

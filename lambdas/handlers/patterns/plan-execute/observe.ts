@@ -5,6 +5,7 @@ import { createDocumentClient, createGoalStoreAdapters } from "../../../adapters
 import { stopAtCostLimit } from "../../../core/loop/cost-limit";
 import { observe } from "../../../core/patterns/plan-execute/observe";
 import { requiredEnv } from "../../handler-environment";
+import { compensatorsFromEnv } from "../../loop/compensators-from-env";
 import { StatePayloadSchema } from "../../loop/state-payload";
 import { stepHandler } from "../../loop/step-handler";
 import { planExecuteSettingsFromEnv } from "./settings";
@@ -15,6 +16,8 @@ const { goals, workspace, stepLog } = createGoalStoreAdapters({
   client: createDocumentClient(),
   tableName: requiredEnv("GOAL_TABLE_NAME"),
 });
+// Undoes a user tool's call for a corrective revision, when the tool has a compensate function.
+const compensators = compensatorsFromEnv();
 // Bedrock only for `judge` (model_judge checks) and `reconcile` (revisions) calls.
 const model = new BedrockModelClient({ client: createBedrockRuntimeClient() });
 const settings = planExecuteSettingsFromEnv();
@@ -25,6 +28,10 @@ const settings = planExecuteSettingsFromEnv();
  */
 export const handler = stepHandler(logger, StatePayloadSchema, (payload) =>
   stopAtCostLimit({ goals, now }, payload, () =>
-    observe({ goals, workspace, stepLog, model, now }, settings, payload),
+    observe(
+      { goals, workspace, stepLog, model, now, ...(compensators ? { compensators } : {}) },
+      settings,
+      payload,
+    ),
   ),
 );

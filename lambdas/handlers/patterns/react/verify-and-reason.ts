@@ -6,6 +6,7 @@ import { stopAtCostLimit } from "../../../core/loop/cost-limit";
 import { DEFAULT_CONTEXT_SETTINGS } from "../../../core/models/context/context-settings";
 import { verifyAndReason } from "../../../core/patterns/react/verify-and-reason";
 import { positiveIntEnv, requiredEnv } from "../../handler-environment";
+import { compensatorsFromEnv } from "../../loop/compensators-from-env";
 import { loopSettingsFromEnv } from "../../loop/loop-settings-from-env";
 import { StatePayloadSchema } from "../../loop/state-payload";
 import { stepHandler } from "../../loop/step-handler";
@@ -27,6 +28,7 @@ const settings = {
 };
 // The tools it offers, and runs at once when the turn needs no approval (Act runs approved ones).
 const tools = toolRunnerFromEnv({ workspace, outbox });
+const compensators = compensatorsFromEnv();
 
 /**
  * VerifyAndReason: verify the last step, decide, make the `reason` call, and act on it when no call
@@ -35,6 +37,10 @@ const tools = toolRunnerFromEnv({ workspace, outbox });
  */
 export const handler = stepHandler(logger, StatePayloadSchema, (payload) =>
   stopAtCostLimit({ goals, now }, payload, () =>
-    verifyAndReason({ goals, workspace, stepLog, model, tools, now }, settings, payload),
+    verifyAndReason(
+      { goals, workspace, stepLog, model, tools, now, ...(compensators ? { compensators } : {}) },
+      settings,
+      payload,
+    ),
   ),
 );

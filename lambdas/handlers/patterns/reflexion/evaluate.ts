@@ -5,6 +5,7 @@ import { createDocumentClient, createGoalStoreAdapters } from "../../../adapters
 import { stopAtCostLimit } from "../../../core/loop/cost-limit";
 import { evaluate } from "../../../core/patterns/reflexion/evaluate";
 import { requiredEnv } from "../../handler-environment";
+import { compensatorsFromEnv } from "../../loop/compensators-from-env";
 import { loopSettingsFromEnv } from "../../loop/loop-settings-from-env";
 import { StatePayloadSchema } from "../../loop/state-payload";
 import { stepHandler } from "../../loop/step-handler";
@@ -15,6 +16,8 @@ const { goals, workspace, stepLog } = createGoalStoreAdapters({
   client: createDocumentClient(),
   tableName: requiredEnv("GOAL_TABLE_NAME"),
 });
+// Undoes a user tool's call for a corrective revision, when the tool has a compensate function.
+const compensators = compensatorsFromEnv();
 const model = new BedrockModelClient({ client: createBedrockRuntimeClient() });
 const settings = loopSettingsFromEnv();
 
@@ -24,6 +27,10 @@ const settings = loopSettingsFromEnv();
  */
 export const handler = stepHandler(logger, StatePayloadSchema, (payload) =>
   stopAtCostLimit({ goals, now }, payload, () =>
-    evaluate({ goals, workspace, stepLog, model, now }, settings, payload),
+    evaluate(
+      { goals, workspace, stepLog, model, now, ...(compensators ? { compensators } : {}) },
+      settings,
+      payload,
+    ),
   ),
 );
