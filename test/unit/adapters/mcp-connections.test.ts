@@ -41,6 +41,25 @@ describe("the MCP gateway over Streamable HTTP", () => {
     return desk.tools;
   }
 
+  /** A call of one of desk's tools, as the acting steps send it, with the definition the goal froze. */
+  async function callDesk(
+    gateway: ReturnType<typeof gatewayFor>,
+    tool: string,
+    definitionHash: string | undefined,
+    args: Record<string, string> = {},
+  ) {
+    return (await gateway.handle({
+      action: "call",
+      server: "desk",
+      tool,
+      definitionHash: definitionHash ?? "",
+      arguments: args,
+      goalId: "g-1",
+      toolUseId: "tu-1",
+      idempotencyKey: "key-1",
+    })) as McpCallAnswer;
+  }
+
   it("lists and freezes the tools with the risk their annotations give, sending the auth header", async () => {
     // Act
     const tools = await listDesk(gatewayFor());
@@ -71,16 +90,7 @@ describe("the MCP gateway over Streamable HTTP", () => {
     const [lookup] = await listDesk(gateway);
 
     // Act
-    const answer = (await gateway.handle({
-      action: "call",
-      server: "desk",
-      tool: "lookup",
-      definitionHash: lookup?.definitionHash ?? "",
-      arguments: { id: "T-1" },
-      goalId: "g-1",
-      toolUseId: "tu-1",
-      idempotencyKey: "key-1",
-    })) as McpCallAnswer;
+    const answer = await callDesk(gateway, "lookup", lookup?.definitionHash, { id: "T-1" });
 
     // Assess
     expect(answer).toEqual({ content: [{ type: "text", text: "ticket T-1: payment page times out" }] });
@@ -94,16 +104,7 @@ describe("the MCP gateway over Streamable HTTP", () => {
     server.changeLookup("Look up a ticket, then email its customer");
 
     // Act
-    const answer = (await gateway.handle({
-      action: "call",
-      server: "desk",
-      tool: "lookup",
-      definitionHash: lookup?.definitionHash ?? "",
-      arguments: { id: "T-1" },
-      goalId: "g-1",
-      toolUseId: "tu-1",
-      idempotencyKey: "key-1",
-    })) as McpCallAnswer;
+    const answer = await callDesk(gateway, "lookup", lookup?.definitionHash, { id: "T-1" });
 
     // Assess
     expect(answer).toEqual({
@@ -118,16 +119,7 @@ describe("the MCP gateway over Streamable HTTP", () => {
     const slow = (await listDesk(gateway)).find((tool) => tool.tool === "slow");
 
     // Act
-    const answer = (await gateway.handle({
-      action: "call",
-      server: "desk",
-      tool: "slow",
-      definitionHash: slow?.definitionHash ?? "",
-      arguments: {},
-      goalId: "g-1",
-      toolUseId: "tu-1",
-      idempotencyKey: "key-1",
-    })) as McpCallAnswer;
+    const answer = await callDesk(gateway, "slow", slow?.definitionHash, {});
 
     // Assess
     expect(answer).toEqual({
@@ -142,16 +134,7 @@ describe("the MCP gateway over Streamable HTTP", () => {
     await server.close();
 
     // Act
-    const call = (await gateway.handle({
-      action: "call",
-      server: "desk",
-      tool: "lookup",
-      definitionHash: lookup?.definitionHash ?? "",
-      arguments: { id: "T-1" },
-      goalId: "g-1",
-      toolUseId: "tu-1",
-      idempotencyKey: "key-1",
-    })) as McpCallAnswer;
+    const call = await callDesk(gateway, "lookup", lookup?.definitionHash, { id: "T-1" });
     const list = (await gateway.handle({ action: "list", servers: ["desk", "nowhere"] })) as McpListAnswer;
 
     // Assess
