@@ -9,7 +9,13 @@ import { ModelRoleSchema } from "../../lambdas/core/models/model-roles";
 import { claudeRequestProblem } from "./claude-request-rules";
 import type { JsonObject, JsonValue } from "./cloud-assembly-model";
 import { AwsApiError } from "./errors";
-import { scriptedConverse } from "./fixture-converse";
+import { type ScriptedAnswer, ScriptedBedrockError, scriptedConverse } from "./fixture-converse";
+
+/** Waits `ms` (a fixture turn's `latencyMs`); nothing for 0. */
+function delay(ms: number): Promise<void> {
+  return ms <= 0 ? Promise.resolve() : new Promise((resolveDelay) => setTimeout(resolveDelay, ms));
+}
+
 import { isJsonObject, parseJson } from "./json";
 import { listen } from "./listen";
 
@@ -67,7 +73,7 @@ export async function startBedrockEndpoint(options: BedrockEndpointOptions): Pro
   const records: ModelCallRecord[] = [];
   const keyOf = (key: CallKey) => JSON.stringify([key.goalId, key.role, key.call]);
 
-  const converse = (modelId: string, body: string): JsonObject => {
+  const converse = (modelId: string, body: string): ScriptedAnswer => {
     let request: JsonValue = null;
     try {
       request = parseJson(body);
@@ -140,8 +146,14 @@ export async function startBedrockEndpoint(options: BedrockEndpointOptions): Pro
           404,
         );
       }
-      send(200, converse(decodeURIComponent(modelId), Buffer.concat(chunks).toString("utf8")));
+      const { response, latencyMs } = converse(
+        decodeURIComponent(modelId),
+        Buffer.concat(chunks).toString("utf8"),
+      );
+      await delay(latencyMs);
+      send(200, response);
     } catch (error) {
+      if (error instanceof ScriptedBedrockError) await delay(error.latencyMs);
       if (error instanceof AwsApiError) return send(error.statusCode, { message: error.message }, error.code);
       send(
         500,

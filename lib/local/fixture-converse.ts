@@ -46,7 +46,25 @@ function currentFixture(file: string): ModelFixture {
  * (a Bedrock error turn, FixtureExhausted past the end, ResourceNotFoundException for a model id
  * that is not `scripted:<name>`, ValidationException for a bad fixture file).
  */
-export function scriptedConverse(request: ScriptedRequest): JsonObject {
+/** The fixture's answer to one attempt, and how long to wait before giving it (its `latencyMs`). */
+export interface ScriptedAnswer {
+  readonly response: JsonObject;
+  readonly latencyMs: number;
+}
+
+/** A scripted Bedrock error, answered after the turn's `latencyMs`. */
+export class ScriptedBedrockError extends AwsApiError {
+  constructor(
+    code: string,
+    message: string,
+    statusCode: number,
+    readonly latencyMs: number,
+  ) {
+    super(code, message, statusCode);
+  }
+}
+
+export function scriptedConverse(request: ScriptedRequest): ScriptedAnswer {
   const { fixturesDir, modelId, role, call, attempt } = request;
   const name = fixtureNameOf(modelId);
   if (name === undefined) {
@@ -70,10 +88,11 @@ export function scriptedConverse(request: ScriptedRequest): JsonObject {
   const scripted = calls?.[call];
   const error = scripted?.errors[attempt - 1];
   if (error !== undefined) {
-    throw new AwsApiError(
+    throw new ScriptedBedrockError(
       error.error,
       error.message ?? `Scripted ${error.error} (${file}, role=${role} call=${call} attempt=${attempt})`,
       BEDROCK_ERROR_STATUS[error.error],
+      error.latencyMs ?? 0,
     );
   }
   if (scripted?.response === undefined) {
@@ -85,7 +104,10 @@ export function scriptedConverse(request: ScriptedRequest): JsonObject {
         `(${scriptedCalls} call(s) scripted for role ${role}${usedUp})`,
     );
   }
-  return converseResponse(scripted.response, request);
+  return {
+    response: converseResponse(scripted.response, request),
+    latencyMs: scripted.response.latencyMs ?? 0,
+  };
 }
 
 /** A Converse response for a scripted turn; usage derived from sizes when the fixture gives none. */

@@ -28,6 +28,9 @@ const UsageSchema = z.strictObject({
   cacheWriteInputTokens: z.number().int().min(0).optional(),
 });
 
+/** How long the local endpoint waits before it answers a turn (DESIGN §6 "Model fixtures"). */
+const LatencySchema = z.number().int().min(0).max(300_000).optional();
+
 const ToolUseSchema = z.strictObject({
   name: z.string().min(1),
   input: z.json().default({}),
@@ -42,6 +45,7 @@ export const ResponseTurnSchema = z
     toolUse: z.union([ToolUseSchema, z.array(ToolUseSchema).min(1)]).optional(),
     stopReason: StopReasonSchema.optional(),
     usage: UsageSchema.optional(),
+    latencyMs: LatencySchema,
   })
   .refine((turn) => turn.text !== undefined || turn.toolUse !== undefined, {
     message: "a turn needs text, toolUse or error",
@@ -52,6 +56,7 @@ export type ResponseTurn = z.infer<typeof ResponseTurnSchema>;
 export const ErrorTurnSchema = z.strictObject({
   error: z.enum(BEDROCK_ERROR_NAMES),
   message: z.string().optional(),
+  latencyMs: LatencySchema,
 });
 export type ErrorTurn = z.infer<typeof ErrorTurnSchema>;
 

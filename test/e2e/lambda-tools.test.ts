@@ -71,6 +71,59 @@ describe("a Lambda tool from the configuration", () => {
     expect(JSON.stringify(retry?.request)).toContain("TicketNotFound: No ticket T-9999");
   });
 
+  it("undoes a reversible tool's call with its compensate function when a corrective revision asks", async () => {
+    // Prepare: lower T-1043's priority (reversible: runs at once), then read the ticket until the
+    // corrective revision (sent while the next model call takes its time) has put it back
+    e2e.writeFixture("priority-then-undo", {
+      reason: [
+        { toolUse: { name: "set_ticket_priority", input: { ticketId: "T-1043", priority: "low" } } },
+        { toolUse: { name: "lookup_ticket", input: { ticketId: "T-1043" } }, latencyMs: 3000 },
+        { toolUse: { name: "lookup_ticket", input: { ticketId: "T-1043" } } },
+        { text: "T-1043 is back at normal priority." },
+      ],
+      reconcile: [{ text: "{}" }],
+    });
+    const accepted = await e2e.client.submitGoal(
+      triageGoal({
+        objective: "Lower T-1043's priority, unless told otherwise.",
+        tools: ["set_ticket_priority", "lookup_ticket"],
+        successChecks: [
+          {
+            id: "priority-normal",
+            description: "T-1043 reads normal priority",
+            verify: {
+              kind: "tool_result",
+              tool: "lookup_ticket",
+              expect: { status: "success", contains: '"priority":"normal"' },
+            },
+          },
+        ],
+        models: { default: "scripted:priority-then-undo" },
+      }),
+    );
+    const called = Date.now() + 30_000;
+    while (!e2e.stack.bedrock.calls().some((call) => call.goalId === accepted.goalId && call.call === 0)) {
+      if (Date.now() > called) throw new Error("the first reason call never came");
+      await new Promise((resolveDelay) => setTimeout(resolveDelay, 50));
+    }
+
+    // Act
+    await e2e.client.revise(accepted.goalId, {
+      type: "corrective",
+      content: "Do not change T-1043: undo it",
+    });
+    const { final } = await followGoal(e2e.client, accepted.goalId);
+
+    // Assess: the compensate function ran with the call, and the ticket reads normal again
+    expect(final.status).toBe("completed");
+    const events = await allEvents(e2e.client, accepted.goalId);
+    expect(events.find((event) => event.type === "compensation.completed")).toMatchObject({
+      tool: "set_ticket_priority",
+      action: "compensated",
+      result: { ticketId: "T-1043", restoredPriority: "normal" },
+    });
+  });
+
   it("refuses a GoalSpec granting a tool the deployment does not have, naming tools.N", async () => {
     // Act
     const refusal = await e2e.client
