@@ -1,3 +1,6 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadConfigFile } from "../../../lib/config/load-config";
@@ -7,6 +10,16 @@ import { startTestMcpServer } from "../../support/mcp-test-server";
 
 const PROJECT_DIR = join(import.meta.dirname, "..", "..", "..");
 const TOOLS_CONFIG = join(PROJECT_DIR, "examples", "goal-loops.tools.config.json");
+
+/** A port that was free a moment ago and now has no listener. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolveListen) => server.listen(0, "127.0.0.1", resolveListen));
+  const address = server.address();
+  await new Promise<void>((resolveClose) => server.close(() => resolveClose()));
+  if (address === null || typeof address === "string") throw new Error("no TCP address");
+  return address.port;
+}
 
 describe("goal-loops tools", () => {
   it("lists the built-ins and the configuration's Lambda tools with their risk and why", () => {
@@ -30,18 +43,31 @@ describe("goal-loops tools", () => {
   });
 
   it("prints them as JSON with --json; a configured MCP server that is down is named and exits 1", async () => {
-    // Act (nothing listens where the example expects server-everything)
-    const listed = await runCli(["tools", "--config", TOOLS_CONFIG, "--json"]);
-    const refused = await runCli(["tools", "--config", join(PROJECT_DIR, "package.json")]);
+    // Prepare: the example's tools, its MCP server at a port nothing listens on (the e2e files
+    // start server-everything on the example's own port meanwhile)
+    const folder = mkdtempSync(join(tmpdir(), "goal-loops-tools-"));
+    const config = join(folder, "tools.config.json");
+    const port = await closedPort();
+    const example = JSON.parse(readFileSync(TOOLS_CONFIG, "utf8"));
+    example.tools.mcp[0].url = `http://127.0.0.1:${port}/mcp`;
+    writeFileSync(config, JSON.stringify({ ...example, $schema: undefined }));
 
-    // Assess
-    expect(listed.code).toBe(1);
-    expect(JSON.parse(listed.stdout).map((tool: { name: string }) => tool.name)).toContain("lookup_ticket");
-    expect(listed.stderr).toMatch(
-      /everything: McpServerUnreachable: MCP server 'everything' \(http:\/\/127\.0\.0\.1:3001\/mcp\)/,
-    );
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/ConfigError: .*package\.json: name is not a setting/);
+    try {
+      // Act
+      const listed = await runCli(["tools", "--config", config, "--json"]);
+      const refused = await runCli(["tools", "--config", join(PROJECT_DIR, "package.json")]);
+
+      // Assess
+      expect(listed.code).toBe(1);
+      expect(JSON.parse(listed.stdout).map((tool: { name: string }) => tool.name)).toContain("lookup_ticket");
+      expect(listed.stderr).toContain(
+        `everything: McpServerUnreachable: MCP server 'everything' (http://127.0.0.1:${port}/mcp) is unreachable`,
+      );
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/ConfigError: .*package\.json: name is not a setting/);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it("shows how one MCP server's tools would be gated with --mcp URL", async () => {
