@@ -16,5 +16,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     testTimeout: 30_000,
     pool: "forks",
+    // Two files at a time even on 2 cores (vitest's default is cores - 1): the end-to-end files
+    // mostly wait on their local stacks' child processes, so a second file fills that time.
+    maxWorkers: 2,
   },
 });
