@@ -4,7 +4,7 @@ import { ValidationError } from "../../core/goal/errors";
 import { goalIdForIdempotencyKey } from "../../core/goal/goal-ids";
 import { fail } from "../../core/goal/goal-lifecycle";
 import type { GoalRecord } from "../../core/goal/goal-record";
-import type { GoalSpec } from "../../core/goal/goal-spec";
+import { type GoalSpec, parseGoalSpec } from "../../core/goal/goal-spec";
 import { assertSameSubmission, FIRST_RUN_ID, intakeGoal } from "../../core/intake/goal-intake";
 import type { PatternChoice } from "../../core/intake/pattern-selector";
 import { type ModelSelection, selectWithModel } from "../../core/intake/select-call";
@@ -40,12 +40,18 @@ function accepted(record: GoalRecord): APIGatewayProxyResult {
  *
  * With an `Idempotency-Key` the goal id is derived from tenant and key, so a retry (after a timeout,
  * or a crash between storing the goal and starting its run) finds the stored goal, starts the same
- * execution name again (a no-op when it runs) and answers as the first request did.
+ * execution name again (a no-op when it runs) and answers as the first request did. It looks the
+ * goal up before intake: a retry neither pays for the `select` call again nor needs the goal's MCP
+ * servers to answer a second listing.
  */
 async function postGoal(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGatewayProxyResult> {
   const body = parseJsonBody(request.body);
   const key = idempotencyKeyOf(request);
   const goalId = key === undefined ? deps.newGoalId() : goalIdForIdempotencyKey(request.tenantId, key);
+  if (key !== undefined) {
+    const existing = await deps.store.getGoal(goalId);
+    if (existing !== undefined) return repeatedPost(deps, { ...existing.record, spec: parseGoalSpec(body) });
+  }
   const change = await intakeGoal({
     body,
     goalId,
@@ -68,7 +74,7 @@ async function postGoal(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGat
     stored = await deps.store.createGoal(change.record, change.events);
   } catch (error) {
     if (key === undefined || !(error instanceof GoalAlreadyExistsError)) throw error;
-    return repeatedPost(deps, change.record, stateMachineArn);
+    return repeatedPost(deps, change.record);
   }
   deps.logger.info("goal created", { goalId, pattern, patternReason, tenantId: request.tenantId });
   await scheduleDeadline(deps, stored.record);
@@ -118,18 +124,15 @@ function modelSelector(
 }
 
 /** A POST with an Idempotency-Key whose goal exists: answer with it, and heal a run that never started. */
-async function repeatedPost(
-  deps: GoalsApiDeps,
-  retried: GoalRecord,
-  stateMachineArn: string,
-): Promise<APIGatewayProxyResult> {
+async function repeatedPost(deps: GoalsApiDeps, retried: GoalRecord): Promise<APIGatewayProxyResult> {
   const existing = await deps.store.getGoal(retried.goalId);
   // The id is a hash of tenant and key: another tenant's goal here would be a SHA-256 collision.
   if (existing === undefined || existing.record.tenantId !== retried.tenantId) {
     throw new GoalAlreadyExistsError(`Goal ${retried.goalId} exists but not for this tenant`);
   }
   assertSameSubmission(existing.record, retried);
-  if (existing.record.status === "running" && existing.record.runId === FIRST_RUN_ID) {
+  const stateMachineArn = deps.stateMachineArns[existing.record.pattern];
+  if (existing.record.status === "running" && existing.record.runId === FIRST_RUN_ID && stateMachineArn) {
     await startFirstRun(deps, existing, stateMachineArn);
   }
   deps.logger.info("repeated goal request", { goalId: retried.goalId, status: existing.record.status });

@@ -5,6 +5,7 @@ import {
   StateMachineDoesNotExist,
 } from "@aws-sdk/client-sfn";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freezeServerTools } from "../../../lambdas/core/goal/frozen-tools";
 import { GOAL_ID_PATTERN, goalIdForIdempotencyKey } from "../../../lambdas/core/goal/goal-ids";
 import { FIRST_RUN_ID, intakeGoal } from "../../../lambdas/core/intake/goal-intake";
 import {
@@ -115,6 +116,40 @@ describe("POST /goals", () => {
     expect(starts).toEqual([
       { stateMachineArn: REACT_ARN, name: `${goalId}-r1`, input: JSON.stringify({ goalId, runId: "r1" }) },
     ]);
+  });
+
+  it("answers a retried POST from the stored goal: its MCP servers are not listed again", async () => {
+    // Prepare: a catalog that lists once, then is down (as a server that died after the first POST)
+    const listed: string[][] = [];
+    const mcp = {
+      servers: ["desk"],
+      list: async (servers: readonly string[]) => {
+        listed.push([...servers]);
+        if (listed.length > 1) return { desk: { error: { name: "McpServerUnreachable", message: "down" } } };
+        const lookup = {
+          name: "lookup",
+          inputSchema: { type: "object" },
+          annotations: { readOnlyHint: true },
+        };
+        return { desk: freezeServerTools("desk", [lookup], {}) };
+      },
+    };
+    const { api } = buildApi(backend.store, { mcp, toolNames: ["workspace_write"] });
+    const tenant = aTenant();
+    const spec = aGoalSpec({ tools: ["workspace_write", "desk__*"] });
+
+    // Act
+    const first = await api(post(tenant, spec, { "Idempotency-Key": "mcp-1" }));
+    const retry = await api(post(tenant, spec, { "Idempotency-Key": "mcp-1" }));
+    const fresh = await api(post(tenant, spec, { "Idempotency-Key": "mcp-2" }));
+
+    // Assess
+    expect(first.statusCode).toBe(202);
+    expect(retry.statusCode).toBe(202);
+    expect(bodyOf(retry).goalId).toBe(bodyOf(first).goalId);
+    expect(listed).toEqual([["desk"], ["desk"]]);
+    expect(fresh.statusCode).toBe(502);
+    expect(bodyOf(fresh)).toMatchObject({ error: { code: "McpServerUnavailable", server: "desk" } });
   });
 
   it("answers 202 when Step Functions already has the execution (an earlier attempt started it)", async () => {
