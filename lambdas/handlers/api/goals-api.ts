@@ -8,6 +8,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from "aws-lambda";
 import { DynamoDbGoalStore } from "../../adapters/dynamodb-goal-store";
 import { EventBridgePublisher, HumanInputPublishError } from "../../adapters/eventbridge-publisher";
 import { createDocumentClient, observedGoalStore } from "../../adapters/goal-store-adapters";
+import { lazyLambdaInvoker } from "../../adapters/lazy-lambda-invoker";
 import { loadOnce } from "../../adapters/load-once";
 import { sfnRunStarter } from "../../adapters/sfn-run-starter";
 import { goalIdFromBytes } from "../../core/goal/goal-ids";
@@ -61,12 +62,7 @@ const deadlines: DeadlineSchedule = {
  * loads the MCP client nor reads a server's secret. Its Lambda client loads on the first such goal.
  */
 function mcpCatalog(mcp: { servers: readonly string[]; gatewayFunction: string }): McpCatalog {
-  const invoker = loadOnce(async () =>
-    (await import("../../adapters/lambda-tool-invoker")).createLambdaInvoker(),
-  );
-  const gateway = lambdaMcpGateway(mcp.gatewayFunction, {
-    invoke: async (arn, event) => (await invoker()).invoke(arn, event),
-  });
+  const gateway = lambdaMcpGateway(mcp.gatewayFunction, lazyLambdaInvoker);
   return { servers: mcp.servers, list: (servers) => gateway.list(servers).then((answer) => answer.servers) };
 }
 

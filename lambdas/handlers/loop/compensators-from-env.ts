@@ -1,4 +1,4 @@
-import { loadOnce } from "../../adapters/load-once";
+import { lazyLambdaInvoker } from "../../adapters/lazy-lambda-invoker";
 import type { ToolCompensators } from "../../core/loop/revisions/compensate";
 import { lambdaCompensators, parseCompensatorManifest } from "../../tools/lambda-compensators";
 
@@ -8,10 +8,5 @@ import { lambdaCompensators, parseCompensatorManifest } from "../../tools/lambda
  * on the first compensation: most goals never have one.
  */
 export function compensatorsFromEnv(): ToolCompensators | undefined {
-  const invoker = loadOnce(async () =>
-    (await import("../../adapters/lambda-tool-invoker")).createLambdaInvoker(),
-  );
-  return lambdaCompensators(parseCompensatorManifest(process.env.TOOL_COMPENSATORS), {
-    invoke: async (arn, event) => (await invoker()).invoke(arn, event),
-  });
+  return lambdaCompensators(parseCompensatorManifest(process.env.TOOL_COMPENSATORS), lazyLambdaInvoker);
 }

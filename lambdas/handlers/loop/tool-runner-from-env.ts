@@ -1,4 +1,4 @@
-import { loadOnce } from "../../adapters/load-once";
+import { lazyLambdaInvoker } from "../../adapters/lazy-lambda-invoker";
 import { notifySenderFromEnv } from "../../adapters/notify-senders";
 import { traced } from "../../adapters/xray-subsegments";
 import { ValidationError } from "../../core/goal/errors";
@@ -9,31 +9,25 @@ import {
   createBuiltInToolRunner,
   DEFAULT_TOOL_OUTPUT_INLINE_BYTES,
 } from "../../tools/built-in-tool-runner";
-import { type LambdaInvoker, lambdaTool, parseLambdaToolManifest } from "../../tools/lambda-tool";
+import { lambdaTool, parseLambdaToolManifest } from "../../tools/lambda-tool";
 import { lambdaMcpGateway } from "../../tools/mcp-gateway-client";
 import type { McpGatewayClient } from "../../tools/mcp-gateway-contract";
 import { notifyChannelsFromEnv } from "../../tools/notify-destinations";
 import { BUILT_IN_TOOLS, createToolRegistry, type RegisteredTool } from "../../tools/tool-registry";
 import { listEnv, positiveIntEnv } from "../handler-environment";
 
-/** One Lambda client for user tools and the MCP gateway, loaded on the first call that needs it. */
-const loadInvoker = loadOnce(async () =>
-  (await import("../../adapters/lambda-tool-invoker")).createLambdaInvoker(),
-);
-const lazyInvoker: LambdaInvoker = { invoke: async (arn, event) => (await loadInvoker()).invoke(arn, event) };
-
 /**
  * The user's Lambda tools (USER_TOOLS, set by the LambdaTools construct): a goal that uses none
  * never loads the Lambda client.
  */
 function userLambdaTools(): RegisteredTool[] {
-  return parseLambdaToolManifest(process.env.USER_TOOLS).map((entry) => lambdaTool(entry, lazyInvoker));
+  return parseLambdaToolManifest(process.env.USER_TOOLS).map((entry) => lambdaTool(entry, lazyLambdaInvoker));
 }
 
 /** The McpGateway function (MCP_GATEWAY_FUNCTION, set by the McpServers construct), if MCP servers are configured. */
 export function mcpGatewayFromEnv(): McpGatewayClient | undefined {
   const functionArn = process.env.MCP_GATEWAY_FUNCTION;
-  return functionArn ? lambdaMcpGateway(functionArn, lazyInvoker) : undefined;
+  return functionArn ? lambdaMcpGateway(functionArn, lazyLambdaInvoker) : undefined;
 }
 
 /**
