@@ -10,6 +10,8 @@ export interface TestMcpServer {
   readonly authorizations: (string | undefined)[];
   /** The `_meta` of every tools/call, in order. */
   readonly callMeta: unknown[];
+  /** Resolves once a call of `slow` has reached the tool (the server is mid-call from then on). */
+  readonly slowStarted: Promise<void>;
   /** Changes `lookup`'s description from the next request on (a server that changed a tool). */
   changeLookup(description: string): void;
   close(): Promise<void>;
@@ -24,6 +26,10 @@ export async function startTestMcpServer(): Promise<TestMcpServer> {
   const authorizations: (string | undefined)[] = [];
   const callMeta: unknown[] = [];
   let lookupDescription = "Look up a ticket by id";
+  let slowStarted: () => void = () => undefined;
+  const slowStartedPromise = new Promise<void>((resolveStarted) => {
+    slowStarted = resolveStarted;
+  });
 
   const serverFor = () => {
     const server = new McpServer({ name: "desk", version: "1.0.0" });
@@ -50,6 +56,7 @@ export async function startTestMcpServer(): Promise<TestMcpServer> {
       "slow",
       { description: "Takes its time", annotations: { readOnlyHint: true } },
       async () => {
+        slowStarted();
         await new Promise((resolveDelay) => setTimeout(resolveDelay, 3_000));
         return { content: [{ type: "text", text: "finally" }] };
       },
@@ -80,6 +87,7 @@ export async function startTestMcpServer(): Promise<TestMcpServer> {
     url: `http://127.0.0.1:${port}/mcp`,
     authorizations,
     callMeta,
+    slowStarted: slowStartedPromise,
     changeLookup: (description) => {
       lookupDescription = description;
     },

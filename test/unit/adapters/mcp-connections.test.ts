@@ -127,6 +127,22 @@ describe("the MCP gateway over Streamable HTTP", () => {
     });
   });
 
+  it("answers McpServerUnreachable, not a timeout, when the server dies while a call runs", async () => {
+    // Prepare: a call that takes 3 s, well inside its 10 s limit
+    const gateway = gatewayFor({ callTimeoutMs: 10_000 });
+    const slow = (await listDesk(gateway)).find((tool) => tool.tool === "slow");
+
+    // Act: the server goes away mid-call
+    const answer = callDesk(gateway, "slow", slow?.definitionHash, {});
+    await server.slowStarted;
+    await server.close();
+
+    // Assess
+    expect(await answer).toEqual({
+      error: { name: "McpServerUnreachable", message: expect.stringContaining("MCP server 'desk'") },
+    });
+  });
+
   it("answers McpServerUnreachable, naming the server, once the server is gone", async () => {
     // Prepare
     const gateway = gatewayFor();
