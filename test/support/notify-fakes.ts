@@ -1,4 +1,5 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { startHttpServer } from "../unit/tools/support";
 
 /** One request a fake received: path, headers and the body as text. */
 export interface RecordedRequest {
@@ -29,7 +30,7 @@ async function startRecordingFake(
   port = 0,
 ): Promise<RecordingFake> {
   const requests: RecordedRequest[] = [];
-  const server: Server = createServer((request: IncomingMessage, response: ServerResponse) => {
+  const server = await startHttpServer((request: IncomingMessage, response: ServerResponse) => {
     readBody(request).then((body) => {
       const recorded = {
         method: request.method ?? "",
@@ -42,22 +43,8 @@ async function startRecordingFake(
       response.writeHead(status, { "content-type": "application/json", ...headers });
       response.end(JSON.stringify(answerBody));
     });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, "127.0.0.1", resolve);
-  });
-  const address = server.address();
-  if (address === null || typeof address === "string") throw new Error("fake has no TCP address");
-  return {
-    origin: `http://127.0.0.1:${address.port}`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
-        server.close((error) => (error ? reject(error) : resolve()));
-      }),
-  };
+  }, port);
+  return { origin: server.origin, requests, close: server.close };
 }
 
 /** The Slack channel id the Slack fake refuses (`ok: false, error: channel_not_found`). */

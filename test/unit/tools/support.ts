@@ -114,16 +114,23 @@ export interface LocalHttpServer {
   close(): Promise<void>;
 }
 
-/** A real HTTP server on 127.0.0.1 (ephemeral port) that answers with `handler`, recording each request. */
+/**
+ * A real HTTP server on 127.0.0.1 (`port`, an ephemeral one by default) that answers with
+ * `handler`, recording each request. A port already taken is an error naming it.
+ */
 export async function startHttpServer(
   handler: (request: IncomingMessage, response: ServerResponse) => void,
+  port = 0,
 ): Promise<LocalHttpServer> {
   const requests: { method: string; url: string }[] = [];
   const server: Server = createServer((request, response) => {
     requests.push({ method: request.method ?? "", url: request.url ?? "" });
     handler(request, response);
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", resolve);
+  });
   const address = server.address();
   if (address === null || typeof address === "string") throw new Error("server has no TCP address");
   return {
