@@ -76,7 +76,7 @@ export function table(figures: readonly Figure[]): string {
   return [line(header), line(widths.map((width) => "-".repeat(width))), ...rows.map(line)].join("\n");
 }
 
-/** The same table in Markdown, for the README's Performance section. */
+/** The same table in Markdown, for docs/performance.md. */
 export function markdown(figures: readonly Figure[]): string {
   const rows = figures.map(
     (figure) =>

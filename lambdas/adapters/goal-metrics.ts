@@ -3,7 +3,7 @@ import type { GoalRecord } from "../core/goal/goal-record";
 import type { Approval } from "../core/ports/goal-store";
 
 /**
- * The operational metrics of goal-loops (README "Operations"): what the goals, their model calls and
+ * The operational metrics of goal-loops (docs/operations.md): what the goals, their model calls and
  * their approvals did, read from what the store commits. The names and dimensions are a contract
  * with the alarms and the dashboard of the `Operations` construct.
  */

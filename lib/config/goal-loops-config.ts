@@ -236,7 +236,7 @@ export const PayloadsConfigSchema = z
   })
   .describe("The goal store's payload bucket (files and items over DynamoDB's 400 KB)");
 
-/** The defaults of `operations` (README "Operations"). */
+/** The defaults of `operations` (docs/operations.md). */
 export const OPERATIONS_DEFAULTS = {
   spendPerHourUsd: 10,
   pendingApprovalAlarmSeconds: 4 * 60 * 60,
@@ -550,7 +550,7 @@ export interface PayloadsConfig {
   readonly maxBytes?: number;
 }
 
-/** Alarms, their notifications, the dashboard and the goal metrics (README "Operations"). */
+/** Alarms, their notifications, the dashboard and the goal metrics (docs/operations.md). */
 export interface OperationsConfig {
   /**
    * Where alarms are e-mailed: an e-mail subscription to the alarm topic, which the address must

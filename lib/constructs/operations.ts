@@ -98,7 +98,7 @@ export interface OperationsProps {
 }
 
 /**
- * What tells a human that goal-loops broke or costs too much (README "Operations"): an SNS topic
+ * What tells a human that goal-loops broke or costs too much (docs/operations.md): an SNS topic
  * (KMS-encrypted, TLS only, e-mailed when an address is configured) that every alarm notifies —
  * failed or timed-out executions, Lambda errors and throttles, API 5XX, the dead-letter queue, the
  * oldest pending approval and the spend per hour — and one CloudWatch dashboard of the goal
