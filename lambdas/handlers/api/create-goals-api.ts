@@ -8,7 +8,7 @@ import type { GoalsApiDeps } from "./goals-api-deps";
 import { errorJson, internalError, knownErrorResponse } from "./http-responses";
 import { checkPathParams } from "./path-params";
 import { postGoalRoute } from "./post-goal";
-import { type ApiRequest, matchRoute, type RouteMatch } from "./routes";
+import { type ApiRequest, matchRoute, type Route, type RouteMatch } from "./routes";
 
 export type GoalsApi = (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
 
@@ -62,18 +62,18 @@ function bodyText(event: APIGatewayProxyEvent): string | undefined {
   return event.isBase64Encoded ? Buffer.from(event.body, "base64").toString("utf8") : event.body;
 }
 
+/** Every route of the goals API, in matching order (a 405's `Allow` lists methods in this order). */
+export function goalsApiRoutes(deps: GoalsApiDeps): Route[] {
+  return [postGoalRoute(deps), ...getGoalsRoutes(deps), ...goalControlRoutes(deps), ...approvalsRoutes(deps)];
+}
+
 /**
  * The goals API as one function of an API Gateway REST (v1) proxy event, with its dependencies
  * injected. Known errors become their documented answers; anything else is logged and answered
  * as a 500 carrying only the request id.
  */
 export function createGoalsApi(deps: GoalsApiDeps): GoalsApi {
-  const routes = [
-    postGoalRoute(deps),
-    ...getGoalsRoutes(deps),
-    ...goalControlRoutes(deps),
-    ...approvalsRoutes(deps),
-  ];
+  const routes = goalsApiRoutes(deps);
 
   return async (event) => {
     const requestId = event.requestContext?.requestId ?? "unknown";
