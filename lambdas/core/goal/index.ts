@@ -24,6 +24,7 @@ export * from "./goal-record";
 export * from "./goal-spec";
 export * from "./goal-status";
 export * from "./invariants";
+export * from "./json-bounds";
 export * from "./lesson";
 export * from "./limits";
 export * from "./loop-marker";
