@@ -30,6 +30,7 @@ export * from "./loop-marker";
 export * from "./plan";
 export * from "./reattach-run";
 export * from "./revisions";
+export * from "./run-lineage";
 export * from "./run-takeover";
 export * from "./snapshot";
 export * from "./text";
