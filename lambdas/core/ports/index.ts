@@ -9,6 +9,7 @@
  * bundle carries only what it uses (test/architecture checks it).
  */
 export * from "./clock";
+export * from "./goal-event-waiter";
 export * from "./goal-store";
 export * from "./human-input-publisher";
 export * from "./model-client";

@@ -7,6 +7,7 @@ import middy from "@middy/core";
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from "aws-lambda";
 import { DynamoDbGoalStore } from "../../adapters/dynamodb-goal-store";
 import { EventBridgePublisher, HumanInputPublishError } from "../../adapters/eventbridge-publisher";
+import { goalEventWaiterFromEnv } from "../../adapters/goal-event-waiter-from-env";
 import { createDocumentClient, observedGoalStore } from "../../adapters/goal-store-adapters";
 import { lazyLambdaInvoker } from "../../adapters/lazy-lambda-invoker";
 import { loadOnce } from "../../adapters/load-once";
@@ -86,6 +87,7 @@ const api = createGoalsApi({
       : new EventBridgePublisher(eventBridge, config.eventBusName),
   newRevisionId: () => `rev-${randomBytes(12).toString("hex")}`,
   logger,
+  eventWaiter: goalEventWaiterFromEnv(process.env),
   deadlines,
   toolNames: config.toolNames,
   ...(config.mcp === undefined ? {} : { mcp: mcpCatalog(config.mcp) }),
