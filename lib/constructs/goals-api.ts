@@ -20,6 +20,7 @@ import { Construct } from "constructs";
 import { goalSpecJsonSchema, PATTERNS, type Pattern } from "../../lambdas/core/goal/goal-spec";
 import { allowModels } from "./bedrock-model-access";
 import type { GoalEventBus } from "./goal-event-bus";
+import { GoalEventStream } from "./goal-event-stream";
 import { GoalLoopFunction, type GoalLoopLogLevel } from "./goal-loop-function";
 import type { GoalTable } from "./goal-table";
 import { toJsonSchemaDraft4 } from "./json-schema-draft4";
@@ -112,6 +113,8 @@ export interface GoalsApiProps {
 export class GoalsApi extends Construct {
   readonly restApi: RestApi;
   readonly handler: GoalLoopFunction;
+  /** The function behind `GET /goals/{goalId}/stream` (Server-Sent Events). */
+  readonly eventStream: GoalEventStream;
   /** The URL of the stage, ending with a slash: `https://{id}.execute-api.{region}.amazonaws.com/v1/`. */
   readonly url: string;
 
@@ -150,6 +153,11 @@ export class GoalsApi extends Construct {
       stateMachine.grantStartExecution(this.handler);
     }
     props.goalEventBus?.grantPutEvents(this.handler);
+    this.eventStream = new GoalEventStream(this, "EventStream", {
+      goalTable: props.goalTable,
+      logLevel: props.logLevel,
+      logRetention: props.logRetention,
+    });
 
     const accessLogs = new LogGroup(this, "AccessLogs", {
       retention: props.logRetention ?? RetentionDays.ONE_MONTH,
@@ -213,8 +221,13 @@ export class GoalsApi extends Construct {
     });
     goal.addResource("events").addMethod("GET", integration, {
       requestValidator: validator,
-      requestParameters: { "method.request.path.goalId": true, "method.request.querystring.after": false },
+      requestParameters: {
+        "method.request.path.goalId": true,
+        "method.request.querystring.after": false,
+        "method.request.querystring.waitSeconds": false,
+      },
     });
+    this.eventStream.addRoute(goal);
     // Steering a goal: each publishes one human-input event; the function validates the bodies.
     for (const control of ["revisions", "directive", "resume", "retry", "limits", "cancel"]) {
       goal.addResource(control).addMethod("POST", integration, {

@@ -202,6 +202,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const api = await startApiServer({
       routes: model.apiRoutes,
       invokeFunction: invoke,
+      invokeStreamingFunction: (functionArn, event, onChunk, signal) => {
+        if (lambdas === undefined) throw new Error("the local stack is still starting");
+        return lambdas.invokeStream(functionArn, event, onChunk, signal);
+      },
       port: options.port ?? 8787,
       localRoutes: { "/_local/outbox": async () => ({ items: await readOutbox() }) },
     });
