@@ -15,6 +15,7 @@ export * from "./human-input-publisher";
 export * from "./model-client";
 export * from "./outbox";
 export * from "./run-control";
+export * from "./run-history";
 export * from "./step-log";
 export * from "./task-callback";
 export * from "./tool-runner";

@@ -3,6 +3,7 @@ import { approvalsRoutes } from "./approvals";
 import { callerName, callerTenant } from "./caller-tenant";
 import { getGoalsRoutes } from "./get-goals";
 import { goalControlRoutes } from "./goal-control";
+import { goalDetailsRoutes } from "./goal-details";
 import type { GoalsApiDeps } from "./goals-api-deps";
 import { errorJson, internalError, knownErrorResponse } from "./http-responses";
 import { postGoalRoute } from "./post-goal";
@@ -35,6 +36,7 @@ export function createGoalsApi(deps: GoalsApiDeps): GoalsApi {
     ...getGoalsRoutes(deps),
     ...goalControlRoutes(deps),
     ...approvalsRoutes(deps),
+    ...goalDetailsRoutes(deps),
   ];
 
   return async (event) => {

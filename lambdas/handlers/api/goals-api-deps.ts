@@ -8,6 +8,7 @@ import type { GoalStore } from "../../core/ports/goal-store";
 import type { HumanInputPublisher } from "../../core/ports/human-input-publisher";
 import type { McpCatalog } from "../../core/ports/mcp-catalog";
 import type { ModelClient } from "../../core/ports/model-client";
+import type { RunHistory } from "../../core/ports/run-history";
 
 /**
  * Everything the routes use, injected: the handler builds it once at module scope from the
@@ -31,6 +32,8 @@ export interface GoalsApiDeps {
    * runtime's change feed, or polling with backoff when deployed. @default polling with backoff
    */
   readonly eventWaiter?: GoalEventWaiter;
+  /** Reads runs' executions and histories (the runs routes); absent: those routes answer 503. */
+  readonly runHistory?: RunHistory;
   /** Wakes a goal at its deadline while it waits or is paused; absent when the stack wires none. */
   readonly deadlines?: DeadlineSchedule;
   /**

@@ -11,6 +11,7 @@ import { goalEventWaiterFromEnv } from "../../adapters/goal-event-waiter-from-en
 import { createDocumentClient, observedGoalStore } from "../../adapters/goal-store-adapters";
 import { lazyLambdaInvoker } from "../../adapters/lazy-lambda-invoker";
 import { loadOnce } from "../../adapters/load-once";
+import { sfnRunHistory } from "../../adapters/sfn-run-history";
 import { sfnRunStarter } from "../../adapters/sfn-run-starter";
 import { goalIdFromBytes } from "../../core/goal/goal-ids";
 import type { DeadlineSchedule } from "../../core/ports/deadline-schedule";
@@ -88,6 +89,7 @@ const api = createGoalsApi({
   newRevisionId: () => `rev-${randomBytes(12).toString("hex")}`,
   logger,
   eventWaiter: goalEventWaiterFromEnv(process.env),
+  runHistory: sfnRunHistory(sfn),
   deadlines,
   toolNames: config.toolNames,
   ...(config.mcp === undefined ? {} : { mcp: mcpCatalog(config.mcp) }),

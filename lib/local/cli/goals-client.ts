@@ -6,6 +6,7 @@ import { LimitsSchema, type SuccessCheck } from "../../../lambdas/core/goal/goal
 import { isFinal } from "../../../lambdas/core/goal/goal-status";
 import type { LimitsPatch } from "../../../lambdas/core/goal/limits";
 import { type APPROVAL_STATUSES, ApprovalSchema } from "../../../lambdas/core/ports/goal-store";
+import { type GoalDetails, GoalDetailsSchema } from "../../../lambdas/handlers/api/goal-details";
 
 const AcceptedGoalSchema = z.object({
   goalId: z.string(),
@@ -23,6 +24,44 @@ const ApiErrorSchema = z.object({
   }),
 });
 export type ApiErrorBody = z.infer<typeof ApiErrorSchema>["error"];
+
+export type { GoalDetails };
+
+const RunsSchema = z.object({
+  goalId: z.string(),
+  items: z.array(
+    z.object({
+      runId: z.string(),
+      current: z.boolean(),
+      execution: z
+        .object({
+          executionArn: z.string(),
+          status: z.string(),
+          startDate: z.string(),
+          stopDate: z.string().optional(),
+          error: z.string().optional(),
+          cause: z.string().optional(),
+        })
+        .nullable(),
+    }),
+  ),
+});
+export type GoalRuns = z.infer<typeof RunsSchema>;
+
+const RunHistorySchema = z.object({
+  runId: z.string(),
+  events: z.array(
+    z.object({
+      id: z.number(),
+      previousEventId: z.number().optional(),
+      timestamp: z.string(),
+      type: z.string(),
+      details: z.record(z.string(), z.unknown()).optional(),
+    }),
+  ),
+  nextToken: z.string().optional(),
+});
+export type RunHistoryPage = z.infer<typeof RunHistorySchema>;
 
 const EventPageSchema = z.object({ items: z.array(GoalEventSchema), nextSeq: z.number().int() });
 
@@ -164,6 +203,23 @@ export class GoalsClient {
     const headers: Record<string, string> = { "content-type": "application/json" };
     if (options.idempotencyKey) headers["idempotency-key"] = options.idempotencyKey;
     return this.request("POST", "/goals", AcceptedGoalSchema, { body: JSON.stringify(spec), headers });
+  }
+
+  /** `GET /goals/{goalId}/details`: the contract, checks with evidence, plan, lessons, revisions. */
+  async getDetails(goalId: string): Promise<GoalDetails> {
+    return this.request("GET", `/goals/${encodeURIComponent(goalId)}/details`, GoalDetailsSchema);
+  }
+
+  /** `GET /goals/{goalId}/runs`: each run with its Step Functions execution. */
+  async listRuns(goalId: string): Promise<GoalRuns> {
+    return this.request("GET", `/goals/${encodeURIComponent(goalId)}/runs`, RunsSchema);
+  }
+
+  /** `GET /goals/{goalId}/runs/{runId}/history`: a page of the run's state history. */
+  async runHistory(goalId: string, runId: string, nextToken?: string): Promise<RunHistoryPage> {
+    const query = nextToken === undefined ? "" : `?nextToken=${encodeURIComponent(nextToken)}`;
+    const path = `/goals/${encodeURIComponent(goalId)}/runs/${encodeURIComponent(runId)}/history${query}`;
+    return this.request("GET", path, RunHistorySchema);
   }
 
   async getGoal(goalId: string) {
