@@ -28,6 +28,8 @@ export interface ApiServerOptions {
    * function: they do not exist in API Gateway.
    */
   readonly localRoutes?: Readonly<Record<string, () => Promise<JsonValue>>>;
+  /** Local-only GET pages (the web console at `/console`): the file for a path, or undefined. */
+  readonly pages?: (pathname: string) => Promise<{ contentType: string; body: string } | undefined>;
 }
 
 /** The caller every local request is made as: the API maps it to tenant "local". */
@@ -67,6 +69,17 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
         onError(`${method} ${url.pathname}: the local route failed`, error);
         return sendJson(res, 500, { message: "local route failed" });
       }
+    }
+    const page =
+      method === "GET"
+        ? await options.pages?.(url.pathname).catch((error: unknown) => {
+            onError(`${method} ${url.pathname}: the page could not be built`, error);
+            return { contentType: "text/plain", body: "the page could not be built; see the runtime's log" };
+          })
+        : undefined;
+    if (page !== undefined) {
+      res.writeHead(200, { "content-type": page.contentType, "cache-control": "no-store" });
+      return res.end(page.body);
     }
     const match = matchRoute(options.routes, method, url.pathname);
     if (match === undefined) {

@@ -10,6 +10,7 @@ import {
   type JsonValue,
   LOCAL_ENVIRONMENT,
 } from "./cloud-assembly-model";
+import { consoleFile } from "./console-assets";
 import { createTables, startLocalDynamo } from "./dynamo";
 import { type EventBridgeEndpoint, startEventBridgeEndpoint } from "./eventbridge-endpoint";
 import { type GoalChangeFeed, startGoalChangeFeed } from "./goal-change-feed";
@@ -208,6 +209,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       },
       port: options.port ?? 8787,
       localRoutes: { "/_local/outbox": async () => ({ items: await readOutbox() }) },
+      // The web console, built from console/ on its first request.
+      pages: consoleFile,
     });
     stops.push(api.close);
 

@@ -44,7 +44,7 @@ export function activityOf(state: LiveState): string {
   if (snapshot.status === "waiting" && snapshot.waitingFor) return `waiting: ${snapshot.waitingFor.reason}`;
   if (snapshot.status !== "running") return snapshot.status;
   if (lastEvent === undefined) return snapshot.activeTask ?? "starting";
-  const tool = typeof lastEvent.tool === "string" ? lastEvent.tool : undefined;
+  const tool = typeof lastEvent.name === "string" ? lastEvent.name : undefined;
   switch (lastEvent.type) {
     case "tool.called":
       return `called ${tool ?? "a tool"}`;
