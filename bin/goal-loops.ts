@@ -16,13 +16,11 @@ import {
   profileOption,
   regionOption,
 } from "../lib/local/cli/api-target";
-import { startConsoleServer } from "../lib/local/cli/console-server";
 import { followGoal, type OutputMode } from "../lib/local/cli/follow-goal";
 import { formatApproval, formatSummary } from "../lib/local/cli/format-progress";
 import { type ApprovalListStatus, GoalsApiError, GoalsClient } from "../lib/local/cli/goals-client";
 import { formatToolListing, listMcpTools, listTools, type ToolListing } from "../lib/local/cli/list-tools";
 import { type ApprovalMode, GoalFileError, runGoal } from "../lib/local/cli/run-goal";
-import { SigningSetupError, signedFetch } from "../lib/local/cli/signed-fetch";
 import { startLocalStack } from "../lib/local/local-stack";
 
 const projectDir = resolve(import.meta.dirname, "..");
@@ -152,7 +150,7 @@ function portOption() {
  * (its status, code and message, e.g. 409 already decided).
  */
 async function control(target: ApiTarget, act: (client: GoalsClient) => Promise<void>): Promise<void> {
-  const client = clientFor(target);
+  const client = await clientFor(target);
   if (client === undefined) {
     process.exitCode = 1;
     return;
@@ -272,6 +270,11 @@ program
   .option("--listen <port>", "where the console listens on 127.0.0.1 (0 picks a free one)", parsePort, 8788)
   .action(async (options: ApiTarget & { listen: number }) => {
     const api = options.api ?? `http://127.0.0.1:${options.port}`;
+    // Loaded here only: the other commands never bundle the console nor load the signer.
+    const [{ startConsoleServer }, { SigningSetupError, signedFetch }] = await Promise.all([
+      import("../lib/local/cli/console-server"),
+      import("../lib/local/cli/signed-fetch"),
+    ]);
     try {
       const server = await startConsoleServer({
         apiUrl: api,

@@ -1,5 +1,4 @@
 import path from "node:path";
-import { build } from "esbuild";
 import { goalSpecJsonSchema } from "../../lambdas/core/goal/goal-spec";
 
 /** The console as served: one HTML page and its script and style, built from `console/`. */
@@ -36,6 +35,8 @@ let built: Promise<ConsoleAssets> | undefined;
  */
 export function consoleAssets(): Promise<ConsoleAssets> {
   built ??= (async () => {
+    // esbuild loads on the first request for the console, not with the runtime.
+    const { build } = await import("esbuild");
     const result = await build({
       entryPoints: [path.join(CONSOLE_DIR, "src", "main.tsx")],
       bundle: true,

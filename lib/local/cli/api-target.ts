@@ -1,6 +1,5 @@
 import { Option } from "commander";
 import { GoalsClient } from "./goals-client";
-import { SigningSetupError, signedFetch } from "./signed-fetch";
 
 /** Where a command sends its requests: the local stack on `port`, or a deployed API (`--api`). */
 export interface ApiTarget {
@@ -33,8 +32,10 @@ export function regionOption() {
  * The client for a target: unsigned to the local stack (or any loopback URL), SigV4-signed to a
  * deployed API. Undefined, with the reason on stderr, when signing cannot be set up.
  */
-export function clientFor(target: ApiTarget): GoalsClient | undefined {
+export async function clientFor(target: ApiTarget): Promise<GoalsClient | undefined> {
   if (target.api === undefined) return new GoalsClient(`http://127.0.0.1:${target.port}`);
+  // The signer and the credential chain load only for a deployed API: local commands start faster.
+  const { SigningSetupError, signedFetch } = await import("./signed-fetch");
   try {
     return new GoalsClient(target.api, {
       fetch: signedFetch({
