@@ -150,6 +150,7 @@ describe("GoalsApi", () => {
     expect(routes.get("GET /goals/{goalId}/events")?.Properties.RequestParameters).toEqual({
       "method.request.path.goalId": true,
       "method.request.querystring.after": false,
+      "method.request.querystring.waitSeconds": false,
     });
     for (const control of ["revisions", "directive", "resume", "retry", "limits", "cancel"]) {
       expect(routes.get(`POST /goals/{goalId}/${control}`)?.Properties.RequestParameters, control).toEqual({
