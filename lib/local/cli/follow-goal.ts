@@ -4,6 +4,9 @@ import { formatEvent } from "./format-progress";
 import type { GoalDetails, GoalsClient } from "./goals-client";
 import { type LiveState, renderLiveView } from "./live-view";
 
+/** Event types after which a goal's details (evidence, plan, lessons, contract) may differ. */
+const DETAIL_EVENTS = /^((evidence|judgement|plan|replan|lesson|attempt|revision|contract|goal)\.|progress$)/;
+
 /** `view`: the compact live view (default); `events`: one raw line per event; `json`: JSON lines. */
 export type OutputMode = "view" | "events" | "json";
 
@@ -36,9 +39,13 @@ export async function followGoal(options: FollowOptions): Promise<GoalSnapshot> 
   const stop = new AbortController();
   let state: LiveState = { snapshot: await client.getGoal(goalId) };
   const refresh = async (lastEvent?: GoalEvent) => {
+    // The details (checks' evidence, plan, lessons) change only with some events: read them then.
+    const detailsChanged = lastEvent === undefined || DETAIL_EVENTS.test(lastEvent.type);
     const [snapshot, details] = await Promise.all([
       client.getGoal(goalId),
-      view ? client.getDetails(goalId).catch((): GoalDetails | undefined => undefined) : undefined,
+      view && detailsChanged
+        ? client.getDetails(goalId).catch((): GoalDetails | undefined => undefined)
+        : state.details,
     ]);
     state = { snapshot, ...(details ? { details } : {}), ...(lastEvent ? { lastEvent } : {}) };
     view?.render(state);
