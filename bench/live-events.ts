@@ -5,7 +5,6 @@
  * stream) already waiting takes to hand it over. The budget ("within 100 ms of a new event") is
  * checked here, never in a test.
  */
-import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { DynamoDbGoalStore } from "../lambdas/adapters/dynamodb-goal-store";
