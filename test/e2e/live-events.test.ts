@@ -50,9 +50,10 @@ describe("live events on the local stack: the event stream (SSE) and the long po
     expect(afterFinal.status).toBe(204);
   });
 
-  it("answers 404 in the API's error shape for an unknown goal, and 400 for a Last-Event-ID that is no seq", async () => {
+  it("answers 404 in the API's error shape for an unknown goal, and 400 for a malformed goal id or a Last-Event-ID that is no seq", async () => {
     // Act
-    const unknown = await fetch(`${e2e.stack.apiUrl}/goals/g-unknown/stream`);
+    const unknown = await fetch(`${e2e.stack.apiUrl}/goals/g-0000000000000000000000000a/stream`);
+    const malformed = await fetch(`${e2e.stack.apiUrl}/goals/g-unknown/stream`);
     const { goalId } = await e2e.client.submitGoal(exampleGoal("write-release-summary"));
     const badId = await fetch(`${e2e.stack.apiUrl}/goals/${goalId}/stream`, {
       headers: { "last-event-id": "seven" },
@@ -61,6 +62,8 @@ describe("live events on the local stack: the event stream (SSE) and the long po
     // Assess
     expect(unknown.status).toBe(404);
     expect(await unknown.json()).toMatchObject({ error: { code: "GoalNotFound" } });
+    expect(malformed.status).toBe(400);
+    expect(await malformed.json()).toMatchObject({ error: { code: "ValidationError" } });
     expect(badId.status).toBe(400);
     expect(await badId.json()).toMatchObject({ error: { code: "ValidationError" } });
   });

@@ -8,6 +8,7 @@ import type { GoalEventWaiter } from "../../core/ports/goal-event-waiter";
 import type { GoalStore } from "../../core/ports/goal-store";
 import { callerTenant } from "./caller-tenant";
 import { errorJson, internalError, knownErrorResponse } from "./http-responses";
+import { checkPathParams } from "./path-params";
 import { waitForEvents } from "./wait-for-events";
 
 /** Where the stream goes: the Lambda response stream deployed, an HTTP response in tests. */
@@ -54,6 +55,13 @@ const WHOLE_NUMBER = /^\d{1,15}$/;
 
 class BadStreamRequest extends GoalLoopsError {
   override readonly name = "ValidationError";
+
+  constructor(
+    readonly parameter: string,
+    message: string,
+  ) {
+    super(`${parameter} ${message}`);
+  }
 }
 
 /** The seq to resume after: `Last-Event-ID` (a reconnecting EventSource), else `?after=`, else 0. */
@@ -66,16 +74,16 @@ function resumeAfter(event: APIGatewayProxyEvent): number {
   if (after === undefined || after === "") return 0;
   if (!WHOLE_NUMBER.test(after)) {
     throw new BadStreamRequest(
-      `${lastEventId === undefined ? "after" : "Last-Event-ID"} must be a whole number (an event seq)`,
+      lastEventId === undefined ? "after" : "Last-Event-ID",
+      "must be a whole number (an event seq)",
     );
   }
   return Number(after);
 }
 
+/** The goal id, checked against the shape the system issues before it reaches a key (400 otherwise). */
 function goalIdOf(event: APIGatewayProxyEvent): string {
-  const fromPath = /^\/goals\/([^/]+)\/stream\/?$/.exec(event.path ?? "")?.[1];
-  const goalId =
-    event.pathParameters?.goalId ?? (fromPath === undefined ? undefined : decodeURIComponent(fromPath));
+  const { goalId } = checkPathParams({ goalId: event.pathParameters?.goalId ?? "" });
   return goalId ?? "";
 }
 
@@ -118,7 +126,7 @@ export async function streamGoalEvents(
         errorJson(400, {
           code: "ValidationError",
           message: error.message,
-          issues: [{ path: "Last-Event-ID", message: error.message }],
+          issues: [{ path: error.parameter, message: error.message }],
         }),
       );
     }
