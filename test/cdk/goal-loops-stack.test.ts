@@ -493,6 +493,10 @@ function expectedAcknowledgments(template: Template): string[] {
         "goals",
         "goals/{goalId}",
         "goals/{goalId}/events",
+        "goals/{goalId}/stream",
+        "goals/{goalId}/details",
+        "goals/{goalId}/runs",
+        "goals/{goalId}/runs/{runId}/history",
         ...["revisions", "directive", "resume", "retry", "limits", "cancel"].map(
           (control) => `goals/{goalId}/${control}`,
         ),
