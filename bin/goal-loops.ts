@@ -13,6 +13,7 @@ import { GoalsApiError, GoalsClient } from "../lib/local/cli/goals-client";
 import { formatToolListing, listMcpTools, listTools, type ToolListing } from "../lib/local/cli/list-tools";
 import { type ApprovalMode, GoalFileError, runGoal } from "../lib/local/cli/run-goal";
 import { startLocalStack } from "../lib/local/local-stack";
+import { addPreflightCommand } from "../lib/preflight/preflight-command";
 
 const projectDir = resolve(import.meta.dirname, "..");
 
@@ -372,5 +373,7 @@ program
     // A server that could not be listed is a configuration a goal could not use: say so by the exit code.
     if (listing.problems.some((problem) => !problem.includes(": left out,"))) process.exitCode = 1;
   });
+
+addPreflightCommand(program, { write, log });
 
 await program.parseAsync(process.argv);
