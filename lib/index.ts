@@ -16,6 +16,13 @@ export {
   type PayloadsConfig,
   type SlackConfig,
 } from "./config/goal-loops-config";
+export {
+  type ApiConfig,
+  type ApiThrottlingConfig,
+  type DataConfig,
+  type LogsConfig,
+  type RemovalChoice,
+} from "./config/deployment-config";
 export { loadConfigFile } from "./config/load-config";
 export { ConfigError } from "./config/parse-settings";
 export { GoalLoops, type GoalLoopsProps } from "./goal-loops";
