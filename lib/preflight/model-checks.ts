@@ -21,7 +21,7 @@ export function configuredModels(
   region: string,
 ): { readonly models: readonly ConfiguredModel[] } | { readonly problem: string } {
   try {
-    const resolved = resolveModels(config.models, { region }, "models");
+    const resolved = resolveModels(config.models, { region }, "the configuration");
     const fields: ConfiguredModel[] = [
       { field: "models.heavy", modelId: resolved.heavy },
       { field: "models.fast", modelId: resolved.fast },
