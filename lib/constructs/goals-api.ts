@@ -1,5 +1,5 @@
 import { fileURLToPath } from "node:url";
-import { Stack, Token } from "aws-cdk-lib";
+import { Arn, ArnFormat, Stack, Token } from "aws-cdk-lib";
 import {
   AccessLogFormat,
   AuthorizationType,
@@ -20,10 +20,16 @@ import { Construct } from "constructs";
 import { goalSpecJsonSchema, PATTERNS, type Pattern } from "../../lambdas/core/goal/goal-spec";
 import { allowModels } from "./bedrock-model-access";
 import type { GoalEventBus } from "./goal-event-bus";
+import { GoalEventStream } from "./goal-event-stream";
 import { GoalLoopFunction, type GoalLoopLogLevel } from "./goal-loop-function";
 import type { GoalTable } from "./goal-table";
 import { toJsonSchemaDraft4 } from "./json-schema-draft4";
-import { acknowledgeGoalTableGrant, acknowledgeNag, nagReferenceName } from "./nag-acknowledgments";
+import {
+  acknowledgeGoalTableGrant,
+  acknowledgeNag,
+  acknowledgeWildcardResource,
+  nagReferenceName,
+} from "./nag-acknowledgments";
 import type { ResolvedLoopModels } from "./pattern-loop";
 
 /** API Gateway allows 10,000 requests per second per account and region by default. */
@@ -115,6 +121,8 @@ export interface GoalsApiProps {
 export class GoalsApi extends Construct {
   readonly restApi: RestApi;
   readonly handler: GoalLoopFunction;
+  /** The function behind `GET /goals/{goalId}/stream` (Server-Sent Events). */
+  readonly eventStream: GoalEventStream;
   /** The URL of the stage, ending with a slash: `https://{id}.execute-api.{region}.amazonaws.com/v1/`. */
   readonly url: string;
 
@@ -151,8 +159,25 @@ export class GoalsApi extends Construct {
     acknowledgeGoalTableGrant(this.handler.role, props.goalTable);
     for (const stateMachine of Object.values(props.stateMachines)) {
       stateMachine.grantStartExecution(this.handler);
+      // The runs routes read a goal's executions (`${goalId}-${runId}`) of this machine only.
+      stateMachine.grantExecution(this.handler, "states:DescribeExecution", "states:GetExecutionHistory");
+      acknowledgeWildcardResource(
+        this.handler.role,
+        `${Stack.of(this).formatArn({
+          service: "states",
+          resource: "execution",
+          arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+          resourceName: Arn.split(stateMachine.stateMachineArn, ArnFormat.COLON_RESOURCE_NAME).resourceName,
+        })}:*`,
+        "DescribeExecution and GetExecutionHistory name an execution, and a goal's run gets its execution at run time (goalId-runId); the wildcard covers only executions of this one state machine, read only.",
+      );
     }
     props.goalEventBus?.grantPutEvents(this.handler);
+    this.eventStream = new GoalEventStream(this, "EventStream", {
+      goalTable: props.goalTable,
+      logLevel: props.logLevel,
+      logRetention: props.logRetention,
+    });
 
     const accessLogs = new LogGroup(this, "AccessLogs", {
       retention: props.logRetention ?? RetentionDays.ONE_MONTH,
@@ -217,8 +242,35 @@ export class GoalsApi extends Construct {
     });
     goal.addResource("events").addMethod("GET", integration, {
       requestValidator: validator,
-      requestParameters: { "method.request.path.goalId": true, "method.request.querystring.after": false },
+      requestParameters: {
+        "method.request.path.goalId": true,
+        "method.request.querystring.after": false,
+        "method.request.querystring.waitSeconds": false,
+      },
     });
+    this.eventStream.addRoute(goal);
+    // What the console reads beyond the snapshot: the contract, evidence, plan and lessons, the runs.
+    goal.addResource("details").addMethod("GET", integration, {
+      requestValidator: validator,
+      requestParameters: { "method.request.path.goalId": true },
+    });
+    const runs = goal.addResource("runs");
+    runs.addMethod("GET", integration, {
+      requestValidator: validator,
+      requestParameters: { "method.request.path.goalId": true },
+    });
+    runs
+      .addResource("{runId}")
+      .addResource("history")
+      .addMethod("GET", integration, {
+        requestValidator: validator,
+        requestParameters: {
+          "method.request.path.goalId": true,
+          "method.request.path.runId": true,
+          "method.request.querystring.nextToken": false,
+          "method.request.querystring.maxResults": false,
+        },
+      });
     // Steering a goal: each publishes one human-input event; the function validates the bodies.
     for (const control of ["revisions", "directive", "resume", "retry", "limits", "cancel"]) {
       goal.addResource(control).addMethod("POST", integration, {

@@ -12,6 +12,16 @@ export interface ApiServerOptions {
   readonly routes: readonly ApiRouteSpec[];
   /** Invokes the route's function with the proxy event (the local LambdaHost). */
   readonly invokeFunction: (functionArn: string, event: JsonValue) => Promise<JsonValue>;
+  /**
+   * Invokes a streaming route's function (InvokeWithResponseStream): its bytes reach `onChunk` as
+   * it writes them. Without it, streaming routes answer 502.
+   */
+  readonly invokeStreamingFunction?: (
+    functionArn: string,
+    event: JsonValue,
+    onChunk: (chunk: Uint8Array) => void,
+    signal: AbortSignal,
+  ) => Promise<void>;
   /** @default 8787 */
   readonly port?: number;
   /**
@@ -24,6 +34,8 @@ export interface ApiServerOptions {
    * function: they do not exist in API Gateway.
    */
   readonly localRoutes?: Readonly<Record<string, () => Promise<JsonValue>>>;
+  /** Local-only GET pages (the web console at `/console`): the file for a path, or undefined. */
+  readonly pages?: (pathname: string) => Promise<{ contentType: string; body: string } | undefined>;
 }
 
 /** The caller every local request is made as: the API maps it to tenant "local". */
@@ -117,6 +129,18 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
         return answerInternalError(res, requestId);
       }
     }
+    const page =
+      method === "GET"
+        ? await options.pages?.(path).catch((error: unknown) => {
+            onError(`${method} ${path}: the page could not be built (request ${requestId})`, error);
+            return { contentType: "text/plain", body: "the page could not be built; see the runtime's log" };
+          })
+        : undefined;
+    if (page !== undefined) {
+      res.writeHead(200, { "content-type": page.contentType, "cache-control": "no-store" });
+      res.end(page.body);
+      return;
+    }
     let match: ReturnType<typeof matchRoute>;
     try {
       match = matchRoute(options.routes, method, path, decoderForThisRequest());
@@ -133,6 +157,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     }
     if (match === undefined) return sendUnmatched(res, method, path);
     const event = proxyEvent(req, target, match.route, match.pathParameters, body, requestId);
+    if (match.route.streaming) return streamResponse(options, onError, match.route, event, req, res);
     let result: JsonValue;
     try {
       result = await options.invokeFunction(match.route.functionArn, event);
@@ -203,6 +228,87 @@ async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
     if (size <= MAX_LOCAL_REQUEST_BYTES) chunks.push(Buffer.from(chunk));
   }
   return size > MAX_LOCAL_REQUEST_BYTES ? undefined : Buffer.concat(chunks);
+}
+
+/** The metadata before the 8 NUL bytes of a streamed HTTP integration response. */
+const PreludeSchema = z.object({
+  statusCode: z.number().int().min(100).max(599).optional(),
+  headers: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).nullish(),
+  multiValueHeaders: z.record(z.string(), z.array(z.union([z.string(), z.number(), z.boolean()]))).nullish(),
+  cookies: z.array(z.string()).nullish(),
+});
+const DELIMITER = Buffer.alloc(8);
+
+/**
+ * A response-streaming route, as API Gateway serves one: the function's stream starts with a JSON
+ * prelude (status, headers) and 8 NUL bytes (`awslambda.HttpResponseStream.from`); what follows is
+ * the body, passed on byte by byte as it comes. A client that goes away closes the function's stream.
+ */
+async function streamResponse(
+  options: ApiServerOptions,
+  onError: (message: string, error?: unknown) => void,
+  route: ApiRouteSpec,
+  event: JsonObject,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  const where = `${req.method} ${route.resourcePath}`;
+  if (options.invokeStreamingFunction === undefined) {
+    onError(`${where}: streaming routes are not served here`);
+    return sendJson(res, 502, { message: "Internal server error" });
+  }
+  const gone = new AbortController();
+  res.on("close", () => gone.abort());
+  let head: Buffer | undefined = Buffer.alloc(0);
+  const onChunk = (chunk: Uint8Array) => {
+    if (head === undefined) {
+      if (!res.writableEnded) res.write(chunk);
+      return;
+    }
+    head = Buffer.concat([head, chunk]);
+    const end = head.indexOf(DELIMITER);
+    if (end === -1) return;
+    const prelude = PreludeSchema.safeParse(parseJsonOrUndefined(head.subarray(0, end).toString("utf8")));
+    const body = head.subarray(end + DELIMITER.length);
+    head = undefined;
+    if (!prelude.success) {
+      onError(`${where}: the stream does not start with an HTTP integration prelude`);
+      res.writeHead(502, { "content-type": "application/json" });
+      res.end(JSON.stringify({ message: "Internal server error" }));
+      gone.abort();
+      return;
+    }
+    const { statusCode = 200, headers, multiValueHeaders, cookies } = prelude.data;
+    for (const [name, value] of Object.entries(headers ?? {})) res.setHeader(name, String(value));
+    for (const [name, values] of Object.entries(multiValueHeaders ?? {}))
+      res.setHeader(name, values.map(String));
+    if (cookies && cookies.length > 0) res.setHeader("set-cookie", cookies);
+    res.writeHead(statusCode);
+    // Headers go out at once: a client of an event stream must see them before the first event.
+    res.flushHeaders();
+    if (body.length > 0) res.write(body);
+  };
+  try {
+    await options.invokeStreamingFunction(route.functionArn, event, onChunk, gone.signal);
+  } catch (error) {
+    // A client that went away, or a runtime shutting down, ends a stream: not a function failure.
+    if (gone.signal.aborted) return;
+    onError(`${where}: the function failed`, error);
+    if (!res.headersSent) return sendJson(res, 502, { message: "Internal server error" });
+  }
+  if (!res.headersSent && head !== undefined) {
+    onError(`${where}: the stream ended before its HTTP integration prelude`);
+    return sendJson(res, 502, { message: "Internal server error" });
+  }
+  res.end();
+}
+
+function parseJsonOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 function sendJson(res: ServerResponse, status: number, body: JsonValue): void {

@@ -76,8 +76,10 @@ describe("GoalsApi", () => {
   });
 
   it("serves exactly the goals and goal-control routes, each through the API function as a Lambda proxy", () => {
-    // Act
-    const routes = routesOf(template);
+    // Act: the event stream has a function of its own (below).
+    const routes = new Map(
+      [...routesOf(template)].filter(([route]) => route !== "GET /goals/{goalId}/stream"),
+    );
 
     // Assess
     expect([...routes.keys()].sort()).toEqual(
@@ -85,6 +87,9 @@ describe("GoalsApi", () => {
         "GET /goals",
         "GET /goals/{goalId}",
         "GET /goals/{goalId}/events",
+        "GET /goals/{goalId}/details",
+        "GET /goals/{goalId}/runs",
+        "GET /goals/{goalId}/runs/{runId}/history",
         "POST /goals",
         "POST /goals/{goalId}/revisions",
         "POST /goals/{goalId}/directive",
@@ -99,6 +104,10 @@ describe("GoalsApi", () => {
           "/goals",
           "/goals/{goalId}",
           "/goals/{goalId}/events",
+          "/goals/{goalId}/stream",
+          "/goals/{goalId}/details",
+          "/goals/{goalId}/runs",
+          "/goals/{goalId}/runs/{runId}/history",
           ...["revisions", "directive", "resume", "retry", "limits", "cancel"].map(
             (c) => `/goals/{goalId}/${c}`,
           ),
@@ -156,6 +165,7 @@ describe("GoalsApi", () => {
     expect(routes.get("GET /goals/{goalId}/events")?.Properties.RequestParameters).toEqual({
       "method.request.path.goalId": true,
       "method.request.querystring.after": false,
+      "method.request.querystring.waitSeconds": false,
     });
     for (const control of ["revisions", "directive", "resume", "retry", "limits", "cancel"]) {
       expect(routes.get(`POST /goals/{goalId}/${control}`)?.Properties.RequestParameters, control).toEqual({
@@ -308,8 +318,43 @@ describe("GoalsApi", () => {
   });
 
   it("lets API Gateway invoke the function from the stage's methods only (no console test invocations)", () => {
-    // Assess: twelve routes and an ANY on each of their eleven resources
-    template.resourceCountIs("AWS::Lambda::Permission", 23);
+    // Assess: fifteen routes on fifteen resources (one of them, the event stream, to a function of
+    // its own) and an ANY on each resource, to the API function
+    template.resourceCountIs("AWS::Lambda::Permission", 31);
+  });
+
+  it("streams GET /goals/{goalId}/stream from a read-only function of its own (REST response streaming)", () => {
+    // Prepare
+    const stream = routesOf(template).get("GET /goals/{goalId}/stream");
+    const [streamId, streamFunction] = onlyResource(template, "AWS::Lambda::Function", "GoalsApiEventStream");
+    const statements = allowStatementsOf(template, roleOf(streamFunction));
+
+    // Assess
+    expect(stream?.Properties.AuthorizationType).toBe("AWS_IAM");
+    expect(stream?.Properties.Integration).toMatchObject({
+      Type: "AWS_PROXY",
+      ResponseTransferMode: "STREAM",
+      TimeoutInMillis: 900_000,
+    });
+    expect(flattenReferences(Reflect.get(Object(stream?.Properties.Integration), "Uri"))).toContain(
+      `/2021-11-15/functions/${arnOf(streamId)}/response-streaming-invocations`,
+    );
+    expect(streamFunction.Properties.Timeout).toBe(900);
+    expect(resourcesAllowed(statements, "dynamodb:Query").length).toBeGreaterThan(0);
+    expect(resourcesAllowed(statements, "dynamodb:PutItem")).toEqual([]);
+  });
+
+  it("lets the API function read its runs' executions of its own state machines only", () => {
+    // Prepare
+    const statements = allowStatementsOf(template, roleOf(synthesized.handler));
+
+    // Assess
+    for (const action of ["states:DescribeExecution", "states:GetExecutionHistory"]) {
+      const resources = resourcesAllowed(statements, action);
+      expect(resources).toHaveLength(1);
+      expect(resources[0]).toMatch(/:execution:.*:\*$/);
+    }
+    expect(resourcesAllowed(statements, "states:ListExecutions")).toEqual([]);
   });
 
   it.each<[string, Partial<GoalsApiProps>, RegExp]>([

@@ -99,13 +99,18 @@ function sendOverHttp(
     if (request.body !== undefined) outgoing.setHeader("content-length", Buffer.byteLength(request.body));
     outgoing.on("error", reject);
     outgoing.on("response", (incoming) => {
+      const headers = Object.fromEntries(
+        Object.entries(incoming.headers).map(([name, value]) => [name, String(value)]),
+      );
+      // An event stream that opened stays open while the goal lives: its status and headers are the answer.
+      if (incoming.statusCode === 200 && headers["content-type"]?.startsWith("text/event-stream")) {
+        incoming.destroy();
+        return resolve({ status: 200, headers, body: "" });
+      }
       const chunks: Buffer[] = [];
       incoming.on("data", (chunk: Buffer) => chunks.push(chunk));
       incoming.on("error", reject);
       incoming.on("end", () => {
-        const headers = Object.fromEntries(
-          Object.entries(incoming.headers).map(([name, value]) => [name, String(value)]),
-        );
         resolve({ status: incoming.statusCode ?? 0, headers, body: Buffer.concat(chunks).toString("utf8") });
       });
     });

@@ -8,6 +8,7 @@ const route = (method: string, resourcePath: string): ApiRouteSpec => ({
   method,
   resourcePath,
   functionArn: `fn:${method}:${resourcePath}`,
+  streaming: false,
 });
 
 const routes = [

@@ -28,6 +28,12 @@ export const RevisionIdSchema = z
   .string()
   .regex(REVISION_ID_PATTERN, "must be a revision id: 'rev-' and 24 lower-case hex digits");
 
+/**
+ * A run id: `r1`, `r2`, … as runs are numbered (`nextRunId`); the first run of an older goal may
+ * carry another short id, so any 1 to 40 letters, digits, `_` or `-` are accepted.
+ */
+export const RunIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,40}$/, "must be a run id such as r1");
+
 const CROCKFORD = "0123456789abcdefghjkmnpqrstvwxyz";
 const ID_BYTES = 16;
 const APPROVAL_ID_BYTES = 16;

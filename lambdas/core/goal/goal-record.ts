@@ -237,6 +237,19 @@ export type ToolDecision = z.infer<typeof ToolDecisionSchema>;
  * the approval that asks for it, and the outcome Act obeys. Act runs `approved` gated calls exactly
  * once and answers `rejected` / `expired` ones with a tool error, never running them.
  */
+/**
+ * One call a gate holds, as a human approves it: the tool and its exact input, and for an MCP tool
+ * the server, its own tool name and the definition hash the approval binds to.
+ */
+export const GatedCallSchema = z.object({
+  name: z.string(),
+  input: z.json(),
+  server: z.string().optional(),
+  tool: z.string().optional(),
+  definitionHash: z.string().optional(),
+});
+export type GatedCall = z.infer<typeof GatedCallSchema>;
+
 export const ActionGateSchema = z.object({
   /** With `iteration`, the gated turn's position: its run's lineage (run-lineage.ts). */
   runId: z.string(),
@@ -247,6 +260,8 @@ export const ActionGateSchema = z.object({
   fingerprint: z.string(),
   /** One line a human reads ("notify #ops: Release 1.2 is out"). */
   summary: z.string().max(2000),
+  /** The gated calls in full (gates recorded before they were kept have only the summary). */
+  calls: z.array(GatedCallSchema).max(50).optional(),
   approvalId: z.string().optional(),
   outcome: z.enum(["pending", "approved", "rejected", "expired"]),
   decidedBy: z.string().optional(),

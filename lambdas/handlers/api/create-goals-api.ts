@@ -4,6 +4,7 @@ import { approvalsRoutes } from "./approvals";
 import { callerName, callerTenant } from "./caller-tenant";
 import { getGoalsRoutes } from "./get-goals";
 import { goalControlRoutes } from "./goal-control";
+import { goalDetailsRoutes } from "./goal-details";
 import type { GoalsApiDeps } from "./goals-api-deps";
 import { errorJson, internalError, knownErrorResponse } from "./http-responses";
 import { checkPathParams } from "./path-params";
@@ -62,9 +63,31 @@ function bodyText(event: APIGatewayProxyEvent): string | undefined {
   return event.isBase64Encoded ? Buffer.from(event.body, "base64").toString("utf8") : event.body;
 }
 
+/**
+ * `GET /goals/{goalId}/stream` is served by the event stream's own function (response streaming);
+ * it is listed here so another method on that path is a 405 with `Allow: GET` from this function,
+ * which API Gateway's ANY method sends it to. A GET never reaches this function deployed or locally.
+ */
+const streamedElsewhere: Route = {
+  method: "GET",
+  path: "/goals/{goalId}/stream",
+  handle: async () =>
+    errorJson(400, {
+      code: "StreamNotServedHere",
+      message: "GET /goals/{goalId}/stream is answered by the event stream function, which streams",
+    }),
+};
+
 /** Every route of the goals API, in matching order (a 405's `Allow` lists methods in this order). */
 export function goalsApiRoutes(deps: GoalsApiDeps): Route[] {
-  return [postGoalRoute(deps), ...getGoalsRoutes(deps), ...goalControlRoutes(deps), ...approvalsRoutes(deps)];
+  return [
+    postGoalRoute(deps),
+    ...getGoalsRoutes(deps),
+    ...goalControlRoutes(deps),
+    ...approvalsRoutes(deps),
+    ...goalDetailsRoutes(deps),
+    streamedElsewhere,
+  ];
 }
 
 /**

@@ -7,9 +7,11 @@ import middy from "@middy/core";
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from "aws-lambda";
 import { DynamoDbGoalStore } from "../../adapters/dynamodb-goal-store";
 import { EventBridgePublisher, HumanInputPublishError } from "../../adapters/eventbridge-publisher";
+import { goalEventWaiterFromEnv } from "../../adapters/goal-event-waiter-from-env";
 import { createDocumentClient, observedGoalStore } from "../../adapters/goal-store-adapters";
 import { lazyLambdaInvoker } from "../../adapters/lazy-lambda-invoker";
 import { loadOnce } from "../../adapters/load-once";
+import { sfnRunHistory } from "../../adapters/sfn-run-history";
 import { sfnRunStarter } from "../../adapters/sfn-run-starter";
 import { goalIdFromBytes, revisionIdFromBytes } from "../../core/goal/goal-ids";
 import type { DeadlineSchedule } from "../../core/ports/deadline-schedule";
@@ -86,6 +88,8 @@ const api = createGoalsApi({
       : new EventBridgePublisher(eventBridge, config.eventBusName),
   newRevisionId: () => revisionIdFromBytes(randomBytes(12)),
   logger,
+  eventWaiter: goalEventWaiterFromEnv(process.env),
+  runHistory: sfnRunHistory(sfn),
   deadlines,
   toolNames: config.toolNames,
   ...(config.mcp === undefined ? {} : { mcp: mcpCatalog(config.mcp) }),

@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { ApprovalIdSchema, GoalIdSchema } from "../../core/goal/goal-ids";
+import { ApprovalIdSchema, GoalIdSchema, RunIdSchema } from "../../core/goal/goal-ids";
 import { parseOrThrow } from "../../core/goal/validation";
 
 /**
@@ -10,9 +10,10 @@ import { parseOrThrow } from "../../core/goal/validation";
 const PathParamsSchema = z.strictObject({
   goalId: GoalIdSchema.optional(),
   approvalId: ApprovalIdSchema.optional(),
+  runId: RunIdSchema.optional(),
 });
 
-/** The route's path parameters, or a ValidationError naming each malformed one (`goalId`, `approvalId`). */
+/** The route's path parameters, or a ValidationError naming each malformed one (`goalId`, `approvalId`, `runId`). */
 export function checkPathParams(params: Readonly<Record<string, string>>): Record<string, string> {
   const checked = parseOrThrow(PathParamsSchema, params, "path");
   return Object.fromEntries(

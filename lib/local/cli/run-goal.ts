@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import type { GoalSnapshot, GoalStatus } from "../../../lambdas/core/goal/goal-record";
-import { formatApproval, formatEvent, formatProgress, formatSummary } from "./format-progress";
+import { followGoal, type OutputMode, type Screen } from "./follow-goal";
+import { formatApproval, formatSummary } from "./format-progress";
 import { GoalsApiError, type GoalsClient } from "./goals-client";
 
 /** Exit codes of `goal-loops run` (DESIGN §6). */
@@ -21,10 +22,11 @@ export interface RunGoalOptions {
   readonly goalFile: string;
   /** Overrides the goal's default model (`models.default`), e.g. `scripted:write-summary`. */
   readonly model?: string;
-  /** Print events as JSON lines instead of text. */
-  readonly json: boolean;
+  /** `view` (the compact live view), `events` (raw event lines) or `json` (JSON lines). */
+  readonly mode: OutputMode;
   readonly write: (line: string) => void;
-  readonly pollIntervalMs?: number;
+  /** A terminal to redraw the live view on; without it the view prints what changed. */
+  readonly tty?: Screen["tty"];
   /** What to do when the goal waits for an approval; without it the run exits 2 (not interactive). */
   readonly approvals?: ApprovalMode;
 }
@@ -38,9 +40,14 @@ export type ApprovalMode =
   | { readonly kind: "auto" }
   | { readonly kind: "prompt"; readonly ask: (question: string) => Promise<string> };
 
-/** Reads a goal file, submits it, follows its events and returns the exit code for its outcome. */
+/**
+ * Reads a goal file, submits it, follows it live over its event stream and returns the exit code
+ * for its outcome: it stops at a final status, or (caught up with every event) at `failed`,
+ * `paused`, or `waiting` with no way to answer.
+ */
 export async function runGoal(options: RunGoalOptions): Promise<number> {
   const { client, write } = options;
+  const json = options.mode === "json";
   const spec = await readGoalFile(options.goalFile, options.model);
   let accepted: Awaited<ReturnType<GoalsClient["submitGoal"]>>;
   try {
@@ -51,41 +58,35 @@ export async function runGoal(options: RunGoalOptions): Promise<number> {
     for (const issue of error.body.issues ?? []) write(`  ${issue.path || "(root)"}: ${issue.message}`);
     return EXIT_CODES.failed;
   }
-  if (!options.json) write(`Goal ${accepted.goalId} accepted (${accepted.pattern}, run ${accepted.runId})`);
+  if (!json) write(`Goal ${accepted.goalId} accepted (${accepted.pattern}, run ${accepted.runId})`);
 
-  let after = 0;
-  let lastProgress = "";
   const mode = options.approvals ?? { kind: "none" };
   /** Approvals this run answered (or found answered): the goal wakes on its own from here. */
   const answered = new Set<string>();
-  for (;;) {
-    const page = await client.listEvents(accepted.goalId, after);
-    for (const event of page.items) write(options.json ? JSON.stringify(event) : formatEvent(event));
-    after = page.nextSeq;
-    const snapshot = await client.getGoal(accepted.goalId);
-    const progress = formatProgress(snapshot);
-    if (!options.json && progress !== lastProgress) write(`  ${progress}`);
-    lastProgress = progress;
-    const waitingFor = snapshot.status === "waiting" ? snapshot.waitingFor : null;
-    if (waitingFor && mode.kind !== "none" && after >= snapshot.lastEventId) {
-      if (!answered.has(waitingFor.approvalId)) {
+  let skipped = false;
+  const final = await followGoal({
+    client,
+    goalId: accepted.goalId,
+    mode: options.mode,
+    screen: { write, ...(options.tty ? { tty: options.tty } : {}) },
+    onCaughtUp: async (snapshot) => {
+      const waitingFor = snapshot.status === "waiting" ? snapshot.waitingFor : null;
+      if (waitingFor && mode.kind !== "none") {
+        if (answered.has(waitingFor.approvalId)) return "continue";
         const outcome = await answerApproval(client, snapshot, waitingFor.approvalId, mode, options);
         if (outcome === "skipped") {
-          write(options.json ? JSON.stringify({ type: "summary", snapshot }) : formatSummary(snapshot));
-          return EXIT_CODES.waitingOrPaused;
+          skipped = true;
+          return "stop";
         }
         if (outcome === "answered") answered.add(waitingFor.approvalId);
+        return "continue";
       }
-      await delay(options.pollIntervalMs ?? 250);
-      continue;
-    }
-    const exitCode = STOPPING[snapshot.status];
-    if (exitCode !== undefined && after >= snapshot.lastEventId) {
-      write(options.json ? JSON.stringify({ type: "summary", snapshot }) : formatSummary(snapshot));
-      return exitCode;
-    }
-    await delay(options.pollIntervalMs ?? 250);
-  }
+      return STOPPING[snapshot.status] === undefined ? "continue" : "stop";
+    },
+  });
+  write(json ? JSON.stringify({ type: "summary", snapshot: final }) : formatSummary(final));
+  if (skipped) return EXIT_CODES.waitingOrPaused;
+  return STOPPING[final.status] ?? EXIT_CODES.waitingOrPaused;
 }
 
 /**
@@ -100,6 +101,7 @@ async function answerApproval(
   options: RunGoalOptions,
 ): Promise<"answered" | "skipped" | "pending"> {
   const { write } = options;
+  const json = options.mode === "json";
   const pending = await client.listApprovals("pending");
   const approval = pending.find((item) => item.approvalId === approvalId && item.goalId === snapshot.goalId);
   if (!approval) return "pending";
@@ -119,7 +121,7 @@ async function answerApproval(
       mode.kind === "auto" ? "approved by goal-loops run --auto-approve" : undefined,
     );
     write(
-      options.json
+      json
         ? JSON.stringify({ type: "approval.answered", approvalId, decision, status: decided.status })
         : `Approval ${approvalId} ${decided.status} (${approval.action.summary})`,
     );
@@ -127,7 +129,7 @@ async function answerApproval(
     if (!(error instanceof GoalsApiError)) throw error;
     // Decided elsewhere first (409), expired (410) or gone (404): the goal moves on without us.
     write(
-      options.json
+      json
         ? JSON.stringify({
             type: "approval.refused",
             approvalId,
@@ -178,8 +180,4 @@ async function readGoalFile(path: string, model: string | undefined): Promise<Re
 /** The goal file could not be read or is not a JSON object. */
 export class GoalFileError extends Error {
   override readonly name = "GoalFileError";
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

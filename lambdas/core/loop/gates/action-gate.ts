@@ -68,6 +68,16 @@ export function pendingGate(
     toolUseIds: calls.map((call) => call.toolUseId),
     fingerprint: `tools:${fingerprint}`,
     summary,
+    calls: calls.map((call) => {
+      const definition = definitionOf(call.name);
+      return {
+        name: call.name,
+        input: call.input,
+        ...(definition
+          ? { server: definition.server, tool: definition.tool, definitionHash: definition.definitionHash }
+          : {}),
+      };
+    }),
     outcome: "pending",
   };
 }
