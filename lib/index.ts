@@ -3,6 +3,13 @@
  * `cdk deploy` uses, and the configuration's schema, types and loader (`goal-loops.config.json`).
  */
 
+export type {
+  ApiConfig,
+  ApiThrottlingConfig,
+  DataConfig,
+  LogsConfig,
+  RemovalChoice,
+} from "./config/deployment-config";
 export {
   type ApprovalsConfig,
   DEFAULT_FAST_MODEL_ID,
@@ -16,13 +23,6 @@ export {
   type PayloadsConfig,
   type SlackConfig,
 } from "./config/goal-loops-config";
-export {
-  type ApiConfig,
-  type ApiThrottlingConfig,
-  type DataConfig,
-  type LogsConfig,
-  type RemovalChoice,
-} from "./config/deployment-config";
 export { loadConfigFile } from "./config/load-config";
 export { ConfigError } from "./config/parse-settings";
 export { GoalLoops, type GoalLoopsProps } from "./goal-loops";
