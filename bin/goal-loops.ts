@@ -22,6 +22,7 @@ import { type ApprovalListStatus, GoalsApiError, GoalsClient } from "../lib/loca
 import { formatToolListing, listMcpTools, listTools, type ToolListing } from "../lib/local/cli/list-tools";
 import { type ApprovalMode, GoalFileError, runGoal } from "../lib/local/cli/run-goal";
 import { startLocalStack } from "../lib/local/local-stack";
+import { addPreflightCommand } from "../lib/preflight/preflight-command";
 
 const projectDir = resolve(import.meta.dirname, "..");
 
@@ -498,5 +499,7 @@ program
     // A server that could not be listed is a configuration a goal could not use: say so by the exit code.
     if (listing.problems.some((problem) => !problem.includes(": left out,"))) process.exitCode = 1;
   });
+
+addPreflightCommand(program, { write, log });
 
 await program.parseAsync(process.argv);

@@ -4,6 +4,7 @@ import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { Command, InvalidArgumentError } from "commander";
 import { GoalLoopsError } from "../lambdas/core/goal/errors";
+import { type LocalAccount, loadLocalAccountFile } from "../lib/local/local-account";
 import { watchOutbox } from "../lib/local/local-outbox";
 import { type LocalSecrets, localSecrets } from "../lib/local/local-secrets";
 import { type LocalStack, startLocalStack } from "../lib/local/local-stack";
@@ -36,6 +37,7 @@ interface Flags {
   inMemory: boolean;
   retryIntervalMs: number;
   config?: string;
+  account?: string;
 }
 
 const program = new Command("local")
@@ -59,10 +61,15 @@ const program = new Command("local")
     "--config <file>",
     "the configuration file to synthesize with (models, approvals, http hosts …); default goal-loops.config.json",
   )
+  .option(
+    "--account <file>",
+    "the AWS account `goal-loops preflight` finds at the account endpoint (bootstrap, models' lifecycle, SES, secrets); default: a fresh bootstrapped one",
+  )
   .showHelpAfterError();
 
 const flags = program.parse(process.argv).opts<Flags>();
 const { secrets, generated } = secretsOrExit();
+const account = accountOrExit(flags.account);
 let stack: LocalStack;
 try {
   stack = await startLocalStack({
@@ -75,6 +82,7 @@ try {
     retryIntervalMs: flags.retryIntervalMs,
     secrets,
     ...(flags.config === undefined ? {} : { configFile: path.resolve(flags.config) }),
+    ...(account === undefined ? {} : { account }),
   });
 } catch (error) {
   // Errors of ours (a bad cdk.out, a failed synth) and a taken port say all there is to say.
@@ -107,6 +115,7 @@ console.log(
     `  Scheduler       ${stack.endpoints.scheduler} (goal deadlines)`,
     `  Bedrock         ${stack.endpoints.bedrockRuntime} (fixtures from ${relative(stack.fixturesDir)}: ${fixtures.join(", ") || "none"})`,
     `  Model           ${flags.model ?? "each function's HEAVY_MODEL_ID / FAST_MODEL_ID (only scripted:<name> models answer locally)"}`,
+    `  AWS account     ${stack.endpoints.account} (what goal-loops preflight reads: ${flags.account === undefined ? "a fresh, bootstrapped account" : relative(path.resolve(flags.account))})`,
     "",
     "Next:",
     `  curl -s -X POST ${stack.apiUrl}/goals -H 'content-type: application/json' --data @${goalFile}`,
@@ -114,6 +123,8 @@ console.log(
     `  npx goal-loops run ${goalFile}   # live progress in this terminal (the example names its scripted model)`,
     "",
     `  curl -s ${stack.apiUrl}/_local/outbox                # what Slack, email and notify would have sent`,
+    `  AWS_ENDPOINT_URL=${stack.endpoints.account} AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local \\`,
+    "    npx goal-loops preflight --region eu-west-1   # the deploy checklist, against the account above",
     ...(generated.length > 0
       ? [
           "",
@@ -125,6 +136,18 @@ console.log(
     "Ctrl+C stops it.",
   ].join("\n"),
 );
+
+/** The `--account` file's account, or exit 1 naming what in it is wrong. */
+function accountOrExit(file: string | undefined): LocalAccount | undefined {
+  if (file === undefined) return undefined;
+  try {
+    return loadLocalAccountFile(path.resolve(file));
+  } catch (error) {
+    if (!(error instanceof Error) || error.name !== "ConfigError") throw error;
+    console.error(`${error.name}: ${error.message}`);
+    process.exit(1);
+  }
+}
 
 /** The doors' secrets, or exit 1 saying which variable is unusable and why (a short EMAIL_LINK_SECRET). */
 function secretsOrExit(): { secrets: LocalSecrets; generated: string[] } {

@@ -1,15 +1,22 @@
 import { App, type Environment, Validations } from "aws-cdk-lib";
 import { AwsSolutionsChecks } from "cdk-nag";
-import type { GoalLoopsConfigInput } from "./config/goal-loops-config";
+import { DEFAULT_STACK_NAME } from "./config/deployment-config";
+import { type GoalLoopsConfigInput, GoalLoopsConfigSchema } from "./config/goal-loops-config";
 import { resolveConfig } from "./config/load-config";
+import { parseSettings } from "./config/parse-settings";
+import { isLocalSynth, LOCAL_SYNTH_CONTEXT } from "./config/synth-target";
 import { GoalLoopsStack } from "./goal-loops-stack";
 
-/** The stack's construct ID, and so the name of its template in `cdk.out`. */
-export const GOAL_LOOPS_STACK_ID = "GoalLoopsStack";
+/**
+ * The stack's construct ID (and name, and so its template's name in `cdk.out`) when the
+ * configuration sets no `stackName`.
+ */
+export const GOAL_LOOPS_STACK_ID = DEFAULT_STACK_NAME;
 
 export interface BuildAppOptions {
   /**
-   * Account and region to deploy to.
+   * Account and region to deploy to. Ignored by a synth for the local runtime (the context value
+   * `goal-loops:local`), which stays environment-agnostic whatever credentials the shell has.
    *
    * @default - environment-agnostic
    */
@@ -61,15 +68,18 @@ export interface GoalLoopsApp {
  */
 export function buildApp(options: BuildAppOptions = {}): GoalLoopsApp {
   const app = new App({ context: options.context, outdir: options.outdir });
+  // Checked before the stack is named after its stackName.
   const config =
-    options.config ??
-    resolveConfig({
-      projectDir: options.projectDir ?? process.cwd(),
-      configPath: app.node.tryGetContext("config"),
-    }).config;
-  const stack = new GoalLoopsStack(app, GOAL_LOOPS_STACK_ID, {
+    options.config === undefined
+      ? resolveConfig({
+          projectDir: options.projectDir ?? process.cwd(),
+          configPath: app.node.tryGetContext("config"),
+        }).config
+      : parseSettings(GoalLoopsConfigSchema, options.config, "config");
+  const local = isLocalSynth(app.node.tryGetContext(LOCAL_SYNTH_CONTEXT));
+  const stack = new GoalLoopsStack(app, config.stackName, {
     goalLoops: { ...config, ...(options.projectDir === undefined ? {} : { projectDir: options.projectDir }) },
-    env: options.env,
+    env: local ? undefined : options.env,
     description:
       "goal-loops: goal-directed LLM agent loops on Step Functions, Lambda, DynamoDB and EventBridge",
   });

@@ -1,4 +1,4 @@
-import { Annotations, Duration, type RemovalPolicy, Stack, Token } from "aws-cdk-lib";
+import { Annotations, Aspects, Duration, RemovalPolicy, Stack, Token } from "aws-cdk-lib";
 import { EmailIdentity, type IEmailIdentity } from "aws-cdk-lib/aws-ses";
 import { Construct } from "constructs";
 import {
@@ -6,8 +6,10 @@ import {
   type GoalLoopsConfigInput,
   GoalLoopsConfigSchema,
 } from "./config/goal-loops-config";
-import { parseSettings } from "./config/parse-settings";
+import { lambdaUnreachableReason } from "./config/lambda-reachable-url";
+import { ConfigError, parseSettings } from "./config/parse-settings";
 import { type ResolvedModels, resolveModels } from "./config/resolve-models";
+import { isLocalSynth, LOCAL_SYNTH_CONTEXT } from "./config/synth-target";
 import { EmailDoor } from "./constructs/email-door";
 import { GoalDeadlines } from "./constructs/goal-deadlines";
 import { GoalEventBus } from "./constructs/goal-event-bus";
@@ -15,6 +17,7 @@ import { GoalLoopFunction } from "./constructs/goal-loop-function";
 import { GoalTable } from "./constructs/goal-table";
 import { GoalsApi } from "./constructs/goals-api";
 import { LambdaTools } from "./constructs/lambda-tools";
+import { LogGroupSettings } from "./constructs/log-group-settings";
 import { LoopSteps } from "./constructs/loop-steps";
 import { McpServers } from "./constructs/mcp-servers";
 import { NotifyDestinations } from "./constructs/notify-destinations";
@@ -32,9 +35,10 @@ import { SlackDoor } from "./constructs/slack-door";
  */
 export interface GoalLoopsProps extends GoalLoopsConfigInput {
   /**
-   * What happens to the goal table, its key and its payload bucket when they leave the stack.
+   * What happens to the goal table, its key, its payload bucket and the tools' tables when they
+   * leave the stack. Wins over `data.removalPolicy`.
    *
-   * @default RemovalPolicy.RETAIN
+   * @default - `data.removalPolicy` (`retain`: RemovalPolicy.RETAIN)
    */
   readonly removalPolicy?: RemovalPolicy;
 
@@ -99,9 +103,19 @@ export class GoalLoops extends Construct {
     const { removalPolicy: _removal, approvalEmailSender: _sender, projectDir: _dir, ...configured } = props;
     const config = parseSettings(GoalLoopsConfigSchema, configured, "GoalLoops");
     this.config = config;
+    if (!isLocalSynth(this.node.tryGetContext(LOCAL_SYNTH_CONTEXT))) refuseUnreachableUrls(config);
+    const dataRemoval =
+      props.removalPolicy ??
+      (config.data.removalPolicy === "destroy" ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN);
+    Aspects.of(this).add(
+      new LogGroupSettings({
+        retentionDays: config.logs.retentionDays,
+        removal: config.logs.removalPolicy,
+      }),
+    );
 
     this.goalTable = new GoalTable(this, "GoalTable", {
-      removalPolicy: props.removalPolicy,
+      removalPolicy: dataRemoval,
       payloads: config.payloads,
     });
     this.goalEventBus = new GoalEventBus(this, "GoalEventBus");
@@ -113,6 +127,7 @@ export class GoalLoops extends Construct {
         ? undefined
         : new LambdaTools(this, "Tools", {
             tools: toolConfigs,
+            tableRemovalPolicy: dataRemoval,
             ...(props.projectDir === undefined ? {} : { projectDir: props.projectDir }),
           });
     this.loopSteps = new LoopSteps(this, "LoopSteps", {
@@ -141,6 +156,9 @@ export class GoalLoops extends Construct {
       stateMachines,
       goalEventBus: this.goalEventBus,
       models: this.reactLoop,
+      throttlingRateLimit: config.api.throttling.rateLimit,
+      throttlingBurstLimit: config.api.throttling.burstLimit,
+      cloudWatchRole: config.api.manageAccountCloudWatchRole,
     });
     // A GoalSpec may grant these by name; the API refuses a name it does not know (tools.N).
     if (this.lambdaTools !== undefined) {
@@ -280,4 +298,28 @@ function emailSender(scope: Construct, sender: string | undefined): IEmailIdenti
   return sender === undefined
     ? undefined
     : EmailIdentity.fromEmailIdentityName(scope, "ApprovalEmailSender", sender);
+}
+
+/**
+ * A deployable synth refuses the URLs Lambda cannot reach (an MCP server or webhook on 127.0.0.1,
+ * a link-local address), naming each field: deployed, every call to one would fail. The local
+ * runtime's synth (LOCAL_SYNTH_CONTEXT) accepts them, since there the functions run on this machine.
+ */
+function refuseUnreachableUrls(config: GoalLoopsConfig): void {
+  const urls: [string, string][] = [
+    ...config.tools.mcp.map((server, index): [string, string] => [`tools.mcp.${index}.url`, server.url]),
+    ...Object.entries(config.notify.channels).flatMap(([name, destination]): [string, string][] =>
+      destination.type === "webhook" ? [[`notify.channels.${name}.url`, destination.url]] : [],
+    ),
+  ];
+  const problems = urls.flatMap(([field, url]) => {
+    const reason = lambdaUnreachableReason(url);
+    return reason === undefined
+      ? []
+      : [`${field} '${url}' is ${reason}, which Lambda cannot reach once deployed`];
+  });
+  if (problems.length === 0) return;
+  throw new ConfigError(
+    `GoalLoops: ${problems.join("; ")}. Give a URL reachable from Lambda (https://…); loopback URLs work only in the local stack (npm start -- --config <file>).`,
+  );
 }

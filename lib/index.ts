@@ -3,6 +3,13 @@
  * `cdk deploy` uses, and the configuration's schema, types and loader (`goal-loops.config.json`).
  */
 
+export type {
+  ApiConfig,
+  ApiThrottlingConfig,
+  DataConfig,
+  LogsConfig,
+  RemovalChoice,
+} from "./config/deployment-config";
 export {
   type ApprovalsConfig,
   DEFAULT_FAST_MODEL_ID,

@@ -5,6 +5,16 @@ import { type ReadSecret, readSecretWhenNeeded, SECRET_MAX_AGE_SECONDS } from ".
 export type LinkSecretSource = () => Promise<string>;
 
 /**
+ * The key links were signed with before the last rotation (the secret's `AWSPREVIOUS` version),
+ * or undefined when there is none: the email door tries it when a link does not verify with the
+ * current key, so links in flight survive one rotation.
+ */
+export type PreviousLinkSecretSource = () => Promise<string | undefined>;
+
+/** Reads one version stage of a secret; undefined when the secret has no version in that stage. */
+export type ReadSecretVersion = (arn: string, versionStage: string) => Promise<string | undefined>;
+
+/**
  * Where the email link key comes from: `EMAIL_LINK_SECRET` when set (the local runtime, which
  * generates it), else the Secrets Manager secret `EMAIL_LINK_SECRET_ARN` (deployed), fetched with
  * Powertools' cache. Neither set is a broken deployment, refused at cold start. A function that
@@ -26,5 +36,26 @@ export function emailLinkSecretSource(
       throw new ApprovalLinkSecretError(`Secret ${arn} has no string value`);
     }
     return value;
+  };
+}
+
+/**
+ * The key before the last rotation, deployed only (`EMAIL_LINK_SECRET_ARN`; the local runtime's
+ * inline key never rotates). Read apart from Powertools, whose cache keys on the secret's name
+ * alone and would mix the two versions up; cached here as long, a missing version too.
+ */
+export function previousEmailLinkSecretSource(
+  env: Readonly<Record<string, string | undefined>>,
+  readVersion: ReadSecretVersion,
+  now: () => number = Date.now,
+): PreviousLinkSecretSource {
+  const arn = env.EMAIL_LINK_SECRET_ARN;
+  if (env.EMAIL_LINK_SECRET || arn === undefined || arn === "") return async () => undefined;
+  let cached: { readonly value: string | undefined; readonly at: number } | undefined;
+  return async () => {
+    if (cached !== undefined && now() - cached.at < SECRET_MAX_AGE_SECONDS * 1000) return cached.value;
+    const value = await readVersion(arn, "AWSPREVIOUS");
+    cached = { value: value === "" ? undefined : value, at: now() };
+    return cached.value;
   };
 }

@@ -3,6 +3,17 @@ import { DEFAULT_METRICS_NAMESPACE } from "../../lambdas/adapters/goal-metrics";
 import { PAYLOAD_SETTINGS_DEFAULTS, PAYLOAD_SETTINGS_LIMITS } from "../../lambdas/adapters/payload-settings";
 import { BUILT_IN_TOOL_NAMES } from "../../lambdas/tools/built-in-tool-names";
 import { NotifyChannelsSchema } from "../../lambdas/tools/notify-destinations";
+import {
+  type ApiConfig,
+  ApiConfigSchema,
+  type DataConfig,
+  DataConfigSchema,
+  DEFAULT_API_THROTTLING,
+  DEFAULT_LOG_RETENTION_DAYS,
+  type LogsConfig,
+  LogsConfigSchema,
+  StackNameSchema,
+} from "./deployment-config";
 import { type McpServerConfigInput, McpServersConfigSchema } from "./mcp-servers-config";
 import { wholeNumber } from "./parse-settings";
 
@@ -287,6 +298,7 @@ export const OperationsConfigSchema = z
 export const GoalLoopsConfigSchema = z
   .strictObject({
     $schema: z.string().optional().describe("The JSON Schema editors check this file with"),
+    stackName: StackNameSchema,
     models: ModelsConfigSchema.default({ dataResidency: false }),
     approvals: ApprovalsConfigSchema.default({
       timeoutSeconds: DEFAULT_APPROVAL_TIMEOUT_SECONDS,
@@ -298,6 +310,9 @@ export const GoalLoopsConfigSchema = z
     payloads: PayloadsConfigSchema.default(PAYLOAD_SETTINGS_DEFAULTS),
     operations: OperationsConfigSchema.default({ ...OPERATIONS_DEFAULTS, approvalTenantIds: [] }),
     notify: NotifyConfigSchema.default({ channels: {} }),
+    logs: LogsConfigSchema.default({ retentionDays: DEFAULT_LOG_RETENTION_DAYS, removalPolicy: "retain" }),
+    data: DataConfigSchema.default({ removalPolicy: "retain" }),
+    api: ApiConfigSchema.default({ throttling: DEFAULT_API_THROTTLING, manageAccountCloudWatchRole: false }),
   })
   .describe("goal-loops deployment configuration")
   .superRefine((config, context) => {
@@ -667,6 +682,19 @@ export interface GoalLoopsConfigInput {
   readonly operations?: OperationsConfig;
   /** @default - no notify channels */
   readonly notify?: NotifyConfig;
+  /**
+   * The CloudFormation stack `cdk deploy` creates from this file (`bin/app.ts`); ignored by the
+   * construct, which lives in a stack of yours.
+   *
+   * @default "GoalLoopsStack"
+   */
+  readonly stackName?: string;
+  /** @default - 30 days, kept when the stack is deleted */
+  readonly logs?: LogsConfig;
+  /** @default - kept when the stack is deleted */
+  readonly data?: DataConfig;
+  /** @default - 50 requests per second, bursts of 100; the account's CloudWatch role left alone */
+  readonly api?: ApiConfig;
 }
 
 /** The configuration with every default applied. */

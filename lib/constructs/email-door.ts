@@ -13,6 +13,7 @@ import type { GoalItemAccess } from "./goal-item-grant";
 import { GoalLoopFunction, type GoalLoopLogLevel } from "./goal-loop-function";
 import type { GoalTable } from "./goal-table";
 import { acknowledgeGoalItemGrant, acknowledgeNag } from "./nag-acknowledgments";
+import { grantSesSend } from "./ses-send-grant";
 
 /**
  * Every item the door touches, by key (its function makes no other DynamoDB call): it reads the
@@ -105,11 +106,14 @@ export class EmailDoor extends Construct {
    */
   readonly senderEnvironment: Readonly<Record<string, string>>;
   private readonly senderIdentity?: IEmailIdentity;
+  private readonly fromAddress?: string;
+  private readonly approvers: readonly string[];
 
   constructor(scope: Construct, id: string, props: EmailDoorProps) {
     super(scope, id);
     const fromAddress = validateProps(props);
     this.senderIdentity = props.senderIdentity;
+    if (fromAddress !== undefined) this.fromAddress = fromAddress;
 
     this.linkSecret = new Secret(this, "LinkSecret", {
       description: "goal-loops: HMAC key that signs email approval links",
@@ -118,11 +122,13 @@ export class EmailDoor extends Construct {
     acknowledgeNag(
       this.linkSecret,
       "AwsSolutions-SMG4",
-      "An HMAC key for approval links, not a credential of another system: rotating it invalidates every link in flight, " +
-        "so it is replaced by a reviewed change (a new secret version) rather than on a schedule.",
+      "An HMAC key for approval links, not a credential of another system: the door verifies links with the current and the " +
+        "previous version, so a link survives one rotation but not two; it is rotated by hand (a new secret version, at most once " +
+        "per approval timeout) rather than on a schedule that knows nothing of the links in flight.",
     );
     this.publicApiUrl = props.publicApiUrl ?? executeApiUrl(props.restApi);
     const approvers = [...new Set(props.approvers ?? [])];
+    this.approvers = approvers;
     const approversEnvironment: Record<string, string> =
       approvers.length === 0 ? {} : { EMAIL_APPROVERS: approvers.join(",") };
     this.senderEnvironment = {
@@ -157,7 +163,13 @@ export class EmailDoor extends Construct {
     const read = this.linkSecret.grantRead(grantee);
     return this.senderIdentity === undefined
       ? read
-      : read.combine(this.senderIdentity.grantSendEmail(grantee));
+      : read.combine(
+          grantSesSend(this, grantee, {
+            senderIdentity: this.senderIdentity,
+            ...(this.fromAddress === undefined ? {} : { fromAddress: this.fromAddress }),
+            recipients: this.approvers,
+          }),
+        );
   }
 
   private addRoutes(api: RestApi): void {

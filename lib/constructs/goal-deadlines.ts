@@ -1,5 +1,5 @@
-import { ArnFormat, Stack } from "aws-cdk-lib";
-import { Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
+import { Arn, Aws, RemovalPolicy, Stack } from "aws-cdk-lib";
+import { PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
 import { ScheduleGroup } from "aws-cdk-lib/aws-scheduler";
 import { Construct } from "constructs";
 import type { GoalEventBus } from "./goal-event-bus";
@@ -17,6 +17,9 @@ export interface GoalDeadlinesProps {
  * Scheduler schedule, `at()` the deadline, in this construct's group. It puts `Deadline Reached` on
  * the goal bus, where the resume handler terminates what still waits, and then deletes itself.
  *
+ * The group is deleted with the stack, pending schedules with it: they target the stack's own bus,
+ * which goes too, and a retained group would keep its fixed name from the next stack.
+ *
  * Least privilege: the scheduler's role may only put events on the goal bus; a function given
  * `grantSetDeadlines` may create and update schedules in this group only, and pass only that role.
  */
@@ -27,7 +30,7 @@ export class GoalDeadlines extends Construct {
 
   constructor(scope: Construct, id: string, props: GoalDeadlinesProps) {
     super(scope, id);
-    this.scheduleGroup = new ScheduleGroup(this, "Group");
+    this.scheduleGroup = new ScheduleGroup(this, "Group", { removalPolicy: RemovalPolicy.DESTROY });
     this.schedulerRole = new Role(this, "SchedulerRole", {
       assumedBy: new ServicePrincipal("scheduler.amazonaws.com", {
         conditions: { StringEquals: { "aws:SourceAccount": Stack.of(this).account } },
@@ -44,17 +47,34 @@ export class GoalDeadlines extends Construct {
       DEADLINE_SCHEDULER_ROLE_ARN: this.schedulerRole.roleArn,
       GOAL_EVENT_BUS_ARN: eventBusArn,
     });
-    this.scheduleGroup.grantWriteSchedules(fn.role);
+    // One ARN for the statement and its acknowledgment, so the two cannot drift apart (a
+    // `Stack.formatArn` acknowledgment once held `arn:aws:` where the policy held the partition
+    // token, and `cdk synth` with a pinned environment failed on it).
+    const schedules = this.schedulesArn();
+    fn.role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ["scheduler:CreateSchedule", "scheduler:UpdateSchedule"],
+        resources: [schedules],
+      }),
+    );
     this.schedulerRole.grantPassRole(fn.role);
     acknowledgeWildcardResource(
       fn.role,
-      Stack.of(this).formatArn({
-        service: "scheduler",
-        resource: "schedule",
-        arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
-        resourceName: `${this.scheduleGroup.scheduleGroupName}/*`,
-      }),
+      schedules,
       "A goal's deadline schedule is named at run time (deadline-<goalId>); the wildcard covers only schedules in goal-loops' own schedule group.",
     );
+  }
+
+  /** Every schedule of the group: `arn:<partition>:scheduler:<region>:<account>:schedule/<group>/*`. */
+  private schedulesArn(): string {
+    const { region, account } = Stack.of(this);
+    return Arn.format({
+      partition: Aws.PARTITION,
+      region,
+      account,
+      service: "scheduler",
+      resource: "schedule",
+      resourceName: `${this.scheduleGroup.scheduleGroupName}/*`,
+    });
   }
 }

@@ -86,10 +86,13 @@ export interface GoalsApiProps {
   readonly throttlingBurstLimit?: number;
 
   /**
-   * Whether to create the account's API Gateway CloudWatch role, which stage execution logging
-   * needs. There is one per account and region: turn this off when the account has one already.
+   * Whether to create the account's API Gateway CloudWatch role (`AWS::ApiGateway::Account`), which
+   * the stage's execution and access logs need. There is one per account and region, shared by
+   * every REST API there: creating it replaces the one the account has. When on, the role is kept
+   * after the stack goes, since the account setting keeps pointing at it.
    *
-   * @default true
+   * @default false - the account's role is left alone; it must be set once per region (`goal-loops
+   * preflight` checks it), or the stage fails to deploy
    */
   readonly cloudWatchRole?: boolean;
 
@@ -179,7 +182,7 @@ export class GoalsApi extends Construct {
     const accessLogs = new LogGroup(this, "AccessLogs", {
       retention: props.logRetention ?? RetentionDays.ONE_MONTH,
     });
-    const cloudWatchRole = props.cloudWatchRole ?? true;
+    const cloudWatchRole = props.cloudWatchRole ?? false;
     this.restApi = new RestApi(this, "RestApi", {
       restApiName: `${Stack.of(this).stackName}-goals`,
       description: "goal-loops goals API",

@@ -26,6 +26,12 @@ export interface LambdaToolsProps {
    * @default - the working directory (where the CDK CLI runs the app)
    */
   readonly projectDir?: string;
+  /**
+   * What happens to the tools' tables when they leave the stack (`data.removalPolicy`).
+   *
+   * @default RemovalPolicy.RETAIN - they hold the tools' data, not goal-loops'
+   */
+  readonly tableRemovalPolicy?: RemovalPolicy;
 }
 
 /**
@@ -57,7 +63,7 @@ export class LambdaTools extends Construct {
     for (const name of new Set(
       props.tools.flatMap((tool) => (tool.table === undefined ? [] : [tool.table])),
     )) {
-      tables.set(name, this.toolTable(name));
+      tables.set(name, this.toolTable(name, props.tableRemovalPolicy ?? RemovalPolicy.RETAIN));
     }
     this.tables = tables;
     const functions = new Map<string, IFunction>();
@@ -172,17 +178,18 @@ export class LambdaTools extends Construct {
   }
 
   /**
-   * A table of the tools' own: on demand, point-in-time recovery, retained when the stack goes (it
-   * holds the tools' data, not goal-loops').
+   * A table of the tools' own: on demand, point-in-time recovery, retained when the stack goes
+   * unless `tableRemovalPolicy` says otherwise (it holds the tools' data, not goal-loops'). Its name
+   * is CloudFormation's, unique to the stack instance.
    */
-  private toolTable(name: string): TableV2 {
+  private toolTable(name: string, removalPolicy: RemovalPolicy): TableV2 {
     return new TableV2(this, `Table-${name}`, {
       partitionKey: { name: "pk", type: AttributeType.STRING },
       sortKey: { name: "sk", type: AttributeType.STRING },
       billing: Billing.onDemand(),
       encryption: TableEncryptionV2.awsManagedKey(),
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      removalPolicy: RemovalPolicy.RETAIN,
+      removalPolicy,
     });
   }
 }

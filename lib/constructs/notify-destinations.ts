@@ -4,6 +4,7 @@ import { Construct } from "constructs";
 import type { NotifyChannels } from "../../lambdas/tools/notify-destinations";
 import { ConfigError } from "../config/parse-settings";
 import type { GoalLoopFunction } from "./goal-loop-function";
+import { grantSesSend } from "./ses-send-grant";
 
 /**
  * Room `NOTIFY_CHANNELS` may take in an acting function's environment: Lambda allows 4 KB in all,
@@ -31,7 +32,7 @@ export interface NotifyDestinationsProps {
 /**
  * Where the `notify` tool really sends (DESIGN §6): the configured channels, and what the functions
  * that run tool calls need to reach them, granted narrowly: read of the Slack bot token only when a
- * channel is Slack, `ses:SendEmail` on the sender identity only when a channel is e-mail. A webhook
+ * channel is Slack, `ses:SendEmail` on the sender's and the recipients' identities only when a channel is e-mail. A webhook
  * needs no grant (its host is in `http.allowedHosts`, checked at synth). Creates no resource.
  */
 export class NotifyDestinations extends Construct {
@@ -39,10 +40,19 @@ export class NotifyDestinations extends Construct {
   readonly environment: Readonly<Record<string, string>>;
   private readonly botToken?: ISecret;
   private readonly senderIdentity?: IEmailIdentity;
+  /** Every address an e-mail channel sends to. */
+  private readonly emailRecipients: readonly string[];
 
   constructor(scope: Construct, id: string, props: NotifyDestinationsProps) {
     super(scope, id);
     const types = new Set(Object.values(props.channels).map((destination) => destination.type));
+    this.emailRecipients = [
+      ...new Set(
+        Object.values(props.channels).flatMap((destination) =>
+          destination.type === "email" ? destination.to : [],
+        ),
+      ),
+    ];
     const channels = JSON.stringify(props.channels);
     if (Buffer.byteLength(channels) > NOTIFY_CHANNELS_MAX_BYTES) {
       throw new ConfigError(
@@ -76,6 +86,8 @@ export class NotifyDestinations extends Construct {
   grantDeliver(fn: GoalLoopFunction): void {
     fn.addEnvironment(this.environment);
     this.botToken?.grantRead(fn);
-    this.senderIdentity?.grantSendEmail(fn);
+    if (this.senderIdentity !== undefined) {
+      grantSesSend(this, fn, { senderIdentity: this.senderIdentity, recipients: this.emailRecipients });
+    }
   }
 }

@@ -1,4 +1,4 @@
-import { Duration, Stack, Token } from "aws-cdk-lib";
+import { Arn, ArnFormat, Aws, Duration, RemovalPolicy, Stack, Token } from "aws-cdk-lib";
 import type { RestApi } from "aws-cdk-lib/aws-apigateway";
 import {
   Alarm,
@@ -17,7 +17,7 @@ import {
 import { SnsAction } from "aws-cdk-lib/aws-cloudwatch-actions";
 import { Rule, Schedule } from "aws-cdk-lib/aws-events";
 import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
-import { ServicePrincipal } from "aws-cdk-lib/aws-iam";
+import { PolicyStatement, ServicePrincipal } from "aws-cdk-lib/aws-iam";
 import { Key } from "aws-cdk-lib/aws-kms";
 import { Topic } from "aws-cdk-lib/aws-sns";
 import { EmailSubscription } from "aws-cdk-lib/aws-sns-subscriptions";
@@ -236,17 +236,54 @@ export class Operations extends Construct {
 
   private createTopic(alarmEmail: string | undefined): Topic {
     // CloudWatch cannot publish to a topic under the AWS managed SNS key: a key of its own that
-    // CloudWatch may use.
+    // CloudWatch may use. It protects messages in flight only, so it goes with the stack.
     const key = new Key(this, "AlarmTopicKey", {
       description: "goal-loops alarm topic",
       enableKeyRotation: true,
+      removalPolicy: RemovalPolicy.DESTROY,
+      pendingWindow: Duration.days(7),
     });
-    key.grant(new ServicePrincipal("cloudwatch.amazonaws.com"), "kms:Decrypt", "kms:GenerateDataKey*");
     const topic = new Topic(this, "AlarmTopic", {
       displayName: "goal-loops alarms",
       masterKey: key,
       enforceSSL: true,
     });
+    // CloudWatch publishes as its service principal: the topic must allow it, and both the topic
+    // and the key only for alarms of this account and region (no confused deputy).
+    const cloudWatch = new ServicePrincipal("cloudwatch.amazonaws.com");
+    const { account, region } = Stack.of(this);
+    const fromOwnAlarms = {
+      StringEquals: { "aws:SourceAccount": account },
+      ArnLike: {
+        "aws:SourceArn": Arn.format({
+          partition: Aws.PARTITION,
+          service: "cloudwatch",
+          region,
+          account,
+          resource: "alarm",
+          resourceName: "*",
+          arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+        }),
+      },
+    };
+    topic.addToResourcePolicy(
+      new PolicyStatement({
+        sid: "AllowCloudWatchAlarmsOfThisAccount",
+        principals: [cloudWatch],
+        actions: ["sns:Publish"],
+        resources: [topic.topicArn],
+        conditions: fromOwnAlarms,
+      }),
+    );
+    key.addToResourcePolicy(
+      new PolicyStatement({
+        sid: "AllowCloudWatchAlarmsOfThisAccount",
+        principals: [cloudWatch],
+        actions: ["kms:Decrypt", "kms:GenerateDataKey*"],
+        resources: ["*"],
+        conditions: fromOwnAlarms,
+      }),
+    );
     if (alarmEmail !== undefined) topic.addSubscription(new EmailSubscription(alarmEmail));
     return topic;
   }

@@ -21,6 +21,7 @@ import {
   acknowledgeNag,
   acknowledgeWildcardResource,
 } from "./nag-acknowledgments";
+import { stackInstanceId } from "./stack-instance-id";
 
 /** The heavy tier's model (planning, reasoning, attempts, reflections; lambdas/core/models/model-tiers.json). */
 export const DEFAULT_MODEL_ID = DEFAULT_HEAVY_MODEL_ID;
@@ -238,9 +239,10 @@ export abstract class PatternLoop extends Construct {
       ...(this.props.modelThrottlingRetry ? { throttlingRetry: this.props.modelThrottlingRetry } : {}),
     });
     // Under /aws/vendedlogs/: CloudWatch Logs then needs no resource-policy entry per log group for
-    // Step Functions, whose account-wide policy is limited in size.
+    // Step Functions, whose account-wide policy is limited in size. The stack instance's id ends the
+    // name: a log group kept after `cdk destroy` never blocks the next stack of the same name.
     const logGroup = new LogGroup(this, "StateMachineLogGroup", {
-      logGroupName: `/aws/vendedlogs/states/${this.stateMachineName}`,
+      logGroupName: `/aws/vendedlogs/states/${this.stateMachineName}-${stackInstanceId()}`,
       retention: this.props.logRetention ?? RetentionDays.ONE_MONTH,
     });
     const stateMachine = new StateMachine(this, "StateMachine", {

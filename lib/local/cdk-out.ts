@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import * as z from "zod";
+import { LOCAL_SYNTH_CONTEXT } from "../config/synth-target";
 import type { CloudAssemblyModel } from "./cloud-assembly-model";
 import { CloudAssemblyError, SynthError } from "./errors";
 import { readApiRoutes } from "./read-api-routes";
@@ -101,12 +102,24 @@ export interface EnsureSynthesizedOptions {
   readonly configFile?: string;
 }
 
-/** Which configuration a cdk.out was built from, kept beside it. */
+/**
+ * Which configuration a cdk.out was built from, kept beside it, and that it was synthesized for the
+ * local runtime (`-c goal-loops:local=true`): a cdk.out `cdk synth` built is the deployable one,
+ * pinned to the shell's account and region and refusing loopback URLs, and is synthesized again.
+ */
 const CONFIG_MARKER = "goal-loops-config.json";
-const ConfigMarkerSchema = z.object({ file: z.string(), sha256: z.string() });
+const ConfigMarkerSchema = z.object({ file: z.string(), sha256: z.string(), local: z.literal(true) });
+type ConfigMarker = z.infer<typeof ConfigMarkerSchema>;
 
-function configIdentity(file: string): z.infer<typeof ConfigMarkerSchema> {
-  return { file, sha256: createHash("sha256").update(readFileSync(file)).digest("hex") };
+function configIdentity(file: string): ConfigMarker {
+  return { file, sha256: createHash("sha256").update(readFileSync(file)).digest("hex"), local: true };
+}
+
+/** Marks `outDir` as synthesized for the local runtime from `configFile` (the project's own: none). */
+export function writeLocalSynthMarker(outDir: string, configFile: string | undefined): void {
+  const marker: ConfigMarker =
+    configFile === undefined ? { file: "", sha256: "", local: true } : configIdentity(configFile);
+  writeFileSync(path.join(outDir, CONFIG_MARKER), JSON.stringify(marker));
 }
 
 /**
@@ -124,23 +137,19 @@ export async function ensureSynthesized(options: EnsureSynthesizedOptions): Prom
   const reason = staleReason(projectDir, outDir) ?? configChange(projectDir, outDir, configFile);
   if (reason === undefined) return false;
   log(`Synthesizing the CDK app into ${path.relative(projectDir, outDir) || outDir} (${reason})…`);
-  const args = ["synth", "--quiet", "--no-notices"];
+  const args = ["synth", "--quiet", "--no-notices", "--context", `${LOCAL_SYNTH_CONTEXT}=true`];
   if (outDir !== path.resolve(projectDir, "cdk.out")) args.push("--output", outDir);
   if (configFile !== undefined) args.push("--context", `config=${configFile}`);
   await synth(projectDir, args);
   stackArtifacts(outDir);
-  if (configFile !== undefined) {
-    writeFileSync(path.join(outDir, CONFIG_MARKER), JSON.stringify(configIdentity(configFile)));
-  } else {
-    writeFileSync(path.join(outDir, CONFIG_MARKER), JSON.stringify({ file: "", sha256: "" }));
-  }
+  writeLocalSynthMarker(outDir, configFile);
   return true;
 }
 
 /**
- * Why cdk.out does not match the configuration asked for: built from another file, or from this one
- * before it changed. A cdk.out without the marker was built by `cdk synth` itself, from the project's
- * own goal-loops.config.json, which the source check above covers.
+ * Why cdk.out does not match the configuration asked for: built by `cdk synth` rather than for the
+ * local runtime (no marker, or one from before the marker said so), built from another file, or
+ * from this one before it changed.
  */
 function configChange(
   projectDir: string,
@@ -151,7 +160,8 @@ function configChange(
   const parsed = existsSync(markerFile)
     ? ConfigMarkerSchema.safeParse(JSON.parse(readFileSync(markerFile, "utf8")))
     : undefined;
-  const built = parsed?.success ? parsed.data : { file: "", sha256: "" };
+  if (parsed?.success !== true) return "built by cdk synth, not for the local runtime";
+  const built = parsed.data;
   if (configFile === undefined) {
     return built.file === ""
       ? undefined

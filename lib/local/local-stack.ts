@@ -1,6 +1,7 @@
 import path from "node:path";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { DynamoDbGoalStore } from "../../lambdas/adapters/dynamodb-goal-store";
+import { startAccountEndpoint } from "./account-endpoint";
 import { LOCAL_IDENTITY, startApiServer } from "./api-server";
 import { type BedrockEndpoint, startBedrockEndpoint } from "./bedrock-endpoint";
 import { ensureSynthesized, loadCloudAssembly } from "./cdk-out";
@@ -17,6 +18,7 @@ import { type GoalChangeFeed, startGoalChangeFeed } from "./goal-change-feed";
 import { type LambdaEndpoint, startLambdaEndpoint } from "./lambda-endpoint";
 import { LambdaHost } from "./lambda-host";
 import type { LogLine } from "./lambda-sandbox";
+import { type LocalAccount, localAccount } from "./local-account";
 import { type LocalOutboxEntry, localOutboxReader } from "./local-outbox";
 import { type LocalSecrets, secretEnvironment } from "./local-secrets";
 import { localStoreClient, payloadSettingsOf } from "./local-store-client";
@@ -64,6 +66,12 @@ export interface LocalStackOptions {
    * @default - `notify` records its messages in the outbox and sends nothing
    */
   readonly notifyEndpoints?: { readonly slackApiUrl: string; readonly sesv2: string };
+  /**
+   * The AWS account the account endpoint describes to `goal-loops preflight` (`--account <file>`).
+   *
+   * @default - a fresh account, bootstrapped, every catalog model as the catalog says (local-account.ts)
+   */
+  readonly account?: LocalAccount;
   /** More variables for every function, over its own. */
   readonly environment?: Readonly<Record<string, string>>;
   /** Runtime messages (synth, executions). @default console.log */
@@ -83,6 +91,11 @@ export interface LocalEndpoints {
   readonly s3: string;
   /** Lambda Invoke: functions calling other functions (Lambda tools). */
   readonly lambda: string;
+  /**
+   * The read-only control plane `goal-loops preflight` checks (SSM, Bedrock, SES v2, Secrets
+   * Manager, API Gateway): `AWS_ENDPOINT_URL=<this> npx goal-loops preflight --region R`.
+   */
+  readonly account: string;
 }
 
 export interface LocalStack {
@@ -194,6 +207,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       log,
     });
     stops.push(lambdaEndpoint.close);
+    const accountEndpoint = await startAccountEndpoint({ account: options.account ?? localAccount() });
+    stops.push(accountEndpoint.close);
 
     // The API listens first: its URL goes into the functions' environment (links in emails).
     const readOutbox = localOutboxReader(
@@ -248,7 +263,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     // Runs stop before their sandboxes do: a task cut off mid-invocation would otherwise fail the run.
     stops.push(() => runner.close());
 
-    // Goals that were running or waiting when the last stack stopped get a new run (issue 5 item 8).
+    // Goals that were running or waiting when the last stack stopped get a new run.
     if (!options.inMemory) await reattachGoals({ client: storeClient, model, runner, log });
 
     let stopped: Promise<void> | undefined;
@@ -263,6 +278,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         scheduler: scheduler.url,
         s3: s3.url,
         lambda: lambdaEndpoint.url,
+        account: accountEndpoint.url,
       },
       model,
       executions: runner,

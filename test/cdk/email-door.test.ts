@@ -115,7 +115,12 @@ describe("EmailDoor", () => {
     const environment = stack.resolve(door.senderEnvironment);
 
     // Assess
-    expect(resourcesAllowed(statements, "ses:SendEmail").join()).toContain(`identity/${SENDER}`);
+    // SES authorizes a send against the sender and, in its sandbox, each recipient, address or domain
+    expect(
+      resourcesAllowed(statements, "ses:SendEmail")
+        .map((arn) => arn.replace(/^.*:identity\//, ""))
+        .sort(),
+    ).toEqual(["example.test", SENDER, "lead@example.test", "ops@example.test"].sort());
     expect(resourcesAllowed(statements, "secretsmanager:GetSecretValue")).toEqual([`<${secretId}>`]);
     expect(environment.EMAIL_FROM).toBe(SENDER);
     expect(environment.EMAIL_LINK_SECRET_ARN).toEqual({ Ref: secretId });

@@ -76,15 +76,21 @@ describe("notify.channels in the synthesized stack", () => {
     }
   });
 
-  it("lets the acting functions send e-mail from the sender identity only, and read the bot token", () => {
+  it("lets the acting functions send e-mail as the sender to the recipients only (identities SES checks in its sandbox), and read the bot token", () => {
     for (const [, fn] of functionsOf(template).filter(([id]) => isActing(id))) {
       // Act
       const allowed = allowedActionsOf(template, roleOf(fn));
 
-      // Assess
-      expect(allowed.resourcesOf("ses:SendEmail")).toEqual([
-        expect.stringMatching(/^arn:.*:ses:.*:identity\/notify@example\.com$/),
-      ]);
+      // Assess: the sender and each recipient, as addresses and as their domain (one here)
+      expect(
+        allowed
+          .resourcesOf("ses:SendEmail")
+          .map((arn) => arn.replace(/^.*:identity\//, ""))
+          .sort(),
+      ).toEqual(["example.com", "notify@example.com", "release@example.com"]);
+      expect(allowed.resourcesOf("ses:SendEmail").every((arn) => /^arn:.*:ses:.*:identity\//.test(arn))).toBe(
+        true,
+      );
       expect(allowed.resourcesOf("secretsmanager:GetSecretValue").join(" ")).toContain("SlackDoorBotToken");
     }
   });

@@ -60,16 +60,61 @@ describe("Operations (GoalLoops with an operations section)", () => {
     expect(alarms.map((alarm) => alarm.Properties.MetricName)).toContain(
       "ApproximateNumberOfMessagesVisible",
     );
-    // CloudWatch may use the topic's key (it cannot publish under the AWS managed SNS key).
-    template.hasResourceProperties("AWS::KMS::Key", {
-      EnableKeyRotation: true,
-      KeyPolicy: {
+  });
+
+  it("lets CloudWatch publish to the topic and use its key, only for alarms of this account and region", () => {
+    // Prepare: the condition both the topic policy and the key policy carry
+    const fromOwnAlarms = {
+      StringEquals: { "aws:SourceAccount": { Ref: "AWS::AccountId" } },
+      ArnLike: {
+        "aws:SourceArn": {
+          "Fn::Join": [
+            "",
+            [
+              "arn:",
+              { Ref: "AWS::Partition" },
+              ":cloudwatch:",
+              { Ref: "AWS::Region" },
+              ":",
+              { Ref: "AWS::AccountId" },
+              ":alarm:*",
+            ],
+          ],
+        },
+      },
+    };
+
+    // Assess: without the publish allow, alarm mail never arrives; without the key grant, neither
+    template.hasResourceProperties("AWS::SNS::TopicPolicy", {
+      Topics: [{ Ref: topicId }],
+      PolicyDocument: {
         Statement: Match.arrayWith([
           Match.objectLike({
+            Effect: "Allow",
             Principal: { Service: "cloudwatch.amazonaws.com" },
-            Action: ["kms:Decrypt", "kms:GenerateDataKey*"],
+            Action: "sns:Publish",
+            Resource: { Ref: topicId },
+            Condition: fromOwnAlarms,
           }),
         ]),
+      },
+    });
+    // CloudWatch may use the topic's key (it cannot publish under the AWS managed SNS key).
+    template.hasResource("AWS::KMS::Key", {
+      // It protects messages in flight only: deleted with the stack, never left to cost a month.
+      DeletionPolicy: "Delete",
+      Properties: {
+        EnableKeyRotation: true,
+        PendingWindowInDays: 7,
+        KeyPolicy: {
+          Statement: Match.arrayWith([
+            Match.objectLike({
+              Principal: { Service: "cloudwatch.amazonaws.com" },
+              Action: ["kms:Decrypt", "kms:GenerateDataKey*"],
+              Condition: fromOwnAlarms,
+            }),
+          ]),
+        },
       },
     });
   });

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ensureSynthesized, loadCloudAssembly } from "../../lib/local/cdk-out";
+import { ensureSynthesized, loadCloudAssembly, writeLocalSynthMarker } from "../../lib/local/cdk-out";
 import type { CloudAssemblyModel } from "../../lib/local/cloud-assembly-model";
 import { CloudAssemblyError } from "../../lib/local/errors";
 import { synthFixtureApp } from "./fixtures/fixture-app";
@@ -202,6 +202,9 @@ describe("loadCloudAssembly errors", () => {
   });
 });
 
+/** What every local synth runs: the CLI's synth, told it is for the local runtime. */
+const LOCAL_SYNTH = ["synth", "--quiet", "--no-notices", "--context", "goal-loops:local=true"];
+
 describe("ensureSynthesized", () => {
   let projectDir: string;
   const synths: string[][] = [];
@@ -227,6 +230,12 @@ describe("ensureSynthesized", () => {
     utimesSync(full, time, time);
   };
 
+  /** cdk.out as a local synth leaves it: its manifest `secondsAgo`, and the marker saying it is local. */
+  const localAssembly = (secondsAgo: number) => {
+    touch("cdk.out/manifest.json", secondsAgo);
+    writeLocalSynthMarker(path.join(projectDir, "cdk.out"), undefined);
+  };
+
   beforeEach(() => {
     projectDir = mkdtempSync(path.join(tmpdir(), "goal-loops-project-"));
   });
@@ -245,7 +254,7 @@ describe("ensureSynthesized", () => {
 
     // Assess
     expect(synthesized).toBe(true);
-    expect(synths).toEqual([["synth", "--quiet", "--no-notices"]]);
+    expect(synths).toEqual([LOCAL_SYNTH]);
     expect(lines[0]).toContain("no cloud assembly yet");
   });
 
@@ -275,9 +284,9 @@ describe("ensureSynthesized", () => {
     expect(changed).toBe(true);
     expect(projectsOwn).toBe(true);
     expect(synths).toEqual([
-      ["synth", "--quiet", "--no-notices", "--context", `config=${config}`],
-      ["synth", "--quiet", "--no-notices", "--context", `config=${config}`],
-      ["synth", "--quiet", "--no-notices"],
+      [...LOCAL_SYNTH, "--context", `config=${config}`],
+      [...LOCAL_SYNTH, "--context", `config=${config}`],
+      LOCAL_SYNTH,
     ]);
     expect(lines.slice(1)).toEqual([
       expect.stringContaining("staging.config.json changed since the last synth"),
@@ -289,7 +298,7 @@ describe("ensureSynthesized", () => {
   it("synthesizes again when the project's goal-loops.config.json changed", async () => {
     // Prepare
     touch("lib/construct.ts", 100);
-    touch("cdk.out/manifest.json", 50);
+    localAssembly(50);
     touch("goal-loops.config.json", 10);
 
     // Act
@@ -304,7 +313,7 @@ describe("ensureSynthesized", () => {
   it("does nothing when cdk.out is newer than every source", async () => {
     // Prepare
     touch("lib/construct.ts", 50);
-    touch("cdk.out/manifest.json", 10);
+    localAssembly(10);
 
     // Act
     const synthesized = await ensureSynthesized({ projectDir, synth, log: () => {} });
@@ -314,10 +323,25 @@ describe("ensureSynthesized", () => {
     expect(synths).toEqual([]);
   });
 
+  it("synthesizes again a cdk.out that `cdk synth` built, which is not for the local runtime", async () => {
+    // Prepare: a fresh assembly without the local marker (pinned to the shell's account, say)
+    touch("lib/construct.ts", 50);
+    touch("cdk.out/manifest.json", 10);
+    const lines: string[] = [];
+
+    // Act
+    const synthesized = await ensureSynthesized({ projectDir, synth, log: (l) => lines.push(l) });
+
+    // Assess
+    expect(synthesized).toBe(true);
+    expect(synths).toEqual([LOCAL_SYNTH]);
+    expect(lines[0]).toContain("built by cdk synth, not for the local runtime");
+  });
+
   it("synthesizes again when a source under lambdas/ changed since", async () => {
     // Prepare
     touch("bin/app.ts", 50);
-    touch("cdk.out/manifest.json", 10);
+    localAssembly(10);
     touch("lambdas/handlers/step.ts", 1);
     const lines: string[] = [];
 
@@ -332,7 +356,7 @@ describe("ensureSynthesized", () => {
   it("ignores the local runtime's own sources, which are not part of the app", async () => {
     // Prepare
     touch("lib/construct.ts", 50);
-    touch("cdk.out/manifest.json", 10);
+    localAssembly(10);
     touch("lib/local/local-stack.ts", 1);
     touch("bin/local.ts", 1);
 

@@ -1,6 +1,6 @@
 import type { Logger } from "@aws-lambda-powertools/logger";
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from "aws-lambda";
-import type { LinkSecretSource } from "../../../adapters/email-secrets";
+import type { LinkSecretSource, PreviousLinkSecretSource } from "../../../adapters/email-secrets";
 import { GoalLoopsError } from "../../../core/goal/errors";
 import { clip } from "../../../core/goal/text";
 import { decideApprovalFromDoor } from "../../../core/human/decide-approval";
@@ -24,6 +24,13 @@ export interface EmailDoorDeps {
   readonly goals: GoalStore;
   readonly publisher: HumanInputPublisher;
   readonly secret: LinkSecretSource;
+  /**
+   * The key before the last rotation: a link that does not verify with `secret` is tried with it,
+   * so rotating the key breaks no link in flight.
+   *
+   * @default - none: only the current key verifies
+   */
+  readonly previousSecret?: PreviousLinkSecretSource;
   /** The configured approver addresses (EMAIL_APPROVERS): a link sent to anyone else decides nothing. */
   readonly approvers: EmailApprovers;
   readonly now: () => Date;
@@ -74,6 +81,32 @@ function commentOf(event: APIGatewayProxyEvent): string | undefined {
 }
 
 /**
+ * The link's parts verified with the current key, else (a signature that does not match) with the
+ * key before the last rotation, when there is one: a link sent before a rotation still decides.
+ */
+async function verifyLink(deps: EmailDoorDeps, event: APIGatewayProxyEvent): Promise<VerifiedApprovalLink> {
+  const query = event.queryStringParameters ?? {};
+  const verify = (secret: string) =>
+    verifyApprovalLink({
+      approvalId: approvalIdOf(event),
+      decision: query.decision,
+      expires: query.expires,
+      approver: query.approver,
+      sig: query.sig,
+      secret,
+      now: deps.now(),
+    });
+  try {
+    return verify(await deps.secret());
+  } catch (error) {
+    if (!(error instanceof ApprovalLinkError) || error.reason !== "tampered") throw error;
+    const previous = await deps.previousSecret?.();
+    if (previous === undefined) throw error;
+    return verify(previous);
+  }
+}
+
+/**
  * The email door: `GET /email/approvals/{approvalId}?decision=&expires=&sig=` verifies the signed
  * link and shows what it would decide with one button; only the `POST` that button sends decides,
  * through `decideApprovalFromDoor` like every other door, as `email:<the address the link was sent
@@ -90,16 +123,7 @@ export function createEmailDoor(deps: EmailDoorDeps): EmailDoor {
       });
     }
     try {
-      const query = event.queryStringParameters ?? {};
-      const link = verifyApprovalLink({
-        approvalId: approvalIdOf(event),
-        decision: query.decision,
-        expires: query.expires,
-        approver: query.approver,
-        sig: query.sig,
-        secret: await deps.secret(),
-        now: deps.now(),
-      });
+      const link = await verifyLink(deps, event);
       // Before anything is read: a link whose address left the approver list is dead.
       if (!isEmailApprover(deps.approvers, link.approver)) {
         deps.logger.info("email link of an address that is not an approver refused", { method, requestId });

@@ -2,12 +2,14 @@ import { Logger } from "@aws-lambda-powertools/logger";
 import { injectLambdaContext } from "@aws-lambda-powertools/logger/middleware";
 import { getSecret } from "@aws-lambda-powertools/parameters/secrets";
 import { EventBridgeClient } from "@aws-sdk/client-eventbridge";
+import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import middy from "@middy/core";
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from "aws-lambda";
 import { DynamoDbGoalStore } from "../../../adapters/dynamodb-goal-store";
-import { emailLinkSecretSource } from "../../../adapters/email-secrets";
+import { emailLinkSecretSource, previousEmailLinkSecretSource } from "../../../adapters/email-secrets";
 import { EventBridgePublisher } from "../../../adapters/eventbridge-publisher";
 import { createDocumentClient, observedGoalStore } from "../../../adapters/goal-store-adapters";
+import { secretVersionReader } from "../../../adapters/read-secret-version";
 import { emailApprovers } from "../../../core/human/email/email-approvers";
 import { listEnv, requiredEnv } from "../../handler-environment";
 import { createEmailDoor } from "./create-email-door";
@@ -29,6 +31,11 @@ const door = createEmailDoor({
   ),
   // Every request verifies a link with the key: Secrets Manager is loaded at init, not deferred.
   secret: emailLinkSecretSource(process.env, getSecret),
+  // Links signed before the last rotation of the key still verify (docs/deploy.md, rotating the key).
+  previousSecret: previousEmailLinkSecretSource(
+    process.env,
+    secretVersionReader(new SecretsManagerClient({ region: process.env.AWS_REGION })),
+  ),
   // Unset means nobody: every link is refused until the deployer lists approvers.
   approvers: emailApprovers(listEnv("EMAIL_APPROVERS")),
   now: () => new Date(),

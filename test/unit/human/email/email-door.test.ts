@@ -63,6 +63,39 @@ describe("email door (GET confirms, POST decides) on dynalite with the real deci
   ) =>
     signApprovalLink({ baseUrl: BASE_URL, approvalId, decision, expiresAt, approver, secret: LINK_SECRET });
 
+  it("verifies a link signed before the key was rotated with the previous key, and no other", async () => {
+    // Prepare: the key was rotated after these links were mailed
+    const approval = await storedApproval();
+    const publisher = new RecordingPublisher();
+    const rotated = createEmailDoor({
+      goals: store,
+      publisher,
+      secret: async () => "the-new-key-after-rotation-0123456789abcdef",
+      previousSecret: async () => LINK_SECRET,
+      approvers: emailApprovers([APPROVER]),
+      now: () => NOW,
+      logger: silentLogger(),
+    });
+    const forged = signApprovalLink({
+      baseUrl: BASE_URL,
+      approvalId: approval.approvalId,
+      decision: "approve",
+      expiresAt: EXPIRES_AT,
+      approver: APPROVER,
+      secret: "a-key-we-never-had-0123456789abcdef0123",
+    });
+
+    // Act
+    const refused = await rotated(linkEvent("POST", forged));
+    const decided = await rotated(linkEvent("POST", linkFor(approval.approvalId)));
+
+    // Assess
+    expect(refused.statusCode).toBe(403);
+    expect(decided.statusCode).toBe(200);
+    expect((await store.getApproval(approval.approvalId))?.status).toBe("approved");
+    expect(publisher.events).toHaveLength(1);
+  });
+
   it("GET shows a confirmation page and decides nothing (a mail scanner following the link changes nothing)", async () => {
     // Prepare
     const approval = await storedApproval();

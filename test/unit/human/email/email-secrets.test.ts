@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { emailLinkSecretSource } from "../../../../lambdas/adapters/email-secrets";
+import {
+  emailLinkSecretSource,
+  previousEmailLinkSecretSource,
+} from "../../../../lambdas/adapters/email-secrets";
 import type { ReadSecret } from "../../../../lambdas/adapters/read-secret";
 import { SlackSecretError, slackSecretsFromEnv } from "../../../../lambdas/adapters/slack-secrets";
 import { ApprovalLinkSecretError } from "../../../../lambdas/core/human/email/approval-link";
@@ -44,6 +47,35 @@ describe("secret sources", () => {
       new ApprovalLinkSecretError(`Secret ${ARN} has no string value`),
     );
     expect(() => emailLinkSecretSource({})).toThrow(ApprovalLinkSecretError);
+  });
+
+  it("reads the key before the last rotation (AWSPREVIOUS) at most every 5 minutes, a missing one too, deployed only", async () => {
+    // Prepare
+    const asked: [string, string][] = [];
+    let clock = 0;
+    const versions = [undefined, "the-old-key"];
+    const previous = previousEmailLinkSecretSource(
+      { EMAIL_LINK_SECRET_ARN: ARN },
+      async (arn, stage) => {
+        asked.push([arn, stage]);
+        return versions.shift();
+      },
+      () => clock,
+    );
+
+    // Act
+    const never = await previous();
+    const cached = await previous();
+    clock = 300_000;
+    const rotated = await previous();
+    const local = await previousEmailLinkSecretSource({ EMAIL_LINK_SECRET: "inline" }, async () => "x")();
+
+    // Assess
+    expect([never, cached, rotated, local]).toEqual([undefined, undefined, "the-old-key", undefined]);
+    expect(asked).toEqual([
+      [ARN, "AWSPREVIOUS"],
+      [ARN, "AWSPREVIOUS"],
+    ]);
   });
 
   it("reads the Slack bot token through the given reader, trimmed, and refuses a blank one", async () => {

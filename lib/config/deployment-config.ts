@@ -1,0 +1,166 @@
+import * as z from "zod";
+import { wholeNumber } from "./parse-settings";
+
+/**
+ * The settings of `goal-loops.config.json` that shape the deployment itself rather than what the
+ * loops do: the stack's name, how long logs are kept, what is kept when the stack is deleted, the
+ * API's throttling, and whether the stack manages the account's API Gateway CloudWatch role.
+ */
+
+/** The stack `cdk deploy` creates when the file names none. */
+export const DEFAULT_STACK_NAME = "GoalLoopsStack";
+
+/**
+ * A CloudFormation stack name: a letter, then letters, digits and `-`. At most 64 characters, so
+ * the names built from it stay inside their own limits (`<stackName>-plan-execute`, a state
+ * machine name, may hold 80).
+ */
+export const STACK_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9-]{0,63}$/;
+
+/** The retention periods CloudWatch Logs accepts (`RetentionInDays`). */
+export const LOG_RETENTION_DAYS = [
+  1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653,
+] as const;
+export type LogRetentionDays = (typeof LOG_RETENTION_DAYS)[number];
+
+export const DEFAULT_LOG_RETENTION_DAYS: LogRetentionDays = 30;
+
+/** What happens to a resource when it leaves the stack (`cdk destroy`, or removed from the config). */
+export const REMOVAL_CHOICES = ["retain", "destroy"] as const;
+export type RemovalChoice = (typeof REMOVAL_CHOICES)[number];
+
+/** API Gateway's default account quota: 10,000 requests per second, 5,000 in a burst. */
+const MAX_API_RATE_LIMIT = 10_000;
+const MAX_API_BURST_LIMIT = 5_000;
+export const DEFAULT_API_THROTTLING = { rateLimit: 50, burstLimit: 100 } as const;
+
+export const StackNameSchema = z
+  .string()
+  .regex(
+    STACK_NAME_PATTERN,
+    "must be a CloudFormation stack name: a letter, then up to 63 letters, digits or -",
+  )
+  .default(DEFAULT_STACK_NAME)
+  .describe(
+    "The CloudFormation stack cdk deploy creates (and its cdk.out template's name); give each deployment in one account and region its own",
+  );
+
+const RemovalChoiceSchema = z.enum(REMOVAL_CHOICES, { error: "must be 'retain' or 'destroy'" });
+
+export const LogsConfigSchema = z
+  .strictObject({
+    retentionDays: z
+      .literal(LOG_RETENTION_DAYS, {
+        error: `must be a retention CloudWatch Logs accepts: ${LOG_RETENTION_DAYS.join(", ")} (days)`,
+      })
+      .default(DEFAULT_LOG_RETENTION_DAYS)
+      .describe("How many days every log group of the stack keeps its lines"),
+    removalPolicy: RemovalChoiceSchema.default("retain").describe(
+      "retain: the log groups stay when the stack is deleted (their names are unique to the stack instance, so a new stack never collides with them); destroy: deleted with the stack",
+    ),
+  })
+  .describe("The stack's CloudWatch log groups (functions, state machines, API access log)");
+
+export const DataConfigSchema = z
+  .strictObject({
+    removalPolicy: RemovalChoiceSchema.default("retain").describe(
+      "retain: the goal table, its KMS key, the payload bucket and the tools' tables stay when the stack is deleted; destroy: deleted with it (the payload bucket only once empty)",
+    ),
+  })
+  .describe("What is kept of the goals' data when the stack is deleted");
+
+export const ApiThrottlingConfigSchema = z
+  .strictObject({
+    rateLimit: z
+      .number({ error: `must be a number of requests per second above 0, at most ${MAX_API_RATE_LIMIT}` })
+      .positive({ error: `must be a number of requests per second above 0, at most ${MAX_API_RATE_LIMIT}` })
+      .max(MAX_API_RATE_LIMIT, {
+        error: `must be at most ${MAX_API_RATE_LIMIT} (the account's default quota)`,
+      })
+      .default(DEFAULT_API_THROTTLING.rateLimit)
+      .describe("Steady requests per second the API stage accepts before answering 429"),
+    burstLimit: wholeNumber({ min: 1, max: MAX_API_BURST_LIMIT }, "requests")
+      .default(DEFAULT_API_THROTTLING.burstLimit)
+      .describe("Requests the API stage accepts at once above the rate"),
+  })
+  .describe("The goals API stage's throttling");
+
+export const ApiConfigSchema = z
+  .strictObject({
+    throttling: ApiThrottlingConfigSchema.default(DEFAULT_API_THROTTLING),
+    manageAccountCloudWatchRole: z
+      .boolean()
+      .default(false)
+      .describe(
+        "true: the stack creates the region's API Gateway CloudWatch role (AWS::ApiGateway::Account), replacing the one every other REST API of the account in this region logs through; false: leave the account's role alone (it must be set once: goal-loops preflight checks it)",
+      ),
+  })
+  .describe("The goals API (API Gateway REST API)");
+
+/** The stack's log groups. */
+export interface LogsConfig {
+  /**
+   * How many days every log group keeps its lines: one of 1, 3, 5, 7, 14, 30, 60, 90, 120, 150,
+   * 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653.
+   *
+   * @default 30
+   */
+  readonly retentionDays?: number;
+  /**
+   * `retain` keeps the log groups when the stack is deleted (their names never collide with a new
+   * stack's); `destroy` deletes them with it.
+   *
+   * @default "retain"
+   */
+  readonly removalPolicy?: RemovalChoice;
+}
+
+/** What is kept of the goals' data when the stack is deleted. */
+export interface DataConfig {
+  /**
+   * `retain` keeps the goal table, its KMS key, the payload bucket and the tools' tables when the
+   * stack is deleted; `destroy` deletes them with it (turning off the table's deletion
+   * protection). The payload bucket is never emptied by the stack: with `destroy`, empty it first.
+   *
+   * @default "retain"
+   */
+  readonly removalPolicy?: RemovalChoice;
+}
+
+/** The goals API stage's throttling. */
+export interface ApiThrottlingConfig {
+  /**
+   * Steady requests per second before 429 (above 0, at most 10,000).
+   *
+   * @default 50
+   */
+  readonly rateLimit?: number;
+  /**
+   * Requests accepted at once above the rate (1 to 5,000).
+   *
+   * @default 100
+   */
+  readonly burstLimit?: number;
+}
+
+/** The goals API. */
+export interface ApiConfig {
+  /** @default - 50 requests per second, bursts of 100 */
+  readonly throttling?: ApiThrottlingConfig;
+  /**
+   * Whether the stack creates the region's API Gateway CloudWatch role (`AWS::ApiGateway::Account`,
+   * one per account and region, used by every REST API there that logs). The stage's logs need the
+   * account to have one; `goal-loops preflight` says whether it does.
+   *
+   * @default false - leave the account's setting alone
+   */
+  readonly manageAccountCloudWatchRole?: boolean;
+}
+
+export type LogsSettings = z.output<typeof LogsConfigSchema>;
+export type DataSettings = z.output<typeof DataConfigSchema>;
+export type ApiSettings = z.output<typeof ApiConfigSchema>;
+
+LogsConfigSchema satisfies z.ZodType<LogsSettings, LogsConfig>;
+DataConfigSchema satisfies z.ZodType<DataSettings, DataConfig>;
+ApiConfigSchema satisfies z.ZodType<ApiSettings, ApiConfig>;

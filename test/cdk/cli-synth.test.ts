@@ -1,0 +1,268 @@
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import * as z from "zod";
+import { REQUIRED_BOOTSTRAP_VERSION } from "../../lib/preflight/bootstrap-check";
+import { findCfnLint, lintTemplates, reportsErrors } from "./cfn-lint-support";
+
+/**
+ * `cdk synth` as `cdk deploy` runs it: the real CDK CLI, with an account and a region, so the
+ * stack is pinned to an environment (what credentials make the CLI do) and cdk-nag, which the CLI
+ * runs as a validation plugin, reports on the template that would be deployed. `Template.fromStack`
+ * in the other CDK tests skips validation plugins, and their stacks are environment-agnostic.
+ */
+
+const PROJECT_DIR = resolve(import.meta.dirname, "../..");
+const ACCOUNT = "123456789012";
+/** Each synth takes ~400 MB and most of a core: two at a time. */
+const CONCURRENCY = 2;
+
+interface SynthCase {
+  readonly name: string;
+  readonly region: string;
+  /** The configuration file's content; none: the project's goal-loops.config.json. */
+  readonly config?: (workDir: string) => unknown;
+}
+
+/** The tools example as a deployer would give it: its MCP server at a URL Lambda can reach. */
+function toolsExampleDeployable(): unknown {
+  const example = JSON.parse(
+    readFileSync(join(PROJECT_DIR, "examples/goal-loops.tools.config.json"), "utf8"),
+  );
+  const { $schema: _schema, ...config } = example;
+  return {
+    ...config,
+    tools: {
+      ...config.tools,
+      mcp: config.tools.mcp.map((server: { url: string }) => ({
+        ...server,
+        url: "https://mcp.example.com/mcp",
+      })),
+    },
+  };
+}
+
+const PASSING: readonly SynthCase[] = [
+  { name: "the default configuration in us-east-1", region: "us-east-1" },
+  { name: "the default configuration in eu-west-1", region: "eu-west-1" },
+  {
+    name: "dataResidency in eu-west-1",
+    region: "eu-west-1",
+    config: () => ({ models: { dataResidency: true } }),
+  },
+  {
+    name: "dataResidency in us-east-1",
+    region: "us-east-1",
+    config: () => ({ models: { dataResidency: true } }),
+  },
+  {
+    name: "the tools example, its MCP server at an https URL",
+    region: "eu-west-1",
+    config: toolsExampleDeployable,
+  },
+];
+
+interface SynthRun {
+  readonly exitCode: number;
+  readonly output: string;
+  readonly outDir: string;
+}
+
+/**
+ * The shell of a deployer without credentials: the CLI then keeps CDK_DEFAULT_ACCOUNT as exported
+ * and takes the region from `--region`. Credentials of the machine running the tests would make it
+ * look the account up (and, offline, wait for the network), so none are visible to it.
+ */
+function synthEnvironment(home: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of Object.keys(env)) {
+    if (/^AWS_/.test(name) || /^CDK_/.test(name)) delete env[name];
+  }
+  const empty = join(home, "empty");
+  writeFileSync(empty, "");
+  return {
+    ...env,
+    CDK_DEFAULT_ACCOUNT: ACCOUNT,
+    CDK_DISABLE_CLI_TELEMETRY: "true",
+    AWS_CONFIG_FILE: empty,
+    AWS_SHARED_CREDENTIALS_FILE: empty,
+    AWS_EC2_METADATA_DISABLED: "true",
+  };
+}
+
+function runCdkSynth(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ exitCode: number; output: string }> {
+  return new Promise((resolveRun, reject) => {
+    const child = spawn("npx", ["cdk", "synth", "--quiet", "--no-notices", ...args], {
+      cwd: PROJECT_DIR,
+      env,
+    });
+    const output: Buffer[] = [];
+    child.stdout.on("data", (chunk: Buffer) => output.push(chunk));
+    child.stderr.on("data", (chunk: Buffer) => output.push(chunk));
+    child.once("error", reject);
+    child.once("close", (code) =>
+      resolveRun({ exitCode: code ?? -1, output: Buffer.concat(output).toString("utf8") }),
+    );
+  });
+}
+
+/** Runs `tasks` with at most `limit` at once, results in order. */
+async function inPool<T>(tasks: readonly (() => Promise<T>)[], limit: number): Promise<T[]> {
+  const results: T[] = new Array(tasks.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < tasks.length) {
+      const index = next++;
+      const task = tasks[index];
+      if (task !== undefined) results[index] = await task();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
+  return results;
+}
+
+const ManifestSchema = z.looseObject({
+  artifacts: z.record(
+    z.string(),
+    z.looseObject({
+      type: z.string(),
+      environment: z.string().optional(),
+      properties: z
+        .looseObject({
+          templateFile: z.string().optional(),
+          requiresBootstrapStackVersion: z.number().optional(),
+        })
+        .optional(),
+    }),
+  ),
+});
+
+const ReportSchema = z.looseObject({
+  pluginReports: z.array(z.looseObject({ pluginName: z.string(), violations: z.array(z.unknown()) })),
+});
+
+const cfnLint = findCfnLint();
+if ("missing" in cfnLint) {
+  // Said on the console as well as in the skipped test's name, so nobody reads a green run as linted.
+  console.warn(
+    `SKIPPED: cfn-lint over the pinned synths' templates did not run: ${cfnLint.missing}. Install it with 'pip install cfn-lint'.`,
+  );
+}
+
+describe("cdk synth with a pinned environment, as cdk deploy runs it", () => {
+  let workDir: string;
+  let runs: SynthRun[] = [];
+  let refused: SynthRun;
+
+  beforeAll(async () => {
+    // Prepare
+    workDir = mkdtempSync(join(tmpdir(), "goal-loops-cli-synth-"));
+    const env = synthEnvironment(workDir);
+    const synth =
+      (name: string, region: string, config: unknown | undefined, configFile?: string) => async () => {
+        const outDir = join(workDir, name);
+        mkdirSync(outDir, { recursive: true });
+        const args = ["--region", region, "--output", outDir];
+        if (config !== undefined) {
+          const file = join(workDir, `${name}.config.json`);
+          writeFileSync(file, JSON.stringify(config));
+          args.push("--context", `config=${file}`);
+        } else if (configFile !== undefined) {
+          args.push("--context", `config=${configFile}`);
+        }
+        return { ...(await runCdkSynth(args, { ...env, AWS_REGION: region })), outDir };
+      };
+
+    // Act: the refusal first (it stops before any bundling), then the five full synths
+    const tasks = [
+      synth(
+        "tools-example-as-is",
+        "eu-west-1",
+        undefined,
+        join(PROJECT_DIR, "examples/goal-loops.tools.config.json"),
+      ),
+      ...PASSING.map((synthCase, index) =>
+        synth(`case-${index}`, synthCase.region, synthCase.config?.(workDir)),
+      ),
+    ];
+    const [first, ...rest] = await inPool(tasks, CONCURRENCY);
+    if (first === undefined) throw new Error("the refused synth did not run");
+    refused = first;
+    runs = rest;
+  }, 900_000);
+
+  afterAll(() => {
+    rmSync(workDir, { recursive: true, force: true });
+  });
+
+  describe.each(PASSING.map((synthCase, index) => ({ ...synthCase, index })))(
+    "$name",
+    ({ region, index }) => {
+      it("finishes without a cdk-nag error, pinned to the account and region", () => {
+        // Prepare
+        const run = runs[index];
+        if (run === undefined) throw new Error(`case ${index} did not run`);
+
+        // Assess
+        expect(run.output).not.toContain("Synthesis finished with errors");
+        expect(run.exitCode, run.output.slice(-4000)).toBe(0);
+        const report = ReportSchema.parse(
+          JSON.parse(readFileSync(join(run.outDir, "validation-report.json"), "utf8")),
+        );
+        expect(report.pluginReports.map((plugin) => plugin.pluginName)).toContain("AwsSolutions");
+        expect(report.pluginReports.flatMap((plugin) => plugin.violations)).toEqual([]);
+        const manifest = ManifestSchema.parse(
+          JSON.parse(readFileSync(join(run.outDir, "manifest.json"), "utf8")),
+        );
+        const stacks = Object.values(manifest.artifacts).filter((a) => a.type === "aws:cloudformation:stack");
+        expect(stacks.map((stack) => stack.environment)).toEqual([`aws://${ACCOUNT}/${region}`]);
+        // preflight checks the bootstrap version this app asks for
+        expect(stacks.map((stack) => stack.properties?.requiresBootstrapStackVersion)).toEqual([
+          REQUIRED_BOOTSTRAP_VERSION,
+        ]);
+      });
+    },
+  );
+
+  it("refuses the tools example's loopback MCP URL as it is, naming the field", () => {
+    // Assess
+    expect(refused.exitCode).toBe(1);
+    expect(refused.output).toContain(
+      "tools.mcp.0.url 'http://127.0.0.1:3001/mcp' is a loopback address, which Lambda cannot reach once deployed",
+    );
+  });
+
+  it.skipIf("missing" in cfnLint)(
+    `passes cfn-lint on every template with no error${"missing" in cfnLint ? ` — skipped: ${cfnLint.missing}` : ""}`,
+    async () => {
+      // Prepare
+      const templates = runs.flatMap((run) => {
+        const manifest = ManifestSchema.parse(
+          JSON.parse(readFileSync(join(run.outDir, "manifest.json"), "utf8")),
+        );
+        return Object.values(manifest.artifacts).flatMap((artifact) =>
+          artifact.properties?.templateFile === undefined
+            ? []
+            : [join(run.outDir, artifact.properties.templateFile)],
+        );
+      });
+      expect(templates).toHaveLength(PASSING.length);
+
+      // Act
+      const result = await lintTemplates(templates);
+
+      // Assess
+      expect(result.crashed, `cfn-lint exited ${result.status}: ${result.stderr}`).toBe(false);
+      expect(result.errors).toEqual([]);
+      expect(reportsErrors(result)).toBe(false);
+    },
+    // cfn-lint takes ~5 s of CPU for the first template and ~3 s for each more; the suite's other
+    // files share the cores meanwhile.
+    600_000,
+  );
+});
