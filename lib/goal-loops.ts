@@ -129,6 +129,7 @@ export class GoalLoops extends Construct {
       heavyModelId: this.models.heavy,
       fastModelId: this.models.fast,
       allowedModelIds: this.models.allowed,
+      ...(this.models.thinking === undefined ? {} : { thinking: this.models.thinking }),
     };
     this.reactLoop = new ReactLoop(this, "ReactLoop", loopProps);
     this.planExecuteLoop = new PlanExecuteLoop(this, "PlanExecuteLoop", loopProps);

@@ -24,7 +24,7 @@ import { GoalLoopFunction, type GoalLoopLogLevel } from "./goal-loop-function";
 import type { GoalTable } from "./goal-table";
 import { toJsonSchemaDraft4 } from "./json-schema-draft4";
 import { acknowledgeGoalTableGrant, acknowledgeNag, nagReferenceName } from "./nag-acknowledgments";
-import type { ResolvedLoopModels } from "./pattern-loop";
+import { modelThinkingEnvironment, type ResolvedLoopModels } from "./pattern-loop";
 
 /** API Gateway allows 10,000 requests per second per account and region by default. */
 const MAX_RATE_LIMIT = 10_000;
@@ -139,6 +139,7 @@ export class GoalsApi extends Construct {
               HEAVY_MODEL_ID: props.models.heavyModelId,
               FAST_MODEL_ID: props.models.fastModelId,
               ALLOWED_MODEL_IDS: props.models.allowedModelIds.join(","),
+              ...modelThinkingEnvironment(props.models.thinking),
             }
           : {}),
       },

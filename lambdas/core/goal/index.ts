@@ -33,4 +33,5 @@ export * from "./revisions";
 export * from "./run-takeover";
 export * from "./snapshot";
 export * from "./text";
+export * from "./thinking-settings";
 export * from "./validation";
