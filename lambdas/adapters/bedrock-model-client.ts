@@ -26,6 +26,8 @@ import {
   type ToolSpec,
 } from "../core/ports/model-client";
 import { MALFORMED_MODEL_RESPONSE, toModelError } from "./bedrock-errors";
+import { createBedrockRuntimeClient } from "./bedrock-runtime-client";
+import { faultFromEnvironment, withReasoningFaultInjection } from "./fault-injection";
 import { traced } from "./xray-subsegments";
 
 /** A JSON document as the SDK types it (tool inputs, tool input schemas, JSON tool results). */
@@ -63,6 +65,16 @@ export class BedrockModelClient implements ModelClient {
     }
     return toModelTurn(valid.modelId, output);
   }
+}
+
+/**
+ * The model client a handler builds once at module scope: Bedrock Converse through the runtime
+ * client, with the chaos-testing fault of GOAL_LOOPS_FAULT_INJECTION when it asks for one
+ * (`drop-reasoning`; a bad value fails here, at init).
+ */
+export function createModelClient(): ModelClient {
+  const model = new BedrockModelClient({ client: createBedrockRuntimeClient() });
+  return withReasoningFaultInjection(model, faultFromEnvironment());
 }
 
 function toConverseInput(request: ModelRequest): ConverseCommandInput {
