@@ -99,6 +99,8 @@ export class GoalLoops extends Construct {
     const { removalPolicy: _removal, approvalEmailSender: _sender, projectDir: _dir, ...configured } = props;
     const config = parseSettings(GoalLoopsConfigSchema, configured, "GoalLoops");
     this.config = config;
+    // Before any child: a model or thinking setting the region or the model refuses builds nothing.
+    this.models = this.resolveModels(config);
 
     this.goalTable = new GoalTable(this, "GoalTable", {
       removalPolicy: props.removalPolicy,
@@ -122,7 +124,6 @@ export class GoalLoops extends Construct {
       approvalTimeout: Duration.seconds(config.approvals.timeoutSeconds),
       httpAllowedHosts: config.http.allowedHosts,
     });
-    this.models = this.resolveModels(config);
     const loopProps = {
       goalTable: this.goalTable,
       steps: this.loopSteps,
