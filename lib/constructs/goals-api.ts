@@ -180,6 +180,7 @@ export class GoalsApi extends Construct {
     this.restApi.node.tryRemoveChild("Endpoint");
     this.url = this.restApi.url;
     this.addRoutes();
+    this.answerOtherMethods();
     this.shapeGatewayErrors();
     this.acknowledgeNagFindings(cloudWatchRole);
   }
@@ -239,6 +240,17 @@ export class GoalsApi extends Construct {
   }
 
   /**
+   * An ANY method on every resource the routes use, to the same function: a method the resource
+   * does not serve (`DELETE /goals`) reaches the handler, which answers 405 with `Allow`, as the
+   * local runtime does. Without it API Gateway answers 403 "Missing Authentication Token".
+   */
+  private answerOtherMethods(): void {
+    const integration = new LambdaIntegration(this.handler.function, { allowTestInvoke: false });
+    const resources = new Set(this.restApi.methods.map((method) => method.resource));
+    for (const resource of resources) resource.addMethod("ANY", integration);
+  }
+
+  /**
    * The GoalSpec model, from the zod schema (the single source) converted to the draft-4 dialect
    * API Gateway validates with. An L1 model, because the L2 takes CDK's typed JsonSchema.
    */
@@ -258,18 +270,37 @@ export class GoalsApi extends Construct {
   }
 
   /**
-   * API Gateway's own 400 for a body that fails the model, in the API's error shape
-   * (`{error:{code, message, issues}}`). Gateway responses allow no escaping, so the validator's
-   * detail (which holds quotes) cannot go in; the handler's own parse gives precise issues for
-   * what the gateway lets through.
+   * API Gateway's own answers in the API's error shape (`{error:{code, message}}`), so a client
+   * reads every 4xx the same way whether the gateway or the function sent it. Gateway responses
+   * allow no escaping: only `$context.error.messageString` (already a quoted JSON string) and
+   * plain identifiers go into the templates, never the path or a header.
    */
   private shapeGatewayErrors(): void {
+    const template = (code: string, message = "$context.error.messageString", extra = "") => ({
+      "application/json": `{"error":{"code":${code},"message":${message}${extra}},"requestId":"$context.requestId"}`,
+    });
+    // A body that fails the model: the handler's own parse gives precise issues for what gets through.
     this.restApi.addGatewayResponse("BadRequestBody", {
       type: ResponseType.BAD_REQUEST_BODY,
-      templates: {
-        "application/json":
-          '{"error":{"code":"ValidationError","message":$context.error.messageString,"issues":[]},"requestId":"$context.requestId"}',
-      },
+      templates: template('"ValidationError"', undefined, ',"issues":[]'),
+    });
+    // A signed request for a path no resource serves (methods of a served path reach the handler).
+    this.restApi.addGatewayResponse("ResourceNotFound", {
+      type: ResponseType.RESOURCE_NOT_FOUND,
+      templates: template('"RouteNotFound"'),
+    });
+    // API Gateway cannot tell an unknown path from an unsigned request here (both are this 403).
+    this.restApi.addGatewayResponse("MissingAuthenticationToken", {
+      type: ResponseType.MISSING_AUTHENTICATION_TOKEN,
+      templates: template(
+        '"MissingAuthenticationToken"',
+        '"No route for this method and path, or the request is not signed with SigV4 (every goals route takes IAM auth)"',
+      ),
+    });
+    // Every other gateway 4xx (throttled, bad signature, expired token, too large): its type as the code.
+    this.restApi.addGatewayResponse("Default4xx", {
+      type: ResponseType.DEFAULT_4XX,
+      templates: template('"$context.error.responseType"'),
     });
   }
 

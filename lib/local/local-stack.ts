@@ -196,6 +196,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       invokeFunction: invoke,
       port: options.port ?? 8787,
       localRoutes: { "/_local/outbox": async () => ({ items: await readOutbox() }) },
+      onError: (message, error) => log(error === undefined ? message : `${message}: ${errorText(error)}`),
     });
     stops.push(api.close);
 
@@ -311,4 +312,9 @@ function withLocalModels(fn: FunctionSpec, modelId: string | undefined): Functio
         : { HEAVY_MODEL_ID: modelId, FAST_MODEL_ID: modelId }),
     },
   };
+}
+
+/** An error as one log line's tail: its stack when it has one (where it failed is what helps). */
+function errorText(error: unknown): string {
+  return error instanceof Error ? (error.stack ?? error.message) : String(error);
 }

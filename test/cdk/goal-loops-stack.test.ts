@@ -473,9 +473,20 @@ function expectedAcknowledgments(template: Template): string[] {
       ),
       "approvals/GET",
       "approvals/{approvalId}/POST",
+      // The ANY method of each served path, for the handler's 405 with Allow.
+      ...[
+        "goals",
+        "goals/{goalId}",
+        "goals/{goalId}/events",
+        ...["revisions", "directive", "resume", "retry", "limits", "cancel"].map(
+          (control) => `goals/{goalId}/${control}`,
+        ),
+        "approvals",
+        "approvals/{approvalId}",
+      ].map((path) => `${path}/ANY`),
     ].map((method) => `AwsSolutions-COG4 @ ${at(`GoalsApi/RestApi/Default/${method}/Resource`)}`),
     `AwsSolutions-SMG4 @ ${at("EmailDoor/LinkSecret/Resource")}`,
-    ...["GET", "POST"].flatMap((verb) =>
+    ...["GET", "POST", "ANY"].flatMap((verb) =>
       ["APIG4", "COG4"].map(
         (rule) =>
           `AwsSolutions-${rule} @ ${at(`GoalsApi/RestApi/Default/email/approvals/{approvalId}/${verb}/Resource`)}`,
@@ -485,8 +496,11 @@ function expectedAcknowledgments(template: Template): string[] {
       (secret) => `AwsSolutions-SMG4 @ ${at(`SlackDoor/${secret}/Resource`)}`,
     ),
     ...["interactions", "commands"].flatMap((route) =>
-      ["APIG4", "COG4"].map(
-        (rule) => `AwsSolutions-${rule} @ ${at(`GoalsApi/RestApi/Default/slack/${route}/POST/Resource`)}`,
+      ["POST", "ANY"].flatMap((verb) =>
+        ["APIG4", "COG4"].map(
+          (rule) =>
+            `AwsSolutions-${rule} @ ${at(`GoalsApi/RestApi/Default/slack/${route}/${verb}/Resource`)}`,
+        ),
       ),
     ),
   ];

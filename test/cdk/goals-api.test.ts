@@ -94,6 +94,17 @@ describe("GoalsApi", () => {
         "POST /goals/{goalId}/cancel",
         "GET /approvals",
         "POST /approvals/{approvalId}",
+        // Every other method of a served path reaches the function, which answers 405 with Allow.
+        ...[
+          "/goals",
+          "/goals/{goalId}",
+          "/goals/{goalId}/events",
+          ...["revisions", "directive", "resume", "retry", "limits", "cancel"].map(
+            (c) => `/goals/{goalId}/${c}`,
+          ),
+          "/approvals",
+          "/approvals/{approvalId}",
+        ].map((path) => `ANY ${path}`),
       ].sort(),
     );
     for (const [route, method] of routes) {
@@ -165,20 +176,56 @@ describe("GoalsApi", () => {
     });
   });
 
-  it("answers a body the model rejects in the API's error shape", () => {
-    // Prepare
-    const [, response] = onlyResource(template, "AWS::ApiGateway::GatewayResponse");
+  /** The gateway response of a type, with its JSON template rendered as API Gateway would. */
+  function gatewayResponse(type: string, messageString = "a message"): { status: unknown; body: unknown } {
+    const [, response] = [...resourcesOf(template, "AWS::ApiGateway::GatewayResponse")].find(
+      ([, candidate]) => candidate.Properties.ResponseType === type,
+    ) ?? ["", undefined];
+    if (!response) throw new Error(`no gateway response of type ${type}`);
     const body = String(Reflect.get(Object(response.Properties.ResponseTemplates), "application/json"));
-
-    // Act: API Gateway substitutes the variables; messageString arrives as a quoted JSON string
+    // API Gateway substitutes the variables; messageString arrives as a quoted JSON string.
     const rendered = body
-      .replace("$context.error.messageString", JSON.stringify("Invalid request body"))
+      .replace("$context.error.messageString", JSON.stringify(messageString))
+      .replace("$context.error.responseType", type)
       .replace("$context.requestId", "req-1");
+    return { status: response.Properties.StatusCode, body: JSON.parse(rendered) };
+  }
+
+  it("answers a body the model rejects in the API's error shape", () => {
+    // Act
+    const { body } = gatewayResponse("BAD_REQUEST_BODY", "Invalid request body");
 
     // Assess
-    expect(response.Properties.ResponseType).toBe("BAD_REQUEST_BODY");
-    expect(JSON.parse(rendered)).toEqual({
+    expect(body).toEqual({
       error: { code: "ValidationError", message: "Invalid request body", issues: [] },
+      requestId: "req-1",
+    });
+  });
+
+  it("answers an unknown path RouteNotFound, and an unsigned or unroutable request, in the API's error shape", () => {
+    // Act
+    const notFound = gatewayResponse("RESOURCE_NOT_FOUND", "Not Found");
+    const missingToken = gatewayResponse("MISSING_AUTHENTICATION_TOKEN");
+
+    // Assess: the status codes stay API Gateway's own (404, 403)
+    expect(notFound).toEqual({
+      status: undefined,
+      body: { error: { code: "RouteNotFound", message: "Not Found" }, requestId: "req-1" },
+    });
+    expect(missingToken.status).toBeUndefined();
+    expect(missingToken.body).toEqual({
+      error: { code: "MissingAuthenticationToken", message: expect.stringContaining("No route") },
+      requestId: "req-1",
+    });
+  });
+
+  it("answers every other gateway 4xx in the API's error shape, its type as the code", () => {
+    // Act
+    const { body } = gatewayResponse("DEFAULT_4XX", "Too Many Requests");
+
+    // Assess
+    expect(body).toEqual({
+      error: { code: "DEFAULT_4XX", message: "Too Many Requests" },
       requestId: "req-1",
     });
   });
@@ -260,9 +307,9 @@ describe("GoalsApi", () => {
     expect(resourcesAllowed(statements, "events:PutEvents")).toEqual([arnOf(busId)]);
   });
 
-  it("lets API Gateway invoke the function from the stage's twelve methods only (no console test invocations)", () => {
-    // Assess
-    template.resourceCountIs("AWS::Lambda::Permission", 12);
+  it("lets API Gateway invoke the function from the stage's methods only (no console test invocations)", () => {
+    // Assess: twelve routes and an ANY on each of their eleven resources
+    template.resourceCountIs("AWS::Lambda::Permission", 23);
   });
 
   it.each<[string, Partial<GoalsApiProps>, RegExp]>([

@@ -201,11 +201,14 @@ export type LoopMarker = z.infer<typeof LoopMarkerSchema>;
 /**
  * The iteration a run took over from the run before it, when that run could not finish it (its
  * process died and the goal was re-attached, or it failed and a human retried the goal). What the
- * old run did in the iteration counts for the new one (`phase`: how far it got), and from this
- * iteration on model calls are found and made under the old run's id, so none is paid for twice.
+ * lineage did in the iteration counts for the new run (`phase`: how far it got), and the new run goes
+ * on in the old run's lineage (run-lineage.ts), so no model call is paid for twice.
  */
 export const TakeoverSchema = z.object({
-  /** The run whose checkpoints hold the model calls from `iteration` on. */
+  /**
+   * The lineage the run goes on in: its first run's id, handed on by every take-over. Checkpoints,
+   * gates, the plan step in progress and logged steps are recorded under it.
+   */
   runId: z.string(),
   iteration: z.number().int().min(0),
   /** How far the old run got in the iteration; absent when it had not started it. */
@@ -243,6 +246,7 @@ export type ToolDecision = z.infer<typeof ToolDecisionSchema>;
  * once and answers `rejected` / `expired` ones with a tool error, never running them.
  */
 export const ActionGateSchema = z.object({
+  /** With `iteration`, the gated turn's position: its run's lineage (run-lineage.ts). */
   runId: z.string(),
   iteration: z.number().int().min(0),
   /** toolUseIds of the gated calls in the turn. */

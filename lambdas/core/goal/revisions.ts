@@ -15,6 +15,7 @@ import {
 } from "./goal-record";
 import { type GoalSpec, GoalSpecSchema, type SuccessCheck } from "./goal-spec";
 import { assertStatus, OPEN_STATUSES } from "./goal-status";
+import { assertWithinJsonBounds, REVISION_BOUNDS } from "./json-bounds";
 import { parseOrThrow } from "./validation";
 
 /** The revision types that may replace the success checks, and only with checks a human supplied. */
@@ -56,6 +57,7 @@ export function queueRevision(
     (item) => item.revisionId === options.revisionId,
   );
   if (known) return { record, events: [] };
+  assertWithinJsonBounds(input, "revision", REVISION_BOUNDS);
   const parsed = parseOrThrow(RevisionInputSchema, input, "revision");
   const queued: QueuedRevision = {
     ...parsed,

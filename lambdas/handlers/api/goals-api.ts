@@ -11,7 +11,7 @@ import { createDocumentClient, observedGoalStore } from "../../adapters/goal-sto
 import { lazyLambdaInvoker } from "../../adapters/lazy-lambda-invoker";
 import { loadOnce } from "../../adapters/load-once";
 import { sfnRunStarter } from "../../adapters/sfn-run-starter";
-import { goalIdFromBytes } from "../../core/goal/goal-ids";
+import { goalIdFromBytes, revisionIdFromBytes } from "../../core/goal/goal-ids";
 import type { DeadlineSchedule } from "../../core/ports/deadline-schedule";
 import type { HumanInputPublisher } from "../../core/ports/human-input-publisher";
 import type { McpCatalog } from "../../core/ports/mcp-catalog";
@@ -81,7 +81,7 @@ const api = createGoalsApi({
     config.eventBusName === undefined
       ? noBusPublisher
       : new EventBridgePublisher(eventBridge, config.eventBusName),
-  newRevisionId: () => `rev-${randomBytes(12).toString("hex")}`,
+  newRevisionId: () => revisionIdFromBytes(randomBytes(12)),
   logger,
   deadlines,
   toolNames: config.toolNames,
