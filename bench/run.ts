@@ -27,6 +27,7 @@ import {
   median,
   p95,
 } from "./scenarios";
+import { type EffortRun, effortFigures, runAtEffort } from "./thinking-effort";
 
 const BENCH_DIR = import.meta.dirname;
 const budgets = JSON.parse(readFileSync(join(BENCH_DIR, "budgets.json"), "utf8")) as Record<string, number>;
@@ -413,6 +414,8 @@ async function main(): Promise<void> {
       ),
     );
     figures.push(info("approval", "decision received -> next step started, p95", p95(approvals), "ms"));
+    const efforts: EffortRun[] = [await runAtEffort(plain, "low"), await runAtEffort(plain, "high")];
+    figures.push(...effortFigures(efforts, models));
     const throughput = await measureThroughput(plain, CONCURRENT_GOALS);
     figures.push(
       info(

@@ -103,6 +103,8 @@ export class GoalLoops extends Construct {
     const { removalPolicy: _removal, approvalEmailSender: _sender, projectDir: _dir, ...configured } = props;
     const config = parseSettings(GoalLoopsConfigSchema, configured, "GoalLoops");
     this.config = config;
+    // Before any child: a model or thinking setting the region or the model refuses builds nothing.
+    this.models = this.resolveModels(config);
     if (!isLocalSynth(this.node.tryGetContext(LOCAL_SYNTH_CONTEXT))) refuseUnreachableUrls(config);
     const dataRemoval =
       props.removalPolicy ??
@@ -137,13 +139,13 @@ export class GoalLoops extends Construct {
       approvalTimeout: Duration.seconds(config.approvals.timeoutSeconds),
       httpAllowedHosts: config.http.allowedHosts,
     });
-    this.models = this.resolveModels(config);
     const loopProps = {
       goalTable: this.goalTable,
       steps: this.loopSteps,
       heavyModelId: this.models.heavy,
       fastModelId: this.models.fast,
       allowedModelIds: this.models.allowed,
+      ...(this.models.thinking === undefined ? {} : { thinking: this.models.thinking }),
     };
     this.reactLoop = new ReactLoop(this, "ReactLoop", loopProps);
     this.planExecuteLoop = new PlanExecuteLoop(this, "PlanExecuteLoop", loopProps);

@@ -21,6 +21,7 @@ export {
   type HttpConfig,
   type ModelsConfig,
   type PayloadsConfig,
+  type RoleThinkingConfig,
   type SlackConfig,
 } from "./config/goal-loops-config";
 export { loadConfigFile } from "./config/load-config";

@@ -1,6 +1,7 @@
 import {
   type ContentBlock as BedrockContentBlock,
   type Message as BedrockMessage,
+  type ReasoningContentBlock as BedrockReasoningContent,
   type BedrockRuntimeClient,
   type ToolUseBlock as BedrockToolUseBlock,
   ConverseCommand,
@@ -20,9 +21,13 @@ import {
   ModelRequestSchema,
   type ModelTurn,
   ModelTurnSchema,
+  type ReasoningContent,
+  type ThinkingRequest,
   type ToolSpec,
 } from "../core/ports/model-client";
 import { MALFORMED_MODEL_RESPONSE, toModelError } from "./bedrock-errors";
+import { createBedrockRuntimeClient } from "./bedrock-runtime-client";
+import { faultFromEnvironment, withReasoningFaultInjection } from "./fault-injection";
 import { traced } from "./xray-subsegments";
 
 /** A JSON document as the SDK types it (tool inputs, tool input schemas, JSON tool results). */
@@ -62,6 +67,16 @@ export class BedrockModelClient implements ModelClient {
   }
 }
 
+/**
+ * The model client a handler builds once at module scope: Bedrock Converse through the runtime
+ * client, with the chaos-testing fault of GOAL_LOOPS_FAULT_INJECTION when it asks for one
+ * (`drop-reasoning`; a bad value fails here, at init).
+ */
+export function createModelClient(): ModelClient {
+  const model = new BedrockModelClient({ client: createBedrockRuntimeClient() });
+  return withReasoningFaultInjection(model, faultFromEnvironment());
+}
+
 function toConverseInput(request: ModelRequest): ConverseCommandInput {
   const { maxTokens } = request;
   return {
@@ -75,9 +90,34 @@ function toConverseInput(request: ModelRequest): ConverseCommandInput {
     ...(request.tools?.length ? { toolConfig: { tools: request.tools.map(toBedrockTool) } } : {}),
     // Only maxTokens: no temperature, topP or toolChoice, which the Claude 5.5 models answer 400 to.
     ...(maxTokens !== undefined ? { inferenceConfig: { maxTokens } } : {}),
+    ...(request.thinking ? { additionalModelRequestFields: thinkingFields(request.thinking) } : {}),
     // The local fixture endpoint keys scripted turns on these; in AWS they tag invocation logs.
     requestMetadata: { goalId: request.goalId, role: request.role, call: String(request.call) },
   };
+}
+
+/**
+ * The role's thinking as Bedrock passes it to an Anthropic model: `thinking` and `output_config`
+ * in `additionalModelRequestFields` (Bedrock user guide, Adaptive thinking). `display: summarized`
+ * asks the models that omit their thinking's text by default (Claude 5.5) for its summary, which
+ * the events show; the signature carries the full thinking either way.
+ */
+function thinkingFields(thinking: ThinkingRequest): Document {
+  switch (thinking.type) {
+    case "adaptive":
+    case "between_tools":
+      return {
+        thinking: { type: thinking.type, ...(thinking.summarized ? { display: "summarized" } : {}) },
+        output_config: { effort: thinking.effort },
+      };
+    case "disabled":
+      return {
+        thinking: { type: "disabled" },
+        ...(thinking.effort ? { output_config: { effort: thinking.effort } } : {}),
+      };
+    case "enabled":
+      return { thinking: { type: "enabled", budget_tokens: thinking.budgetTokens } };
+  }
 }
 
 function toBedrockMessage(message: Message): BedrockMessage {
@@ -100,7 +140,17 @@ function toBedrockBlock(block: ContentBlock): BedrockContentBlock {
       },
     };
   }
+  if ("reasoningContent" in block) return { reasoningContent: toBedrockReasoning(block.reasoningContent) };
   return { cachePoint: block.cachePoint };
+}
+
+/** A kept reasoning block as Converse takes it back: the same text and signature, the same bytes. */
+function toBedrockReasoning(reasoning: ReasoningContent): BedrockReasoningContent {
+  if ("redactedContent" in reasoning) {
+    return { redactedContent: Buffer.from(reasoning.redactedContent, "base64") };
+  }
+  const { text, signature } = reasoning.reasoningText;
+  return { reasoningText: { text, ...(signature === undefined ? {} : { signature }) } };
 }
 
 function toBedrockTool(tool: ToolSpec): Tool {
@@ -145,16 +195,34 @@ function toModelTurn(modelId: string, output: ConverseCommandOutput): ModelTurn 
 }
 
 /**
- * Keeps the blocks the port represents: text and tool calls. Others are dropped on purpose:
- * `reasoningContent` (only with extended thinking, which no request enables), `citationsContent`
- * (only for document inputs, which no request sends), and blocks an assistant turn never carries
- * here (images, documents, guard content, cache points, `$unknown` members of newer APIs).
+ * Keeps the blocks the port represents, in the model's order: reasoning, text and tool calls.
+ * Reasoning is kept as received: its text (empty when the model omits it) and signature, or its
+ * redacted bytes as base64. Others are dropped on purpose: `citationsContent` (only for document
+ * inputs, which no request sends), and blocks an assistant turn never carries here (images,
+ * documents, guard content, cache points, `$unknown` members of newer APIs). A reasoning member
+ * the SDK does not know is dropped whole: a reasoning block goes back verbatim or not at all.
  */
 function toTurnBlock(block: BedrockContentBlock): unknown[] {
   if (block.text !== undefined) return [{ text: block.text }];
   if (block.toolUse !== undefined) {
     const { toolUseId, name, input } = block.toolUse;
     return [{ toolUse: { toolUseId, name, input } }];
+  }
+  const reasoning = block.reasoningContent;
+  if (reasoning?.reasoningText !== undefined) {
+    const { text, signature } = reasoning.reasoningText;
+    return [
+      {
+        reasoningContent: {
+          reasoningText: { text: text ?? "", ...(signature === undefined ? {} : { signature }) },
+        },
+      },
+    ];
+  }
+  if (reasoning?.redactedContent !== undefined) {
+    return [
+      { reasoningContent: { redactedContent: Buffer.from(reasoning.redactedContent).toString("base64") } },
+    ];
   }
   return [];
 }

@@ -4,6 +4,7 @@ import type { JsonValue } from "../core/goal/goal-change";
 import { parseOrThrow } from "../core/goal/validation";
 import { ModelRoleSchema } from "../core/models/model-roles";
 import type { GoalStore, ModelCheckpoint } from "../core/ports/goal-store";
+import type { ModelClient, ModelRequest } from "../core/ports/model-client";
 import type { Outbox, OutboxDeliveryOutcome, OutboxMessage } from "../core/ports/outbox";
 
 /**
@@ -36,7 +37,14 @@ const CheckpointFaultSchema = z
  */
 const NotifyFaultSchema = z.literal("crash-after-notify-sent").transform((kind) => ({ kind }));
 
-const FaultSpecSchema = z.union([NotifyFaultSchema, CheckpointFaultSchema]);
+/**
+ * `drop-reasoning`: the model client sends every request without its reasoning blocks, as a loop
+ * that rebuilds its history would: the thinking round trip switched off, so a test shows the
+ * strict local Bedrock endpoint (and Bedrock) refusing the second call of a tool-use cycle.
+ */
+const ReasoningFaultSchema = z.literal("drop-reasoning").transform((kind) => ({ kind }));
+
+const FaultSpecSchema = z.union([NotifyFaultSchema, ReasoningFaultSchema, CheckpointFaultSchema]);
 export type FaultSpec = z.output<typeof FaultSpecSchema>;
 
 /**
@@ -50,7 +58,7 @@ export function faultFromEnvironment(env: NodeJS.ProcessEnv = process.env): Faul
   return parseOrThrow(
     FaultSpecSchema,
     value.trim(),
-    `environment variable ${FAULT_INJECTION_ENV} ('${value}', expected crash-after-checkpoint:<role>:<call> or crash-after-notify-sent)`,
+    `environment variable ${FAULT_INJECTION_ENV} ('${value}', expected crash-after-checkpoint:<role>:<call>, crash-after-notify-sent or drop-reasoning)`,
   );
 }
 
@@ -133,6 +141,31 @@ export function withNotifyFaultInjection<T extends Outbox>(
   return new Proxy(outbox, {
     get(target, property) {
       if (property === "recordDelivery") return recordDelivery;
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+/**
+ * `model` with a `drop-reasoning` fault injected: every request leaves out the reasoning blocks of
+ * its assistant turns (a turn left empty keeps a placeholder text). Nothing else changes.
+ */
+export function withReasoningFaultInjection<T extends ModelClient>(
+  model: T,
+  fault: FaultSpec | undefined,
+): T {
+  if (fault?.kind !== "drop-reasoning") return model;
+  const converse = (request: ModelRequest) => {
+    const messages = request.messages.map((message) => {
+      const content = message.content.filter((block) => !("reasoningContent" in block));
+      return { ...message, content: content.length > 0 ? content : [{ text: "(no output)" }] };
+    });
+    return model.converse({ ...request, messages });
+  };
+  return new Proxy(model, {
+    get(target, property) {
+      if (property === "converse") return converse;
       const value: unknown = Reflect.get(target, property, target);
       return typeof value === "function" ? value.bind(target) : value;
     },

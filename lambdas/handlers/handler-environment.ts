@@ -1,5 +1,10 @@
 import { ValidationError } from "../core/goal/errors";
+import { type ThinkingSettings, ThinkingSettingsSchema } from "../core/goal/thinking-settings";
+import { parseOrThrow } from "../core/goal/validation";
 import type { ModelTiers } from "../core/models/model-tiers";
+
+/** The deployment's `models.thinking` as JSON, set by the constructs that run model calls. */
+export const MODEL_THINKING_ENV = "MODEL_THINKING";
 
 /** A variable the CDK construct always sets; missing means a broken deployment, so say which. */
 export function requiredEnv(name: string): string {
@@ -38,7 +43,35 @@ export function splitList(value: string): string[] {
     .filter((item) => item !== "");
 }
 
-/** The deployment's heavy and fast models (HEAVY_MODEL_ID, FAST_MODEL_ID, set by the pattern constructs). */
+/**
+ * The deployment's heavy and fast models (HEAVY_MODEL_ID, FAST_MODEL_ID, set by the pattern
+ * constructs) and its thinking settings per role (MODEL_THINKING, JSON; unset: every default).
+ */
 export function modelTiersFromEnv(): ModelTiers {
-  return { heavyModelId: requiredEnv("HEAVY_MODEL_ID"), fastModelId: requiredEnv("FAST_MODEL_ID") };
+  const thinking = thinkingFromEnv();
+  return {
+    heavyModelId: requiredEnv("HEAVY_MODEL_ID"),
+    fastModelId: requiredEnv("FAST_MODEL_ID"),
+    ...(thinking === undefined ? {} : { thinking }),
+  };
+}
+
+function thinkingFromEnv(): ThinkingSettings | undefined {
+  return parseModelThinking(process.env[MODEL_THINKING_ENV]);
+}
+
+/** MODEL_THINKING, checked: a bad value fails at init, naming the variable and the field. */
+export function parseModelThinking(value: string | undefined): ThinkingSettings | undefined {
+  if (value === undefined || value.trim() === "") return undefined;
+  let json: unknown;
+  try {
+    json = JSON.parse(value);
+  } catch (error) {
+    throw new ValidationError(
+      `Environment variable ${MODEL_THINKING_ENV} is not JSON`,
+      [{ path: MODEL_THINKING_ENV, message: "must be the JSON of models.thinking" }],
+      { cause: error },
+    );
+  }
+  return parseOrThrow(ThinkingSettingsSchema, json, `environment variable ${MODEL_THINKING_ENV}`);
 }

@@ -1,6 +1,8 @@
 import * as z from "zod";
 import { DEFAULT_METRICS_NAMESPACE } from "../../lambdas/adapters/goal-metrics";
 import { PAYLOAD_SETTINGS_DEFAULTS, PAYLOAD_SETTINGS_LIMITS } from "../../lambdas/adapters/payload-settings";
+import { ThinkingSettingsSchema } from "../../lambdas/core/goal/thinking-settings";
+import type { ModelRole } from "../../lambdas/core/models/model-roles";
 import { BUILT_IN_TOOL_NAMES } from "../../lambdas/tools/built-in-tool-names";
 import { NotifyChannelsSchema } from "../../lambdas/tools/notify-destinations";
 import {
@@ -66,8 +68,11 @@ export const ModelsConfigSchema = z
       .describe(
         "Keep model requests in the stack region's geography: the region's geographic inference profiles (us., eu., jp. …, 10 % over list) instead of global ones",
       ),
+    thinking: ThinkingSettingsSchema.optional().describe(
+      "Thinking mode and effort per model role (reason, plan, …); default: adaptive, effort high where the loop decides, low where it transcribes, medium for execute",
+    ),
   })
-  .describe("Which Bedrock models the loops call");
+  .describe("Which Bedrock models the loops call, and how much each role thinks");
 
 /** Slack user ids: `U…`, or `W…` in Enterprise Grid. */
 export const SLACK_USER_ID_PATTERN = /^[UW][A-Z0-9]{2,31}$/;
@@ -404,6 +409,41 @@ export interface ModelsConfig {
    * @default false - `global.` profiles, at list price, which may serve a request in any commercial region
    */
   readonly dataResidency?: boolean;
+  /**
+   * Thinking per model role. Each role's setting is checked at synth against the model that serves
+   * it (its tier's): a mode the model refuses (`disabled` on Claude Sonnet 5.5, a manual budget
+   * where only adaptive thinking is accepted) fails naming the field. A GoalSpec's
+   * `models.thinking` overrides it per goal.
+   *
+   * @default - every role `adaptive`; effort `high` for reason, plan, attempt, evaluate, reflect and
+   * judge, `medium` for execute, `low` for summarize, select and reconcile
+   */
+  readonly thinking?: Partial<Record<ModelRole, RoleThinkingConfig>>;
+}
+
+/** One model role's thinking (`models.thinking.<role>`); a field left out keeps the role's default. */
+export interface RoleThinkingConfig {
+  /**
+   * `adaptive` (the model decides when and how much to think, at `effort`), `lowest` (the least the
+   * role's model allows: `between_tools` on Claude Sonnet 5.5, `disabled` on Claude Haiku 5.5), or a
+   * thinking type the model takes: `between_tools`, `disabled`, `enabled` (a manual budget).
+   *
+   * @default "adaptive"
+   */
+  readonly mode?: "adaptive" | "lowest" | "between_tools" | "disabled" | "enabled";
+  /**
+   * `low`, `medium`, `high`, `xhigh` or `max`: sent as `output_config.effort`; on a model with manual
+   * budgets only (Claude Haiku 4.5), `adaptive` thinks with a budget picked by it (none at `low`).
+   *
+   * @default - the role's (see `thinking`)
+   */
+  readonly effort?: "low" | "medium" | "high" | "xhigh" | "max";
+  /**
+   * Thinking tokens for mode `enabled` (1,024 to 128,000); only with it.
+   *
+   * @default - none
+   */
+  readonly budgetTokens?: number;
 }
 
 /** The Slack door. */

@@ -1,5 +1,9 @@
 import { UnknownModelPriceError } from "../../lambdas/core/goal/errors";
+import type { ThinkingSettings } from "../../lambdas/core/goal/thinking-settings";
 import { priceOf } from "../../lambdas/core/models/model-prices";
+import { MODEL_ROLES } from "../../lambdas/core/models/model-roles";
+import { thinkingProblem, thinkingSettingFor } from "../../lambdas/core/models/model-thinking";
+import { ROLE_TIERS } from "../../lambdas/core/models/model-tiers";
 import {
   DEFAULT_MODEL_CANDIDATES,
   geographiesOf,
@@ -23,6 +27,8 @@ export interface ResolvedModels {
   readonly notes: readonly string[];
   /** Configured models Bedrock has marked Legacy. */
   readonly warnings: readonly string[];
+  /** `models.thinking`, checked against the model of each role's tier. */
+  readonly thinking?: ThinkingSettings;
 }
 
 /** Where the models will be called from: the stack's region, unless it is only known at deploy. */
@@ -81,7 +87,37 @@ export function resolveModels(models: ModelsConfig, { region }: ModelRegion, whe
       );
     }
   }
-  return { heavy, fast, allowed: [...new Set(allowed)], notes, warnings };
+  const { thinking } = models;
+  if (thinking !== undefined) assertThinkingTaken(thinking, { heavy, fast }, where);
+  return {
+    heavy,
+    fast,
+    allowed: [...new Set(allowed)],
+    notes,
+    warnings,
+    ...(thinking === undefined ? {} : { thinking }),
+  };
+}
+
+/**
+ * Refuses a role's thinking setting the model of its tier answers 400 to (`disabled` on Claude
+ * Sonnet 5.5, a manual budget where only adaptive thinking is accepted, any setting for a model
+ * whose thinking rules goal-loops does not know), naming `models.thinking.<role>.<field>`. Bedrock
+ * would only say so at the goal's first call of the role. A GoalSpec that sends a role to another
+ * model is checked against that model when the goal is posted.
+ */
+export function assertThinkingTaken(
+  thinking: ThinkingSettings,
+  tiers: { readonly heavy: string; readonly fast: string },
+  where: string,
+): void {
+  const problems = MODEL_ROLES.flatMap((role) => {
+    if (thinking[role] === undefined) return [];
+    const modelId = ROLE_TIERS[role] === "heavy" ? tiers.heavy : tiers.fast;
+    const problem = thinkingProblem(modelId, thinkingSettingFor(role, undefined, thinking), true);
+    return problem ? [`models.thinking.${role}.${problem.field}: ${problem.message}`] : [];
+  });
+  if (problems.length > 0) throw new ConfigError(`${where}: ${problems.join("; ")}`);
 }
 
 /** Where the stack's requests may go: `global`, or the region's geographies (narrowest first). */

@@ -30,7 +30,7 @@ import {
   acknowledgeWildcardResource,
   nagReferenceName,
 } from "./nag-acknowledgments";
-import type { ResolvedLoopModels } from "./pattern-loop";
+import { modelThinkingEnvironment, type ResolvedLoopModels } from "./pattern-loop";
 
 /** API Gateway allows 10,000 requests per second per account and region by default. */
 const MAX_RATE_LIMIT = 10_000;
@@ -150,6 +150,7 @@ export class GoalsApi extends Construct {
               HEAVY_MODEL_ID: props.models.heavyModelId,
               FAST_MODEL_ID: props.models.fastModelId,
               ALLOWED_MODEL_IDS: props.models.allowedModelIds.join(","),
+              ...modelThinkingEnvironment(props.models.thinking),
             }
           : {}),
       },

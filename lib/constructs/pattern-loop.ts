@@ -9,8 +9,10 @@ import {
 } from "aws-cdk-lib/aws-stepfunctions";
 import { Construct } from "constructs";
 import type { Pattern } from "../../lambdas/core/goal/goal-spec";
+import type { ThinkingSettings } from "../../lambdas/core/goal/thinking-settings";
 import { DEFAULT_CONTINUE_AS_NEW_AFTER } from "../../lambdas/core/loop/loop-deps";
 import { DEFAULT_FAST_MODEL_ID, DEFAULT_HEAVY_MODEL_ID } from "../config/goal-loops-config";
+import { assertThinkingTaken } from "../config/resolve-models";
 import { allowModels, isBedrockModelId } from "./bedrock-model-access";
 import { GoalLoopFunction, type GoalLoopFunctionProps, type GoalLoopLogLevel } from "./goal-loop-function";
 import type { GoalTable } from "./goal-table";
@@ -41,6 +43,8 @@ export interface ResolvedLoopModels {
   readonly heavyModelId: string;
   readonly fastModelId: string;
   readonly allowedModelIds: readonly string[];
+  /** Thinking per role; roles left out keep their default. */
+  readonly thinking?: ThinkingSettings;
 }
 
 /** The model tiers and allow-list every pattern construct takes. */
@@ -68,6 +72,14 @@ export interface LoopModelProps {
    * @default - `heavyModelId` and `fastModelId`
    */
   readonly allowedModelIds?: readonly string[];
+
+  /**
+   * Thinking mode and effort per model role (`models.thinking` of goal-loops.config.json), checked
+   * against the model of each role's tier: a setting the model refuses fails, naming the field.
+   *
+   * @default - every role adaptive, at the role's default effort (lambdas/core/models/model-thinking.ts)
+   */
+  readonly thinking?: ThinkingSettings;
 }
 
 export interface PatternLoopProps extends LoopModelProps, Omit<LoopStepsProps, "goalTable"> {
@@ -151,6 +163,7 @@ export abstract class PatternLoop extends Construct {
   readonly allowedModelIds: readonly string[];
   readonly heavyModelId: string;
   readonly fastModelId: string;
+  readonly thinking?: ThinkingSettings;
   readonly stateMachineName: string;
   private readonly props: PatternLoopProps;
   private readonly identity: PatternIdentity;
@@ -177,13 +190,25 @@ export abstract class PatternLoop extends Construct {
     this.heavyModelId = props.heavyModelId ?? DEFAULT_MODEL_ID;
     this.fastModelId = props.fastModelId ?? HAIKU_MODEL_ID;
     this.allowedModelIds = [...new Set(props.allowedModelIds ?? [this.heavyModelId, this.fastModelId])];
+    if (props.thinking !== undefined) {
+      assertThinkingTaken(
+        props.thinking,
+        { heavy: this.heavyModelId, fast: this.fastModelId },
+        identity.constructName,
+      );
+      this.thinking = props.thinking;
+    }
   }
 
-  /** The model settings a model-calling step reads (HEAVY_MODEL_ID, FAST_MODEL_ID, CONTINUE_AS_NEW_AFTER). */
+  /**
+   * The model settings a model-calling step reads (HEAVY_MODEL_ID, FAST_MODEL_ID, MODEL_THINKING,
+   * CONTINUE_AS_NEW_AFTER).
+   */
   private get modelEnvironment(): Record<string, string> {
     return {
       HEAVY_MODEL_ID: this.heavyModelId,
       FAST_MODEL_ID: this.fastModelId,
+      ...modelThinkingEnvironment(this.thinking),
       CONTINUE_AS_NEW_AFTER: String(this.props.continueAsNewAfter ?? DEFAULT_CONTINUE_AS_NEW_AFTER),
     };
   }
@@ -340,4 +365,9 @@ function validateProps(props: PatternLoopProps, constructName: string): void {
       );
     }
   }
+}
+
+/** MODEL_THINKING for the functions that make model calls (lambdas/handlers/handler-environment.ts). */
+export function modelThinkingEnvironment(thinking: ThinkingSettings | undefined): Record<string, string> {
+  return thinking === undefined ? {} : { MODEL_THINKING: JSON.stringify(thinking) };
 }

@@ -7,17 +7,18 @@ import http2, {
 import * as z from "zod";
 import { ModelRoleSchema } from "../../lambdas/core/models/model-roles";
 import { claudeRequestProblem } from "./claude-request-rules";
+import { AnsweredTurns, reasoningProblem } from "./claude-thinking-rules";
 import type { JsonObject, JsonValue } from "./cloud-assembly-model";
 import { AwsApiError } from "./errors";
 import { type ScriptedAnswer, ScriptedBedrockError, scriptedConverse } from "./fixture-converse";
+import { isJsonObject, parseJson } from "./json";
+import { listen } from "./listen";
+import { prefixHash } from "./reasoning-signatures";
 
 /** Waits `ms` (a fixture turn's `latencyMs`); nothing for 0. */
 function delay(ms: number): Promise<void> {
   return ms <= 0 ? Promise.resolve() : new Promise((resolveDelay) => setTimeout(resolveDelay, ms));
 }
-
-import { isJsonObject, parseJson } from "./json";
-import { listen } from "./listen";
 
 /** One Converse request, as the tests and the bench see it. */
 export interface ModelCallRecord {
@@ -27,9 +28,12 @@ export interface ModelCallRecord {
   readonly call: number;
   /** 1 for the first request of this (goal, role, call), 2 for its first retry, … */
   readonly attempt: number;
-  /** The error answered, when the attempt failed. */
+  /** The error answered, when the attempt failed, and its message. */
   readonly error?: string;
+  readonly message?: string;
   readonly request: JsonObject;
+  /** The answer, when the attempt succeeded: its reasoning blocks are what the next request must carry back. */
+  readonly response?: JsonObject;
 }
 
 export interface CallKey {
@@ -50,6 +54,13 @@ export interface BedrockEndpoint {
 export interface BedrockEndpointOptions {
   readonly fixturesDir: string;
   readonly port?: number;
+  /**
+   * Refuse, as the Claude 5.5 models do, thinking blocks that are not sent back byte for byte to
+   * the model and conversation they were made in (claude-thinking-rules.ts). Every other rule of
+   * claude-request-rules.ts holds either way.
+   * @default true
+   */
+  readonly strict?: boolean;
 }
 
 const MetadataSchema = z.object({
@@ -60,16 +71,29 @@ const MetadataSchema = z.object({
 
 const MAX_RECORDS = 1_000;
 
+/** The content blocks of a Converse answer (wire JSON). */
+function contentOf(response: JsonObject): JsonValue[] {
+  const output = isJsonObject(response.output) ? response.output : {};
+  const message = isJsonObject(output.message) ? output.message : {};
+  return Array.isArray(message.content) ? message.content : [];
+}
+
 /**
  * A local Bedrock runtime that answers Converse from fixture files (DESIGN §6): model id
  * `scripted:<name>` reads `<fixturesDir>/<name>.json` and `requestMetadata` (goalId, role, call)
  * picks the turn. HTTP/2 without TLS, because @aws-sdk/client-bedrock-runtime only speaks HTTP/2.
  * Errors carry `x-amzn-errortype` and the status Bedrock uses, so the SDK raises the same names.
- * What the Claude 5.5 models refuse (a forced tool choice, temperature, an assistant prefill) is
- * refused here too, with a ValidationException.
+ *
+ * Scripted models behave like the Claude 5.5 models: every answer of a model that thinks carries a
+ * reasoning block signed for the model, the goal and role, and the request it answered
+ * (reasoning-signatures.ts); what those models refuse (a forced tool choice, sampling parameters,
+ * an assistant prefill, thinking disabled, and in strict mode a thinking block edited, moved or
+ * left out of the latest tool-use turn) is refused with a ValidationException in their words.
  */
 export async function startBedrockEndpoint(options: BedrockEndpointOptions): Promise<BedrockEndpoint> {
+  const strict = options.strict ?? true;
   const attempts = new Map<string, number>();
+  const answered = new AnsweredTurns();
   const records: ModelCallRecord[] = [];
   const keyOf = (key: CallKey) => JSON.stringify([key.goalId, key.role, key.call]);
 
@@ -93,21 +117,17 @@ export async function startBedrockEndpoint(options: BedrockEndpointOptions): Pro
     const { goalId, role, call } = metadata.data;
     const attempt = (attempts.get(keyOf({ goalId, role, call })) ?? 0) + 1;
     attempts.set(keyOf({ goalId, role, call }), attempt);
-    const record = (error?: string) => {
-      records.push({
-        modelId,
-        goalId,
-        role,
-        call,
-        attempt,
-        request,
-        ...(error === undefined ? {} : { error }),
-      });
+    const record = (outcome: { response: JsonObject } | { error: string; message: string }) => {
+      records.push({ modelId, goalId, role, call, attempt, request, ...outcome });
       if (records.length > MAX_RECORDS) records.shift();
     };
+    const conversation = { modelId, goalId, role };
     try {
-      const problem = claudeRequestProblem(request);
+      const problem =
+        claudeRequestProblem(request) ??
+        (strict ? reasoningProblem(request, conversation, answered) : undefined);
       if (problem !== undefined) throw new AwsApiError("ValidationException", problem);
+      const messages = Array.isArray(request.messages) ? request.messages : [];
       const answer = scriptedConverse({
         fixturesDir: options.fixturesDir,
         modelId,
@@ -116,11 +136,17 @@ export async function startBedrockEndpoint(options: BedrockEndpointOptions): Pro
         call,
         attempt,
         body,
+        request,
+        binding: { modelId, goalId, role, prefix: prefixHash(request, messages.length) },
       });
-      record();
+      answered.remember(request, conversation, contentOf(answer.response));
+      record({ response: answer.response });
       return answer;
     } catch (error) {
-      record(error instanceof AwsApiError ? error.code : "InternalServerException");
+      record({
+        error: error instanceof AwsApiError ? error.code : "InternalServerException",
+        message: error instanceof Error ? error.message : String(error),
+      });
       throw error;
     }
   };

@@ -1,7 +1,9 @@
 import { createHash } from "node:crypto";
 import type { ModelRole } from "../../lambdas/core/models/model-roles";
+import { requestedThinking } from "./claude-request-rules";
 import type { JsonObject } from "./cloud-assembly-model";
 import { AwsApiError, FixtureFileError } from "./errors";
+import { isJsonObject } from "./json";
 import {
   availableFixtures,
   BEDROCK_ERROR_STATUS,
@@ -12,6 +14,7 @@ import {
   type ResponseTurn,
   readFixtureText,
 } from "./model-fixtures";
+import { type ReasoningBinding, redactedReasoningBytes, signReasoningText } from "./reasoning-signatures";
 
 export interface ScriptedRequest {
   readonly fixturesDir: string;
@@ -23,6 +26,10 @@ export interface ScriptedRequest {
   readonly attempt: number;
   /** The raw request body, for the derived input token count. */
   readonly body: string;
+  /** The request as JSON: its thinking settings decide the answer's reasoning. */
+  readonly request: JsonObject;
+  /** What the answer's reasoning blocks are signed for (the model, goal, role and request prefix). */
+  readonly binding: ReasoningBinding;
 }
 
 /** The fixtures parsed so far, by file, with the text they were parsed from. */
@@ -78,13 +85,14 @@ export function scriptedConverse(request: ScriptedRequest): ScriptedAnswer {
     );
   }
   const file = fixtureFileOf(fixturesDir, name);
-  let calls: ModelFixture[ModelRole];
+  let fixture: ModelFixture;
   try {
-    calls = currentFixture(file)[role];
+    fixture = currentFixture(file);
   } catch (error) {
     if (error instanceof FixtureFileError) throw new AwsApiError("ValidationException", error.message);
     throw error;
   }
+  const calls = fixture.roles[role];
   const scripted = calls?.[call];
   const error = scripted?.errors[attempt - 1];
   if (error !== undefined) {
@@ -105,16 +113,19 @@ export function scriptedConverse(request: ScriptedRequest): ScriptedAnswer {
     );
   }
   return {
-    response: converseResponse(scripted.response, request),
+    response: converseResponse(scripted.response, request, fixture.thinking),
     latencyMs: scripted.response.latencyMs ?? 0,
   };
 }
 
-/** A Converse response for a scripted turn; usage derived from sizes when the fixture gives none. */
-function converseResponse(turn: ResponseTurn, request: ScriptedRequest): JsonObject {
+/**
+ * A Converse response for a scripted turn; usage derived from sizes when the fixture gives none. A
+ * model that thinks answers with a signed reasoning block first, as the Claude 5.5 models do.
+ */
+function converseResponse(turn: ResponseTurn, request: ScriptedRequest, thinks: boolean): JsonObject {
   const toolUses =
     turn.toolUse === undefined ? [] : Array.isArray(turn.toolUse) ? turn.toolUse : [turn.toolUse];
-  const content: JsonObject[] = [
+  const answer: JsonObject[] = [
     ...(turn.text === undefined ? [] : [{ text: turn.text }]),
     ...toolUses.map((toolUse, index) => ({
       toolUse: {
@@ -124,9 +135,14 @@ function converseResponse(turn: ResponseTurn, request: ScriptedRequest): JsonObj
       },
     })),
   ];
-  // Roughly four characters per token: enough for cost accounting to move in offline runs.
+  const thinking = thinks && thinksNow(request.request) ? reasoningOf(turn, request) : undefined;
+  const content = thinking === undefined ? answer : [thinking.block, ...answer];
+  // Roughly four characters per token: enough for cost accounting to move in offline runs. The
+  // reasoning counts by its text (its signature carries it, it is no output of its own), and it is
+  // inside the output tokens, as Bedrock reports thinking.
   const inputTokens = turn.usage?.inputTokens ?? Math.max(1, Math.ceil(Buffer.byteLength(request.body) / 4));
-  const outputTokens = turn.usage?.outputTokens ?? Math.max(1, Math.ceil(JSON.stringify(content).length / 4));
+  const outputChars = JSON.stringify(answer).length + (thinking?.text.length ?? 0);
+  const outputTokens = turn.usage?.outputTokens ?? Math.max(1, Math.ceil(outputChars / 4));
   const { cacheReadInputTokens, cacheWriteInputTokens } = turn.usage ?? {};
   return {
     output: { message: { role: "assistant", content } },
@@ -148,4 +164,60 @@ function toolUseIdOf(request: ScriptedRequest, index: number): string {
     .update(JSON.stringify([request.goalId, request.role, request.call, index]))
     .digest("base64url");
   return `tooluse_${digest.replace(/[-_]/g, "").slice(0, 22)}`;
+}
+
+/**
+ * Whether the model thinks before this answer: adaptive thinking (the default) always does here;
+ * `between_tools` only after a tool result (no up-front thinking); `disabled` never.
+ */
+function thinksNow(request: JsonObject): boolean {
+  const { type } = requestedThinking(request);
+  if (type === "disabled") return false;
+  if (type !== "between_tools") return true;
+  const messages = Array.isArray(request.messages) ? request.messages : [];
+  const last = messages.at(-1);
+  const content = isJsonObject(last) && Array.isArray(last.content) ? last.content : [];
+  return content.some((block) => isJsonObject(block) && "toolResult" in block);
+}
+
+/** The answer's reasoning block, signed for the request, and the text it stands for. */
+function reasoningOf(turn: ResponseTurn, request: ScriptedRequest): { block: JsonObject; text: string } {
+  const text = turn.reasoning ?? generatedReasoning(turn, request);
+  if (turn.redacted) {
+    const bytes = redactedReasoningBytes(request.binding);
+    return { block: { reasoningContent: { redactedContent: bytes.toString("base64") } }, text };
+  }
+  const signature = signReasoningText(request.binding, text);
+  return { block: { reasoningContent: { reasoningText: { text, signature } } }, text };
+}
+
+/**
+ * Sentences of scripted thinking per effort: the deeper the effort, the longer the thinking, as
+ * real runs show (output grows many times from low to max). The lengths are the endpoint's, not a
+ * measurement: a recorded real run is what says how long a model thinks.
+ */
+const THOUGHTS_PER_EFFORT: Readonly<Record<string, number>> = {
+  low: 1,
+  medium: 4,
+  high: 12,
+  xhigh: 24,
+  max: 48,
+};
+
+/** Scripted thinking for a turn whose fixture gives none: what it will do, at the request's effort. */
+function generatedReasoning(turn: ResponseTurn, request: ScriptedRequest): string {
+  const toolUses =
+    turn.toolUse === undefined ? [] : Array.isArray(turn.toolUse) ? turn.toolUse : [turn.toolUse];
+  const plan =
+    toolUses.length > 0
+      ? `The next step calls ${toolUses.map((toolUse) => toolUse.name).join(" and ")}.`
+      : "No tool is needed now: I answer in text.";
+  const { effort } = requestedThinking(request.request);
+  const count = THOUGHTS_PER_EFFORT[effort] ?? THOUGHTS_PER_EFFORT.high ?? 1;
+  const checks = Array.from(
+    { length: count - 1 },
+    (_, index) =>
+      `Check ${index + 1}: what the steps so far showed, weighed against the goal's success checks and constraints.`,
+  );
+  return [`Thinking for the ${request.role} call ${request.call}.`, plan, ...checks].join(" ");
 }

@@ -38,7 +38,12 @@ const ToolUseSchema = z.strictObject({
   toolUseId: z.string().min(1).optional(),
 });
 
-/** A scripted assistant turn: text, one or more tool calls (or both), optional stop reason and usage. */
+/**
+ * A scripted assistant turn: text, one or more tool calls (or both), optional stop reason and usage.
+ * A model that thinks (the default) answers with a reasoning block first: `reasoning` is its text
+ * (generated from the turn and the request's effort when absent); `redacted` makes it an encrypted
+ * `redactedContent` block instead, as the service sends when its safety systems flag the thinking.
+ */
 export const ResponseTurnSchema = z
   .strictObject({
     text: z.string().optional(),
@@ -46,6 +51,8 @@ export const ResponseTurnSchema = z
     stopReason: StopReasonSchema.optional(),
     usage: UsageSchema.optional(),
     latencyMs: LatencySchema,
+    reasoning: z.string().min(1).optional(),
+    redacted: z.boolean().optional(),
   })
   .refine((turn) => turn.text !== undefined || turn.toolUse !== undefined, {
     message: "a turn needs text, toolUse or error",
@@ -60,7 +67,21 @@ export const ErrorTurnSchema = z.strictObject({
 });
 export type ErrorTurn = z.infer<typeof ErrorTurnSchema>;
 
-const FixtureFileSchema = z.partialRecord(ModelRoleSchema, z.array(z.unknown()));
+/**
+ * The file: a list of turns per role, and `thinking: false` for a model that does not think
+ * (Claude Haiku 4.5 without a budget): its answers carry no reasoning block.
+ */
+const FixtureFileSchema = z
+  .object({ thinking: z.boolean().optional() })
+  .catchall(z.unknown())
+  .transform(({ thinking, ...roles }, context) => {
+    const parsed = z.partialRecord(ModelRoleSchema, z.array(z.unknown())).safeParse(roles);
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) context.addIssue({ ...issue, code: "custom" });
+      return z.NEVER;
+    }
+    return { thinking: thinking ?? true, roles: parsed.data };
+  });
 
 /**
  * One call's script: the errors its first attempts get, then the response (absent when the role's
@@ -71,7 +92,11 @@ export interface ScriptedCall {
   readonly response?: ResponseTurn;
 }
 
-export type ModelFixture = Partial<Record<ModelRole, readonly ScriptedCall[]>>;
+export interface ModelFixture {
+  /** Whether the scripted model thinks: every answer then carries a reasoning block. */
+  readonly thinking: boolean;
+  readonly roles: Partial<Record<ModelRole, readonly ScriptedCall[]>>;
+}
 
 /** `scripted:<name>` → `<name>`, or undefined for any other model id. */
 export function fixtureNameOf(modelId: string): string | undefined {
@@ -121,7 +146,8 @@ function messageOf(error: unknown): string {
 }
 
 /**
- * Checks the text of a fixture file (DESIGN §6): `{"<role>": [turn, …]}`. Error turns are
+ * Checks the text of a fixture file (DESIGN §6): `{"<role>": [turn, …]}`, with `"thinking": false`
+ * for a model that does not think. Error turns are
  * attempt-level: they are served to the successive attempts of the call whose response follows
  * them, so `[{"error": "ThrottlingException"}, {"text": "a"}]` throttles call 0 once, then
  * answers it. Without error turns, call n gets turn n.
@@ -137,14 +163,20 @@ export function parseModelFixture(file: string, text: string): ModelFixture {
   if (!parsed.success) {
     throw invalid(file, parsed.error, [], `roles are ${MODEL_ROLES.join(", ")}, each a list of turns`);
   }
-  const fixture: Partial<Record<ModelRole, ScriptedCall[]>> = {};
-  for (const [role, turns] of Object.entries(parsed.data)) {
+  const roles: Partial<Record<ModelRole, ScriptedCall[]>> = {};
+  for (const [role, turns] of Object.entries(parsed.data.roles)) {
     const calls: ScriptedCall[] = [];
     let errors: ErrorTurn[] = [];
     turns.forEach((turn, index) => {
       const isError = typeof turn === "object" && turn !== null && "error" in turn;
       const result = (isError ? ErrorTurnSchema : ResponseTurnSchema).safeParse(turn);
       if (!result.success) throw invalid(file, result.error, [role, index]);
+      if ("redacted" in result.data && result.data.redacted && result.data.reasoning !== undefined) {
+        throw new FixtureFileError(
+          file,
+          `Fixture file ${file} is invalid: ${role}.${index}: a redacted turn has no reasoning text (the service encrypts it)`,
+        );
+      }
       if ("error" in result.data) errors.push(result.data);
       else {
         calls.push({ errors, response: result.data });
@@ -152,9 +184,20 @@ export function parseModelFixture(file: string, text: string): ModelFixture {
       }
     });
     if (errors.length > 0) calls.push({ errors });
-    fixture[ModelRoleSchema.parse(role)] = calls;
+    roles[ModelRoleSchema.parse(role)] = calls;
   }
-  return fixture;
+  if (!parsed.data.thinking) {
+    const scripted = Object.entries(roles).find(([, calls]) =>
+      calls?.some((call) => call.response?.reasoning !== undefined || call.response?.redacted),
+    );
+    if (scripted) {
+      throw new FixtureFileError(
+        file,
+        `Fixture file ${file} is invalid: ${scripted[0]}: "thinking": false scripts a model that does not think, so no turn has reasoning or redacted`,
+      );
+    }
+  }
+  return { thinking: parsed.data.thinking, roles };
 }
 
 function unreadable(file: string, error: unknown): FixtureFileError {

@@ -223,3 +223,41 @@ describe("models checked against the stack's region at synth", () => {
     );
   }, 60_000);
 });
+
+describe("models.thinking at synth", () => {
+  it("fails for thinking disabled on a Claude 5.5 model, naming the field", () => {
+    // Prepare
+    const stack = new Stack(unbundledTestApp(), "MyPlatform");
+
+    // Act
+    const build = () =>
+      new GoalLoops(stack, "Agents", { models: { thinking: { reason: { mode: "disabled" } } } });
+
+    // Assess
+    expect(build).toThrow(
+      /^GoalLoops: models\.thinking\.reason\.mode: 'disabled' is refused by Claude Sonnet 5\.5/,
+    );
+  });
+
+  it("gives the setting to every function that calls a model, as MODEL_THINKING", () => {
+    // Act
+    const thinking = { summarize: { mode: "lowest" as const }, reason: { effort: "xhigh" as const } };
+    const { template } = synth({ models: { thinking } });
+
+    // Assess
+    const variables = Object.values(template.findResources("AWS::Lambda::Function")).map(
+      (fn) =>
+        (
+          (fn as TemplateResource).Properties.Environment as
+            | { Variables?: Record<string, unknown> }
+            | undefined
+        )?.Variables ?? {},
+    );
+    const modelCalling = variables.filter((vars) => vars.HEAVY_MODEL_ID !== undefined);
+    expect(modelCalling.length).toBeGreaterThanOrEqual(8);
+    for (const vars of modelCalling) expect(JSON.parse(String(vars.MODEL_THINKING))).toEqual(thinking);
+    expect(
+      variables.some((vars) => vars.MODEL_THINKING !== undefined && vars.HEAVY_MODEL_ID === undefined),
+    ).toBe(false);
+  }, 120_000);
+});

@@ -231,6 +231,52 @@ export function describeLargePayloadContract(table: () => LargePayloadTable): vo
       ]);
     });
 
+    it("keeps a 500 KB reasoning block and redacted bytes of a checkpoint and its step as received", async () => {
+      // Prepare: the thinking of a long turn, its signature, and binary redacted content
+      const goalId = `goal-${randomUUID()}`;
+      const thinking = largeText(500 * 1024, "so the page comes next.");
+      const signature = randomBytes(3 * 1024).toString("base64");
+      const redacted = randomBytes(200 * 1024).toString("base64");
+      const base = aCheckpoint({ goalId });
+      const checkpoint = {
+        ...base,
+        turn: {
+          ...base.turn,
+          content: [
+            { reasoningContent: { reasoningText: { text: thinking, signature } } },
+            { reasoningContent: { redactedContent: redacted } },
+            { text: "Writing the page." },
+          ],
+        },
+        conversation: { key: "conversation-1", prompt: "Current state: take the next step." },
+      };
+      const step = {
+        ...aStepRecord(goalId, 1),
+        turn: checkpoint.turn,
+        conversation: checkpoint.conversation,
+      };
+
+      // Act
+      await goals.putCheckpoint(checkpoint);
+      await stepLog.putStep(step);
+      const read = await goals.getCheckpoint(checkpoint.key);
+      const [listed] = await stepLog.listRecentSteps(goalId, 1);
+
+      // Assess: byte for byte, the large values in S3
+      expect(read).toEqual(checkpoint);
+      expect(listed).toEqual(step);
+      const item = await storedItem(checkpointKey(checkpoint.key));
+      expect(estimateItemBytes(item)).toBeLessThan(DYNAMODB_ITEM_LIMIT);
+      expect(item.offloaded).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({
+            path: ["checkpoint", "turn", "content", 0, "reasoningContent", "reasoningText", "text"],
+            sha256: sha256Of(thinking),
+          }),
+        ]),
+      );
+    });
+
     it("logs a step whose artifact and tool input are 1 MB, and lists it back whole", async () => {
       // Prepare
       const goalId = `goal-${randomUUID()}`;

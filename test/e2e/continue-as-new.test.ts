@@ -3,7 +3,11 @@ import { allEvents, type E2eStack, followGoal, startE2eStack } from "./local-sta
 
 const ITERATIONS = 120;
 
-/** 120 reason turns, each a new draft of final.md (the file the check names: progress every cycle). */
+/**
+ * 120 reason turns, each a new draft of final.md (the file the check names: progress every cycle),
+ * and the summaries a goal this long needs: each turn goes back with its thinking and the state it
+ * answered, so the history passes the context budget and is compacted every few dozen steps.
+ */
 function longRunFixture() {
   const reason = Array.from({ length: ITERATIONS }, (_, index) => ({
     toolUse: {
@@ -15,7 +19,11 @@ function longRunFixture() {
     },
     usage: { inputTokens: 100, outputTokens: 10 },
   }));
-  return { reason };
+  const summarize = Array.from({ length: ITERATIONS / 8 }, (_, index) => ({
+    text: `Drafts of final.md through step ${(index + 1) * 8} written; the final report is left.`,
+    usage: { inputTokens: 50, outputTokens: 5 },
+  }));
+  return { reason, summarize };
 }
 
 describe("continue-as-new on the local stack", () => {
@@ -53,10 +61,16 @@ describe("continue-as-new on the local stack", () => {
     // Assess
     expect(final.status).toBe("completed");
     expect(final.steps).toBe(ITERATIONS);
-    expect(final.usage).toMatchObject({
+    expect(final.usageByRole.reason).toMatchObject({
       modelCalls: ITERATIONS,
       inputTokens: 100 * ITERATIONS,
       outputTokens: 10 * ITERATIONS,
+    });
+    const summaries = final.usageByRole.summarize?.modelCalls ?? 0;
+    expect(final.usage).toMatchObject({
+      modelCalls: ITERATIONS + summaries,
+      inputTokens: 100 * ITERATIONS + 50 * summaries,
+      outputTokens: 10 * ITERATIONS + 5 * summaries,
     });
     expect(final.runId).toBe("r3");
     const events = await allEvents(e2e.client, accepted.goalId);

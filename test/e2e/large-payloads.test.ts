@@ -104,18 +104,32 @@ describe("large payloads on the local stack", () => {
       ["workspace_write", "success"],
     ]);
 
-    // Assess: the read came back (its head inline, the rest referenced), and no prompt carried the files
+    // Assess: the turn that wrote the report goes back as the model gave it (the current tool-use
+    // cycle is never trimmed), while the read's result came back bounded (its head inline, the rest
+    // referenced), and no prompt carried the 5 MB file
     const reasonCalls = e2e.stack.bedrock
       .calls()
       .filter((call) => call.goalId === accepted.goalId && call.role === "reason");
     expect(reasonCalls).toHaveLength(3);
     const afterRead = JSON.stringify(reasonCalls[2]?.request);
     expect(afterRead).toContain("<html><body><pre>id,region,amount");
-    for (const call of reasonCalls) expect(JSON.stringify(call.request).length).toBeLessThan(64 * 1024);
+    const messages = (reasonCalls[2]?.request.messages ?? []) as { content: Record<string, unknown>[] }[];
+    const blocks = messages.flatMap((message) => message.content);
+    const written = blocks.find((block) => JSON.stringify(block.toolUse ?? null).includes("out/report.html"));
+    expect(JSON.stringify(written)).toContain(REPORT_END);
+    const results = blocks.filter((block) => block.toolResult !== undefined);
+    expect(results).toHaveLength(2);
+    for (const result of results) expect(JSON.stringify(result).length).toBeLessThan(4 * 1024);
+    const middleOfData = data.slice(2_500_000, 2_500_200);
+    for (const call of reasonCalls) {
+      expect(JSON.stringify(call.request)).not.toContain(middleOfData);
+      expect(JSON.stringify(call.request).length).toBeLessThan(700 * 1024);
+    }
 
     // Assess: the contents live in the local S3, by hash
     expect(storedBodies(e2e, accepted.goalId).length).toBeGreaterThanOrEqual(2);
-  });
+    // Two prompts carry the 600 KB turn: more work than a short goal's 30 s
+  }, 120_000);
 
   it("keeps a small goal out of S3 entirely", async () => {
     // Act
@@ -242,9 +256,13 @@ describe("large payloads across a restart of the local stack", () => {
     expect(final.status).toBe("completed");
     expect(final.satisfiedChecks).toEqual(expect.arrayContaining(["report", "ops-told", "summary"]));
     expect(storedBodies(second, accepted.goalId).length).toBeGreaterThanOrEqual(1);
+    // The conversation survived the restart: the 600 KB turn goes back verbatim, its reasoning block
+    // with it, and the restarted strict endpoint took the signature it made before
     const lastReason = second.stack.bedrock
       .calls()
       .find((call) => call.goalId === accepted.goalId && call.role === "reason" && call.call === 2);
-    expect(JSON.stringify(lastReason?.request)).toContain("characters omitted from the prompt");
+    expect(lastReason?.error).toBeUndefined();
+    expect(JSON.stringify(lastReason?.request)).toContain(REPORT_END);
+    expect(JSON.stringify(lastReason?.request)).toContain("reasoningContent");
   }, 180_000);
 });

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { allEvents, type E2eStack, followGoal, startE2eStack } from "./local-stack-harness";
 
-/** Billed like Claude Sonnet ($3 / $15 per 1M tokens): each turn costs $0.063 (1,000 in, 4,000 out). */
-const USAGE = { inputTokens: 1000, outputTokens: 4000 };
+/** Billed like Claude Sonnet ($3 / $15 per 1M tokens): each turn costs $0.123 (1,000 in, 8,000 out). */
+const USAGE = { inputTokens: 1000, outputTokens: 8000 };
 const pricedFixture = {
   reason: [
     { toolUse: { name: "workspace_write", input: { path: "draft.md", content: "draft" } }, usage: USAGE },
@@ -54,7 +54,8 @@ describe("limits on the local stack", () => {
   });
 
   it("waits at maxCostUsd before a call the budget cannot pay for, then runs on after POST /limits", async () => {
-    // Prepare: $0.10 pays for one turn ($0.063), not for the second's worst case (4,096 tokens out)
+    // Prepare: $0.25 pays for one turn ($0.123), not for the second's worst case: its real output
+    // ceiling, 4,096 tokens of answer and 8,192 of thinking at effort high ($0.184), and its prompt
     const accepted = await e2e.client.submitGoal({
       objective: "Write a draft, then the report",
       successChecks: [
@@ -64,7 +65,7 @@ describe("limits on the local stack", () => {
           verify: { kind: "artifact", path: "report.md", contains: "done" },
         },
       ],
-      limits: { maxCostUsd: 0.1, maxSteps: 10 },
+      limits: { maxCostUsd: 0.25, maxSteps: 10 },
       pattern: "react",
       models: { default: "scripted:priced-two-turns" },
     });
@@ -81,9 +82,9 @@ describe("limits on the local stack", () => {
       usage: { modelCalls: 1 },
     });
     expect(waiting.waitingFor?.reason).toMatch(
-      /^maxCostUsd reached: the next reason call may cost up to \$0\.06/,
+      /^maxCostUsd reached: the next reason call may cost up to \$0\.1[89]/,
     );
-    expect(waiting.usage.costUsd).toBeLessThanOrEqual(0.1);
+    expect(waiting.usage.costUsd).toBeLessThanOrEqual(0.25);
     expect(raised.limits).toMatchObject({ maxCostUsd: 0.5 });
     expect(final).toMatchObject({ status: "completed", usage: { modelCalls: 2 } });
     expect(final.limits).toMatchObject({ maxCostUsd: 0.5 });

@@ -79,6 +79,9 @@ describe("the local Bedrock endpoint", () => {
         ...extra,
       }),
     );
+  /** The answer's blocks after its reasoning block (every scripted model here thinks). */
+  const answerOf = (response: Awaited<ReturnType<typeof converse>>) =>
+    (response.output?.message?.content ?? []).filter((block) => block.reasoningContent === undefined);
   const failureOf = (promise: Promise<unknown>) =>
     promise.then(
       () => undefined,
@@ -90,7 +93,10 @@ describe("the local Bedrock endpoint", () => {
     const response = await converse("scripted:demo", "g-text", "reason", 0);
 
     // Assess
-    expect(response.output?.message?.content).toEqual([{ text: "Let me look around." }]);
+    expect(answerOf(response)).toEqual([{ text: "Let me look around." }]);
+    expect(response.output?.message?.content?.[0]?.reasoningContent?.reasoningText?.text).toContain(
+      "reason call 0",
+    );
     expect(response.stopReason).toBe("end_turn");
     expect(response.usage?.inputTokens).toBeGreaterThan(0);
     expect(response.usage?.outputTokens).toBeGreaterThan(0);
@@ -122,10 +128,10 @@ describe("the local Bedrock endpoint", () => {
     }
 
     // Assess
-    expect(before.output?.message?.content).toEqual([{ text: "first draft" }]);
-    expect(edited.output?.message?.content).toEqual([{ text: "second take" }]);
+    expect(answerOf(before)).toEqual([{ text: "first draft" }]);
+    expect(answerOf(edited)).toEqual([{ text: "second take" }]);
     expect(broken).toMatchObject({ name: "ValidationException" });
-    expect(fixed.output?.message?.content).toEqual([{ text: "fixed" }]);
+    expect(answerOf(fixed)).toEqual([{ text: "fixed" }]);
   });
 
   it("serves a toolUse turn as tool_use with a generated id that a replay repeats", async () => {
@@ -134,11 +140,11 @@ describe("the local Bedrock endpoint", () => {
     const replay = await converse("scripted:demo", "g-tool", "reason", 1);
 
     // Assess
-    const toolUse = first.output?.message?.content?.[0]?.toolUse;
+    const toolUse = answerOf(first)[0]?.toolUse;
     expect(first.stopReason).toBe("tool_use");
     expect(toolUse).toMatchObject({ name: "workspace_write", input: { path: "a.md", content: "hi" } });
     expect(toolUse?.toolUseId).toMatch(/^tooluse_[A-Za-z0-9]{22}$/);
-    expect(replay.output?.message?.content?.[0]?.toolUse?.toolUseId).toBe(toolUse?.toolUseId);
+    expect(answerOf(replay)[0]?.toolUse?.toolUseId).toBe(toolUse?.toolUseId);
   });
 
   it("takes a fixture's own stopReason and usage", async () => {
@@ -175,7 +181,7 @@ describe("the local Bedrock endpoint", () => {
     // Assess
     expect(first).toMatchObject({ name: "ThrottlingException" });
     expect(second).toMatchObject({ name: "ThrottlingException" });
-    expect(third.output?.message?.content).toEqual([{ text: "PASS" }]);
+    expect(answerOf(third)).toEqual([{ text: "PASS" }]);
     expect(endpoint.callCount({ goalId: "g-retry", role: "judge", call: 0 })).toBe(3);
   });
 

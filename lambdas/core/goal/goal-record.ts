@@ -59,6 +59,14 @@ export const EMPTY_USAGE: Usage = {
   costUsd: 0,
 };
 
+/** What a role's latest call reasoned, as the model summarized it (`model.usage` events carry every call's). */
+export const LatestReasoningSchema = z.object({
+  summary: z.string(),
+  modelId: z.string(),
+  at: z.iso.datetime(),
+});
+export type LatestReasoning = z.infer<typeof LatestReasoningSchema>;
+
 /** Why the system stopped or will stop a goal: a limit, no progress, a fatal error, a human. */
 export const StopReasonSchema = z.object({
   kind: z.enum(["limit", "no_progress", "fatal_error", "infrastructure", "cancelled", "policy", "completed"]),
@@ -314,6 +322,8 @@ export const GoalRecordSchema = z.object({
    * (records written before this kept a zero entry for every role, still valid).
    */
   usageByRole: z.partialRecord(ModelRoleSchema, UsageSchema),
+  /** Each role's latest call that returned reasoning text: its summary, bounded (never a signature). */
+  reasoningByRole: z.partialRecord(ModelRoleSchema, LatestReasoningSchema).optional(),
   stopReason: StopReasonSchema.nullable(),
   inbox: z.array(QueuedRevisionSchema),
   revisionLog: z.array(RevisionLogEntrySchema),
@@ -387,6 +397,11 @@ export const GoalSnapshotSchema = z.object({
   usage: UsageSchema.omit({ cacheWriteTokens: true }),
   /** Tokens, calls and cost per model role that made calls (`plan` on the heavy model, `execute` on the fast one …). */
   usageByRole: z.partialRecord(ModelRoleSchema, UsageSchema.omit({ cacheWriteTokens: true })),
+  /**
+   * Per model role, what its latest call that returned reasoning text reasoned (the model's
+   * summary, bounded): why the agent acted as it did. Every call's is in its `model.usage` event.
+   */
+  reasoningByRole: z.partialRecord(ModelRoleSchema, LatestReasoningSchema),
   /** The limits the goal runs under now (a human may have raised them). */
   limits: LimitsSchema,
   /**

@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { MODEL_ROLES } from "../models/model-roles";
 import { assertWithinJsonBounds, GOAL_SPEC_BOUNDS } from "./json-bounds";
+import { ThinkingSettingsSchema } from "./thinking-settings";
 import { parseOrThrow } from "./validation";
 
 /** Ids that are safe in keys, URLs and prompts: `tests-pass`, `report_1`. */
@@ -150,8 +151,14 @@ const modelOverrideShape = Object.fromEntries(
   ["default", ...MODEL_ROLES].map((key) => [key, z.string().min(1).max(256).optional()]),
 ) as Record<"default" | (typeof MODEL_ROLES)[number], z.ZodOptional<z.ZodString>>;
 
-/** Per-role model ids; `default` applies to every role not named. Checked against the allow-list. */
-export const ModelOverridesSchema = z.object(modelOverrideShape).strict();
+/**
+ * Per-role model ids; `default` applies to every role not named. Checked against the allow-list.
+ * `thinking` sets a role's thinking mode and effort over the deployment's, checked against the
+ * role's model when the goal is taken in.
+ */
+export const ModelOverridesSchema = z
+  .object({ ...modelOverrideShape, thinking: ThinkingSettingsSchema.optional() })
+  .strict();
 export type ModelOverrides = z.infer<typeof ModelOverridesSchema>;
 
 /** The goal contract a user submits (`POST /goals`). zod is the single source of this shape. */

@@ -37,4 +37,5 @@ export * from "./run-lineage";
 export * from "./run-takeover";
 export * from "./snapshot";
 export * from "./text";
+export * from "./thinking-settings";
 export * from "./validation";

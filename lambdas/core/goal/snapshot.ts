@@ -27,6 +27,7 @@ export function toSnapshot(record: GoalRecord): GoalSnapshot {
         .filter(([, roleUsage]) => roleUsage.modelCalls > 0)
         .map(([role, { cacheWriteTokens: _cacheWrite, ...roleUsage }]) => [role, roleUsage]),
     ),
+    reasoningByRole: record.reasoningByRole ?? {},
     limits: record.spec.limits,
     progress: checkProgress(record),
     stopReason: record.stopReason,

@@ -6,6 +6,9 @@ import type { GoalRecord } from "../goal/goal-record";
 import { type GoalSpec, parseGoalSpec } from "../goal/goal-spec";
 import { assertModelsAllowed } from "../models/model-allow-list";
 import { recordModelUsage } from "../models/model-prices";
+import { MODEL_ROLES } from "../models/model-roles";
+import { thinkingProblem, thinkingSettingFor } from "../models/model-thinking";
+import { type ModelTiers, modelIdFor } from "../models/model-tiers";
 import type { McpCatalog } from "../ports/mcp-catalog";
 import { freezeGrantedMcpTools, isMcpGrant } from "./freeze-mcp-tools";
 import { type PatternChoice, selectPattern } from "./pattern-selector";
@@ -27,6 +30,11 @@ export interface GoalIntakeInput {
   readonly now: Date;
   /** The deployment's model allow-list; a GoalSpec `models` entry outside it is a ValidationError. */
   readonly allowedModelIds?: readonly string[];
+  /**
+   * The deployment's models and thinking settings: each role's thinking (the GoalSpec's over the
+   * deployment's) must be one its model takes, else a ValidationError names the field. Absent: not checked.
+   */
+  readonly tiers?: ModelTiers;
   /**
    * Every tool a goal may be granted (the built-ins and the deployment's own); a GoalSpec `tools`
    * entry outside it is a ValidationError naming `tools.<index>`. Absent: not checked.
@@ -53,6 +61,7 @@ export interface GoalIntakeInput {
 export async function intakeGoal(input: GoalIntakeInput): Promise<GoalChange> {
   const spec = parseGoalSpec(input.body);
   if (input.allowedModelIds !== undefined) assertModelsAllowed(spec, input.allowedModelIds);
+  if (input.tiers !== undefined) assertThinkingTaken(spec, input.tiers);
   if (input.knownTools !== undefined) assertToolsKnown(spec, input.knownTools, input.mcp);
   // Before the select call: a goal whose tools cannot be listed is refused without paying for one.
   const frozenTools = await freezeGrantedMcpTools(spec.tools ?? [], input.mcp);
@@ -74,7 +83,7 @@ export async function intakeGoal(input: GoalIntakeInput): Promise<GoalChange> {
   });
   if (!selection) return created;
   const { turn } = selection.checkpoint;
-  const counted = recordModelUsage(created.record, "select", turn.modelId, turn.usage, input.now);
+  const counted = recordModelUsage(created.record, "select", turn, input.now);
   return { record: counted.record, events: [...created.events, ...counted.events] };
 }
 
@@ -104,6 +113,32 @@ export function assertSameSubmission(existing: GoalRecord, retried: GoalRecord):
 
 function plainJson(value: unknown): unknown {
   return JSON.parse(JSON.stringify(value));
+}
+
+/**
+ * Refuses a goal whose thinking settings the model of some role would answer 400 to: the GoalSpec's
+ * own (`models.thinking.<role>`), or the deployment's for a role the GoalSpec sends to another model.
+ */
+function assertThinkingTaken(spec: GoalSpec, tiers: ModelTiers): void {
+  const goal = spec.models?.thinking;
+  const issues = MODEL_ROLES.flatMap((role) => {
+    const explicit = goal?.[role] !== undefined || tiers.thinking?.[role] !== undefined;
+    const modelId = modelIdFor(spec, role, tiers);
+    const problem = thinkingProblem(modelId, thinkingSettingFor(role, goal, tiers.thinking), explicit);
+    if (!problem) return [];
+    // A role the GoalSpec says nothing about fails on the deployment's setting: say where to change it.
+    const why =
+      goal?.[role] === undefined
+        ? `${problem.message}; the setting is the deployment's (goal-loops.config.json): set models.thinking.${role} in the GoalSpec`
+        : problem.message;
+    return [{ path: `models.thinking.${role}.${problem.field}`, message: why }];
+  });
+  if (issues.length > 0) {
+    throw new ValidationError(
+      `Invalid GoalSpec: ${issues.map((issue) => `${issue.path}: ${issue.message}`).join("; ")}`,
+      issues,
+    );
+  }
 }
 
 /** Refuses a GoalSpec granting a tool the deployment does not have, naming each by `tools.<index>`. */

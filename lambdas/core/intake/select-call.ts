@@ -4,7 +4,8 @@ import { PatternSchema } from "../goal/goal-spec";
 import { packRolePrompt } from "../models/context/role-prompt";
 import { answersOf } from "../models/model-answer";
 import { type CheckpointedCallPorts, checkpointedCall } from "../models/model-call";
-import { type ModelTiers, modelIdFor } from "../models/model-tiers";
+import { type ModelChoice, modelFor, thinkingFields } from "../models/model-thinking";
+import type { ModelTiers } from "../models/model-tiers";
 import type { ModelCheckpoint } from "../ports/goal-store";
 import type { ModelRequest, ModelTurn } from "../ports/model-client";
 import type { PatternChoice } from "./pattern-selector";
@@ -42,7 +43,13 @@ function goalText(spec: GoalSpec): string {
  * The `select` request. There is no goal record yet: the stable prefix is the instructions (and the
  * tool), with a cache point on models that cache; the goal text is the user message.
  */
-export function selectRequest(spec: GoalSpec, goalId: string, modelId: string, call: number): ModelRequest {
+export function selectRequest(
+  spec: GoalSpec,
+  goalId: string,
+  model: ModelChoice,
+  call: number,
+): ModelRequest {
+  const { modelId } = model;
   const tools = [
     {
       name: CHOOSE_PATTERN_TOOL,
@@ -59,7 +66,7 @@ export function selectRequest(spec: GoalSpec, goalId: string, modelId: string, c
     system: packed.system,
     messages: packed.messages,
     tools,
-    maxTokens: SELECT_MAX_TOKENS,
+    ...thinkingFields(model, SELECT_MAX_TOKENS),
   };
 }
 
@@ -90,7 +97,7 @@ export async function selectWithModel(
   const { goalId, runId, spec, fallback } = input;
   const key = { goalId, runId, iteration: 0, role: "select" as const, ordinal: 0 };
   const checkpoint = await checkpointedCall(ports, key, (call) =>
-    selectRequest(spec, goalId, modelIdFor(spec, "select", input.models), call),
+    selectRequest(spec, goalId, modelFor(spec, "select", input.models), call),
   );
   const selection = parseSelection(checkpoint.turn);
   const choice: PatternChoice = selection

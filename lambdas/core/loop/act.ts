@@ -237,7 +237,7 @@ function countedTurn(position: RunPosition, turn: ModelTurn, counting: TurnCount
       : chain(
           current,
           (next) => counting.before?.(next),
-          (next) => recordModelUsage(next, role, turn.modelId, turn.usage, now),
+          (next) => recordModelUsage(next, role, turn, now),
           (next) => counting.after?.(next),
           (next) =>
             gated.length > 0 ? setGate(next, pendingGate(position, gated, next.frozenTools), now) : undefined,
@@ -373,6 +373,7 @@ async function loggedStep(
     runId: lineageRunId(record, record.runId),
     iteration,
     turn,
+    ...(acting.checkpoint.conversation ? { conversation: acting.checkpoint.conversation } : {}),
     toolResults: outcomes.map((outcome) => outcome.result),
     observations: {
       // The step log keeps no file content: verify reads it from the workspace when a check needs it.

@@ -17,7 +17,8 @@ export function isModelAllowed(modelId: string, allowed: readonly string[]): boo
  * only after the goal had started and paid for its other calls.
  */
 export function assertModelsAllowed(spec: Pick<GoalSpec, "models">, allowed: readonly string[]): void {
-  const issues = Object.entries(spec.models ?? {}).flatMap(([role, modelId]) =>
+  const { thinking: _thinking, ...modelIds } = spec.models ?? {};
+  const issues = Object.entries(modelIds).flatMap(([role, modelId]) =>
     modelId === undefined || isModelAllowed(modelId, allowed)
       ? []
       : [

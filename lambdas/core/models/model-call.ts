@@ -6,6 +6,7 @@ import {
   ModelFatalError,
   type ModelRequest,
   ModelRetryableError,
+  type TurnConversation,
 } from "../ports/model-client";
 import { costOf, priceOf } from "./model-prices";
 import { type ModelRole, ModelRoleSchema } from "./model-roles";
@@ -101,18 +102,23 @@ export interface CheckpointedCallPorts {
  * `early` is a lookup the caller started beside its other reads (`lookUpEarly`): used when it was
  * for this very key and did not fail; the lookup is made here otherwise. With a `budget`, a call its
  * worst case would take past the goal's `maxCostUsd` is not made (CostLimitReachedError); a
- * checkpointed one is paid already and always reused.
+ * checkpointed one is paid already and always reused. `conversation` is stored with a new turn,
+ * for a role whose later prompts show it again (see TurnConversation).
  */
 export async function checkpointedCall(
   ports: CheckpointedCallPorts,
   key: CheckpointKey,
   buildRequest: (call: number) => ModelRequest,
-  options: { readonly early?: EarlyLookup; readonly budget?: CallBudget } = {},
+  options: {
+    readonly early?: EarlyLookup;
+    readonly budget?: CallBudget;
+    readonly conversation?: TurnConversation;
+  } = {},
 ): Promise<ModelCheckpoint> {
-  const { early, budget } = options;
+  const { early, budget, conversation } = options;
   const lookUp = () => ports.goals.findCheckpoint(key);
   const found = await (early && sameKey(early.key, key) ? early.lookup.catch(lookUp) : lookUp());
-  return found.checkpoint ?? callAndCheckpoint(ports, key, found.calls, buildRequest, budget);
+  return found.checkpoint ?? callAndCheckpoint(ports, key, found.calls, buildRequest, budget, conversation);
 }
 
 /** A `findCheckpoint` started before the step knew it would call, with the key it was for. */
@@ -155,6 +161,7 @@ export async function callAndCheckpoint(
   call: number,
   buildRequest: (call: number) => ModelRequest,
   budget?: CallBudget,
+  conversation?: TurnConversation,
 ): Promise<ModelCheckpoint> {
   const request = buildRequest(call);
   // An unpriced model would fail after the call was paid for; refuse before instead.
@@ -174,6 +181,7 @@ export async function callAndCheckpoint(
     key,
     call,
     turn,
+    ...(conversation ? { conversation } : {}),
     costUsd: costOf(turn.modelId, turn.usage),
     createdAt: ports.now().toISOString(),
   });

@@ -2,8 +2,9 @@ import * as z from "zod";
 import { UnknownModelPriceError } from "../goal/errors";
 import { type GoalChange, goalEvent, settle } from "../goal/goal-change";
 import { EMPTY_USAGE, type GoalRecord, type Usage } from "../goal/goal-record";
+import { clip } from "../goal/text";
 import { parseOrThrow } from "../goal/validation";
-import type { TokenUsage } from "../ports/model-client";
+import type { ModelTurn, TokenUsage } from "../ports/model-client";
 import priceFile from "./model-prices.json" with { type: "json" };
 import type { ModelRole } from "./model-roles";
 
@@ -67,21 +68,42 @@ function addUsage(total: Usage, usage: TokenUsage, costUsd: number): Usage {
   };
 }
 
+/** The most of a call's reasoning an event or the snapshot shows. */
+export const REASONING_SUMMARY_CHARS = 2000;
+
 /**
- * Adds one model call's tokens and cost to the goal's totals and to its role's. Accepted in every
- * status: a call already paid for is counted even if the goal stopped meanwhile.
+ * What a turn's reasoning says, for a person watching: the text of its reasoning blocks (the
+ * summary the model returned, when it returned one), bounded. Never the signature or redacted
+ * bytes: they are the model's, not for display. Empty when the turn has no reasoning text.
+ */
+export function reasoningSummaryOf(turn: Pick<ModelTurn, "content">): string {
+  const texts = turn.content.flatMap((block) =>
+    "reasoningContent" in block && "reasoningText" in block.reasoningContent
+      ? [block.reasoningContent.reasoningText.text.trim()]
+      : [],
+  );
+  return clip(texts.filter((text) => text !== "").join("\n\n"), REASONING_SUMMARY_CHARS);
+}
+
+/**
+ * Adds one model call's tokens and cost to the goal's totals and to its role's, and its reasoning
+ * summary to the `model.usage` event (and, when there is one, to the role's latest in the record).
+ * Thinking is counted as Bedrock reports it: inside `outputTokens`, billed at the output price.
+ * Accepted in every status: a call already paid for is counted even if the goal stopped meanwhile.
  */
 export function recordModelUsage(
   record: GoalRecord,
   role: ModelRole,
-  modelId: string,
-  usage: TokenUsage,
+  turn: Pick<ModelTurn, "modelId" | "usage" | "content">,
   now: Date,
 ): GoalChange {
+  const { modelId, usage } = turn;
   const costUsd = costOf(modelId, usage);
+  const reasoningSummary = reasoningSummaryOf(turn);
+  const at = now.toISOString();
   const next: GoalRecord = {
     ...record,
-    updatedAt: now.toISOString(),
+    updatedAt: at,
     // A call was made: a shortfall noted before it is answered (the budget was raised).
     costShortfall: undefined,
     usage: addUsage(record.usage, usage, costUsd),
@@ -89,6 +111,13 @@ export function recordModelUsage(
       ...record.usageByRole,
       [role]: addUsage(record.usageByRole[role] ?? EMPTY_USAGE, usage, costUsd),
     },
+    ...(reasoningSummary === ""
+      ? {}
+      : {
+          reasoningByRole: { ...record.reasoningByRole, [role]: { summary: reasoningSummary, modelId, at } },
+        }),
   };
-  return settle(next, [goalEvent(next, "model.usage", now, { role, modelId, ...usage, costUsd })]);
+  return settle(next, [
+    goalEvent(next, "model.usage", now, { role, modelId, ...usage, costUsd, reasoningSummary }),
+  ]);
 }

@@ -1,5 +1,6 @@
 import * as z from "zod";
 import type { GoalSpec } from "../goal/goal-spec";
+import type { ThinkingSettings } from "../goal/thinking-settings";
 import { parseOrThrow } from "../goal/validation";
 import { MODEL_ROLES, type ModelRole } from "./model-roles";
 import tierFile from "./model-tiers.json" with { type: "json" };
@@ -24,10 +25,12 @@ export const ROLE_TIERS: Readonly<Record<ModelRole, ModelTier>> = parseOrThrow(
   "lambdas/core/models/model-tiers.json",
 ).roles;
 
-/** The deployment's two models (construct props, env HEAVY_MODEL_ID / FAST_MODEL_ID). */
+/** The deployment's two models (construct props, env HEAVY_MODEL_ID / FAST_MODEL_ID) and its thinking settings. */
 export interface ModelTiers {
   readonly heavyModelId: string;
   readonly fastModelId: string;
+  /** `models.thinking` of the configuration (env MODEL_THINKING); roles left out keep their default. */
+  readonly thinking?: ThinkingSettings;
 }
 
 /**

@@ -3,7 +3,7 @@ import { GoalLoopsError } from "../goal/errors";
 import type { GoalEvent, NewGoalEvent } from "../goal/goal-event";
 import { GatedCallSchema, type GoalRecord, type GoalStatus } from "../goal/goal-record";
 import { ModelRoleSchema } from "../models/model-roles";
-import { ModelTurnSchema } from "./model-client";
+import { ModelTurnSchema, TurnConversationSchema } from "./model-client";
 
 /** A goal record as stored: the record plus the optimistic-locking version the store keeps. */
 export interface VersionedGoal {
@@ -63,6 +63,8 @@ export const ModelCheckpointSchema = z.object({
   /** The role's call number for this goal (fixtures and `requestMetadata.call`). */
   call: z.number().int().min(0),
   turn: ModelTurnSchema,
+  /** The conversation the call was made in, for a role whose later prompts show the turn again. */
+  conversation: TurnConversationSchema.optional(),
   costUsd: z.number().min(0),
   createdAt: z.iso.datetime(),
 });

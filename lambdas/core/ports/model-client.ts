@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { GoalLoopsError } from "../goal/errors";
+import { MIN_THINKING_BUDGET_TOKENS, ThinkingEffortSchema } from "../goal/thinking-settings";
 import { ModelRoleSchema } from "../models/model-roles";
 
 /** A JSON value as the model sees it in tool inputs and results. */
@@ -19,11 +20,25 @@ export const ToolResultBlockSchema = z.object({
 });
 export type ToolResultBlock = z.infer<typeof ToolResultBlockSchema>;
 
+/**
+ * A reasoning block as Converse returns it: the model's thinking as text (a summary, or empty when
+ * the model omits it) with the signature that binds it to the model and the conversation, or the
+ * provider's encrypted `redactedContent` (binary, kept as base64). Kept exactly as received and sent
+ * back byte for byte, or not at all: never edited, truncated or moved to another history.
+ */
+export const ReasoningContentSchema = z.union([
+  z.object({ reasoningText: z.object({ text: z.string(), signature: z.string().optional() }) }),
+  z.object({ redactedContent: z.base64() }),
+]);
+export type ReasoningContent = z.infer<typeof ReasoningContentSchema>;
+
 /** Content blocks in the shape Converse uses, so the Bedrock adapter maps them one to one. */
 export const ContentBlockSchema = z.union([
   z.object({ text: z.string() }),
   z.object({ toolUse: ToolUseBlockSchema }),
   z.object({ toolResult: ToolResultBlockSchema }),
+  /** Only in assistant turns: the model's thinking, first in its turn. */
+  z.object({ reasoningContent: ReasoningContentSchema }),
   /** Marks the end of a stable prefix that the model may cache. */
   z.object({ cachePoint: z.object({ type: z.literal("default") }) }),
 ]);
@@ -42,6 +57,24 @@ export const ToolSpecSchema = z.object({
   inputSchema: z.record(z.string(), z.unknown()),
 });
 export type ToolSpec = z.infer<typeof ToolSpecSchema>;
+
+/**
+ * The thinking a request asks for, in the terms of the model's family (models/model-thinking.ts
+ * decides it from the role's settings): the Bedrock adapter sends it as Converse documents it, in
+ * `additionalModelRequestFields`. Absent: the request says nothing, and the model thinks as it
+ * does by default.
+ */
+export const ThinkingRequestSchema = z.discriminatedUnion("type", [
+  /** The model decides when and how much to think; `summarized` asks for the thinking's summary text. */
+  z.object({ type: z.literal("adaptive"), effort: ThinkingEffortSchema, summarized: z.boolean() }),
+  /** No up-front thinking, only between tool calls (Claude Sonnet 5.5's lowest setting). */
+  z.object({ type: z.literal("between_tools"), effort: ThinkingEffortSchema, summarized: z.boolean() }),
+  /** No thinking; the effort still shapes the answer on models that take one. */
+  z.object({ type: z.literal("disabled"), effort: ThinkingEffortSchema.optional() }),
+  /** A manual thinking budget (models without adaptive thinking). */
+  z.object({ type: z.literal("enabled"), budgetTokens: z.number().int().min(MIN_THINKING_BUDGET_TOKENS) }),
+]);
+export type ThinkingRequest = z.infer<typeof ThinkingRequestSchema>;
 
 export const ModelRequestSchema = z.object({
   modelId: z.string(),
@@ -67,7 +100,9 @@ export const ModelRequestSchema = z.object({
       message: "must end with a user message (Claude 5.5 models refuse an assistant prefill)",
     }),
   tools: z.array(ToolSpecSchema).optional(),
+  /** The output ceiling, thinking included (thinking tokens count toward it and are billed as output). */
   maxTokens: z.number().int().positive().optional(),
+  thinking: ThinkingRequestSchema.optional(),
   // No temperature, top_p or tool choice: the Claude 5.5 models answer 400 to each of them, so the
   // port cannot express them and no request carries them.
 });
@@ -88,13 +123,17 @@ export const StopReasonSchema = z.enum(STOP_REASONS);
 
 export const TokenUsageSchema = z.object({
   inputTokens: z.number().int().min(0),
+  /** As Bedrock reports it: thinking tokens are inside, not counted apart (they are billed as output). */
   outputTokens: z.number().int().min(0),
   cacheReadTokens: z.number().int().min(0),
   cacheWriteTokens: z.number().int().min(0),
 });
 export type TokenUsage = z.infer<typeof TokenUsageSchema>;
 
-/** One assistant turn. Checkpointed as is, so a retried step reuses it instead of paying again. */
+/**
+ * One assistant turn, reasoning blocks included, as received. Checkpointed as is, so a retried step
+ * reuses it instead of paying again, and a later prompt can send it back verbatim.
+ */
 export const ModelTurnSchema = z.object({
   modelId: z.string(),
   stopReason: StopReasonSchema,
@@ -102,6 +141,19 @@ export const ModelTurnSchema = z.object({
   usage: TokenUsageSchema,
 });
 export type ModelTurn = z.infer<typeof ModelTurnSchema>;
+
+/**
+ * Where a turn sits in a conversation that shows it again (ReAct's history): `key` names the
+ * conversation's head (model, system prompt, tools, the history's opening) and `prompt` is the
+ * message the turn answered, as sent. A later prompt shows `prompt` before the turn, so the history
+ * only grows at its end; one whose head changed drops the turn's reasoning blocks, which are bound
+ * to everything before them.
+ */
+export const TurnConversationSchema = z.object({
+  key: z.string().min(1),
+  prompt: z.string(),
+});
+export type TurnConversation = z.infer<typeof TurnConversationSchema>;
 
 /** The port every model call goes through: Bedrock in AWS, the same adapter against a local endpoint. */
 export interface ModelClient {

@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { ArtifactObservationSchema, ToolResultObservationSchema } from "../goal/evidence/cycle-observations";
-import { ModelTurnSchema, ToolResultBlockSchema } from "./model-client";
+import { ModelTurnSchema, ToolResultBlockSchema, TurnConversationSchema } from "./model-client";
 
 /**
  * One ReAct step as the model saw it: the assistant turn and the tool results sent back. Written
@@ -14,6 +14,12 @@ export const StepRecordSchema = z.object({
   runId: z.string(),
   iteration: z.number().int().min(0),
   turn: ModelTurnSchema,
+  /**
+   * The conversation the turn was made in (from its checkpoint): the prompt shows `prompt` before the
+   * turn, and the turn verbatim, reasoning blocks included, while the conversation is the same.
+   * Absent on steps logged before it was kept: they are shown without their reasoning.
+   */
+  conversation: TurnConversationSchema.optional(),
   /** Results for every toolUse block of `turn`, in order; bounded, large outputs are artifacts. */
   toolResults: z.array(ToolResultBlockSchema),
   /** What verify counts: the recorded tool results and the workspace files the calls wrote. */

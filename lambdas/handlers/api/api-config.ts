@@ -2,7 +2,7 @@ import * as z from "zod";
 import { PatternSchema } from "../../core/goal/goal-spec";
 import type { ModelTiers } from "../../core/models/model-tiers";
 import { BUILT_IN_TOOL_NAMES } from "../../tools/built-in-tool-names";
-import { splitList } from "../handler-environment";
+import { parseModelThinking, splitList } from "../handler-environment";
 import { ApiConfigurationError } from "./api-errors";
 
 /** STATE_MACHINE_ARNS: `{"react": "arn:aws:states:…"}`, one entry per deployed pattern. */
@@ -17,6 +17,8 @@ const ApiEnvSchema = z.object({
   HEAVY_MODEL_ID: z.string().min(1).optional(),
   FAST_MODEL_ID: z.string().min(1).optional(),
   ALLOWED_MODEL_IDS: z.string().min(1).optional(),
+  /** The deployment's `models.thinking` (JSON), with the models; unset: every role's default. */
+  MODEL_THINKING: z.string().optional(),
   /** The deployment's own tools (LambdaTools), comma-separated: a GoalSpec may grant these and the built-ins. */
   USER_TOOL_NAMES: z.string().optional(),
   /** The configured MCP servers (McpServers), comma-separated, and the function that lists their tools. */
@@ -93,5 +95,11 @@ function modelsOf(env: z.infer<typeof ApiEnvSchema>): Pick<ApiConfig, "models"> 
       `ALLOWED_MODEL_IDS names no model ('${ALLOWED_MODEL_IDS}'): every goal naming a model would be refused`,
     );
   }
-  return { models: { tiers: { heavyModelId: HEAVY_MODEL_ID, fastModelId: FAST_MODEL_ID }, allowedModelIds } };
+  const thinking = parseModelThinking(env.MODEL_THINKING);
+  const tiers = {
+    heavyModelId: HEAVY_MODEL_ID,
+    fastModelId: FAST_MODEL_ID,
+    ...(thinking === undefined ? {} : { thinking }),
+  };
+  return { models: { tiers, allowedModelIds } };
 }

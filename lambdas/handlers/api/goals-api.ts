@@ -38,11 +38,8 @@ const eventBridge = new EventBridgeClient({ region: process.env.AWS_REGION });
  * Bedrock client. A failed load is retried by the next call.
  */
 const bedrock = loadOnce(async () => {
-  const [{ BedrockModelClient }, { createBedrockRuntimeClient }] = await Promise.all([
-    import("../../adapters/bedrock-model-client"),
-    import("../../adapters/bedrock-runtime-client"),
-  ]);
-  return new BedrockModelClient({ client: createBedrockRuntimeClient() });
+  const { createModelClient } = await import("../../adapters/bedrock-model-client");
+  return createModelClient();
 });
 const selectModelClient: ModelClient = {
   converse: async (request) => (await bedrock()).converse(request),

@@ -61,7 +61,11 @@ async function postGoal(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGat
     ...(deps.mcp === undefined ? {} : { mcp: deps.mcp }),
     ...(deps.models === undefined
       ? {}
-      : { allowedModelIds: deps.models.allowedModelIds, select: modelSelector(deps, deps.models, goalId) }),
+      : {
+          allowedModelIds: deps.models.allowedModelIds,
+          tiers: deps.models.tiers,
+          select: modelSelector(deps, deps.models, goalId),
+        }),
   });
   const { pattern, patternReason } = change.record;
   const stateMachineArn = deps.stateMachineArns[pattern];

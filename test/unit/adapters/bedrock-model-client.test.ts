@@ -103,7 +103,41 @@ describe("BedrockModelClient", () => {
       ]);
     });
 
-    it("drops blocks the port cannot represent, such as reasoning", async () => {
+    it("keeps reasoning blocks as received: text and signature, and redacted bytes as base64", async () => {
+      // Prepare: binary that is not UTF-8, to show the bytes survive
+      const redacted = Uint8Array.from([0, 255, 16, 128, 7]);
+      bedrock.on(ConverseCommand).resolves(
+        output({
+          stopReason: "tool_use",
+          output: {
+            message: {
+              role: "assistant",
+              content: [
+                { reasoningContent: { reasoningText: { text: "List first.", signature: "c2lnLTE=" } } },
+                { reasoningContent: { redactedContent: redacted } },
+                { reasoningContent: { reasoningText: { text: undefined, signature: "c2lnLTI=" } } },
+                { text: "Listing." },
+                { toolUse: { toolUseId: "t-1", name: "workspace_list", input: {} } },
+              ],
+            },
+          },
+        }),
+      );
+
+      // Act
+      const turn = await client.converse(request());
+
+      // Assess: in the model's order, an omitted thinking text as "", the bytes as base64
+      expect(turn.content).toEqual([
+        { reasoningContent: { reasoningText: { text: "List first.", signature: "c2lnLTE=" } } },
+        { reasoningContent: { redactedContent: Buffer.from(redacted).toString("base64") } },
+        { reasoningContent: { reasoningText: { text: "", signature: "c2lnLTI=" } } },
+        { text: "Listing." },
+        { toolUse: { toolUseId: "t-1", name: "workspace_list", input: {} } },
+      ]);
+    });
+
+    it("drops blocks the port cannot represent, such as citations", async () => {
       // Prepare
       bedrock.on(ConverseCommand).resolves(
         output({
@@ -111,7 +145,7 @@ describe("BedrockModelClient", () => {
             message: {
               role: "assistant",
               content: [
-                { reasoningContent: { reasoningText: { text: "hmm", signature: "s" } } },
+                { citationsContent: { content: [{ text: "cited" }], citations: [] } },
                 { text: "Yes." },
               ],
             },
@@ -245,6 +279,84 @@ describe("BedrockModelClient", () => {
       expect(input).not.toHaveProperty("toolConfig");
       expect(input).not.toHaveProperty("inferenceConfig");
       expect(input?.requestMetadata).toEqual({ goalId: "goal-01", role: "reason", call: "0" });
+    });
+  });
+
+  describe("reasoning and thinking", () => {
+    it("sends a kept reasoning block back byte for byte: the same text, signature and bytes", async () => {
+      // Prepare
+      bedrock.on(ConverseCommand).resolves(output());
+      const redacted = Uint8Array.from([0, 255, 16, 128, 7]);
+      const turn = request({
+        messages: [
+          { role: "user", content: [{ text: "Count the files." }] },
+          {
+            role: "assistant",
+            content: [
+              { reasoningContent: { reasoningText: { text: "List first.", signature: "c2lnLTE=" } } },
+              { reasoningContent: { redactedContent: Buffer.from(redacted).toString("base64") } },
+              { toolUse: { toolUseId: "t-1", name: "workspace_list", input: {} } },
+            ],
+          },
+          {
+            role: "user",
+            content: [
+              { toolResult: { toolUseId: "t-1", status: "success", content: [{ json: { files: [] } }] } },
+            ],
+          },
+        ],
+      });
+
+      // Act
+      await client.converse(turn);
+
+      // Assess
+      const assistant = sentInput()?.messages?.[1];
+      expect(assistant?.content?.[0]).toEqual({
+        reasoningContent: { reasoningText: { text: "List first.", signature: "c2lnLTE=" } },
+      });
+      const sentBytes = assistant?.content?.[1]?.reasoningContent?.redactedContent;
+      expect(sentBytes && Array.from(sentBytes)).toEqual(Array.from(redacted));
+    });
+
+    it("sends adaptive thinking, the effort and a request for the summary in additionalModelRequestFields", async () => {
+      // Prepare
+      bedrock.on(ConverseCommand).resolves(output());
+
+      // Act
+      await client.converse(
+        request({ maxTokens: 12_288, thinking: { type: "adaptive", effort: "low", summarized: true } }),
+      );
+
+      // Assess
+      const input = sentInput();
+      expect(input?.additionalModelRequestFields).toEqual({
+        thinking: { type: "adaptive", display: "summarized" },
+        output_config: { effort: "low" },
+      });
+      expect(input?.inferenceConfig).toEqual({ maxTokens: 12_288 });
+    });
+
+    it("sends between_tools, disabled and a manual budget in each one's own terms", async () => {
+      // Prepare
+      bedrock.on(ConverseCommand).resolves(output());
+
+      // Act
+      await client.converse(
+        request({ thinking: { type: "between_tools", effort: "high", summarized: false } }),
+      );
+      await client.converse(request({ thinking: { type: "disabled", effort: "medium" } }));
+      await client.converse(request({ thinking: { type: "enabled", budgetTokens: 2048 } }));
+
+      // Assess
+      const sent = bedrock
+        .commandCalls(ConverseCommand)
+        .map((call) => call.args[0].input.additionalModelRequestFields);
+      expect(sent).toEqual([
+        { thinking: { type: "between_tools" }, output_config: { effort: "high" } },
+        { thinking: { type: "disabled" }, output_config: { effort: "medium" } },
+        { thinking: { type: "enabled", budget_tokens: 2048 } },
+      ]);
     });
   });
 

@@ -9,13 +9,14 @@ import {
   faultFromEnvironment,
   withFaultInjection,
   withNotifyFaultInjection,
+  withReasoningFaultInjection,
 } from "../../../lambdas/adapters/fault-injection";
 import { createGoalStoreAdapters } from "../../../lambdas/adapters/goal-store-adapters";
 import { ValidationError } from "../../../lambdas/core/goal/errors";
 import { checkpointedCall } from "../../../lambdas/core/models/model-call";
 import type { ModelRole } from "../../../lambdas/core/models/model-roles";
 import type { GoalStore, ModelCheckpoint } from "../../../lambdas/core/ports/goal-store";
-import type { ModelRequest } from "../../../lambdas/core/ports/model-client";
+import type { ModelClient, ModelRequest } from "../../../lambdas/core/ports/model-client";
 import {
   type DynamoBackend,
   documentClientFor,
@@ -347,5 +348,77 @@ describe("withNotifyFaultInjection around the outbox", () => {
     expect(withNotifyFaultInjection(plain, { kind: "crash-after-checkpoint", role: "reason", call: 0 })).toBe(
       plain,
     );
+  });
+});
+
+describe("withReasoningFaultInjection (drop-reasoning)", () => {
+  const reasoning = { reasoningContent: { reasoningText: { text: "List first.", signature: "sig" } } };
+  const request: ModelRequest = {
+    modelId: "scripted:x",
+    goalId: "g-1",
+    role: "reason",
+    call: 1,
+    system: [{ text: "Instructions." }],
+    messages: [
+      { role: "user", content: [{ text: "Go." }] },
+      {
+        role: "assistant",
+        content: [reasoning, { toolUse: { toolUseId: "t-1", name: "workspace_list", input: {} } }],
+      },
+      { role: "assistant", content: [reasoning] },
+      {
+        role: "user",
+        content: [{ toolResult: { toolUseId: "t-1", status: "success", content: [{ text: "[]" }] } }],
+      },
+    ],
+  };
+  const recording = () => {
+    const sent: ModelRequest[] = [];
+    const model: ModelClient = {
+      converse: async (asked) => {
+        sent.push(asked);
+        return { modelId: asked.modelId, stopReason: "end_turn", content: [{ text: "ok" }], usage };
+      },
+    };
+    return { sent, model };
+  };
+  const usage = { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 };
+
+  it("reads drop-reasoning", () => {
+    expect(faultFromEnvironment({ [FAULT_INJECTION_ENV]: "drop-reasoning" })).toEqual({
+      kind: "drop-reasoning",
+    });
+  });
+
+  it("sends every request without its reasoning blocks, a turn left empty with a placeholder", async () => {
+    // Prepare
+    const { sent, model } = recording();
+    const faulty = withReasoningFaultInjection(
+      model,
+      faultFromEnvironment({ [FAULT_INJECTION_ENV]: "drop-reasoning" }),
+    );
+
+    // Act
+    await faulty.converse(request);
+
+    // Assess
+    expect(sent[0]?.messages.map((message) => message.content)).toEqual([
+      [{ text: "Go." }],
+      [{ toolUse: { toolUseId: "t-1", name: "workspace_list", input: {} } }],
+      [{ text: "(no output)" }],
+      request.messages[3]?.content,
+    ]);
+  });
+
+  it("changes nothing under another fault or none", async () => {
+    // Prepare
+    const { sent, model } = recording();
+
+    // Act
+    await withReasoningFaultInjection(model, undefined).converse(request);
+    await withReasoningFaultInjection(model, { kind: "crash-after-notify-sent" }).converse(request);
+
+    // Assess
+    expect(sent).toEqual([request, request]);
   });
 });

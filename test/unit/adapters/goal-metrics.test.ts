@@ -70,8 +70,7 @@ describe("metricsOfChange", () => {
     const change = recordModelUsage(
       aGoalRecord(),
       "reason",
-      "us.anthropic.claude-haiku-4-5-20251001-v1:0",
-      usage,
+      { modelId: "us.anthropic.claude-haiku-4-5-20251001-v1:0", usage, content: [] },
       NOW,
     );
 
@@ -199,8 +198,11 @@ describe("createPowertoolsGoalMetrics", () => {
     const change = recordModelUsage(
       aGoalRecord(),
       "plan",
-      "us.anthropic.claude-haiku-4-5-20251001-v1:0",
-      { inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 },
+      {
+        modelId: "us.anthropic.claude-haiku-4-5-20251001-v1:0",
+        usage: { inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 },
+        content: [],
+      },
       NOW,
     );
 

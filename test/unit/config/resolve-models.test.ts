@@ -203,6 +203,63 @@ describe("resolveModels", () => {
   });
 });
 
+describe("models.thinking at synth", () => {
+  it("refuses thinking disabled for reason on Claude Sonnet 5.5 (the heavy default), naming the field and the source", () => {
+    // Act
+    const failure = failureOf({ thinking: { reason: { mode: "disabled" } } }, "us-east-1");
+
+    // Assess
+    expect(failure.message).toMatch(
+      /^GoalLoops: models\.thinking\.reason\.mode: 'disabled' is refused by Claude Sonnet 5\.5 \('global\.anthropic\.claude-sonnet-5-5'\), which takes adaptive, lowest, between_tools \(Anthropic, What's new in Claude Sonnet 5\.5/,
+    );
+  });
+
+  it("refuses a manual budget where only adaptive thinking is accepted, and takes it where it is", () => {
+    // Act
+    const onHaiku55 = failureOf(
+      { thinking: { judge: { mode: "enabled", budgetTokens: 2048 } } },
+      "us-east-1",
+    );
+    const onHaiku45 = resolve(
+      { dataResidency: true, thinking: { judge: { mode: "enabled", budgetTokens: 2048 } } },
+      "eu-west-1",
+    );
+
+    // Assess
+    expect(onHaiku55.message).toMatch(
+      /models\.thinking\.judge\.mode: 'enabled' is refused by Claude Haiku 5\.5/,
+    );
+    expect(onHaiku45.fast).toBe(`eu.${HAIKU_4_5}`);
+    expect(onHaiku45.thinking).toEqual({ judge: { mode: "enabled", budgetTokens: 2048 } });
+  });
+
+  it("checks each role against its own tier: lowest is between_tools on the heavy model, disabled on the fast one", () => {
+    // Act
+    const models = resolve(
+      { thinking: { reason: { mode: "lowest" }, summarize: { mode: "disabled" } } },
+      "us-east-1",
+    );
+    const tooDeep = failureOf({ thinking: { select: { mode: "disabled", effort: "max" } } }, "us-east-1");
+
+    // Assess
+    expect(models.thinking).toEqual({ reason: { mode: "lowest" }, summarize: { mode: "disabled" } });
+    expect(tooDeep.message).toMatch(
+      /models\.thinking\.select\.effort: 'max' with thinking disabled is refused by Claude Haiku 5\.5/,
+    );
+  });
+
+  it("names every role it refuses at once", () => {
+    // Act
+    const failure = failureOf(
+      { thinking: { reason: { mode: "disabled" }, plan: { mode: "enabled", budgetTokens: 4096 } } },
+      "us-east-1",
+    );
+
+    // Assess
+    expect(failure.message).toMatch(/models\.thinking\.reason\.mode: .*; models\.thinking\.plan\.mode: /);
+  });
+});
+
 describe("the model catalog", () => {
   it("has a price for every inference profile of every model it knows", () => {
     // Act

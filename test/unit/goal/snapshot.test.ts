@@ -12,8 +12,13 @@ describe("toSnapshot", () => {
       recordModelUsage(
         buildGoal(),
         "reason",
-        "us.anthropic.claude-haiku-4-5-20251001-v1:0",
-        { inputTokens: 1_000, outputTokens: 100, cacheReadTokens: 50, cacheWriteTokens: 70 },
+        {
+          modelId: "us.anthropic.claude-haiku-4-5-20251001-v1:0",
+          usage: { inputTokens: 1_000, outputTokens: 100, cacheReadTokens: 50, cacheWriteTokens: 70 },
+          content: [
+            { reasoningContent: { reasoningText: { text: "List first, then write.", signature: "sig" } } },
+          ],
+        },
         NOW,
       ),
     );
@@ -51,6 +56,15 @@ describe("toSnapshot", () => {
     expect("cacheWriteTokens" in snapshot.usage).toBe(false);
     // Cost per role: only the roles that made calls.
     expect(snapshot.usageByRole).toEqual({ reason: snapshot.usage });
+    // What the role's latest call reasoned: the summary text, never the signature.
+    expect(snapshot.reasoningByRole).toEqual({
+      reason: {
+        summary: "List first, then write.",
+        modelId: "us.anthropic.claude-haiku-4-5-20251001-v1:0",
+        at: NOW.toISOString(),
+      },
+    });
+    expect(JSON.stringify(snapshot)).not.toContain('"sig"');
   });
 
   it("has no evidence before the first cycle", () => {
@@ -59,6 +73,7 @@ describe("toSnapshot", () => {
 
     // Assess
     expect(snapshot.lastEvidence).toBeNull();
+    expect(snapshot.reasoningByRole).toEqual({});
     expect(snapshot.satisfiedChecks).toEqual([]);
     expect(snapshot.unsatisfiedChecks).toEqual(["report", "tests-pass"]);
   });

@@ -82,8 +82,11 @@ const AGENT_PATH: Record<string, (record: GoalRecord) => GoalChange> = {
     core.recordModelUsage(
       r,
       "reason",
-      "scripted:x",
-      { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 },
+      {
+        modelId: "scripted:x",
+        usage: { inputTokens: 1, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 },
+        content: [],
+      },
       NOW,
     ),
   queueRevision: (r) =>
@@ -169,6 +172,7 @@ const RECORD_FREE = [
   "pathPastDepth",
   "priceOf",
   "reached",
+  "reasoningSummaryOf",
   "remainingBudgetUsd",
   "revisionIdFromBytes",
   "sameRun",

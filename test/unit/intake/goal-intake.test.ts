@@ -98,6 +98,73 @@ describe("intakeGoal", () => {
     ).resolves.toBeDefined();
   });
 
+  describe("thinking settings", () => {
+    const TIERS = {
+      heavyModelId: "global.anthropic.claude-sonnet-5-5",
+      fastModelId: "global.anthropic.claude-haiku-5-5",
+    };
+    const ALLOWED = [TIERS.heavyModelId, TIERS.fastModelId, "scripted:*"];
+
+    it("refuses a GoalSpec's thinking the role's model rejects, naming the field", async () => {
+      // Act
+      const failure = await intake(spec({ models: { thinking: { reason: { mode: "disabled" } } } }), {
+        allowedModelIds: ALLOWED,
+        tiers: TIERS,
+      }).catch((error: unknown) => error);
+
+      // Assess
+      expect(failure).toMatchObject({
+        name: "ValidationError",
+        issues: [
+          {
+            path: "models.thinking.reason.mode",
+            message: expect.stringMatching(/^'disabled' is refused by Claude Sonnet 5\.5/),
+          },
+        ],
+      });
+    });
+
+    it("checks a role against the model the GoalSpec sends it to, and says when the deployment's setting is the problem", async () => {
+      // Prepare: the deployment turns summarize's thinking off, which its fast model takes
+      const tiers = { ...TIERS, thinking: { summarize: { mode: "disabled" as const } } };
+
+      // Act
+      const onHeavy = await intake(spec({ models: { summarize: TIERS.heavyModelId } }), {
+        allowedModelIds: ALLOWED,
+        tiers,
+      }).catch((error: unknown) => error);
+      const lowest = await intake(
+        spec({ models: { summarize: TIERS.heavyModelId, thinking: { summarize: { mode: "lowest" } } } }),
+        { allowedModelIds: ALLOWED, tiers },
+      );
+
+      // Assess
+      expect(onHeavy).toMatchObject({
+        issues: [
+          {
+            path: "models.thinking.summarize.mode",
+            message: expect.stringContaining("the setting is the deployment's (goal-loops.config.json)"),
+          },
+        ],
+      });
+      expect(lowest.record.spec.models?.thinking).toEqual({ summarize: { mode: "lowest" } });
+    });
+
+    it("takes every default on every model, and a scripted model's lowest setting", async () => {
+      // Act + Assess
+      await expect(intake(spec(), { allowedModelIds: ALLOWED, tiers: TIERS })).resolves.toBeDefined();
+      await expect(
+        intake(
+          spec({ models: { default: "scripted:x", thinking: { plan: { mode: "lowest", effort: "low" } } } }),
+          {
+            allowedModelIds: ALLOWED,
+            tiers: TIERS,
+          },
+        ),
+      ).resolves.toBeDefined();
+    });
+  });
+
   it("lets the select role decide when no rule applies, recording why and counting the call", async () => {
     // Prepare
     const turn = {

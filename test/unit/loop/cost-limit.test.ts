@@ -18,7 +18,10 @@ import {
   writes,
 } from "./support";
 
-/** Billed like Claude Sonnet: a reason call's worst case (4,096 tokens out) is about $0.062. */
+/**
+ * Billed like Claude Sonnet 4.x: a reason call's worst case (its real output ceiling: 4,096 tokens of
+ * answer and 8,192 of thinking at effort high) is about $0.185.
+ */
 const PRICED = "scripted:priced-test";
 
 describe("the cost limit before a model call", () => {
@@ -52,11 +55,11 @@ describe("the cost limit before a model call", () => {
     const record = await loop.goal(goal.goalId);
     expect(record.usage.costUsd).toBe(0);
     expect(record.costShortfall).toMatchObject({ role: "reason" });
-    expect(record.costShortfall?.neededUsd).toBeGreaterThan(0.06);
+    expect(record.costShortfall?.neededUsd).toBeGreaterThan(0.18);
     expect(checkLimits(record, new Date())).toMatchObject({
       detail: "maxCostUsd",
       message: expect.stringMatching(
-        /^maxCostUsd reached: the next reason call may cost up to \$0\.06\d+, and \$0\.0100 of \$0\.01 is left$/,
+        /^maxCostUsd reached: the next reason call may cost up to \$0\.18\d+, and \$0\.0100 of \$0\.01 is left$/,
       ),
     });
     // An approved extension without numbers goes past the worst case, so the call can be made.

@@ -106,8 +106,10 @@ describe("recordModelUsage", () => {
     const usage = { inputTokens: 1_000, outputTokens: 200, cacheReadTokens: 5_000, cacheWriteTokens: 1_000 };
 
     // Act
-    const planned = frozen(recordModelUsage(buildGoal(), "plan", sonnet, usage, NOW));
-    const change = recordModelUsage(planned, "execute", haiku, usage, NOW);
+    const planned = frozen(
+      recordModelUsage(buildGoal(), "plan", { modelId: sonnet, usage, content: [] }, NOW),
+    );
+    const change = recordModelUsage(planned, "execute", { modelId: haiku, usage, content: [] }, NOW);
 
     // Assess
     const { record } = change;
@@ -131,7 +133,12 @@ describe("recordModelUsage", () => {
   it("refuses an unpriced model without changing the goal", () => {
     // Act & Assess
     expect(() =>
-      recordModelUsage(buildGoal(), "reason", "unknown-model", { ...MILLION, inputTokens: 1 }, NOW),
+      recordModelUsage(
+        buildGoal(),
+        "reason",
+        { modelId: "unknown-model", usage: { ...MILLION, inputTokens: 1 }, content: [] },
+        NOW,
+      ),
     ).toThrow(UnknownModelPriceError);
   });
 });

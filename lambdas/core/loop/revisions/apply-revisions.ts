@@ -4,7 +4,8 @@ import { applyRevision, resolveCorrection } from "../../goal/revisions";
 import { checkpointRunId } from "../../goal/run-takeover";
 import { checkpointedCall } from "../../models/model-call";
 import { recordModelUsage } from "../../models/model-prices";
-import { type ModelTiers, modelIdFor } from "../../models/model-tiers";
+import { modelFor } from "../../models/model-thinking";
+import type { ModelTiers } from "../../models/model-tiers";
 import type { Clock } from "../../ports/clock";
 import type { GoalStore, VersionedGoal } from "../../ports/goal-store";
 import type { ModelClient } from "../../ports/model-client";
@@ -61,7 +62,7 @@ export async function applyQueuedRevisions(
         reconcileRequest({
           record,
           revision,
-          modelId: modelIdFor(record.spec, "reconcile", input.models),
+          model: modelFor(record.spec, "reconcile", input.models),
           call,
         }),
       { budget: { remainingUsd: remainingBudgetUsd(record) } },
@@ -77,7 +78,7 @@ export async function applyQueuedRevisions(
         return undefined;
       return chain(
         latest,
-        (next) => recordModelUsage(next, "reconcile", turn.modelId, turn.usage, now),
+        (next) => recordModelUsage(next, "reconcile", turn, now),
         (next) => applyRevision(next, revision.revisionId, { now, reconcile }),
       );
     });

@@ -9,6 +9,7 @@ import { GoalSpecSchema } from "../../goal/goal-spec";
 import { CHECK_CHANGING_REVISIONS } from "../../goal/revisions";
 import { packRolePrompt } from "../../models/context/role-prompt";
 import { jsonObjectIn, turnText } from "../../models/model-answer";
+import { type ModelChoice, thinkingFields } from "../../models/model-thinking";
 import type { ModelRequest, ModelTurn } from "../../ports/model-client";
 
 /** Proposed checks as the goal would hold them: valid checks with distinct ids. */
@@ -72,7 +73,8 @@ function checksLine(revision: QueuedRevision): string {
 export interface ReconcileRequestInput {
   readonly record: GoalRecord;
   readonly revision: QueuedRevision;
-  readonly modelId: string;
+  /** The role's model and its thinking (`modelFor`). */
+  readonly model: ModelChoice;
   readonly call: number;
 }
 
@@ -95,19 +97,19 @@ export function reconcileRequest(input: ReconcileRequestInput): ModelRequest {
   // Stable prefix (instructions, goal block, cache point on models that cache), then the revision;
   // the finished work (checks, notes, corrections) is in the question, not the prefix.
   const packed = packRolePrompt({
-    modelId: input.modelId,
+    modelId: input.model.modelId,
     instructions: RECONCILE_INSTRUCTIONS,
     record,
     question,
   });
   return {
-    modelId: input.modelId,
+    modelId: input.model.modelId,
     goalId: record.goalId,
     role: "reconcile",
     call: input.call,
     system: packed.system,
     messages: packed.messages,
-    maxTokens: RECONCILE_MAX_TOKENS,
+    ...thinkingFields(input.model, RECONCILE_MAX_TOKENS),
   };
 }
 

@@ -3,6 +3,7 @@ import type { GoalRecord } from "../../goal/goal-record";
 import type { SuccessCheck } from "../../goal/goal-spec";
 import { packRolePrompt } from "../../models/context/role-prompt";
 import { turnText } from "../../models/model-answer";
+import { type ModelChoice, thinkingFields } from "../../models/model-thinking";
 import type { ModelRequest, ModelTurn } from "../../ports/model-client";
 import type { StepRecord } from "../../ports/step-log";
 
@@ -58,7 +59,8 @@ export interface JudgeRequestInput {
   readonly record: GoalRecord;
   readonly check: SuccessCheck & { verify: { kind: "model_judge" } };
   readonly evidence: string;
-  readonly modelId: string;
+  /** The role's model and its thinking (`modelFor`). */
+  readonly model: ModelChoice;
   readonly call: number;
   /** @default "judge" */
   readonly role?: JudgeRole;
@@ -78,20 +80,20 @@ export function judgeRequest(input: JudgeRequestInput): ModelRequest {
   ].join("\n");
   // Stable prefix (instructions, goal block, cache point on models that cache), then what moves.
   const packed = packRolePrompt({
-    modelId: input.modelId,
+    modelId: input.model.modelId,
     instructions: JUDGE_INSTRUCTIONS,
     record,
     show: { checks: true, progress: true },
     question,
   });
   return {
-    modelId: input.modelId,
+    modelId: input.model.modelId,
     goalId: record.goalId,
     role: input.role ?? "judge",
     call: input.call,
     system: packed.system,
     messages: packed.messages,
-    maxTokens: JUDGE_MAX_TOKENS,
+    ...thinkingFields(input.model, JUDGE_MAX_TOKENS),
   };
 }
 

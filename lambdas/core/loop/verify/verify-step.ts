@@ -13,7 +13,8 @@ import { clip } from "../../goal/text";
 import { toolUsesOf } from "../../models/model-answer";
 import { checkpointedCall } from "../../models/model-call";
 import { costOf, recordModelUsage } from "../../models/model-prices";
-import { type ModelTiers, modelIdFor } from "../../models/model-tiers";
+import { modelFor } from "../../models/model-thinking";
+import type { ModelTiers } from "../../models/model-tiers";
 import type { Clock } from "../../ports/clock";
 import type { GoalStore, ModelCheckpoint } from "../../ports/goal-store";
 import type { ModelClient } from "../../ports/model-client";
@@ -167,7 +168,7 @@ export async function judgeStep(
           record,
           check,
           evidence: judgeEvidenceText(input.step, input.files),
-          modelId: modelIdFor(record.spec, role, input.models),
+          model: modelFor(record.spec, role, input.models),
           call,
           role,
         }),
@@ -201,7 +202,7 @@ export function verifyChange(
     ...judgements.map(
       ({ checkpoint }) =>
         (current: GoalRecord) =>
-          recordModelUsage(current, checkpoint.key.role, checkpoint.turn.modelId, checkpoint.turn.usage, now),
+          recordModelUsage(current, checkpoint.key.role, checkpoint.turn, now),
     ),
     ...(underOldContract ? [] : judgements).map(
       ({ checkId, checkpoint, verdict }) =>

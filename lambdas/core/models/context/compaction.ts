@@ -8,6 +8,7 @@ import type { StepLog, StepRecord } from "../../ports/step-log";
 import { turnText } from "../model-answer";
 import { checkpointedCall } from "../model-call";
 import { recordModelUsage } from "../model-prices";
+import { type ModelChoice, thinkingFields } from "../model-thinking";
 import { COMPACTION_STRIDE, type ContextSettings, DEFAULT_CONTEXT_SETTINGS } from "./context-settings";
 import { stableGoalBlock } from "./goal-prefix";
 import type { CompactionSummary, ContextHistory } from "./pack";
@@ -52,8 +53,8 @@ export interface CompactionRequest {
   readonly record: GoalRecord;
   /** The history already read this step (`readStepHistory`); read here when absent. */
   readonly history?: StepHistory;
-  /** The `summarize` role's model: `modelIdFor(spec, "summarize", tiers)`, the fast tier by default. */
-  readonly summarizeModelId: string;
+  /** The `summarize` role's model and thinking: `modelFor(spec, "summarize", tiers)`, the fast tier by default. */
+  readonly summarize: ModelChoice;
   /** Tokens of the whole prompt the caller would send with `history` (`packContext(...).totalTokens`). */
   readonly promptTokens: (history: ContextHistory) => number;
   readonly settings?: ContextSettings;
@@ -157,13 +158,13 @@ function summarizeRequest(
     `Write the summary of steps 1 to ${throughStep}.`,
   ].join("\n");
   return {
-    modelId: request.summarizeModelId,
+    modelId: request.summarize.modelId,
     goalId: request.record.goalId,
     role: "summarize",
     call,
     system: [{ text: SUMMARIZE_INSTRUCTIONS }, { text: stableGoalBlock(request.record) }],
     messages: [{ role: "user", content: [{ text }] }],
-    maxTokens: settings.summaryMaxTokens,
+    ...thinkingFields(request.summarize, settings.summaryMaxTokens),
   };
 }
 
@@ -226,7 +227,7 @@ export function countCompactionUsage(
   const ordered = [...uncounted].sort((a, b) => a.key.iteration - b.key.iteration);
   for (const checkpoint of ordered) {
     if (checkpoint.key.iteration < countedCompactions(next)) continue;
-    const change = recordModelUsage(next, "summarize", checkpoint.turn.modelId, checkpoint.turn.usage, now);
+    const change = recordModelUsage(next, "summarize", checkpoint.turn, now);
     next = change.record;
     events.push(...change.events);
   }

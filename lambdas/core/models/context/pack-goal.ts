@@ -1,6 +1,7 @@
 import type { GoalRecord } from "../../goal/goal-record";
 import type { ModelCheckpoint } from "../../ports/goal-store";
 import type { ToolSpec } from "../../ports/model-client";
+import type { ModelChoice } from "../model-thinking";
 import { type CompactionPorts, compactHistory, type StepHistory } from "./compaction";
 import type { ContextSettings } from "./context-settings";
 import { goalProgressText, stableGoalBlock } from "./goal-prefix";
@@ -11,8 +12,8 @@ export interface GoalContextRequest {
   readonly record: GoalRecord;
   /** The model the packed prompt goes to (decides the cache points). */
   readonly modelId: string;
-  /** The `summarize` model, for when the history must be compacted first. */
-  readonly summarizeModelId: string;
+  /** The `summarize` model and its thinking, for when the history must be compacted first. */
+  readonly summarize: ModelChoice;
   readonly instructions: string;
   readonly tools?: readonly ToolSpec[];
   /** The role's own state text (limits, checks, the task at hand); goal progress notes are added before it. */
@@ -64,7 +65,7 @@ export async function packGoalContext(
   };
   const { uncounted, ...history } = await compactHistory(ports, {
     record,
-    summarizeModelId: request.summarizeModelId,
+    summarize: request.summarize,
     promptTokens: (candidate) => pack(candidate).totalTokens,
     ...(request.history ? { history: request.history } : {}),
     ...(request.settings ? { settings: request.settings } : {}),

@@ -1,4 +1,12 @@
-import type { ContentBlock, Message, ModelRequest, ToolSpec } from "../../ports/model-client";
+import { canonicalJson, sha256Hex } from "../../goal/canonical-json";
+import type { JsonValue } from "../../goal/goal-change";
+import type {
+  ContentBlock,
+  Message,
+  ModelRequest,
+  ToolSpec,
+  TurnConversation,
+} from "../../ports/model-client";
 import type { StepRecord } from "../../ports/step-log";
 import { type ContextSettings, DEFAULT_CONTEXT_SETTINGS, supportsPromptCache } from "./context-settings";
 import { CACHE_POINT, stablePrefix } from "./prefix";
@@ -41,22 +49,32 @@ export interface ContextInput {
 export interface PackedContext {
   readonly system: ModelRequest["system"];
   readonly messages: Message[];
+  /**
+   * The conversation this prompt continues, and the message it ends with: checkpointed with the
+   * call's turn, so the next prompt shows that turn, verbatim, after the same message.
+   */
+  readonly conversation: TurnConversation;
   /** Estimated tokens of the stable prefix (tools and system) and of the whole prompt. */
   readonly prefixTokens: number;
   readonly totalTokens: number;
 }
 
+/**
+ * The history's first user message: the compaction summary, and a line saying which steps follow.
+ * Without a summary, a history whose first step shows the message its turn answered needs none:
+ * the prompt starts as that step's own call did, so the history only grows at its end.
+ */
 function openingText(history: ContextHistory): string | undefined {
   const { compaction, steps } = history;
-  const first = steps[0]?.step;
+  const first = steps[0];
   // No step count that changes each call: the opening is part of the history's cacheable prefix.
   const stepsLine =
     first === undefined
       ? undefined
-      : first === 1
+      : first.step === 1
         ? "The steps so far follow, oldest first."
-        : `The steps from step ${first} on follow, oldest first.`;
-  if (!compaction) return stepsLine;
+        : `The steps from step ${first.step} on follow, oldest first.`;
+  if (!compaction) return first?.conversation === undefined ? stepsLine : undefined;
   return [
     `Summary of steps 1 to ${compaction.throughStep} (older steps, compacted; their records are not in this prompt):`,
     compaction.text.trim() || "(empty summary)",
@@ -64,12 +82,45 @@ function openingText(history: ContextHistory): string | undefined {
   ].join("\n");
 }
 
+/**
+ * Names a conversation by everything a reasoning block is bound to besides the messages: the model,
+ * the system prompt, the tools and the history's opening. A revision (goal block, tools), a
+ * compaction (opening) or another model gives another key, and the older turns lose their reasoning.
+ */
+function conversationKey(
+  modelId: string,
+  system: ModelRequest["system"],
+  tools: readonly ToolSpec[] | undefined,
+  opening: string | undefined,
+): string {
+  const head = {
+    modelId,
+    system: system.flatMap((block) => ("text" in block ? [block.text] : [])),
+    tools: (tools ?? []) as unknown as JsonValue,
+    opening: opening ?? null,
+  };
+  return sha256Hex(canonicalJson(head));
+}
+
 /** Tokens of the text a block puts in front of the model (JSON for tool input and output). */
 function blockTokens(block: ContentBlock, count: TokenCounter): number {
   if ("text" in block) return count(block.text);
   if ("toolUse" in block) return count(`${block.toolUse.name} ${JSON.stringify(block.toolUse.input)}`);
   if ("toolResult" in block) return count(toolResultText(block.toolResult));
+  if ("reasoningContent" in block) return reasoningTokens(block.reasoningContent);
   return 0;
+}
+
+/**
+ * A reasoning block sent back: its text, plus its signature or redacted bytes (opaque, about four
+ * characters a token, not worth the tokenizer): the signature carries the full thinking.
+ */
+function reasoningTokens(
+  reasoning: Extract<ContentBlock, { reasoningContent: unknown }>["reasoningContent"],
+): number {
+  if ("redactedContent" in reasoning) return Math.ceil(reasoning.redactedContent.length / 4);
+  const { text, signature } = reasoning.reasoningText;
+  return Math.ceil((text.length + (signature?.length ?? 0)) / 4);
 }
 
 /** Estimated tokens of a prompt's parts (Bedrock adds a few per message; estimates leave them out). */
@@ -93,6 +144,11 @@ export function promptTokens(
  * that caches (`cacheModels`), a cache point ends the prefix and another ends the history: between
  * two compactions the history only grows at its end, so each call reads the previous one's cache.
  * Tool results above `toolResultTokens` are replaced by a reference to their artifact.
+ *
+ * The steps of this prompt's conversation (same model, system prompt, tools and opening) show their
+ * turns verbatim, reasoning blocks included, after the message each answered: the prompt is the
+ * previous call's plus its turn and what followed, which is what a reasoning block's signature
+ * checks. Steps of an earlier conversation show text and tool calls only.
  */
 export function packContext(input: ContextInput): PackedContext {
   const settings = input.settings ?? DEFAULT_CONTEXT_SETTINGS;
@@ -100,13 +156,19 @@ export function packContext(input: ContextInput): PackedContext {
   const caching = supportsPromptCache(input.modelId, settings);
   const system = stablePrefix(input.modelId, input.instructions, input.goalBlock, settings);
   const opening = openingText(input.history);
+  const key = conversationKey(input.modelId, system, input.tools, opening);
   const history: Message[] = [
     ...(opening === undefined ? [] : [{ role: "user" as const, content: [{ text: opening }] }]),
-    ...stepMessages(input.history.steps, { maxTokens: settings.toolResultTokens, count }),
+    ...stepMessages(input.history.steps, { maxTokens: settings.toolResultTokens, count }, key),
   ];
   const last = history.at(-1);
   if (caching && last) history[history.length - 1] = { ...last, content: [...last.content, CACHE_POINT] };
   const messages = alternate([...history, { role: "user", content: [{ text: input.state }] }]);
   const tools = input.tools;
-  return { system, messages, ...promptTokens({ system, messages, ...(tools ? { tools } : {}) }, count) };
+  return {
+    system,
+    messages,
+    conversation: { key, prompt: input.state },
+    ...promptTokens({ system, messages, ...(tools ? { tools } : {}) }, count),
+  };
 }

@@ -90,11 +90,23 @@ export function boundToolInput(call: ToolUseBlock, maxTokens: number, count: Tok
 }
 
 /**
- * The assistant turn as history: text and tool calls only (Converse refuses blank text), and never
- * empty. Every tool call gets its result in the next user message, so the pairing stays valid.
- * Tool inputs are bounded like tool results when `bound` is given.
+ * The assistant turn as the model gave it, for a step of the conversation the prompt continues:
+ * reasoning blocks first, text, tool calls with their full inputs, in the model's order. Nothing is
+ * trimmed or rebuilt: the reasoning blocks are bound to the turn and to everything before it. Only
+ * blank text blocks are left out (Converse refuses them), and an empty turn gets a placeholder.
  */
-function assistantMessage(step: StepRecord, bound: ResultBound | undefined): Message {
+function verbatimAssistantMessage(step: StepRecord): Message {
+  const content = step.turn.content.filter((block) => !("text" in block && block.text.trim() === ""));
+  return { role: "assistant", content: content.length > 0 ? content : [{ text: "(no output)" }] };
+}
+
+/**
+ * The assistant turn of a step from another conversation (a revision, a compaction or another model
+ * changed what came before it): text and tool calls only, never empty. Its reasoning blocks are
+ * dropped, as they would be invalid; tool inputs are bounded like tool results when `bound` is given.
+ * Every tool call gets its result in the next user message, so the pairing stays valid.
+ */
+function strippedAssistantMessage(step: StepRecord, bound: ResultBound | undefined): Message {
   const content = step.turn.content
     .filter(
       (block): block is Extract<ContentBlock, { text: string } | { toolUse: unknown }> =>
@@ -141,12 +153,23 @@ export interface ResultBound {
   readonly count: TokenCounter;
 }
 
-/** Each step as the model saw it: its assistant turn, then its tool results (bounded when `bound` is given). */
-export function stepMessages(steps: readonly StepRecord[], bound?: ResultBound): Message[] {
+/**
+ * Each step as the model saw it: the message its turn answered (when kept), its assistant turn,
+ * then its tool results (bounded when `bound` is given). A step of the conversation `current` (the
+ * key of the prompt being packed) shows its turn verbatim, reasoning included; any other step its
+ * text and tool calls only.
+ */
+export function stepMessages(steps: readonly StepRecord[], bound?: ResultBound, current?: string): Message[] {
   return steps.flatMap((step) => {
+    const { conversation } = step;
+    const prompt: Message[] =
+      conversation === undefined ? [] : [{ role: "user", content: [{ text: conversation.prompt }] }];
+    const assistant =
+      current !== undefined && conversation?.key === current
+        ? verbatimAssistantMessage(step)
+        : strippedAssistantMessage(step, bound);
     const results = toolResultsMessage(step, bound);
-    const assistant = assistantMessage(step, bound);
-    return results ? [assistant, results] : [assistant];
+    return [...prompt, assistant, ...(results ? [results] : [])];
   });
 }
 

@@ -2,6 +2,7 @@ import { canonicalJson } from "../../goal/canonical-json";
 import type { GoalRecord } from "../../goal/goal-record";
 import { type PlanState, type PlanStepState, stepById } from "../../goal/plan";
 import { packRolePrompt } from "../../models/context/role-prompt";
+import { type ModelChoice, thinkingFields } from "../../models/model-thinking";
 import type { ModelRequest, ToolSpec } from "../../ports/model-client";
 
 /** Output budget of one executor turn: one tool call, possibly with file content. */
@@ -61,7 +62,8 @@ export interface ExecuteRequestInput {
   readonly step: PlanStepState;
   /** Every granted tool: the same list for every step, so the cached prefix is too (Act enforces the step's). */
   readonly tools: readonly ToolSpec[];
-  readonly modelId: string;
+  /** The role's model and its thinking (`modelFor`). */
+  readonly model: ModelChoice;
   readonly call: number;
 }
 
@@ -74,20 +76,20 @@ export interface ExecuteRequestInput {
 export function executeRequest(input: ExecuteRequestInput): ModelRequest {
   const { record } = input;
   const packed = packRolePrompt({
-    modelId: input.modelId,
+    modelId: input.model.modelId,
     instructions: EXECUTE_INSTRUCTIONS,
     record,
     show: { checks: true, progress: true },
     question: stepText(input.state, input.step, input.tools),
   });
   return {
-    modelId: input.modelId,
+    modelId: input.model.modelId,
     goalId: record.goalId,
     role: "execute",
     call: input.call,
     system: packed.system,
     messages: packed.messages,
     ...(input.tools.length > 0 ? { tools: [...input.tools] } : {}),
-    maxTokens: EXECUTE_MAX_TOKENS,
+    ...thinkingFields(input.model, EXECUTE_MAX_TOKENS),
   };
 }

@@ -12,7 +12,7 @@ import { isOffPlan } from "../../loop/off-plan-call";
 import { isRunningIn, type RunPosition, type StepResult, stopped } from "../../loop/step-result";
 import { readGoal } from "../../loop/update-goal";
 import { checkpointedCall } from "../../models/model-call";
-import { modelIdFor } from "../../models/model-tiers";
+import { modelFor } from "../../models/model-thinking";
 import type { ModelClient } from "../../ports/model-client";
 import type { ToolRunner } from "../../ports/tool-runner";
 import { executeRequest } from "./execute-prompt";
@@ -119,7 +119,7 @@ export async function execute(
         state,
         step,
         tools,
-        modelId: modelIdFor(record.spec, "execute", settings.models),
+        model: modelFor(record.spec, "execute", settings.models),
         call,
       }),
     { budget: { remainingUsd: remainingBudgetUsd(record) } },

@@ -2,6 +2,7 @@ import type { GoalRecord } from "../../goal/goal-record";
 import type { PlanState, PlanStep, PlanStepState, ReplanRequest } from "../../goal/plan";
 import { packRolePrompt } from "../../models/context/role-prompt";
 import { answersOf } from "../../models/model-answer";
+import { type ModelChoice, thinkingFields } from "../../models/model-thinking";
 import type { ModelRequest, ModelTurn, ToolSpec } from "../../ports/model-client";
 import { issueLines, PlanAnswerSchema, planAnswerJsonSchema } from "./plan-schema";
 
@@ -64,7 +65,8 @@ export interface PlanRequestInput {
   readonly replaced: readonly string[];
   /** The granted tools, listed so the planner plans with them (it calls none of them). */
   readonly tools: readonly ToolSpec[];
-  readonly modelId: string;
+  /** The role's model and its thinking (`modelFor`). */
+  readonly model: ModelChoice;
   readonly call: number;
 }
 
@@ -99,21 +101,21 @@ export function planRequest(input: PlanRequestInput): ModelRequest {
   ];
   const tools = [submitPlanToolSpec()];
   const packed = packRolePrompt({
-    modelId: input.modelId,
+    modelId: input.model.modelId,
     instructions: PLAN_INSTRUCTIONS,
     record,
     show: { checks: true, progress: true },
     question: lines.join("\n"),
   });
   return {
-    modelId: input.modelId,
+    modelId: input.model.modelId,
     goalId: record.goalId,
     role: "plan",
     call: input.call,
     system: packed.system,
     messages: packed.messages,
     tools,
-    maxTokens: PLAN_MAX_TOKENS,
+    ...thinkingFields(input.model, PLAN_MAX_TOKENS),
   };
 }
 

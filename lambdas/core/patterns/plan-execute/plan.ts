@@ -9,7 +9,7 @@ import { isRunningIn, type RunPosition, type StepResult, stopped } from "../../l
 import { chain, readGoal, updateGoal } from "../../loop/update-goal";
 import { checkpointedCall } from "../../models/model-call";
 import { recordModelUsage } from "../../models/model-prices";
-import { modelIdFor } from "../../models/model-tiers";
+import { modelFor } from "../../models/model-thinking";
 import type { Clock } from "../../ports/clock";
 import type { GoalStore } from "../../ports/goal-store";
 import type { ModelClient } from "../../ports/model-client";
@@ -85,7 +85,7 @@ export async function plan(
         state,
         replaced: assigned.replaced,
         tools,
-        modelId: modelIdFor(record.spec, "plan", settings.models),
+        model: modelFor(record.spec, "plan", settings.models),
         call,
       }),
     { budget: { remainingUsd: remainingBudgetUsd(record) } },
@@ -96,7 +96,7 @@ export async function plan(
     return chain(
       current,
       // Counted once per checkpoint, even when the goal stopped meanwhile: the call was paid for.
-      (next) => recordModelUsage(next, "plan", turn.modelId, turn.usage, now),
+      (next) => recordModelUsage(next, "plan", turn, now),
       (next) => {
         if (isRunningIn(next, runId)) {
           return judged.ok

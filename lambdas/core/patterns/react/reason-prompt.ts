@@ -1,6 +1,7 @@
 import { satisfiedCheckIds, unsatisfiedCheckIds } from "../../goal/evidence/check-evidence";
 import type { GoalRecord } from "../../goal/goal-record";
 import type { GoalContext } from "../../models/context/pack-goal";
+import { type ModelChoice, thinkingFields } from "../../models/model-thinking";
 import type { ModelRequest, ToolSpec } from "../../ports/model-client";
 
 /** Output budget of one reason turn: room for a few tool calls with file content. */
@@ -37,7 +38,8 @@ export interface ReasonRequestInput {
   /** The prompt `packGoalContext` packed for this call (REASON_INSTRUCTIONS, `stateText`, the tools). */
   readonly context: GoalContext;
   readonly tools: readonly ToolSpec[];
-  readonly modelId: string;
+  /** The role's model and its thinking (`modelFor`). */
+  readonly model: ModelChoice;
   readonly call: number;
 }
 
@@ -45,13 +47,13 @@ export interface ReasonRequestInput {
 export function reasonRequest(input: ReasonRequestInput): ModelRequest {
   const { record } = input;
   return {
-    modelId: input.modelId,
+    modelId: input.model.modelId,
     goalId: record.goalId,
     role: "reason",
     call: input.call,
     system: input.context.packed.system,
     messages: input.context.packed.messages,
     ...(input.tools.length > 0 ? { tools: [...input.tools] } : {}),
-    maxTokens: REASON_MAX_TOKENS,
+    ...thinkingFields(input.model, REASON_MAX_TOKENS),
   };
 }

@@ -20,7 +20,7 @@ import type { ContextSettings } from "../../models/context/context-settings";
 import { packGoalContext } from "../../models/context/pack-goal";
 import { checkpointedCall, type EarlyLookup, lookUpEarly } from "../../models/model-call";
 import { costOf } from "../../models/model-prices";
-import { modelIdFor } from "../../models/model-tiers";
+import { modelFor } from "../../models/model-thinking";
 import type { CheckpointKey, ModelCheckpoint, VersionedGoal } from "../../ports/goal-store";
 import type { ModelClient } from "../../ports/model-client";
 import type { StepRecord } from "../../ports/step-log";
@@ -207,12 +207,12 @@ async function reason(
   const { iteration } = position;
   const key = reasonKey({ ...position, runId: checkpointRunId(record, position) });
   const tools = ports.tools.specsFor(grantedTools(record, settings.defaultTools), record.frozenTools);
-  const modelId = modelIdFor(record.spec, "reason", settings.models);
+  const model = modelFor(record.spec, "reason", settings.models);
   // Packing again on a retry reads the same steps and summaries: it decides the same and pays nothing.
   const context = await packGoalContext(ports, {
     record,
-    modelId,
-    summarizeModelId: modelIdFor(record.spec, "summarize", settings.models),
+    modelId: model.modelId,
+    summarize: modelFor(record.spec, "summarize", settings.models),
     instructions: REASON_INSTRUCTIONS,
     tools,
     state: stateText(record, iteration),
@@ -222,9 +222,14 @@ async function reason(
   const checkpoint = await checkpointedCall(
     ports,
     key,
-    (call) => reasonRequest({ record, context, tools, modelId, call }),
-    // The summarize calls compaction just made are paid from the same budget, not counted yet.
-    { early: reasonLookup, budget: { remainingUsd: remainingBudgetUsd(record) - uncountedCostUsd(context) } },
+    (call) => reasonRequest({ record, context, tools, model, call }),
+    {
+      early: reasonLookup,
+      // The summarize calls compaction just made are paid from the same budget, not counted yet.
+      budget: { remainingUsd: remainingBudgetUsd(record) - uncountedCostUsd(context) },
+      // Kept with the turn: the next prompt shows it after the same message, reasoning included.
+      conversation: context.packed.conversation,
+    },
   );
   const now = ports.now();
   const { turn } = checkpoint;

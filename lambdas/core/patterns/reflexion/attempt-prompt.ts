@@ -1,5 +1,6 @@
 import type { GoalRecord } from "../../goal/goal-record";
 import { packRolePrompt } from "../../models/context/role-prompt";
+import { type ModelChoice, thinkingFields } from "../../models/model-thinking";
 import type { ModelRequest, ToolSpec } from "../../ports/model-client";
 import { lessonLines } from "./record-lesson";
 
@@ -51,7 +52,8 @@ export interface AttemptRequestInput {
   /** The number this attempt will have (`record.attempts + 1`). */
   readonly attempt: number;
   readonly tools: readonly ToolSpec[];
-  readonly modelId: string;
+  /** The role's model and its thinking (`modelFor`). */
+  readonly model: ModelChoice;
   readonly call: number;
 }
 
@@ -63,20 +65,20 @@ export interface AttemptRequestInput {
 export function attemptRequest(input: AttemptRequestInput): ModelRequest {
   const { record } = input;
   const packed = packRolePrompt({
-    modelId: input.modelId,
+    modelId: input.model.modelId,
     instructions: ATTEMPT_INSTRUCTIONS,
     record,
     show: { checks: true, progress: true },
     question: attemptText(record, input.attempt),
   });
   return {
-    modelId: input.modelId,
+    modelId: input.model.modelId,
     goalId: record.goalId,
     role: "attempt",
     call: input.call,
     system: packed.system,
     messages: packed.messages,
     ...(input.tools.length > 0 ? { tools: [...input.tools] } : {}),
-    maxTokens: ATTEMPT_MAX_TOKENS,
+    ...thinkingFields(input.model, ATTEMPT_MAX_TOKENS),
   };
 }

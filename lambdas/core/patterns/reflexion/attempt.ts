@@ -7,7 +7,7 @@ import { grantedTools } from "../../loop/loop-deps";
 import { isRunningIn, type RunPosition, type StepResult, stopped } from "../../loop/step-result";
 import { readGoal } from "../../loop/update-goal";
 import { callAndCheckpoint } from "../../models/model-call";
-import { modelIdFor } from "../../models/model-tiers";
+import { modelFor } from "../../models/model-thinking";
 import type { ModelClient } from "../../ports/model-client";
 import type { ToolRunner } from "../../ports/tool-runner";
 import { attemptRequest } from "./attempt-prompt";
@@ -70,7 +70,7 @@ export async function attempt(
           record,
           attempt: (record.attempts ?? 0) + 1,
           tools: ports.tools.specsFor(granted, record.frozenTools),
-          modelId: modelIdFor(record.spec, "attempt", settings.models),
+          model: modelFor(record.spec, "attempt", settings.models),
           call,
         }),
       { remainingUsd: remainingBudgetUsd(record) },

@@ -4,6 +4,7 @@ import type { GoalRecord } from "../../goal/goal-record";
 import type { SuccessCheck } from "../../goal/goal-spec";
 import { type JudgedFile, judgeEvidenceText } from "../../loop/verify/judge";
 import { packRolePrompt } from "../../models/context/role-prompt";
+import { type ModelChoice, thinkingFields } from "../../models/model-thinking";
 import type { ModelRequest } from "../../ports/model-client";
 import type { StepRecord } from "../../ports/step-log";
 import { lessonLines } from "./record-lesson";
@@ -48,7 +49,8 @@ export interface ReflectRequestInput {
   readonly files: readonly JudgedFile[];
   /** The evaluator's verdict per model_judge check id, for the attempt. */
   readonly verdicts: ReadonlyMap<string, string>;
-  readonly modelId: string;
+  /** The role's model and its thinking (`modelFor`). */
+  readonly model: ModelChoice;
   readonly call: number;
 }
 
@@ -78,19 +80,19 @@ export function reflectRequest(input: ReflectRequestInput): ModelRequest {
   ].join("\n");
   // Stable prefix (instructions, goal block, cache point on models that cache), then what moves.
   const packed = packRolePrompt({
-    modelId: input.modelId,
+    modelId: input.model.modelId,
     instructions: REFLECT_INSTRUCTIONS,
     record,
     show: { progress: true },
     question,
   });
   return {
-    modelId: input.modelId,
+    modelId: input.model.modelId,
     goalId: record.goalId,
     role: "reflect",
     call: input.call,
     system: packed.system,
     messages: packed.messages,
-    maxTokens: REFLECT_MAX_TOKENS,
+    ...thinkingFields(input.model, REFLECT_MAX_TOKENS),
   };
 }

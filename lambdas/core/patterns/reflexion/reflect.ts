@@ -9,7 +9,7 @@ import { chain, readGoal, updateGoal } from "../../loop/update-goal";
 import { type JudgedFile, parseVerdict } from "../../loop/verify/judge";
 import { checkpointedCall } from "../../models/model-call";
 import { recordModelUsage } from "../../models/model-prices";
-import { modelIdFor } from "../../models/model-tiers";
+import { modelFor } from "../../models/model-thinking";
 import type { Clock } from "../../ports/clock";
 import type { GoalStore } from "../../ports/goal-store";
 import type { ModelClient } from "../../ports/model-client";
@@ -74,7 +74,7 @@ export async function reflect(
         step,
         files,
         verdicts,
-        modelId: modelIdFor(record.spec, "reflect", settings.models),
+        model: modelFor(record.spec, "reflect", settings.models),
         call,
       }),
     { budget: { remainingUsd: remainingBudgetUsd(record) } },
@@ -86,7 +86,7 @@ export async function reflect(
     if (current.runId !== runId || reached(current, runId, iteration, "reflected")) return undefined;
     return chain(
       current,
-      (next) => recordModelUsage(next, "reflect", turn.modelId, turn.usage, now),
+      (next) => recordModelUsage(next, "reflect", turn, now),
       (next) => recordLesson(next, { attempt, text }, now),
       (next) => markLoop(next, { runId, iteration, phase: "reflected" }, "attempt", now),
     );

@@ -1,6 +1,5 @@
 import { Logger } from "@aws-lambda-powertools/logger";
-import { BedrockModelClient } from "../../../adapters/bedrock-model-client";
-import { createBedrockRuntimeClient } from "../../../adapters/bedrock-runtime-client";
+import { createModelClient } from "../../../adapters/bedrock-model-client";
 import { createDocumentClient, createGoalStoreAdapters } from "../../../adapters/goal-store-adapters";
 import { stopAtCostLimit } from "../../../core/loop/cost-limit";
 import { execute } from "../../../core/patterns/plan-execute/execute";
@@ -16,7 +15,7 @@ const { goals, workspace, stepLog, outbox } = createGoalStoreAdapters({
   client: createDocumentClient(),
   tableName: requiredEnv("GOAL_TABLE_NAME"),
 });
-const model = new BedrockModelClient({ client: createBedrockRuntimeClient() });
+const model = createModelClient();
 const settings = planExecuteSettingsFromEnv();
 // The tools it offers, and runs at once when the turn needs no approval (Act runs approved ones).
 const tools = toolRunnerFromEnv({ workspace, outbox });

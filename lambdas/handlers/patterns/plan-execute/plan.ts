@@ -1,6 +1,5 @@
 import { Logger } from "@aws-lambda-powertools/logger";
-import { BedrockModelClient } from "../../../adapters/bedrock-model-client";
-import { createBedrockRuntimeClient } from "../../../adapters/bedrock-runtime-client";
+import { createModelClient } from "../../../adapters/bedrock-model-client";
 import { createDocumentClient, createGoalStoreAdapters } from "../../../adapters/goal-store-adapters";
 import type { FrozenTool } from "../../../core/goal/frozen-tools";
 import { stopAtCostLimit } from "../../../core/loop/cost-limit";
@@ -19,7 +18,7 @@ const { goals } = createGoalStoreAdapters({
   client: createDocumentClient(),
   tableName: requiredEnv("GOAL_TABLE_NAME"),
 });
-const model = new BedrockModelClient({ client: createBedrockRuntimeClient() });
+const model = createModelClient();
 const settings = planExecuteSettingsFromEnv();
 // The planner only reads the granted tools' specs (the goal's frozen MCP tools among them): it plans
 // with them and calls none.

@@ -1,6 +1,5 @@
 import { Logger } from "@aws-lambda-powertools/logger";
-import { BedrockModelClient } from "../../../adapters/bedrock-model-client";
-import { createBedrockRuntimeClient } from "../../../adapters/bedrock-runtime-client";
+import { createModelClient } from "../../../adapters/bedrock-model-client";
 import { createDocumentClient, createGoalStoreAdapters } from "../../../adapters/goal-store-adapters";
 import { stopAtCostLimit } from "../../../core/loop/cost-limit";
 import { evaluate } from "../../../core/patterns/reflexion/evaluate";
@@ -18,7 +17,7 @@ const { goals, workspace, stepLog } = createGoalStoreAdapters({
 });
 // Undoes a user tool's call for a corrective revision, when the tool has a compensate function.
 const compensators = compensatorsFromEnv();
-const model = new BedrockModelClient({ client: createBedrockRuntimeClient() });
+const model = createModelClient();
 const settings = loopSettingsFromEnv();
 
 /**

@@ -1,6 +1,5 @@
 import { Logger } from "@aws-lambda-powertools/logger";
-import { BedrockModelClient } from "../../../adapters/bedrock-model-client";
-import { createBedrockRuntimeClient } from "../../../adapters/bedrock-runtime-client";
+import { createModelClient } from "../../../adapters/bedrock-model-client";
 import { createDocumentClient, createGoalStoreAdapters } from "../../../adapters/goal-store-adapters";
 import { stopAtCostLimit } from "../../../core/loop/cost-limit";
 import { reflect } from "../../../core/patterns/reflexion/reflect";
@@ -14,7 +13,7 @@ const { goals, workspace, stepLog } = createGoalStoreAdapters({
   client: createDocumentClient(),
   tableName: requiredEnv("GOAL_TABLE_NAME"),
 });
-const model = new BedrockModelClient({ client: createBedrockRuntimeClient() });
+const model = createModelClient();
 const settings = { models: modelTiersFromEnv() };
 
 /**

@@ -4,7 +4,7 @@ import { stableGoalBlock } from "../../../../lambdas/core/models/context/goal-pr
 import { packContext } from "../../../../lambdas/core/models/context/pack";
 import { toolResultText } from "../../../../lambdas/core/models/context/step-history";
 import { countTokens } from "../../../../lambdas/core/models/context/tokenizer";
-import type { ToolResultBlock } from "../../../../lambdas/core/ports/model-client";
+import type { ContentBlock, Message, ToolResultBlock } from "../../../../lambdas/core/ports/model-client";
 import type { StepRecord } from "../../../../lambdas/core/ports/step-log";
 import { calls, newGoal, reactSpec, T0 } from "../../loop/support";
 
@@ -158,5 +158,113 @@ describe("packContext", () => {
     expect(claude.messages.at(-1)?.content.at(-1)).toEqual({ text: "State." });
     expect(cachePoints(scripted)).toBe(0);
     expect(claude.totalTokens).toBeGreaterThan(claude.prefixTokens);
+  });
+
+  describe("the conversation a prompt continues", () => {
+    const REASONING: ContentBlock = {
+      reasoningContent: { reasoningText: { text: "Read the log first.", signature: "c2lnbmVk" } },
+    };
+    const base = { modelId: CLAUDE, instructions: "Instructions.", goalBlock: "GOAL (revision 1)" };
+    const withoutCachePoints = (messages: readonly Message[]) =>
+      messages.map((message) => ({
+        ...message,
+        content: message.content.filter((block) => !("cachePoint" in block)),
+      }));
+
+    /** A first call, and its step: the turn thought first, and wrote a page too large for the bound. */
+    function firstCallAndStep() {
+      const first = packContext({ ...base, history: { steps: [] }, state: "State 1." });
+      const page = "<p>row</p>".repeat(2_000);
+      const { record } = aStep(1, "workspace_write", { path: "site/index.html", content: page }, [
+        { json: { version: 1 } },
+      ]);
+      const step = {
+        ...record,
+        turn: { ...record.turn, content: [REASONING, ...record.turn.content] },
+        conversation: first.conversation,
+      };
+      return { first, step, page };
+    }
+
+    it("shows the turns of its own conversation verbatim, after the message each answered: the prompt only grows", () => {
+      // Prepare
+      const settings = { ...DEFAULT_CONTEXT_SETTINGS, toolResultTokens: 200 };
+      const { first, step } = firstCallAndStep();
+
+      // Act
+      const second = packContext({ ...base, history: { steps: [step] }, state: "State 2.", settings });
+
+      // Assess: the first call's messages, then the turn as the model gave it (reasoning first, the
+      // page in full), then its result with the new state
+      expect(first.conversation).toEqual({ key: expect.any(String), prompt: "State 1." });
+      expect(second.conversation.key).toBe(first.conversation.key);
+      const messages = withoutCachePoints(second.messages);
+      expect(messages.slice(0, first.messages.length)).toEqual(withoutCachePoints(first.messages));
+      expect(messages[1]).toEqual({ role: "assistant", content: step.turn.content });
+      expect(messages[2]?.content.at(-1)).toEqual({ text: "State 2." });
+    });
+
+    it.each([
+      ["a revision changed the goal block", { goalBlock: "GOAL (revision 2)" }],
+      ["the role's model changed", { modelId: `us.${CLAUDE}` }],
+      ["a new tool was granted", { tools: [{ name: "notify", description: "Notify.", inputSchema: {} }] }],
+    ])("drops the reasoning of turns made before %s, and bounds their tool inputs", (_what, change) => {
+      // Prepare
+      const settings = { ...DEFAULT_CONTEXT_SETTINGS, toolResultTokens: 200 };
+      const { first, step, page } = firstCallAndStep();
+
+      // Act
+      const next = packContext({
+        ...base,
+        ...change,
+        history: { steps: [step] },
+        state: "State 2.",
+        settings,
+      });
+
+      // Assess
+      expect(next.conversation.key).not.toBe(first.conversation.key);
+      const assistant = next.messages.find((message) => message.role === "assistant");
+      expect(assistant?.content.some((block) => "reasoningContent" in block)).toBe(false);
+      expect(JSON.stringify(assistant)).toContain(`${page.length} characters omitted from the prompt`);
+      // The message the turn answered is still shown before it.
+      expect(next.messages[0]?.content).toEqual([{ text: "State 1." }]);
+    });
+
+    it("drops the reasoning after a compaction: the summary opens another conversation", () => {
+      // Prepare
+      const { first, step } = firstCallAndStep();
+      const later = { ...step, step: 9, iteration: 8 };
+
+      // Act
+      const next = packContext({
+        ...base,
+        history: { compaction: { throughStep: 8, text: "Steps 1 to 8: wrote drafts." }, steps: [later] },
+        state: "State 10.",
+      });
+
+      // Assess
+      expect(next.conversation.key).not.toBe(first.conversation.key);
+      expect(next.messages[0]?.content[0]).toEqual({
+        text: expect.stringContaining("Steps 1 to 8: wrote drafts."),
+      });
+      expect(JSON.stringify(next.messages)).not.toContain("reasoningContent");
+    });
+
+    it("counts a reasoning block sent back in the prompt's tokens", () => {
+      // Prepare
+      const { step } = firstCallAndStep();
+      const long: ContentBlock = {
+        reasoningContent: { reasoningText: { text: "thought ".repeat(2_000), signature: "s".repeat(4_000) } },
+      };
+      const thinking = { ...step, turn: { ...step.turn, content: [long, ...step.turn.content.slice(1)] } };
+
+      // Act
+      const short = packContext({ ...base, history: { steps: [step] }, state: "State 2." });
+      const heavy = packContext({ ...base, history: { steps: [thinking] }, state: "State 2." });
+
+      // Assess: about (16,000 + 4,000) / 4 more
+      expect(heavy.totalTokens - short.totalTokens).toBeGreaterThan(4_500);
+    });
   });
 });

@@ -5,7 +5,7 @@ import {
 } from "../../../../lambdas/core/models/context/context-settings";
 import { promptTokens } from "../../../../lambdas/core/models/context/pack";
 import type { ReasonSettings } from "../../../../lambdas/core/patterns/react/verify-and-reason";
-import type { ModelRequest, ModelTurn } from "../../../../lambdas/core/ports/model-client";
+import type { Message, ModelRequest, ModelTurn } from "../../../../lambdas/core/ports/model-client";
 import {
   calls,
   conversationProblems,
@@ -66,6 +66,18 @@ const summaries = (count: number): Scripted[] =>
     says(`Summary ${index}: drafts written, notes.md holds the plan.`),
   );
 
+/** `turn` as a model that thinks gives it: a signed reasoning block first. */
+function thinking(turn: ModelTurn, text: string): ModelTurn {
+  const reasoning = { reasoningContent: { reasoningText: { text, signature: `signed:${text}` } } };
+  return { ...turn, content: [reasoning, ...turn.content] };
+}
+
+const withoutCachePoints = (messages: readonly Message[]) =>
+  messages.map((message) => ({
+    ...message,
+    content: message.content.filter((block) => !("cachePoint" in block)),
+  }));
+
 function toolUseIds(request: ModelRequest | undefined): string[] {
   return (request?.messages ?? []).flatMap((message) =>
     message.content.flatMap((block) => ("toolUse" in block ? [block.toolUse.toolUseId] : [])),
@@ -108,6 +120,39 @@ describe("the context packer in the ReAct reason call", () => {
       expect(conversationProblems(current)).toEqual([]);
     }
     expect(lastUserText(requests.at(-1))).toContain("Satisfied checks: notes");
+  });
+
+  it("sends each turn back as the model gave it: every prompt is the previous one, its turn, and what followed", async () => {
+    // Prepare
+    const goal = await createGoal(table, twoCheckSpec());
+    const turns = longScript(5).map((turn, index) => thinking(turn, `Thought ${index + 1}.`));
+    const model = new ScriptedModel({ reason: turns });
+    const loop = new ReactLoopDriver(table, model, { ...SETTINGS, models: MODELS });
+
+    // Act
+    await loop.run(goal.goalId);
+
+    // Assess
+    const requests = model.requestsFor("reason");
+    expect((await loop.goal(goal.goalId)).status).toBe("completed");
+    expect(requests).toHaveLength(5);
+    for (let index = 1; index < requests.length; index += 1) {
+      const previous = withoutCachePoints(requests[index - 1]?.messages ?? []);
+      const current = withoutCachePoints(requests[index]?.messages ?? []);
+      // Nothing before the previous turn changed, its last message (the state it answered) included
+      expect(current.slice(0, previous.length)).toEqual(previous);
+      // The turn follows verbatim: reasoning block first, text, the tool call with its full input
+      expect(current[previous.length]).toEqual({ role: "assistant", content: turns[index - 1]?.content });
+      expect(conversationProblems(current)).toEqual([]);
+    }
+    // The reasoning summaries reach the events and the record, never the signatures
+    const done = await loop.goal(goal.goalId);
+    expect(done.reasoningByRole?.reason?.summary).toBe("Thought 5.");
+    const usage = await loop.eventsOf(goal.goalId, "model.usage");
+    expect(usage.map((event) => event.reasoningSummary)).toEqual(
+      turns.map((_, index) => `Thought ${index + 1}.`),
+    );
+    expect(JSON.stringify(usage)).not.toContain("signed:");
   });
 
   it("compacts old steps into a summarize call's summary, keeping the goal block and the latest evidence", async () => {

@@ -6,6 +6,7 @@ import { reconcileRequest } from "../../../../lambdas/core/loop/revisions/reconc
 import { DEFAULT_CONTEXT_SETTINGS } from "../../../../lambdas/core/models/context/context-settings";
 import { stableGoalBlock } from "../../../../lambdas/core/models/context/goal-prefix";
 import { countTokens } from "../../../../lambdas/core/models/context/tokenizer";
+import type { ModelChoice } from "../../../../lambdas/core/models/model-thinking";
 import type { PlanExecuteSettings } from "../../../../lambdas/core/patterns/plan-execute/plan-execute-deps";
 import { SUBMIT_PLAN_TOOL } from "../../../../lambdas/core/patterns/plan-execute/plan-prompt";
 import { LESSONS_HEADING } from "../../../../lambdas/core/patterns/reflexion/attempt-prompt";
@@ -48,6 +49,8 @@ const HEAVY = "anthropic.claude-sonnet-4-5-20250929-v1:0";
 const FAST = "anthropic.claude-haiku-4-5-20251001-v1:0";
 const MODELS = { heavyModelId: HEAVY, fastModelId: FAST };
 const CACHE_POINT = { cachePoint: { type: "default" } };
+/** A model with no thinking setting: these prompts' layout does not depend on it. */
+const unthinking = (modelId: string): ModelChoice => ({ modelId, thinking: { allowanceTokens: 0 } });
 const NOTES = "# Release notes\n\nVersion 2.0 ships faster loops.";
 const CHANGELOG = "https://api.example.com/changelog";
 
@@ -234,9 +237,14 @@ describe("every model call's prompt in the packer's layout", () => {
     };
 
     // Act
-    const first = reconcileRequest({ record: early, revision, modelId: HEAVY, call: 0 });
-    const second = reconcileRequest({ record: later, revision, modelId: HEAVY, call: 0 });
-    const scripted = reconcileRequest({ record: later, revision, modelId: "scripted:fixture", call: 0 });
+    const first = reconcileRequest({ record: early, revision, model: unthinking(HEAVY), call: 0 });
+    const second = reconcileRequest({ record: later, revision, model: unthinking(HEAVY), call: 0 });
+    const scripted = reconcileRequest({
+      record: later,
+      revision,
+      model: unthinking("scripted:fixture"),
+      call: 0,
+    });
 
     // Assess
     expectSharedPrefix([first, second]);
@@ -257,9 +265,9 @@ describe("every model call's prompt in the packer's layout", () => {
     const other = parseGoalSpec(planSpec());
 
     // Act
-    const first = selectRequest(one, "g-1", FAST, 0);
-    const retried = selectRequest(other, "g-2", FAST, 1);
-    const local = selectRequest(one, "g-1", "local:qwen", 0);
+    const first = selectRequest(one, "g-1", unthinking(FAST), 0);
+    const retried = selectRequest(other, "g-2", unthinking(FAST), 1);
+    const local = selectRequest(one, "g-1", unthinking("local:qwen"), 0);
 
     // Assess
     expectSharedPrefix([first, retried]);
