@@ -67,6 +67,15 @@ export async function runGoal(options: RunGoalOptions): Promise<number> {
     if (!options.json && progress !== lastProgress) write(`  ${progress}`);
     lastProgress = progress;
     const waitingFor = snapshot.status === "waiting" ? snapshot.waitingFor : null;
+    if (waitingFor?.kind === "subgoal") {
+      // The goal waits on its sub-goals: follow them, answering their approvals as the goal's own.
+      if ((await followSubgoals(client, snapshot, mode, answered, options)) === "stuck") {
+        write(options.json ? JSON.stringify({ type: "summary", snapshot }) : formatSummary(snapshot));
+        return EXIT_CODES.waitingOrPaused;
+      }
+      await delay(options.pollIntervalMs ?? 250);
+      continue;
+    }
     if (waitingFor && mode.kind !== "none" && after >= snapshot.lastEventId) {
       if (!answered.has(waitingFor.approvalId)) {
         const outcome = await answerApproval(client, snapshot, waitingFor.approvalId, mode, options);
@@ -89,12 +98,37 @@ export async function runGoal(options: RunGoalOptions): Promise<number> {
 }
 
 /**
+ * A goal waiting on its sub-goals moves on by itself once they end: `following` while they run or
+ * wait for an approval this run answers; `stuck` when one is paused (a human resumes it), or waits
+ * for an approval and this run answers none (not interactive), or one was skipped.
+ */
+async function followSubgoals(
+  client: GoalsClient,
+  snapshot: GoalSnapshot,
+  mode: ApprovalMode,
+  answered: Set<string>,
+  options: RunGoalOptions,
+): Promise<"following" | "stuck"> {
+  for (const child of snapshot.children ?? []) {
+    if (child.status === "paused") return "stuck";
+    const approvalId = child.status === "waiting" ? child.waitingFor?.approvalId : undefined;
+    if (approvalId === undefined || child.waitingFor?.kind === "subgoal" || answered.has(approvalId))
+      continue;
+    if (mode.kind === "none") return "stuck";
+    const outcome = await answerApproval(client, { goalId: child.goalId }, approvalId, mode, options);
+    if (outcome === "skipped") return "stuck";
+    if (outcome === "answered") answered.add(approvalId);
+  }
+  return "following";
+}
+
+/**
  * Answers the approval the goal waits for, found by its id among the pending approvals of this goal
  * (the id comes from the API, never a token). `pending` when it is not listed yet.
  */
 async function answerApproval(
   client: GoalsClient,
-  snapshot: GoalSnapshot,
+  snapshot: Pick<GoalSnapshot, "goalId">,
   approvalId: string,
   mode: Exclude<ApprovalMode, { kind: "none" }>,
   options: RunGoalOptions,

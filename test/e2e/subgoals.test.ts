@@ -1,0 +1,212 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { GoalSnapshot, GoalStatus } from "../../lambdas/core/goal/goal-record";
+import { checkInvariants } from "../../lambdas/core/goal/invariants";
+import { allEvents, type E2eStack, PROJECT_DIR, startE2eStack } from "./local-stack-harness";
+
+const SHIP_DOCS = JSON.parse(
+  readFileSync(join(PROJECT_DIR, "examples", "goals", "ship-docs-with-subgoals.json"), "utf8"),
+) as Record<string, unknown>;
+
+/** A child that writes one file and is done: a ReAct goal of its own fixture. */
+function writingChild(model: string, path: string, extra: Record<string, unknown> = {}) {
+  return {
+    objective: `Write ${path}`,
+    successChecks: [
+      { id: "written", description: `${path} exists`, verify: { kind: "artifact", path, contains: "ok" } },
+    ],
+    pattern: "react",
+    models: { default: `scripted:${model}` },
+    ...extra,
+  };
+}
+
+describe("sub-goals end to end (spawn_subgoal, waiting, usage, cascade, budgets)", () => {
+  let e2e: E2eStack;
+
+  beforeAll(async () => {
+    e2e = await startE2eStack();
+    // A child whose every turn writes a new file no check names: it runs until it is cancelled.
+    e2e.writeFixture("subgoal-busy-child", {
+      reason: Array.from({ length: 200 }, (_, index) => ({
+        toolUse: { name: "workspace_write", input: { path: `busy/${index}.md`, content: `note ${index}` } },
+      })),
+    });
+    e2e.writeFixture("subgoal-cascade-parent", {
+      reason: [
+        {
+          toolUse: {
+            name: "spawn_subgoal",
+            input: writingChild("subgoal-busy-child", "never.md", {
+              limits: { maxSteps: 150, maxNoProgressCycles: 150 },
+            }),
+          },
+        },
+      ],
+    });
+    e2e.writeFixture("subgoal-greedy-parent", {
+      reason: [
+        {
+          toolUse: {
+            name: "spawn_subgoal",
+            input: writingChild("subgoal-writer-child", "child.md", { limits: { maxCostUsd: 5 } }),
+          },
+        },
+        { toolUse: { name: "workspace_write", input: { path: "parent.md", content: "ok, on my own" } } },
+      ],
+    });
+    e2e.writeFixture("subgoal-writer-child", {
+      reason: [{ toolUse: { name: "workspace_write", input: { path: "child.md", content: "ok" } } }],
+    });
+  });
+
+  afterAll(async () => {
+    await e2e?.stop();
+  });
+
+  /** Polls a goal until `done` holds (invariants checked on every snapshot), or fails at the deadline. */
+  async function until(goalId: string, done: (snapshot: GoalSnapshot) => boolean): Promise<GoalSnapshot> {
+    const deadline = Date.now() + 90_000;
+    for (;;) {
+      const snapshot = await e2e.client.getGoal(goalId);
+      expect(checkInvariants(snapshot)).toEqual([]);
+      if (done(snapshot)) return snapshot;
+      if (Date.now() > deadline) throw new Error(`goal ${goalId} is still ${snapshot.status}`);
+      await new Promise((resolveDelay) => setTimeout(resolveDelay, 100));
+    }
+  }
+  const ended = (status: GoalStatus) =>
+    ["completed", "cancelled", "terminated", "paused", "failed"].includes(status);
+
+  it("a ReAct goal spawns a Plan-and-Execute and a Reflexion sub-goal and completes on their evidence", async () => {
+    // Act
+    const { goalId } = await e2e.client.submitGoal(SHIP_DOCS);
+    const final = await until(goalId, (snapshot) => ended(snapshot.status));
+
+    // Assess: the parent completed on the children's outcomes, both children completed
+    expect(final.status).toBe("completed");
+    expect(final.satisfiedChecks).toEqual(["release-notes", "upgrade-notes"]);
+    expect(final.children?.map((child) => [child.status, child.progress?.overall])).toEqual([
+      ["completed", 1],
+      ["completed", 1],
+    ]);
+    const { items: children } = await e2e.client.listChildren(goalId);
+    expect(children.map((child) => child.pattern)).toEqual(["plan_execute", "reflexion"]);
+    for (const child of children) {
+      expect(child.parentGoalId).toBe(goalId);
+      expect(child.status).toBe("completed");
+    }
+    const events = await allEvents(e2e.client, goalId);
+    expect(events.filter((event) => event.type === "subgoal.started")).toHaveLength(2);
+    expect(events.filter((event) => event.type === "subgoal.ended").map((event) => event.status)).toEqual([
+      "completed",
+      "completed",
+    ]);
+    const waited = events.find((event) => event.type === "goal.waiting");
+    expect(waited).toMatchObject({ waitingFor: { kind: "subgoal" } });
+  });
+
+  it("counts the children's usage in the parent's: its own calls plus theirs", async () => {
+    // Prepare
+    const { goalId } = await e2e.client.submitGoal(SHIP_DOCS);
+    const parent = await until(goalId, (snapshot) => ended(snapshot.status));
+    const { items: children } = await e2e.client.listChildren(goalId);
+
+    // Act: the parent's own calls, from its events
+    const own = (await allEvents(e2e.client, goalId)).filter((event) => event.type === "model.usage");
+    const sum = (field: "inputTokens" | "outputTokens" | "modelCalls") =>
+      children.reduce((total, child) => total + child.usage[field], 0);
+
+    // Assess
+    expect(own.length).toBeGreaterThan(0);
+    expect(parent.usage.modelCalls).toBe(own.length + sum("modelCalls"));
+    expect(parent.usage.inputTokens).toBe(
+      own.reduce((total, event) => total + Number(event.inputTokens), 0) + sum("inputTokens"),
+    );
+    expect(parent.usage.outputTokens).toBe(
+      own.reduce((total, event) => total + Number(event.outputTokens), 0) + sum("outputTokens"),
+    );
+  });
+
+  it("cancelling a parent whose child runs cancels the child", async () => {
+    // Prepare: the parent waits on a child that keeps busy
+    const { goalId } = await e2e.client.submitGoal({
+      objective: "Have a sub-goal write never.md",
+      successChecks: [
+        {
+          id: "child-done",
+          description: "the sub-goal completed",
+          verify: { kind: "tool_result", tool: "spawn_subgoal", expect: { contains: "never.md" } },
+        },
+      ],
+      tools: ["spawn_subgoal", "workspace_write"],
+      limits: { maxSteps: 200 },
+      pattern: "react",
+      models: { default: "scripted:subgoal-cascade-parent" },
+    });
+    const waiting = await until(goalId, (snapshot) => snapshot.status === "waiting");
+    expect(waiting.waitingFor?.kind).toBe("subgoal");
+    const childId = waiting.waitingFor?.goalIds?.[0] ?? "";
+    await until(childId, (snapshot) => snapshot.steps >= 2);
+
+    // Act
+    await e2e.client.cancel(goalId, "no longer needed");
+
+    // Assess: the child is cancelled by its parent's end, its run stopped
+    const child = await until(childId, (snapshot) => snapshot.status !== "running");
+    expect(child.status).toBe("cancelled");
+    expect(child.stopReason?.message).toContain(`its parent goal ${goalId} ended cancelled`);
+    const parent = await until(goalId, (snapshot) => snapshot.children?.[0]?.status === "cancelled");
+    expect(parent.status).toBe("cancelled");
+    // The child's usage counts in the cancelled parent's too.
+    expect(parent.usage.modelCalls).toBeGreaterThanOrEqual(1 + child.usage.modelCalls);
+  });
+
+  it("refuses a child asking for more budget than the parent has left, as a tool error naming the limit", async () => {
+    // Act: the parent may spend $1 and the child asks for $5
+    const { goalId } = await e2e.client.submitGoal({
+      objective: "Write parent.md, with a sub-goal's help if the budget allows",
+      successChecks: [
+        { id: "parent", description: "parent.md exists", verify: { kind: "artifact", path: "parent.md" } },
+      ],
+      tools: ["spawn_subgoal", "workspace_write"],
+      limits: { maxSteps: 5, maxCostUsd: 1 },
+      pattern: "react",
+      models: { default: "scripted:subgoal-greedy-parent" },
+    });
+    const final = await until(goalId, (snapshot) => ended(snapshot.status));
+
+    // Assess: no child started, the model got the refusal and went on alone
+    expect(final.status).toBe("completed");
+    expect(final.children).toBeUndefined();
+    const events = await allEvents(e2e.client, goalId);
+    const refused = events.find((event) => event.type === "subgoal.refused");
+    expect(refused).toMatchObject({ errorName: "SubgoalBudgetExceeded" });
+    expect(String(refused?.message)).toContain("limits.maxCostUsd");
+    const toolError = events.find((event) => event.type === "tool.error" && event.name === "spawn_subgoal");
+    expect(toolError).toMatchObject({ errorName: "SubgoalBudgetExceeded" });
+    expect(String(toolError?.message)).toContain(
+      "limits.maxCostUsd: $5.00 asked, but the parent has $1.00 left",
+    );
+  });
+
+  it("refuses parentGoalId and depth in a GoalSpec a user posts, naming the field", async () => {
+    // Act
+    const response = await fetch(`${e2e.stack.apiUrl}/goals`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        ...writingChild("subgoal-writer-child", "child.md"),
+        parentGoalId: "g-1",
+        depth: 1,
+      }),
+    });
+    const body = (await response.json()) as { error: { code: string; issues: { path: string }[] } };
+
+    // Assess
+    expect(response.status).toBe(400);
+    expect(body.error.code).toBe("ValidationError");
+    expect(body.error.issues.map((issue) => issue.path)).toEqual(["parentGoalId", "depth"]);
+  });
+});
