@@ -85,6 +85,7 @@ describe("GoalsApi", () => {
         "GET /goals",
         "GET /goals/{goalId}",
         "GET /goals/{goalId}/events",
+        "GET /goals/{goalId}/children",
         "POST /goals",
         "POST /goals/{goalId}/revisions",
         "POST /goals/{goalId}/directive",
@@ -260,9 +261,9 @@ describe("GoalsApi", () => {
     expect(resourcesAllowed(statements, "events:PutEvents")).toEqual([arnOf(busId)]);
   });
 
-  it("lets API Gateway invoke the function from the stage's twelve methods only (no console test invocations)", () => {
+  it("lets API Gateway invoke the function from the stage's thirteen methods only (no console test invocations)", () => {
     // Assess
-    template.resourceCountIs("AWS::Lambda::Permission", 12);
+    template.resourceCountIs("AWS::Lambda::Permission", 13);
   });
 
   it.each<[string, Partial<GoalsApiProps>, RegExp]>([
