@@ -62,7 +62,7 @@ describe("compensation sagas end to end (corrective target, crash mid-saga, aban
   afterEach(async () => {
     await e2e?.stop();
     e2e = undefined;
-  });
+  }, 120_000);
 
   function workspaceOf(stack: E2eStack): DynamoDbWorkspace {
     const { model, endpoints } = stack.stack;
@@ -165,7 +165,7 @@ describe("compensation sagas end to end (corrective target, crash mid-saga, aban
       [2, "workspace_write", "restored"],
     ]);
     await e2e.client.cancel(goalId);
-  });
+  }, 120_000);
 
   it("a crash mid-saga resumes it without undoing anything twice", async () => {
     // Prepare: the process dies right after the saga's second undo (b.md deleted), before it is recorded
@@ -187,7 +187,7 @@ describe("compensation sagas end to end (corrective target, crash mid-saga, aban
     // a.md went v1 → v2 → v3, then back: v3 restored to v2's content (v4), v2's write undone (v5). No more.
     expect((await workspaceOf(e2e).readFile(goalId, "a.md"))?.version).toBe(5);
     await e2e.client.cancel(goalId);
-  });
+  }, 120_000);
 
   it("a cancelled plan with onAbandon compensate undoes its completed steps, newest first", async () => {
     // Prepare: two written steps, then a notify that waits for an approval
@@ -261,5 +261,5 @@ describe("compensation sagas end to end (corrective target, crash mid-saga, aban
     expect(done.status).toBe("cancelled");
     expect(done.compensation).toMatchObject({ trigger: "abandoned", fromStep: 1, toStep: 2, undone: 2 });
     expect(await workspaceOf(e2e).listFiles(goalId)).toEqual([]);
-  });
+  }, 120_000);
 });

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import * as z from "zod";
+import { ModelRoleSchema } from "../models/model-roles";
 import { goalIdFromBytes } from "./goal-ids";
 import {
   GoalSpecSchema,
@@ -87,6 +88,16 @@ export type SubgoalRequestInput = z.input<typeof SubgoalRequestSchema>;
 /** Statuses a child ends in: after one of these its outcome is the parent's tool result. */
 export const SUBGOAL_END_STATUSES = ["completed", "cancelled", "terminated"] as const;
 
+/** Tokens, calls and cost, as the goal record counts them (goal-record.ts's UsageSchema). */
+const EntryUsageSchema = z.object({
+  inputTokens: z.number().int().min(0),
+  outputTokens: z.number().int().min(0),
+  cacheReadTokens: z.number().int().min(0),
+  cacheWriteTokens: z.number().int().min(0),
+  modelCalls: z.number().int().min(0),
+  costUsd: z.number().min(0),
+});
+
 /**
  * What the parent's record keeps about one `spawn_subgoal` call: the child it started (`running`
  * until the child ends, then the child's final status and usage, which the parent's usage includes
@@ -107,16 +118,9 @@ export const SubgoalEntrySchema = z.object({
   /** What the child may spend: reserved from the parent's budget while it runs. */
   reserved: z.object({ maxCostUsd: z.number().min(0), maxSteps: z.number().int().min(0) }).optional(),
   /** The child's usage once it ended: already added to the parent's. */
-  usage: z
-    .object({
-      inputTokens: z.number().int().min(0),
-      outputTokens: z.number().int().min(0),
-      cacheReadTokens: z.number().int().min(0),
-      cacheWriteTokens: z.number().int().min(0),
-      modelCalls: z.number().int().min(0),
-      costUsd: z.number().min(0),
-    })
-    .optional(),
+  usage: EntryUsageSchema.optional(),
+  /** The same per model role (added to the parent's usage by role). */
+  usageByRole: z.partialRecord(ModelRoleSchema, EntryUsageSchema).optional(),
   refusal: z.object({ name: z.string(), message: z.string().max(2000) }).optional(),
   startedAt: z.iso.datetime(),
   endedAt: z.iso.datetime().optional(),

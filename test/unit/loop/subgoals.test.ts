@@ -246,6 +246,25 @@ describe("recordChildrenEnded (a child's end reaching its parent)", () => {
     expect(last?.change.events.map((event) => event.type)).toEqual(["subgoal.ended", "goal.woken"]);
   });
 
+  it("adds a call counted on a child after its end (in flight when it was cancelled) to the parent, once", () => {
+    // Prepare: the child's end is recorded, then one more call of 10 tokens is counted on it
+    const { waiting, childB } = waitingParent();
+    const recorded = recordChildrenEnded(waiting, [childB], NOW)?.change.record;
+    if (!recorded) throw new Error("not recorded");
+    const late = { ...USAGE, modelCalls: 3, inputTokens: 110, costUsd: 0.03 };
+    const grown: GoalRecord = { ...childB, usage: late, usageByRole: { reason: late } };
+
+    // Act
+    const added = recordChildrenEnded(recorded, [grown], NOW);
+    const again = added && recordChildrenEnded(added.change.record, [grown], NOW);
+
+    // Assess
+    expect(added?.change.record.usage).toMatchObject({ modelCalls: 3, inputTokens: 110, costUsd: 0.03 });
+    expect(added?.change.record.usageByRole.reason?.modelCalls).toBe(3);
+    expect(added?.change.events.map((event) => event.type)).toEqual(["subgoal.usage"]);
+    expect(again).toBeUndefined();
+  });
+
   it("records a child's end on a parent that already ended, without waking it", () => {
     // Prepare
     const { waiting, childA } = waitingParent();

@@ -2,7 +2,7 @@ import { type GoalChange, goalEvent, settle } from "../../goal/goal-change";
 import { resumeFromWait } from "../../goal/goal-lifecycle";
 import { EMPTY_USAGE, type GoalRecord, type Usage } from "../../goal/goal-record";
 import { isFinal } from "../../goal/goal-status";
-import { isSettledEntry, runningSubgoals, type SubgoalWait } from "../../goal/subgoals";
+import { isSettledEntry, runningSubgoals, type SubgoalEntry, type SubgoalWait } from "../../goal/subgoals";
 import type { ModelRole } from "../../models/model-roles";
 import type { Clock } from "../../ports/clock";
 import type { GoalStore } from "../../ports/goal-store";
@@ -56,7 +56,11 @@ export function recordChildrenEnded(
   const events: GoalChange["events"] = [];
   for (const child of children) {
     const entry = record.subgoals?.find((item) => item.goalId === child.goalId);
-    if (!entry || isSettledEntry(entry) || !isFinal(child.status)) continue;
+    if (!entry || !isFinal(child.status)) continue;
+    if (isSettledEntry(entry)) {
+      record = lateUsage(record, entry, child, now, events);
+      continue;
+    }
     const status = child.status as "completed" | "cancelled" | "terminated";
     const usageByRole = { ...record.usageByRole };
     for (const [role, usage] of Object.entries(child.usageByRole) as [ModelRole, Usage][]) {
@@ -69,7 +73,13 @@ export function recordChildrenEnded(
       usageByRole,
       subgoals: (record.subgoals ?? []).map((item) =>
         item.goalId === child.goalId
-          ? { ...item, status, usage: child.usage, endedAt: now.toISOString() }
+          ? {
+              ...item,
+              status,
+              usage: child.usage,
+              usageByRole: child.usageByRole,
+              endedAt: now.toISOString(),
+            }
           : item,
       ),
     };
@@ -101,6 +111,60 @@ export function recordChildrenEnded(
   return { change: settle(woken.record, [...events, ...woken.events]), woke: wait };
 }
 
+/**
+ * A model call a child had in flight when it was cancelled is counted on the child after its end
+ * (it was paid for): the difference reaches the parent too, once (`subgoal.usage`).
+ */
+function lateUsage(
+  record: GoalRecord,
+  entry: SubgoalEntry,
+  child: GoalRecord,
+  now: Date,
+  events: GoalChange["events"],
+): GoalRecord {
+  const counted = entry.usage;
+  if (!counted || child.usage.modelCalls <= counted.modelCalls) return record;
+  const delta: Usage = {
+    inputTokens: child.usage.inputTokens - counted.inputTokens,
+    outputTokens: child.usage.outputTokens - counted.outputTokens,
+    cacheReadTokens: child.usage.cacheReadTokens - counted.cacheReadTokens,
+    cacheWriteTokens: child.usage.cacheWriteTokens - counted.cacheWriteTokens,
+    modelCalls: child.usage.modelCalls - counted.modelCalls,
+    costUsd: roundUsd(child.usage.costUsd - counted.costUsd),
+  };
+  const usageByRole = { ...record.usageByRole };
+  for (const [role, usage] of Object.entries(child.usageByRole) as [ModelRole, Usage][]) {
+    const before = entry.usageByRole?.[role] ?? EMPTY_USAGE;
+    if (usage.modelCalls <= before.modelCalls) continue;
+    usageByRole[role] = addUsage(usageByRole[role] ?? EMPTY_USAGE, {
+      inputTokens: usage.inputTokens - before.inputTokens,
+      outputTokens: usage.outputTokens - before.outputTokens,
+      cacheReadTokens: usage.cacheReadTokens - before.cacheReadTokens,
+      cacheWriteTokens: usage.cacheWriteTokens - before.cacheWriteTokens,
+      modelCalls: usage.modelCalls - before.modelCalls,
+      costUsd: roundUsd(usage.costUsd - before.costUsd),
+    });
+  }
+  const next: GoalRecord = {
+    ...record,
+    updatedAt: now.toISOString(),
+    usage: addUsage(record.usage, delta),
+    usageByRole,
+    subgoals: (record.subgoals ?? []).map((item) =>
+      item.goalId === child.goalId ? { ...item, usage: child.usage, usageByRole: child.usageByRole } : item,
+    ),
+  };
+  events.push(
+    goalEvent(next, "subgoal.usage", now, {
+      goalId: child.goalId,
+      modelCalls: delta.modelCalls,
+      costUsd: delta.costUsd,
+      reason: "a call the sub-goal had in flight when it ended was counted after its end",
+    }),
+  );
+  return next;
+}
+
 export interface SettleChildrenPorts {
   readonly goals: GoalStore;
   readonly callback: TaskCallback;
@@ -124,21 +188,27 @@ export type SettleOutcome =
 export async function settleEndedChildren(
   ports: SettleChildrenPorts,
   parentGoalId: string,
+  /** The child whose event this is: looked at even when its end is recorded (late usage). */
+  endedGoalId?: string,
 ): Promise<SettleOutcome> {
   const loaded = await ports.goals.getGoal(parentGoalId);
   if (!loaded) return { outcome: "ignored", reason: `goal ${parentGoalId} does not exist` };
-  const running = runningSubgoals(loaded.record);
-  const children = (
-    await Promise.all(running.map((entry) => (entry.goalId ? ports.goals.getGoal(entry.goalId) : undefined)))
-  ).flatMap((found) => (found && isFinal(found.record.status) ? [found.record] : []));
-  if (children.length === 0) return { outcome: "ignored", reason: "no running sub-goal of it has ended" };
+  const ids = new Set(runningSubgoals(loaded.record).flatMap((entry) => entry.goalId ?? []));
+  if (endedGoalId !== undefined) ids.add(endedGoalId);
+  const children = (await Promise.all([...ids].map((goalId) => ports.goals.getGoal(goalId)))).flatMap(
+    (found) => (found && isFinal(found.record.status) ? [found.record] : []),
+  );
+  if (children.length === 0) return { outcome: "ignored", reason: "no sub-goal of it has ended" };
   let woke: SubgoalWait | undefined;
   const now = ports.now();
+  let changed = false;
   const { record } = await updateGoal(ports.goals, loaded, (current) => {
     const ended = recordChildrenEnded(current, children, now);
     woke = ended?.woke;
+    changed = ended !== undefined;
     return ended?.change;
   });
+  if (!changed) return { outcome: "ignored", reason: "every ended sub-goal of it is recorded already" };
   const ended = children.map((child) => child.goalId);
   if (!woke) return { outcome: "recorded", ended };
   const output: StepResult = {

@@ -34,15 +34,18 @@ export const GoalEndedEnvelopeSchema = z.object({
 const END_EVENTS = new Set(["goal.completed", "goal.cancelled", "goal.terminated"]);
 
 /**
- * The `Goal Ended` event a committed change calls for, if any: the change ended the goal, and
- * someone must hear of it. Its parent, waiting on it; its own running sub-goals, cancelled with it;
+ * The `Goal Ended` event a committed change calls for, if any: the change ended the goal (or counted
+ * a late model call on an ended sub-goal), and someone must hear of it. Its parent, waiting on it; its own running sub-goals, cancelled with it;
  * a plan_execute goal abandoned (terminated or cancelled), whose completed steps may be compensated.
  */
 export function goalEndedSignal(
   record: GoalRecord,
   events: readonly NewGoalEvent[],
 ): GoalEndedDetail | undefined {
-  const ended = events.find((event) => END_EVENTS.has(event.type));
+  // A sub-goal's model call counted after its end (in flight when it was cancelled) reaches its parent too.
+  const lateUsage =
+    record.spec.parentGoalId !== undefined && events.some((event) => event.type === "model.usage");
+  const ended = events.find((event) => END_EVENTS.has(event.type)) ?? (lateUsage ? events[0] : undefined);
   if (!ended || !isFinal(record.status)) return undefined;
   const abandoned = record.pattern === "plan_execute" && record.status !== "completed";
   const concerned = record.spec.parentGoalId !== undefined || runningSubgoals(record).length > 0 || abandoned;
@@ -84,7 +87,8 @@ export async function handleGoalEnded(
   if (!found || !isFinal(found.record.status)) return { cancelled: [] };
   const record = found.record;
   const parentGoalId = record.spec.parentGoalId;
-  const parent = parentGoalId === undefined ? undefined : await settleEndedChildren(ports, parentGoalId);
+  const parent =
+    parentGoalId === undefined ? undefined : await settleEndedChildren(ports, parentGoalId, record.goalId);
   const cancelled: string[] = [];
   for (const entry of runningSubgoals(record)) {
     if (entry.goalId === undefined) continue;
