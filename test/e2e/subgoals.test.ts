@@ -59,6 +59,57 @@ describe("sub-goals end to end (spawn_subgoal, waiting, usage, cascade, budgets)
     e2e.writeFixture("subgoal-writer-child", {
       reason: [{ toolUse: { name: "workspace_write", input: { path: "child.md", content: "ok" } } }],
     });
+    // A child that must notify (an approval) before it writes: its parent waits on it meanwhile.
+    e2e.writeFixture("subgoal-asking-child", {
+      reason: [
+        { toolUse: { name: "notify", input: { channel: "team", message: "about to write asked.md" } } },
+        { toolUse: { name: "workspace_write", input: { path: "asked.md", content: "ok" } } },
+      ],
+    });
+    e2e.writeFixture("subgoal-asking-parent", {
+      reason: [
+        {
+          toolUse: {
+            name: "spawn_subgoal",
+            input: writingChild("subgoal-asking-child", "asked.md", { tools: ["notify", "workspace_write"] }),
+          },
+        },
+      ],
+    });
+    // A plan whose second step is a sub-goal: the executor's call starts the child the plan wrote.
+    e2e.writeFixture("subgoal-plan-parent", {
+      plan: [
+        {
+          toolUse: {
+            name: "submit_plan",
+            input: {
+              steps: [
+                {
+                  id: "outline",
+                  action: "Write outline.md",
+                  tool: "workspace_write",
+                  expected: "outline.md",
+                  completion: { text: "written" },
+                },
+                {
+                  id: "delegate",
+                  action: "Have a sub-goal write child.md",
+                  tool: "spawn_subgoal",
+                  dependsOn: ["outline"],
+                  expected: "a completed sub-goal",
+                  completion: { text: "the sub-goal completed", expect: { contains: "child.md" } },
+                  subgoal: writingChild("subgoal-writer-child", "child.md"),
+                },
+              ],
+            },
+          },
+        },
+      ],
+      execute: [
+        { toolUse: { name: "workspace_write", input: { path: "outline.md", content: "# outline" } } },
+        { toolUse: { name: "spawn_subgoal", input: {} } },
+      ],
+    });
   }, 120_000);
 
   afterAll(async () => {
@@ -171,7 +222,7 @@ describe("sub-goals end to end (spawn_subgoal, waiting, usage, cascade, budgets)
     }
     const events = await allEvents(e2e.client, goalId);
     expect(events.filter((event) => event.type === "subgoal.ended")).toEqual([
-      expect.objectContaining({ goalId: childId, status: "cancelled" }),
+      expect.objectContaining({ subgoalId: childId, status: "cancelled" }),
     ]);
   }, 120_000);
 
@@ -201,6 +252,73 @@ describe("sub-goals end to end (spawn_subgoal, waiting, usage, cascade, budgets)
     expect(String(toolError?.message)).toContain(
       "limits.maxCostUsd: $5.00 asked, but the parent has $1.00 left",
     );
+  }, 120_000);
+
+  it("shows a child waiting for a human under its parent, and goes on once the human answers", async () => {
+    // Prepare
+    const { goalId } = await e2e.client.submitGoal({
+      objective: "Have a sub-goal write asked.md, telling the team first",
+      successChecks: [
+        {
+          id: "asked",
+          description: "the sub-goal completed with asked.md",
+          verify: { kind: "tool_result", tool: "spawn_subgoal", expect: { contains: "asked.md" } },
+        },
+      ],
+      tools: ["spawn_subgoal", "notify", "workspace_write"],
+      pattern: "react",
+      models: { default: "scripted:subgoal-asking-parent" },
+    });
+
+    // Act: the child asks for its notify
+    const waiting = await until(goalId, (snapshot) => snapshot.children?.[0]?.status === "waiting");
+    const child = waiting.children?.[0];
+
+    // Assess: the parent waits on the child, and says what the child waits for
+    expect(waiting.status).toBe("waiting");
+    expect(waiting.waitingFor?.kind).toBe("subgoal");
+    expect(waiting.waitingFor?.reason).toContain(
+      `sub-goal ${child?.goalId} waits: approve before it runs: notify`,
+    );
+    expect(child?.waitingFor?.kind).toBe("approval");
+    const [approval] = (await e2e.client.listApprovals("pending")).filter(
+      (item) => item.goalId === child?.goalId,
+    );
+    await e2e.client.decideApproval(approval?.approvalId ?? "", "approve");
+    const final = await until(goalId, (snapshot) => ended(snapshot.status));
+    expect(final.status).toBe("completed");
+  }, 120_000);
+
+  it("starts the sub-goal a Plan-and-Execute step describes, and the step is done when it completes", async () => {
+    // Act
+    const { goalId } = await e2e.client.submitGoal({
+      objective: "Write outline.md, then have a sub-goal write child.md",
+      successChecks: [
+        { id: "outline", description: "outline.md exists", verify: { kind: "artifact", path: "outline.md" } },
+        {
+          id: "delegated",
+          description: "the sub-goal completed",
+          verify: { kind: "tool_result", tool: "spawn_subgoal", expect: { contains: "child.md" } },
+        },
+      ],
+      tools: ["spawn_subgoal", "workspace_write"],
+      pattern: "plan_execute",
+      models: { default: "scripted:subgoal-plan-parent" },
+    });
+    const final = await until(goalId, (snapshot) => ended(snapshot.status));
+
+    // Assess: the child has the plan's contract (not the executor's empty input) and completed
+    expect(final.status).toBe("completed");
+    const { items: children } = await e2e.client.listChildren(goalId);
+    expect(children.map((child) => [child.objective, child.status, child.pattern])).toEqual([
+      ["Write child.md", "completed", "react"],
+    ]);
+    const events = await allEvents(e2e.client, goalId);
+    expect(
+      events.find((event) => event.type === "plan.step.observed" && event.stepId === "delegate"),
+    ).toMatchObject({
+      outcome: "success",
+    });
   }, 120_000);
 
   it("refuses parentGoalId and depth in a GoalSpec a user posts, naming the field", async () => {

@@ -424,7 +424,12 @@ export const GoalSnapshotSchema = z.object({
       z.object({
         goalId: z.string(),
         status: GoalStatusSchema,
-        progress: z.object({ overall: z.number().min(0).max(1) }).optional(),
+        progress: z
+          .object({
+            overall: z.number().min(0).max(1),
+            checks: z.record(z.string(), z.enum(["met", "partial", "not_met"])),
+          })
+          .optional(),
         objective: z.string(),
         /** What a waiting child waits for: a human's answer shows here, under its parent. */
         waitingFor: WaitingForSchema.nullable().optional(),

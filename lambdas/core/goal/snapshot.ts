@@ -66,7 +66,7 @@ function childrenOf(record: GoalRecord, current: readonly GoalRecord[] | undefin
       {
         goalId: child.goalId,
         status: child.status,
-        progress: { overall: checkProgress(child).overall },
+        progress: checkProgress(child),
         objective: child.spec.objective,
         waitingFor: child.waitingFor,
       },

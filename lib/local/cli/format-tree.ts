@@ -20,7 +20,10 @@ function treeLine(snapshot: GoalSnapshot): string {
  * A goal and its sub-goals as an indented tree (`goal-loops status`), each child read from the API
  * as it is now: the goal's own line first, then each child's under it, and theirs under them.
  */
-export async function formatGoalTree(client: GoalsClient, root: GoalSnapshot): Promise<string[]> {
+export async function formatGoalTree(
+  client: Pick<GoalsClient, "listChildren">,
+  root: GoalSnapshot,
+): Promise<string[]> {
   const lines = [treeLine(root)];
   const walk = async (goal: GoalSnapshot, prefix: string, depth: number): Promise<void> => {
     if ((goal.children ?? []).length === 0 || depth >= MAX_TREE_DEPTH) return;

@@ -136,7 +136,7 @@ function addEntries(record: GoalRecord, entries: readonly SubgoalEntry[], now: D
             message: entry.refusal?.message ?? "",
           })
         : goalEvent(next, "subgoal.started", now, {
-            goalId: entry.goalId ?? null,
+            subgoalId: entry.goalId ?? null,
             toolUseId: entry.toolUseId,
             pattern: entry.pattern ?? null,
             objective: entry.objective,

@@ -85,7 +85,7 @@ export function recordChildrenEnded(
     };
     events.push(
       goalEvent(record, "subgoal.ended", now, {
-        goalId: child.goalId,
+        subgoalId: child.goalId,
         status,
         toolUseId: entry.toolUseId,
         costUsd: child.usage.costUsd,
@@ -156,7 +156,7 @@ function lateUsage(
   };
   events.push(
     goalEvent(next, "subgoal.usage", now, {
-      goalId: child.goalId,
+      subgoalId: child.goalId,
       modelCalls: delta.modelCalls,
       costUsd: delta.costUsd,
       reason: "a call the sub-goal had in flight when it ended was counted after its end",
