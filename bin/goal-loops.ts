@@ -5,12 +5,21 @@ import { REVISION_TYPES, type RevisionType } from "../lambdas/core/goal/goal-rec
 import type { SuccessCheck } from "../lambdas/core/goal/goal-spec";
 import { DIRECTIVE_FORMS } from "../lambdas/core/human/directive";
 import { CHECK_FORMS, parseCheckClause } from "../lambdas/core/human/directive-checks";
+import { APPROVAL_STATUSES } from "../lambdas/core/ports/goal-store";
 import { loadConfigFile } from "../lib/config/load-config";
 import { McpServerConfigSchema, mcpServerEntry } from "../lib/config/mcp-servers-config";
 import { ConfigError, parseSettings } from "../lib/config/parse-settings";
+import {
+  type ApiTarget,
+  apiOption,
+  clientFor,
+  profileOption,
+  regionOption,
+} from "../lib/local/cli/api-target";
+import { followGoal, type OutputMode } from "../lib/local/cli/follow-goal";
 import { formatApproval, formatSummary } from "../lib/local/cli/format-progress";
 import { formatCompensation, formatGoalTree } from "../lib/local/cli/format-tree";
-import { GoalsApiError, GoalsClient } from "../lib/local/cli/goals-client";
+import { type ApprovalListStatus, GoalsApiError, GoalsClient } from "../lib/local/cli/goals-client";
 import { formatToolListing, listMcpTools, listTools, type ToolListing } from "../lib/local/cli/list-tools";
 import { type ApprovalMode, GoalFileError, runGoal } from "../lib/local/cli/run-goal";
 import { startLocalStack } from "../lib/local/local-stack";
@@ -28,6 +37,7 @@ function parsePort(value: string): number {
 interface RunOptions {
   readonly model?: string;
   readonly json: boolean;
+  readonly events: boolean;
   readonly port: number;
   readonly fixtures: string;
   readonly verbose: boolean;
@@ -36,6 +46,17 @@ interface RunOptions {
 
 const write = (line: string) => process.stdout.write(`${line}\n`);
 const log = (line: string) => process.stderr.write(`${line}\n`);
+
+/** `--json` JSON lines, `--events` raw lines, else the compact live view. */
+function outputMode(options: { json: boolean; events: boolean }): OutputMode {
+  return options.json ? "json" : options.events ? "events" : "view";
+}
+
+/** stdout when it is a terminal and the live view is shown: redrawn in place there. */
+function liveTerminal(options: { json: boolean; events: boolean }) {
+  if (!process.stdout.isTTY || outputMode(options) !== "view") return undefined;
+  return { write: (text: string) => void process.stdout.write(text) };
+}
 
 const program = new Command("goal-loops")
   .description("Run goal-directed agent loops on the local stack (the same cdk.out that `cdk deploy` ships)")
@@ -49,6 +70,7 @@ program
   .argument("<goal.json>", "a GoalSpec file, e.g. examples/goals/write-release-summary.json")
   .option("--model <id>", "model for every role of this goal, e.g. scripted:write-release-summary")
   .option("--json", "print events as JSON lines", false)
+  .option("--events", "print each event as a raw line instead of the live view", false)
   .option(
     "--port <port>",
     "where the local stack listens (started in process when nothing answers)",
@@ -87,8 +109,9 @@ program
         client,
         goalFile,
         model: options.model,
-        json: options.json,
+        mode: outputMode(options),
         write,
+        ...(liveTerminal(options) ? { tty: liveTerminal(options) } : {}),
         approvals,
       });
     } catch (error) {
@@ -123,13 +146,22 @@ function portOption() {
 }
 
 /**
- * Runs one control command against the stack on `port`: exit 1 with a clear message when nothing
- * answers there, or when the API refuses (its status, code and message, e.g. 409 already decided).
+ * Runs one control command against the local stack on `port`, or the deployed API `--api` (signed
+ * with SigV4): exit 1 with a clear message when nothing answers there, or when the API refuses
+ * (its status, code and message, e.g. 409 already decided).
  */
-async function control(port: number, act: (client: GoalsClient) => Promise<void>): Promise<void> {
-  const client = new GoalsClient(`http://127.0.0.1:${port}`);
+async function control(target: ApiTarget, act: (client: GoalsClient) => Promise<void>): Promise<void> {
+  const client = await clientFor(target);
+  if (client === undefined) {
+    process.exitCode = 1;
+    return;
+  }
   if (!(await client.isReachable())) {
-    log(`No local stack answers on http://127.0.0.1:${port}: start one with \`npm start\` (or pass --port).`);
+    log(
+      target.api === undefined
+        ? `No local stack answers on http://127.0.0.1:${target.port}: start one with \`npm start\` (or pass --port).`
+        : `No goals API answers at ${target.api} (check the URL, your credentials and --profile).`,
+    );
     process.exitCode = 1;
     return;
   }
@@ -159,8 +191,11 @@ program
   .argument("<goalId>")
   .addOption(portOption())
   .option("--json", "print the snapshot as JSON", false)
-  .action(async (goalId: string, options: { port: number; json: boolean }) => {
-    await control(options.port, async (client) => {
+  .addOption(apiOption())
+  .addOption(profileOption())
+  .addOption(regionOption())
+  .action(async (goalId: string, options: ApiTarget & { json: boolean }) => {
+    await control(options, async (client) => {
       const snapshot = await client.getGoal(goalId);
       if (options.json) {
         write(JSON.stringify(snapshot, null, 2));
@@ -180,6 +215,97 @@ program
     });
   });
 
+program
+  .command("watch")
+  .description(
+    "Follow a goal live (its event stream): checks filling with evidence, plan steps, activity, cost; exit 0 completed, 1 otherwise once final",
+  )
+  .argument("<goalId>")
+  .addOption(portOption())
+  .option("--events", "print each event as a raw line instead of the live view", false)
+  .option("--json", "print events as JSON lines", false)
+  .addOption(apiOption())
+  .addOption(profileOption())
+  .addOption(regionOption())
+  .action(async (goalId: string, options: ApiTarget & { events: boolean; json: boolean }) => {
+    await control(options, async (client) => {
+      const tty = liveTerminal(options);
+      const final = await followGoal({
+        client,
+        goalId,
+        mode: outputMode(options),
+        screen: { write, ...(tty ? { tty } : {}) },
+      });
+      write(options.json ? JSON.stringify({ type: "summary", snapshot: final }) : formatSummary(final));
+      process.exitCode = final.status === "completed" ? 0 : 1;
+    });
+  });
+
+program
+  .command("approvals")
+  .description(
+    "List approvals (pending by default): the exact action, the goal revision it binds to, the expiry",
+  )
+  .addOption(new Option("--status <status>", "which approvals").choices(APPROVAL_STATUSES).default("pending"))
+  .option("--goal <goalId>", "only this goal's")
+  .option("--json", "print them as JSON", false)
+  .addOption(portOption())
+  .addOption(apiOption())
+  .addOption(profileOption())
+  .addOption(regionOption())
+  .action(async (options: ApiTarget & { status: ApprovalListStatus; goal?: string; json: boolean }) => {
+    await control(options, async (client) => {
+      const approvals = (await client.listApprovals(options.status)).filter(
+        (approval) => options.goal === undefined || approval.goalId === options.goal,
+      );
+      if (options.json) write(JSON.stringify(approvals, null, 2));
+      else if (approvals.length === 0) write(`No ${options.status} approvals`);
+      else for (const approval of approvals) write(formatApproval(approval));
+    });
+  });
+
+program
+  .command("console")
+  .description(
+    "Serve the web console on 127.0.0.1 against a goals API: the local stack, or a deployed one (--api), its calls signed with your AWS credentials",
+  )
+  .addOption(apiOption())
+  .addOption(profileOption())
+  .addOption(regionOption())
+  .addOption(portOption().default(8787).argParser(parsePort))
+  .option("--listen <port>", "where the console listens on 127.0.0.1 (0 picks a free one)", parsePort, 8788)
+  .action(async (options: ApiTarget & { listen: number }) => {
+    const api = options.api ?? `http://127.0.0.1:${options.port}`;
+    // Loaded here only: the other commands never bundle the console nor load the signer.
+    const [{ startConsoleServer }, { SigningSetupError, signedFetch }] = await Promise.all([
+      import("../lib/local/cli/console-server"),
+      import("../lib/local/cli/signed-fetch"),
+    ]);
+    try {
+      const server = await startConsoleServer({
+        apiUrl: api,
+        apiFetch: signedFetch({
+          apiUrl: api,
+          ...(options.profile === undefined ? {} : { profile: options.profile }),
+          ...(options.region === undefined ? {} : { region: options.region }),
+        }),
+        port: options.listen,
+      });
+      write(
+        `goal-loops console on ${server.url}/console (API ${api}${options.api ? ", signed with SigV4" : ""})`,
+      );
+      write("Ctrl+C stops it.");
+      const stop = () => void server.close().then(() => process.exit(0));
+      process.once("SIGINT", stop);
+      process.once("SIGTERM", stop);
+    } catch (error) {
+      if (!(error instanceof SigningSetupError) && Reflect.get(Object(error), "code") !== "EADDRINUSE")
+        throw error;
+      log(error instanceof Error ? error.message : String(error));
+      process.exitCode = 1;
+    }
+  });
+
 for (const decision of ["approve", "reject"] as const) {
   program
     .command(decision)
@@ -190,7 +316,7 @@ for (const decision of ["approve", "reject"] as const) {
     .option("--comment <text>", "why, recorded with the decision")
     .addOption(portOption())
     .action(async (approvalId: string, options: { port: number; comment?: string }) => {
-      await control(options.port, async (client) => {
+      await control(options, async (client) => {
         const approval = await client.decideApproval(approvalId, decision, options.comment);
         write(
           `Approval ${approval.approvalId} ${approval.status} (goal ${approval.goalId}: ${approval.action.summary})`,
@@ -221,7 +347,7 @@ program
       content: string[],
       options: { port: number; type: RevisionType; reason?: string; check: SuccessCheck[] },
     ) => {
-      await control(options.port, async (client) => {
+      await control(options, async (client) => {
         const { revisionId } = await client.revise(goalId, {
           type: options.type,
           content: content.join(" "),
@@ -244,7 +370,7 @@ program
   // `--check …` belongs to the directive's text (as typed in Slack), not to the command.
   .allowUnknownOption()
   .action(async (goalId: string, text: string[], options: { port: number }) => {
-    await control(options.port, async (client) => {
+    await control(options, async (client) => {
       const answer = await client.directive(goalId, text.join(" "));
       if ("revisionId" in answer) write(`Revision ${answer.revisionId} queued for goal ${goalId}`);
       else write(formatSummary(answer));
@@ -266,7 +392,7 @@ program
   .argument("<goalId>")
   .addOption(portOption())
   .action(async (goalId: string, options: { port: number }) => {
-    await control(options.port, async (client) => {
+    await control(options, async (client) => {
       await client.resume(goalId);
       write(`Resume of goal ${goalId} requested`);
     });
@@ -278,7 +404,7 @@ program
   .argument("<goalId>")
   .addOption(portOption())
   .action(async (goalId: string, options: { port: number }) => {
-    await control(options.port, async (client) => {
+    await control(options, async (client) => {
       await client.retry(goalId);
       write(`Retry of goal ${goalId} requested`);
     });
@@ -324,7 +450,7 @@ program
       process.exitCode = 1;
       return;
     }
-    await control(port, async (client) => {
+    await control({ port }, async (client) => {
       const { limits } = await client.setLimits(goalId, patch);
       write(`Limits of goal ${goalId}: ${JSON.stringify(limits)}`);
     });
@@ -337,7 +463,7 @@ program
   .option("--reason <text>", "why, recorded as the stop reason")
   .addOption(portOption())
   .action(async (goalId: string, options: { port: number; reason?: string }) => {
-    await control(options.port, async (client) => {
+    await control(options, async (client) => {
       await client.cancel(goalId, options.reason);
       write(`Cancel of goal ${goalId} requested`);
     });

@@ -1,4 +1,5 @@
 import { GoalLoopsError } from "../core/goal/errors";
+import { isSlackResponseUrl } from "../core/human/slack/response-url";
 
 /**
  * Replaces the message an interaction came from, through the interaction's `response_url`: Slack's
@@ -12,9 +13,6 @@ export class SlackResponseError extends GoalLoopsError {
   override readonly name = "SlackResponseError";
 }
 
-/** Slack's response URLs live here; anything else in a payload is not followed (no request forgery). */
-const RESPONSE_URL_HOST = "hooks.slack.com";
-
 /**
  * Posts to `response_url` with a deadline, so the interaction is still acknowledged within Slack's
  * 3 seconds when Slack is slow: a post cut off by the deadline fails here and is logged by the caller.
@@ -22,10 +20,13 @@ const RESPONSE_URL_HOST = "hooks.slack.com";
 export function fetchSlackResponder(options: { readonly timeoutMs: number }): SlackResponder {
   return {
     async respond(responseUrl, message) {
-      const url = new URL(responseUrl);
-      if (url.protocol !== "https:" || url.hostname !== RESPONSE_URL_HOST) {
-        throw new SlackResponseError(`Not a Slack response URL: ${url.protocol}//${url.hostname}`);
+      // The door refuses a foreign response_url first; this keeps any other caller to Slack's hosts too.
+      if (!isSlackResponseUrl(responseUrl)) {
+        throw new SlackResponseError(
+          "Not a Slack response URL: only https on Slack's hooks hosts is posted to",
+        );
       }
+      const url = new URL(responseUrl);
       const answer = await fetch(url, {
         method: "POST",
         headers: { "content-type": "application/json; charset=utf-8" },

@@ -172,7 +172,8 @@ export class EmailDoor extends Construct {
       "method.request.querystring.approver": false,
       "method.request.querystring.sig": false,
     };
-    for (const verb of ["GET", "POST"]) {
+    // ANY too: another method reaches the handler, which answers 405 with Allow (as locally).
+    for (const verb of ["GET", "POST", "ANY"]) {
       const method = approval.addMethod(verb, integration, {
         authorizationType: AuthorizationType.NONE,
         requestParameters,

@@ -1,5 +1,5 @@
 import { fileURLToPath } from "node:url";
-import { Stack, Token } from "aws-cdk-lib";
+import { Arn, ArnFormat, Stack, Token } from "aws-cdk-lib";
 import {
   AccessLogFormat,
   AuthorizationType,
@@ -20,10 +20,16 @@ import { Construct } from "constructs";
 import { goalSpecJsonSchema, PATTERNS, type Pattern } from "../../lambdas/core/goal/goal-spec";
 import { allowModels } from "./bedrock-model-access";
 import type { GoalEventBus } from "./goal-event-bus";
+import { GoalEventStream } from "./goal-event-stream";
 import { GoalLoopFunction, type GoalLoopLogLevel } from "./goal-loop-function";
 import type { GoalTable } from "./goal-table";
 import { toJsonSchemaDraft4 } from "./json-schema-draft4";
-import { acknowledgeGoalTableGrant, acknowledgeNag, nagReferenceName } from "./nag-acknowledgments";
+import {
+  acknowledgeGoalTableGrant,
+  acknowledgeNag,
+  acknowledgeWildcardResource,
+  nagReferenceName,
+} from "./nag-acknowledgments";
 import type { ResolvedLoopModels } from "./pattern-loop";
 
 /** API Gateway allows 10,000 requests per second per account and region by default. */
@@ -112,6 +118,8 @@ export interface GoalsApiProps {
 export class GoalsApi extends Construct {
   readonly restApi: RestApi;
   readonly handler: GoalLoopFunction;
+  /** The function behind `GET /goals/{goalId}/stream` (Server-Sent Events). */
+  readonly eventStream: GoalEventStream;
   /** The URL of the stage, ending with a slash: `https://{id}.execute-api.{region}.amazonaws.com/v1/`. */
   readonly url: string;
 
@@ -148,8 +156,25 @@ export class GoalsApi extends Construct {
     acknowledgeGoalTableGrant(this.handler.role, props.goalTable);
     for (const stateMachine of Object.values(props.stateMachines)) {
       stateMachine.grantStartExecution(this.handler);
+      // The runs routes read a goal's executions (`${goalId}-${runId}`) of this machine only.
+      stateMachine.grantExecution(this.handler, "states:DescribeExecution", "states:GetExecutionHistory");
+      acknowledgeWildcardResource(
+        this.handler.role,
+        `${Stack.of(this).formatArn({
+          service: "states",
+          resource: "execution",
+          arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+          resourceName: Arn.split(stateMachine.stateMachineArn, ArnFormat.COLON_RESOURCE_NAME).resourceName,
+        })}:*`,
+        "DescribeExecution and GetExecutionHistory name an execution, and a goal's run gets its execution at run time (goalId-runId); the wildcard covers only executions of this one state machine, read only.",
+      );
     }
     props.goalEventBus?.grantPutEvents(this.handler);
+    this.eventStream = new GoalEventStream(this, "EventStream", {
+      goalTable: props.goalTable,
+      logLevel: props.logLevel,
+      logRetention: props.logRetention,
+    });
 
     const accessLogs = new LogGroup(this, "AccessLogs", {
       retention: props.logRetention ?? RetentionDays.ONE_MONTH,
@@ -179,6 +204,7 @@ export class GoalsApi extends Construct {
     this.restApi.node.tryRemoveChild("Endpoint");
     this.url = this.restApi.url;
     this.addRoutes();
+    this.answerOtherMethods();
     this.shapeGatewayErrors();
     this.acknowledgeNagFindings(cloudWatchRole);
   }
@@ -213,8 +239,35 @@ export class GoalsApi extends Construct {
     });
     goal.addResource("events").addMethod("GET", integration, {
       requestValidator: validator,
-      requestParameters: { "method.request.path.goalId": true, "method.request.querystring.after": false },
+      requestParameters: {
+        "method.request.path.goalId": true,
+        "method.request.querystring.after": false,
+        "method.request.querystring.waitSeconds": false,
+      },
     });
+    this.eventStream.addRoute(goal);
+    // What the console reads beyond the snapshot: the contract, evidence, plan and lessons, the runs.
+    goal.addResource("details").addMethod("GET", integration, {
+      requestValidator: validator,
+      requestParameters: { "method.request.path.goalId": true },
+    });
+    const runs = goal.addResource("runs");
+    runs.addMethod("GET", integration, {
+      requestValidator: validator,
+      requestParameters: { "method.request.path.goalId": true },
+    });
+    runs
+      .addResource("{runId}")
+      .addResource("history")
+      .addMethod("GET", integration, {
+        requestValidator: validator,
+        requestParameters: {
+          "method.request.path.goalId": true,
+          "method.request.path.runId": true,
+          "method.request.querystring.nextToken": false,
+          "method.request.querystring.maxResults": false,
+        },
+      });
     goal.addResource("children").addMethod("GET", integration, {
       requestValidator: validator,
       requestParameters: { "method.request.path.goalId": true },
@@ -242,6 +295,17 @@ export class GoalsApi extends Construct {
   }
 
   /**
+   * An ANY method on every resource the routes use, to the same function: a method the resource
+   * does not serve (`DELETE /goals`) reaches the handler, which answers 405 with `Allow`, as the
+   * local runtime does. Without it API Gateway answers 403 "Missing Authentication Token".
+   */
+  private answerOtherMethods(): void {
+    const integration = new LambdaIntegration(this.handler.function, { allowTestInvoke: false });
+    const resources = new Set(this.restApi.methods.map((method) => method.resource));
+    for (const resource of resources) resource.addMethod("ANY", integration);
+  }
+
+  /**
    * The GoalSpec model, from the zod schema (the single source) converted to the draft-4 dialect
    * API Gateway validates with. An L1 model, because the L2 takes CDK's typed JsonSchema.
    */
@@ -261,18 +325,37 @@ export class GoalsApi extends Construct {
   }
 
   /**
-   * API Gateway's own 400 for a body that fails the model, in the API's error shape
-   * (`{error:{code, message, issues}}`). Gateway responses allow no escaping, so the validator's
-   * detail (which holds quotes) cannot go in; the handler's own parse gives precise issues for
-   * what the gateway lets through.
+   * API Gateway's own answers in the API's error shape (`{error:{code, message}}`), so a client
+   * reads every 4xx the same way whether the gateway or the function sent it. Gateway responses
+   * allow no escaping: only `$context.error.messageString` (already a quoted JSON string) and
+   * plain identifiers go into the templates, never the path or a header.
    */
   private shapeGatewayErrors(): void {
+    const template = (code: string, message = "$context.error.messageString", extra = "") => ({
+      "application/json": `{"error":{"code":${code},"message":${message}${extra}},"requestId":"$context.requestId"}`,
+    });
+    // A body that fails the model: the handler's own parse gives precise issues for what gets through.
     this.restApi.addGatewayResponse("BadRequestBody", {
       type: ResponseType.BAD_REQUEST_BODY,
-      templates: {
-        "application/json":
-          '{"error":{"code":"ValidationError","message":$context.error.messageString,"issues":[]},"requestId":"$context.requestId"}',
-      },
+      templates: template('"ValidationError"', undefined, ',"issues":[]'),
+    });
+    // A signed request for a path no resource serves (methods of a served path reach the handler).
+    this.restApi.addGatewayResponse("ResourceNotFound", {
+      type: ResponseType.RESOURCE_NOT_FOUND,
+      templates: template('"RouteNotFound"'),
+    });
+    // API Gateway cannot tell an unknown path from an unsigned request here (both are this 403).
+    this.restApi.addGatewayResponse("MissingAuthenticationToken", {
+      type: ResponseType.MISSING_AUTHENTICATION_TOKEN,
+      templates: template(
+        '"MissingAuthenticationToken"',
+        '"No route for this method and path, or the request is not signed with SigV4 (every goals route takes IAM auth)"',
+      ),
+    });
+    // Every other gateway 4xx (throttled, bad signature, expired token, too large): its type as the code.
+    this.restApi.addGatewayResponse("Default4xx", {
+      type: ResponseType.DEFAULT_4XX,
+      templates: template('"$context.error.responseType"'),
     });
   }
 

@@ -161,10 +161,14 @@ export class SlackDoor extends Construct {
 
   private addRoutes(api: RestApi): void {
     const integration = new LambdaIntegration(this.handler.function, { allowTestInvoke: false });
-    for (const path of [SLACK_ROUTES.interactions, SLACK_ROUTES.commands]) {
+    // ANY too: another method reaches the handler, which answers 405 with Allow (as locally).
+    const routes = [SLACK_ROUTES.interactions, SLACK_ROUTES.commands].flatMap((path) =>
+      ["POST", "ANY"].map((verb) => ({ path, verb })),
+    );
+    for (const { path, verb } of routes) {
       const method = api.root
         .resourceForPath(path)
-        .addMethod("POST", integration, { authorizationType: AuthorizationType.NONE });
+        .addMethod(verb, integration, { authorizationType: AuthorizationType.NONE });
       const reason =
         "Slack signs requests; verified in the handler: Slack cannot sign with SigV4 or present a user-pool token, so the " +
         "route has no API Gateway auth and the handler refuses any request whose v0 signature, timestamp or replay check fails, " +

@@ -118,6 +118,11 @@ export interface ApiRouteSpec {
   readonly resourcePath: string;
   /** The Lambda function of the method's AWS_PROXY integration. */
   readonly functionArn: string;
+  /**
+   * Response streaming (`responseTransferMode: STREAM`): API Gateway invokes the function with
+   * InvokeWithResponseStream and passes its bytes on as they come.
+   */
+  readonly streaming: boolean;
 }
 
 /** An S3 bucket of the template (the goal store's payload bucket), by its local name. */

@@ -1,4 +1,5 @@
 import { mkdirSync } from "node:fs";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { setTimeout as delay } from "node:timers/promises";
 import {
   CreateTableCommand,
@@ -12,6 +13,12 @@ import { TABLE_DESIGN } from "../../lambdas/adapters/table-design";
 import { LOCAL_ENVIRONMENT, type TableSpec } from "./cloud-assembly-model";
 import { listen } from "./listen";
 
+/** A successful write request, and the partition keys of the items it wrote. */
+export interface DynamoWrite {
+  readonly tableName: string;
+  readonly partitionKeys: readonly string[];
+}
+
 export interface LocalDynamo {
   readonly endpoint: string;
   /** Where the tables live: a folder, or `in memory`. */
@@ -24,7 +31,12 @@ export interface LocalDynamo {
  * Tables are ACTIVE as soon as they are created.
  */
 export async function startLocalDynamo(
-  options: { stateDir?: string; port?: number } = {},
+  options: {
+    stateDir?: string;
+    port?: number;
+    /** Told of every write that succeeded (the change feed's source). */
+    onWrite?: (write: DynamoWrite) => void;
+  } = {},
 ): Promise<LocalDynamo> {
   if (options.stateDir !== undefined) mkdirSync(options.stateDir, { recursive: true });
   const server = dynalite({
@@ -33,8 +45,63 @@ export async function startLocalDynamo(
     updateTableMs: 0,
     ...(options.stateDir === undefined ? {} : { path: options.stateDir }),
   });
+  if (options.onWrite !== undefined) observeWrites(server, options.onWrite);
   const running = await listen(server, options.port);
   return { endpoint: running.url, storage: options.stateDir ?? "in memory", stop: running.close };
+}
+
+const WRITE_OPERATIONS = new Set(["PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem"]);
+
+/**
+ * Taps dynalite's requests: after a write answered 200, `onWrite` learns the table and the
+ * partition keys written. Reads the same request body dynalite reads, without changing it.
+ */
+function observeWrites(server: Server, onWrite: (write: DynamoWrite) => void): void {
+  server.prependListener("request", (req: IncomingMessage, res: ServerResponse) => {
+    const operation = String(req.headers["x-amz-target"] ?? "").split(".")[1] ?? "";
+    if (!WRITE_OPERATIONS.has(operation)) return;
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    res.on("finish", () => {
+      if (res.statusCode !== 200) return;
+      for (const write of writesOf(operation, Buffer.concat(chunks).toString("utf8"))) onWrite(write);
+    });
+  });
+}
+
+const PK = TABLE_DESIGN.partitionKey;
+
+interface AttributeMap {
+  readonly [name: string]: { readonly S?: string } | undefined;
+}
+interface WriteRequest {
+  readonly PutRequest?: { readonly Item?: AttributeMap };
+  readonly DeleteRequest?: { readonly Key?: AttributeMap };
+}
+interface WriteBody {
+  readonly TableName?: string;
+  readonly Item?: AttributeMap;
+  readonly Key?: AttributeMap;
+  readonly RequestItems?: Readonly<Record<string, readonly WriteRequest[]>>;
+}
+
+function writesOf(operation: string, text: string): DynamoWrite[] {
+  let body: WriteBody;
+  try {
+    body = JSON.parse(text) as WriteBody;
+  } catch {
+    return [];
+  }
+  const keyOf = (map: AttributeMap | undefined) => map?.[PK]?.S;
+  const present = (keys: (string | undefined)[]) => keys.filter((key): key is string => key !== undefined);
+  if (operation === "BatchWriteItem") {
+    return Object.entries(body.RequestItems ?? {}).map(([tableName, requests]) => ({
+      tableName,
+      partitionKeys: present(requests.map((r) => keyOf(r.PutRequest?.Item) ?? keyOf(r.DeleteRequest?.Key))),
+    }));
+  }
+  if (body.TableName === undefined) return [];
+  return [{ tableName: body.TableName, partitionKeys: present([keyOf(body.Item) ?? keyOf(body.Key)]) }];
 }
 
 export function localDynamoClient(endpoint: string): DynamoDBClient {

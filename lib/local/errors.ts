@@ -89,3 +89,18 @@ export class LambdaFunctionError extends GoalLoopsError {
 export class LocalSecretError extends GoalLoopsError {
   override readonly name = "LocalSecretError";
 }
+
+/** A path segment in a parameter's place is not valid percent-encoding (`%`, `%ZZ`, a cut UTF-8 sequence). */
+export class MalformedPathSegmentError extends GoalLoopsError {
+  override readonly name = "MalformedPathSegmentError";
+  /** The route parameter the segment stood for (`approvalId`). */
+  readonly parameter: string;
+  /** The segment as the client sent it. */
+  readonly segment: string;
+
+  constructor(parameter: string, segment: string) {
+    super(`Path parameter '${parameter}' is not valid percent-encoding`);
+    this.parameter = parameter;
+    this.segment = segment;
+  }
+}

@@ -1,4 +1,5 @@
-import type { JsonValue } from "./cloud-assembly-model";
+import type { JsonObject, JsonValue } from "./cloud-assembly-model";
+import { type HistoryEvent, MAX_HISTORY_EVENTS } from "./execution-history";
 
 export type ExecutionStatus = "RUNNING" | "SUCCEEDED" | "FAILED" | "ABORTED" | "TIMED_OUT";
 
@@ -11,6 +12,16 @@ export interface ExecutionEvent {
 }
 
 const RECENT_EVENTS = 200;
+
+type HistoryEntry = Omit<HistoryEvent, "id" | "previousEventId">;
+
+/** The history event that ends an execution of each final status. */
+const TERMINAL_EVENTS = {
+  SUCCEEDED: "ExecutionSucceeded",
+  FAILED: "ExecutionFailed",
+  ABORTED: "ExecutionAborted",
+  TIMED_OUT: "ExecutionTimedOut",
+} as const;
 
 /** A local Step Functions execution: status, result and counters, updated as its events arrive. */
 export class Execution {
@@ -26,6 +37,9 @@ export class Execution {
   readonly eventCounts: Record<string, number> = {};
   /** The last events, for diagnostics; the full log is drained, not kept. */
   readonly recentEvents: ExecutionEvent[] = [];
+  /** The history (`GetExecutionHistory`) before the final event, which `finish` sets apart. */
+  private readonly historyEntries: HistoryEntry[] = [];
+  private terminalEntry: HistoryEntry | undefined;
   /** Settles when the execution has stopped and its event log is drained. */
   done: Promise<void> = Promise.resolve();
 
@@ -49,6 +63,24 @@ export class Execution {
     if (this.recentEvents.length > RECENT_EVENTS) this.recentEvents.shift();
   }
 
+  /** Appends history events as the engine reports them; terminal ones come from `finish`. */
+  recordHistory(
+    entries: readonly { type: string; details?: { key: string; value: JsonObject } }[],
+    at: Date,
+  ) {
+    for (const entry of entries) {
+      if (Object.values(TERMINAL_EVENTS).some((type) => type === entry.type)) continue;
+      if (this.historyEntries.length >= MAX_HISTORY_EVENTS - 1) return;
+      this.historyEntries.push({ type: entry.type, timestamp: at, details: entry.details });
+    }
+  }
+
+  /** The execution's history as `GetExecutionHistory` numbers it, oldest first, the final event last. */
+  history(): HistoryEvent[] {
+    const entries = this.terminalEntry ? [...this.historyEntries, this.terminalEntry] : this.historyEntries;
+    return entries.map((entry, index) => ({ ...entry, id: index + 1, previousEventId: index }));
+  }
+
   finish(
     status: Exclude<ExecutionStatus, "RUNNING">,
     result: { output?: JsonValue; error?: string; cause?: string } = {},
@@ -59,5 +91,15 @@ export class Execution {
     this.output = result.output;
     this.error = result.error;
     this.cause = result.cause;
+    const type = TERMINAL_EVENTS[status];
+    const key = `${type.charAt(0).toLowerCase()}${type.slice(1)}EventDetails`;
+    const value: JsonObject =
+      status === "SUCCEEDED"
+        ? { output: JSON.stringify(result.output ?? null), outputDetails: { truncated: false } }
+        : {
+            ...(result.error === undefined ? {} : { error: result.error }),
+            ...(result.cause === undefined ? {} : { cause: result.cause }),
+          };
+    this.terminalEntry = { type, timestamp: this.stopDate, details: { key, value } };
   }
 }

@@ -80,6 +80,29 @@ export class LambdaHost {
     }
   }
 
+  /**
+   * InvokeWithResponseStream: the bytes of a streaming handler reach `onChunk` as it writes them.
+   * The sandbox stays taken until the handler returns, as a Lambda invocation does.
+   */
+  async invokeStream(
+    functionRef: string,
+    event: unknown,
+    onChunk: (chunk: Uint8Array) => void,
+    signal?: AbortSignal,
+  ): Promise<void> {
+    const spec = this.find(functionRef);
+    const pool = spec === undefined ? undefined : this.pools.get(spec.arn);
+    if (pool === undefined) {
+      throw new AwsApiError("ResourceNotFoundException", `Function not found: ${functionRef}`, 404);
+    }
+    const sandbox = await this.acquire(pool);
+    try {
+      await sandbox.invokeStream(event, onChunk, signal);
+    } finally {
+      this.release(pool, sandbox);
+    }
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     const sandboxes = [...this.pools.values()].flatMap((pool) => {

@@ -20,6 +20,7 @@ const WorkerMessageSchema = z.union([
   z.object({ type: z.literal("init-error"), error: ErrorPayloadSchema }),
   z.object({ type: z.literal("result"), id: z.string(), ok: z.literal(true), json: z.string() }),
   z.object({ type: z.literal("result"), id: z.string(), ok: z.literal(false), error: ErrorPayloadSchema }),
+  z.object({ type: z.literal("chunk"), id: z.string(), data: z.instanceof(Uint8Array) }),
 ]);
 
 export type LogLine = (functionName: string, line: string, stream: "stdout" | "stderr") => void;
@@ -29,6 +30,8 @@ interface InFlight {
   readonly resolve: (value: JsonValue) => void;
   readonly reject: (error: LambdaFunctionError) => void;
   readonly timer: NodeJS.Timeout;
+  /** A streaming invocation's bytes, as the handler writes them. */
+  readonly onChunk?: (chunk: Uint8Array) => void;
 }
 
 /**
@@ -68,6 +71,10 @@ export class LambdaSandbox {
           this.die(message.error);
           return reject(new LambdaFunctionError(message.error));
         }
+        if (message.type === "chunk") {
+          if (this.inFlight?.id === message.id) this.inFlight.onChunk?.(message.data);
+          return;
+        }
         this.settle(message.id, message.ok ? { json: message.json } : { error: message.error });
       });
       this.worker.on("error", (error) => {
@@ -93,6 +100,26 @@ export class LambdaSandbox {
   }
 
   async invoke(event: unknown): Promise<JsonValue> {
+    return this.run(event);
+  }
+
+  /**
+   * Invokes a handler wrapped in `awslambda.streamifyResponse` (InvokeWithResponseStream): its
+   * bytes reach `onChunk` as it writes them; resolves when it returned and its stream ended.
+   * Aborting `signal` closes the response stream, as a client that went away does.
+   */
+  async invokeStream(
+    event: unknown,
+    onChunk: (chunk: Uint8Array) => void,
+    signal?: AbortSignal,
+  ): Promise<void> {
+    await this.run(event, { onChunk, ...(signal ? { signal } : {}) });
+  }
+
+  private async run(
+    event: unknown,
+    streaming?: { onChunk: (chunk: Uint8Array) => void; signal?: AbortSignal },
+  ): Promise<JsonValue> {
     await this.ready;
     if (this.deadReason !== undefined) throw new LambdaFunctionError(this.deadReason);
     if (this.inFlight !== undefined) throw new Error("a sandbox runs one invocation at a time");
@@ -109,12 +136,16 @@ export class LambdaSandbox {
         this.die(payload);
         void this.worker.terminate();
       }, timeoutSeconds * 1000);
-      this.inFlight = { id, resolve, reject, timer };
+      this.inFlight = { id, resolve, reject, timer, ...(streaming ? { onChunk: streaming.onChunk } : {}) };
+      streaming?.signal?.addEventListener("abort", () => this.worker.postMessage({ type: "abort", id }), {
+        once: true,
+      });
       this.worker.postMessage({
         type: "invoke",
         id,
         requestId: id,
         event,
+        stream: streaming !== undefined,
         deadline: Date.now() + timeoutSeconds * 1000,
       });
     });

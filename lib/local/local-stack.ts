@@ -1,4 +1,6 @@
 import path from "node:path";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { DynamoDbGoalStore } from "../../lambdas/adapters/dynamodb-goal-store";
 import { LOCAL_IDENTITY, startApiServer } from "./api-server";
 import { type BedrockEndpoint, startBedrockEndpoint } from "./bedrock-endpoint";
 import { ensureSynthesized, loadCloudAssembly } from "./cdk-out";
@@ -8,8 +10,10 @@ import {
   type JsonValue,
   LOCAL_ENVIRONMENT,
 } from "./cloud-assembly-model";
+import { consoleFile } from "./console-assets";
 import { createTables, startLocalDynamo } from "./dynamo";
 import { type EventBridgeEndpoint, startEventBridgeEndpoint } from "./eventbridge-endpoint";
+import { type GoalChangeFeed, startGoalChangeFeed } from "./goal-change-feed";
 import { type LambdaEndpoint, startLambdaEndpoint } from "./lambda-endpoint";
 import { LambdaHost } from "./lambda-host";
 import type { LogLine } from "./lambda-sandbox";
@@ -134,9 +138,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const stateDir = options.inMemory
       ? undefined
       : path.resolve(projectDir, options.stateDir ?? ".goal-loops");
-    const dynamo = await startLocalDynamo(
-      stateDir === undefined ? {} : { stateDir: path.join(stateDir, "dynamodb") },
-    );
+    // Writes reach the change feed once it is up (it reads the goal table through the store client).
+    let changeFeed: GoalChangeFeed | undefined;
+    const dynamo = await startLocalDynamo({
+      ...(stateDir === undefined ? {} : { stateDir: path.join(stateDir, "dynamodb") }),
+      onWrite: (write) => changeFeed?.noticeWrite(write),
+    });
     stops.push(dynamo.stop);
     await createTables(dynamo.endpoint, model.tables);
     // The payload bucket's objects are kept beside DynamoDB's data: items point at them.
@@ -147,6 +154,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     stops.push(s3.close);
     const storeClient = localStoreClient({ dynamodb: dynamo.endpoint, s3: s3.url }, payloadSettingsOf(model));
     stops.push(async () => storeClient.destroy());
+    changeFeed = await startGoalChangeFeed({ lastEventSeq: lastEventSeqReader(storeClient, model) });
+    stops.push(changeFeed.close);
 
     // The runner and endpoints call functions through the host, which needs their URLs first.
     let lambdas: LambdaHost | undefined;
@@ -194,8 +203,15 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const api = await startApiServer({
       routes: model.apiRoutes,
       invokeFunction: invoke,
+      invokeStreamingFunction: (functionArn, event, onChunk, signal) => {
+        if (lambdas === undefined) throw new Error("the local stack is still starting");
+        return lambdas.invokeStream(functionArn, event, onChunk, signal);
+      },
       port: options.port ?? 8787,
       localRoutes: { "/_local/outbox": async () => ({ items: await readOutbox() }) },
+      onError: (message, error) => log(error === undefined ? message : `${message}: ${errorText(error)}`),
+      // The web console, built from console/ on its first request.
+      pages: consoleFile,
     });
     stops.push(api.close);
 
@@ -217,6 +233,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         // the doors' secrets come from the environment instead of Secrets Manager.
         NOTIFY_DELIVERY: "outbox",
         PUBLIC_API_URL: `${api.url}/`,
+        // The long poll and the event stream wake on the runtime's change feed instead of polling.
+        GOAL_CHANGE_FEED_URL: changeFeed.url,
         // No CloudWatch here: the goal metrics' EMF lines would only flood the function log.
         POWERTOOLS_METRICS_DISABLED: "true",
         ...secretEnvironment(options.secrets),
@@ -268,6 +286,22 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   }
 }
 
+/** The goal's last event seq from whichever of the stack's goal tables holds it. */
+function lastEventSeqReader(
+  client: DynamoDBDocumentClient,
+  model: CloudAssemblyModel,
+): (goalId: string) => Promise<number | undefined> {
+  const tableNames = [...new Set(model.functions.flatMap((fn) => fn.environment.GOAL_TABLE_NAME ?? []))];
+  const stores = tableNames.map((tableName) => new DynamoDbGoalStore({ client, tableName }));
+  return async (goalId) => {
+    for (const store of stores) {
+      const found = await store.getGoal(goalId);
+      if (found !== undefined) return found.record.lastEventSeq;
+    }
+    return undefined;
+  };
+}
+
 /** The variables that make `notify` send to `endpoints` (see LocalStackOptions.notifyEndpoints). */
 function notifyEnvironment(endpoints: LocalStackOptions["notifyEndpoints"]): Record<string, string> {
   if (endpoints === undefined) return {};
@@ -311,4 +345,9 @@ function withLocalModels(fn: FunctionSpec, modelId: string | undefined): Functio
         : { HEAVY_MODEL_ID: modelId, FAST_MODEL_ID: modelId }),
     },
   };
+}
+
+/** An error as one log line's tail: its stack when it has one (where it failed is what helps). */
+function errorText(error: unknown): string {
+  return error instanceof Error ? (error.stack ?? error.message) : String(error);
 }

@@ -30,7 +30,11 @@ export function readApiRoutes(stack: StackTemplate): ApiRouteSpec[] {
     }
     const method = parsed.data;
     if (method.Integration?.Type !== "AWS_PROXY") return [];
-    const functionArn = /\/functions\/(.+)\/invocations$/.exec(method.Integration.Uri ?? "")?.[1];
+    // `…/2015-03-31/functions/<arn>/invocations`, or `…/2021-11-15/functions/<arn>/response-streaming-invocations`.
+    const uri = /\/functions\/(.+?)\/(response-streaming-invocations|invocations)$/.exec(
+      method.Integration.Uri ?? "",
+    );
+    const functionArn = uri?.[1];
     const resourcePath = paths.get(method.ResourceId);
     if (functionArn === undefined || resourcePath === undefined) {
       throw new CloudAssemblyError(
@@ -38,7 +42,13 @@ export function readApiRoutes(stack: StackTemplate): ApiRouteSpec[] {
       );
     }
     return [
-      { apiLogicalId: method.RestApiId, method: method.HttpMethod.toUpperCase(), resourcePath, functionArn },
+      {
+        apiLogicalId: method.RestApiId,
+        method: method.HttpMethod.toUpperCase(),
+        resourcePath,
+        functionArn,
+        streaming: uri?.[2] === "response-streaming-invocations",
+      },
     ];
   });
 }

@@ -3,6 +3,7 @@ import { type AwsJsonOperation, startAwsJsonServer } from "./aws-json-server";
 import type { JsonObject, JsonValue } from "./cloud-assembly-model";
 import { AwsApiError } from "./errors";
 import type { Execution } from "./execution";
+import type { HistoryEvent } from "./execution-history";
 import type { RunningServer } from "./listen";
 import type { StateMachineRunner } from "./state-machine-runner";
 
@@ -23,6 +24,16 @@ const SendTaskSuccessSchema = TokenSchema.extend({ output: z.string() });
 const SendTaskFailureSchema = TokenSchema.extend({
   error: z.string().optional(),
   cause: z.string().optional(),
+});
+const PageSchema = z.object({
+  maxResults: z.number().int().min(0).max(1000).optional(),
+  nextToken: z.string().optional(),
+});
+const StateMachineArnSchema = z.object({ stateMachineArn: z.string() });
+const GetExecutionHistorySchema = PageSchema.extend({
+  executionArn: z.string(),
+  reverseOrder: z.boolean().optional(),
+  includeExecutionData: z.boolean().optional(),
 });
 const ListExecutionsSchema = z.object({
   stateMachineArn: z.string().optional(),
@@ -66,6 +77,46 @@ function describeExecution(execution: Execution): JsonObject {
     cause: execution.cause,
     redriveCount: 0,
   });
+}
+
+/**
+ * One page of a list, with the position of the next as its token (Step Functions' tokens are
+ * opaque; a number here). A token that is not one of ours is InvalidToken, as AWS answers it.
+ */
+function page<T>(all: readonly T[], maxResults: number | undefined, nextToken: string | undefined) {
+  const start = nextToken === undefined ? 0 : Number(nextToken);
+  if (!Number.isInteger(start) || start < 0 || start > all.length) {
+    throw new AwsApiError("InvalidToken", `Invalid Token: '${nextToken}'`);
+  }
+  const size = maxResults === undefined || maxResults === 0 ? 100 : maxResults;
+  const end = start + size;
+  return { items: all.slice(start, end), nextToken: end < all.length ? String(end) : undefined };
+}
+
+/** A history event on the wire: epoch seconds, and its details under the type's own key. */
+function historyEventJson(event: HistoryEvent, includeData: boolean): JsonObject {
+  const details = event.details;
+  const value =
+    details === undefined || includeData
+      ? details?.value
+      : Object.fromEntries(
+          Object.entries(details.value).filter(([key]) => key !== "input" && key !== "output"),
+        );
+  return withoutUndefined({
+    timestamp: event.timestamp.getTime() / 1000,
+    type: event.type,
+    id: event.id,
+    previousEventId: event.previousEventId,
+    ...(details === undefined || value === undefined ? {} : { [details.key]: value }),
+  });
+}
+
+function knownMachine(runner: StateMachineRunner, stateMachineArn: string) {
+  const machine = runner.stateMachines().find((spec) => spec.arn === stateMachineArn);
+  if (machine === undefined) {
+    throw new AwsApiError("StateMachineDoesNotExist", `State Machine Does Not Exist: '${stateMachineArn}'`);
+  }
+  return machine;
 }
 
 function existing(runner: StateMachineRunner, executionArn: string): Execution {
@@ -118,6 +169,44 @@ export function startSfnEndpoint(runner: StateMachineRunner, port = 0): Promise<
         ),
         nextToken: start + pageSize < all.length ? String(start + pageSize) : undefined,
       });
+    },
+    GetExecutionHistory: (request) => {
+      const { executionArn, maxResults, nextToken, reverseOrder, includeExecutionData } = parse(
+        GetExecutionHistorySchema,
+        request,
+      );
+      const history = existing(runner, executionArn).history();
+      const ordered = reverseOrder ? history.reverse() : history;
+      const { items, nextToken: next } = page(ordered, maxResults, nextToken);
+      return withoutUndefined({
+        events: items.map((event) => historyEventJson(event, includeExecutionData ?? true)),
+        nextToken: next,
+      });
+    },
+    ListStateMachines: (request) => {
+      const { maxResults, nextToken } = parse(PageSchema, request);
+      const { items, nextToken: next } = page(runner.stateMachines(), maxResults, nextToken);
+      return withoutUndefined({
+        stateMachines: items.map((spec) => ({
+          stateMachineArn: spec.arn,
+          name: spec.name,
+          type: spec.type,
+          creationDate: runner.createdAt.getTime() / 1000,
+        })),
+        nextToken: next,
+      });
+    },
+    DescribeStateMachine: (request) => {
+      const spec = knownMachine(runner, parse(StateMachineArnSchema, request).stateMachineArn);
+      return {
+        stateMachineArn: spec.arn,
+        name: spec.name,
+        status: "ACTIVE",
+        definition: JSON.stringify(spec.definition),
+        roleArn: `arn:aws:iam::000000000000:role/${spec.name}-role`,
+        type: spec.type,
+        creationDate: runner.createdAt.getTime() / 1000,
+      };
     },
     SendTaskSuccess: (request) => {
       const { taskToken, output } = parse(SendTaskSuccessSchema, request);

@@ -10,6 +10,7 @@ import {
 import type { JsonObject, JsonValue, StateMachineSpec } from "./cloud-assembly-model";
 import { AwsApiError, CloudAssemblyError } from "./errors";
 import { Execution, type ExecutionStatus } from "./execution";
+import { historyEventsOf } from "./execution-history";
 import { parseJson } from "./json";
 import { prepareDefinition } from "./prepare-definition";
 import { walkStates } from "./read-state-machines";
@@ -51,6 +52,8 @@ export class StateMachineRunner {
   /** How to stop each running execution (the engine's abort plus our bookkeeping). */
   private readonly aborters = new Map<string, (details: { error?: string; cause?: string }) => void>();
   private readonly options: StateMachineRunnerOptions;
+  /** When the runner loaded the machines: their `creationDate` locally. */
+  readonly createdAt = new Date();
 
   constructor(options: StateMachineRunnerOptions) {
     this.options = options;
@@ -71,6 +74,11 @@ export class StateMachineRunner {
 
   stateMachineArns(): string[] {
     return [...this.machines.keys()];
+  }
+
+  /** The state machines this runner runs, as read from cdk.out. */
+  stateMachines(): StateMachineSpec[] {
+    return [...this.machines.values()].map((machine) => machine.spec);
   }
 
   /**
@@ -149,6 +157,7 @@ export class StateMachineRunner {
       invokeFunction: this.options.invokeFunction,
       startExecution: (arn, input, name) => this.startExecution(arn, input, name),
     });
+    const roleArn = `arn:aws:iam::000000000000:role/${machine.spec.name}-role`;
     const run = machine.engine.run(execution.input, {
       overrides: {
         taskResourceLocalHandlers: handlers,
@@ -166,7 +175,7 @@ export class StateMachineRunner {
         Execution: {
           Id: execution.executionArn,
           Name: execution.name,
-          RoleArn: `arn:aws:iam::000000000000:role/${machine.spec.name}-role`,
+          RoleArn: roleArn,
           RedriveCount: 0,
         },
         StateMachine: { Id: machine.spec.arn, Name: machine.spec.name },
@@ -192,6 +201,7 @@ export class StateMachineRunner {
         const stateName = "state" in event ? event.state.name : undefined;
         const error = "Error" in event ? String(event.Error) : undefined;
         execution.record({ type: event.type, timestamp: event.timestamp, stateName, error });
+        execution.recordHistory(historyEventsOf(event, roleArn), new Date(event.timestamp));
         // The engine timed a task out: release its callback wait so a late answer gets TaskTimedOut.
         if (event.type === "StateFailed" && stateName !== undefined && error === "States.Timeout") {
           tokens.cancel(execution.executionArn, "States.Timeout", stateName);

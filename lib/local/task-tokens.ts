@@ -31,11 +31,21 @@ export class TaskTokenRegistry {
   /** Tokens that were answered, timed out or cancelled: a late answer gets TaskTimedOut. */
   private readonly closed = new Set<string>();
   private unclaimed: string | undefined;
+  /** Every token handed to a task, so tests can check none ever leaves where it belongs. */
+  private readonly minted = new Set<string>();
 
   /** For the context object's `Task.Token` getter: one token per Task state entry. */
   mintForContext(): string {
-    this.unclaimed ??= randomBytes(48).toString("base64url");
+    if (this.unclaimed === undefined) {
+      this.unclaimed = randomBytes(48).toString("base64url");
+      this.minted.add(this.unclaimed);
+    }
     return this.unclaimed;
+  }
+
+  /** Every token this registry minted so far (answered or not). */
+  issued(): string[] {
+    return [...this.minted];
   }
 
   /** Takes the token minted for the Task that is starting, if its Parameters read one. */

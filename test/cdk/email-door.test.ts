@@ -63,7 +63,7 @@ describe("EmailDoor", () => {
     );
 
     // Assess
-    expect(methods.map((method) => method.Properties.HttpMethod).sort()).toEqual(["GET", "POST"]);
+    expect(methods.map((method) => method.Properties.HttpMethod).sort()).toEqual(["ANY", "GET", "POST"]);
     for (const method of methods) {
       expect(method.Properties.AuthorizationType).toBe("NONE");
       expect(JSON.stringify(method.Properties.Integration)).toContain(functionId);

@@ -75,10 +75,10 @@ describe("GoalLoopsStack as bin/app.ts builds it", () => {
     template.resourceCountIs("AWS::SQS::Queue", 1);
     template.hasResource("AWS::DynamoDB::Table", { DeletionPolicy: "Retain" });
     template.resourceCountIs("AWS::StepFunctions::StateMachine", 3);
-    // 7 shared steps, the patterns' own steps, the API, resume handler, email and Slack doors, and
-    // Operations' pending-approvals probe.
+    // 7 shared steps, the patterns' own steps, the API and its event stream, resume handler, email
+    // and Slack doors, and Operations' pending-approvals probe.
     const patternSteps = Object.values(LOOPS).flat().length;
-    template.resourceCountIs("AWS::Lambda::Function", SHARED_STEPS.length + patternSteps + 5);
+    template.resourceCountIs("AWS::Lambda::Function", SHARED_STEPS.length + patternSteps + 6);
     template.resourceCountIs("AWS::ApiGateway::RestApi", 1);
     for (const suffix of ["react", "plan-execute", "reflexion"]) {
       template.hasResourceProperties("AWS::StepFunctions::StateMachine", {
@@ -254,10 +254,14 @@ describe("GoalLoopsStack as bin/app.ts builds it", () => {
     // probe only reads them (an offloaded approval item), and no other role has any S3 action
     const probe = goalStoreFunction(template, "Operations/PendingApprovalsProbe");
     const probeS3 = allowedActionsOf(template, roleOf(probe));
-    expect(functions.size).toBe(resourcesOf(template, "AWS::Lambda::Function").size - 1);
-    expect(rolesWithS3.sort()).toEqual([...functionRoles, roleOf(probe)].sort());
+    // The event stream only reads too (GoalTable.grantReadData).
+    const stream = goalStoreFunction(template, "GoalsApi/EventStream/Handler");
+    const streamS3 = allowedActionsOf(template, roleOf(stream));
+    expect(functions.size).toBe(resourcesOf(template, "AWS::Lambda::Function").size - 2);
+    expect(rolesWithS3.sort()).toEqual([...functionRoles, roleOf(probe), roleOf(stream)].sort());
     expect(probeS3.actions.filter((action) => action.startsWith("s3:"))).toEqual(["s3:GetObject"]);
     expect(probeS3.resourcesOf("s3:GetObject")).toEqual([`${arnOf(bucketId)}/*`]);
+    expect(streamS3.actions.some((action) => action.startsWith("s3:Put"))).toBe(false);
     for (const [path, fn] of functions) {
       const allowed = allowedActionsOf(template, roleOf(fn));
       expect(allowed.actions.filter((action) => action.startsWith("s3:")).sort(), path).toEqual([
@@ -517,6 +521,13 @@ function expectedAcknowledgments(template: Template): string[] {
       ),
     ),
     ...executions.map((arn) => `AwsSolutions-IAM5[Resource::${arn}] @ ${policyOf("ResumeHandler/Function")}`),
+    // The API reads its runs: DescribeExecution and GetExecutionHistory on each machine's executions.
+    ...executions.map((arn) => `AwsSolutions-IAM5[Resource::${arn}] @ ${policyOf("GoalsApi/Handler")}`),
+    // The event stream: its runtime pin and X-Ray, and the goal store read-only.
+    `AwsSolutions-L1 @ ${at("GoalsApi/EventStream/Handler/Function/Resource")}`,
+    `AwsSolutions-IAM5[Resource::*] @ ${policyOf("GoalsApi/EventStream/Handler")}`,
+    `AwsSolutions-IAM5[Resource::<${tableId}.Arn>/index/*] @ ${policyOf("GoalsApi/EventStream/Handler")}`,
+    `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/*] @ ${policyOf("GoalsApi/EventStream/Handler")}`,
     // The API, the resume handler, RequestApproval and AwaitSubgoals (a sub-goal's) set deadline
     // schedules, in the stack's own group only.
     ...[
@@ -545,14 +556,29 @@ function expectedAcknowledgments(template: Template): string[] {
       "goals/{goalId}/GET",
       "goals/{goalId}/events/GET",
       "goals/{goalId}/children/GET",
+      "goals/{goalId}/stream/GET",
+      "goals/{goalId}/details/GET",
+      "goals/{goalId}/runs/GET",
+      "goals/{goalId}/runs/{runId}/history/GET",
       ...["revisions", "directive", "resume", "retry", "limits", "cancel"].map(
         (control) => `goals/{goalId}/${control}/POST`,
       ),
       "approvals/GET",
       "approvals/{approvalId}/POST",
+      // The ANY method of each served path, for the handler's 405 with Allow.
+      ...[
+        "goals",
+        "goals/{goalId}",
+        "goals/{goalId}/events",
+        ...["revisions", "directive", "resume", "retry", "limits", "cancel"].map(
+          (control) => `goals/{goalId}/${control}`,
+        ),
+        "approvals",
+        "approvals/{approvalId}",
+      ].map((path) => `${path}/ANY`),
     ].map((method) => `AwsSolutions-COG4 @ ${at(`GoalsApi/RestApi/Default/${method}/Resource`)}`),
     `AwsSolutions-SMG4 @ ${at("EmailDoor/LinkSecret/Resource")}`,
-    ...["GET", "POST"].flatMap((verb) =>
+    ...["GET", "POST", "ANY"].flatMap((verb) =>
       ["APIG4", "COG4"].map(
         (rule) =>
           `AwsSolutions-${rule} @ ${at(`GoalsApi/RestApi/Default/email/approvals/{approvalId}/${verb}/Resource`)}`,
@@ -562,8 +588,11 @@ function expectedAcknowledgments(template: Template): string[] {
       (secret) => `AwsSolutions-SMG4 @ ${at(`SlackDoor/${secret}/Resource`)}`,
     ),
     ...["interactions", "commands"].flatMap((route) =>
-      ["APIG4", "COG4"].map(
-        (rule) => `AwsSolutions-${rule} @ ${at(`GoalsApi/RestApi/Default/slack/${route}/POST/Resource`)}`,
+      ["POST", "ANY"].flatMap((verb) =>
+        ["APIG4", "COG4"].map(
+          (rule) =>
+            `AwsSolutions-${rule} @ ${at(`GoalsApi/RestApi/Default/slack/${route}/${verb}/Resource`)}`,
+        ),
       ),
     ),
   ];

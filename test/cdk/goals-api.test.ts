@@ -76,8 +76,10 @@ describe("GoalsApi", () => {
   });
 
   it("serves exactly the goals and goal-control routes, each through the API function as a Lambda proxy", () => {
-    // Act
-    const routes = routesOf(template);
+    // Act: the event stream has a function of its own (below).
+    const routes = new Map(
+      [...routesOf(template)].filter(([route]) => route !== "GET /goals/{goalId}/stream"),
+    );
 
     // Assess
     expect([...routes.keys()].sort()).toEqual(
@@ -86,6 +88,9 @@ describe("GoalsApi", () => {
         "GET /goals/{goalId}",
         "GET /goals/{goalId}/events",
         "GET /goals/{goalId}/children",
+        "GET /goals/{goalId}/details",
+        "GET /goals/{goalId}/runs",
+        "GET /goals/{goalId}/runs/{runId}/history",
         "POST /goals",
         "POST /goals/{goalId}/revisions",
         "POST /goals/{goalId}/directive",
@@ -95,6 +100,21 @@ describe("GoalsApi", () => {
         "POST /goals/{goalId}/cancel",
         "GET /approvals",
         "POST /approvals/{approvalId}",
+        // Every other method of a served path reaches the function, which answers 405 with Allow.
+        ...[
+          "/goals",
+          "/goals/{goalId}",
+          "/goals/{goalId}/events",
+          "/goals/{goalId}/stream",
+          "/goals/{goalId}/details",
+          "/goals/{goalId}/runs",
+          "/goals/{goalId}/runs/{runId}/history",
+          ...["revisions", "directive", "resume", "retry", "limits", "cancel"].map(
+            (c) => `/goals/{goalId}/${c}`,
+          ),
+          "/approvals",
+          "/approvals/{approvalId}",
+        ].map((path) => `ANY ${path}`),
       ].sort(),
     );
     for (const [route, method] of routes) {
@@ -146,6 +166,7 @@ describe("GoalsApi", () => {
     expect(routes.get("GET /goals/{goalId}/events")?.Properties.RequestParameters).toEqual({
       "method.request.path.goalId": true,
       "method.request.querystring.after": false,
+      "method.request.querystring.waitSeconds": false,
     });
     for (const control of ["revisions", "directive", "resume", "retry", "limits", "cancel"]) {
       expect(routes.get(`POST /goals/{goalId}/${control}`)?.Properties.RequestParameters, control).toEqual({
@@ -166,20 +187,56 @@ describe("GoalsApi", () => {
     });
   });
 
-  it("answers a body the model rejects in the API's error shape", () => {
-    // Prepare
-    const [, response] = onlyResource(template, "AWS::ApiGateway::GatewayResponse");
+  /** The gateway response of a type, with its JSON template rendered as API Gateway would. */
+  function gatewayResponse(type: string, messageString = "a message"): { status: unknown; body: unknown } {
+    const [, response] = [...resourcesOf(template, "AWS::ApiGateway::GatewayResponse")].find(
+      ([, candidate]) => candidate.Properties.ResponseType === type,
+    ) ?? ["", undefined];
+    if (!response) throw new Error(`no gateway response of type ${type}`);
     const body = String(Reflect.get(Object(response.Properties.ResponseTemplates), "application/json"));
-
-    // Act: API Gateway substitutes the variables; messageString arrives as a quoted JSON string
+    // API Gateway substitutes the variables; messageString arrives as a quoted JSON string.
     const rendered = body
-      .replace("$context.error.messageString", JSON.stringify("Invalid request body"))
+      .replace("$context.error.messageString", JSON.stringify(messageString))
+      .replace("$context.error.responseType", type)
       .replace("$context.requestId", "req-1");
+    return { status: response.Properties.StatusCode, body: JSON.parse(rendered) };
+  }
+
+  it("answers a body the model rejects in the API's error shape", () => {
+    // Act
+    const { body } = gatewayResponse("BAD_REQUEST_BODY", "Invalid request body");
 
     // Assess
-    expect(response.Properties.ResponseType).toBe("BAD_REQUEST_BODY");
-    expect(JSON.parse(rendered)).toEqual({
+    expect(body).toEqual({
       error: { code: "ValidationError", message: "Invalid request body", issues: [] },
+      requestId: "req-1",
+    });
+  });
+
+  it("answers an unknown path RouteNotFound, and an unsigned or unroutable request, in the API's error shape", () => {
+    // Act
+    const notFound = gatewayResponse("RESOURCE_NOT_FOUND", "Not Found");
+    const missingToken = gatewayResponse("MISSING_AUTHENTICATION_TOKEN");
+
+    // Assess: the status codes stay API Gateway's own (404, 403)
+    expect(notFound).toEqual({
+      status: undefined,
+      body: { error: { code: "RouteNotFound", message: "Not Found" }, requestId: "req-1" },
+    });
+    expect(missingToken.status).toBeUndefined();
+    expect(missingToken.body).toEqual({
+      error: { code: "MissingAuthenticationToken", message: expect.stringContaining("No route") },
+      requestId: "req-1",
+    });
+  });
+
+  it("answers every other gateway 4xx in the API's error shape, its type as the code", () => {
+    // Act
+    const { body } = gatewayResponse("DEFAULT_4XX", "Too Many Requests");
+
+    // Assess
+    expect(body).toEqual({
+      error: { code: "DEFAULT_4XX", message: "Too Many Requests" },
       requestId: "req-1",
     });
   });
@@ -261,9 +318,44 @@ describe("GoalsApi", () => {
     expect(resourcesAllowed(statements, "events:PutEvents")).toEqual([arnOf(busId)]);
   });
 
-  it("lets API Gateway invoke the function from the stage's thirteen methods only (no console test invocations)", () => {
+  it("lets API Gateway invoke the function from the stage's methods only (no console test invocations)", () => {
+    // Assess: sixteen routes on sixteen resources (one of them, the event stream, to a function of
+    // its own) and an ANY on each resource, to the API function
+    template.resourceCountIs("AWS::Lambda::Permission", 33);
+  });
+
+  it("streams GET /goals/{goalId}/stream from a read-only function of its own (REST response streaming)", () => {
+    // Prepare
+    const stream = routesOf(template).get("GET /goals/{goalId}/stream");
+    const [streamId, streamFunction] = onlyResource(template, "AWS::Lambda::Function", "GoalsApiEventStream");
+    const statements = allowStatementsOf(template, roleOf(streamFunction));
+
     // Assess
-    template.resourceCountIs("AWS::Lambda::Permission", 13);
+    expect(stream?.Properties.AuthorizationType).toBe("AWS_IAM");
+    expect(stream?.Properties.Integration).toMatchObject({
+      Type: "AWS_PROXY",
+      ResponseTransferMode: "STREAM",
+      TimeoutInMillis: 900_000,
+    });
+    expect(flattenReferences(Reflect.get(Object(stream?.Properties.Integration), "Uri"))).toContain(
+      `/2021-11-15/functions/${arnOf(streamId)}/response-streaming-invocations`,
+    );
+    expect(streamFunction.Properties.Timeout).toBe(900);
+    expect(resourcesAllowed(statements, "dynamodb:Query").length).toBeGreaterThan(0);
+    expect(resourcesAllowed(statements, "dynamodb:PutItem")).toEqual([]);
+  });
+
+  it("lets the API function read its runs' executions of its own state machines only", () => {
+    // Prepare
+    const statements = allowStatementsOf(template, roleOf(synthesized.handler));
+
+    // Assess
+    for (const action of ["states:DescribeExecution", "states:GetExecutionHistory"]) {
+      const resources = resourcesAllowed(statements, action);
+      expect(resources).toHaveLength(1);
+      expect(resources[0]).toMatch(/:execution:.*:\*$/);
+    }
+    expect(resourcesAllowed(statements, "states:ListExecutions")).toEqual([]);
   });
 
   it.each<[string, Partial<GoalsApiProps>, RegExp]>([

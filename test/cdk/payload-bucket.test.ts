@@ -392,10 +392,13 @@ describe("GoalLoopsStack's payloads prop", () => {
       });
       // The doors write approval items only, so only approvals' payload objects (door-policies.test.ts).
       const door = /^goal-loops (Slack|email) door:/.test(String(fn.Properties.Description));
-      // The pending-approvals probe only reads.
-      const probe = String(fn.Properties.Description).startsWith("goal-loops PendingApprovalsProbe");
+      // The pending-approvals probe and the event stream only read.
+      const description = String(fn.Properties.Description);
+      const readOnly =
+        description.startsWith("goal-loops PendingApprovalsProbe") ||
+        description.startsWith("goal-loops event stream");
       expect(allowedActionsOf(template, roleOf(fn)).resourcesOf("s3:PutObject")).toEqual(
-        probe ? [] : [door ? `${arnOf(bucketId)}/APPROVAL/*` : `${arnOf(bucketId)}/*`],
+        readOnly ? [] : [door ? `${arnOf(bucketId)}/APPROVAL/*` : `${arnOf(bucketId)}/*`],
       );
     }
   });

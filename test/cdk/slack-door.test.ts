@@ -66,7 +66,9 @@ describe("SlackDoor", () => {
       slack.map((method) => [method.Properties.HttpMethod, method.Properties.AuthorizationType]),
     ).toEqual([
       ["POST", "NONE"],
+      ["ANY", "NONE"],
       ["POST", "NONE"],
+      ["ANY", "NONE"],
     ]);
     for (const method of slack) expect(JSON.stringify(method.Properties.Integration)).toContain(functionId);
     expect(others.map((method) => method.Properties.AuthorizationType)).toEqual(others.map(() => "AWS_IAM"));

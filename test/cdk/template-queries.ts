@@ -74,12 +74,20 @@ export function flattenReferences(node: unknown): string {
     const [logicalId, attribute] = reference["Fn::GetAtt"];
     return attribute === "Arn" ? arnOf(logicalId) : `<${logicalId}.${attribute}>`;
   }
+  if ("Fn::Select" in reference) {
+    // A part of a split ARN (a state machine's name in its executions' ARN): `<part 6 of <X>>`.
+    const [index, split] = reference["Fn::Select"];
+    return `<part ${index} of ${flattenReferences(split["Fn::Split"][1])}>`;
+  }
   return `<${reference.Ref}>`;
 }
 
 const ReferenceSchema = z.union([
   z.object({ "Fn::Join": z.tuple([z.string(), z.array(z.unknown())]) }),
   z.object({ "Fn::GetAtt": z.tuple([z.string(), z.string()]) }),
+  z.object({
+    "Fn::Select": z.tuple([z.number(), z.object({ "Fn::Split": z.tuple([z.string(), z.unknown()]) })]),
+  }),
   z.object({ Ref: z.string() }),
 ]);
 

@@ -231,9 +231,8 @@ describe("goal-loops control subcommands and approvals during run (the CLI)", ()
     const exitCode = await runGoal({
       client: e2e.client,
       goalFile,
-      json: false,
+      mode: "view",
       write: (line) => lines.push(line),
-      pollIntervalMs: 100,
       approvals: {
         kind: "prompt",
         ask: async (question) => {
@@ -258,9 +257,8 @@ describe("goal-loops control subcommands and approvals during run (the CLI)", ()
     const exitCode = await runGoal({
       client: e2e.client,
       goalFile,
-      json: false,
+      mode: "view",
       write: (line) => lines.push(line),
-      pollIntervalMs: 100,
       approvals: { kind: "prompt", ask: async () => "skip" },
     });
 

@@ -1,12 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { matchRoute } from "../../lib/local/api-routes";
+import { allowedMethods, matchRoute } from "../../lib/local/api-routes";
 import type { ApiRouteSpec } from "../../lib/local/cloud-assembly-model";
+import { MalformedPathSegmentError } from "../../lib/local/errors";
 
 const route = (method: string, resourcePath: string): ApiRouteSpec => ({
   apiLogicalId: "Api",
   method,
   resourcePath,
   functionArn: `fn:${method}:${resourcePath}`,
+  streaming: false,
 });
 
 const routes = [
@@ -53,5 +55,39 @@ describe("matchRoute", () => {
   ])("finds no route for %s %s", (method, path) => {
     // Act + Assess
     expect(matchRoute(routes, method, path)).toBeUndefined();
+  });
+
+  it.each([
+    ["/goals/%", "goalId", "%"],
+    ["/goals/%ZZ/events", "goalId", "%ZZ"],
+    ["/goals/%E0%A4%A", "goalId", "%E0%A4%A"],
+    ["/files/ok/%", "proxy", "%"],
+  ])("refuses %s: the %s segment is not valid percent-encoding", (path, parameter, segment) => {
+    // Act
+    const match = () => matchRoute(routes, "GET", path);
+
+    // Assess
+    expect(match).toThrow(MalformedPathSegmentError);
+    expect(match).toThrow(expect.objectContaining({ parameter, segment }));
+  });
+
+  it("keeps a path parameter named like a prototype key an ordinary value", () => {
+    // Act
+    const match = matchRoute(routes, "GET", "/goals/__proto__");
+
+    // Assess
+    expect(match?.pathParameters).toEqual({ goalId: "__proto__" });
+    expect(Object.getPrototypeOf(match?.pathParameters)).toBe(Object.prototype);
+  });
+
+  it.each([
+    ["/goals", ["GET", "POST"]],
+    ["/goals/g-1/events", ["GET"]],
+    ["/goals/%/events", ["GET"]],
+    ["/nothing", []],
+    ["/goals/g-1/events/extra", []],
+  ])("names the methods that serve %s, for a 405's Allow", (path, methods) => {
+    // Act + Assess
+    expect(allowedMethods(routes, path)).toEqual(methods);
   });
 });

@@ -1,12 +1,18 @@
+import { once } from "node:events";
+import { connect } from "node:net";
 import type { APIGatewayProxyEvent } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startApiServer } from "../../lib/local/api-server";
+import { MAX_LOCAL_REQUEST_BYTES, startApiServer } from "../../lib/local/api-server";
 import { loadCloudAssembly } from "../../lib/local/cdk-out";
 import type { CloudAssemblyModel } from "../../lib/local/cloud-assembly-model";
 import { LambdaHost } from "../../lib/local/lambda-host";
 import type { RunningServer } from "../../lib/local/listen";
 import { synthFixtureApp } from "./fixtures/fixture-app";
 import { collectingLog } from "./support";
+
+interface ErrorBody {
+  readonly error: { readonly code: string; readonly message: string; readonly requestId?: string };
+}
 
 interface Echo {
   readonly event: APIGatewayProxyEvent;
@@ -91,15 +97,27 @@ describe("the local API server", () => {
     expect(event).toMatchObject({ resource: "/things/{proxy+}", pathParameters: { proxy: "a/b/c" } });
   });
 
-  it("answers an unknown route with a JSON 404 naming it", async () => {
+  it("answers an unknown route 404 RouteNotFound in the API's error shape, naming it", async () => {
     // Act
     const response = await fetch(`${server.url}/nope`);
-    const body = (await response.json()) as { message: string };
+    const body = (await response.json()) as ErrorBody;
 
     // Assess
     expect(response.status).toBe(404);
-    expect(body.message).toContain("No route for GET /nope");
-    expect(body.message).toContain("GET /items/{id}");
+    expect(body.error.code).toBe("RouteNotFound");
+    expect(body.error.message).toContain("No route for GET /nope");
+    expect(body.error.message).toContain("GET /items/{id}");
+  });
+
+  it("answers a served path under another method 405 with Allow, in the API's error shape", async () => {
+    // Act
+    const response = await fetch(`${server.url}/items/i-1`, { method: "DELETE" });
+    const body = (await response.json()) as ErrorBody;
+
+    // Assess
+    expect(response.status).toBe(405);
+    expect(response.headers.get("allow")).toBe("GET");
+    expect(body.error.code).toBe("MethodNotAllowed");
   });
 
   it("answers a failing function with 502 as API Gateway does, and reports the error", async () => {
@@ -111,4 +129,102 @@ describe("the local API server", () => {
     expect(await response.json()).toEqual({ message: "Internal server error" });
     expect(errors.some((e) => e.includes("/things/boom"))).toBe(true);
   });
+
+  it.each(["%", "%ZZ", "%E0%A4%A"])(
+    "answers a bad percent escape in a parameter (%s) 400 naming the parameter, and serves on",
+    async (segment) => {
+      // Act
+      const response = await fetch(`${server.url}/items/${segment}/events`);
+      const body = (await response.json()) as ErrorBody;
+      const after = await fetch(`${server.url}/items/i-1`);
+
+      // Assess
+      expect(response.status).toBe(400);
+      expect(body.error).toMatchObject({ code: "ValidationError", message: expect.stringContaining("id:") });
+      expect(body.error.message).toContain(segment);
+      expect(after.status).toBe(200);
+    },
+  );
+
+  it.each(["__proto__", "constructor", "toString", "hasOwnProperty"])(
+    "passes a query and a header named %s through as ordinary names",
+    async (name) => {
+      // Act: raw bytes, since fetch drops a header named __proto__
+      const raw = await rawRequest(
+        server.port,
+        `GET /items/i-1?${name}=q&${name}=r&after=1 HTTP/1.1\r\nHost: x\r\n${name}: h\r\nConnection: close\r\n\r\n`,
+      );
+      const { event } = JSON.parse(raw.slice(raw.indexOf("\r\n\r\n") + 4)) as Echo;
+
+      // Assess
+      expect(raw).toMatch(/^HTTP\/1\.1 200 /);
+      expect(Object.entries(event.queryStringParameters ?? {})).toContainEqual([name, "r"]);
+      expect(Object.entries(event.multiValueQueryStringParameters ?? {})).toContainEqual([name, ["q", "r"]]);
+      expect(Object.entries(event.headers)).toContainEqual([name, "h"]);
+    },
+  );
+
+  it("answers a body larger than API Gateway takes 413 in the API's error shape", async () => {
+    // Act
+    const response = await fetch(`${server.url}/items`, {
+      method: "POST",
+      body: Buffer.alloc(MAX_LOCAL_REQUEST_BYTES + 1, 0x61),
+    });
+    const body = (await response.json()) as ErrorBody;
+
+    // Assess
+    expect(response.status).toBe(413);
+    expect(body.error.code).toBe("RequestTooLarge");
+  });
+
+  it("answers an unexpected failure 500 with a request id it logs, and serves on", async () => {
+    // Prepare: a local route that throws stands for any bug in the server's own code
+    const failing = await startApiServer({
+      routes: model.apiRoutes,
+      invokeFunction: () => Promise.reject(new Error("unused")),
+      port: 0,
+      onError: (message) => errors.push(message),
+      localRoutes: {
+        "/_local/boom": () => {
+          throw new TypeError("a bug");
+        },
+      },
+    });
+
+    try {
+      // Act
+      const response = await fetch(`${failing.url}/_local/boom`);
+      const body = (await response.json()) as ErrorBody;
+      const after = await fetch(`${failing.url}/nope`);
+
+      // Assess
+      expect(response.status).toBe(500);
+      expect(body.error).toMatchObject({ code: "InternalError", message: "internal error" });
+      expect(errors.some((line) => line.includes(body.error.requestId ?? "no id"))).toBe(true);
+      expect(after.status).toBe(404);
+    } finally {
+      await failing.close();
+    }
+  });
+
+  it("answers a request line Node cannot parse 400 in the API's error shape, and serves on", async () => {
+    // Act
+    const raw = await rawRequest(server.port, "GET /items/i-1 HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n");
+    const after = await fetch(`${server.url}/items/i-1`);
+
+    // Assess
+    expect(raw).toMatch(/^HTTP\/1\.1 400 /);
+    expect(raw).toContain('"code":"BadRequest"');
+    expect(after.status).toBe(200);
+  });
 });
+
+/** Sends bytes as they are over one connection and returns everything the server answered. */
+async function rawRequest(port: number, text: string): Promise<string> {
+  const socket = connect(port, "127.0.0.1");
+  const chunks: Buffer[] = [];
+  socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+  socket.write(text);
+  await once(socket, "close");
+  return Buffer.concat(chunks).toString("utf8");
+}

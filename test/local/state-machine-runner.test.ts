@@ -2,8 +2,10 @@ import {
   DescribeExecutionCommand,
   ExecutionAlreadyExists,
   ExecutionDoesNotExist,
+  GetExecutionHistoryCommand,
   InvalidToken,
   ListExecutionsCommand,
+  ListStateMachinesCommand,
   SendTaskFailureCommand,
   SendTaskSuccessCommand,
   type SFNClient,
@@ -74,6 +76,77 @@ describe("StateMachineRunner with the local Step Functions endpoint", () => {
     expect(execution.output).toMatchObject({ flaky: { attempts: 3 } });
     expect(execution.retries).toBe(2);
     expect(execution.transitions).toBe(3);
+  });
+
+  it("answers GetExecutionHistory with the real event types, numbered, a failed retry as TaskFailed", async () => {
+    // Prepare: Route → Flaky (fails once, retried) → Done.
+    const execution = runner.startExecution(
+      flowArn,
+      { scenario: "retry", errorName: "TransientError", times: 1 },
+      uniqueName("history"),
+    );
+    await execution.done;
+
+    // Act: through the real SDK client, in pages of 2, and newest first.
+    const events = [];
+    let nextToken: string | undefined;
+    do {
+      const page = await sfn.send(
+        new GetExecutionHistoryCommand({ executionArn: execution.executionArn, maxResults: 2, nextToken }),
+      );
+      events.push(...(page.events ?? []));
+      nextToken = page.nextToken;
+    } while (nextToken !== undefined);
+    const newestFirst = await sfn.send(
+      new GetExecutionHistoryCommand({ executionArn: execution.executionArn, reverseOrder: true }),
+    );
+
+    // Assess
+    expect(events.map((event) => event.type)).toEqual([
+      "ExecutionStarted",
+      "ChoiceStateEntered",
+      "ChoiceStateExited",
+      "TaskStateEntered",
+      "TaskFailed",
+      "TaskStateExited",
+      "SucceedStateEntered",
+      "SucceedStateExited",
+      "ExecutionSucceeded",
+    ]);
+    expect(events.map((event) => event.id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(events[1]?.previousEventId).toBe(1);
+    expect(events[3]?.stateEnteredEventDetails?.name).toBe("Flaky");
+    expect(events[4]?.taskFailedEventDetails?.error).toBe("TransientError");
+    expect(events[0]?.timestamp).toBeInstanceOf(Date);
+    expect(JSON.parse(events[8]?.executionSucceededEventDetails?.output ?? "null")).toMatchObject({
+      flaky: { attempts: 2 },
+    });
+    expect(newestFirst.events?.[0]?.type).toBe("ExecutionSucceeded");
+  });
+
+  it("lists its state machines, and refuses a history of an unknown execution or a foreign page token", async () => {
+    // Act
+    const listed = await sfn.send(new ListStateMachinesCommand({}));
+    const unknown = await sfn
+      .send(
+        new GetExecutionHistoryCommand({
+          executionArn: `${flowArn.replace(":stateMachine:", ":execution:")}:nope`,
+        }),
+      )
+      .catch((error: unknown) => error);
+    const execution = runner.startExecution(flowArn, { scenario: "retry", times: 0 }, uniqueName("token"));
+    await execution.done;
+    const badToken = await sfn
+      .send(new GetExecutionHistoryCommand({ executionArn: execution.executionArn, nextToken: "x" }))
+      .catch((error: unknown) => error);
+
+    // Assess
+    expect(listed.stateMachines?.map((machine) => machine.stateMachineArn)).toEqual(
+      model.stateMachines.map((machine) => machine.arn),
+    );
+    expect(listed.stateMachines?.[0]).toMatchObject({ type: "STANDARD" });
+    expect(unknown).toBeInstanceOf(ExecutionDoesNotExist);
+    expect(badToken).toBeInstanceOf(InvalidToken);
   });
 
   it("sends an error no Retry matches to the Catch, ending in the Fail state with the Lambda's Cause", async () => {

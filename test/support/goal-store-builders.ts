@@ -1,5 +1,6 @@
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import type { NewGoalEvent } from "../../lambdas/core/goal/goal-event";
+import { approvalIdFromBytes } from "../../lambdas/core/goal/goal-ids";
 import type { ModelRole } from "../../lambdas/core/models/model-roles";
 import {
   type Approval,
@@ -13,7 +14,7 @@ const AT = "2026-01-01T00:00:00.000Z";
 /** A pending approval for an irreversible `notify` call, valid against ApprovalSchema. */
 export function anApproval(overrides: Partial<Approval> = {}): Approval {
   return ApprovalSchema.parse({
-    approvalId: `appr-${randomUUID()}`,
+    approvalId: approvalIdFromBytes(randomBytes(16)),
     goalId: `goal-${randomUUID()}`,
     tenantId: "tenant-a",
     runId: "run-1",

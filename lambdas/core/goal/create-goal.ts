@@ -1,8 +1,7 @@
 import type { FrozenTool } from "./frozen-tools";
 import { type GoalChange, goalEvent, settle } from "./goal-change";
 import { EMPTY_USAGE, type GoalRecord } from "./goal-record";
-import { type GoalSpec, GoalSpecSchema, type Pattern } from "./goal-spec";
-import { parseOrThrow } from "./validation";
+import { type GoalSpec, type Pattern, parseGoalSpec } from "./goal-spec";
 
 /** The step a new run starts with: load the goal, apply queued revisions, check limits. */
 export const FIRST_TASK = "load";
@@ -22,7 +21,7 @@ export interface CreateGoalInput {
 
 /** A new goal at revision 1, running its first run, and the `goal.created` event that records why. */
 export function createGoalRecord(input: CreateGoalInput): GoalChange {
-  const spec = parseOrThrow(GoalSpecSchema, input.spec, "GoalSpec");
+  const spec = parseGoalSpec(input.spec);
   const at = input.now.toISOString();
   const record: GoalRecord = {
     goalId: input.goalId,

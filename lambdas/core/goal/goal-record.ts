@@ -214,11 +214,14 @@ export type LoopMarker = z.infer<typeof LoopMarkerSchema>;
 /**
  * The iteration a run took over from the run before it, when that run could not finish it (its
  * process died and the goal was re-attached, or it failed and a human retried the goal). What the
- * old run did in the iteration counts for the new one (`phase`: how far it got), and from this
- * iteration on model calls are found and made under the old run's id, so none is paid for twice.
+ * lineage did in the iteration counts for the new run (`phase`: how far it got), and the new run goes
+ * on in the old run's lineage (run-lineage.ts), so no model call is paid for twice.
  */
 export const TakeoverSchema = z.object({
-  /** The run whose checkpoints hold the model calls from `iteration` on. */
+  /**
+   * The lineage the run goes on in: its first run's id, handed on by every take-over. Checkpoints,
+   * gates, the plan step in progress and logged steps are recorded under it.
+   */
   runId: z.string(),
   iteration: z.number().int().min(0),
   /** How far the old run got in the iteration; absent when it had not started it. */
@@ -255,7 +258,21 @@ export type ToolDecision = z.infer<typeof ToolDecisionSchema>;
  * the approval that asks for it, and the outcome Act obeys. Act runs `approved` gated calls exactly
  * once and answers `rejected` / `expired` ones with a tool error, never running them.
  */
+/**
+ * One call a gate holds, as a human approves it: the tool and its exact input, and for an MCP tool
+ * the server, its own tool name and the definition hash the approval binds to.
+ */
+export const GatedCallSchema = z.object({
+  name: z.string(),
+  input: z.json(),
+  server: z.string().optional(),
+  tool: z.string().optional(),
+  definitionHash: z.string().optional(),
+});
+export type GatedCall = z.infer<typeof GatedCallSchema>;
+
 export const ActionGateSchema = z.object({
+  /** With `iteration`, the gated turn's position: its run's lineage (run-lineage.ts). */
   runId: z.string(),
   iteration: z.number().int().min(0),
   /** toolUseIds of the gated calls in the turn. */
@@ -264,6 +281,8 @@ export const ActionGateSchema = z.object({
   fingerprint: z.string(),
   /** One line a human reads ("notify #ops: Release 1.2 is out"). */
   summary: z.string().max(2000),
+  /** The gated calls in full (gates recorded before they were kept have only the summary). */
+  calls: z.array(GatedCallSchema).max(50).optional(),
   approvalId: z.string().optional(),
   outcome: z.enum(["pending", "approved", "rejected", "expired"]),
   decidedBy: z.string().optional(),

@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { MODEL_ROLES } from "../models/model-roles";
+import { assertWithinJsonBounds, GOAL_SPEC_BOUNDS } from "./json-bounds";
 import { parseOrThrow } from "./validation";
 
 /** Ids that are safe in keys, URLs and prompts: `tests-pass`, `report_1`. */
@@ -201,8 +202,12 @@ export type GoalSpecInput = z.input<typeof GoalSpecSchema>;
 /** The GoalSpec after parsing (defaults filled in). */
 export type GoalSpec = z.output<typeof GoalSpecSchema>;
 
-/** Parses a submitted GoalSpec, or throws a ValidationError naming each bad field's path. */
+/**
+ * Parses a submitted GoalSpec, or throws a ValidationError naming each bad field's path, or the
+ * nesting or size limit it is past (checked first: zod's recursion would overflow the stack).
+ */
 export function parseGoalSpec(input: unknown): GoalSpec {
+  assertWithinJsonBounds(input, "GoalSpec", GOAL_SPEC_BOUNDS);
   return parseOrThrow(GoalSpecSchema, input, "GoalSpec");
 }
 

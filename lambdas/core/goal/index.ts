@@ -1,7 +1,9 @@
 /**
  * goal/: the goal contract and the record that holds it (DESIGN §1, §3, §4). The GoalSpec and its
  * validation, the record (one DynamoDB item: including the plan and the lessons the patterns keep on
- * it, and the loop marker that says which phase of which iteration a run has reached), the status machine and its invariants, lifecycle transitions, limits, revisions, the public
+ * it, and the loop marker that says which phase of which iteration a run has reached), a run's
+ * lineage (run-lineage.ts: whether a gate, a step or a checkpoint is the current run's, across any
+ * chain of take-overs), the status machine and its invariants, lifecycle transitions, limits, revisions, the public
  * snapshot, the domain's errors, and the small helpers every layer uses (canonical JSON, clip).
  * Evidence and progress are in ./evidence.
  * Not here: anything that calls a model or reaches a port (loop/, models/, intake/), and any
@@ -24,12 +26,14 @@ export * from "./goal-record";
 export * from "./goal-spec";
 export * from "./goal-status";
 export * from "./invariants";
+export * from "./json-bounds";
 export * from "./lesson";
 export * from "./limits";
 export * from "./loop-marker";
 export * from "./plan";
 export * from "./reattach-run";
 export * from "./revisions";
+export * from "./run-lineage";
 export * from "./run-takeover";
 export * from "./snapshot";
 export * from "./text";

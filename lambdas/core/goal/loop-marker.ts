@@ -1,5 +1,6 @@
 import { type GoalChange, settle } from "./goal-change";
 import type { GoalRecord, LoopMarker } from "./goal-record";
+import { sameRun } from "./run-lineage";
 
 /** `planned` and `reflected` never meet in one pattern: they share a rank between verify and the acting turn. */
 const PHASE_ORDER: Readonly<Record<LoopMarker["phase"], number>> = {
@@ -12,8 +13,9 @@ const PHASE_ORDER: Readonly<Record<LoopMarker["phase"], number>> = {
 };
 
 /**
- * Whether the goal's loop already reached `phase` of `iteration` in `runId` (or went past it). In the
- * iteration a run took over (`takeover`), what the previous run reached counts too.
+ * Whether the goal's loop already reached `phase` of `iteration` in `runId` (or went past it). The
+ * marker is a run's own; in the iteration a run took over (`takeover`), what its lineage reached
+ * before it counts too, however many runs took that iteration over in turn.
  */
 export function reached(
   record: GoalRecord,
@@ -24,13 +26,21 @@ export function reached(
   const { loop, takeover } = record;
   const tookOver =
     takeover?.phase !== undefined &&
-    runId === record.runId &&
-    iteration === takeover.iteration &&
+    sameRun(record, { runId, iteration }, { runId: record.runId, iteration: takeover.iteration }) &&
     PHASE_ORDER[takeover.phase] >= PHASE_ORDER[phase];
   if (tookOver) return true;
-  if (!loop || loop.runId !== runId) return false;
+  if (!loop || !sameRun(record, loop, { runId })) return false;
   if (loop.iteration !== iteration) return loop.iteration > iteration;
   return PHASE_ORDER[loop.phase] >= PHASE_ORDER[phase];
+}
+
+/**
+ * The iteration's acting turn (reason, execute or attempt) is counted and not acted on yet: it waits
+ * for Act (or for a human's decision on its gate). Nothing may verify the iteration's step before
+ * Act commits it, even when an earlier run of the lineage logged it already.
+ */
+export function awaitsAct(record: GoalRecord, runId: string, iteration: number): boolean {
+  return reached(record, runId, iteration, "reasoned") && !reached(record, runId, iteration, "acted");
 }
 
 /**

@@ -158,7 +158,10 @@ export const PlanStateSchema = z.object({
   /** The goal revision the plan has taken into account; a newer one is a replan trigger. */
   revisionSeen: z.number().int().min(1),
   steps: z.array(PlanStepStateSchema).max(MAX_PLAN_STEPS),
-  /** The step the executor's turn of (run, iteration) works on, until Observe classifies it. */
+  /**
+   * The step the executor's turn of (run, iteration) works on, until Observe classifies it; `runId`
+   * names the run's lineage (run-lineage.ts), so a run that takes the step over finds it.
+   */
   current: z.object({ stepId: z.string(), runId: z.string(), iteration: z.number().int().min(0) }).optional(),
   pending: ReplanRequestSchema.optional(),
   /** What was wrong with the last plan answer (zod issues), for the next plan prompt. */

@@ -16,6 +16,7 @@ import {
 } from "./goal-record";
 import { type GoalSpec, GoalSpecSchema, type SuccessCheck } from "./goal-spec";
 import { assertStatus, OPEN_STATUSES } from "./goal-status";
+import { assertWithinJsonBounds, REVISION_BOUNDS } from "./json-bounds";
 import { MAX_SAGA_STEPS } from "./saga";
 import { parseOrThrow } from "./validation";
 
@@ -66,6 +67,7 @@ export function queueRevision(
     (item) => item.revisionId === options.revisionId,
   );
   if (known) return { record, events: [] };
+  assertWithinJsonBounds(input, "revision", REVISION_BOUNDS);
   const parsed = parseOrThrow(RevisionInputSchema, input, "revision");
   if (parsed.target !== undefined) assertTargetable(record, parsed.target.fromStep);
   const queued: QueuedRevision = {

@@ -5,6 +5,7 @@ import type { GoalRecord } from "../goal/goal-record";
 import { extendLimits } from "../goal/limits";
 import { reached } from "../goal/loop-marker";
 import { confirmContract, rejectContract } from "../goal/revisions";
+import { sameRun } from "../goal/run-lineage";
 import { decideGate, nextAfterGate } from "../loop/gates/action-gate";
 import { CHECK_APPROVAL_KIND, decideCheckApproval } from "../loop/gates/check-approval";
 import { CONTRACT_KIND } from "../loop/gates/contract-confirmation";
@@ -325,7 +326,7 @@ async function resendIfLost(
     record.status === "running" &&
     gate?.approvalId === approval.approvalId &&
     gate.outcome !== "pending" &&
-    gate.runId === record.runId &&
+    sameRun(record, gate, { runId: record.runId }) &&
     !reached(record, record.runId, gate.iteration, "acted");
   if (!lost) return { outcome: "ignored", reason: `goal is not waiting for approval ${approval.approvalId}` };
   const output: StepResult = {

@@ -5,6 +5,7 @@ import type { NewGoalEvent } from "../goal/goal-event";
 import type { ActionGate, GoalRecord } from "../goal/goal-record";
 import { markLoop, reached } from "../goal/loop-marker";
 import type { PlanStepState } from "../goal/plan";
+import { lineageRunId, sameRun } from "../goal/run-lineage";
 import { checkpointRunId } from "../goal/run-takeover";
 import { clip } from "../goal/text";
 import { toolUsesOf, turnText } from "../models/model-answer";
@@ -285,8 +286,8 @@ interface LoggedStep {
 
 /**
  * The acting turn of the iteration (`reason`, `execute` or `attempt`, by the goal's pattern), under
- * the run it is made in (`checkpointRunId`: a run that took over goes on under the old run's id).
- * A gate moved into a new run before takeovers were recorded binds to the previous run's turn.
+ * the run's lineage (`checkpointRunId`: a run that took over finds its predecessors' turn).
+ * A gate moved into a new run before lineages were recorded binds to the previous run's turn.
  */
 export async function reasonTurnOf(
   goals: GoalStore,
@@ -367,14 +368,14 @@ async function loggedStep(
     approvedCalls: gate?.outcome === "approved" ? gate.toolUseIds : [],
     truncated: turn.stopReason === "max_tokens",
   };
-  // The plan step the turn was made for (by its own run: a re-attached gate keeps it).
-  const planStep = executedStep(record, turnKey);
+  // The plan step an executor turn was made for (by any run of its lineage in its iteration).
+  const planStep = turnKey.role === "execute" ? executedStep(record, turnKey) : undefined;
   const spawns = spawnCallsOf(record, turn, turnKey, settings.defaultTools);
   const outcomes: ToolOutcome[] = [];
   // One call after another, in the model's order: a later call may read what an earlier one wrote.
   for (const call of toolUsesOf(turn)) {
     const refused =
-      refusedOffPlan(call, planStep) ??
+      (turnKey.role === "execute" ? refusedOffPlan(call, planStep) : undefined) ??
       (gate?.toolUseIds.includes(call.toolUseId) ? refusedByGate(call, gate) : undefined);
     // Keyed by the run whose turn asked for the call: a gate re-attached into a new run keeps its key.
     const idempotencyKey = toolCallIdempotencyKey({ ...turnKey, toolUseId: call.toolUseId });
@@ -389,7 +390,8 @@ async function loggedStep(
   const step: StepRecord = {
     goalId: record.goalId,
     step: stepNumber,
-    runId: record.runId,
+    // Under the lineage, as the turn's checkpoint: a run that takes the iteration over owns the step.
+    runId: lineageRunId(record, record.runId),
     iteration,
     turn,
     toolResults: outcomes.map((outcome) => outcome.result),
@@ -434,8 +436,19 @@ function refusedByGate(call: ToolUseBlock, gate: ActionGate): ToolOutcome | unde
   return refused(call, name, `${why} Tool '${call.name}' was not run; go on without it.`);
 }
 
-/** A call to another tool than the plan step being executed names: refused, the step's result says why. */
+/**
+ * A call of an executor turn to another tool than the plan step it was made for names: refused, the
+ * step's result says why. A turn whose plan step cannot be found (no step of its lineage and iteration
+ * is in progress) has every call refused: a call that cannot be tied to its step never runs.
+ */
 function refusedOffPlan(call: ToolUseBlock, step: PlanStepState | undefined): ToolOutcome | undefined {
+  if (step === undefined) {
+    return refused(
+      call,
+      "OffPlanToolCall",
+      `No plan step is in progress for this turn. Tool '${call.name}' was not run: the plan decides what runs next.`,
+    );
+  }
   if (!isOffPlan(step, call)) return undefined;
   return refused(
     call,
@@ -484,14 +497,18 @@ function resultText(step: StepRecord, index: number): string {
     .join("\n");
 }
 
-/** `turn.discarded` when the step that counts for this iteration is another run's or iteration's late step. */
+/**
+ * `turn.discarded` when the step that counts for this iteration is a late step of another lineage or
+ * iteration. One logged by an earlier run of this lineage in this iteration is this turn's own step
+ * (the same checkpointed turn, its calls run once): nothing was discarded.
+ */
 function discardedTurn(
   record: GoalRecord,
   step: StepRecord,
   position: RunPosition,
   now: Date,
 ): NewGoalEvent[] {
-  if (step.runId === position.runId && step.iteration === position.iteration) return [];
+  if (sameRun(record, step, position)) return [];
   return [
     goalEvent(record, "turn.discarded", now, {
       iteration: position.iteration,

@@ -1,7 +1,7 @@
 import { goalEvent, settle } from "../goal/goal-change";
 import type { GoalRecord } from "../goal/goal-record";
 import { checkLimits } from "../goal/limits";
-import { markLoop, reached } from "../goal/loop-marker";
+import { awaitsAct, markLoop, reached } from "../goal/loop-marker";
 import type { Clock } from "../ports/clock";
 import type { GoalStore } from "../ports/goal-store";
 import { gateOf, nextAfterGate } from "./gates/action-gate";
@@ -44,24 +44,27 @@ export async function loadGoal(ports: LoadGoalPorts, input: LoadGoalInput): Prom
 }
 
 /**
- * Where a running goal goes when a run (re)starts: a gate it took over first, then a limit decision
- * when a limit is reached (before any model call), else the pattern's verify step.
+ * Where a running goal goes when a run (re)starts: a turn or gate it took over first, then a limit
+ * decision when a limit is reached (before any model call), else the pattern's verify step.
  */
 export function nextOnLoad(record: GoalRecord, now: Date): StepResult["next"] {
-  return gateToFinish(record) ?? (checkLimits(record, now) ? "limit_decision" : "verify");
+  return turnToFinish(record) ?? (checkLimits(record, now) ? "limit_decision" : "verify");
 }
 
 /**
- * A gate this run took over (`carriedGate`: re-attach, retry) that no Act has acted on yet: back to
- * AwaitApproval while it is pending, else straight to what its decision leads to. A human's decision
- * given while no run could hear it (a restart, an execution that ended) is acted on, never asked for
- * again and never lost to a new reason call. It comes before the limit check: the turn was paid for.
+ * What this run took over (re-attach, retry, redrive) that no Act has acted on yet. A gate of its
+ * lineage's iteration: back to AwaitApproval while it is pending, else straight to what its decision
+ * leads to — a human's decision given while no run could hear it (a restart, an execution that ended)
+ * is acted on, never asked for again and never lost to a new reason call. A counted acting turn with
+ * no gate: Act, which runs its calls or reuses the step an earlier run logged; verify must not count
+ * that step first (it is not acted yet). Both come before the limit check: the turn was paid for.
  */
-function gateToFinish(record: GoalRecord): "approval" | "act" | "verify" | undefined {
-  const position = { runId: record.runId, iteration: record.runIteration };
-  const gate = gateOf(record, position);
-  if (!gate || reached(record, record.runId, record.runIteration, "acted")) return undefined;
-  return gate.outcome === "pending" ? "approval" : nextAfterGate(gate);
+function turnToFinish(record: GoalRecord): "approval" | "act" | "verify" | undefined {
+  const { runId, runIteration: iteration } = record;
+  if (reached(record, runId, iteration, "acted")) return undefined;
+  const gate = gateOf(record, { runId, iteration });
+  if (gate) return gate.outcome === "pending" ? "approval" : nextAfterGate(gate);
+  return awaitsAct(record, runId, iteration) ? "act" : undefined;
 }
 
 /**

@@ -1,19 +1,18 @@
 import type { GoalRecord } from "../goal/goal-record";
 import { type PlanStepState, stepById } from "../goal/plan";
+import { sameRun } from "../goal/run-lineage";
 import type { ToolUseBlock } from "../ports/model-client";
 
 /**
  * The plan step an executor turn of (`runId`, `iteration`) was made for, if the goal runs a plan and
- * that step is the current one.
+ * that step is the current one: started by any run of the turn's lineage in that iteration.
  */
 export function executedStep(
   record: GoalRecord,
   position: { readonly runId: string; readonly iteration: number },
 ): PlanStepState | undefined {
   const current = record.planState?.current;
-  if (!current || current.runId !== position.runId || current.iteration !== position.iteration) {
-    return undefined;
-  }
+  if (!current || !sameRun(record, current, position)) return undefined;
   return record.planState && stepById(record.planState, current.stepId);
 }
 

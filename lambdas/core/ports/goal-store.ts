@@ -1,7 +1,7 @@
 import * as z from "zod";
 import { GoalLoopsError } from "../goal/errors";
 import type { GoalEvent, NewGoalEvent } from "../goal/goal-event";
-import type { GoalRecord, GoalStatus } from "../goal/goal-record";
+import { GatedCallSchema, type GoalRecord, type GoalStatus } from "../goal/goal-record";
 import { ModelRoleSchema } from "../models/model-roles";
 import { ModelTurnSchema } from "./model-client";
 
@@ -22,7 +22,13 @@ export const ApprovalSchema = z.object({
   runId: z.string(),
   status: z.enum(APPROVAL_STATUSES),
   /** What exactly is being approved (tool name and input hash, plan id …): the approval binds to it. */
-  action: z.object({ kind: z.string(), summary: z.string(), fingerprint: z.string() }),
+  action: z.object({
+    kind: z.string(),
+    summary: z.string(),
+    fingerprint: z.string(),
+    /** A tool gate's calls in full: exactly what approving lets run. */
+    calls: z.array(GatedCallSchema).max(50).optional(),
+  }),
   /** The goal revision the request was made against. */
   revision: z.number().int().min(1),
   /** Step Functions task token. Stored only here, never returned by the API or put in any message. */

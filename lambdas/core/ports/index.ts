@@ -9,11 +9,13 @@
  * bundle carries only what it uses (test/architecture checks it).
  */
 export * from "./clock";
+export * from "./goal-event-waiter";
 export * from "./goal-store";
 export * from "./human-input-publisher";
 export * from "./model-client";
 export * from "./outbox";
 export * from "./run-control";
+export * from "./run-history";
 export * from "./step-log";
 export * from "./task-callback";
 export * from "./tool-runner";

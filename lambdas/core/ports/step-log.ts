@@ -10,6 +10,7 @@ export const StepRecordSchema = z.object({
   goalId: z.string(),
   /** The goal's global step number (across runs), from 1. */
   step: z.number().int().min(1),
+  /** The lineage of the run that acted (run-lineage.ts): with `iteration`, the turn's position. */
   runId: z.string(),
   iteration: z.number().int().min(0),
   turn: ModelTurnSchema,

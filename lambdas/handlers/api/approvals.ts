@@ -1,5 +1,6 @@
 import type { APIGatewayProxyResult } from "aws-lambda";
 import * as z from "zod";
+import { GatedCallSchema } from "../../core/goal/goal-record";
 import { parseOrThrow } from "../../core/goal/validation";
 import { decideApprovalFromDoor } from "../../core/human/decide-approval";
 import { APPROVAL_STATUSES, type Approval } from "../../core/ports/goal-store";
@@ -17,7 +18,11 @@ export const ApprovalViewSchema = z.strictObject({
   goalId: z.string(),
   runId: z.string(),
   status: z.enum(APPROVAL_STATUSES),
-  action: z.strictObject({ kind: z.string(), summary: z.string() }),
+  action: z.strictObject({
+    kind: z.string(),
+    summary: z.string(),
+    calls: z.array(GatedCallSchema).optional(),
+  }),
   revision: z.number().int().min(1),
   requestedAt: z.iso.datetime(),
   expiresAt: z.iso.datetime(),
@@ -39,7 +44,11 @@ export function toApprovalView(approval: Approval): ApprovalView {
     goalId: approval.goalId,
     runId: approval.runId,
     status: approval.status,
-    action: { kind: approval.action.kind, summary: approval.action.summary },
+    action: {
+      kind: approval.action.kind,
+      summary: approval.action.summary,
+      ...(approval.action.calls === undefined ? {} : { calls: approval.action.calls }),
+    },
     revision: approval.revision,
     requestedAt: approval.requestedAt,
     expiresAt: approval.expiresAt,

@@ -1,22 +1,61 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from "aws-lambda";
+import { clip } from "../../core/goal/text";
 import { approvalsRoutes } from "./approvals";
 import { callerName, callerTenant } from "./caller-tenant";
 import { getGoalsRoutes } from "./get-goals";
 import { goalControlRoutes } from "./goal-control";
+import { goalDetailsRoutes } from "./goal-details";
 import type { GoalsApiDeps } from "./goals-api-deps";
 import { errorJson, internalError, knownErrorResponse } from "./http-responses";
+import { checkPathParams } from "./path-params";
 import { postGoalRoute } from "./post-goal";
-import { type ApiRequest, matchRoute } from "./routes";
+import { type ApiRequest, matchRoute, type Route, type RouteMatch } from "./routes";
 
 export type GoalsApi = (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
 
-/** Header and query maps as the routes want them: names lower-cased, absent values dropped. */
-function present(values: Record<string, string | undefined> | null, lowerCaseNames = false) {
-  const result: Record<string, string> = {};
-  for (const [name, value] of Object.entries(values ?? {})) {
-    if (value !== undefined) result[lowerCaseNames ? name.toLowerCase() : name] = value;
+/**
+ * Header and query maps as the routes want them: names lower-cased, absent values dropped. Built
+ * with own properties only, so a name like `__proto__` or `constructor` is just a name.
+ */
+function present(
+  values: Record<string, string | undefined> | null,
+  lowerCaseNames = false,
+): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(values ?? {})
+      .filter((entry): entry is [string, string] => typeof entry[1] === "string")
+      .map(([name, value]) => [lowerCaseNames ? name.toLowerCase() : name, value]),
+  );
+}
+
+/** What the path in a message looks like: enough to recognise it, never a whole hostile path. */
+const shownPath = (path: string) => clip(path, 200);
+
+/** The answer for a request no route takes: 400 bad encoding, 405 wrong method (with Allow), 404. */
+function unmatched(
+  match: Exclude<RouteMatch, { kind: "found" }>,
+  event: APIGatewayProxyEvent,
+): APIGatewayProxyResult {
+  switch (match.kind) {
+    case "malformed_segment": {
+      const message = `path segment '${clip(match.segment, 100)}' is not valid percent-encoding`;
+      return errorJson(400, {
+        code: "ValidationError",
+        message: `Invalid path: ${message}`,
+        issues: [{ path: "path", message }],
+      });
+    }
+    case "method_not_allowed": {
+      const allow = match.allow.join(", ");
+      const message = `${clip(event.httpMethod, 20)} is not allowed on ${shownPath(event.path)}; allowed: ${allow}`;
+      return errorJson(405, { code: "MethodNotAllowed", message }, { allow });
+    }
+    case "not_found":
+      return errorJson(404, {
+        code: "RouteNotFound",
+        message: `No route for ${clip(event.httpMethod, 20)} ${shownPath(event.path)}`,
+      });
   }
-  return result;
 }
 
 function bodyText(event: APIGatewayProxyEvent): string | undefined {
@@ -25,34 +64,49 @@ function bodyText(event: APIGatewayProxyEvent): string | undefined {
 }
 
 /**
+ * `GET /goals/{goalId}/stream` is served by the event stream's own function (response streaming);
+ * it is listed here so another method on that path is a 405 with `Allow: GET` from this function,
+ * which API Gateway's ANY method sends it to. A GET never reaches this function deployed or locally.
+ */
+const streamedElsewhere: Route = {
+  method: "GET",
+  path: "/goals/{goalId}/stream",
+  handle: async () =>
+    errorJson(400, {
+      code: "StreamNotServedHere",
+      message: "GET /goals/{goalId}/stream is answered by the event stream function, which streams",
+    }),
+};
+
+/** Every route of the goals API, in matching order (a 405's `Allow` lists methods in this order). */
+export function goalsApiRoutes(deps: GoalsApiDeps): Route[] {
+  return [
+    postGoalRoute(deps),
+    ...getGoalsRoutes(deps),
+    ...goalControlRoutes(deps),
+    ...approvalsRoutes(deps),
+    ...goalDetailsRoutes(deps),
+    streamedElsewhere,
+  ];
+}
+
+/**
  * The goals API as one function of an API Gateway REST (v1) proxy event, with its dependencies
  * injected. Known errors become their documented answers; anything else is logged and answered
  * as a 500 carrying only the request id.
  */
 export function createGoalsApi(deps: GoalsApiDeps): GoalsApi {
-  const routes = [
-    postGoalRoute(deps),
-    ...getGoalsRoutes(deps),
-    ...goalControlRoutes(deps),
-    ...approvalsRoutes(deps),
-  ];
+  const routes = goalsApiRoutes(deps);
 
   return async (event) => {
     const requestId = event.requestContext?.requestId ?? "unknown";
     try {
       const match = matchRoute(routes, event.httpMethod, event.path);
-      if (match.kind === "not_found") {
-        return errorJson(404, { code: "RouteNotFound", message: `No route for ${event.path}` });
-      }
-      if (match.kind === "method_not_allowed") {
-        const allow = match.allow.join(", ");
-        const message = `${event.httpMethod} is not allowed on ${event.path}; allowed: ${allow}`;
-        return errorJson(405, { code: "MethodNotAllowed", message }, { allow });
-      }
+      if (match.kind !== "found") return unmatched(match, event);
       const request: ApiRequest = {
         tenantId: callerTenant(event),
         caller: callerName(event),
-        params: match.params,
+        params: checkPathParams(match.params),
         query: present(event.queryStringParameters),
         headers: present(event.headers, true),
         body: bodyText(event),

@@ -1,5 +1,7 @@
 import type { APIGatewayProxyResult } from "aws-lambda";
+import { pollingEventWaiter } from "../../adapters/polling-event-waiter";
 import type { GoalRecord } from "../../core/goal/goal-record";
+import { isFinal } from "../../core/goal/goal-status";
 import { toSnapshot } from "../../core/goal/snapshot";
 import { startedSubgoals } from "../../core/goal/subgoals";
 import { parseOrThrow } from "../../core/goal/validation";
@@ -8,6 +10,7 @@ import type { GoalsApiDeps } from "./goals-api-deps";
 import { json } from "./http-responses";
 import { ListEventsQuerySchema, ListGoalsQuerySchema } from "./query-params";
 import type { ApiRequest, Route } from "./routes";
+import { waitForEvents } from "./wait-for-events";
 
 function goalIdParam(request: ApiRequest): string {
   return request.params.goalId ?? "";
@@ -58,11 +61,24 @@ async function childrenOf(deps: GoalsApiDeps, goal: GoalRecord): Promise<GoalRec
   return found.flatMap((item) => (item && item.record.tenantId === goal.tenantId ? [item.record] : []));
 }
 
-/** `GET /goals/{goalId}/events?after=N&limit=`: events with `seq > after`; pass `nextSeq` as `after` next. */
+/**
+ * `GET /goals/{goalId}/events?after=N&limit=&waitSeconds=S`: events with `seq > after`; pass
+ * `nextSeq` as `after` next. With `waitSeconds` it is a long poll: it answers as soon as an event
+ * after N exists, or empty after S seconds; at once for a final goal, which has no more to come.
+ */
 async function listEvents(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGatewayProxyResult> {
-  const query = parseOrThrow(ListEventsQuerySchema, request.query, "query");
+  const { waitSeconds = 0, ...query } = parseOrThrow(ListEventsQuerySchema, request.query, "query");
   const goal = await tenantGoal(deps, request);
-  const { items, nextSeq } = await deps.store.listEvents(goal.goalId, query);
+  const wait = isFinal(goal.status) ? 0 : waitSeconds;
+  const { items, nextSeq } = await waitForEvents(
+    { store: deps.store, waiter: deps.eventWaiter ?? pollingEventWaiter(), now: deps.now },
+    {
+      goalId: goal.goalId,
+      after: query.after ?? 0,
+      ...(query.limit === undefined ? {} : { limit: query.limit }),
+      until: new Date(deps.now().getTime() + wait * 1000),
+    },
+  );
   return json(200, { items, nextSeq });
 }
 

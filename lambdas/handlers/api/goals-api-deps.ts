@@ -3,10 +3,12 @@ import type { StartRun } from "../../adapters/sfn-run-starter";
 import type { Pattern } from "../../core/goal/goal-spec";
 import type { ModelTiers } from "../../core/models/model-tiers";
 import type { DeadlineSchedule } from "../../core/ports/deadline-schedule";
+import type { GoalEventWaiter } from "../../core/ports/goal-event-waiter";
 import type { GoalStore } from "../../core/ports/goal-store";
 import type { HumanInputPublisher } from "../../core/ports/human-input-publisher";
 import type { McpCatalog } from "../../core/ports/mcp-catalog";
 import type { ModelClient } from "../../core/ports/model-client";
+import type { RunHistory } from "../../core/ports/run-history";
 
 /**
  * Everything the routes use, injected: the handler builds it once at module scope from the
@@ -25,6 +27,13 @@ export interface GoalsApiDeps {
   /** A fresh random revision id for `POST /goals/{goalId}/revisions` and the directive. */
   readonly newRevisionId: () => string;
   readonly logger: Logger;
+  /**
+   * What a long poll (`waitSeconds`) waits on between two reads of the event log: the local
+   * runtime's change feed, or polling with backoff when deployed. @default polling with backoff
+   */
+  readonly eventWaiter?: GoalEventWaiter;
+  /** Reads runs' executions and histories (the runs routes); absent: those routes answer 503. */
+  readonly runHistory?: RunHistory;
   /** Wakes a goal at its deadline while it waits or is paused; absent when the stack wires none. */
   readonly deadlines?: DeadlineSchedule;
   /**

@@ -7,11 +7,13 @@ import middy from "@middy/core";
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from "aws-lambda";
 import { DynamoDbGoalStore } from "../../adapters/dynamodb-goal-store";
 import { EventBridgePublisher, HumanInputPublishError } from "../../adapters/eventbridge-publisher";
+import { goalEventWaiterFromEnv } from "../../adapters/goal-event-waiter-from-env";
 import { createDocumentClient, observedGoalStore } from "../../adapters/goal-store-adapters";
 import { lazyLambdaInvoker } from "../../adapters/lazy-lambda-invoker";
 import { loadOnce } from "../../adapters/load-once";
+import { sfnRunHistory } from "../../adapters/sfn-run-history";
 import { sfnRunStarter } from "../../adapters/sfn-run-starter";
-import { goalIdFromBytes } from "../../core/goal/goal-ids";
+import { goalIdFromBytes, revisionIdFromBytes } from "../../core/goal/goal-ids";
 import type { DeadlineSchedule } from "../../core/ports/deadline-schedule";
 import type { HumanInputPublisher } from "../../core/ports/human-input-publisher";
 import type { McpCatalog } from "../../core/ports/mcp-catalog";
@@ -84,8 +86,10 @@ const api = createGoalsApi({
     config.eventBusName === undefined
       ? noBusPublisher
       : new EventBridgePublisher(eventBridge, config.eventBusName),
-  newRevisionId: () => `rev-${randomBytes(12).toString("hex")}`,
+  newRevisionId: () => revisionIdFromBytes(randomBytes(12)),
   logger,
+  eventWaiter: goalEventWaiterFromEnv(process.env),
+  runHistory: sfnRunHistory(sfn),
   deadlines,
   toolNames: config.toolNames,
   ...(config.mcp === undefined ? {} : { mcp: mcpCatalog(config.mcp) }),

@@ -73,6 +73,8 @@ const KNOWN_ERRORS: Readonly<Record<string, KnownError>> = {
   // A GoalSpec granted tools of an MCP server that could not list them: nothing was stored.
   McpServerUnavailableError: { statusCode: 502, code: "McpServerUnavailable" },
   McpGatewayFailed: { statusCode: 502, code: "McpGatewayFailed" },
+  // Step Functions did not answer a runs read (throttling, access denied): the goal itself is fine.
+  RunHistoryError: { statusCode: 502, code: "RunHistoryUnavailable" },
   GoalStoreUnavailableError: {
     statusCode: 503,
     code: "ServiceUnavailable",

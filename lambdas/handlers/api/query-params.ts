@@ -22,9 +22,14 @@ export const ListGoalsQuerySchema = z.object({
 });
 export type ListGoalsQuery = z.infer<typeof ListGoalsQuerySchema>;
 
-/** `GET /goals/{goalId}/events?after=N&limit=` */
+/** The longest a long poll waits: API Gateway's integration timeout is 29 s. */
+export const MAX_WAIT_SECONDS = 20;
+
+/** `GET /goals/{goalId}/events?after=N&limit=&waitSeconds=S` */
 export const ListEventsQuerySchema = z.object({
   after: wholeNumber(0, Number.MAX_SAFE_INTEGER).optional(),
   limit: LimitParam,
+  /** Long poll: wait up to S seconds (at most 20) for a first event after `after`. */
+  waitSeconds: wholeNumber(0, MAX_WAIT_SECONDS).optional(),
 });
 export type ListEventsQuery = z.infer<typeof ListEventsQuerySchema>;

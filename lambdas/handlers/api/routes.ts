@@ -24,18 +24,22 @@ export interface Route {
 export type RouteMatch =
   | { readonly kind: "found"; readonly route: Route; readonly params: Record<string, string> }
   | { readonly kind: "method_not_allowed"; readonly allow: readonly string[] }
-  | { readonly kind: "not_found" };
+  | { readonly kind: "not_found" }
+  /** A path segment is not valid percent-encoding (`%`, `%ZZ`, a cut UTF-8 sequence). */
+  | { readonly kind: "malformed_segment"; readonly segment: string };
 
-/** `/goals/g-1/` → ["goals", "g-1"]; undefined when a segment is not valid percent-encoding. */
-function segmentsOf(path: string): string[] | undefined {
-  try {
-    return path
-      .split("/")
-      .filter((segment) => segment !== "")
-      .map((segment) => decodeURIComponent(segment));
-  } catch {
-    return undefined;
+/** `/goals/g-1/` → ["goals", "g-1"], or the first segment that is not valid percent-encoding. */
+function segmentsOf(path: string): { segments: string[] } | { malformed: string } {
+  const segments: string[] = [];
+  for (const segment of path.split("/")) {
+    if (segment === "") continue;
+    try {
+      segments.push(decodeURIComponent(segment));
+    } catch {
+      return { malformed: segment };
+    }
   }
+  return { segments };
 }
 
 function matchTemplate(template: string, segments: readonly string[]): Record<string, string> | undefined {
@@ -58,8 +62,9 @@ function matchTemplate(template: string, segments: readonly string[]): Record<st
  * is a 405, so the caller learns the route is right and the method wrong.
  */
 export function matchRoute(routes: readonly Route[], method: string, path: string): RouteMatch {
-  const segments = segmentsOf(path);
-  if (segments === undefined) return { kind: "not_found" };
+  const parsed = segmentsOf(path);
+  if ("malformed" in parsed) return { kind: "malformed_segment", segment: parsed.malformed };
+  const { segments } = parsed;
   const allow: string[] = [];
   for (const route of routes) {
     const params = matchTemplate(route.path, segments);

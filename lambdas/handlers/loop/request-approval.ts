@@ -6,6 +6,7 @@ import { loadOnce } from "../../adapters/load-once";
 import { emailApprovalNotifierFromEnv } from "../../adapters/ses-email-notifier";
 import { sfnTaskCallback } from "../../adapters/sfn-task-callback";
 import { slackApprovalNotifierFromEnv } from "../../adapters/slack-notifier";
+import { approvalIdFromBytes } from "../../core/goal/goal-ids";
 import type { EmailApprovalNotifier } from "../../core/human/email/email-approval-notifier";
 import type { ApprovalNotifiers } from "../../core/human/notify-approval";
 import { requestApproval } from "../../core/loop/gates/request-approval";
@@ -70,7 +71,7 @@ const rearmDeadline = {
 };
 
 /** 128 random bits: an approval id cannot be guessed, and says nothing about the token. */
-const newApprovalId = () => `ap-${randomBytes(16).toString("hex")}`;
+const newApprovalId = () => approvalIdFromBytes(randomBytes(16));
 
 /**
  * AwaitApproval's Lambda (`.waitForTaskToken`): store the approval with the token and park the goal

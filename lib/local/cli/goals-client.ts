@@ -1,9 +1,12 @@
 import * as z from "zod";
 import { GoalEventSchema } from "../../../lambdas/core/goal/goal-event";
+import { SseParser } from "../../../lambdas/core/goal/goal-event-stream";
 import { GoalSnapshotSchema, type RevisionType } from "../../../lambdas/core/goal/goal-record";
 import { LimitsSchema, type SuccessCheck } from "../../../lambdas/core/goal/goal-spec";
+import { isFinal } from "../../../lambdas/core/goal/goal-status";
 import type { LimitsPatch } from "../../../lambdas/core/goal/limits";
 import { type APPROVAL_STATUSES, ApprovalSchema } from "../../../lambdas/core/ports/goal-store";
+import { type GoalDetails, GoalDetailsSchema } from "../../../lambdas/handlers/api/goal-details";
 
 const AcceptedGoalSchema = z.object({
   goalId: z.string(),
@@ -21,6 +24,44 @@ const ApiErrorSchema = z.object({
   }),
 });
 export type ApiErrorBody = z.infer<typeof ApiErrorSchema>["error"];
+
+export type { GoalDetails };
+
+const RunsSchema = z.object({
+  goalId: z.string(),
+  items: z.array(
+    z.object({
+      runId: z.string(),
+      current: z.boolean(),
+      execution: z
+        .object({
+          executionArn: z.string(),
+          status: z.string(),
+          startDate: z.string(),
+          stopDate: z.string().optional(),
+          error: z.string().optional(),
+          cause: z.string().optional(),
+        })
+        .nullable(),
+    }),
+  ),
+});
+export type GoalRuns = z.infer<typeof RunsSchema>;
+
+const RunHistorySchema = z.object({
+  runId: z.string(),
+  events: z.array(
+    z.object({
+      id: z.number(),
+      previousEventId: z.number().optional(),
+      timestamp: z.string(),
+      type: z.string(),
+      details: z.record(z.string(), z.unknown()).optional(),
+    }),
+  ),
+  nextToken: z.string().optional(),
+});
+export type RunHistoryPage = z.infer<typeof RunHistorySchema>;
 
 const EventPageSchema = z.object({ items: z.array(GoalEventSchema), nextSeq: z.number().int() });
 
@@ -58,14 +99,127 @@ export class GoalsApiError extends Error {
   }
 }
 
+/** What the client sends requests with: `fetch`, or one that signs them (SigV4 against a deployed stack). */
+export type ApiFetch = (url: string, init?: RequestInit) => Promise<Response>;
+
 /** A small client for the goals HTTP API (DESIGN §6), used by the CLI and the end-to-end tests. */
 export class GoalsClient {
-  constructor(private readonly baseUrl: string) {}
+  private readonly fetch: ApiFetch;
+  /** The API's URL without a trailing slash (a deployed stage URL ends with one). */
+  readonly baseUrl: string;
+
+  constructor(baseUrl: string, options: { fetch?: ApiFetch } = {}) {
+    this.baseUrl = baseUrl.replace(/\/+$/, "");
+    this.fetch = options.fetch ?? ((url, init) => fetch(url, init));
+  }
+
+  /**
+   * The long poll: events after `after`, answered as soon as there is one, or empty after
+   * `waitSeconds` (at most 20).
+   */
+  async waitForEvents(goalId: string, after: number, waitSeconds: number, signal?: AbortSignal) {
+    return this.request(
+      "GET",
+      `/goals/${encodeURIComponent(goalId)}/events?after=${after}&waitSeconds=${waitSeconds}`,
+      EventPageSchema,
+      signal ? { signal } : {},
+    );
+  }
+
+  /**
+   * The goal's events from `after` on, as the stream (`GET /goals/{goalId}/stream`, Server-Sent
+   * Events) delivers them. A stream the server ends (its 15-minute cap, a network hiccup) is
+   * reopened from the last id; it is over when the server answers 204 (the goal is final and
+   * everything was sent) or `signal` aborts. A server without the stream route (404/405) falls
+   * back to the long poll.
+   */
+  async *streamEvents(goalId: string, options: { after?: number; signal?: AbortSignal } = {}) {
+    let after = options.after ?? 0;
+    const path = `/goals/${encodeURIComponent(goalId)}/stream`;
+    let failures = 0;
+    while (!options.signal?.aborted) {
+      let response: Response;
+      try {
+        response = await this.fetch(`${this.baseUrl}${path}`, {
+          headers: { accept: "text/event-stream", "last-event-id": String(after) },
+          ...(options.signal ? { signal: options.signal } : {}),
+        });
+      } catch (error) {
+        if (options.signal?.aborted) return;
+        if (++failures > 5) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 250 * failures));
+        continue;
+      }
+      if (response.status === 204) return;
+      if (response.status === 404 || response.status === 405) {
+        const text = await response.text();
+        const error = ApiErrorSchema.safeParse(parseJson(text));
+        if (error.success && error.data.error.code === "GoalNotFound") {
+          throw new GoalsApiError(404, error.data.error);
+        }
+        yield* this.pollEvents(goalId, after, options.signal);
+        return;
+      }
+      if (!response.ok || response.body === null) {
+        const text = await response.text();
+        const error = ApiErrorSchema.safeParse(parseJson(text));
+        throw new GoalsApiError(
+          response.status,
+          error.success ? error.data.error : { code: `HTTP${response.status}`, message: text.slice(0, 500) },
+        );
+      }
+      failures = 0;
+      const parser = new SseParser();
+      const decoder = new TextDecoder();
+      try {
+        for await (const chunk of response.body) {
+          for (const frame of parser.push(decoder.decode(chunk, { stream: true }))) {
+            const event = GoalEventSchema.safeParse(parseJson(frame.data));
+            if (!event.success || event.data.seq <= after) continue;
+            after = event.data.seq;
+            yield event.data;
+          }
+        }
+      } catch (error) {
+        if (options.signal?.aborted) return;
+        // The connection broke mid-stream: reopen from the last event seen.
+        if (++failures > 5) throw error;
+      }
+    }
+  }
+
+  /** The long poll as a stream: for a server without the stream route. Ends when the goal is final. */
+  private async *pollEvents(goalId: string, from: number, signal?: AbortSignal) {
+    let after = from;
+    while (!signal?.aborted) {
+      const page = await this.waitForEvents(goalId, after, 20, signal);
+      for (const event of page.items) yield event;
+      after = page.nextSeq;
+      if (page.items.length === 0 && isFinal((await this.getGoal(goalId)).status)) return;
+    }
+  }
 
   async submitGoal(spec: unknown, options: { idempotencyKey?: string } = {}): Promise<AcceptedGoal> {
     const headers: Record<string, string> = { "content-type": "application/json" };
     if (options.idempotencyKey) headers["idempotency-key"] = options.idempotencyKey;
     return this.request("POST", "/goals", AcceptedGoalSchema, { body: JSON.stringify(spec), headers });
+  }
+
+  /** `GET /goals/{goalId}/details`: the contract, checks with evidence, plan, lessons, revisions. */
+  async getDetails(goalId: string): Promise<GoalDetails> {
+    return this.request("GET", `/goals/${encodeURIComponent(goalId)}/details`, GoalDetailsSchema);
+  }
+
+  /** `GET /goals/{goalId}/runs`: each run with its Step Functions execution. */
+  async listRuns(goalId: string): Promise<GoalRuns> {
+    return this.request("GET", `/goals/${encodeURIComponent(goalId)}/runs`, RunsSchema);
+  }
+
+  /** `GET /goals/{goalId}/runs/{runId}/history`: a page of the run's state history. */
+  async runHistory(goalId: string, runId: string, nextToken?: string): Promise<RunHistoryPage> {
+    const query = nextToken === undefined ? "" : `?nextToken=${encodeURIComponent(nextToken)}`;
+    const path = `/goals/${encodeURIComponent(goalId)}/runs/${encodeURIComponent(runId)}/history${query}`;
+    return this.request("GET", path, RunHistorySchema);
   }
 
   async getGoal(goalId: string) {
@@ -145,7 +299,9 @@ export class GoalsClient {
    */
   async isReachable(): Promise<boolean> {
     try {
-      const response = await fetch(`${this.baseUrl}/goals?limit=1`, { signal: AbortSignal.timeout(5000) });
+      const response = await this.fetch(`${this.baseUrl}/goals?limit=1`, {
+        signal: AbortSignal.timeout(5000),
+      });
       return response.status < 500;
     } catch {
       return false;
@@ -165,9 +321,9 @@ export class GoalsClient {
     method: string,
     path: string,
     schema: S,
-    init: { body?: string; headers?: Record<string, string> } = {},
+    init: { body?: string; headers?: Record<string, string>; signal?: AbortSignal } = {},
   ): Promise<z.output<S>> {
-    const response = await fetch(`${this.baseUrl}${path}`, { method, ...init });
+    const response = await this.fetch(`${this.baseUrl}${path}`, { method, ...init });
     const text = await response.text();
     const json = parseJson(text);
     if (!response.ok) {

@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import type { GoalSnapshot, GoalStatus } from "../../../lambdas/core/goal/goal-record";
-import { formatApproval, formatEvent, formatProgress, formatSummary } from "./format-progress";
+import { followGoal, type OutputMode, type Screen } from "./follow-goal";
+import { formatApproval, formatSummary } from "./format-progress";
 import { GoalsApiError, type GoalsClient } from "./goals-client";
 
 /** Exit codes of `goal-loops run` (DESIGN §6). */
@@ -21,10 +22,11 @@ export interface RunGoalOptions {
   readonly goalFile: string;
   /** Overrides the goal's default model (`models.default`), e.g. `scripted:write-summary`. */
   readonly model?: string;
-  /** Print events as JSON lines instead of text. */
-  readonly json: boolean;
+  /** `view` (the compact live view), `events` (raw event lines) or `json` (JSON lines). */
+  readonly mode: OutputMode;
   readonly write: (line: string) => void;
-  readonly pollIntervalMs?: number;
+  /** A terminal to redraw the live view on; without it the view prints what changed. */
+  readonly tty?: Screen["tty"];
   /** What to do when the goal waits for an approval; without it the run exits 2 (not interactive). */
   readonly approvals?: ApprovalMode;
 }
@@ -38,9 +40,14 @@ export type ApprovalMode =
   | { readonly kind: "auto" }
   | { readonly kind: "prompt"; readonly ask: (question: string) => Promise<string> };
 
-/** Reads a goal file, submits it, follows its events and returns the exit code for its outcome. */
+/**
+ * Reads a goal file, submits it, follows it live over its event stream and returns the exit code
+ * for its outcome: it stops at a final status, or (caught up with every event) at `failed`,
+ * `paused`, or `waiting` with no way to answer.
+ */
 export async function runGoal(options: RunGoalOptions): Promise<number> {
   const { client, write } = options;
+  const json = options.mode === "json";
   const spec = await readGoalFile(options.goalFile, options.model);
   let accepted: Awaited<ReturnType<GoalsClient["submitGoal"]>>;
   try {
@@ -51,73 +58,75 @@ export async function runGoal(options: RunGoalOptions): Promise<number> {
     for (const issue of error.body.issues ?? []) write(`  ${issue.path || "(root)"}: ${issue.message}`);
     return EXIT_CODES.failed;
   }
-  if (!options.json) write(`Goal ${accepted.goalId} accepted (${accepted.pattern}, run ${accepted.runId})`);
+  if (!json) write(`Goal ${accepted.goalId} accepted (${accepted.pattern}, run ${accepted.runId})`);
 
-  let after = 0;
-  let lastProgress = "";
   const mode = options.approvals ?? { kind: "none" };
   /** Approvals this run answered (or found answered): the goal wakes on its own from here. */
   const answered = new Set<string>();
-  for (;;) {
-    const page = await client.listEvents(accepted.goalId, after);
-    for (const event of page.items) write(options.json ? JSON.stringify(event) : formatEvent(event));
-    after = page.nextSeq;
-    const snapshot = await client.getGoal(accepted.goalId);
-    const progress = formatProgress(snapshot);
-    if (!options.json && progress !== lastProgress) write(`  ${progress}`);
-    lastProgress = progress;
-    const waitingFor = snapshot.status === "waiting" ? snapshot.waitingFor : null;
-    if (waitingFor?.kind === "subgoal") {
-      // The goal waits on its sub-goals: follow them, answering their approvals as the goal's own.
-      if ((await followSubgoals(client, snapshot, mode, answered, options)) === "stuck") {
-        write(options.json ? JSON.stringify({ type: "summary", snapshot }) : formatSummary(snapshot));
-        return EXIT_CODES.waitingOrPaused;
+  let skipped = false;
+  let stuck = false;
+  const final = await followGoal({
+    client,
+    goalId: accepted.goalId,
+    mode: options.mode,
+    screen: { write, ...(options.tty ? { tty: options.tty } : {}) },
+    onCaughtUp: async (snapshot) => {
+      const waitingFor = snapshot.status === "waiting" ? snapshot.waitingFor : null;
+      if (waitingFor?.kind === "subgoal") {
+        // Its sub-goals' events are not on its stream: follow them until they end or one is stuck.
+        if ((await followSubgoals(client, snapshot, mode, answered, options)) === "following")
+          return "continue";
+        stuck = true;
+        return "stop";
       }
-      await delay(options.pollIntervalMs ?? 250);
-      continue;
-    }
-    if (waitingFor && mode.kind !== "none" && after >= snapshot.lastEventId) {
-      if (!answered.has(waitingFor.approvalId)) {
+      if (waitingFor && mode.kind !== "none") {
+        if (answered.has(waitingFor.approvalId)) return "continue";
         const outcome = await answerApproval(client, snapshot, waitingFor.approvalId, mode, options);
         if (outcome === "skipped") {
-          write(options.json ? JSON.stringify({ type: "summary", snapshot }) : formatSummary(snapshot));
-          return EXIT_CODES.waitingOrPaused;
+          skipped = true;
+          return "stop";
         }
         if (outcome === "answered") answered.add(waitingFor.approvalId);
+        return "continue";
       }
-      await delay(options.pollIntervalMs ?? 250);
-      continue;
-    }
-    const exitCode = STOPPING[snapshot.status];
-    if (exitCode !== undefined && after >= snapshot.lastEventId) {
-      write(options.json ? JSON.stringify({ type: "summary", snapshot }) : formatSummary(snapshot));
-      return exitCode;
-    }
-    await delay(options.pollIntervalMs ?? 250);
-  }
+      return STOPPING[snapshot.status] === undefined ? "continue" : "stop";
+    },
+  });
+  write(json ? JSON.stringify({ type: "summary", snapshot: final }) : formatSummary(final));
+  if (skipped || stuck) return EXIT_CODES.waitingOrPaused;
+  return STOPPING[final.status] ?? EXIT_CODES.waitingOrPaused;
 }
 
+/** How often `run` looks at a waiting goal's sub-goals: their events are on streams of their own. */
+const SUBGOAL_POLL_MS = 500;
+
 /**
- * A goal waiting on its sub-goals moves on by itself once they end: `following` while they run or
- * wait for an approval this run answers; `stuck` when one is paused (a human resumes it), or waits
- * for an approval and this run answers none (not interactive), or one was skipped.
+ * A goal waiting on its sub-goals moves on by itself once they end. Until its wait is over
+ * (`following`: its stream goes on), the sub-goals are looked at and the approvals they wait for
+ * answered like the goal's own; `stuck` when one is paused (a human resumes it), or waits for an
+ * approval this run answers none of (not interactive), or the human skipped one.
  */
 async function followSubgoals(
   client: GoalsClient,
-  snapshot: GoalSnapshot,
+  waiting: GoalSnapshot,
   mode: ApprovalMode,
   answered: Set<string>,
   options: RunGoalOptions,
 ): Promise<"following" | "stuck"> {
-  for (const child of snapshot.children ?? []) {
-    if (child.status === "paused") return "stuck";
-    const approvalId = child.status === "waiting" ? child.waitingFor?.approvalId : undefined;
-    if (approvalId === undefined || child.waitingFor?.kind === "subgoal" || answered.has(approvalId))
-      continue;
-    if (mode.kind === "none") return "stuck";
-    const outcome = await answerApproval(client, { goalId: child.goalId }, approvalId, mode, options);
-    if (outcome === "skipped") return "stuck";
-    if (outcome === "answered") answered.add(approvalId);
+  let snapshot = waiting;
+  while (snapshot.status === "waiting" && snapshot.waitingFor?.kind === "subgoal") {
+    for (const child of snapshot.children ?? []) {
+      if (child.status === "paused") return "stuck";
+      const approvalId = child.status === "waiting" ? child.waitingFor?.approvalId : undefined;
+      if (approvalId === undefined || child.waitingFor?.kind === "subgoal" || answered.has(approvalId))
+        continue;
+      if (mode.kind === "none") return "stuck";
+      const outcome = await answerApproval(client, { goalId: child.goalId }, approvalId, mode, options);
+      if (outcome === "skipped") return "stuck";
+      if (outcome === "answered") answered.add(approvalId);
+    }
+    await new Promise((resolveDelay) => setTimeout(resolveDelay, SUBGOAL_POLL_MS));
+    snapshot = await client.getGoal(waiting.goalId);
   }
   return "following";
 }
@@ -134,6 +143,7 @@ async function answerApproval(
   options: RunGoalOptions,
 ): Promise<"answered" | "skipped" | "pending"> {
   const { write } = options;
+  const json = options.mode === "json";
   const pending = await client.listApprovals("pending");
   const approval = pending.find((item) => item.approvalId === approvalId && item.goalId === snapshot.goalId);
   if (!approval) return "pending";
@@ -153,7 +163,7 @@ async function answerApproval(
       mode.kind === "auto" ? "approved by goal-loops run --auto-approve" : undefined,
     );
     write(
-      options.json
+      json
         ? JSON.stringify({ type: "approval.answered", approvalId, decision, status: decided.status })
         : `Approval ${approvalId} ${decided.status} (${approval.action.summary})`,
     );
@@ -161,7 +171,7 @@ async function answerApproval(
     if (!(error instanceof GoalsApiError)) throw error;
     // Decided elsewhere first (409), expired (410) or gone (404): the goal moves on without us.
     write(
-      options.json
+      json
         ? JSON.stringify({
             type: "approval.refused",
             approvalId,
@@ -212,8 +222,4 @@ async function readGoalFile(path: string, model: string | undefined): Promise<Re
 /** The goal file could not be read or is not a JSON object. */
 export class GoalFileError extends Error {
   override readonly name = "GoalFileError";
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -1,12 +1,13 @@
 import { randomBytes, randomInt, randomUUID } from "node:crypto";
 import { Logger } from "@aws-lambda-powertools/logger";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { SFNClient } from "@aws-sdk/client-sfn";
+import { DescribeExecutionCommand, GetExecutionHistoryCommand, SFNClient } from "@aws-sdk/client-sfn";
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from "aws-lambda";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, beforeAll } from "vitest";
 import { createGoalTable } from "../../../lambdas/adapters/create-goal-table";
 import { DynamoDbGoalStore } from "../../../lambdas/adapters/dynamodb-goal-store";
+import { sfnRunHistory } from "../../../lambdas/adapters/sfn-run-history";
 import { sfnRunStarter } from "../../../lambdas/adapters/sfn-run-starter";
 import { goalIdFromBytes } from "../../../lambdas/core/goal/goal-ids";
 import type { GoalSpecInput } from "../../../lambdas/core/goal/goal-spec";
@@ -72,11 +73,15 @@ export function buildApi(store: DynamoDbGoalStore, overrides: Partial<GoalsApiDe
     credentials: { accessKeyId: "test", secretAccessKey: "test" },
   });
   const sfn = mockClient(sfnClient);
+  // Runs read by the console's routes: one running execution with an empty history, unless a test says otherwise.
+  sfn.on(DescribeExecutionCommand).resolves({ status: "RUNNING", startDate: new Date(NOW) });
+  sfn.on(GetExecutionHistoryCommand).resolves({ events: [] });
   const logger = new Logger({ serviceName: "goals-api-test", logLevel: "SILENT" });
   const publisher = new RecordingPublisher();
   const deps: GoalsApiDeps = {
     store,
     startRun: sfnRunStarter(sfnClient),
+    runHistory: sfnRunHistory(sfnClient),
     stateMachineArns: { react: REACT_ARN },
     now: () => NOW,
     newGoalId: () => goalIdFromBytes(randomBytes(16)),

@@ -1,5 +1,6 @@
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { approvalIdFromBytes } from "../../../lambdas/core/goal/goal-ids";
 import type { Approval } from "../../../lambdas/core/ports/goal-store";
 import { ApprovalViewSchema } from "../../../lambdas/handlers/api/approvals";
 import { aPendingApproval } from "../human/support";
@@ -191,7 +192,9 @@ describe("approvals routes (GET /approvals, POST /approvals/{approvalId})", () =
       const foreign = await call(aTenant(), "POST", `/approvals/${approval.approvalId}`, {
         decision: "approve",
       });
-      const unknown = await call(owner, "POST", `/approvals/ap-${randomUUID()}`, { decision: "approve" });
+      const unknown = await call(owner, "POST", `/approvals/${approvalIdFromBytes(randomBytes(16))}`, {
+        decision: "approve",
+      });
 
       // Assess
       for (const { result, events } of [foreign, unknown]) {

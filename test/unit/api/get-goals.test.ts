@@ -1,6 +1,7 @@
-import { describe, expect, it } from "vitest";
-import { fail } from "../../../lambdas/core/goal/goal-lifecycle";
+import { describe, expect, it, vi } from "vitest";
+import { cancel, fail } from "../../../lambdas/core/goal/goal-lifecycle";
 import { GoalSnapshotSchema } from "../../../lambdas/core/goal/goal-record";
+import type { GoalEventWait, GoalEventWaiter } from "../../../lambdas/core/ports/goal-event-waiter";
 import { aGoalSpec, apiEvent, aTenant, bodyOf, buildApi, NOW, suiteStoreBackend } from "./api-harness";
 
 describe("GET /goals", () => {
@@ -199,6 +200,98 @@ describe("GET /goals", () => {
           issues: [{ path: "after", message: expect.any(String) }],
         });
       }
+    });
+
+    describe("long poll (waitSeconds)", () => {
+      it("waits on the waiter and answers with the first event that arrives after `after`", async () => {
+        // Prepare: a waiter that, on its first wait, lets the goal record one more event.
+        const tenant = aTenant();
+        const goalId = await goalWithFiveEvents(tenant);
+        const waits: GoalEventWait[] = [];
+        const eventWaiter: GoalEventWaiter = {
+          wait: async (request) => {
+            waits.push(request);
+            const stored = await backend.store.getGoal(goalId);
+            if (!stored) throw new Error("goal not stored");
+            await backend.store.commit(stored.record, stored.version, [
+              { type: "test.late", at: NOW.toISOString(), runId: "r1" },
+            ]);
+          },
+        };
+        const { api } = buildApi(backend.store, { eventWaiter });
+
+        // Act
+        const result = await api(
+          apiEvent({
+            method: "GET",
+            path: `/goals/${goalId}/events`,
+            query: { after: "5", waitSeconds: "20" },
+            accountId: tenant,
+          }),
+        );
+
+        // Assess
+        expect(result.statusCode).toBe(200);
+        expect(bodyOf(result)).toMatchObject({ items: [{ seq: 6, type: "test.late" }], nextSeq: 6 });
+        expect(waits).toHaveLength(1);
+        expect(waits[0]).toMatchObject({ goalId, after: 5, round: 0 });
+        expect(waits[0]?.until.getTime()).toBe(NOW.getTime() + 20_000);
+      });
+
+      it("answers empty once waitSeconds have passed, backing off round by round", async () => {
+        // Prepare: a clock that moves one second per reading, and a waiter that only counts.
+        const tenant = aTenant();
+        const goalId = await goalWithFiveEvents(tenant);
+        let ticks = 0;
+        const rounds: number[] = [];
+        const { api } = buildApi(backend.store, {
+          now: () => new Date(NOW.getTime() + 1000 * ticks++),
+          eventWaiter: { wait: async (request) => void rounds.push(request.round) },
+        });
+
+        // Act
+        const result = await api(
+          apiEvent({
+            method: "GET",
+            path: `/goals/${goalId}/events`,
+            query: { after: "5", waitSeconds: "3" },
+            accountId: tenant,
+          }),
+        );
+
+        // Assess
+        expect(bodyOf(result)).toEqual({ items: [], nextSeq: 5 });
+        expect(rounds.length).toBeGreaterThan(0);
+        expect(rounds).toEqual(rounds.map((_, index) => index));
+      });
+
+      it("does not wait for a goal that is final, and refuses waitSeconds above 20", async () => {
+        // Prepare
+        const tenant = aTenant();
+        const goalId = await postGoal(tenant);
+        const stored = await backend.store.getGoal(goalId);
+        if (!stored) throw new Error("goal not stored");
+        const cancelled = cancel(stored.record, "test", "enough", NOW);
+        await backend.store.commit(cancelled.record, stored.version, cancelled.events);
+        const eventWaiter = { wait: vi.fn(async () => undefined) };
+        const { api } = buildApi(backend.store, { eventWaiter });
+        const path = `/goals/${goalId}/events`;
+        const last = String((await backend.store.getGoal(goalId))?.record.lastEventSeq);
+
+        // Act
+        const final = await api(
+          apiEvent({ method: "GET", path, query: { after: last, waitSeconds: "20" }, accountId: tenant }),
+        );
+        const tooLong = await api(
+          apiEvent({ method: "GET", path, query: { waitSeconds: "21" }, accountId: tenant }),
+        );
+
+        // Assess
+        expect(bodyOf(final).items).toEqual([]);
+        expect(eventWaiter.wait).not.toHaveBeenCalled();
+        expect(tooLong.statusCode).toBe(400);
+        expect(bodyOf(tooLong).error).toMatchObject({ issues: [{ path: "waitSeconds" }] });
+      });
     });
 
     it("answers 404 for another tenant's goal", async () => {

@@ -112,7 +112,7 @@ describe("goals API routing and errors", () => {
       .spyOn(backend.store, "getGoal")
       .mockRejectedValueOnce(new Error("secret table detail"));
     const logged = vi.spyOn(logger, "error");
-    const event = apiEvent({ method: "GET", path: "/goals/g-1", accountId: aTenant() });
+    const event = apiEvent({ method: "GET", path: `/goals/g-${"0".repeat(26)}`, accountId: aTenant() });
 
     // Act
     const result = await api(event);

@@ -1,8 +1,13 @@
 import { describe, expect, it } from "vitest";
 import {
+  ApprovalIdSchema,
+  approvalIdFromBytes,
   GOAL_ID_PATTERN,
+  GoalIdSchema,
   goalIdForIdempotencyKey,
   goalIdFromBytes,
+  RevisionIdSchema,
+  revisionIdFromBytes,
 } from "../../../lambdas/core/goal/goal-ids";
 
 describe("goal ids", () => {
@@ -33,5 +38,39 @@ describe("goal ids", () => {
     expect(goalIdForIdempotencyKey("222222222222", "order-42")).not.toBe(id);
     expect(goalIdForIdempotencyKey("111111111111", "order-43")).not.toBe(id);
     expect(goalIdForIdempotencyKey("a", "bc")).not.toBe(goalIdForIdempotencyKey("ab", "c"));
+  });
+
+  it("formats approval and revision ids as their prefix and lower-case hex", () => {
+    // Act
+    const approvalId = approvalIdFromBytes(new Uint8Array(16).fill(0xab));
+    const revisionId = revisionIdFromBytes(new Uint8Array(12).fill(0x01));
+
+    // Assess
+    expect(approvalId).toBe(`ap-${"ab".repeat(16)}`);
+    expect(revisionId).toBe(`rev-${"01".repeat(12)}`);
+    expect(() => approvalIdFromBytes(new Uint8Array(12))).toThrow(RangeError);
+    expect(() => revisionIdFromBytes(new Uint8Array(16))).toThrow(RangeError);
+  });
+
+  it("accepts the ids the system issues and nothing else", () => {
+    // Prepare
+    const goalId = goalIdFromBytes(new Uint8Array(16).fill(7));
+    const approvalId = approvalIdFromBytes(new Uint8Array(16).fill(7));
+    const revisionId = revisionIdFromBytes(new Uint8Array(12).fill(7));
+    const notIds = ["", "g-1", `g-${"0".repeat(2042)}`, `${goalId}#x`, "../etc", "__proto__", `${goalId}\n`];
+
+    // Act + Assess
+    expect(GoalIdSchema.safeParse(goalId).success).toBe(true);
+    expect(ApprovalIdSchema.safeParse(approvalId).success).toBe(true);
+    expect(RevisionIdSchema.safeParse(revisionId).success).toBe(true);
+    for (const notId of notIds) {
+      expect(GoalIdSchema.safeParse(notId).success).toBe(false);
+      expect(ApprovalIdSchema.safeParse(notId).success).toBe(false);
+      expect(RevisionIdSchema.safeParse(notId).success).toBe(false);
+    }
+    // Crockford base32 leaves out i, l, o and u; ids are lower case.
+    expect(GoalIdSchema.safeParse(`g-${"i".repeat(26)}`).success).toBe(false);
+    expect(GoalIdSchema.safeParse(goalId.toUpperCase()).success).toBe(false);
+    expect(ApprovalIdSchema.safeParse(approvalId.toUpperCase()).success).toBe(false);
   });
 });

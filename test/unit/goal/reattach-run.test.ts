@@ -3,12 +3,13 @@ import { GoalStatusError } from "../../../lambdas/core/goal/errors";
 import { reached } from "../../../lambdas/core/goal/loop-marker";
 import { reattachRun } from "../../../lambdas/core/goal/reattach-run";
 import { checkpointRunId } from "../../../lambdas/core/goal/run-takeover";
+import { gateOf } from "../../../lambdas/core/loop/gates/action-gate";
 import { buildGoal, goalIn, minutesLater } from "./support";
 
 const LATER = minutesLater(5);
 
 describe("reattachRun", () => {
-  it("keeps a waiting goal waiting on the same approval in a new run, its gate moved along", () => {
+  it("keeps a waiting goal waiting on the same approval in a new run, its gate the new run's through its lineage", () => {
     // Prepare
     const waiting = {
       ...goalIn("waiting"),
@@ -35,8 +36,10 @@ describe("reattachRun", () => {
       runIteration: 3,
       waitingFor: waiting.waitingFor,
       resumeCondition: waiting.resumeCondition,
-      actionGate: { ...waiting.actionGate, runId: "run-2" },
+      actionGate: waiting.actionGate,
+      takeover: { runId: "run-1", iteration: 3 },
     });
+    expect(gateOf(record, { runId: "run-2", iteration: 3 })).toEqual(waiting.actionGate);
     expect(events).toEqual([
       expect.objectContaining({
         type: "run.reattached",

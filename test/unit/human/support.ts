@@ -1,4 +1,5 @@
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
+import { approvalIdFromBytes } from "../../../lambdas/core/goal/goal-ids";
 import type { HumanInputEvent } from "../../../lambdas/core/human/human-input-events";
 import type { Approval } from "../../../lambdas/core/ports/goal-store";
 import type { HumanInputPublisher } from "../../../lambdas/core/ports/human-input-publisher";
@@ -24,7 +25,7 @@ export const SECRET_TOKEN = `token-${randomUUID()}-never-shown`;
 export function aPendingApproval(goalId: string, overrides: Partial<Approval> = {}): Approval {
   const requestedAt = new Date("2026-03-01T09:00:00.000Z");
   return {
-    approvalId: `ap-${randomUUID()}`,
+    approvalId: approvalIdFromBytes(randomBytes(16)),
     goalId,
     tenantId: "tenant-1",
     runId: "r1",

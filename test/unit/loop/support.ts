@@ -37,6 +37,7 @@ import {
   type DynamoBackend,
   documentClientFor,
   dynamoClientFor,
+  type StartBackend,
   startDynalite,
 } from "../../support/dynamo-backends";
 
@@ -130,8 +131,9 @@ export interface ServedGoalTable extends GoalTable {
   readonly endpoint: string;
 }
 
-export async function startGoalTable(): Promise<ServedGoalTable> {
-  const backend: DynamoBackend = await startDynalite();
+/** A fresh goal table on `start` (dynalite by default; the store's contract backends all fit). */
+export async function startGoalTable(start: StartBackend = startDynalite): Promise<ServedGoalTable> {
+  const backend: DynamoBackend = await start();
   const client: DynamoDBClient = dynamoClientFor(backend.endpoint);
   const tableName = `goals-${randomUUID()}`;
   await createGoalTable(client, tableName);

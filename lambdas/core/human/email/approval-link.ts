@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import * as z from "zod";
 import { GoalLoopsError } from "../../goal/errors";
+import { APPROVAL_ID_PATTERN } from "../../goal/goal-ids";
 
 /** What an email link may decide; the same two words as the API's `decision`. */
 export const LinkDecisionSchema = z.enum(["approve", "reject"]);
@@ -10,10 +11,10 @@ export type LinkDecision = z.infer<typeof LinkDecisionSchema>;
 export const EMAIL_APPROVAL_PATH = "/email/approvals";
 
 /**
- * Approval ids as the store hands them out (`appr-…`, UUIDs, ULIDs). `|` is the separator of the
- * signed text and never part of an id, so two different links never sign the same text.
+ * Approval ids as the system issues them (`ap-` and 32 hex digits). `|`, the separator of the
+ * signed text, is never part of one, so two different links never sign the same text.
  */
-const APPROVAL_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const APPROVAL_ID = APPROVAL_ID_PATTERN;
 /** Epoch seconds, as written by `signApprovalLink`: digits only, no sign, no exponent. */
 const EPOCH_SECONDS = /^\d{1,12}$/;
 /**

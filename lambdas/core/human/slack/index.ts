@@ -12,6 +12,7 @@ export * from "./approval-message";
 export * from "./block-kit";
 export * from "./goal-snapshot-blocks";
 export * from "./replay-guard";
+export * from "./response-url";
 export * from "./slack-approvers";
 export * from "./slack-command";
 export * from "./slack-payloads";

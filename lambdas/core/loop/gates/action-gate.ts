@@ -2,6 +2,7 @@ import { canonicalJson, sha256Hex } from "../../goal/canonical-json";
 import type { FrozenTool } from "../../goal/frozen-tools";
 import { type GoalChange, goalEvent, settle } from "../../goal/goal-change";
 import type { ActionGate, GoalRecord } from "../../goal/goal-record";
+import { lineagePosition, sameRun } from "../../goal/run-lineage";
 import { clip } from "../../goal/text";
 import { toolUsesOf } from "../../models/model-answer";
 import type { ModelTurn, ToolUseBlock } from "../../ports/model-client";
@@ -67,17 +68,30 @@ export function pendingGate(
     toolUseIds: calls.map((call) => call.toolUseId),
     fingerprint: `tools:${fingerprint}`,
     summary,
+    calls: calls.map((call) => {
+      const definition = definitionOf(call.name);
+      return {
+        name: call.name,
+        input: call.input,
+        ...(definition
+          ? { server: definition.server, tool: definition.tool, definitionHash: definition.definitionHash }
+          : {}),
+      };
+    }),
     outcome: "pending",
   };
 }
 
-/** The goal's gate for this run and iteration, if the turn needed one. */
+/**
+ * The goal's gate for this run and iteration, if the turn needed one: a gate asked for by any run of
+ * the lineage in that iteration (a run that took over decides and acts on its predecessors' gate).
+ */
 export function gateOf(
   record: GoalRecord,
   position: Pick<RunPosition, "runId" | "iteration">,
 ): ActionGate | undefined {
   const gate = record.actionGate;
-  return gate && gate.runId === position.runId && gate.iteration === position.iteration ? gate : undefined;
+  return gate && sameRun(record, gate, position) ? gate : undefined;
 }
 
 /** The fingerprint prefix of a gate on a whole plan (plan_execute's plan approval), not on tool calls. */
@@ -93,9 +107,12 @@ export function nextAfterGate(gate: Pick<ActionGate, "fingerprint"> | null | und
   return isPlanGate(gate) ? "verify" : "act";
 }
 
-/** Records the gate VerifyAndReason found for the turn (no event: request-approval announces it). */
+/**
+ * Records the gate a step found for its turn or plan (no event: request-approval announces it),
+ * under the run's lineage (see run-lineage.ts), so every run that takes the iteration over finds it.
+ */
 export function setGate(record: GoalRecord, gate: ActionGate, now: Date): GoalChange {
-  return settle({ ...record, actionGate: gate, updatedAt: now.toISOString() }, []);
+  return settle({ ...record, actionGate: lineagePosition(record, gate), updatedAt: now.toISOString() }, []);
 }
 
 /** Records a human's (or the clock's) answer on the gate; Act obeys it. */

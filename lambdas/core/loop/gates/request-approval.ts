@@ -186,7 +186,12 @@ function whatToAsk(record: GoalRecord, input: RequestApprovalInput, now: Date): 
   const gate = gateOf(record, input);
   if (gate?.outcome !== "pending") return undefined;
   return asking(
-    { kind: gateKind(gate), summary: gate.summary, fingerprint: gate.fingerprint },
+    {
+      kind: gateKind(gate),
+      summary: gate.summary,
+      fingerprint: gate.fingerprint,
+      ...(gate.calls === undefined ? {} : { calls: gate.calls }),
+    },
     (next, approvalId, at) =>
       chain(
         next,

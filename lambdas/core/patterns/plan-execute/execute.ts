@@ -3,6 +3,7 @@ import type { GoalRecord } from "../../goal/goal-record";
 import { remainingBudgetUsd } from "../../goal/limits";
 import { reached } from "../../goal/loop-marker";
 import { type PlanState, type PlanStepState, stepById, withPlanState } from "../../goal/plan";
+import { lineagePosition, sameRun } from "../../goal/run-lineage";
 import { checkpointRunId } from "../../goal/run-takeover";
 import { type ActPorts, actUnlessGated, commitTurnAndAct } from "../../loop/act";
 import { gatedCalls } from "../../loop/gates/action-gate";
@@ -28,14 +29,17 @@ export interface ExecutePorts extends ActPorts {
 }
 
 /**
- * The step the executor works on in this iteration: the one it already started (a retry), else the
- * next ready one — none while the plan waits for a replan, an approval or a decision.
+ * The step the executor works on in this iteration: the one it already started (a retry, or a run
+ * that took the iteration over), else the next ready one — none while the plan waits for a replan,
+ * an approval or a decision.
  */
-function stepToExecute(state: PlanState, position: RunPosition): PlanStepState | undefined {
+function stepToExecute(
+  record: GoalRecord,
+  state: PlanState,
+  position: RunPosition,
+): PlanStepState | undefined {
   const current = state.current;
-  if (current?.runId === position.runId && current.iteration === position.iteration) {
-    return stepById(state, current.stepId);
-  }
+  if (current && sameRun(record, current, position)) return stepById(state, current.stepId);
   if (state.version === 0 || state.pending || state.decision || state.needsApproval) return undefined;
   return readyStep(state);
 }
@@ -50,7 +54,11 @@ function startStep(record: GoalRecord, step: PlanStepState, position: RunPositio
   }));
   const planState: PlanState = {
     ...started,
-    current: { stepId: step.id, runId: position.runId, iteration: position.iteration },
+    current: lineagePosition(record, {
+      stepId: step.id,
+      runId: position.runId,
+      iteration: position.iteration,
+    }),
   };
   const next = withPlanState(record, planState, now);
   return settle(next, [
@@ -88,7 +96,7 @@ export async function execute(
   if (reached(record, runId, iteration, "reasoned"))
     return actUnlessGated(ports, settings, { loaded, position });
   const state = record.planState;
-  const step = state && stepToExecute(state, position);
+  const step = state && stepToExecute(record, state, position);
   if (!state || !step) return { ...position, next: "verify" };
 
   const granted = grantedTools(record, settings.defaultTools);

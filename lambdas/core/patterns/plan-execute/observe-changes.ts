@@ -2,6 +2,7 @@ import { type GoalChange, goalEvent, settle } from "../../goal/goal-change";
 import { pause } from "../../goal/goal-lifecycle";
 import type { GoalRecord, RevisionType } from "../../goal/goal-record";
 import { type PlanState, type PlanStepState, stepById, withPlanState } from "../../goal/plan";
+import { sameRun } from "../../goal/run-lineage";
 import { clip } from "../../goal/text";
 import { isPlanGate, setGate } from "../../loop/gates/action-gate";
 import { chain } from "../../loop/update-goal";
@@ -34,10 +35,9 @@ export function classifyChange(
 ): GoalChange | undefined {
   const state = record.planState;
   const current = state?.current;
-  const matches =
-    current !== undefined &&
-    current.iteration === logged.iteration &&
-    (current.runId === logged.runId || current.runId === record.previousRunId);
+  // The step was logged for the plan step's turn: the same iteration of the same lineage, whichever
+  // runs started the step, acted on it and observe it now.
+  const matches = current !== undefined && sameRun(record, current, logged);
   const step = matches && state ? stepById(state, current.stepId) : undefined;
   if (!state || !step) return undefined;
   const { outcome, errorName, detail } = classifyStep(step, logged);
@@ -218,11 +218,15 @@ export function noticeRevisions(
   );
 }
 
-/** A step started in an earlier run whose turn never ran (the run ended first) goes back to pending. */
+/**
+ * A step started in an earlier lineage whose turn never ran (its run ended, and a continue-as-new or
+ * a resume started the count again) goes back to pending. A step of the current lineage is the
+ * current run's own, however many runs took it over: its turn runs, or ran, once.
+ */
 export function resetStaleStep(record: GoalRecord, now: Date): GoalChange | undefined {
   const state = record.planState;
   const current = state?.current;
-  if (!state || !current || current.runId === record.runId) return undefined;
+  if (!state || !current || sameRun(record, current, { runId: record.runId })) return undefined;
   const reset = updateStep(state, current.stepId, (step) =>
     step.status === "running" ? { ...step, status: "pending" } : step,
   );
@@ -234,6 +238,7 @@ export function askPlanApproval(record: GoalRecord, now: Date): GoalChange | und
   const state = record.planState;
   const gate = record.actionGate;
   if (!state?.needsApproval) return undefined;
-  if (isPlanGate(gate) && gate?.outcome === "pending" && gate.runId === record.runId) return undefined;
+  if (isPlanGate(gate) && gate?.outcome === "pending" && sameRun(record, gate, { runId: record.runId }))
+    return undefined;
   return setGate(record, planGate({ runId: record.runId, iteration: record.runIteration }, state), now);
 }

@@ -2,6 +2,8 @@ import { unsatisfiedCheckIds } from "../../goal/evidence/check-evidence";
 import { type GoalChange, settle } from "../../goal/goal-change";
 import type { GoalRecord } from "../../goal/goal-record";
 import { checkLimits } from "../../goal/limits";
+import { awaitsAct } from "../../goal/loop-marker";
+import { gatedNext } from "../../loop/gates/action-gate";
 import { askForCheckApproval } from "../../loop/gates/check-approval";
 import { needsHumanDecision } from "../../loop/gates/human-decision";
 import { applyQueuedRevisions } from "../../loop/revisions/apply-revisions";
@@ -61,6 +63,10 @@ export async function observe(
   const read = await readGoal(ports.goals, input.goalId);
   const loaded = await applyQueuedRevisions(ports, { loaded: read, runId, models: settings.models });
   if (!isRunningIn(loaded.record, runId)) return stopped(loaded.record, input);
+  // An executor turn not acted on yet (a run that took it over): Act first, its step is not ready to count.
+  const position = { ...input, iteration: loaded.record.runIteration };
+  if (awaitsAct(loaded.record, runId, position.iteration))
+    return { ...position, next: gatedNext(loaded.record, position) };
   const [latest] = await ports.stepLog.listRecentSteps(input.goalId, 1);
   const prepared = await observeStep(ports, settings, loaded, latest, runId);
   if (!isRunningIn(prepared.record, runId)) return stopped(prepared.record, input);

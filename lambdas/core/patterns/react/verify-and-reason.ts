@@ -1,7 +1,8 @@
 import type { GoalChange } from "../../goal/goal-change";
 import type { GoalRecord } from "../../goal/goal-record";
 import { checkLimits, remainingBudgetUsd } from "../../goal/limits";
-import { reached } from "../../goal/loop-marker";
+import { awaitsAct, reached } from "../../goal/loop-marker";
+import { sameRun } from "../../goal/run-lineage";
 import { checkpointRunId } from "../../goal/run-takeover";
 import { type ActPorts, actedAnswer, actUnlessGated, commitTurnAndAct } from "../../loop/act";
 import { gatedCalls, gatedNext } from "../../loop/gates/action-gate";
@@ -81,13 +82,18 @@ export async function verifyAndReason(
   // A retry of an invocation that acted: answer as it did, do nothing again (a stale position goes
   // straight to the iteration after the one that acted).
   const { loop } = loaded.record;
-  if (loop?.runId === runId && loop.phase === "acted" && loop.iteration >= input.iteration) {
+  if (
+    loop &&
+    sameRun(loaded.record, loop, { runId }) &&
+    loop.phase === "acted" &&
+    loop.iteration >= input.iteration
+  ) {
     return actedAnswer({ ...input, iteration: loop.iteration });
   }
   // A retry after the reason commit: act on that turn before anything else. Verify must not run
   // first: a step the crashed attempt logged but did not commit as acted is not ready to count.
   const current = positionOf(loaded.record, input);
-  if (awaitsAct(loaded.record, current))
+  if (awaitsAct(loaded.record, runId, current.iteration))
     return actUnlessGated(ports, settings, { loaded, position: current });
   // One read for both halves: the step to verify (logged by Act, not counted yet, so one beyond the
   // record's count) is the newest of the steps the prompt shows after the latest compaction.
@@ -235,12 +241,6 @@ async function reason(
     },
     stepLogRead: { newest: history.steps.at(-1) },
   });
-}
-
-/** The run's iteration is reasoned and not acted yet: its turn waits for Act (or for a human). */
-function awaitsAct(record: GoalRecord, position: RunPosition): boolean {
-  const { runId, iteration } = position;
-  return reached(record, runId, iteration, "reasoned") && !reached(record, runId, iteration, "acted");
 }
 
 function uncountedCostUsd(context: { readonly uncounted: readonly ModelCheckpoint[] }): number {

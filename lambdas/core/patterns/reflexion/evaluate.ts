@@ -1,6 +1,6 @@
 import type { GoalRecord } from "../../goal/goal-record";
 import { checkLimits } from "../../goal/limits";
-import { markLoop, reached } from "../../goal/loop-marker";
+import { awaitsAct, markLoop, reached } from "../../goal/loop-marker";
 import { gatedNext } from "../../loop/gates/action-gate";
 import { askForCheckApproval } from "../../loop/gates/check-approval";
 import { needsHumanDecision } from "../../loop/gates/human-decision";
@@ -55,6 +55,10 @@ export async function evaluate(
   const read = await readGoal(ports.goals, input.goalId);
   const loaded = await applyQueuedRevisions(ports, { loaded: read, runId, models: settings.models });
   if (!isRunningIn(loaded.record, runId)) return stopped(loaded.record, input);
+  // An attempt not acted on yet (a run that took it over): Act first, its step is not ready to count.
+  const current = { ...input, iteration: loaded.record.runIteration };
+  if (awaitsAct(loaded.record, runId, current.iteration))
+    return { ...current, next: gatedNext(loaded.record, current) };
   const [latest] = await ports.stepLog.listRecentSteps(input.goalId, 1);
   const now = ports.now();
   const { record } = await evaluateAndMark(ports, settings, loaded, latest, runId, now);

@@ -1,6 +1,8 @@
 import type { Logger } from "@aws-lambda-powertools/logger";
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from "aws-lambda";
 import type { LinkSecretSource } from "../../../adapters/email-secrets";
+import { GoalLoopsError } from "../../../core/goal/errors";
+import { clip } from "../../../core/goal/text";
 import { decideApprovalFromDoor } from "../../../core/human/decide-approval";
 import {
   ApprovalLinkError,
@@ -124,6 +126,11 @@ export function createEmailDoor(deps: EmailDoorDeps): EmailDoor {
           return answer({ kind: "link_expired", expiredAt: error.expiredAt });
         }
         return answer({ kind: "malformed", detail: error.message });
+      }
+      if (error instanceof GoalLoopsError && !error.retryable) {
+        // Input the core refused: the page says what was wrong, not "try again".
+        deps.logger.info("email request refused", { reason: error.name, method, requestId });
+        return answer({ kind: "malformed", detail: clip(error.message, 300) });
       }
       deps.logger.error("email door failed", { method, requestId, error });
       return answer({ kind: "error", requestId });

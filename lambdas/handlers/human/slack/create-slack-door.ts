@@ -1,4 +1,6 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from "aws-lambda";
+import { GoalLoopsError } from "../../../core/goal/errors";
+import { clip } from "../../../core/goal/text";
 import { refuseReplay } from "../../../core/human/slack/replay-guard";
 import { SLACK_ROUTES } from "../../../core/human/slack/slack-routes";
 import { SlackSignatureError, verifySlackRequest } from "../../../core/human/slack/verify-signature";
@@ -72,6 +74,11 @@ export function createSlackDoor(deps: SlackDoorDeps): SlackDoor {
       return await route(deps, rawBody);
     } catch (error) {
       // Slack shows nothing of a 5xx to the person who clicked: answer 200 with what happened.
+      if (error instanceof GoalLoopsError && !error.retryable) {
+        // Bad input the core refused: repeating it would be refused again, so say so.
+        deps.logger.warn("slack request refused", { requestId, path: event.path, error: error.name });
+        return ephemeral(`goal-loops refused this (request ${requestId}): ${clip(error.message, 500)}`);
+      }
       deps.logger.error("slack request failed", { requestId, path: event.path, error });
       return ephemeral(
         `goal-loops could not finish this (request ${requestId}); try again: repeating it is safe.`,

@@ -1,6 +1,9 @@
 import type { APIGatewayProxyResult } from "aws-lambda";
+import { GOAL_ID_PATTERN } from "../../../core/goal/goal-ids";
 import type { GoalRecord } from "../../../core/goal/goal-record";
+import { clip } from "../../../core/goal/text";
 import type { SlackMessage } from "../../../core/human/slack/block-kit";
+import { isSlackResponseUrl, SLACK_RESPONSE_URL_HOSTS } from "../../../core/human/slack/response-url";
 import { isSlackApprover, notAnApproverText } from "../../../core/human/slack/slack-approvers";
 import { json } from "../../api/http-responses";
 import type { SlackDoorDeps } from "./slack-door-deps";
@@ -21,12 +24,35 @@ export function inChannelMessage(text: string): APIGatewayProxyResult {
   return json(200, { response_type: "in_channel", text });
 }
 
-/** The goal, when it exists and belongs to the workspace's tenant; otherwise undefined (not probeable). */
+/**
+ * The goal, when it exists and belongs to the workspace's tenant; otherwise undefined (not
+ * probeable). An id the system never issues is not looked up: it cannot name a goal.
+ */
 export async function tenantGoal(deps: SlackDoorDeps, goalId: string): Promise<GoalRecord | undefined> {
+  if (!GOAL_ID_PATTERN.test(goalId)) return undefined;
   const found = await deps.goals.getGoal(goalId);
   if (found === undefined) return undefined;
   if (found.record.tenantId !== deps.tenantId) return undefined;
   return found.record;
+}
+
+/**
+ * Undefined when the request names no `response_url`, or one on Slack's own hosts; otherwise the
+ * refusal (400), logged. Checked before anything else reads the request, so a refused request
+ * changes nothing and nothing is ever posted to a foreign URL.
+ */
+export function refuseForeignResponseUrl(
+  deps: SlackDoorDeps,
+  responseUrl: string | undefined,
+): APIGatewayProxyResult | undefined {
+  if (responseUrl === undefined || isSlackResponseUrl(responseUrl)) return undefined;
+  deps.logger.warn("slack request refused: its response_url is not on Slack's hosts", {
+    responseUrl: clip(responseUrl, 200),
+  });
+  return ephemeral(
+    `This request's response_url is not on Slack's hosts (${SLACK_RESPONSE_URL_HOSTS.join(", ")}); nothing was done.`,
+    400,
+  );
 }
 
 /**

@@ -14,6 +14,7 @@ import {
   ephemeral,
   ephemeralMessage,
   inChannelMessage,
+  refuseForeignResponseUrl,
   refuseNonApprover,
   tenantGoal,
 } from "./slack-answers";
@@ -33,6 +34,8 @@ export async function handleCommand(deps: SlackDoorDeps, rawBody: string): Promi
   const form = Object.fromEntries(new URLSearchParams(rawBody));
   const parsed = SlashCommandSchema.safeParse(form);
   if (!parsed.success) return ephemeral("This request is not a slash command.", 400);
+  const foreign = refuseForeignResponseUrl(deps, parsed.data.response_url);
+  if (foreign !== undefined) return foreign;
   const refused = await refuseNonApprover(deps, parsed.data.user_id, parsed.data.response_url);
   if (refused !== undefined) return refused;
 
@@ -44,7 +47,11 @@ export async function handleCommand(deps: SlackDoorDeps, rawBody: string): Promi
     throw error;
   }
   const goal = await tenantGoal(deps, command.goalId);
-  if (goal === undefined) return ephemeral(`Goal \`${escapeMrkdwn(command.goalId)}\` does not exist.`);
+  if (goal === undefined) {
+    return ephemeral(
+      `Goal \`${escapeMrkdwn(command.goalId)}\` does not exist (goal ids are \`g-\` and 26 characters).`,
+    );
+  }
   if (command.directive.kind === "status") return ephemeralMessage(goalStatusMessage(toSnapshot(goal)));
   if (FINAL_STATUSES.has(goal.status)) {
     return ephemeral(`Goal \`${goal.goalId}\` is ${goal.status}: it takes no more revisions.`);

@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { Logger } from "@aws-lambda-powertools/logger";
 import { injectLambdaContext } from "@aws-lambda-powertools/logger/middleware";
 import { getSecret } from "@aws-lambda-powertools/parameters/secrets";
@@ -11,6 +11,7 @@ import { createDocumentClient, observedGoalStore } from "../../../adapters/goal-
 import { DynamoDbReplayGuard } from "../../../adapters/slack-replay-guard";
 import { fetchSlackResponder } from "../../../adapters/slack-responder";
 import { slackSecretsFromEnv } from "../../../adapters/slack-secrets";
+import { revisionIdFromBytes } from "../../../core/goal/goal-ids";
 import { listEnv, requiredEnv } from "../../handler-environment";
 import { createSlackDoor } from "./create-slack-door";
 
@@ -45,7 +46,7 @@ const door = createSlackDoor({
   tenantId,
   approverUserIds,
   now: () => new Date(),
-  newRevisionId: () => `rev-${randomUUID()}`,
+  newRevisionId: () => revisionIdFromBytes(randomBytes(12)),
   logger,
 });
 

@@ -1,4 +1,5 @@
 import type { APIGatewayProxyResult } from "aws-lambda";
+import { APPROVAL_ID_PATTERN } from "../../../core/goal/goal-ids";
 import { toSnapshot } from "../../../core/goal/snapshot";
 import { decideApprovalFromDoor } from "../../../core/human/decide-approval";
 import {
@@ -15,7 +16,13 @@ import {
   slackActor,
 } from "../../../core/human/slack/slack-payloads";
 import { json } from "../../api/http-responses";
-import { ephemeral, OK_EMPTY, refuseNonApprover, tenantGoal } from "./slack-answers";
+import {
+  ephemeral,
+  OK_EMPTY,
+  refuseForeignResponseUrl,
+  refuseNonApprover,
+  tenantGoal,
+} from "./slack-answers";
 import type { SlackDoorDeps } from "./slack-door-deps";
 
 function payloadOf(rawBody: string): unknown {
@@ -50,12 +57,22 @@ export async function handleInteraction(
   if (kind.data.type !== "block_actions") return OK_EMPTY;
   const parsed = BlockActionsPayloadSchema.safeParse(payload);
   if (!parsed.success) return ephemeral("This interaction is not one goal-loops understands.", 400);
+  const foreign = refuseForeignResponseUrl(deps, parsed.data.response_url);
+  if (foreign !== undefined) return foreign;
   const refused = await refuseNonApprover(deps, parsed.data.user.id, parsed.data.response_url);
   if (refused !== undefined) return refused;
 
   for (const action of parsed.data.actions) {
     const decision = decisionOf(action.action_id);
     if (decision === undefined || action.value === undefined) continue;
+    // The buttons carry the approval id the system issued; anything else decides nothing.
+    if (!APPROVAL_ID_PATTERN.test(action.value)) {
+      deps.logger.warn("slack click refused: its value is not an approval id", { user: parsed.data.user.id });
+      return ephemeral(
+        "This button does not carry an approval id goal-loops issued; nothing was decided.",
+        400,
+      );
+    }
     return decide(deps, parsed.data, action.value, decision);
   }
   return OK_EMPTY;

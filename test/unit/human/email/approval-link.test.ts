@@ -32,7 +32,7 @@ function refusal(parts: ApprovalLinkParts, now = NOW, secret = LINK_SECRET): App
 const signed = (decision: "approve" | "reject" = "approve") =>
   signApprovalLink({
     baseUrl: BASE_URL,
-    approvalId: "ap-123",
+    approvalId: `ap-${"1".repeat(32)}`,
     decision,
     expiresAt: EXPIRES_AT,
     approver: APPROVER,
@@ -45,7 +45,9 @@ describe("signApprovalLink / verifyApprovalLink", () => {
     const link = new URL(signed("reject"));
 
     // Assess
-    expect(link.origin + link.pathname).toBe("https://api.example.test/v1/email/approvals/ap-123");
+    expect(link.origin + link.pathname).toBe(
+      `https://api.example.test/v1/email/approvals/ap-${"1".repeat(32)}`,
+    );
     expect([...link.searchParams.keys()]).toEqual(["decision", "expires", "approver", "sig"]);
     expect(link.searchParams.get("approver")).toBe(APPROVER);
     expect(link.searchParams.get("decision")).toBe("reject");
@@ -62,7 +64,7 @@ describe("signApprovalLink / verifyApprovalLink", () => {
 
     // Assess
     expect(verified).toEqual({
-      approvalId: "ap-123",
+      approvalId: `ap-${"1".repeat(32)}`,
       decision: "approve",
       expiresAt: EXPIRES_AT,
       approver: APPROVER,
@@ -71,7 +73,7 @@ describe("signApprovalLink / verifyApprovalLink", () => {
   });
 
   it.each([
-    ["approvalId", { approvalId: "ap-124" }],
+    ["approvalId", { approvalId: `ap-${"2".repeat(32)}` }],
     ["decision", { decision: "reject" }],
     ["expires", { expires: String(EXPIRES_AT.getTime() / 1000 + 86_400) }],
     ["approver", { approver: "mallory@example.test" }],
@@ -146,7 +148,7 @@ describe("signApprovalLink / verifyApprovalLink", () => {
     expect(() =>
       signApprovalLink({
         baseUrl: BASE_URL,
-        approvalId: "ap-1",
+        approvalId: `ap-${"3".repeat(32)}`,
         decision: "approve",
         expiresAt: EXPIRES_AT,
         approver: APPROVER,

@@ -1,9 +1,10 @@
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { Logger } from "@aws-lambda-powertools/logger";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { APIGatewayProxyEvent } from "aws-lambda";
 import { createGoalTable } from "../../../../lambdas/adapters/create-goal-table";
 import { DynamoDbGoalStore } from "../../../../lambdas/adapters/dynamodb-goal-store";
+import { approvalIdFromBytes } from "../../../../lambdas/core/goal/goal-ids";
 import type { GoalRecord } from "../../../../lambdas/core/goal/goal-record";
 import { GoalSpecSchema } from "../../../../lambdas/core/goal/goal-spec";
 import type { HumanInputEvent } from "../../../../lambdas/core/human/human-input-events";
@@ -63,7 +64,7 @@ export function aWaitingGoal(): GoalRecord {
 
 export function aPendingApproval(goalId: string, overrides: Partial<Approval> = {}): Approval {
   return {
-    approvalId: `ap-${randomUUID()}`,
+    approvalId: approvalIdFromBytes(randomBytes(16)),
     goalId,
     tenantId: "tenant-a",
     runId: "r1",

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   buildDoor,
   commandBody,
@@ -169,5 +169,46 @@ describe("POST /slack/commands (/goal)", () => {
     // Assess
     expect(result.statusCode).toBe(401);
     expect(publisher.events).toEqual([]);
+  });
+
+  it("refuses a command whose response_url is not Slack's with 400, publishing and posting nothing", async () => {
+    // Prepare
+    const goal = await createGoal(table);
+    const { door, publisher, responder } = buildDoor(table);
+
+    // Act
+    const result = await door(
+      slackEvent({
+        path: COMMANDS,
+        body: commandBody(`${goal.goalId} redirect elsewhere`, "U0ANA", "javascript:alert(1)"),
+      }),
+    );
+
+    // Assess
+    expect(result.statusCode).toBe(400);
+    expect(String(jsonBody(result).text)).toContain("not on Slack's hosts");
+    expect(publisher.events).toEqual([]);
+    expect(responder.posts).toEqual([]);
+  });
+
+  it.each([
+    ["2,044 characters", `g-${"0".repeat(2042)}`],
+    ["a goal id of the wrong form", "goal-1"],
+  ])("answers a goal id of %s as unknown, never as 'try again', reading no key", async (_name, goalId) => {
+    // Prepare
+    const { door, publisher } = buildDoor(table);
+    const getGoal = vi.spyOn(table.adapters.goals, "getGoal");
+
+    // Act
+    const result = await door(slackEvent({ path: COMMANDS, body: commandBody(`${goalId} status`) }));
+
+    // Assess
+    expect(result.statusCode).toBe(200);
+    const text = String(jsonBody(result).text);
+    expect(text).not.toContain("try again");
+    expect(text.length).toBeLessThan(1000);
+    expect(getGoal).not.toHaveBeenCalled();
+    expect(publisher.events).toEqual([]);
+    getGoal.mockRestore();
   });
 });

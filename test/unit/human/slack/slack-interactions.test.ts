@@ -1,4 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Logger } from "@aws-lambda-powertools/logger";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { GoalStoreUnavailableError } from "../../../../lambdas/adapters/dynamodb-errors";
+import { ValidationError } from "../../../../lambdas/core/goal/errors";
 import { waitFor } from "../../../../lambdas/core/goal/goal-lifecycle";
 import type { Approval } from "../../../../lambdas/core/ports/goal-store";
 import {
@@ -170,7 +173,9 @@ describe("POST /slack/interactions", () => {
     const { door, publisher } = buildDoor(table);
 
     // Act
-    const result = await door(slackEvent({ path: INTERACTIONS, body: clickBody("approve", "ap-unknown") }));
+    const result = await door(
+      slackEvent({ path: INTERACTIONS, body: clickBody("approve", `ap-${"0".repeat(32)}`) }),
+    );
 
     // Assess
     expect(result.statusCode).toBe(200);
@@ -257,5 +262,99 @@ describe("POST /slack/interactions", () => {
     // Assess
     expect(result.statusCode).toBe(200);
     expect(JSON.stringify(jsonBody(result).blocks)).toContain("*Approved*");
+  });
+
+  it.each([
+    ["a javascript: URL", "javascript:alert(1)"],
+    ["another host", "https://attacker.example/actions/T0TEAM/1/abc"],
+    ["a look-alike host", "https://hooks.slack.com.attacker.example/actions/1"],
+    ["plain http", "http://hooks.slack.com/actions/T0TEAM/1/abc"],
+    ["credentials in the URL", "https://user:pass@hooks.slack.com/actions/T0TEAM/1/abc"],
+    ["another port", "https://hooks.slack.com:8443/actions/T0TEAM/1/abc"],
+  ])(
+    "refuses a click whose response_url is %s: 400, logged, nothing decided or posted",
+    async (_name, url) => {
+      // Prepare
+      const approval = await waitingApproval();
+      const logger = new Logger({ serviceName: "slack-door-test", logLevel: "SILENT" });
+      const warned = vi.spyOn(logger, "warn");
+      const { door, publisher, responder } = buildDoor(table, { logger });
+
+      // Act
+      const result = await door(
+        slackEvent({ path: INTERACTIONS, body: clickBody("approve", approval.approvalId, "U0ANA", url) }),
+      );
+
+      // Assess
+      expect(result.statusCode).toBe(400);
+      expect(String(jsonBody(result).text)).toContain("not on Slack's hosts");
+      expect(warned).toHaveBeenCalledWith(expect.stringContaining("response_url"), expect.anything());
+      expect((await table.adapters.goals.getApproval(approval.approvalId))?.status).toBe("pending");
+      expect(publisher.events).toEqual([]);
+      expect(responder.posts).toEqual([]);
+    },
+  );
+
+  it("posts to a GovSlack response_url too", async () => {
+    // Prepare
+    const approval = await waitingApproval();
+    const { door, responder } = buildDoor(table);
+    const url = "https://hooks.slack-gov.com/actions/T0TEAM/1/abc";
+
+    // Act
+    const result = await door(
+      slackEvent({ path: INTERACTIONS, body: clickBody("approve", approval.approvalId, "U0ANA", url) }),
+    );
+
+    // Assess
+    expect(result.statusCode).toBe(200);
+    expect(responder.posts.map((post) => post.url)).toEqual([url]);
+  });
+
+  it.each([
+    ["2,040 characters", `ap-${"0".repeat(2037)}`],
+    ["a key separator", "ap|1"],
+    ["an upper-case id", `AP-${"A".repeat(32)}`],
+  ])("refuses a button whose value is not an approval id (%s) as the refusal it is", async (_name, value) => {
+    // Prepare
+    const { door, publisher, responder } = buildDoor(table);
+
+    // Act
+    const result = await door(slackEvent({ path: INTERACTIONS, body: clickBody("approve", value) }));
+
+    // Assess
+    expect(result.statusCode).toBe(400);
+    const text = String(jsonBody(result).text);
+    expect(text).toContain("does not carry an approval id");
+    expect(text).not.toContain("try again");
+    expect(publisher.events).toEqual([]);
+    expect(responder.posts).toEqual([]);
+  });
+
+  it.each([
+    [
+      "bad input the core refused",
+      new ValidationError("Invalid decision: comment: too long", []),
+      "refused this",
+      false,
+      "1",
+    ],
+    ["a store that is down", new GoalStoreUnavailableError("throttled"), "try again", true, "2"],
+  ])("answers %s as what it is: a refusal, or a safe retry", async (_name, failure, says, retry, digit) => {
+    // Prepare
+    const { door } = buildDoor(table);
+    const getApproval = vi.spyOn(table.adapters.goals, "getApproval").mockRejectedValueOnce(failure);
+
+    // Act
+    const result = await door(
+      slackEvent({ path: INTERACTIONS, body: clickBody("approve", `ap-${digit.repeat(32)}`) }),
+    );
+
+    // Assess
+    expect(result.statusCode).toBe(200);
+    const text = String(jsonBody(result).text);
+    expect(text).toContain(says);
+    expect(text.includes("try again")).toBe(retry);
+    getApproval.mockRestore();
   });
 });

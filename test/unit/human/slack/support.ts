@@ -10,7 +10,7 @@ import {
 import { DynamoDbReplayGuard } from "../../../../lambdas/adapters/slack-replay-guard";
 import type { SlackResponder } from "../../../../lambdas/adapters/slack-responder";
 import { createGoalRecord } from "../../../../lambdas/core/goal/create-goal";
-import { goalIdFromBytes } from "../../../../lambdas/core/goal/goal-ids";
+import { approvalIdFromBytes, goalIdFromBytes } from "../../../../lambdas/core/goal/goal-ids";
 import type { GoalRecord } from "../../../../lambdas/core/goal/goal-record";
 import { type GoalSpecInput, parseGoalSpec } from "../../../../lambdas/core/goal/goal-spec";
 import type { HumanInputEvent } from "../../../../lambdas/core/human/human-input-events";
@@ -65,7 +65,7 @@ export function aPendingApproval(
 ): Approval {
   const requestedAt = new Date("2026-03-01T09:00:00.000Z");
   return {
-    approvalId: `ap-${randomUUID()}`,
+    approvalId: approvalIdFromBytes(randomBytes(16)),
     goalId,
     tenantId,
     runId: "r1",
@@ -197,7 +197,12 @@ export function slackEvent(request: SignedRequest): APIGatewayProxyEvent {
 }
 
 /** A block_actions interaction body: one click on `actionId` with `value`, form-encoded as Slack sends it. */
-export function clickBody(actionId: string, value: string, userId = "U0ANA"): string {
+export function clickBody(
+  actionId: string,
+  value: string,
+  userId = "U0ANA",
+  responseUrl = "https://hooks.slack.com/actions/T0TEAM/1/abc",
+): string {
   const payload = {
     type: "block_actions",
     user: { id: userId, username: "ana", team_id: "T0TEAM" },
@@ -205,14 +210,18 @@ export function clickBody(actionId: string, value: string, userId = "U0ANA"): st
     actions: [
       { type: "button", action_id: actionId, block_id: "approval", value, action_ts: "1772357400.1" },
     ],
-    response_url: "https://hooks.slack.com/actions/T0TEAM/1/abc",
+    response_url: responseUrl,
     container: { type: "message", message_ts: "1772357000.000100", channel_id: "C0OPS" },
   };
   return new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
 }
 
 /** A `/goal` slash command body, form-encoded as Slack sends it. */
-export function commandBody(text: string, userId = "U0ANA"): string {
+export function commandBody(
+  text: string,
+  userId = "U0ANA",
+  responseUrl = "https://hooks.slack.com/commands/T0TEAM/1/abc",
+): string {
   return new URLSearchParams({
     token: "deprecated-verification-token",
     team_id: "T0TEAM",
@@ -221,7 +230,7 @@ export function commandBody(text: string, userId = "U0ANA"): string {
     user_name: "ana",
     command: "/goal",
     text,
-    response_url: "https://hooks.slack.com/commands/T0TEAM/1/abc",
+    response_url: responseUrl,
     trigger_id: "1.2.3",
   }).toString();
 }

@@ -1,0 +1,239 @@
+import type { APIGatewayProxyResult } from "aws-lambda";
+import * as z from "zod";
+import { checkProgress } from "../../core/goal/evidence/check-evidence";
+import { EvidenceSchema } from "../../core/goal/evidence/evidence";
+import { RunIdSchema } from "../../core/goal/goal-ids";
+import {
+  ContractProposalSchema,
+  type GoalRecord,
+  GoalStatusSchema,
+  QueuedRevisionSchema,
+  RevisionLogEntrySchema,
+} from "../../core/goal/goal-record";
+import {
+  ApprovalPolicySchema,
+  HintsSchema,
+  LimitsSchema,
+  ModelOverridesSchema,
+  PatternSchema,
+  SuccessCheckSchema,
+  VerifySchema,
+} from "../../core/goal/goal-spec";
+import { LessonSchema } from "../../core/goal/lesson";
+import {
+  PlanStateSchema,
+  PlanStepStateSchema,
+  ReplanRecordSchema,
+  ReplanRequestSchema,
+} from "../../core/goal/plan";
+import { parseOrThrow } from "../../core/goal/validation";
+import { GoalNotFoundError } from "../../core/ports/goal-store";
+import { tenantGoal } from "./get-goals";
+import type { GoalsApiDeps } from "./goals-api-deps";
+import { errorJson, json } from "./http-responses";
+import type { ApiRequest, Route } from "./routes";
+
+/**
+ * `GET /goals/{goalId}/details`: what a person reads about a goal beyond its snapshot, for the
+ * console: the contract as it stands, each check with its state and evidence, the plan, the
+ * attempts and lessons, the revision log with what reconcile decided, revisions still queued, a
+ * new contract waiting for confirmation, and the MCP tools frozen into it. Built field by field:
+ * nothing internal (checkpoints, fingerprints, task tokens, run markers) is included.
+ */
+export const GoalDetailsSchema = z.object({
+  goalId: z.string(),
+  status: GoalStatusSchema,
+  revision: z.number().int(),
+  pattern: PatternSchema,
+  patternReason: z.string(),
+  contract: z.object({
+    objective: z.string(),
+    scope: z.array(z.string()),
+    constraints: z.array(z.string()),
+    successChecks: z.array(SuccessCheckSchema),
+    limits: LimitsSchema,
+    tools: z.array(z.string()),
+    approval: ApprovalPolicySchema,
+    models: ModelOverridesSchema.optional(),
+    hints: HintsSchema.optional(),
+  }),
+  checks: z.array(
+    z.object({
+      id: z.string(),
+      description: z.string(),
+      verify: VerifySchema,
+      state: z.enum(["met", "partial", "not_met"]),
+      evidence: EvidenceSchema.nullable(),
+    }),
+  ),
+  plan: z
+    .object({
+      version: z.number().int(),
+      steps: z.array(PlanStepStateSchema),
+      current: PlanStateSchema.shape.current.unwrap().nullable(),
+      pendingReplan: ReplanRequestSchema.nullable(),
+      history: z.array(ReplanRecordSchema),
+    })
+    .nullable(),
+  attempts: z.number().int(),
+  lessons: z.array(LessonSchema),
+  revisions: z.array(RevisionLogEntrySchema),
+  queuedRevisions: z.array(QueuedRevisionSchema),
+  contractProposal: ContractProposalSchema.nullable(),
+  tools: z.array(
+    z.object({
+      name: z.string(),
+      server: z.string(),
+      tool: z.string(),
+      risk: z.string(),
+      definitionHash: z.string(),
+    }),
+  ),
+  runId: z.string(),
+  previousRunId: z.string().nullable(),
+});
+export type GoalDetails = z.infer<typeof GoalDetailsSchema>;
+
+export function goalDetails(record: GoalRecord): GoalDetails {
+  const progress = checkProgress(record);
+  const { spec } = record;
+  return {
+    goalId: record.goalId,
+    status: record.status,
+    revision: record.revision,
+    pattern: record.pattern,
+    patternReason: record.patternReason,
+    contract: {
+      objective: spec.objective,
+      scope: spec.scope ?? [],
+      constraints: spec.constraints ?? [],
+      successChecks: spec.successChecks,
+      limits: spec.limits,
+      tools: spec.tools ?? [],
+      approval: spec.approval,
+      ...(spec.models === undefined ? {} : { models: spec.models }),
+      ...(spec.hints === undefined ? {} : { hints: spec.hints }),
+    },
+    checks: spec.successChecks.map((check) => ({
+      id: check.id,
+      description: check.description,
+      verify: check.verify,
+      state: progress.checks[check.id] ?? "not_met",
+      evidence: record.evidence.find((evidence) => evidence.checkId === check.id) ?? null,
+    })),
+    plan: record.planState
+      ? {
+          version: record.planState.version,
+          steps: record.planState.steps,
+          current: record.planState.current ?? null,
+          pendingReplan: record.planState.pending ?? null,
+          history: record.planState.history,
+        }
+      : null,
+    attempts: record.attempts ?? 0,
+    lessons: record.lessons ?? [],
+    revisions: record.revisionLog,
+    queuedRevisions: record.inbox,
+    contractProposal: record.contractProposal ?? null,
+    tools: (record.frozenTools ?? []).map((tool) => ({
+      name: tool.name,
+      server: tool.server,
+      tool: tool.tool,
+      risk: tool.risk,
+      definitionHash: tool.definitionHash,
+    })),
+    runId: record.runId,
+    previousRunId: record.previousRunId ?? null,
+  };
+}
+
+async function getDetails(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGatewayProxyResult> {
+  return json(200, goalDetails(await tenantGoal(deps, request)));
+}
+
+/** A run id as the loop makes them (`r1`, `r2` …); anything else cannot be one of the goal's runs. */
+const HistoryQuerySchema = z.object({
+  nextToken: z.string().min(1).max(4096).optional(),
+  maxResults: z
+    .string()
+    .regex(/^\d{1,4}$/, "must be a whole number")
+    .transform(Number)
+    .pipe(z.number().int().min(1).max(1000))
+    .optional(),
+});
+
+/** Every run the goal had, oldest first: the run ids its events name, and the current one. */
+async function runIdsOf(deps: GoalsApiDeps, record: GoalRecord): Promise<string[]> {
+  const ids = new Set<string>();
+  let after = 0;
+  for (;;) {
+    const page = await deps.store.listEvents(record.goalId, { after, limit: 1000 });
+    for (const event of page.items) if (event.runId) ids.add(event.runId);
+    if (page.items.length === 0 || page.nextSeq === after) break;
+    after = page.nextSeq;
+  }
+  ids.add(record.runId);
+  return [...ids];
+}
+
+function runsOf(deps: GoalsApiDeps, record: GoalRecord) {
+  const stateMachineArn = deps.stateMachineArns[record.pattern];
+  if (deps.runHistory === undefined || stateMachineArn === undefined) return undefined;
+  return { history: deps.runHistory, stateMachineArn };
+}
+
+const RUNS_UNAVAILABLE = {
+  code: "RunHistoryUnavailable",
+  message: "this deployment cannot read its runs from Step Functions",
+};
+
+/**
+ * `GET /goals/{goalId}/runs`: each run of the goal (first run, resumes, continue-as-new) with its
+ * Step Functions execution: status, start, stop, error. A run whose execution is gone is listed
+ * with status `UNKNOWN`.
+ */
+async function listRuns(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGatewayProxyResult> {
+  const record = await tenantGoal(deps, request);
+  const runs = runsOf(deps, record);
+  if (runs === undefined) return errorJson(503, RUNS_UNAVAILABLE);
+  const items = await Promise.all(
+    (await runIdsOf(deps, record)).map(async (runId) => {
+      const execution = await runs.history.describe({
+        stateMachineArn: runs.stateMachineArn,
+        goalId: record.goalId,
+        runId,
+      });
+      return { runId, current: runId === record.runId, execution: execution ?? null };
+    }),
+  );
+  return json(200, { goalId: record.goalId, items });
+}
+
+/** `GET /goals/{goalId}/runs/{runId}/history?nextToken=&maxResults=`: a page of the run's state history. */
+async function runHistory(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGatewayProxyResult> {
+  const query = parseOrThrow(HistoryQuerySchema, request.query, "query");
+  const runId = parseOrThrow(RunIdSchema, request.params.runId ?? "", "runId");
+  const record = await tenantGoal(deps, request);
+  const runs = runsOf(deps, record);
+  if (runs === undefined) return errorJson(503, RUNS_UNAVAILABLE);
+  if (!(await runIdsOf(deps, record)).includes(runId)) {
+    throw new GoalNotFoundError(`Goal '${record.goalId}' has no run '${runId}'`);
+  }
+  const page = await runs.history.history(
+    { stateMachineArn: runs.stateMachineArn, goalId: record.goalId, runId },
+    query,
+  );
+  return json(200, { goalId: record.goalId, runId, ...page });
+}
+
+export function goalDetailsRoutes(deps: GoalsApiDeps): Route[] {
+  return [
+    { method: "GET", path: "/goals/{goalId}/details", handle: (request) => getDetails(deps, request) },
+    { method: "GET", path: "/goals/{goalId}/runs", handle: (request) => listRuns(deps, request) },
+    {
+      method: "GET",
+      path: "/goals/{goalId}/runs/{runId}/history",
+      handle: (request) => runHistory(deps, request),
+    },
+  ];
+}

@@ -1,0 +1,54 @@
+import type { Writable } from "node:stream";
+import { Logger } from "@aws-lambda-powertools/logger";
+import type { APIGatewayProxyEvent } from "aws-lambda";
+import { DynamoDbGoalStore } from "../../adapters/dynamodb-goal-store";
+import { goalEventWaiterFromEnv } from "../../adapters/goal-event-waiter-from-env";
+import { createDocumentClient } from "../../adapters/goal-store-adapters";
+import { requiredEnv } from "../handler-environment";
+import { type StreamSink, streamGoalEvents } from "./event-stream";
+
+/**
+ * `GET /goals/{goalId}/stream` (API Gateway REST, response transfer mode STREAM): a function of
+ * its own so the goals API stays buffered, and so open streams never hold the API's concurrency.
+ * It only reads the goal store.
+ */
+const logger = new Logger();
+const store = new DynamoDbGoalStore({
+  client: createDocumentClient(),
+  tableName: requiredEnv("GOAL_TABLE_NAME"),
+});
+const deps = { store, waiter: goalEventWaiterFromEnv(process.env), now: () => new Date(), logger };
+
+/** The Lambda response stream as a sink: status and headers go in the HTTP integration prelude. */
+function lambdaSink(responseStream: Writable): StreamSink {
+  let stream: Writable = responseStream;
+  const closed = new AbortController();
+  responseStream.on("close", () => closed.abort());
+  responseStream.on("error", () => closed.abort());
+  return {
+    open: (statusCode, headers) => {
+      stream = awslambda.HttpResponseStream.from(responseStream, { statusCode, headers });
+    },
+    write: (text) =>
+      new Promise<void>((resolve) => {
+        if (closed.signal.aborted) return resolve();
+        if (stream.write(text)) return resolve();
+        // A stream closed while full never drains: closing ends the wait too.
+        stream.once("drain", () => resolve());
+        closed.signal.addEventListener("abort", () => resolve(), { once: true });
+      }),
+    end: () =>
+      new Promise<void>((resolve) => {
+        // A stream the client closed is destroyed: ending it would never call back.
+        if (closed.signal.aborted || stream.destroyed) return resolve();
+        stream.end(() => resolve());
+      }),
+    closed: closed.signal,
+  };
+}
+
+export const handler = awslambda.streamifyResponse<APIGatewayProxyEvent>(
+  async (event, responseStream, context) => {
+    await streamGoalEvents(deps, event, lambdaSink(responseStream), () => context.getRemainingTimeInMillis());
+  },
+);

@@ -1,0 +1,22 @@
+import * as z from "zod";
+import { ApprovalIdSchema, GoalIdSchema, RunIdSchema } from "../../core/goal/goal-ids";
+import { parseOrThrow } from "../../core/goal/validation";
+
+/**
+ * The path parameters of the routes' templates, each in the shape the system issues. Checked
+ * before a route runs, so an id the system never issued (2,000 characters, a key separator, a
+ * path trick) is a 400 naming the parameter and never reaches a DynamoDB key (at most 2,048 bytes).
+ */
+const PathParamsSchema = z.strictObject({
+  goalId: GoalIdSchema.optional(),
+  approvalId: ApprovalIdSchema.optional(),
+  runId: RunIdSchema.optional(),
+});
+
+/** The route's path parameters, or a ValidationError naming each malformed one (`goalId`, `approvalId`, `runId`). */
+export function checkPathParams(params: Readonly<Record<string, string>>): Record<string, string> {
+  const checked = parseOrThrow(PathParamsSchema, params, "path");
+  return Object.fromEntries(
+    Object.entries(checked).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
+}

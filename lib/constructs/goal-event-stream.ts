@@ -1,0 +1,57 @@
+import { fileURLToPath } from "node:url";
+import { Duration } from "aws-cdk-lib";
+import { type IResource, LambdaIntegration, ResponseTransferMode } from "aws-cdk-lib/aws-apigateway";
+import type { RetentionDays } from "aws-cdk-lib/aws-logs";
+import { Construct } from "constructs";
+import { GoalLoopFunction, type GoalLoopLogLevel } from "./goal-loop-function";
+import type { GoalTable } from "./goal-table";
+import { acknowledgeGoalTableGrant } from "./nag-acknowledgments";
+
+/** API Gateway ends a streamed response at 15 minutes (FACTS); the function may run as long. */
+const MAX_STREAM = Duration.minutes(15);
+
+export interface GoalEventStreamProps {
+  /** The goal store the stream reads goals and events from. */
+  readonly goalTable: GoalTable;
+  /** @default "INFO" */
+  readonly logLevel?: GoalLoopLogLevel;
+  /** @default RetentionDays.ONE_MONTH */
+  readonly logRetention?: RetentionDays;
+}
+
+/**
+ * `GET /goals/{goalId}/stream`: a goal's events as Server-Sent Events, through API Gateway REST
+ * response streaming (`responseTransferMode: STREAM`, Lambda `InvokeWithResponseStream`). A
+ * function of its own, read-only on the goal store, so the goals API stays buffered and open
+ * streams never use its concurrency.
+ */
+export class GoalEventStream extends Construct {
+  readonly handler: GoalLoopFunction;
+
+  constructor(scope: Construct, id: string, props: GoalEventStreamProps) {
+    super(scope, id);
+    this.handler = new GoalLoopFunction(this, "Handler", {
+      entry: fileURLToPath(new URL("../../lambdas/handlers/api/goal-event-stream.ts", import.meta.url)),
+      description: "goal-loops event stream: a goal's events as Server-Sent Events",
+      timeout: MAX_STREAM,
+      logLevel: props.logLevel,
+      logRetention: props.logRetention,
+      environment: { ...props.goalTable.environment },
+    });
+    props.goalTable.grantReadData(this.handler);
+    acknowledgeGoalTableGrant(this.handler.role, props.goalTable);
+  }
+
+  /** Adds `GET <goal>/stream` under a goal resource (`/goals/{goalId}`), IAM-authorized like the rest. */
+  addRoute(goal: IResource): void {
+    const integration = new LambdaIntegration(this.handler.function, {
+      allowTestInvoke: false,
+      responseTransferMode: ResponseTransferMode.STREAM,
+      // A streamed integration may run up to 15 minutes; the function ends each stream before.
+      timeout: MAX_STREAM,
+    });
+    goal.addResource("stream").addMethod("GET", integration, {
+      requestParameters: { "method.request.path.goalId": true },
+    });
+  }
+}

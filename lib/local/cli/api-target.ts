@@ -1,0 +1,52 @@
+import { Option } from "commander";
+import { GoalsClient } from "./goals-client";
+
+/** Where a command sends its requests: the local stack on `port`, or a deployed API (`--api`). */
+export interface ApiTarget {
+  readonly port: number;
+  /** A deployed stack's API URL (its `ApiUrl` output); requests are signed with SigV4. */
+  readonly api?: string;
+  readonly profile?: string;
+  readonly region?: string;
+}
+
+export function apiOption() {
+  return new Option(
+    "--api <url>",
+    "a deployed stack's API URL (the ApiUrl output); requests are signed with your AWS credentials",
+  );
+}
+
+export function profileOption() {
+  return new Option(
+    "--profile <profile>",
+    "the AWS profile to sign with (default: the SDK's credential chain)",
+  );
+}
+
+export function regionOption() {
+  return new Option("--region <region>", "the region to sign for, when --api is a custom domain");
+}
+
+/**
+ * The client for a target: unsigned to the local stack (or any loopback URL), SigV4-signed to a
+ * deployed API. Undefined, with the reason on stderr, when signing cannot be set up.
+ */
+export async function clientFor(target: ApiTarget): Promise<GoalsClient | undefined> {
+  if (target.api === undefined) return new GoalsClient(`http://127.0.0.1:${target.port}`);
+  // The signer and the credential chain load only for a deployed API: local commands start faster.
+  const { SigningSetupError, signedFetch } = await import("./signed-fetch");
+  try {
+    return new GoalsClient(target.api, {
+      fetch: signedFetch({
+        apiUrl: target.api,
+        ...(target.profile === undefined ? {} : { profile: target.profile }),
+        ...(target.region === undefined ? {} : { region: target.region }),
+      }),
+    });
+  } catch (error) {
+    if (!(error instanceof SigningSetupError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    return undefined;
+  }
+}

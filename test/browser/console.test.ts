@@ -1,0 +1,182 @@
+import { join } from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { GoalEvent } from "../../lambdas/core/goal/goal-event";
+import { type E2eStack, startE2eStack } from "../e2e/local-stack-harness";
+import { launchChromium, SCREENSHOTS } from "./browser";
+
+/** `notify` to ops, irreversible: the goal waits for an approval before it runs. */
+function notifyGoal(model: string) {
+  return {
+    objective: "Tell ops about the release",
+    successChecks: [
+      {
+        id: "ops-told",
+        description: "notify succeeded",
+        verify: { kind: "tool_result", tool: "notify", expect: { status: "success" } },
+      },
+    ],
+    tools: ["notify"],
+    limits: { maxSteps: 10 },
+    pattern: "react",
+    models: { default: `scripted:${model}` },
+  };
+}
+
+describe("the web console in headless Chromium, on the local stack", () => {
+  let e2e: E2eStack;
+  let browser: Browser;
+  let closeBrowser: () => Promise<void>;
+  let page: Page;
+  /** Every request the page made and every text it was answered: no task token may be in any. */
+  const seenByPage: string[] = [];
+
+  beforeAll(async () => {
+    e2e = await startE2eStack();
+    ({ browser, close: closeBrowser } = await launchChromium());
+    page = await browser.newPage({ viewport: { width: 1200, height: 1000 } });
+    page.on("response", async (response) => {
+      seenByPage.push(response.url());
+      const type = response.headers()["content-type"] ?? "";
+      if (type.includes("json") || type.includes("event-stream")) {
+        seenByPage.push(await response.text().catch(() => ""));
+      }
+    });
+  });
+
+  afterAll(async () => {
+    await closeBrowser?.();
+    await e2e?.stop();
+  });
+
+  const consoleUrl = (hash: string) => `${e2e.stack.apiUrl}/console#${hash}`;
+
+  /** Follows the goal's events until one of `type` is committed. */
+  async function untilEvent(goalId: string, type: string): Promise<GoalEvent> {
+    for await (const event of e2e.client.streamEvents(goalId)) if (event.type === type) return event;
+    throw new Error(`goal ${goalId} ended without a ${type} event`);
+  }
+
+  it("submits a goal from the form, watches it complete live, and shows its evidence", async () => {
+    // Act
+    await page.goto(consoleUrl("/goals"));
+    await page.fill("[name=objective]", "Write a short release summary for goal-loops 2.0 to summary.md.");
+    await page.selectOption("[name=pattern]", "react");
+    await page.fill("[name='successChecks.0.id']", "summary-written");
+    await page.fill("[name='successChecks.0.description']", "summary.md exists and names version 2.0");
+    await page.fill("[name='successChecks.0.verify.path']", "summary.md");
+    await page.fill("[name='successChecks.0.verify.contains']", "2.0");
+    await page.fill("[name=model]", "scripted:write-release-summary");
+    await page.screenshot({ path: join(SCREENSHOTS, "new-goal-form.png"), fullPage: true });
+    await page.click("button[type=submit]");
+
+    // Assess: the page moves to the goal, which completes live, with the artifact as evidence.
+    await page.waitForURL(/#\/goals\/g-/);
+    await page.waitForSelector("[data-testid=goal-status]:text('completed')", { timeout: 60_000 });
+    const evidence = await page.textContent("[data-testid='evidence-summary-written']");
+    expect(evidence).toMatch(/artifact summary\.md sha256 [0-9a-f]{16}/);
+    const eventTypes = await page.$$eval("[data-testid=events] li", (items) =>
+      items.map((item) => item.textContent),
+    );
+    expect(eventTypes.some((text) => text?.includes("goal.completed"))).toBe(true);
+    expect(await page.textContent("[data-testid=turns]")).toMatch(/tools: workspace_write/);
+    await page.click("text=State history");
+    await page.waitForSelector("[data-testid=run-history] tr");
+    expect(await page.textContent("[data-testid=run-history]")).toMatch(/ExecutionSucceeded/);
+    await page.screenshot({ path: join(SCREENSHOTS, "goal.png"), fullPage: true });
+    await page.goto(consoleUrl("/goals"));
+    await page.waitForSelector("[data-testid=goals] tr[data-goal]");
+    await page.screenshot({ path: join(SCREENSHOTS, "goals.png"), fullPage: true });
+  }, 120_000);
+
+  it("shows a GoalSpec schema error and the API's field error at the field", async () => {
+    // Act: an empty artifact path breaks the JSON Schema; duplicate check ids pass it, but not the API.
+    await page.goto(consoleUrl("/goals"));
+    await page.fill("[name=objective]", "Two checks with one id");
+    await page.fill("[name='successChecks.0.description']", "a file");
+    await page.click("button[type=submit]");
+    const schemaError = await page.textContent("[data-error-for='successChecks.0.verify.path']");
+    await page.fill("[name='successChecks.0.verify.path']", "a.md");
+    await page.click("text=Add a check");
+    await page.fill("[name='successChecks.1.id']", "check-1");
+    await page.fill("[name='successChecks.1.description']", "another file");
+    await page.fill("[name='successChecks.1.verify.path']", "b.md");
+    await page.click("button[type=submit]");
+    await page.waitForSelector("[data-error-for='successChecks.1.id']");
+    const apiError = await page.textContent("[data-error-for='successChecks.1.id']");
+    await page.screenshot({ path: join(SCREENSHOTS, "form-errors.png"), fullPage: true });
+
+    // Assess
+    expect(schemaError).toBeTruthy();
+    expect(apiError).toMatch(/duplicate success check id 'check-1'/);
+    expect(await page.textContent("[role=alert]")).toMatch(/400 ValidationError/);
+  }, 60_000);
+
+  it("approves a gated notify from the inbox, which runs once; a second decision shows 409 plainly", async () => {
+    // Prepare
+    const { goalId } = await e2e.client.submitGoal(notifyGoal("notify-needs-approval"));
+    await untilEvent(goalId, "approval.requested");
+
+    // Act
+    await page.goto(consoleUrl("/approvals"));
+    const item = page.locator(`li.approval:has(a[href='#/goals/${goalId}'])`);
+    await item.waitFor();
+    const shown = await item.textContent();
+    await page.screenshot({ path: join(SCREENSHOTS, "approvals.png"), fullPage: true });
+    await item.locator("[name=comment]").fill("ship it");
+    await item.getByRole("button", { name: "Approve", exact: true }).click();
+    await item.locator(".decision").waitFor();
+    const decided = await item.locator(".decision").textContent();
+    await untilEvent(goalId, "goal.completed");
+    await item.getByRole("button", { name: "Approve", exact: true }).click();
+    await item.locator(".decision:has-text('409')").waitFor();
+    const again = await item.locator(".decision").textContent();
+
+    // Assess: the exact action (tool and input), its revision and expiry were on the page.
+    expect(shown).toContain('"channel": "ops"');
+    expect(shown).toContain('"message": "release 2.1 is out"');
+    expect(shown).toMatch(/revision 1/);
+    expect(shown).toMatch(/expires/);
+    expect(decided).toBe("approved");
+    expect(again).toMatch(/409 Already decided/);
+    const outbox = (await e2e.stack.readOutbox()).filter(
+      (entry) => entry.goalId === goalId && entry.channel === "ops",
+    );
+    expect(outbox).toHaveLength(1);
+  }, 90_000);
+
+  it("redirects a running goal from the page and shows the new contract", async () => {
+    // Prepare: a goal waiting for its notify to ops.
+    const { goalId } = await e2e.client.submitGoal(notifyGoal("redirect-with-checks"));
+    const requested = await untilEvent(goalId, "approval.requested");
+
+    // Act: redirect with a new check, then approve the pending call so the goal reaches a step boundary.
+    await page.goto(consoleUrl(`/goals/${goalId}`));
+    await page.waitForSelector("[data-testid=contract]");
+    await page.selectOption("[name=revisionType]", "redirect");
+    await page.fill("[name=revisionContent]", "Tell support about the release");
+    await page.fill("[name=newCheckId]", "support-told");
+    await page.fill("[name=newCheckPath]", "support.md");
+    await page.click("[data-testid=revise]");
+    await page.waitForSelector("[data-testid=action-result]:text('revise: accepted')");
+    await e2e.stack.events.idle();
+    await e2e.client.decideApproval(String(requested.approvalId), "approve");
+
+    // Assess: live, the contract on the page becomes the new one.
+    await page.waitForSelector("[data-testid=objective]:text('Tell support about the release')", {
+      timeout: 60_000,
+    });
+    expect(await page.textContent("[data-testid=checks]")).toContain("support-told");
+    expect(await page.textContent("[data-testid=checks]")).not.toContain("ops-told");
+    expect(await page.textContent("[data-testid=revisions]")).toMatch(/revision 2: redirect/);
+    await page.screenshot({ path: join(SCREENSHOTS, "redirected.png"), fullPage: true });
+  }, 90_000);
+
+  it("never puts a task token in front of the page", async () => {
+    // Assess: every response the page saw, against every token the runtime handed out.
+    const tokens = e2e.stack.executions.tokens.issued();
+    expect(tokens.length).toBeGreaterThan(0);
+    const seen = seenByPage.join("\n");
+    for (const token of tokens) expect(seen).not.toContain(token);
+  });
+});

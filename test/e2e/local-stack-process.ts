@@ -1,0 +1,119 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { cpSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { GoalsClient } from "../../lib/local/cli/goals-client";
+import { PROJECT_DIR } from "./local-stack-harness";
+
+/**
+ * `npm start` as a user runs it, in a process group of its own on a kept state folder, so a test can
+ * kill it the hard way (SIGKILL on the group: the stack, its Lambda sandboxes and its servers die
+ * at once, mid-write or mid-call) and start it again on the same folder.
+ */
+export interface LocalStackProcess {
+  readonly apiUrl: string;
+  readonly client: GoalsClient;
+  /** Everything it printed so far. */
+  readonly output: () => string;
+  /** SIGKILL on its process group; resolves once it exited. */
+  kill(): Promise<void>;
+  /** Ctrl+C (SIGINT): it stops gracefully; resolves once it exited. */
+  stop(): Promise<void>;
+}
+
+/** The fixtures folder of a state folder: the examples', the end-to-end ones, and `extra` (name → fixture). */
+export function writeFixtures(stateDir: string, extra: Readonly<Record<string, unknown>>): string {
+  const fixturesDir = join(stateDir, "fixtures");
+  mkdirSync(fixturesDir, { recursive: true });
+  for (const source of [join(PROJECT_DIR, "examples", "fixtures"), join(import.meta.dirname, "fixtures")]) {
+    for (const file of readdirSync(source)) cpSync(join(source, file), join(fixturesDir, file));
+  }
+  for (const [name, fixture] of Object.entries(extra)) {
+    writeFileSync(join(fixturesDir, `${name}.json`), JSON.stringify(fixture));
+  }
+  return fixturesDir;
+}
+
+const API_LINE = /API\s+(http:\/\/127\.0\.0\.1:\d+)/;
+
+/**
+ * Starts `tsx bin/local.ts --state-dir <stateDir> --fixtures <stateDir>/fixtures --port 0` and
+ * resolves once it printed its API address (after re-attaching the goals it found), or rejects when
+ * it exits first or `startupMs` passes.
+ */
+export async function startLocalStackProcess(
+  stateDir: string,
+  options: { readonly startupMs?: number } = {},
+): Promise<LocalStackProcess> {
+  const child = spawn(
+    process.execPath,
+    [
+      join(PROJECT_DIR, "node_modules", "tsx", "dist", "cli.mjs"),
+      join(PROJECT_DIR, "bin", "local.ts"),
+      "--state-dir",
+      stateDir,
+      "--fixtures",
+      join(stateDir, "fixtures"),
+      "--port",
+      "0",
+    ],
+    { cwd: PROJECT_DIR, detached: true, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let output = "";
+  const collect = (chunk: Buffer) => {
+    output += chunk.toString("utf8");
+  };
+  child.stdout?.on("data", collect);
+  child.stderr?.on("data", collect);
+  const exited = once(child, "exit");
+  try {
+    const apiUrl = await apiAddress(child, () => output, options.startupMs ?? 180_000);
+    return {
+      apiUrl,
+      client: new GoalsClient(apiUrl),
+      output: () => output,
+      kill: () => signalGroup(child, "SIGKILL", exited),
+      stop: () => signalGroup(child, "SIGINT", exited),
+    };
+  } catch (error) {
+    await signalGroup(child, "SIGKILL", exited);
+    throw error;
+  }
+}
+
+async function signalGroup(child: ChildProcess, signal: NodeJS.Signals, exited: Promise<unknown>) {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch (error) {
+    // The group is gone already (it exited between the check and the signal).
+    if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
+  }
+  await exited;
+}
+
+function apiAddress(child: ChildProcess, output: () => string, startupMs: number): Promise<string> {
+  return new Promise((resolveAddress, reject) => {
+    const timer = setTimeout(() => {
+      finish();
+      reject(new Error(`npm start printed no API address within ${startupMs} ms:\n${output()}`));
+    }, startupMs);
+    const onData = () => {
+      const found = API_LINE.exec(output());
+      if (!found?.[1]) return;
+      finish();
+      resolveAddress(found[1]);
+    };
+    const onExit = (code: number | null, signal: string | null) => {
+      finish();
+      reject(new Error(`npm start exited (${code ?? signal}) before it answered:\n${output()}`));
+    };
+    const finish = () => {
+      clearTimeout(timer);
+      child.stdout?.off("data", onData);
+      child.off("exit", onExit);
+    };
+    child.stdout?.on("data", onData);
+    child.once("exit", onExit);
+  });
+}
