@@ -5,7 +5,7 @@ export interface StoreWrite {
   /** `PutItem`, `UpdateItem`, `DeleteItem`, `BatchWriteItem`. */
   readonly operation: string;
   readonly goalId: string | undefined;
-  /** The item's sort key (`GOAL`, `EVT#…`, `STEP#…`, `CKPT#…`, `WS#…`, `OUTBOX#…`). */
+  /** The item's sort key (`GOAL`, `EVT#…`, `STEP#…`, `CKPT#…`, `WS#…`, `WSV#…`, `OUTBOX#…`). */
   readonly sortKey: string;
   /** DynamoDB's item size of what was written (what write units are billed on). */
   readonly bytes: number;

@@ -69,13 +69,14 @@ export async function runLongGoal(
 /**
  * The goal's writes by iteration: iteration k (index k) is every write after step k-1 was logged, up
  * to and including the log of step k (checkpoints, events, the goal item, the step; workspace files,
- * the artifacts, excluded). Writes after the last logged step belong to no iteration.
+ * the artifacts and the file versions a write replaced, kept for compensation, excluded). Writes
+ * after the last logged step belong to no iteration.
  */
 function writesByIteration(run: LongGoalRun): StoreWrite[][] {
   const iterations: StoreWrite[][] = [[]];
   let current: StoreWrite[] = [];
   for (const write of run.writes) {
-    if (write.sortKey.startsWith("WS#")) continue;
+    if (write.sortKey.startsWith("WS#") || write.sortKey.startsWith("WSV#")) continue;
     current.push(write);
     if (write.sortKey.startsWith("STEP#")) {
       iterations.push(current);

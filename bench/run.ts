@@ -197,7 +197,7 @@ function storeFigures(run: LongGoalRun, smallGoalS3Requests: number): void {
     info(
       section,
       "bytes written, whole goal (artifacts excluded)",
-      sum(run.writes.filter((w) => !w.sortKey.startsWith("WS#")).map((w) => w.bytes)),
+      sum(run.writes.filter((w) => !/^WSV?#/.test(w.sortKey)).map((w) => w.bytes)),
       "B",
     ),
   );
@@ -225,7 +225,7 @@ async function runLargePayloadGoal(bench: BenchStack): Promise<LargePayloadRun> 
     status: final.status,
     steps: final.steps,
     dynamoBytes: sum(writes.map((write) => write.bytes)),
-    dynamoWorkspaceBytes: sum(writes.filter((w) => w.sortKey.startsWith("WS#")).map((w) => w.bytes)),
+    dynamoWorkspaceBytes: sum(writes.filter((w) => /^WSV?#/.test(w.sortKey)).map((w) => w.bytes)),
     s3Bytes: sum(s3.filter((request) => request.method === "PUT").map((request) => request.bytes)),
     s3Puts: s3.filter((request) => request.method === "PUT").length,
     s3Gets: s3.filter((request) => request.method === "GET").length,

@@ -18,6 +18,7 @@ import {
 } from "../lib/local/cli/api-target";
 import { followGoal, type OutputMode } from "../lib/local/cli/follow-goal";
 import { formatApproval, formatSummary } from "../lib/local/cli/format-progress";
+import { formatCompensation, formatGoalTree } from "../lib/local/cli/format-tree";
 import { type ApprovalListStatus, GoalsApiError, GoalsClient } from "../lib/local/cli/goals-client";
 import { formatToolListing, listMcpTools, listTools, type ToolListing } from "../lib/local/cli/list-tools";
 import { type ApprovalMode, GoalFileError, runGoal } from "../lib/local/cli/run-goal";
@@ -185,7 +186,9 @@ const REFUSAL_HINTS: Readonly<Record<string, string>> = {
 
 program
   .command("status")
-  .description("Show a goal's snapshot: status, evidence, what it waits for, usage")
+  .description(
+    "Show a goal's snapshot: status, evidence, what it waits for, usage, its sub-goals as a tree, and its latest compensation",
+  )
   .argument("<goalId>")
   .addOption(portOption())
   .option("--json", "print the snapshot as JSON", false)
@@ -201,6 +204,9 @@ program
       }
       write(formatSummary(snapshot));
       write(`  objective: ${snapshot.objective} (revision ${snapshot.revision})`);
+      for (const line of formatCompensation(snapshot)) write(line);
+      if (snapshot.parentGoalId) write(`  sub-goal of: ${snapshot.parentGoalId}`);
+      if (snapshot.children) for (const line of await formatGoalTree(client, snapshot)) write(`  ${line}`);
       if (snapshot.status !== "waiting") return;
       const pending = (await client.listApprovals("pending")).filter((item) => item.goalId === goalId);
       for (const approval of pending) {
@@ -467,7 +473,7 @@ program
 program
   .command("tools")
   .description(
-    "List every tool a configuration yields (built-ins, tools.lambda, and tools.mcp servers' tools listed now): name, risk, source and why; --json adds input schemas. With --mcp URL, list one MCP server's tools and how they would be gated",
+    "List every tool a configuration yields (built-ins, tools.lambda, and tools.mcp servers' tools listed now): name, risk, source, why and what undoes a call; --json adds input schemas. With --mcp URL, list one MCP server's tools and how they would be gated",
   )
   .option("--config <file>", "the configuration file", "goal-loops.config.json")
   .option(

@@ -138,6 +138,8 @@ export class GoalLoops extends Construct {
       ...(this.mcpServers === undefined ? {} : { mcpServers: this.mcpServers }),
       approvalTimeout: Duration.seconds(config.approvals.timeoutSeconds),
       httpAllowedHosts: config.http.allowedHosts,
+      goalEventBus: this.goalEventBus,
+      subgoals: config.subgoals,
     });
     const loopProps = {
       goalTable: this.goalTable,
@@ -175,15 +177,20 @@ export class GoalLoops extends Construct {
       goalTable: this.goalTable,
       goalEventBus: this.goalEventBus,
       stateMachines,
+      onAbandon: config.compensation.onAbandon,
     });
+    this.loopSteps.announceEndedGoals(this.resumeHandler.function);
+    this.wireAbandonCompensators();
     this.goalDeadlines = new GoalDeadlines(this, "GoalDeadlines", { goalEventBus: this.goalEventBus });
     // The API sets a new goal's schedule and moves it on POST /limits; the resume handler moves it
     // when a limit decision extends the deadline.
     const busArn = this.goalEventBus.eventBus.eventBusArn;
     this.goalDeadlines.grantSetDeadlines(this.goalsApi.handler, busArn);
     this.goalDeadlines.grantSetDeadlines(this.resumeHandler.function, busArn);
-    // RequestApproval sets it again as every wait starts, so no wait outlives the deadline.
+    // RequestApproval sets it again as every wait starts, so no wait outlives the deadline;
+    // AwaitSubgoals sets each sub-goal's as it starts it.
     this.goalDeadlines.grantSetDeadlines(this.loopSteps.functions.requestApproval, busArn);
+    this.goalDeadlines.grantSetDeadlines(this.loopSteps.functions.awaitSubgoals, busArn);
     this.emailDoor = new EmailDoor(this, "EmailDoor", {
       goalTable: this.goalTable,
       goalEventBus: this.goalEventBus,
@@ -258,6 +265,17 @@ export class GoalLoops extends Construct {
       fn.addEnvironment(tools.compensatorEnvironment);
       tools.grantCompensate(fn);
     }
+  }
+
+  /**
+   * The resume handler runs an abandoned plan_execute goal's saga (`compensation.onAbandon`, or the
+   * GoalSpec's): it may invoke exactly the user tools' compensate functions.
+   */
+  private wireAbandonCompensators(): void {
+    const tools = this.lambdaTools;
+    if (tools === undefined || tools.compensators.size === 0) return;
+    this.resumeHandler.function.addEnvironment(tools.compensatorEnvironment);
+    tools.grantCompensate(this.resumeHandler.function);
   }
 
   /**

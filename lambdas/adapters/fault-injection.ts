@@ -6,6 +6,7 @@ import { ModelRoleSchema } from "../core/models/model-roles";
 import type { GoalStore, ModelCheckpoint } from "../core/ports/goal-store";
 import type { ModelClient, ModelRequest } from "../core/ports/model-client";
 import type { Outbox, OutboxDeliveryOutcome, OutboxMessage } from "../core/ports/outbox";
+import type { Workspace } from "../core/ports/workspace";
 
 /**
  * Chaos-testing hook, in the manner of AWS FIS's Lambda fault injection: inert unless this variable
@@ -44,7 +45,28 @@ const NotifyFaultSchema = z.literal("crash-after-notify-sent").transform((kind) 
  */
 const ReasoningFaultSchema = z.literal("drop-reasoning").transform((kind) => ({ kind }));
 
-const FaultSpecSchema = z.union([NotifyFaultSchema, ReasoningFaultSchema, CheckpointFaultSchema]);
+/**
+ * `crash-after-compensation:<index>`: the process exits right after a saga's undo of its call number
+ * `index` (0 for the first call it undoes) changed the workspace — a file restored or deleted — and
+ * before the saga recorded it, as when a sandbox dies mid-saga.
+ */
+const CompensationFaultSchema = z
+  .string()
+  .transform((value) => value.split(":"))
+  .pipe(
+    z.tuple([
+      z.literal("crash-after-compensation"),
+      z.string().regex(/^\d+$/, "must be a whole number").transform(Number),
+    ]),
+  )
+  .transform(([kind, index]) => ({ kind, index }));
+
+const FaultSpecSchema = z.union([
+  NotifyFaultSchema,
+  ReasoningFaultSchema,
+  CheckpointFaultSchema,
+  CompensationFaultSchema,
+]);
 export type FaultSpec = z.output<typeof FaultSpecSchema>;
 
 /**
@@ -58,7 +80,7 @@ export function faultFromEnvironment(env: NodeJS.ProcessEnv = process.env): Faul
   return parseOrThrow(
     FaultSpecSchema,
     value.trim(),
-    `environment variable ${FAULT_INJECTION_ENV} ('${value}', expected crash-after-checkpoint:<role>:<call>, crash-after-notify-sent or drop-reasoning)`,
+    `environment variable ${FAULT_INJECTION_ENV} ('${value}', expected crash-after-checkpoint:<role>:<call>, crash-after-notify-sent, crash-after-compensation:<index> or drop-reasoning)`,
   );
 }
 
@@ -166,6 +188,49 @@ export function withReasoningFaultInjection<T extends ModelClient>(
   return new Proxy(model, {
     get(target, property) {
       if (property === "converse") return converse;
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+/** A saga's undo writes as `compensate:<sagaId>:<index>` (loop/revisions/saga.ts `sagaWriterId`). */
+const SAGA_WRITER = /^compensate:.+:(\d+)$/;
+
+/**
+ * `workspace` with a `crash-after-compensation:<index>` fault injected: a write or deletion by a
+ * saga's undo of call `index` that changed the file ends the process. A resumed saga finds that
+ * undo done (the file is its own writer's, or gone) and changes nothing, so the fault fires once.
+ */
+export function withCompensationFaultInjection<T extends Workspace>(
+  workspace: T,
+  fault: FaultSpec | undefined,
+  exit: Exit = processExit,
+): T {
+  if (fault?.kind !== "crash-after-compensation") return workspace;
+  const crashIf = (writer: string, changed: boolean) => {
+    const index = SAGA_WRITER.exec(writer)?.[1];
+    if (changed && index !== undefined && Number(index) === fault.index) {
+      console.error(`${FAULT_INJECTION_ENV}: crashing after compensation ${index} changed the workspace`);
+      exit(1);
+    }
+  };
+  const overrides: Partial<Workspace> = {
+    async writeFile(input) {
+      const written = await workspace.writeFile(input);
+      crashIf(input.writtenBy.toolUseId, written.changed);
+      return written;
+    },
+    async deleteFile(input) {
+      const deleted = await workspace.deleteFile(input);
+      crashIf(input.writtenBy.toolUseId, deleted.deleted);
+      return deleted;
+    },
+  };
+  return new Proxy(workspace, {
+    get(target, property) {
+      const override = typeof property === "string" ? overrides[property as keyof Workspace] : undefined;
+      if (override !== undefined) return override;
       const value: unknown = Reflect.get(target, property, target);
       return typeof value === "function" ? value.bind(target) : value;
     },

@@ -4,7 +4,13 @@ import { DynamoDbGoalStore } from "./dynamodb-goal-store";
 import { DynamoDbOutbox } from "./dynamodb-outbox";
 import { DynamoDbStepLog } from "./dynamodb-step-log";
 import { DynamoDbWorkspace } from "./dynamodb-workspace";
-import { faultFromEnvironment, withFaultInjection, withNotifyFaultInjection } from "./fault-injection";
+import {
+  faultFromEnvironment,
+  withCompensationFaultInjection,
+  withFaultInjection,
+  withNotifyFaultInjection,
+} from "./fault-injection";
+import { goalEndedPublisherFromEnv, withGoalEndedSignals } from "./goal-ended-signals";
 import type { GoalMetrics } from "./goal-metrics";
 import { withLargeItemOffload } from "./large-item-offload";
 import { withGoalMetrics } from "./metered-goal-store";
@@ -27,7 +33,9 @@ export interface GoalStoreAdapters {
  * Every adapter of the goal table, sharing one client. Handlers call this once at module scope.
  * The goal store carries the chaos-testing fault of GOAL_LOOPS_FAULT_INJECTION when it is set (see
  * fault-injection.ts; a bad value fails here, at init). Every adapter's calls are X-Ray
- * subsegments, and the goal store publishes the goal metrics of what it commits (goal-metrics.ts).
+ * subsegments, and the goal store publishes the goal metrics of what it commits (goal-metrics.ts)
+ * and, with GOAL_EVENT_BUS_NAME, a `Goal Ended` event for each goal it ends that someone waits on
+ * (goal-ended-signals.ts).
  */
 export function createGoalStoreAdapters(options: {
   readonly client: DynamoDBDocumentClient;
@@ -45,10 +53,16 @@ export function createGoalStoreAdapters(options: {
   const maxFileBytes =
     options.maxFileBytes ?? payloadSettingsFromEnv()?.maxBytes ?? INLINE_ONLY_FILE_MAX_BYTES;
   const fault = faultFromEnvironment();
-  const goals = withFaultInjection(new DynamoDbGoalStore(options), fault);
+  const publishGoalEnded = goalEndedPublisherFromEnv();
+  const store = withFaultInjection(new DynamoDbGoalStore(options), fault);
+  // Every function that may end a goal has the bus: its commits announce the goals they end.
+  const goals = publishGoalEnded === undefined ? store : withGoalEndedSignals(store, publishGoalEnded);
   return {
     goals: observedGoalStore(goals, options.metrics),
-    workspace: withSubsegments(new DynamoDbWorkspace({ ...options, maxFileBytes }), "Workspace"),
+    workspace: withSubsegments(
+      withCompensationFaultInjection(new DynamoDbWorkspace({ ...options, maxFileBytes }), fault),
+      "Workspace",
+    ),
     stepLog: withSubsegments(new DynamoDbStepLog(options), "StepLog"),
     outbox: withSubsegments(withNotifyFaultInjection(new DynamoDbOutbox(options), fault), "Outbox"),
   };

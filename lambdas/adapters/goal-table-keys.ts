@@ -123,6 +123,16 @@ export function workspaceFileKey(goalId: string, path: string) {
   return { [PK]: goalKey(goalId)[PK], [SK]: textSortKey(WORKSPACE_FILE_PREFIX, path, "path") };
 }
 
+/** Sort key prefix of the versions of workspace files a write or a deletion replaced. */
+export const WORKSPACE_VERSION_PREFIX = "WSV#";
+const VERSION_DIGITS = 8;
+
+/** One replaced version of a file: the version number first, the path (free text) last. */
+export function workspaceVersionKey(goalId: string, path: string, version: number) {
+  const prefix = `${WORKSPACE_VERSION_PREFIX}${padded(version, VERSION_DIGITS, "version")}#`;
+  return { [PK]: goalKey(goalId)[PK], [SK]: textSortKey(prefix, path, "path") };
+}
+
 /** Sort key prefix of every step record of a goal. */
 export const STEP_PREFIX = "STEP#";
 

@@ -5,6 +5,7 @@
 export const BUILT_IN_TOOL_NAMES: readonly string[] = [
   "http_request",
   "notify",
+  "spawn_subgoal",
   "workspace_list",
   "workspace_read",
   "workspace_write",

@@ -5,6 +5,7 @@ import type { ToolRisk } from "../core/ports/tool-runner";
 import type { BuiltInTool, ToolEnvironment, ToolOutput } from "./built-in-tool";
 import { httpRequestTool } from "./http-request";
 import { notifyTool } from "./notify";
+import { spawnSubgoalTool } from "./spawn-subgoal";
 import type { ToolCallError } from "./tool-call-error";
 import { workspaceListTool } from "./workspace-list";
 import { workspaceReadTool } from "./workspace-read";
@@ -107,6 +108,7 @@ export function createToolRegistry(tools: readonly RegisteredTool[]): ToolRegist
 export const BUILT_IN_TOOLS: readonly RegisteredTool[] = [
   registerTool(httpRequestTool),
   registerTool(notifyTool),
+  registerTool(spawnSubgoalTool),
   registerTool(workspaceListTool),
   registerTool(workspaceReadTool),
   registerTool(workspaceWriteTool),

@@ -1,6 +1,8 @@
 import * as z from "zod";
 import { DEFAULT_METRICS_NAMESPACE } from "../../lambdas/adapters/goal-metrics";
 import { PAYLOAD_SETTINGS_DEFAULTS, PAYLOAD_SETTINGS_LIMITS } from "../../lambdas/adapters/payload-settings";
+import { ON_ABANDON, type OnAbandon } from "../../lambdas/core/goal/goal-spec";
+import { DEFAULT_SUBGOAL_MAX_CHILDREN, DEFAULT_SUBGOAL_MAX_DEPTH } from "../../lambdas/core/goal/subgoals";
 import { ThinkingSettingsSchema } from "../../lambdas/core/goal/thinking-settings";
 import type { ModelRole } from "../../lambdas/core/models/model-roles";
 import { BUILT_IN_TOOL_NAMES } from "../../lambdas/tools/built-in-tool-names";
@@ -300,6 +302,36 @@ export const OperationsConfigSchema = z
   })
   .describe("Alarms, their notifications, the dashboard and the goal metrics");
 
+/** The defaults of `subgoals` (docs/configuration.md). */
+export const SUBGOALS_DEFAULTS = {
+  maxDepth: DEFAULT_SUBGOAL_MAX_DEPTH,
+  maxChildren: DEFAULT_SUBGOAL_MAX_CHILDREN,
+} as const;
+
+export const SubgoalsConfigSchema = z
+  .strictObject({
+    maxDepth: wholeNumber({ min: 1, max: 10 }, "levels")
+      .default(SUBGOALS_DEFAULTS.maxDepth)
+      .describe(
+        "How deep sub-goals may nest below the goal a user posted (its children are at depth 1); a deeper spawn_subgoal is refused",
+      ),
+    maxChildren: wholeNumber({ min: 1, max: 50 }, "sub-goals")
+      .default(SUBGOALS_DEFAULTS.maxChildren)
+      .describe("How many sub-goals one goal may start over its life"),
+  })
+  .describe("Sub-goals (spawn_subgoal, a plan step's subgoal)");
+
+export const CompensationConfigSchema = z
+  .strictObject({
+    onAbandon: z
+      .enum(ON_ABANDON)
+      .default("keep")
+      .describe(
+        "What becomes of a plan_execute goal's completed steps when it ends terminated or cancelled: keep them, or compensate them (undone in reverse order); a GoalSpec's onAbandon wins",
+      ),
+  })
+  .describe("Compensation sagas");
+
 export const GoalLoopsConfigSchema = z
   .strictObject({
     $schema: z.string().optional().describe("The JSON Schema editors check this file with"),
@@ -318,6 +350,8 @@ export const GoalLoopsConfigSchema = z
     logs: LogsConfigSchema.default({ retentionDays: DEFAULT_LOG_RETENTION_DAYS, removalPolicy: "retain" }),
     data: DataConfigSchema.default({ removalPolicy: "retain" }),
     api: ApiConfigSchema.default({ throttling: DEFAULT_API_THROTTLING, manageAccountCloudWatchRole: false }),
+    subgoals: SubgoalsConfigSchema.default(SUBGOALS_DEFAULTS),
+    compensation: CompensationConfigSchema.default({ onAbandon: "keep" }),
   })
   .describe("goal-loops deployment configuration")
   .superRefine((config, context) => {
@@ -702,6 +736,35 @@ export interface NotifyConfig {
   readonly emailSender?: string;
 }
 
+/** Sub-goals (`spawn_subgoal`, a plan step's `subgoal`). */
+export interface SubgoalsConfig {
+  /**
+   * How deep sub-goals may nest below the goal a user posted (1 to 10): its children are at depth 1,
+   * their children at 2. A `spawn_subgoal` deeper than this is refused as a tool error.
+   *
+   * @default 3
+   */
+  readonly maxDepth?: number;
+  /**
+   * How many sub-goals one goal may start over its life (1 to 50).
+   *
+   * @default 10
+   */
+  readonly maxChildren?: number;
+}
+
+/** Compensation sagas (docs/human-in-the-loop.md). */
+export interface CompensationConfig {
+  /**
+   * What becomes of a plan_execute goal's completed steps when it ends `terminated` or `cancelled`:
+   * `keep` them, or `compensate` them (each call undone by its tool's compensator, newest first). A
+   * GoalSpec's `onAbandon` wins over this.
+   *
+   * @default "keep"
+   */
+  readonly onAbandon?: OnAbandon;
+}
+
 /**
  * `goal-loops.config.json`, and the props of the `GoalLoops` construct. Every field is optional.
  */
@@ -735,6 +798,10 @@ export interface GoalLoopsConfigInput {
   readonly data?: DataConfig;
   /** @default - 50 requests per second, bursts of 100; the account's CloudWatch role left alone */
   readonly api?: ApiConfig;
+  /** @default - depth 3, 10 sub-goals per goal */
+  readonly subgoals?: SubgoalsConfig;
+  /** @default - abandoned plans keep their work */
+  readonly compensation?: CompensationConfig;
 }
 
 /** The configuration with every default applied. */

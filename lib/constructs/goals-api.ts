@@ -272,6 +272,10 @@ export class GoalsApi extends Construct {
           "method.request.querystring.maxResults": false,
         },
       });
+    goal.addResource("children").addMethod("GET", integration, {
+      requestValidator: validator,
+      requestParameters: { "method.request.path.goalId": true },
+    });
     // Steering a goal: each publishes one human-input event; the function validates the bodies.
     for (const control of ["revisions", "directive", "resume", "retry", "limits", "cancel"]) {
       goal.addResource(control).addMethod("POST", integration, {

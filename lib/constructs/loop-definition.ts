@@ -94,6 +94,7 @@ export const LOOP_STATES = {
   act: "Act",
   awaitApproval: "AwaitApproval",
   approvalExpired: "ApprovalExpired",
+  awaitSubgoals: "AwaitSubgoals",
   continueAsNew: "ContinueAsNew",
   recordFailure: "RecordFailure",
   unknownNext: "UnknownNext",
@@ -113,6 +114,8 @@ export interface SharedStepFunctions {
   readonly requestApproval: GoalLoopFunction;
   /** After AwaitApproval timed out: the approval expires, the goal goes on or terminates. */
   readonly approvalExpired: GoalLoopFunction;
+  /** AwaitSubgoals' Lambda: starts the turn's sub-goals and parks the goal until they end. */
+  readonly awaitSubgoals: GoalLoopFunction;
   readonly continueAsNew: GoalLoopFunction;
   readonly recordFailure: GoalLoopFunction;
 }
@@ -125,6 +128,7 @@ export type PatternRoutes = { readonly verify: LambdaInvoke } & Partial<
 type SharedNextStep =
   | "act"
   | "approval"
+  | "subgoal"
   | "limit_decision"
   | "decision"
   | "continue_as_new"
@@ -137,8 +141,9 @@ type SharedNextStep =
 /**
  * The skeleton every loop pattern shares (DESIGN §2): LoadGoal → NextAction (a Choice on `$.next`)
  * → the pattern's steps (the acting one runs an ungated turn's tool calls itself) → the pattern's
- * verify step; Act after an approval; AwaitApproval (a task-token wait with a
- * timeout) for approvals, limit and failure decisions; ContinueAsNew; end states. Each step has one
+ * verify step; Act after an approval or the sub-goals; AwaitApproval (a task-token wait with a
+ * timeout) for approvals, limit and failure decisions; AwaitSubgoals (a task-token wait) while the
+ * sub-goals a turn started run; ContinueAsNew; end states. Each step has one
  * retry budget for transient errors and crashes; anything else is caught into RecordFailure, which
  * marks the goal failed and fails the execution there, so a redrive resumes right at it. The
  * payload between states stays
@@ -148,6 +153,7 @@ export class LoopDefinition {
   readonly loadGoal: LambdaInvoke;
   readonly act: LambdaInvoke;
   readonly awaitApproval: LambdaInvoke;
+  readonly awaitSubgoals: LambdaInvoke;
   readonly continueAsNew: LambdaInvoke;
   private readonly approvalExpired: LambdaInvoke;
   private readonly recordFailure: LambdaInvoke;
@@ -202,6 +208,20 @@ export class LoopDefinition {
     // Nobody answered in time: the approval expires (ApprovalExpired keeps the input, adds `$.error`).
     this.awaitApproval.addCatch(this.approvalExpired, { errors: ["States.Timeout"], resultPath: "$.error" });
     this.awaitApproval.addCatch(this.recordFailure, { errors: ["States.ALL"], resultPath: "$.error" });
+    this.awaitSubgoals = awaitSubgoalsTask(this.scope, fns.awaitSubgoals);
+    this.awaitSubgoals.addRetry({
+      ...STEP_RETRY,
+      errors: [
+        ...LAMBDA_SERVICE_ERRORS,
+        ...STEP_CRASH_ERRORS,
+        ...RETRYABLE_STORE_ERRORS,
+        EXECUTION_START_THROTTLED,
+      ],
+    });
+    // The wait asks again after each timeout: the goal keeps waiting (its children have deadlines of
+    // their own), and the step looks at the children once more, so a lost end event costs at most this.
+    this.awaitSubgoals.addCatch(this.awaitSubgoals, { errors: ["States.Timeout"], resultPath: "$.error" });
+    this.awaitSubgoals.addCatch(this.recordFailure, { errors: ["States.ALL"], resultPath: "$.error" });
   }
 
   /** A Lambda step with the shared retry budget, every other error caught into RecordFailure. */
@@ -245,6 +265,8 @@ export class LoopDefinition {
       ...routes,
       act: this.act,
       approval: this.awaitApproval,
+      // The turn started sub-goals: wait (on a task token) until they end, then Act answers the calls.
+      subgoal: this.awaitSubgoals,
       limit_decision: this.awaitApproval,
       // An unrecoverable failure (a plan step's, or a tool call's in react and reflexion) asks a human.
       decision: this.awaitApproval,
@@ -286,7 +308,9 @@ export class LoopDefinition {
     }
     // The resume handler answers the token with the next step (`act`, `verify`, `terminated` …).
     this.awaitApproval.next(nextAction);
-    this.act.next(routes.verify);
+    this.awaitSubgoals.next(nextAction);
+    // Act answers `verify`, or `subgoal` when the turn's calls start sub-goals that must end first.
+    this.act.next(nextAction);
     return this.loadGoal;
   }
 }
@@ -313,6 +337,33 @@ function stepTask(
     resultPath: options.resultPath,
     // A bound past the function's own timeout, for engines (the local runtime) whose default is shorter.
     taskTimeout: Timeout.duration(fn.timeout.plus(Duration.seconds(30))),
+  });
+}
+
+/**
+ * How long AwaitSubgoals waits before it looks at the children again (a `Goal Ended` event wakes it
+ * as soon as they end; this bounds what a lost one costs).
+ */
+export const SUBGOAL_RECHECK = Duration.hours(1);
+
+/**
+ * AwaitSubgoals: invokes await-subgoals with a task token (`.waitForTaskToken`); the resume handler
+ * answers it with `act` once the turn's sub-goals ended. Bounded by `TimeoutSeconds` like every
+ * callback task; a timeout asks again (see the Catch in LoopDefinition).
+ */
+function awaitSubgoalsTask(scope: Construct, fn: GoalLoopFunction): LambdaInvoke {
+  return new LambdaInvoke(scope, LOOP_STATES.awaitSubgoals, {
+    lambdaFunction: fn.function,
+    integrationPattern: IntegrationPattern.WAIT_FOR_TASK_TOKEN,
+    retryOnServiceExceptions: false,
+    payload: TaskInput.fromObject({
+      goalId: JsonPath.stringAt("$.goalId"),
+      runId: JsonPath.stringAt("$.runId"),
+      iteration: JsonPath.numberAt("$.iteration"),
+      next: "subgoal",
+      taskToken: JsonPath.taskToken,
+    }),
+    taskTimeout: Timeout.duration(SUBGOAL_RECHECK),
   });
 }
 

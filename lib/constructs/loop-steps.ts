@@ -1,13 +1,16 @@
 import { fileURLToPath } from "node:url";
-import { ArnFormat, Duration, Stack, Token } from "aws-cdk-lib";
+import { ArnFormat, Duration, Lazy, Stack, Token } from "aws-cdk-lib";
 import { Policy, PolicyStatement } from "aws-cdk-lib/aws-iam";
 import type { RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
+import type { Pattern } from "../../lambdas/core/goal/goal-spec";
+import { DEFAULT_SUBGOAL_MAX_CHILDREN, DEFAULT_SUBGOAL_MAX_DEPTH } from "../../lambdas/core/goal/subgoals";
 import {
   DEFAULT_TOOL_OUTPUT_INLINE_BYTES,
   MIN_TOOL_OUTPUT_INLINE_BYTES,
 } from "../../lambdas/tools/built-in-tool-runner";
 import { DEFAULT_APPROVAL_TIMEOUT_SECONDS, HOST_NAME_PATTERN } from "../config/goal-loops-config";
+import type { GoalEventBus } from "./goal-event-bus";
 import { GoalLoopFunction, type GoalLoopLogLevel } from "./goal-loop-function";
 import type { GoalTable } from "./goal-table";
 import type { LambdaTools } from "./lambda-tools";
@@ -44,6 +47,21 @@ export interface LoopStepsProps {
    * @default - none
    */
   readonly mcpServers?: McpServers;
+
+  /**
+   * The stack's bus: every step announces on it the goals it ends that someone waits on (a sub-goal's
+   * parent, a parent's children, an abandoned plan's saga), as `Goal Ended` events.
+   *
+   * @default - none: sub-goals never wake their parents, so only use none without sub-goals
+   */
+  readonly goalEventBus?: GoalEventBus;
+
+  /**
+   * How deep sub-goals may nest below the goal a user posted, and how many one goal may start.
+   *
+   * @default - depth 3, 10 children per goal
+   */
+  readonly subgoals?: { readonly maxDepth?: number; readonly maxChildren?: number };
 
   /**
    * Host names the `http_request` tool may reach (exact, lower-case matches).
@@ -103,7 +121,11 @@ export class LoopSteps extends Construct {
   readonly lambdaTools?: LambdaTools;
   /** The user's MCP servers, when the configuration names any: every acting function may invoke their gateway. */
   readonly mcpServers?: McpServers;
+  /** The bus every step announces ended goals on, when the stack has one. */
+  readonly goalEventBus?: GoalEventBus;
   private readonly acting: GoalLoopFunction[] = [];
+  /** The state machines whose runs AwaitSubgoals starts (each pattern registers its own). */
+  private readonly stateMachineArns: Partial<Record<Pattern, string>> = {};
 
   constructor(scope: Construct, id: string, props: LoopStepsProps) {
     super(scope, id);
@@ -162,10 +184,27 @@ export class LoopSteps extends Construct {
         description: "goal-loops RecordFailure: mark the goal failed with the error that stopped its run",
         environment: tableEnvironment,
       }),
+      awaitSubgoals: new GoalLoopFunction(this, "AwaitSubgoals", {
+        ...common,
+        entry: handlerEntry("loop/await-subgoals.ts"),
+        description:
+          "goal-loops AwaitSubgoals: start the sub-goals a turn asked for, park the goal until they end",
+        environment: {
+          ...tableEnvironment,
+          // Filled in as the patterns register their state machines (allowRunControl).
+          STATE_MACHINE_ARNS: Lazy.string({
+            produce: () => Stack.of(this).toJsonString(this.stateMachineArns),
+          }),
+          SUBGOAL_MAX_DEPTH: String(props.subgoals?.maxDepth ?? DEFAULT_SUBGOAL_MAX_DEPTH),
+          SUBGOAL_MAX_CHILDREN: String(props.subgoals?.maxChildren ?? DEFAULT_SUBGOAL_MAX_CHILDREN),
+        },
+      }),
     };
+    this.goalEventBus = props.goalEventBus;
     for (const fn of Object.values(this.functions)) {
       props.goalTable.grantReadWriteData(fn);
       acknowledgeGoalTableGrant(fn.role, props.goalTable);
+      this.announceEndedGoals(fn);
     }
     props.lambdaTools?.grantInvoke(this.functions.act);
     props.mcpServers?.grantInvoke(this.functions.act);
@@ -187,19 +226,41 @@ export class LoopSteps extends Construct {
   }
 
   /**
+   * Lets a function that may end a goal announce it (`Goal Ended` on the stack's bus): the bus's name
+   * in GOAL_EVENT_BUS_NAME and PutEvents on it. Every shared step gets it here, each pattern's own
+   * steps through PatternLoop.
+   */
+  announceEndedGoals(fn: GoalLoopFunction): void {
+    if (this.goalEventBus === undefined) return;
+    fn.addEnvironment({ GOAL_EVENT_BUS_NAME: this.goalEventBus.eventBus.eventBusName });
+    this.goalEventBus.grantPutEvents(fn);
+  }
+
+  /**
    * Lets the shared steps control runs of the state machine named `stateMachineName` (in `scope`):
    * ContinueAsNew starts a new execution; RequestApproval answers its own token when no human is
    * needed any more. `grantStartExecution` would make the function's role reference the state
    * machine, which references the function: a cycle. A separate policy naming the machine by its
    * fixed name breaks it; the state machine must depend on the returned policies (see PatternLoop).
    */
-  allowRunControl(scope: Construct, stateMachineName: string): Policy[] {
+  allowRunControl(scope: Construct, stateMachineName: string, pattern?: Pattern): Policy[] {
     const arn = Stack.of(scope).formatArn({
       service: "states",
       resource: "stateMachine",
       resourceName: stateMachineName,
       arnFormat: ArnFormat.COLON_RESOURCE_NAME,
     });
+    // AwaitSubgoals starts a sub-goal's first run on its pattern's machine and answers its own token.
+    if (pattern !== undefined) this.stateMachineArns[pattern] = arn;
+    const subgoals = new Policy(scope, "AwaitSubgoalsRunControl", {
+      statements: [
+        new PolicyStatement({
+          actions: ["states:StartExecution", "states:SendTaskSuccess", "states:SendTaskFailure"],
+          resources: [arn],
+        }),
+      ],
+    });
+    subgoals.attachToRole(this.functions.awaitSubgoals.role);
     const startExecution = new Policy(scope, "ContinueAsNewStartExecution", {
       statements: [new PolicyStatement({ actions: ["states:StartExecution"], resources: [arn] })],
     });
@@ -213,7 +274,7 @@ export class LoopSteps extends Construct {
       ],
     });
     taskResponse.attachToRole(this.functions.requestApproval.role);
-    return [startExecution, taskResponse];
+    return [startExecution, taskResponse, subgoals];
   }
 }
 

@@ -233,6 +233,8 @@ export abstract class PatternLoop extends Construct {
     this.props.goalTable.grantReadWriteData(fn);
     acknowledgeGoalTableGrant(fn.role, this.props.goalTable);
     allowModels(this, fn, this.allowedModelIds);
+    // A verify step may complete or end the goal: it announces the end to a parent or children.
+    this.steps.announceEndedGoals(fn);
     this.modelSteps.push(fn);
     return fn;
   }
@@ -279,9 +281,11 @@ export abstract class PatternLoop extends Construct {
       logs: { destination: logGroup, level: LogLevel.ERROR, includeExecutionData: false },
     });
     // The policies must exist before an execution can reach ContinueAsNew or AwaitApproval.
-    for (const policy of this.steps.allowRunControl(this, this.stateMachineName)) {
+    for (const policy of this.steps.allowRunControl(this, this.stateMachineName, this.pattern)) {
       stateMachine.node.addDependency(policy);
     }
+    // A sub-goal's `models` must be on the allow-list its pattern's steps may call.
+    this.steps.functions.awaitSubgoals.addEnvironment({ ALLOWED_MODEL_IDS: this.allowedModelIds.join(",") });
     acknowledgeNag(
       stateMachine,
       "AwsSolutions-SF1",

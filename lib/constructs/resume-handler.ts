@@ -6,12 +6,13 @@ import { SqsDestination } from "aws-cdk-lib/aws-lambda-destinations";
 import type { RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { StateMachine } from "aws-cdk-lib/aws-stepfunctions";
 import { Construct } from "constructs";
-import type { Pattern } from "../../lambdas/core/goal/goal-spec";
+import type { OnAbandon, Pattern } from "../../lambdas/core/goal/goal-spec";
 import {
   ALL_HUMAN_INPUT_DETAIL_TYPES,
   HUMAN_INPUT_SOURCE,
 } from "../../lambdas/core/human/human-input-events";
 import { DEADLINE_REACHED, DEADLINE_SOURCE } from "../../lambdas/core/loop/gates/deadline";
+import { GOAL_ENDED, GOAL_ENDED_SOURCE } from "../../lambdas/core/loop/subgoals/goal-ended";
 import type { GoalEventBus } from "./goal-event-bus";
 import { GoalLoopFunction, type GoalLoopLogLevel } from "./goal-loop-function";
 import type { GoalTable } from "./goal-table";
@@ -23,6 +24,12 @@ export interface ResumeHandlerProps {
   readonly goalEventBus: GoalEventBus;
   /** The loops whose callback tasks it answers and whose runs it starts (resume) and stops (cancel). */
   readonly stateMachines: Readonly<Partial<Record<Pattern, StateMachine>>>;
+  /**
+   * What an abandoned plan_execute goal does with its completed steps when its GoalSpec says nothing.
+   *
+   * @default "keep"
+   */
+  readonly onAbandon?: OnAbandon;
   /** @default "INFO" */
   readonly logLevel?: GoalLoopLogLevel;
   /** @default RetentionDays.ONE_MONTH */
@@ -31,8 +38,9 @@ export interface ResumeHandlerProps {
 
 /**
  * The one resume handler (DESIGN §5): a rule on the goal bus sends every human input
- * (source `goal-loops.human`) and every goal's `Deadline Reached` (source `goal-loops.deadline`,
- * from its GoalDeadlines schedule) to a Lambda that matches it against the waiting goal and answers the
+ * (source `goal-loops.human`), every goal's `Deadline Reached` (source `goal-loops.deadline`,
+ * from its GoalDeadlines schedule) and every `Goal Ended` (source `goal-loops.goals`: a sub-goal's
+ * parent to wake, a parent's children to cancel, an abandoned plan to compensate) to a Lambda that matches it against the waiting goal and answers the
  * task token (SendTaskSuccess), or hands revisions, resumes and cancels to their handlers.
  *
  * Nothing is dropped. EventBridge invokes the function asynchronously: a delivery it cannot make
@@ -68,6 +76,7 @@ export class ResumeHandler extends Construct {
         STATE_MACHINE_ARNS: Stack.of(this).toJsonString(
           Object.fromEntries(machines.map(([pattern, machine]) => [pattern, machine.stateMachineArn])),
         ),
+        ON_ABANDON: props.onAbandon ?? "keep",
       },
     });
     props.goalTable.grantReadWriteData(this.function);
@@ -106,10 +115,10 @@ export class ResumeHandler extends Construct {
     this.rule = new Rule(this, "Rule", {
       eventBus: props.goalEventBus.eventBus,
       description:
-        "Every human input (approval decided, revision, resume, retry, cancel) and every goal deadline to the resume handler",
+        "Every human input (approval decided, revision, resume, retry, cancel), every goal deadline and every goal that ended with someone to tell, to the resume handler",
       eventPattern: {
-        source: [HUMAN_INPUT_SOURCE, DEADLINE_SOURCE],
-        detailType: [...ALL_HUMAN_INPUT_DETAIL_TYPES, DEADLINE_REACHED],
+        source: [HUMAN_INPUT_SOURCE, DEADLINE_SOURCE, GOAL_ENDED_SOURCE],
+        detailType: [...ALL_HUMAN_INPUT_DETAIL_TYPES, DEADLINE_REACHED, GOAL_ENDED],
       },
       targets: [
         new LambdaFunction(this.function.function, {

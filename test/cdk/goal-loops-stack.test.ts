@@ -19,6 +19,7 @@ import {
   resourcesAllowed,
   resourcesOf,
   roleOf,
+  stateOf,
   type TemplateResource,
 } from "./template-queries";
 
@@ -74,7 +75,7 @@ describe("GoalLoopsStack as bin/app.ts builds it", () => {
     template.resourceCountIs("AWS::SQS::Queue", 1);
     template.hasResource("AWS::DynamoDB::Table", { DeletionPolicy: "Retain" });
     template.resourceCountIs("AWS::StepFunctions::StateMachine", 3);
-    // 6 shared steps, the patterns' own steps, the API and its event stream, resume handler, email
+    // 7 shared steps, the patterns' own steps, the API and its event stream, resume handler, email
     // and Slack doors, and Operations' pending-approvals probe.
     const patternSteps = Object.values(LOOPS).flat().length;
     template.resourceCountIs("AWS::Lambda::Function", SHARED_STEPS.length + patternSteps + 6);
@@ -299,6 +300,75 @@ describe("GoalLoopsStack as bin/app.ts builds it", () => {
     expect(pattern["detail-type"]).toContain("Deadline Reached");
   });
 
+  it("routes every Goal Ended to the resume handler, and lets every step that may end a goal announce it", () => {
+    // Prepare
+    const [, rule] = onlyResource(template, "AWS::Events::Rule", "ResumeHandlerRule");
+    const pattern = z
+      .object({ source: z.array(z.string()), "detail-type": z.array(z.string()) })
+      .parse(rule.Properties.EventPattern);
+    const [busId] = onlyResource(template, "AWS::Events::EventBus");
+    const announcing = [
+      ...SHARED_STEPS.map((step) => `LoopSteps/${step}`),
+      ...Object.entries(LOOPS).flatMap(([loop, steps]) => steps.map((step) => `${loop}/${step}`)),
+      "ResumeHandler/Function",
+    ];
+
+    // Assess: the rule, and each step's bus name and PutEvents on that bus only
+    expect(pattern.source).toContain("goal-loops.goals");
+    expect(pattern["detail-type"]).toContain("Goal Ended");
+    for (const path of announcing) {
+      const fn = goalStoreFunction(template, path);
+      const variables = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+      expect(variables.GOAL_EVENT_BUS_NAME, path).toEqual({ Ref: busId });
+      expect(allowedActionsOf(template, roleOf(fn)).resourcesOf("events:PutEvents"), path).toEqual([
+        arnOf(busId),
+      ]);
+    }
+  });
+
+  it("lets AwaitSubgoals start and answer runs of exactly the three loops, by name, and tells it their ARNs and bounds", () => {
+    // Prepare
+    const fn = goalStoreFunction(template, "LoopSteps/AwaitSubgoals");
+    const allowed = allowedActionsOf(template, roleOf(fn));
+    const machines = ["react", "plan-execute", "reflexion"].map(
+      (suffix) =>
+        `arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:stateMachine:GoalLoopsStack-${suffix}`,
+    );
+    const variables = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+
+    // Assess
+    for (const action of ["states:StartExecution", "states:SendTaskSuccess", "states:SendTaskFailure"]) {
+      expect(allowed.resourcesOf(action).sort(), action).toEqual([...machines].sort());
+    }
+    expect(allowed.actions.filter((action) => action.startsWith("bedrock:"))).toEqual([]);
+    const arns = flattenReferences(variables.STATE_MACHINE_ARNS);
+    for (const suffix of ["react", "plan_execute", "reflexion"]) expect(arns).toContain(`"${suffix}":`);
+    expect(variables).toMatchObject({ SUBGOAL_MAX_DEPTH: "3", SUBGOAL_MAX_CHILDREN: "10" });
+    expect(variables.ALLOWED_MODEL_IDS).toBe(
+      "global.anthropic.claude-sonnet-5-5,global.anthropic.claude-haiku-5-5",
+    );
+  });
+
+  it("waits for sub-goals in every loop on a task token, asking again after each timeout", () => {
+    for (const machine of resourcesOf(template, "AWS::StepFunctions::StateMachine").values()) {
+      // Act
+      const definition = definitionOf(machine);
+      const wait = stateOf(definition, "AwaitSubgoals");
+
+      // Assess
+      expect(wait.Resource).toBe("arn:<AWS::Partition>:states:::lambda:invoke.waitForTaskToken");
+      expect(wait.TimeoutSeconds).toBe(3600);
+      expect(wait.Catch?.map((rule) => [rule.ErrorEquals, rule.Next])).toEqual([
+        [["States.Timeout"], "AwaitSubgoals"],
+        [["States.ALL"], "RecordFailure"],
+      ]);
+      expect(JSON.stringify(wait.Parameters)).toContain('"taskToken.$":"$$.Task.Token"');
+      expect(stateOf(definition, "NextAction").Choices).toContainEqual(
+        expect.objectContaining({ StringEquals: "subgoal", Next: "AwaitSubgoals" }),
+      );
+    }
+  });
+
   it("sends an event the resume handler failed on, after two retries, to the bus's dead-letter queue", () => {
     // Act
     const [handlerId, handler] = onlyResource(template, "AWS::Lambda::Function", "ResumeHandlerFunction");
@@ -459,8 +529,14 @@ function expectedAcknowledgments(template: Template): string[] {
     `AwsSolutions-IAM5[Resource::*] @ ${policyOf("GoalsApi/EventStream/Handler")}`,
     `AwsSolutions-IAM5[Resource::<${tableId}.Arn>/index/*] @ ${policyOf("GoalsApi/EventStream/Handler")}`,
     `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/*] @ ${policyOf("GoalsApi/EventStream/Handler")}`,
-    // The API, the resume handler and RequestApproval set deadline schedules, in the stack's own group only.
-    ...["GoalsApi/Handler", "ResumeHandler/Function", "LoopSteps/RequestApproval"].map(
+    // The API, the resume handler, RequestApproval and AwaitSubgoals (a sub-goal's) set deadline
+    // schedules, in the stack's own group only.
+    ...[
+      "GoalsApi/Handler",
+      "ResumeHandler/Function",
+      "LoopSteps/RequestApproval",
+      "LoopSteps/AwaitSubgoals",
+    ].map(
       (fn) =>
         `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${deadlineGroupName(template)}/*] @ ${policyOf(fn)}`,
     ),
@@ -479,6 +555,7 @@ function expectedAcknowledgments(template: Template): string[] {
       "goals/GET",
       "goals/{goalId}/GET",
       "goals/{goalId}/events/GET",
+      "goals/{goalId}/children/GET",
       "goals/{goalId}/stream/GET",
       "goals/{goalId}/details/GET",
       "goals/{goalId}/runs/GET",

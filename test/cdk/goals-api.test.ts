@@ -87,6 +87,7 @@ describe("GoalsApi", () => {
         "GET /goals",
         "GET /goals/{goalId}",
         "GET /goals/{goalId}/events",
+        "GET /goals/{goalId}/children",
         "GET /goals/{goalId}/details",
         "GET /goals/{goalId}/runs",
         "GET /goals/{goalId}/runs/{runId}/history",
@@ -318,9 +319,9 @@ describe("GoalsApi", () => {
   });
 
   it("lets API Gateway invoke the function from the stage's methods only (no console test invocations)", () => {
-    // Assess: fifteen routes on fifteen resources (one of them, the event stream, to a function of
+    // Assess: sixteen routes on sixteen resources (one of them, the event stream, to a function of
     // its own) and an ANY on each resource, to the API function
-    template.resourceCountIs("AWS::Lambda::Permission", 31);
+    template.resourceCountIs("AWS::Lambda::Permission", 33);
   });
 
   it("streams GET /goals/{goalId}/stream from a read-only function of its own (REST response streaming)", () => {

@@ -37,6 +37,7 @@ export const SHARED_STEPS = [
   "ApprovalExpired",
   "ContinueAsNew",
   "RecordFailure",
+  "AwaitSubgoals",
 ];
 
 /**
@@ -159,6 +160,7 @@ export function expectStandardStateMachine(stateMachine: TemplateResource, defin
 export const SKELETON_ROUTES: Readonly<Record<string, string>> = {
   act: "Act",
   approval: "AwaitApproval",
+  subgoal: "AwaitSubgoals",
   limit_decision: "AwaitApproval",
   decision: "AwaitApproval",
   continue_as_new: "ContinueAsNew",

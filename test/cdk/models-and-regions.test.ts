@@ -38,7 +38,8 @@ function bedrockRoles(template: Template): Map<string, AllowStatement[]> {
   for (const fn of Object.values(template.findResources("AWS::Lambda::Function")) as TemplateResource[]) {
     const variables =
       (fn.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables ?? {};
-    if (variables.HEAVY_MODEL_ID === undefined && variables.ALLOWED_MODEL_IDS === undefined) continue;
+    // Model callers carry the tiers; AwaitSubgoals reads ALLOWED_MODEL_IDS only to check a child's models.
+    if (variables.HEAVY_MODEL_ID === undefined) continue;
     const roleId = roleOf(fn);
     const statements = allowStatementsOf(template, roleId);
     roles.set(

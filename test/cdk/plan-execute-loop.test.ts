@@ -88,7 +88,7 @@ describe("PlanExecuteLoop", () => {
     expect(aslValidationErrors(definition)).toBe("");
   });
 
-  it("routes verify → Observe, plan → Plan, execute → Execute, decisions to AwaitApproval, and Act back to Observe", () => {
+  it("routes verify → Observe, plan → Plan, execute → Execute, decisions to AwaitApproval, sub-goals to AwaitSubgoals, and Act back through NextAction", () => {
     // Act
     const choice = stateOf(definition, "NextAction");
     const routes = choiceRoutes(choice);
@@ -105,7 +105,7 @@ describe("PlanExecuteLoop", () => {
     for (const state of [...MODEL_STEPS, "LoadGoal", "ContinueAsNew", "AwaitApproval", "ApprovalExpired"]) {
       expect(stateOf(definition, state).Next, state).toBe("NextAction");
     }
-    expect(stateOf(definition, "Act").Next).toBe("Observe");
+    expect(stateOf(definition, "Act").Next).toBe("NextAction");
   });
 
   it("cools a replan down in a Wait state that reads its seconds from the payload, then plans", () => {
@@ -165,7 +165,7 @@ describe("PlanExecuteLoop", () => {
     expectOnlyModelStepsCallBedrock(template, LOOP_ID, MODEL_STEPS, expected);
   });
 
-  it("lets the state machine invoke exactly its three steps and the six shared ones", () => {
+  it("lets the state machine invoke exactly its three steps and the seven shared ones", () => {
     // Assess
     expectInvokesItsSteps(template, stateMachine, LOOP_ID, MODEL_STEPS);
   });

@@ -119,6 +119,7 @@ describe("ReactLoop with default props", () => {
         "Act",
         "AwaitApproval",
         "ApprovalExpired",
+        "AwaitSubgoals",
         "ContinueAsNew",
         "RecordFailure",
         "UnknownNext",
@@ -136,11 +137,13 @@ describe("ReactLoop with default props", () => {
     expect(aslValidationErrors(definition)).toBe("");
   });
 
-  it("answers to NextAction from LoadGoal, VerifyAndReason and ContinueAsNew; Act → VerifyAndReason", () => {
+  it("answers to NextAction from LoadGoal, VerifyAndReason, Act, AwaitSubgoals and ContinueAsNew", () => {
     // Assess
     expect(stateOf(definition, "LoadGoal").Next).toBe("NextAction");
     expect(stateOf(definition, "VerifyAndReason").Next).toBe("NextAction");
-    expect(stateOf(definition, "Act").Next).toBe("VerifyAndReason");
+    // Act answers `verify`, or `subgoal` when the turn's sub-goals must end before it answers their calls.
+    expect(stateOf(definition, "Act").Next).toBe("NextAction");
+    expect(stateOf(definition, "AwaitSubgoals").Next).toBe("NextAction");
     expect(stateOf(definition, "ContinueAsNew").Next).toBe("NextAction");
     // A failed goal fails the execution in RecordFailure itself: a redrive re-runs it into NextAction.
     expect(stateOf(definition, "RecordFailure").Next).toBe("NextAction");
@@ -498,9 +501,9 @@ describe("ReactLoop with default props", () => {
       expect(resourcesAllowed(statements, "states:StartExecution")).toEqual([]);
     });
 
-    it("lets the state machine invoke exactly its seven functions", () => {
+    it("lets the state machine invoke exactly its eight functions", () => {
       // Prepare
-      const functionIds = [...Object.values(FUNCTION_IDS), "RequestApproval"].map(
+      const functionIds = [...Object.values(FUNCTION_IDS), "RequestApproval", "AwaitSubgoals"].map(
         (id) => functionOf(template, "ReactLoop", id)[0],
       );
 

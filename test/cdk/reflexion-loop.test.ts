@@ -82,7 +82,7 @@ describe("ReflexionLoop", () => {
     expect(aslValidationErrors(definition)).toBe("");
   });
 
-  it("routes verify → Evaluate, reflect → Reflect, attempt → Attempt, and Act back to Evaluate", () => {
+  it("routes verify → Evaluate, reflect → Reflect, attempt → Attempt, and Act back through NextAction", () => {
     // Act
     const choice = stateOf(definition, "NextAction");
     const routes = choiceRoutes(choice);
@@ -98,7 +98,7 @@ describe("ReflexionLoop", () => {
     for (const state of [...MODEL_STEPS, "LoadGoal", "ContinueAsNew", "AwaitApproval"]) {
       expect(stateOf(definition, state).Next, state).toBe("NextAction");
     }
-    expect(stateOf(definition, "Act").Next).toBe("Evaluate");
+    expect(stateOf(definition, "Act").Next).toBe("NextAction");
   });
 
   it("invokes each pattern step's own function, retried on transient errors only, everything else recorded", () => {
@@ -143,7 +143,7 @@ describe("ReflexionLoop", () => {
     expectOnlyModelStepsCallBedrock(template, LOOP_ID, MODEL_STEPS, expected);
   });
 
-  it("lets the state machine invoke exactly its three steps and the six shared ones", () => {
+  it("lets the state machine invoke exactly its three steps and the seven shared ones", () => {
     // Assess
     expectInvokesItsSteps(template, stateMachine, LOOP_ID, MODEL_STEPS);
   });

@@ -83,14 +83,24 @@ describe("a tool's table, its compensate function and an MCP server in the synth
     template = Templates.fromStack(stack);
   }, 120_000);
 
-  it("lets exactly the steps that apply revisions invoke exactly the compensate function, and tells them", () => {
+  it("lets exactly the steps that apply revisions, and the resume handler (abandoned plans), invoke exactly the compensate function, and tells them", () => {
     // Act
     const compensateId = functionIdStartingWith(template, "ToolssetticketpriorityCompensate");
     const allowed = rolesAllowed(statementsByRole(template), "lambda:InvokeFunction", compensateId);
 
     // Assess
-    expect(allowed).toEqual(["PlanExecuteLoopObserve", "ReactLoopVerifyAndReason", "ReflexionLoopEvaluate"]);
-    for (const prefix of ["ReactLoopVerifyAndReason", "PlanExecuteLoopObserve", "ReflexionLoopEvaluate"]) {
+    expect(allowed).toEqual([
+      "PlanExecuteLoopObserve",
+      "ReactLoopVerifyAndReason",
+      "ReflexionLoopEvaluate",
+      "ResumeHandlerFunction",
+    ]);
+    for (const prefix of [
+      "ReactLoopVerifyAndReason",
+      "PlanExecuteLoopObserve",
+      "ReflexionLoopEvaluate",
+      "ResumeHandlerFunction",
+    ]) {
       const manifest = JSON.stringify(
         environmentOf(template, functionIdStartingWith(template, prefix)).TOOL_COMPENSATORS,
       );

@@ -95,6 +95,55 @@ export function describeLoopStoreContract(table: () => ContractTable): void {
       expect(await workspace.readFile(goalId, "haiku.txt")).toEqual(rewritten.file);
     });
 
+    it("keeps every version a write replaced, so a compensation can restore any of them", async () => {
+      // Prepare
+      const goalId = newGoalId();
+      for (const content of ["one", "two", "three"]) {
+        await workspace.writeFile({ goalId, path: "notes.md", content, writtenBy: aWriter() });
+      }
+
+      // Act
+      const versions = await Promise.all(
+        [1, 2, 3, 4].map((version) => workspace.readVersion(goalId, "notes.md", version)),
+      );
+
+      // Assess
+      expect(versions).toEqual([
+        { deleted: false, content: "one", sha256: sha256Of("one") },
+        { deleted: false, content: "two", sha256: sha256Of("two") },
+        { deleted: false, content: "three", sha256: sha256Of("three") },
+        undefined,
+      ]);
+      expect(await workspace.readVersion(goalId, "other.md", 1)).toBeUndefined();
+    });
+
+    it("deletes a file: it reads as missing and leaves the listing, its version count goes on, once", async () => {
+      // Prepare
+      const goalId = newGoalId();
+      await workspace.writeFile({ goalId, path: "created.md", content: "made", writtenBy: aWriter() });
+      await workspace.writeFile({ goalId, path: "kept.md", content: "stays", writtenBy: aWriter() });
+
+      // Act
+      const deleted = await workspace.deleteFile({ goalId, path: "created.md", writtenBy: aWriter() });
+      const again = await workspace.deleteFile({ goalId, path: "created.md", writtenBy: aWriter() });
+      const never = await workspace.deleteFile({ goalId, path: "never.md", writtenBy: aWriter() });
+      const recreated = await workspace.writeFile({
+        goalId,
+        path: "created.md",
+        content: "made again",
+        writtenBy: aWriter(),
+      });
+
+      // Assess: the deletion is version 2, the new file version 3 with nothing before it to restore
+      expect([deleted, again, never]).toEqual([{ deleted: true }, { deleted: false }, { deleted: false }]);
+      expect(recreated.file).toMatchObject({ version: 3, previous: null });
+      expect(await workspace.readVersion(goalId, "created.md", 2)).toEqual({ deleted: true });
+      expect(await workspace.readVersion(goalId, "created.md", 1)).toMatchObject({ content: "made" });
+      await workspace.deleteFile({ goalId, path: "created.md", writtenBy: aWriter() });
+      expect(await workspace.readFile(goalId, "created.md")).toBeUndefined();
+      expect((await workspace.listFiles(goalId)).map((entry) => entry.path)).toEqual(["kept.md"]);
+    });
+
     it("rewriting the same content changes nothing: same version, same previous, same writer", async () => {
       // Prepare
       const goalId = newGoalId();

@@ -218,6 +218,8 @@ function stop(
     activeTask: null,
     waitingFor: null,
     resumeCondition: null,
+    // A wait on sub-goals is over with the goal: its token is nobody's to answer any more.
+    subgoalWait: undefined,
     stopReason,
   };
 }

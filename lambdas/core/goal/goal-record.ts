@@ -5,6 +5,8 @@ import { FrozenToolSchema } from "./frozen-tool";
 import { GoalSpecSchema, LimitsSchema, PatternSchema, SuccessCheckSchema } from "./goal-spec";
 import { LessonSchema } from "./lesson";
 import { PlanStateSchema, StepDecisionSchema } from "./plan";
+import { SagaSchema } from "./saga";
+import { SubgoalEntrySchema, SubgoalWaitSchema } from "./subgoals";
 
 export const GOAL_STATUSES = [
   "running",
@@ -23,11 +25,14 @@ export const FINAL_STATUSES: ReadonlySet<GoalStatus> = new Set(["completed", "ca
 
 /** What a waiting goal waits for. Only an event matching both `waitingFor` and `resumeCondition` wakes it. */
 export const WaitingForSchema = z.object({
-  kind: z.enum(["approval", "decision"]),
-  /** The approval id (random, never the task token). */
+  /** A human's `approval` or `decision`, or the end of the `subgoal`s its turn started. */
+  kind: z.enum(["approval", "decision", "subgoal"]),
+  /** The approval id (random, never the task token); a sub-goal wait's id for `subgoal`. */
   approvalId: z.string(),
   /** Why it waits, shown to humans ("irreversible tool notify", "limit maxSteps reached"). */
   reason: z.string(),
+  /** The sub-goals a `subgoal` wait waits on. */
+  goalIds: z.array(z.string()).optional(),
 });
 export type WaitingFor = z.infer<typeof WaitingForSchema>;
 
@@ -91,6 +96,18 @@ export const REVISION_TYPES = [
 export const RevisionTypeSchema = z.enum(REVISION_TYPES);
 export type RevisionType = z.infer<typeof RevisionTypeSchema>;
 
+/**
+ * What a `corrective` revision undoes: step `fromStep` and every later one, newest first (a saga).
+ * Submitted as `{fromStep: N}`, or `{step: N}` as DESIGN first named it; stored as `fromStep`.
+ */
+export const CorrectionTargetSchema = z
+  .union([
+    z.strictObject({ fromStep: z.number().int().min(1) }),
+    z.strictObject({ step: z.number().int().min(1) }),
+  ])
+  .transform((target) => ({ fromStep: "fromStep" in target ? target.fromStep : target.step }));
+export type CorrectionTarget = z.output<typeof CorrectionTargetSchema>;
+
 /** A human revision as queued in the goal's inbox, before it is applied at a step boundary. */
 export const QueuedRevisionSchema = z.object({
   revisionId: z.string(),
@@ -101,6 +118,8 @@ export const QueuedRevisionSchema = z.object({
   successChecks: GoalSpecSchema.shape.successChecks.optional(),
   requestedBy: z.string(),
   reason: z.string().max(2000).optional(),
+  /** A `corrective` revision's target: the first step its saga undoes. */
+  target: z.object({ fromStep: z.number().int().min(1) }).optional(),
   requestedAt: z.iso.datetime(),
 });
 export type QueuedRevision = z.infer<typeof QueuedRevisionSchema>;
@@ -162,6 +181,8 @@ export const PendingCorrectionSchema = z.object({
   revisionId: z.string(),
   revision: z.number().int().min(2),
   content: z.string(),
+  /** The first step to undo, with every later one (a saga); absent: the last reversible call only. */
+  fromStep: z.number().int().min(1).optional(),
   requestedAt: z.iso.datetime(),
 });
 export type PendingCorrection = z.infer<typeof PendingCorrectionSchema>;
@@ -369,6 +390,19 @@ export const GoalRecordSchema = z.object({
   checkApproval: CheckApprovalSchema.optional(),
   /** A new contract waiting for a human to confirm it; see ContractProposalSchema. */
   contractProposal: ContractProposalSchema.optional(),
+  /** How many parents are above this goal: 0 (or absent) for a goal a user posted, 1 for its sub-goals … */
+  depth: z.number().int().min(0).optional(),
+  /** The goal's `spawn_subgoal` calls: the children they started, or why they were refused. */
+  subgoals: z.array(SubgoalEntrySchema).optional(),
+  /** The task token the goal waits on while its children run (never shown anywhere). */
+  subgoalWait: SubgoalWaitSchema.optional(),
+  /** The latest compensation saga (a corrective revision's with a target, or an abandoned plan's). */
+  saga: SagaSchema.optional(),
+  /** Steps earlier sagas undid: a later saga leaves them alone. */
+  compensatedSteps: z
+    .array(z.object({ fromStep: z.number().int().min(1), toStep: z.number().int().min(0) }))
+    .max(50)
+    .optional(),
   /** Sequence number of the last event appended for this goal (0 before any). */
   lastEventSeq: z.number().int().min(0),
   createdAt: z.iso.datetime(),
@@ -413,6 +447,31 @@ export const GoalSnapshotSchema = z.object({
     checks: z.record(z.string(), z.enum(["met", "partial", "not_met"])),
   }),
   stopReason: StopReasonSchema.nullable(),
+  /** The goal that started this one as a sub-goal (absent for a goal a user posted). */
+  parentGoalId: z.string().optional(),
+  /**
+   * The sub-goals this goal started, as they are now (`GET /goals/{goalId}` reads them; a listing
+   * shows the status each had when the parent last heard of it, and no progress).
+   */
+  children: z
+    .array(
+      z.object({
+        goalId: z.string(),
+        status: GoalStatusSchema,
+        progress: z
+          .object({
+            overall: z.number().min(0).max(1),
+            checks: z.record(z.string(), z.enum(["met", "partial", "not_met"])),
+          })
+          .optional(),
+        objective: z.string(),
+        /** What a waiting child waits for: a human's answer shows here, under its parent. */
+        waitingFor: WaitingForSchema.nullable().optional(),
+      }),
+    )
+    .optional(),
+  /** The latest compensation saga: how far it is, and the calls no compensator could undo. */
+  compensation: SagaSchema.omit({ processed: true }).optional(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });

@@ -161,6 +161,10 @@ export const ModelOverridesSchema = z
   .strict();
 export type ModelOverrides = z.infer<typeof ModelOverridesSchema>;
 
+/** What an abandoned plan_execute goal does with its completed steps (GoalSpec and config `onAbandon`). */
+export const ON_ABANDON = ["keep", "compensate"] as const;
+export type OnAbandon = (typeof ON_ABANDON)[number];
+
 /** The goal contract a user submits (`POST /goals`). zod is the single source of this shape. */
 export const GoalSpecSchema = z
   .object({
@@ -177,7 +181,13 @@ export const GoalSpecSchema = z
     tools: z.array(ToolGrantSchema).max(50).optional(),
     approval: ApprovalPolicySchema.default(() => ApprovalPolicySchema.parse({})),
     models: ModelOverridesSchema.optional(),
+    /** Set by the system for a sub-goal; refused in a GoalSpec a user submits (intake). */
     parentGoalId: IdentifierSchema.optional(),
+    /**
+     * What becomes of a plan_execute goal's completed steps when it ends `terminated` or `cancelled`:
+     * `keep` them, or `compensate` them (undone in reverse order). Absent: the deployment's setting.
+     */
+    onAbandon: z.enum(ON_ABANDON).optional(),
   })
   .strict()
   .superRefine((spec, ctx) => {

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { SubgoalRequestSchema } from "./subgoals";
 
 /**
  * The plan as the goal record keeps it (plan_execute's `planState`): the step shape the planner
@@ -59,6 +60,9 @@ export const PlanStepSchema = z.object({
     "When the step is done; expect.contains / expect.equals is checked against the tool's result",
   ),
   critical: z.boolean().default(true).describe("false when the goal can do without this step"),
+  subgoal: SubgoalRequestSchema.optional().describe(
+    "A sub-goal this step is: its contract (objective, successChecks, pattern?, limits?, tools?, models?). The step's tool is spawn_subgoal; the step is done when the sub-goal completes",
+  ),
 });
 export type PlanStep = z.infer<typeof PlanStepSchema>;
 export type PlanStepInput = z.input<typeof PlanStepSchema>;

@@ -5,6 +5,7 @@ import { type GoalChange, goalEvent, settle } from "./goal-change";
 import type { NewGoalEvent } from "./goal-event";
 import {
   type ContractProposal,
+  CorrectionTargetSchema,
   type GoalRecord,
   type QueuedRevision,
   QueuedRevisionSchema,
@@ -16,6 +17,7 @@ import {
 import { type GoalSpec, GoalSpecSchema, type SuccessCheck } from "./goal-spec";
 import { assertStatus, OPEN_STATUSES } from "./goal-status";
 import { assertWithinJsonBounds, REVISION_BOUNDS } from "./json-bounds";
+import { MAX_SAGA_STEPS } from "./saga";
 import { parseOrThrow } from "./validation";
 
 /** The revision types that may replace the success checks, and only with checks a human supplied. */
@@ -30,9 +32,17 @@ export const RevisionInputSchema = QueuedRevisionSchema.pick({
   .extend({
     content: z.string().trim().min(1, "must not be empty").max(8000),
     requestedBy: z.string().min(1, "must name who asks"),
+    target: CorrectionTargetSchema.optional(),
   })
   .strict()
   .superRefine((input, ctx) => {
+    if (input.target !== undefined && input.type !== "corrective") {
+      ctx.addIssue({
+        code: "custom",
+        path: ["target"],
+        message: `only a corrective revision names steps to undo, not ${input.type}`,
+      });
+    }
     if (input.successChecks !== undefined && !CHECK_CHANGING_REVISIONS.includes(input.type)) {
       ctx.addIssue({
         code: "custom",
@@ -59,6 +69,7 @@ export function queueRevision(
   if (known) return { record, events: [] };
   assertWithinJsonBounds(input, "revision", REVISION_BOUNDS);
   const parsed = parseOrThrow(RevisionInputSchema, input, "revision");
+  if (parsed.target !== undefined) assertTargetable(record, parsed.target.fromStep);
   const queued: QueuedRevision = {
     ...parsed,
     revisionId: options.revisionId,
@@ -75,6 +86,25 @@ export function queueRevision(
     replacesChecks: queued.successChecks !== undefined,
   });
   return settle(next, [event]);
+}
+
+/**
+ * A saga can undo only steps that happened (a step counted, or the one logged after them), and at
+ * most MAX_SAGA_STEPS of them: anything else is refused now, naming `target.fromStep`.
+ */
+function assertTargetable(record: GoalRecord, fromStep: number): void {
+  const latest = record.steps + 1;
+  const problem =
+    fromStep > latest
+      ? `step ${fromStep} has not happened: the goal has done ${record.steps} steps`
+      : latest - fromStep + 1 > MAX_SAGA_STEPS
+        ? `a saga undoes at most ${MAX_SAGA_STEPS} steps; the earliest it can start at is step ${latest - MAX_SAGA_STEPS + 1}`
+        : undefined;
+  if (problem !== undefined) {
+    throw new ValidationError(`Invalid revision: target.fromStep: ${problem}`, [
+      { path: "target.fromStep", message: problem },
+    ]);
+  }
 }
 
 /** The contract after the revision. Revision text is stored as data: nothing in it is interpreted. */
@@ -166,7 +196,13 @@ export function applyRevision(
       queued.type === "corrective"
         ? [
             ...(record.pendingCorrections ?? []),
-            { revisionId, revision, content: queued.content, requestedAt: queued.requestedAt },
+            {
+              revisionId,
+              revision,
+              content: queued.content,
+              ...(queued.target === undefined ? {} : { fromStep: queued.target.fromStep }),
+              requestedAt: queued.requestedAt,
+            },
           ]
         : record.pendingCorrections,
     // A sign-off asked under the old contract is void; a proposal a newer revision replaced too.
@@ -198,6 +234,7 @@ export function applyRevision(
         revisionId,
         revision,
         content: queued.content,
+        fromStep: queued.target?.fromStep ?? null,
       }),
     );
   }

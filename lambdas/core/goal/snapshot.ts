@@ -1,9 +1,20 @@
 import { checkProgress, satisfiedCheckIds, unsatisfiedCheckIds } from "./evidence/check-evidence";
 import type { GoalRecord, GoalSnapshot } from "./goal-record";
+import type { Saga } from "./saga";
 
-/** The public snapshot of a goal (`GET /goals/{goalId}`), derived from its record. */
-export function toSnapshot(record: GoalRecord): GoalSnapshot {
+type Child = NonNullable<GoalSnapshot["children"]>[number];
+
+/**
+ * The public snapshot of a goal (`GET /goals/{goalId}`), derived from its record. `children` are its
+ * sub-goals' records as they are now; without them the children are shown as the parent last heard
+ * of them (status only).
+ */
+export function toSnapshot(
+  record: GoalRecord,
+  options: { children?: readonly GoalRecord[] } = {},
+): GoalSnapshot {
   const { cacheWriteTokens: _cacheWriteTokens, ...usage } = record.usage;
+  const children = childrenOf(record, options.children);
   return {
     goalId: record.goalId,
     status: record.status,
@@ -15,7 +26,7 @@ export function toSnapshot(record: GoalRecord): GoalSnapshot {
     runId: record.runId,
     lastEventId: record.lastEventSeq,
     noProgressCycles: record.noProgressCycles,
-    waitingFor: record.waitingFor,
+    waitingFor: waitingForOf(record, options.children),
     resumeCondition: record.resumeCondition,
     satisfiedChecks: satisfiedCheckIds(record),
     unsatisfiedChecks: unsatisfiedCheckIds(record),
@@ -31,7 +42,58 @@ export function toSnapshot(record: GoalRecord): GoalSnapshot {
     limits: record.spec.limits,
     progress: checkProgress(record),
     stopReason: record.stopReason,
+    ...(record.spec.parentGoalId === undefined ? {} : { parentGoalId: record.spec.parentGoalId }),
+    ...(children.length === 0 ? {} : { children }),
+    ...(record.saga === undefined ? {} : { compensation: publicSaga(record.saga) }),
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
   };
+}
+
+/** The saga as a human reads it: its position in the call order is the loop's business. */
+function publicSaga({ processed: _processed, ...saga }: Saga): NonNullable<GoalSnapshot["compensation"]> {
+  return saga;
+}
+
+function childrenOf(record: GoalRecord, current: readonly GoalRecord[] | undefined): Child[] {
+  return (record.subgoals ?? []).flatMap((entry): Child[] => {
+    if (entry.goalId === undefined) return [];
+    const child = current?.find((candidate) => candidate.goalId === entry.goalId);
+    if (!child) {
+      const status = entry.status === "refused" ? "cancelled" : entry.status;
+      return [{ goalId: entry.goalId, status, objective: entry.objective }];
+    }
+    return [
+      {
+        goalId: child.goalId,
+        status: child.status,
+        progress: checkProgress(child),
+        objective: child.spec.objective,
+        waitingFor: child.waitingFor,
+      },
+    ];
+  });
+}
+
+/**
+ * What the goal waits for. A goal waiting on its sub-goals names them, and a child that itself waits
+ * for a human (or is paused) is named with what it waits for: the human sees whom to answer.
+ */
+function waitingForOf(
+  record: GoalRecord,
+  children: readonly GoalRecord[] | undefined,
+): GoalSnapshot["waitingFor"] {
+  const waiting = record.waitingFor;
+  if (waiting?.kind !== "subgoal" || children === undefined) return waiting;
+  const awaited = new Set(waiting.goalIds ?? []);
+  const stuck = children.filter(
+    (child) => awaited.has(child.goalId) && (child.status === "waiting" || child.status === "paused"),
+  );
+  if (stuck.length === 0) return waiting;
+  const why = stuck.map((child) =>
+    child.status === "paused"
+      ? `sub-goal ${child.goalId} is paused (${child.stopReason?.message ?? "a human resumes it"})`
+      : `sub-goal ${child.goalId} waits: ${child.waitingFor?.reason ?? "for a human"}`,
+  );
+  return { ...waiting, reason: `${waiting.reason}; ${why.join("; ")}`.slice(0, 2000) };
 }

@@ -38,6 +38,7 @@ export async function handleRevisionRequested(
     requestedBy: detail.requestedBy,
     ...(detail.successChecks === undefined ? {} : { successChecks: detail.successChecks }),
     ...(detail.reason === undefined ? {} : { reason: detail.reason }),
+    ...(detail.target === undefined ? {} : { target: detail.target }),
   };
   const now = ports.now();
   let queued = false;

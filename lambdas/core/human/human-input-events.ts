@@ -54,6 +54,7 @@ export const RevisionRequestedDetailSchema = z.object({
   successChecks: QueuedRevisionSchema.shape.successChecks,
   requestedBy: z.string().min(1),
   reason: QueuedRevisionSchema.shape.reason,
+  target: QueuedRevisionSchema.shape.target,
   channel: HumanInputChannelSchema,
   requestedAt: z.iso.datetime(),
 });

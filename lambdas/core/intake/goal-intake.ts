@@ -59,7 +59,7 @@ export interface GoalIntakeInput {
  * record and its first event (`goal.created`); a select call's usage is counted on the goal.
  */
 export async function intakeGoal(input: GoalIntakeInput): Promise<GoalChange> {
-  const spec = parseGoalSpec(input.body);
+  const spec = parseSubmittedGoalSpec(input.body);
   if (input.allowedModelIds !== undefined) assertModelsAllowed(spec, input.allowedModelIds);
   if (input.tiers !== undefined) assertThinkingTaken(spec, input.tiers);
   if (input.knownTools !== undefined) assertToolsKnown(spec, input.knownTools, input.mcp);
@@ -85,6 +85,33 @@ export async function intakeGoal(input: GoalIntakeInput): Promise<GoalChange> {
   const { turn } = selection.checkpoint;
   const counted = recordModelUsage(created.record, "select", turn, input.now);
   return { record: counted.record, events: [...created.events, ...counted.events] };
+}
+
+/** GoalSpec fields only the system sets: a sub-goal's parent and its depth below the goal a user posted. */
+const SYSTEM_FIELDS: Readonly<Record<string, string>> = {
+  parentGoalId:
+    "is set by the system for a sub-goal (spawn_subgoal, or a plan step's subgoal); a submitted GoalSpec may not set it",
+  depth:
+    "is set by the system for a sub-goal (its depth below the goal a user posted); a GoalSpec may not set it",
+};
+
+/**
+ * A GoalSpec as a user submits it (`POST /goals`): `parentGoalId` and `depth` are refused with a
+ * ValidationError naming the field, whatever else is wrong; then the GoalSpec is parsed as usual.
+ */
+export function parseSubmittedGoalSpec(body: unknown): GoalSpec {
+  if (typeof body === "object" && body !== null && !Array.isArray(body)) {
+    const issues = Object.keys(SYSTEM_FIELDS)
+      .filter((field) => Object.hasOwn(body, field))
+      .map((field) => ({ path: field, message: SYSTEM_FIELDS[field] ?? "is set by the system" }));
+    if (issues.length > 0) {
+      throw new ValidationError(
+        `Invalid GoalSpec: ${issues.map((issue) => `${issue.path} ${issue.message}`).join("; ")}`,
+        issues,
+      );
+    }
+  }
+  return parseGoalSpec(body);
 }
 
 /** An Idempotency-Key was sent again with a different GoalSpec than the goal it created. */

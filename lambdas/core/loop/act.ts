@@ -21,6 +21,8 @@ import { gatedNext, gateOf, pendingGate, setGate } from "./gates/action-gate";
 import { grantedTools, type LoopSettings } from "./loop-deps";
 import { executedStep, isOffPlan } from "./off-plan-call";
 import { isRunningIn, nextForStatus, type RunPosition, type StepResult, stopped } from "./step-result";
+import { awaitsSubgoals, entryOf, type SpawnCall, spawnCallsOf } from "./subgoals/spawn-calls";
+import { subgoalOutcome } from "./subgoals/subgoal-outcome";
 import { chain, readGoal, updateGoal } from "./update-goal";
 
 export interface ActPorts {
@@ -101,6 +103,14 @@ async function actOnTurn(
 ): Promise<StepResult> {
   const { loaded, checkpoint, position, stepLogRead } = turn;
   const { runId, iteration } = position;
+  // Sub-goals the turn started (or is about to) must end first: AwaitSubgoals waits for them.
+  const spawns = spawnCallsOf(
+    loaded.record,
+    checkpoint.turn,
+    { runId: checkpoint.key.runId, iteration },
+    settings.defaultTools,
+  );
+  if (awaitsSubgoals(loaded.record, spawns)) return { ...position, next: "subgoal" };
   const { step, errorNames } = await loggedStep(ports, settings, {
     record: loaded.record,
     checkpoint,
@@ -279,7 +289,11 @@ interface LoggedStep {
  * the run's lineage (`checkpointRunId`: a run that took over finds its predecessors' turn).
  * A gate moved into a new run before lineages were recorded binds to the previous run's turn.
  */
-async function reasonTurnOf(goals: GoalStore, record: GoalRecord, iteration: number) {
+export async function reasonTurnOf(
+  goals: GoalStore,
+  record: GoalRecord,
+  iteration: number,
+): Promise<ModelCheckpoint | undefined> {
   const { goalId, runId } = record;
   const role = ACTING_ROLE[record.pattern];
   const turnRunId = checkpointRunId(record, { runId, iteration });
@@ -356,6 +370,7 @@ async function loggedStep(
   };
   // The plan step an executor turn was made for (by any run of its lineage in its iteration).
   const planStep = turnKey.role === "execute" ? executedStep(record, turnKey) : undefined;
+  const spawns = spawnCallsOf(record, turn, turnKey, settings.defaultTools);
   const outcomes: ToolOutcome[] = [];
   // One call after another, in the model's order: a later call may read what an earlier one wrote.
   for (const call of toolUsesOf(turn)) {
@@ -364,7 +379,13 @@ async function loggedStep(
       (gate?.toolUseIds.includes(call.toolUseId) ? refusedByGate(call, gate) : undefined);
     // Keyed by the run whose turn asked for the call: a gate re-attached into a new run keeps its key.
     const idempotencyKey = toolCallIdempotencyKey({ ...turnKey, toolUseId: call.toolUseId });
-    outcomes.push(refused ?? (await ports.tools.run(call, { ...context, idempotencyKey })));
+    const spawn = spawns.find((candidate) => candidate.call.toolUseId === call.toolUseId);
+    outcomes.push(
+      refused ??
+        (spawn
+          ? await spawnedOutcome(ports.goals, record, spawn)
+          : await ports.tools.run(call, { ...context, idempotencyKey })),
+    );
   }
   const step: StepRecord = {
     goalId: record.goalId,
@@ -393,6 +414,13 @@ async function loggedStep(
     ),
   );
   return { step, errorNames };
+}
+
+/** A `spawn_subgoal` call's answer: its child's outcome (the child ended before Act ran), or its refusal. */
+async function spawnedOutcome(goals: GoalStore, record: GoalRecord, spawn: SpawnCall): Promise<ToolOutcome> {
+  const entry = entryOf(record, spawn.callKey);
+  const child = entry?.goalId === undefined ? undefined : await goals.getGoal(entry.goalId);
+  return subgoalOutcome(spawn.call, entry, child?.record);
 }
 
 /**

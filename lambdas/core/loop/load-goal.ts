@@ -70,10 +70,15 @@ function turnToFinish(record: GoalRecord): "approval" | "act" | "verify" | undef
 /**
  * A goal re-attached while it waits (`reattachRun`) goes straight back to AwaitApproval, which keeps
  * the pending approval and stores the new run's token: `approval` for a tool gate, `limit_decision`
- * for a limit, `decision` for a failed step or a success check put to a human.
+ * for a limit, `decision` for a failed step or a success check put to a human; one waiting on its
+ * sub-goals goes back to AwaitSubgoals (`subgoal`).
  */
-function awaitedInput(record: GoalRecord): "approval" | "limit_decision" | "decision" | undefined {
+function awaitedInput(
+  record: GoalRecord,
+): "approval" | "limit_decision" | "decision" | "subgoal" | undefined {
   if (record.status !== "waiting") return undefined;
+  // Waiting on its sub-goals: AwaitSubgoals keeps the wait and stores the new run's token.
+  if (record.waitingFor?.kind === "subgoal") return "subgoal";
   if (waitsOnStepDecision(record)) return "decision";
   // A new contract or a success check put to a human is asked through the `decision` route.
   const approvalId = record.waitingFor?.approvalId;

@@ -8,6 +8,8 @@ import type { GoalRecord, GoalStatus } from "../goal/goal-record";
  * - `approval`: some of those calls need a human approval first (AwaitApproval);
  * - `limit_decision`: a limit is reached, a human extends it or terminates the goal (AwaitApproval);
  * - `decision`: a step or tool call failed in a way no retry fixes, a human decides (AwaitApproval);
+ * - `subgoal`: the turn called `spawn_subgoal`: AwaitSubgoals starts the sub-goals and waits for
+ *   them to end, then Act answers the calls with their outcomes;
  * - `completed` / `paused` / `terminated`: the goal reached that status, the run ends;
  * - `continue_as_new`: start a new run of the goal (ContinueAsNew);
  * - `continued`: the new run was started (ContinueAsNew's answer);
@@ -25,6 +27,7 @@ export const NEXT_STEPS = [
   "attempt",
   "act",
   "approval",
+  "subgoal",
   "limit_decision",
   "completed",
   "paused",

@@ -45,9 +45,31 @@ export interface Workspace {
     content: string;
     writtenBy: Writer;
   }): Promise<WorkspaceWriteResult>;
+  /** The file, or undefined when there is none (never written, or deleted). */
   readFile(goalId: string, path: string): Promise<WorkspaceFile | undefined>;
   listFiles(goalId: string): Promise<readonly WorkspaceEntry[]>;
+  /**
+   * Deletes a file, as a compensation undoes the write that created it. The file's version count goes
+   * on (a later write of the same path is a new version, never version 1 again). Idempotent: a file
+   * already gone changes nothing (`deleted: false`).
+   */
+  deleteFile(input: {
+    goalId: string;
+    path: string;
+    writtenBy: Writer;
+  }): Promise<{ readonly deleted: boolean }>;
+  /**
+   * What version `version` of a file held, so a compensation can restore what a write replaced:
+   * its content, `deleted` for a version that was the file's deletion, or undefined when the
+   * workspace no longer knows (a version kept before it kept versions).
+   */
+  readVersion(goalId: string, path: string, version: number): Promise<WorkspaceVersion | undefined>;
 }
+
+/** One version of a workspace file, as `readVersion` finds it. */
+export type WorkspaceVersion =
+  | { readonly deleted: false; readonly content: string; readonly sha256: string }
+  | { readonly deleted: true };
 
 /** A workspace file (or a tool result stored as one) larger than the store accepts. */
 export class WorkspaceFileTooLargeError extends GoalLoopsError {

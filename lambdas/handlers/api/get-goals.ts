@@ -3,6 +3,7 @@ import { pollingEventWaiter } from "../../adapters/polling-event-waiter";
 import type { GoalRecord } from "../../core/goal/goal-record";
 import { isFinal } from "../../core/goal/goal-status";
 import { toSnapshot } from "../../core/goal/snapshot";
+import { startedSubgoals } from "../../core/goal/subgoals";
 import { parseOrThrow } from "../../core/goal/validation";
 import { GoalNotFoundError } from "../../core/ports/goal-store";
 import type { GoalsApiDeps } from "./goals-api-deps";
@@ -32,13 +33,32 @@ export async function tenantGoal(deps: GoalsApiDeps, request: ApiRequest): Promi
 async function listGoals(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGatewayProxyResult> {
   const query = parseOrThrow(ListGoalsQuerySchema, request.query, "query");
   const page = await deps.store.listGoals({ tenantId: request.tenantId, ...query });
-  const items = page.items.map(toSnapshot);
+  const items = page.items.map((record) => toSnapshot(record));
   return json(200, page.cursor === undefined ? { items } : { items, cursor: page.cursor });
 }
 
-/** `GET /goals/{goalId}`: the snapshot. */
+/** `GET /goals/{goalId}`: the snapshot, its sub-goals as they are now. */
 async function getGoal(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGatewayProxyResult> {
-  return json(200, toSnapshot(await tenantGoal(deps, request)));
+  const goal = await tenantGoal(deps, request);
+  return json(200, toSnapshot(goal, { children: await childrenOf(deps, goal) }));
+}
+
+/** `GET /goals/{goalId}/children`: the snapshots of the sub-goals the goal started, oldest first. */
+async function listChildren(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGatewayProxyResult> {
+  const goal = await tenantGoal(deps, request);
+  const children = await childrenOf(deps, goal);
+  const grandchildren = await Promise.all(children.map((child) => childrenOf(deps, child)));
+  return json(200, {
+    items: children.map((child, index) => toSnapshot(child, { children: grandchildren[index] ?? [] })),
+  });
+}
+
+/** The goal's sub-goals' records (a goal starts at most `subgoals.maxChildren` of them). */
+async function childrenOf(deps: GoalsApiDeps, goal: GoalRecord): Promise<GoalRecord[]> {
+  const ids = startedSubgoals(goal).flatMap((entry) => (entry.goalId === undefined ? [] : [entry.goalId]));
+  const found = await Promise.all(ids.map((goalId) => deps.store.getGoal(goalId)));
+  // A child is the parent's tenant's; anything else would be a bug, and is left out.
+  return found.flatMap((item) => (item && item.record.tenantId === goal.tenantId ? [item.record] : []));
 }
 
 /**
@@ -67,5 +87,6 @@ export function getGoalsRoutes(deps: GoalsApiDeps): Route[] {
     { method: "GET", path: "/goals", handle: (request) => listGoals(deps, request) },
     { method: "GET", path: "/goals/{goalId}", handle: (request) => getGoal(deps, request) },
     { method: "GET", path: "/goals/{goalId}/events", handle: (request) => listEvents(deps, request) },
+    { method: "GET", path: "/goals/{goalId}/children", handle: (request) => listChildren(deps, request) },
   ];
 }

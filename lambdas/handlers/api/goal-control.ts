@@ -60,13 +60,18 @@ async function requestRevision(
       requestedAt: queued.requestedAt,
       ...(queued.successChecks === undefined ? {} : { successChecks: queued.successChecks }),
       ...(queued.reason === undefined ? {} : { reason: queued.reason }),
+      ...(queued.target === undefined ? {} : { target: queued.target }),
     },
   });
   deps.logger.info("revision requested", { goalId: goal.goalId, revisionId, revisionType: queued.type });
   return json(202, { goalId: goal.goalId, revisionId });
 }
 
-/** `POST /goals/{goalId}/revisions` `{type, content, successChecks?, reason?}` → 202 `{revisionId}`. */
+/**
+ * `POST /goals/{goalId}/revisions` `{type, content, successChecks?, reason?, target?}` → 202
+ * `{revisionId}`; `target: {fromStep: N}` (or `{step: N}`) on a corrective revision undoes step N
+ * and every later one.
+ */
 async function postRevision(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGatewayProxyResult> {
   const body = parseJsonBody(request.body);
   const goal = await tenantGoal(deps, request);

@@ -4,8 +4,13 @@ import { ValidationError } from "../../core/goal/errors";
 import { goalIdForIdempotencyKey } from "../../core/goal/goal-ids";
 import { fail } from "../../core/goal/goal-lifecycle";
 import type { GoalRecord } from "../../core/goal/goal-record";
-import { type GoalSpec, parseGoalSpec } from "../../core/goal/goal-spec";
-import { assertSameSubmission, FIRST_RUN_ID, intakeGoal } from "../../core/intake/goal-intake";
+import type { GoalSpec } from "../../core/goal/goal-spec";
+import {
+  assertSameSubmission,
+  FIRST_RUN_ID,
+  intakeGoal,
+  parseSubmittedGoalSpec,
+} from "../../core/intake/goal-intake";
 import type { PatternChoice } from "../../core/intake/pattern-selector";
 import { type ModelSelection, selectWithModel } from "../../core/intake/select-call";
 import { GoalAlreadyExistsError, type VersionedGoal } from "../../core/ports/goal-store";
@@ -50,7 +55,8 @@ async function postGoal(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGat
   const goalId = key === undefined ? deps.newGoalId() : goalIdForIdempotencyKey(request.tenantId, key);
   if (key !== undefined) {
     const existing = await deps.store.getGoal(goalId);
-    if (existing !== undefined) return repeatedPost(deps, { ...existing.record, spec: parseGoalSpec(body) });
+    if (existing !== undefined)
+      return repeatedPost(deps, { ...existing.record, spec: parseSubmittedGoalSpec(body) });
   }
   const change = await intakeGoal({
     body,

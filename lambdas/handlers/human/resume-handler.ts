@@ -11,7 +11,7 @@ import { sfnRunStarter } from "../../adapters/sfn-run-starter";
 import { sfnRunIsLive } from "../../adapters/sfn-run-status";
 import { sfnRunStopper } from "../../adapters/sfn-run-stopper";
 import { sfnTaskCallback } from "../../adapters/sfn-task-callback";
-import { PatternSchema } from "../../core/goal/goal-spec";
+import { ON_ABANDON, PatternSchema } from "../../core/goal/goal-spec";
 import { parseOrThrow } from "../../core/goal/validation";
 import { handleCancelRequested } from "../../core/human/handle-cancel";
 import { handleResumeRequested } from "../../core/human/handle-resume";
@@ -21,11 +21,14 @@ import { HumanInputEnvelopeSchema, humanInputEventFrom } from "../../core/human/
 import { handleHumanInput } from "../../core/human/resume-handler";
 import { DEADLINE_REACHED, DeadlineEnvelopeSchema, enforceDeadline } from "../../core/loop/gates/deadline";
 import { reviveDeadRun } from "../../core/loop/reattach-goal";
+import { compensateAbandoned } from "../../core/loop/revisions/abandon";
 import { sequentialRunIds } from "../../core/loop/run-ids";
+import { GOAL_ENDED, GoalEndedEnvelopeSchema, handleGoalEnded } from "../../core/loop/subgoals/goal-ended";
 import { requiredEnv } from "../handler-environment";
+import { compensatorsFromEnv } from "../loop/compensators-from-env";
 
 const logger = new Logger();
-const { goals } = createGoalStoreAdapters({
+const { goals, workspace, stepLog } = createGoalStoreAdapters({
   client: createDocumentClient(),
   tableName: requiredEnv("GOAL_TABLE_NAME"),
 });
@@ -42,6 +45,27 @@ const startRun = sfnRunStarter(sfn);
 const revivePorts = { goals, now, runIsLive: sfnRunIsLive(sfn), startRun, stateMachineArns };
 const reviveRun = (goalId: string) => reviveDeadRun(revivePorts, goalId);
 const deadlines = deadlineScheduleFromEnv();
+const onAbandon = parseOrThrow(z.enum(ON_ABANDON), process.env.ON_ABANDON ?? "keep", "ON_ABANDON");
+const compensators = compensatorsFromEnv();
+const sagaPorts = { goals, workspace, stepLog, now, ...(compensators === undefined ? {} : { compensators }) };
+const cancel = handleCancelRequested.bind(null, {
+  goals,
+  stopRun: sfnRunStopper(sfn),
+  stateMachineArns,
+  now,
+});
+const goalEndedPorts = {
+  goals,
+  callback,
+  now,
+  reviveRun,
+  // A parent that ended takes its running children with it, as a cancel by the system.
+  cancelGoal: (goalId: string, reason: string) =>
+    cancel({ goalId, requestedBy: "goal-loops", reason, channel: "api", requestedAt: now().toISOString() }),
+  // An abandoned plan's saga (ON_ABANDON, the configuration's compensation.onAbandon, unless its
+  // GoalSpec says otherwise); the user tools' compensate functions load on the first one.
+  compensateAbandoned: (goalId: string) => compensateAbandoned(sagaPorts, goalId, onAbandon),
+};
 const others = {
   revision: handleRevisionRequested.bind(null, { goals, now }),
   resume: handleResumeRequested.bind(null, {
@@ -56,14 +80,16 @@ const others = {
     ids: sequentialRunIds,
     redriveRun: sfnRunRedrive(sfn),
   }),
-  cancel: handleCancelRequested.bind(null, { goals, stopRun: sfnRunStopper(sfn), stateMachineArns, now }),
+  cancel,
 };
 
 /**
- * The resume handler: the target of the bus rule for every human input (source `goal-loops.human`)
- * and every goal's deadline (source `goal-loops.deadline`, from its schedule). Matches an `Approval
- * Decided` against the waiting goal and answers its task token; hands revisions, resumes, retries and
- * cancels to their own handlers; ends what waits past a deadline. An error fails the asynchronous
+ * The resume handler: the target of the bus rule for every human input (source `goal-loops.human`),
+ * every goal's deadline (source `goal-loops.deadline`, from its schedule) and every goal that ended
+ * with someone to tell (source `goal-loops.goals`). Matches an `Approval Decided` against the waiting
+ * goal and answers its task token; hands revisions, resumes, retries and cancels to their own
+ * handlers; ends what waits past a deadline; wakes a parent whose sub-goals ended and cancels the
+ * sub-goals of a parent that ended. An error fails the asynchronous
  * invocation: Lambda retries it twice, then sends the event with the error to the bus's dead-letter
  * queue (the function's on-failure destination), whose alarm fires; everything it does is
  * idempotent, so a retry or a replay from the queue is safe. Logs ids, never the token.
@@ -76,6 +102,13 @@ export const handler = middy<unknown, void, Error, Context>()
       logger.appendKeys({ goalId: deadline.data.detail.goalId, detailType: DEADLINE_REACHED });
       const outcome = await enforceDeadline({ goals, callback, now }, deadline.data.detail);
       logger.info("deadline handled", { outcome: outcome.outcome, reason: outcome.reason });
+      return;
+    }
+    const ended = GoalEndedEnvelopeSchema.safeParse(raw);
+    if (ended.success) {
+      logger.appendKeys({ goalId: ended.data.detail.goalId, detailType: GOAL_ENDED });
+      const outcome = await handleGoalEnded(goalEndedPorts, ended.data.detail);
+      logger.info("goal end handled", { ...outcome });
       return;
     }
     const envelope = parseOrThrow(HumanInputEnvelopeSchema, raw, "EventBridge event");

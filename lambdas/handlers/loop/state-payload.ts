@@ -39,3 +39,10 @@ export const RequestApprovalPayloadSchema = StatePayloadSchema.extend({
   taskToken: z.string().min(1).max(2048),
 });
 export type RequestApprovalPayload = z.infer<typeof RequestApprovalPayloadSchema>;
+
+/** AwaitSubgoals' payload: the position and the task token the parent waits on (stored, never logged). */
+export const AwaitSubgoalsPayloadSchema = StatePayloadSchema.extend({
+  next: z.literal("subgoal"),
+  taskToken: z.string().min(1).max(2048),
+});
+export type AwaitSubgoalsPayload = z.infer<typeof AwaitSubgoalsPayloadSchema>;

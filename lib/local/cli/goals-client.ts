@@ -226,6 +226,15 @@ export class GoalsClient {
     return this.request("GET", `/goals/${encodeURIComponent(goalId)}`, GoalSnapshotSchema);
   }
 
+  /** `GET /goals/{goalId}/children`: the snapshots of the sub-goals the goal started. */
+  async listChildren(goalId: string) {
+    return this.request(
+      "GET",
+      `/goals/${encodeURIComponent(goalId)}/children`,
+      z.object({ items: z.array(GoalSnapshotSchema) }),
+    );
+  }
+
   async listEvents(goalId: string, after: number) {
     return this.request("GET", `/goals/${encodeURIComponent(goalId)}/events?after=${after}`, EventPageSchema);
   }

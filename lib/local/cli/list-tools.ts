@@ -1,10 +1,12 @@
 import { McpConnections } from "../../../lambdas/adapters/mcp-connections";
+import { BUILT_IN_COMPENSATORS } from "../../../lambdas/core/loop/revisions/compensators";
 import type { BuiltInTool } from "../../../lambdas/tools/built-in-tool";
 import { httpRequestTool } from "../../../lambdas/tools/http-request";
 import type { McpListAnswer } from "../../../lambdas/tools/mcp-gateway-contract";
 import { createMcpGateway } from "../../../lambdas/tools/mcp-gateway-service";
 import type { McpServerEntry } from "../../../lambdas/tools/mcp-servers";
 import { notifyTool } from "../../../lambdas/tools/notify";
+import { spawnSubgoalTool } from "../../../lambdas/tools/spawn-subgoal";
 import { toolSpecs } from "../../../lambdas/tools/tool-registry";
 import { workspaceListTool } from "../../../lambdas/tools/workspace-list";
 import { workspaceReadTool } from "../../../lambdas/tools/workspace-read";
@@ -15,6 +17,7 @@ import { mcpServerEntry } from "../../config/mcp-servers-config";
 const BUILT_INS: readonly BuiltInTool[] = [
   httpRequestTool,
   notifyTool,
+  spawnSubgoalTool,
   workspaceListTool,
   workspaceReadTool,
   workspaceWriteTool,
@@ -29,6 +32,8 @@ export interface ToolListing {
   readonly risk: string;
   /** Why the tool has that risk. */
   readonly why: string;
+  /** What undoes a call in a compensation saga, or `none` (the saga names such calls for a human). */
+  readonly compensator: string;
   readonly inputSchema: Record<string, unknown>;
 }
 
@@ -86,6 +91,10 @@ export async function listMcpTools(
           source: `mcp ${server.name} ${server.url}`,
           risk: tool.risk,
           why: tool.riskReason,
+          compensator:
+            tool.risk === "read"
+              ? "nothing to undo (reads)"
+              : "none: an MCP tool declares no way to undo a call",
           inputSchema: tool.inputSchema,
         });
       }
@@ -107,6 +116,7 @@ export function listConfiguredTools(config: GoalLoopsConfig): ToolListing[] {
     // A risk that depends on the input (http_request) is shown as its two cases.
     risk: typeof tool.risk === "function" ? "read (GET) / irreversible" : tool.risk,
     why: typeof tool.risk === "function" ? "built-in: GET reads, other methods change something" : "built-in",
+    compensator: BUILT_IN_COMPENSATORS[tool.name] ?? "none",
     inputSchema: specs.get(tool.name)?.inputSchema ?? {},
   }));
   const lambdas = config.tools.lambda.map((tool) => ({
@@ -117,19 +127,26 @@ export function listConfiguredTools(config: GoalLoopsConfig): ToolListing[] {
       tool.compensate === undefined
         ? "configuration (tools.lambda[].risk, default irreversible)"
         : "configuration (tools.lambda[].risk); its compensate function undoes a call",
+    compensator:
+      tool.compensate === undefined
+        ? tool.risk === "read"
+          ? "nothing to undo (reads)"
+          : "none: no compensate function (tools.lambda[].compensate)"
+        : "its compensate function",
     inputSchema: tool.inputSchema,
   }));
   return [...builtIns, ...lambdas];
 }
 
-/** The listing as aligned text lines: name, risk, source, why. */
+/** The listing as aligned text lines: name, risk, source, why, and what undoes a call (`undo:`). */
 export function formatToolListing(tools: readonly ToolListing[]): string[] {
   const width = (pick: (tool: ToolListing) => string) => Math.max(...tools.map((tool) => pick(tool).length));
   const nameWidth = width((tool) => tool.name);
   const riskWidth = width((tool) => tool.risk);
   const sourceWidth = width((tool) => tool.source);
+  const whyWidth = width((tool) => tool.why);
   return tools.map(
     (tool) =>
-      `${tool.name.padEnd(nameWidth)}  ${tool.risk.padEnd(riskWidth)}  ${tool.source.padEnd(sourceWidth)}  ${tool.why}`,
+      `${tool.name.padEnd(nameWidth)}  ${tool.risk.padEnd(riskWidth)}  ${tool.source.padEnd(sourceWidth)}  ${tool.why.padEnd(whyWidth)}  undo: ${tool.compensator}`,
   );
 }

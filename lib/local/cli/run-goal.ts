@@ -64,6 +64,7 @@ export async function runGoal(options: RunGoalOptions): Promise<number> {
   /** Approvals this run answered (or found answered): the goal wakes on its own from here. */
   const answered = new Set<string>();
   let skipped = false;
+  let stuck = false;
   const final = await followGoal({
     client,
     goalId: accepted.goalId,
@@ -71,6 +72,13 @@ export async function runGoal(options: RunGoalOptions): Promise<number> {
     screen: { write, ...(options.tty ? { tty: options.tty } : {}) },
     onCaughtUp: async (snapshot) => {
       const waitingFor = snapshot.status === "waiting" ? snapshot.waitingFor : null;
+      if (waitingFor?.kind === "subgoal") {
+        // Its sub-goals' events are not on its stream: follow them until they end or one is stuck.
+        if ((await followSubgoals(client, snapshot, mode, answered, options)) === "following")
+          return "continue";
+        stuck = true;
+        return "stop";
+      }
       if (waitingFor && mode.kind !== "none") {
         if (answered.has(waitingFor.approvalId)) return "continue";
         const outcome = await answerApproval(client, snapshot, waitingFor.approvalId, mode, options);
@@ -85,8 +93,42 @@ export async function runGoal(options: RunGoalOptions): Promise<number> {
     },
   });
   write(json ? JSON.stringify({ type: "summary", snapshot: final }) : formatSummary(final));
-  if (skipped) return EXIT_CODES.waitingOrPaused;
+  if (skipped || stuck) return EXIT_CODES.waitingOrPaused;
   return STOPPING[final.status] ?? EXIT_CODES.waitingOrPaused;
+}
+
+/** How often `run` looks at a waiting goal's sub-goals: their events are on streams of their own. */
+const SUBGOAL_POLL_MS = 500;
+
+/**
+ * A goal waiting on its sub-goals moves on by itself once they end. Until its wait is over
+ * (`following`: its stream goes on), the sub-goals are looked at and the approvals they wait for
+ * answered like the goal's own; `stuck` when one is paused (a human resumes it), or waits for an
+ * approval this run answers none of (not interactive), or the human skipped one.
+ */
+async function followSubgoals(
+  client: GoalsClient,
+  waiting: GoalSnapshot,
+  mode: ApprovalMode,
+  answered: Set<string>,
+  options: RunGoalOptions,
+): Promise<"following" | "stuck"> {
+  let snapshot = waiting;
+  while (snapshot.status === "waiting" && snapshot.waitingFor?.kind === "subgoal") {
+    for (const child of snapshot.children ?? []) {
+      if (child.status === "paused") return "stuck";
+      const approvalId = child.status === "waiting" ? child.waitingFor?.approvalId : undefined;
+      if (approvalId === undefined || child.waitingFor?.kind === "subgoal" || answered.has(approvalId))
+        continue;
+      if (mode.kind === "none") return "stuck";
+      const outcome = await answerApproval(client, { goalId: child.goalId }, approvalId, mode, options);
+      if (outcome === "skipped") return "stuck";
+      if (outcome === "answered") answered.add(approvalId);
+    }
+    await new Promise((resolveDelay) => setTimeout(resolveDelay, SUBGOAL_POLL_MS));
+    snapshot = await client.getGoal(waiting.goalId);
+  }
+  return "following";
 }
 
 /**
@@ -95,7 +137,7 @@ export async function runGoal(options: RunGoalOptions): Promise<number> {
  */
 async function answerApproval(
   client: GoalsClient,
-  snapshot: GoalSnapshot,
+  snapshot: Pick<GoalSnapshot, "goalId">,
   approvalId: string,
   mode: Exclude<ApprovalMode, { kind: "none" }>,
   options: RunGoalOptions,

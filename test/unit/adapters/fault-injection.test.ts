@@ -7,6 +7,7 @@ import {
   FAULT_INJECTION_ENV,
   type FaultSpec,
   faultFromEnvironment,
+  withCompensationFaultInjection,
   withFaultInjection,
   withNotifyFaultInjection,
   withReasoningFaultInjection,
@@ -32,7 +33,7 @@ import {
   startGoalTable,
   T0,
 } from "../loop/support";
-import { InMemoryOutbox } from "../tools/support";
+import { InMemoryOutbox, InMemoryWorkspace } from "../tools/support";
 
 /** Stands for the end of the process: nothing after `exit` runs in the crashed attempt. */
 class ProcessExited extends Error {
@@ -420,5 +421,56 @@ describe("withReasoningFaultInjection (drop-reasoning)", () => {
 
     // Assess
     expect(sent).toEqual([request, request]);
+  });
+});
+
+describe("withCompensationFaultInjection", () => {
+  const writer = (toolUseId: string) => ({ runId: "r1", iteration: 0, toolUseId });
+
+  function setup() {
+    const workspace = new InMemoryWorkspace();
+    const exits: number[] = [];
+    const exit = ((code: number) => {
+      exits.push(code);
+      throw new Error("exited");
+    }) as Exit;
+    const fault = faultFromEnvironment({ [FAULT_INJECTION_ENV]: "crash-after-compensation:1" });
+    return { workspace, exits, faulty: withCompensationFaultInjection(workspace, fault, exit) };
+  }
+
+  it("reads crash-after-compensation:<index>", () => {
+    expect(faultFromEnvironment({ [FAULT_INJECTION_ENV]: "crash-after-compensation:2" })).toEqual({
+      kind: "crash-after-compensation",
+      index: 2,
+    });
+  });
+
+  it("crashes after the saga's undo number `index` changed the workspace, not after others, and not twice", async () => {
+    // Prepare
+    const { workspace, exits, faulty } = setup();
+    await workspace.writeFile({ goalId: "g-1", path: "a.md", content: "made", writtenBy: writer("w1") });
+    await workspace.writeFile({ goalId: "g-1", path: "b.md", content: "made", writtenBy: writer("w2") });
+
+    // Act: undo 0 restores, undo 1 deletes (crash), its retry finds the file gone
+    await faulty.writeFile({
+      goalId: "g-1",
+      path: "a.md",
+      content: "old",
+      writtenBy: writer("compensate:s:0"),
+    });
+    await expect(
+      faulty.deleteFile({ goalId: "g-1", path: "b.md", writtenBy: writer("compensate:s:1") }),
+    ).rejects.toThrow("exited");
+    const retried = await faulty.deleteFile({
+      goalId: "g-1",
+      path: "b.md",
+      writtenBy: writer("compensate:s:1"),
+    });
+    await faulty.writeFile({ goalId: "g-1", path: "c.md", content: "x", writtenBy: writer("tooluse-1") });
+
+    // Assess
+    expect(exits).toEqual([1]);
+    expect(retried).toEqual({ deleted: false });
+    expect(await workspace.readFile("g-1", "b.md")).toBeUndefined();
   });
 });

@@ -17,7 +17,14 @@ describe("readApiConfig", () => {
       tableName: "goals",
       stateMachineArns: { react: "arn:react" },
       eventBusName: "goal-bus",
-      toolNames: ["http_request", "notify", "workspace_list", "workspace_read", "workspace_write"],
+      toolNames: [
+        "http_request",
+        "notify",
+        "spawn_subgoal",
+        "workspace_list",
+        "workspace_read",
+        "workspace_write",
+      ],
     });
   });
 
@@ -34,6 +41,7 @@ describe("readApiConfig", () => {
     expect(config.toolNames).toEqual([
       "http_request",
       "notify",
+      "spawn_subgoal",
       "workspace_list",
       "workspace_read",
       "workspace_write",

@@ -30,6 +30,7 @@ describe("goal-loops tools", () => {
     expect(tools.map(({ name, risk, source }) => [name, risk, source])).toEqual([
       ["http_request", "read (GET) / irreversible", "built-in"],
       ["notify", "irreversible", "built-in"],
+      ["spawn_subgoal", "reversible", "built-in"],
       ["workspace_list", "read", "built-in"],
       ["workspace_read", "read", "built-in"],
       ["workspace_write", "reversible", "built-in"],
@@ -40,6 +41,25 @@ describe("goal-loops tools", () => {
       required: ["ticketId"],
     });
     expect(formatToolListing(tools).at(-2)).toMatch(/^lookup_ticket\s+read\s+lambda entry/);
+  });
+
+  it("says what undoes each tool's calls, or that nothing does", () => {
+    // Act
+    const tools = listConfiguredTools(loadConfigFile(TOOLS_CONFIG));
+    const undo = Object.fromEntries(tools.map((tool) => [tool.name, tool.compensator]));
+
+    // Assess: workspace_write and a Lambda tool with a compensate function undo; notify,
+    // http_request and spawn_subgoal declare none; a read has nothing to undo
+    expect(undo).toMatchObject({
+      workspace_write: "restores the content the write replaced, or deletes the file it created",
+      set_ticket_priority: "its compensate function",
+      lookup_ticket: "nothing to undo (reads)",
+      workspace_read: "nothing to undo (reads)",
+    });
+    for (const name of ["notify", "http_request", "spawn_subgoal"]) expect(undo[name]).toMatch(/^none: /);
+    expect(formatToolListing(tools).find((line) => line.startsWith("notify"))).toMatch(
+      /undo: none: a message sent cannot be unsent$/,
+    );
   });
 
   it("prints them as JSON with --json; a configured MCP server that is down is named and exits 1", async () => {
@@ -82,10 +102,10 @@ describe("goal-loops tools", () => {
       const lines = listed.stdout.trim().split("\n");
       expect(lines).toEqual([
         expect.stringMatching(
-          /^desk__lookup\s+read\s+mcp desk http:\/\/127\.0\.0\.1:\d+\/mcp\s+annotation readOnlyHint$/,
+          /^desk__lookup\s+read\s+mcp desk http:\/\/127\.0\.0\.1:\d+\/mcp\s+annotation readOnlyHint\s+undo: nothing to undo \(reads\)$/,
         ),
         expect.stringMatching(
-          /^desk__delete\s+irreversible\s+mcp desk .*no annotation says read-only or non-destructive$/,
+          /^desk__delete\s+irreversible\s+mcp desk .*no annotation says read-only or non-destructive\s+undo: none: an MCP tool declares no way to undo a call$/,
         ),
         expect.stringMatching(/^desk__slow\s+read\s+/),
       ]);

@@ -301,3 +301,51 @@ describe("applyRevision", () => {
     );
   });
 });
+
+describe("a corrective revision's target", () => {
+  it("undoes step N and every later one: {fromStep: N}, or {step: N} as DESIGN first named it", () => {
+    // Prepare: a goal that has done four steps
+    const goal = { ...buildGoal(), steps: 4 };
+
+    // Act
+    const byFromStep = frozen(
+      revise(goal, { type: "corrective", content: "undo from 2", target: { fromStep: 2 } }),
+    );
+    const byStep = frozen(revise(goal, { type: "corrective", content: "undo from 3", target: { step: 3 } }));
+
+    // Assess
+    expect(byFromStep.pendingCorrections?.[0]).toMatchObject({ fromStep: 2 });
+    expect(byStep.pendingCorrections?.[0]).toMatchObject({ fromStep: 3 });
+    expect(byFromStep.revisionLog[0]?.target).toEqual({ fromStep: 2 });
+  });
+
+  it.each([
+    [
+      "a step that has not happened",
+      { type: "corrective" as const, target: { fromStep: 9 } },
+      "target.fromStep",
+    ],
+    [
+      "a target on another revision type",
+      { type: "add_constraint" as const, target: { fromStep: 1 } },
+      "target",
+    ],
+    ["both names at once", { type: "corrective" as const, target: { fromStep: 1, step: 1 } }, "target"],
+  ])("refuses %s, naming the field", (_case, input, path) => {
+    // Prepare
+    const goal = { ...buildGoal(), steps: 4 };
+
+    // Act + Assess
+    expect(() =>
+      queueRevision(goal, { requestedBy: "alice", content: "undo", ...input } as RevisionInput, {
+        revisionId: "rev-1",
+        now: QUEUED_AT,
+      }),
+    ).toThrow(
+      expect.objectContaining({
+        name: ValidationError.name,
+        issues: expect.arrayContaining([expect.objectContaining({ path })]),
+      }),
+    );
+  });
+});

@@ -60,6 +60,8 @@ describe("a corrective revision's compensation of a user tool's call", () => {
       workspace: {
         readFile: async () => undefined,
         writeFile: async () => Promise.reject(new Error("no write")),
+        deleteFile: async () => Promise.reject(new Error("no delete")),
+        readVersion: async () => undefined,
       },
       stepLog: { listRecentSteps: async () => steps },
       ...(compensators === undefined ? {} : { compensators }),

@@ -6,6 +6,7 @@ import {
   type Workspace,
   type WorkspaceFile,
   WorkspaceFileTooLargeError,
+  type WorkspaceVersion,
 } from "../../../lambdas/core/ports/workspace";
 
 export const NOW = new Date("2025-06-01T12:00:00.000Z");
@@ -13,6 +14,10 @@ export const NOW = new Date("2025-06-01T12:00:00.000Z");
 /** Test-only Workspace with the port's semantics: identical content changes nothing, versions count changes. */
 export class InMemoryWorkspace implements Workspace {
   readonly files = new Map<string, WorkspaceFile>();
+  /** What each replaced version held, by `<goalId>/<path>#<version>`; a deletion leaves `deleted`. */
+  readonly versions = new Map<string, WorkspaceVersion>();
+  /** Files deleted, by `<goalId>/<path>`: the version their tombstone has. */
+  readonly tombstones = new Map<string, number>();
   writes = 0;
 
   constructor(
@@ -29,13 +34,17 @@ export class InMemoryWorkspace implements Workspace {
     const existing = this.files.get(key);
     const sha256 = sha256Hex(input.content);
     if (existing && existing.sha256 === sha256) return { file: existing, changed: false };
+    const tombstone = this.tombstones.get(key);
+    if (existing) this.versions.set(`${key}#${existing.version}`, live(existing));
+    if (tombstone !== undefined) this.versions.set(`${key}#${tombstone}`, { deleted: true });
+    this.tombstones.delete(key);
     const file: WorkspaceFile = {
       goalId: input.goalId,
       path: input.path,
       content: input.content,
       sha256,
       size: Buffer.byteLength(input.content, "utf8"),
-      version: (existing?.version ?? 0) + 1,
+      version: (existing?.version ?? tombstone ?? 0) + 1,
       previous: existing ? { content: existing.content, sha256: existing.sha256 } : null,
       writtenBy: input.writtenBy,
       updatedAt: this.now().toISOString(),
@@ -48,11 +57,33 @@ export class InMemoryWorkspace implements Workspace {
     return this.files.get(`${goalId}/${path}`);
   }
 
+  async deleteFile(input: Parameters<Workspace["deleteFile"]>[0]) {
+    const key = `${input.goalId}/${input.path}`;
+    const existing = this.files.get(key);
+    if (!existing) return { deleted: false };
+    this.versions.set(`${key}#${existing.version}`, live(existing));
+    this.files.delete(key);
+    this.tombstones.set(key, existing.version + 1);
+    return { deleted: true };
+  }
+
+  async readVersion(goalId: string, path: string, version: number): Promise<WorkspaceVersion | undefined> {
+    const key = `${goalId}/${path}`;
+    const current = this.files.get(key);
+    if (current?.version === version) return live(current);
+    if (this.tombstones.get(key) === version) return { deleted: true };
+    return this.versions.get(`${key}#${version}`);
+  }
+
   async listFiles(goalId: string) {
     return [...this.files.values()]
       .filter((file) => file.goalId === goalId)
       .map(({ path, sha256, size, version, updatedAt }) => ({ path, sha256, size, version, updatedAt }));
   }
+}
+
+function live(file: WorkspaceFile): WorkspaceVersion {
+  return { deleted: false, content: file.content, sha256: file.sha256 };
 }
 
 /** Test-only Outbox: first put of a messageId wins, as the port requires. */

@@ -1,5 +1,6 @@
 import type { GoalRecord } from "../goal-record";
 import type { SuccessCheck } from "../goal-spec";
+import { SPAWN_SUBGOAL_TOOL } from "../subgoals";
 import type { Evidence } from "./evidence";
 
 /**
@@ -24,14 +25,22 @@ export type CheckProgress = "met" | "partial" | "not_met";
 
 /**
  * How far each success check is (snapshot `progress`): `met` with evidence; `partial` when new
- * evidence moved toward it (its file written but not yet right, its tool answered otherwise) or a
- * human is being asked about it; else `not_met`. `overall` counts a partial check as half.
+ * evidence moved toward it (its file written but not yet right, its tool answered otherwise), a
+ * human is being asked about it, or a sub-goal that serves it still runs (a `tool_result` check on
+ * `spawn_subgoal`: the child's outcome is its evidence); else `not_met`. `overall` counts a partial
+ * check as half.
  */
 export function checkProgress(
-  record: Pick<GoalRecord, "evidence" | "spec" | "partialChecks" | "checkApproval">,
+  record: Pick<GoalRecord, "evidence" | "spec" | "partialChecks" | "checkApproval" | "subgoals">,
 ): { overall: number; checks: Record<string, CheckProgress> } {
   const partial = new Set(record.partialChecks ?? []);
   if (record.checkApproval?.outcome === "pending") partial.add(record.checkApproval.checkId);
+  if ((record.subgoals ?? []).some((entry) => entry.status === "running")) {
+    for (const check of record.spec.successChecks) {
+      if (check.verify.kind === "tool_result" && check.verify.tool === SPAWN_SUBGOAL_TOOL)
+        partial.add(check.id);
+    }
+  }
   const checks = Object.fromEntries(
     record.spec.successChecks.map((check): [string, CheckProgress] => [
       check.id,

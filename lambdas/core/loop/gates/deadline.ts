@@ -54,12 +54,16 @@ export async function enforceDeadline(
   if (!why)
     return { outcome: "ignored", reason: `goal is ${loaded.record.status}; nothing waits past its deadline` };
   const approvalId = loaded.record.waitingFor?.approvalId;
+  let subgoalToken: string | undefined;
   const { record } = await updateGoal(ports.goals, await readGoal(ports.goals, detail.goalId), (current) => {
     const still = lapsed(current, now);
+    // A wait on sub-goals holds its token on the goal itself (terminating clears it).
+    subgoalToken = current.waitingFor?.kind === "subgoal" ? current.subgoalWait?.taskToken : undefined;
     return still ? terminate(current, still, now) : undefined;
   });
   if (record.status !== "terminated") return { outcome: "ignored", reason: "the goal changed meanwhile" };
-  if (approvalId !== undefined) await endWait(ports, approvalId, record);
+  if (subgoalToken !== undefined) await tellRun(ports, subgoalToken, record);
+  else if (approvalId !== undefined) await endWait(ports, approvalId, record);
   return { outcome: "terminated", reason: why.message };
 }
 
@@ -86,13 +90,18 @@ async function endWait(ports: EnforceDeadlinePorts, approvalId: string, record: 
   });
   const approval = await ports.goals.getApproval(approvalId);
   if (!approval) return;
+  await tellRun(ports, approval.taskToken, record);
+}
+
+/** The run waiting on `taskToken` is told the goal ended (a wait already over needs no telling). */
+async function tellRun(ports: EnforceDeadlinePorts, taskToken: string, record: GoalRecord): Promise<void> {
   const output = {
     goalId: record.goalId,
     runId: record.runId,
     iteration: record.runIteration,
     next: "terminated" as const,
   };
-  await ports.callback.succeed(approval.taskToken, output).catch((error: unknown) => {
+  await ports.callback.succeed(taskToken, output).catch((error: unknown) => {
     if (!(error instanceof TaskTokenGoneError)) throw error;
   });
 }

@@ -1,3 +1,4 @@
+import { settle } from "../../goal/goal-change";
 import type { GoalRecord, PendingCorrection } from "../../goal/goal-record";
 import { remainingBudgetUsd } from "../../goal/limits";
 import { applyRevision, resolveCorrection } from "../../goal/revisions";
@@ -14,6 +15,7 @@ import { isRunningIn } from "../step-result";
 import { chain, updateGoal } from "../update-goal";
 import { type CompensationPorts, compensateLastAction } from "./compensate";
 import { parseReconcile, reconcileRequest } from "./reconcile-prompt";
+import { runSaga, startSaga } from "./saga";
 
 export interface ApplyRevisionsPorts extends CompensationPorts {
   readonly goals: GoalStore;
@@ -102,6 +104,13 @@ async function compensatePending(
   for (;;) {
     const correction: PendingCorrection | undefined = current.record.pendingCorrections?.[0];
     if (!correction || !isRunningIn(current.record, runId)) return current;
+    if (correction.fromStep !== undefined) {
+      current = await correctiveSaga(ports, current, correction, correction.fromStep, runId);
+      if (current.record.pendingCorrections?.some((item) => item.revisionId === correction.revisionId)) {
+        return current;
+      }
+      continue;
+    }
     const outcome = await compensateLastAction(ports, current.record, correction);
     const now = ports.now();
     current = await updateGoal(ports.goals, current, (latest: GoalRecord) => {
@@ -116,4 +125,51 @@ async function compensatePending(
       return current;
     }
   }
+}
+
+/**
+ * A corrective revision with a target: the saga of steps `fromStep` to the newest logged one (see
+ * `runSaga`), started once under the revision's id; its last commit resolves the correction.
+ */
+async function correctiveSaga(
+  ports: ApplyRevisionsPorts,
+  loaded: VersionedGoal,
+  correction: PendingCorrection,
+  fromStep: number,
+  runId: string,
+): Promise<VersionedGoal> {
+  const sagaId = `saga-${correction.revisionId}`;
+  const newest =
+    (await ports.stepLog.listRecentSteps(loaded.record.goalId, 1))[0]?.step ?? loaded.record.steps;
+  const now = ports.now();
+  const started = await updateGoal(ports.goals, loaded, (latest) =>
+    isRunningIn(latest, runId)
+      ? startSaga(
+          latest,
+          {
+            sagaId,
+            trigger: "corrective",
+            revisionId: correction.revisionId,
+            fromStep,
+            toStep: Math.max(newest, fromStep - 1),
+          },
+          now,
+        )
+      : undefined,
+  );
+  if (started.record.saga?.sagaId !== sagaId) return started;
+  return runSaga(ports, started, {
+    mayChange: (record) => isRunningIn(record, runId),
+    finish: (record, at) =>
+      settle(
+        {
+          ...record,
+          updatedAt: at.toISOString(),
+          pendingCorrections: (record.pendingCorrections ?? []).filter(
+            (item) => item.revisionId !== correction.revisionId,
+          ),
+        },
+        [],
+      ),
+  });
 }

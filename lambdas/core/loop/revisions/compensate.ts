@@ -37,8 +37,11 @@ export interface ToolCompensators {
   >;
 }
 
+/** What undoing writes needs of the workspace: read, write back, delete, and earlier versions. */
+export type CompensationWorkspace = Pick<Workspace, "readFile" | "writeFile" | "deleteFile" | "readVersion">;
+
 export interface CompensationPorts {
-  readonly workspace: Pick<Workspace, "readFile" | "writeFile">;
+  readonly workspace: CompensationWorkspace;
   readonly stepLog: Pick<StepLog, "listRecentSteps">;
   /** @default - none: only workspace_write is reversible */
   readonly compensators?: ToolCompensators;
@@ -94,10 +97,11 @@ export function compensationWriterId(revisionId: string): string {
 }
 
 /**
- * Runs the compensation a `corrective` revision asked for: the last reversible action (a
- * workspace_write) is undone by writing back the content it replaced. Idempotent: a retry finds the
- * file written by this compensation and does nothing. A write whose file changed since, or that
- * created the file (the workspace has no delete), is left alone and the outcome says why.
+ * Runs the compensation a `corrective` revision without a target asked for: the last reversible
+ * action is undone (a workspace_write by writing back the content it replaced, or deleting the file
+ * it created). Idempotent: a retry finds the file written by this compensation, or gone, and does
+ * nothing. A write whose file changed since is left alone and the outcome says why. A revision with
+ * a target runs a saga instead (saga.ts).
  */
 export async function compensateLastAction(
   ports: CompensationPorts,
@@ -119,18 +123,17 @@ export async function compensateLastAction(
   if (file?.writtenBy.toolUseId !== write.toolUseId) {
     return { ...target, action: "skipped", note: "the file changed after that write; nothing restored" };
   }
+  const writtenBy = { runId: record.runId, iteration: record.runIteration, toolUseId: writerId };
   if (file.previous === null) {
-    return {
-      ...target,
-      action: "skipped",
-      note: "that write created the file; the workspace cannot delete it",
-    };
+    // The write created the file: undoing it is deleting it.
+    await ports.workspace.deleteFile({ goalId: record.goalId, path: write.path, writtenBy });
+    return { ...target, action: "deleted", note: "that write created the file" };
   }
   const restored = await ports.workspace.writeFile({
     goalId: record.goalId,
     path: write.path,
     content: file.previous.content,
-    writtenBy: { runId: record.runId, iteration: record.runIteration, toolUseId: writerId },
+    writtenBy,
   });
   return { ...target, action: "restored", version: restored.file.version };
 }

@@ -194,9 +194,12 @@ export function verifyChange(
   seenBefore: readonly string[] = [],
   progressFrom: readonly string[] = [],
 ): GoalChange {
-  // A step made before the contract changed is counted, but proves nothing for the new checks.
+  // A step made before the contract changed is counted, but proves nothing for the new checks; nor
+  // does one a corrective saga undid before it was verified (its files are back as they were).
   const since = contractSince(record);
-  const underOldContract = since !== undefined && Date.parse(step.at) < Date.parse(since);
+  const saga = record.saga;
+  const undone = saga !== undefined && step.step >= saga.fromStep && step.step <= saga.toStep;
+  const underOldContract = (since !== undefined && Date.parse(step.at) < Date.parse(since)) || undone;
   return chain(
     record,
     ...judgements.map(

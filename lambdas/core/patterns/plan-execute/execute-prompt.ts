@@ -1,6 +1,7 @@
 import { canonicalJson } from "../../goal/canonical-json";
 import type { GoalRecord } from "../../goal/goal-record";
 import { type PlanState, type PlanStepState, stepById } from "../../goal/plan";
+import { SPAWN_SUBGOAL_TOOL } from "../../goal/subgoals";
 import { packRolePrompt } from "../../models/context/role-prompt";
 import { type ModelChoice, thinkingFields } from "../../models/model-thinking";
 import type { ModelRequest, ToolSpec } from "../../ports/model-client";
@@ -44,10 +45,18 @@ export function stepText(state: PlanState, step: PlanStepState, tools: readonly 
     step.attempts > 0 && step.lastResult && step.lastResult !== "success"
       ? [`Attempt ${step.attempts} of this step ended ${step.lastResult}: ${step.result ?? "no detail"}`]
       : [];
+  const subgoal =
+    step.subgoal === undefined
+      ? []
+      : [
+          `This step is a sub-goal: call ${SPAWN_SUBGOAL_TOOL} once. The sub-goal the plan describes is started as written, whatever input you pass:`,
+          canonicalJson(step.subgoal),
+        ];
   return [
     `Plan step ${step.id} (plan version ${state.version}, step ${index + 1} of ${state.steps.length}):`,
     `Action: ${step.action}`,
     toolLine,
+    ...subgoal,
     `Expected result: ${step.expected}`,
     `Done when: ${completionText(step)}`,
     ...(deps.length > 0 ? ["Results of the steps it depends on:", ...deps] : []),

@@ -7,7 +7,7 @@ import { gatedNext } from "../../loop/gates/action-gate";
 import { askForCheckApproval } from "../../loop/gates/check-approval";
 import { needsHumanDecision } from "../../loop/gates/human-decision";
 import { applyQueuedRevisions } from "../../loop/revisions/apply-revisions";
-import type { ToolCompensators } from "../../loop/revisions/compensate";
+import type { CompensationWorkspace, ToolCompensators } from "../../loop/revisions/compensate";
 import { isRunningIn, type RunPosition, type StepResult, stopped } from "../../loop/step-result";
 import { chain, readGoal, updateGoal } from "../../loop/update-goal";
 import { decideChange, isUncounted, prepareVerification, verifyPending } from "../../loop/verify/verify-step";
@@ -15,7 +15,6 @@ import type { Clock } from "../../ports/clock";
 import type { GoalStore, VersionedGoal } from "../../ports/goal-store";
 import type { ModelClient } from "../../ports/model-client";
 import type { StepLog, StepRecord } from "../../ports/step-log";
-import type { Workspace } from "../../ports/workspace";
 import {
   askPlanApproval,
   classifyChange,
@@ -31,7 +30,7 @@ import { requestReplan } from "./replan";
 export interface ObservePorts {
   readonly goals: GoalStore;
   /** Reads artifacts for verify; writes only to compensate a corrective revision. */
-  readonly workspace: Pick<Workspace, "readFile" | "writeFile">;
+  readonly workspace: CompensationWorkspace;
   readonly stepLog: Pick<StepLog, "listRecentSteps">;
   /** `judge` calls for model_judge checks and `reconcile` calls for revisions; no other role. */
   readonly model: ModelClient;

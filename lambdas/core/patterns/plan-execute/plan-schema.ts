@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { MAX_PLAN_STEPS, type PlanStep, PlanStepSchema } from "../../goal/plan";
+import { SPAWN_SUBGOAL_TOOL } from "../../goal/subgoals";
 
 /** The ids of the steps that sit on a dependency cycle (Kahn's algorithm leaves them over). */
 function cycleMembers(steps: readonly Pick<PlanStep, "id" | "dependsOn">[]): string[] {
@@ -32,6 +33,15 @@ function checkStructure(steps: readonly PlanStep[], ctx: z.RefinementCtx): void 
       });
     }
     seen.add(step.id);
+  });
+  steps.forEach((step, index) => {
+    if (step.subgoal !== undefined && step.tool !== SPAWN_SUBGOAL_TOOL) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["steps", index, "tool"],
+        message: `a step with a subgoal must name tool '${SPAWN_SUBGOAL_TOOL}'`,
+      });
+    }
   });
   steps.forEach((step, index) => {
     step.dependsOn.forEach((dep, depIndex) => {

@@ -11,7 +11,7 @@ import { needsHumanDecision } from "../../loop/gates/human-decision";
 import { askOnFatalToolError } from "../../loop/gates/step-decision";
 import { grantedTools, type LoopSettings } from "../../loop/loop-deps";
 import { applyQueuedRevisions } from "../../loop/revisions/apply-revisions";
-import type { ToolCompensators } from "../../loop/revisions/compensate";
+import type { CompensationWorkspace, ToolCompensators } from "../../loop/revisions/compensate";
 import { isRunningIn, type RunPosition, type StepResult, stopped } from "../../loop/step-result";
 import { chain, readGoal, updateGoal } from "../../loop/update-goal";
 import { decideChange, isUncounted, prepareVerification, verifyPending } from "../../loop/verify/verify-step";
@@ -25,7 +25,6 @@ import type { CheckpointKey, ModelCheckpoint, VersionedGoal } from "../../ports/
 import type { ModelClient } from "../../ports/model-client";
 import type { StepRecord } from "../../ports/step-log";
 import type { ToolRunner } from "../../ports/tool-runner";
-import type { Workspace } from "../../ports/workspace";
 import { REASON_INSTRUCTIONS, reasonRequest, stateText } from "./reason-prompt";
 
 /** ReAct's settings plus the context packer's (models/context/context-settings.json when absent). */
@@ -33,7 +32,7 @@ export type ReasonSettings = LoopSettings & { readonly context?: ContextSettings
 
 export interface VerifyAndReasonPorts extends ActPorts {
   /** Reads artifacts for verify; writes only to compensate a corrective revision. */
-  readonly workspace: Pick<Workspace, "readFile" | "writeFile">;
+  readonly workspace: CompensationWorkspace;
   readonly model: ModelClient;
   /**
    * Offers tools to the model; `riskOf` tells which reasoned calls need a human approval first;

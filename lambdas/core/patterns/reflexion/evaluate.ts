@@ -6,7 +6,7 @@ import { askForCheckApproval } from "../../loop/gates/check-approval";
 import { needsHumanDecision } from "../../loop/gates/human-decision";
 import { askOnFatalToolError } from "../../loop/gates/step-decision";
 import { applyQueuedRevisions } from "../../loop/revisions/apply-revisions";
-import type { ToolCompensators } from "../../loop/revisions/compensate";
+import type { CompensationWorkspace, ToolCompensators } from "../../loop/revisions/compensate";
 import {
   isRunningIn,
   type NextStep,
@@ -20,14 +20,13 @@ import type { Clock } from "../../ports/clock";
 import type { GoalStore, VersionedGoal } from "../../ports/goal-store";
 import type { ModelClient } from "../../ports/model-client";
 import type { StepLog, StepRecord } from "../../ports/step-log";
-import type { Workspace } from "../../ports/workspace";
 import { needsLesson } from "./record-lesson";
 import type { ReflexionSettings } from "./reflexion-deps";
 
 export interface EvaluatePorts {
   readonly goals: GoalStore;
   /** Reads the attempt's artifacts; writes only to compensate a corrective revision. */
-  readonly workspace: Pick<Workspace, "readFile" | "writeFile">;
+  readonly workspace: CompensationWorkspace;
   readonly stepLog: Pick<StepLog, "listRecentSteps">;
   readonly model: ModelClient;
   readonly now: Clock;
