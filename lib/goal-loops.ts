@@ -150,7 +150,10 @@ export class GoalLoops extends Construct {
       ...(this.models.thinking === undefined ? {} : { thinking: this.models.thinking }),
     };
     this.reactLoop = new ReactLoop(this, "ReactLoop", loopProps);
-    this.planExecuteLoop = new PlanExecuteLoop(this, "PlanExecuteLoop", loopProps);
+    this.planExecuteLoop = new PlanExecuteLoop(this, "PlanExecuteLoop", {
+      ...loopProps,
+      maxConcurrency: config.planExecute.maxConcurrency,
+    });
     this.reflexionLoop = new ReflexionLoop(this, "ReflexionLoop", loopProps);
     this.loops = [this.reactLoop, this.planExecuteLoop, this.reflexionLoop];
     this.wireCompensators();

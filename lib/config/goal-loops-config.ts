@@ -2,6 +2,7 @@ import * as z from "zod";
 import { DEFAULT_METRICS_NAMESPACE } from "../../lambdas/adapters/goal-metrics";
 import { PAYLOAD_SETTINGS_DEFAULTS, PAYLOAD_SETTINGS_LIMITS } from "../../lambdas/adapters/payload-settings";
 import { ON_ABANDON, type OnAbandon } from "../../lambdas/core/goal/goal-spec";
+import { DEFAULT_PLAN_STEP_CONCURRENCY, MAX_PLAN_STEP_CONCURRENCY } from "../../lambdas/core/goal/plan";
 import { DEFAULT_SUBGOAL_MAX_CHILDREN, DEFAULT_SUBGOAL_MAX_DEPTH } from "../../lambdas/core/goal/subgoals";
 import { ThinkingSettingsSchema } from "../../lambdas/core/goal/thinking-settings";
 import type { ModelRole } from "../../lambdas/core/models/model-roles";
@@ -321,6 +322,19 @@ export const SubgoalsConfigSchema = z
   })
   .describe("Sub-goals (spawn_subgoal, a plan step's subgoal)");
 
+/** The defaults of `planExecute` (docs/configuration.md). */
+export const PLAN_EXECUTE_DEFAULTS = { maxConcurrency: DEFAULT_PLAN_STEP_CONCURRENCY } as const;
+
+export const PlanExecuteConfigSchema = z
+  .strictObject({
+    maxConcurrency: wholeNumber({ min: 1, max: MAX_PLAN_STEP_CONCURRENCY }, "steps")
+      .default(PLAN_EXECUTE_DEFAULTS.maxConcurrency)
+      .describe(
+        "How many ready plan steps' executor turns run at once (the ExecuteBatch Map state's MaxConcurrency)",
+      ),
+  })
+  .describe("Plan-and-Execute");
+
 export const CompensationConfigSchema = z
   .strictObject({
     onAbandon: z
@@ -352,6 +366,7 @@ export const GoalLoopsConfigSchema = z
     api: ApiConfigSchema.default({ throttling: DEFAULT_API_THROTTLING, manageAccountCloudWatchRole: false }),
     subgoals: SubgoalsConfigSchema.default(SUBGOALS_DEFAULTS),
     compensation: CompensationConfigSchema.default({ onAbandon: "keep" }),
+    planExecute: PlanExecuteConfigSchema.default(PLAN_EXECUTE_DEFAULTS),
   })
   .describe("goal-loops deployment configuration")
   .superRefine((config, context) => {
@@ -753,6 +768,17 @@ export interface SubgoalsConfig {
   readonly maxChildren?: number;
 }
 
+/** Plan-and-Execute (docs/goal-contract.md). */
+export interface PlanExecuteConfig {
+  /**
+   * How many ready plan steps' executor turns run at once (1 to 20): the ExecuteBatch Map state's
+   * `MaxConcurrency`.
+   *
+   * @default 4
+   */
+  readonly maxConcurrency?: number;
+}
+
 /** Compensation sagas (docs/human-in-the-loop.md). */
 export interface CompensationConfig {
   /**
@@ -802,6 +828,8 @@ export interface GoalLoopsConfigInput {
   readonly subgoals?: SubgoalsConfig;
   /** @default - abandoned plans keep their work */
   readonly compensation?: CompensationConfig;
+  /** @default - 4 plan steps at once */
+  readonly planExecute?: PlanExecuteConfig;
 }
 
 /** The configuration with every default applied. */

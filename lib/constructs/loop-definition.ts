@@ -238,6 +238,28 @@ export class LoopDefinition {
     return task;
   }
 
+  /**
+   * A Lambda step inside a Map or Parallel state (a branch): the shared retry budget, and no Catch —
+   * a branch cannot leave its Map; the Map itself catches into RecordFailure (`catchIntoFailure`).
+   */
+  branchStep(
+    stateName: string,
+    fn: GoalLoopFunction,
+    options: { readonly payload?: TaskInput } = {},
+  ): LambdaInvoke {
+    const task = stepTask(this.scope, stateName, fn, options);
+    task.addRetry(this.throttlingRetry);
+    task.addRetry({ ...STEP_RETRY, errors: [...STEP_RETRY_ERRORS] });
+    return task;
+  }
+
+  /** Every error a state (a Map) ends with goes to RecordFailure, as a step's does. */
+  catchIntoFailure(state: {
+    addCatch(handler: IChainable, props: { errors: string[]; resultPath: string }): unknown;
+  }): void {
+    state.addCatch(this.recordFailure, { errors: ["States.ALL"], resultPath: "$.error" });
+  }
+
   /** A state of the pattern's own (a Wait, a Pass) in the definition's scope. */
   get stateScope(): Construct {
     return this.scope;

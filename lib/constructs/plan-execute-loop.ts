@@ -4,7 +4,12 @@ import type { Construct } from "constructs";
 import { DEFAULT_REPLAN_COOLDOWN_SECONDS } from "../../lambdas/core/patterns/plan-execute/plan-execute-deps";
 import { handlerEntry } from "./loop-steps";
 import { PatternLoop, type PatternLoopProps } from "./pattern-loop";
-import { type PlanExecutePatternFunctions, planExecuteDefinition } from "./plan-execute-definition";
+import {
+  DEFAULT_PLAN_STEP_CONCURRENCY,
+  MAX_PLAN_STEP_CONCURRENCY,
+  type PlanExecutePatternFunctions,
+  planExecuteDefinition,
+} from "./plan-execute-definition";
 
 /** The wait before a replan that follows a replan without any successful step. */
 export const DEFAULT_REPLAN_COOLDOWN = Duration.seconds(DEFAULT_REPLAN_COOLDOWN_SECONDS);
@@ -18,11 +23,19 @@ export interface PlanExecuteLoopProps extends PatternLoopProps {
    * @default Duration.seconds(30)
    */
   readonly replanCooldown?: Duration;
+  /**
+   * How many ready plan steps' executor turns the ExecuteBatch Map state makes at once
+   * (`MaxConcurrency`), from 1 to 20 (a plan's most steps).
+   *
+   * @default 4
+   */
+  readonly maxConcurrency?: number;
 }
 
 /**
- * The Plan-and-Execute loop (DESIGN §2): plan (heavy model) → optional plan approval → execute one
- * step at a time (fast model; Execute runs the tools, or the shared Act after an approval) →
+ * The Plan-and-Execute loop (DESIGN §2): plan (heavy model) → optional plan approval → execute the
+ * ready steps (fast model; their turns at once in the ExecuteBatch Map state when two or more are
+ * ready; Execute runs each step's tools, or the shared Act after an approval) →
  * observe each step (success, below expectation, recoverable or unrecoverable failure) → replan
  * locally or globally when needed, bounded by `maxReplans`, a cooldown and no-progress detection,
  * as a Standard state machine (JSONPath only) whose Lambda steps keep all goal state in the goal
@@ -36,10 +49,14 @@ export class PlanExecuteLoop extends PatternLoop {
   /** The pattern's own steps; the shared ones are in `steps.functions`. */
   readonly functions: PlanExecutePatternFunctions;
   readonly replanCooldown: Duration;
+  /** ExecuteBatch's `MaxConcurrency`. */
+  readonly maxConcurrency: number;
 
   constructor(scope: Construct, id: string, props: PlanExecuteLoopProps) {
     const replanCooldown = props.replanCooldown ?? DEFAULT_REPLAN_COOLDOWN;
     validateReplanCooldown(replanCooldown);
+    const maxConcurrency = props.maxConcurrency ?? DEFAULT_PLAN_STEP_CONCURRENCY;
+    validateMaxConcurrency(maxConcurrency);
     super(scope, id, props, {
       pattern: "plan_execute",
       constructName: "PlanExecuteLoop",
@@ -48,6 +65,7 @@ export class PlanExecuteLoop extends PatternLoop {
         "goal-loops Plan-and-Execute: plan, execute each step, observe, replan when needed, until the success checks have evidence",
     });
     this.replanCooldown = replanCooldown;
+    this.maxConcurrency = maxConcurrency;
     const environment = { REPLAN_COOLDOWN_SECONDS: String(replanCooldown.toSeconds()) };
     this.functions = {
       observe: this.modelStep("Observe", {
@@ -68,7 +86,7 @@ export class PlanExecuteLoop extends PatternLoop {
       }),
     };
     this.stateMachine = this.createStateMachine((definition) =>
-      planExecuteDefinition(definition, this.functions),
+      planExecuteDefinition(definition, this.functions, { maxConcurrency }),
     );
   }
 }
@@ -79,6 +97,15 @@ function validateReplanCooldown(cooldown: Duration): void {
   if (!Number.isInteger(seconds) || seconds < 1 || seconds > MAX_REPLAN_COOLDOWN.toSeconds()) {
     throw new Error(
       `PlanExecuteLoop: replanCooldown must be a whole number of seconds from 1 to ${MAX_REPLAN_COOLDOWN.toSeconds()}; got ${seconds}`,
+    );
+  }
+}
+
+function validateMaxConcurrency(maxConcurrency: number): void {
+  if (Token.isUnresolved(maxConcurrency)) return;
+  if (!Number.isInteger(maxConcurrency) || maxConcurrency < 1 || maxConcurrency > MAX_PLAN_STEP_CONCURRENCY) {
+    throw new Error(
+      `PlanExecuteLoop: maxConcurrency must be a whole number from 1 to ${MAX_PLAN_STEP_CONCURRENCY}; got ${maxConcurrency}`,
     );
   }
 }

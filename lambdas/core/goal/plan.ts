@@ -12,6 +12,11 @@ import { SubgoalRequestSchema } from "./subgoals";
 /** A plan longer than this is not a plan but a script; it also bounds the goal record (one item). */
 export const MAX_PLAN_STEPS = 20;
 
+/** How many ready steps' executor turns run at once by default (config `planExecute.maxConcurrency`). */
+export const DEFAULT_PLAN_STEP_CONCURRENCY = 4;
+/** The most a deployment lets run at once: a whole plan. */
+export const MAX_PLAN_STEP_CONCURRENCY = MAX_PLAN_STEPS;
+
 /** Step ids and tool names: safe in prompts, events and keys (`fetch-notes`, `step_2`). */
 const IdentifierSchema = z
   .string()
@@ -147,6 +152,43 @@ export const StepDecisionSchema = z.object({
 });
 export type StepDecision = z.infer<typeof StepDecisionSchema>;
 
+/** Where a batch turn is checkpointed: (goal, `runId`, `iteration`, execute, `ordinal`). */
+export const BatchTurnKeySchema = z.object({
+  runId: z.string(),
+  iteration: z.number().int().min(0),
+  ordinal: z.number().int().min(1),
+});
+export type BatchTurnKey = z.infer<typeof BatchTurnKeySchema>;
+
+/** One step of a batch: its turn's checkpoint ordinal and call number, and whether its usage is counted. */
+export const BatchStepSchema = z.object({
+  stepId: z.string(),
+  /** 1 + the step's index in the plan: two turns of one batch never share a checkpoint key. */
+  ordinal: z.number().int().min(1),
+  /** The goal's execute call number the turn is made as (fixtures, `requestMetadata.call`). */
+  call: z.number().int().min(0),
+  /** The turn's usage is on the goal (the branch that made it, or the step that acted on it, counted it). */
+  counted: z.boolean(),
+  /** A call of the turn waits for a human: the batch's ungated steps act first. */
+  gated: z.boolean().optional(),
+});
+export type BatchStep = z.infer<typeof BatchStepSchema>;
+
+/**
+ * Ready steps executed at once (the ExecuteBatch Map state): every branch makes one step's executor
+ * turn, checkpointed under (goal, `runId`, `iteration`, execute, the step's ordinal), and counts its
+ * usage; the loop then acts on each turn, one step per iteration, ungated steps first, and Observe
+ * classifies each. A batch belongs to one plan `version`: a replan leaves its unused turns (paid and
+ * counted) behind.
+ */
+export const PlanBatchSchema = z.object({
+  version: z.number().int().min(1),
+  runId: z.string(),
+  iteration: z.number().int().min(0),
+  steps: z.array(BatchStepSchema).min(1).max(MAX_PLAN_STEPS),
+});
+export type PlanBatch = z.infer<typeof PlanBatchSchema>;
+
 /**
  * The plan_execute loop's state on the goal record (one DynamoDB item, so every list is bounded).
  * Plan requests are numbered: Observe arms request `requests`, Plan serves it once (`served`), so a
@@ -162,7 +204,17 @@ export const PlanStateSchema = z.object({
    * The step the executor's turn of (run, iteration) works on, until Observe classifies it; `runId`
    * names the run's lineage (run-lineage.ts), so a run that takes the step over finds it.
    */
-  current: z.object({ stepId: z.string(), runId: z.string(), iteration: z.number().int().min(0) }).optional(),
+  current: z
+    .object({
+      stepId: z.string(),
+      runId: z.string(),
+      iteration: z.number().int().min(0),
+      /** Where the step's executor turn is checkpointed when a batch made it (see PlanBatch). */
+      turn: BatchTurnKeySchema.optional(),
+    })
+    .optional(),
+  /** The ready steps whose executor turns were made at once (ExecuteBatch); see PlanBatch. */
+  batch: PlanBatchSchema.optional(),
   pending: ReplanRequestSchema.optional(),
   /** What was wrong with the last plan answer (zod issues), for the next plan prompt. */
   invalidIssues: z.array(z.string().max(300)).max(10).optional(),

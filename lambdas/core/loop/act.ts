@@ -19,7 +19,7 @@ import { type ToolOutcome, type ToolRunner, toolCallIdempotencyKey } from "../po
 import { ACTING_ROLE } from "./acting-role";
 import { gatedNext, gateOf, pendingGate, setGate } from "./gates/action-gate";
 import { grantedTools, type LoopSettings } from "./loop-deps";
-import { executedStep, isOffPlan } from "./off-plan-call";
+import { batchTurnOf, executedStep, isOffPlan } from "./off-plan-call";
 import { isRunningIn, nextForStatus, type RunPosition, type StepResult, stopped } from "./step-result";
 import { awaitsSubgoals, entryOf, type SpawnCall, spawnCallsOf } from "./subgoals/spawn-calls";
 import { subgoalOutcome } from "./subgoals/subgoal-outcome";
@@ -172,6 +172,8 @@ export interface TurnCounting {
   readonly first?: Change;
   readonly before?: Change;
   readonly after?: Change;
+  /** false when the turn's usage is on the goal already (a Plan-and-Execute batch branch counted it). */
+  readonly countUsage?: boolean;
 }
 
 /**
@@ -247,7 +249,7 @@ function countedTurn(position: RunPosition, turn: ModelTurn, counting: TurnCount
       : chain(
           current,
           (next) => counting.before?.(next),
-          (next) => recordModelUsage(next, role, turn, now),
+          (next) => (counting.countUsage === false ? undefined : recordModelUsage(next, role, turn, now)),
           (next) => counting.after?.(next),
           (next) =>
             gated.length > 0 ? setGate(next, pendingGate(position, gated, next.frozenTools), now) : undefined,
@@ -296,6 +298,9 @@ export async function reasonTurnOf(
 ): Promise<ModelCheckpoint | undefined> {
   const { goalId, runId } = record;
   const role = ACTING_ROLE[record.pattern];
+  // A Plan-and-Execute batch made the step's turn under a key of its own.
+  const batchTurn = batchTurnOf(record, iteration);
+  if (batchTurn) return goals.getCheckpoint({ goalId, role, ...batchTurn });
   const turnRunId = checkpointRunId(record, { runId, iteration });
   const turn = await goals.getCheckpoint({ goalId, runId: turnRunId, iteration, role });
   const legacyGate =
@@ -369,8 +374,10 @@ async function loggedStep(
     truncated: turn.stopReason === "max_tokens",
   };
   // The plan step an executor turn was made for (by any run of its lineage in its iteration).
-  const planStep = turnKey.role === "execute" ? executedStep(record, turnKey) : undefined;
-  const spawns = spawnCallsOf(record, turn, turnKey, settings.defaultTools);
+  // The turn as the iteration acting on it knows it: a batch turn's key names its batch's iteration.
+  const actingKey = { runId: turnKey.runId, iteration };
+  const planStep = turnKey.role === "execute" ? executedStep(record, actingKey) : undefined;
+  const spawns = spawnCallsOf(record, turn, actingKey, settings.defaultTools);
   const outcomes: ToolOutcome[] = [];
   // One call after another, in the model's order: a later call may read what an earlier one wrote.
   for (const call of toolUsesOf(turn)) {
@@ -378,7 +385,11 @@ async function loggedStep(
       (turnKey.role === "execute" ? refusedOffPlan(call, planStep) : undefined) ??
       (gate?.toolUseIds.includes(call.toolUseId) ? refusedByGate(call, gate) : undefined);
     // Keyed by the run whose turn asked for the call: a gate re-attached into a new run keeps its key.
-    const idempotencyKey = toolCallIdempotencyKey({ ...turnKey, toolUseId: call.toolUseId });
+    const idempotencyKey = toolCallIdempotencyKey({
+      goalId: turnKey.goalId,
+      ...actingKey,
+      toolUseId: call.toolUseId,
+    });
     const spawn = spawns.find((candidate) => candidate.call.toolUseId === call.toolUseId);
     outcomes.push(
       refused ??

@@ -17,6 +17,19 @@ export function executedStep(
 }
 
 /**
+ * Where the executor turn that `iteration` of the current run acts on is checkpointed, when a
+ * Plan-and-Execute batch made it: under a key of its own, not the iteration's (see BatchTurnKey).
+ */
+export function batchTurnOf(
+  record: GoalRecord,
+  iteration: number,
+): { readonly runId: string; readonly iteration: number; readonly ordinal: number } | undefined {
+  const current = record.planState?.current;
+  if (!current?.turn || !sameRun(record, current, { runId: record.runId, iteration })) return undefined;
+  return current.turn;
+}
+
+/**
  * Whether a call leaves the plan: its step names a tool and the call uses another one. The executor
  * is offered every granted tool, so that its prompt's prefix (the tools, then the instructions and
  * the goal block) is the same for every step and the model's prompt cache can hit; the step's own

@@ -15,13 +15,15 @@ import type { GoalRecord, GoalStatus } from "../goal/goal-record";
  * - `continued`: the new run was started (ContinueAsNew's answer);
  * - `stop`: nothing to do (the goal is not running, or another run owns it).
  * plan_execute adds `plan` (make or repair the plan), `replan_cooldown` (wait before replanning),
- * `execute` (the executor's turn for the next plan step); reflexion adds `reflect` and `attempt`.
+ * `execute` (the executor's turn for the next plan step), `execute_batch` (the executor's turns for
+ * every ready step at once, then `execute`); reflexion adds `reflect` and `attempt`.
  */
 export const NEXT_STEPS = [
   "verify",
   "plan",
   "replan_cooldown",
   "execute",
+  "execute_batch",
   "decision",
   "reflect",
   "attempt",

@@ -2,7 +2,14 @@ import { type GoalChange, goalEvent, settle } from "../../goal/goal-change";
 import type { GoalRecord } from "../../goal/goal-record";
 import { remainingBudgetUsd } from "../../goal/limits";
 import { reached } from "../../goal/loop-marker";
-import { type PlanState, type PlanStepState, stepById, withPlanState } from "../../goal/plan";
+import {
+  type BatchStep,
+  type BatchTurnKey,
+  type PlanState,
+  type PlanStepState,
+  stepById,
+  withPlanState,
+} from "../../goal/plan";
 import { lineagePosition, sameRun } from "../../goal/run-lineage";
 import { checkpointRunId } from "../../goal/run-takeover";
 import { type ActPorts, actUnlessGated, commitTurnAndAct } from "../../loop/act";
@@ -11,10 +18,12 @@ import { grantedTools } from "../../loop/loop-deps";
 import { isOffPlan } from "../../loop/off-plan-call";
 import { isRunningIn, type RunPosition, type StepResult, stopped } from "../../loop/step-result";
 import { readGoal } from "../../loop/update-goal";
-import { checkpointedCall } from "../../models/model-call";
+import { type CallBudget, callAndCheckpoint, checkpointedCall } from "../../models/model-call";
 import { modelFor } from "../../models/model-thinking";
-import type { ModelClient } from "../../ports/model-client";
+import type { CheckpointKey, ModelCheckpoint } from "../../ports/goal-store";
+import type { ModelClient, ModelRequest } from "../../ports/model-client";
 import type { ToolRunner } from "../../ports/tool-runner";
+import { batchCheckpointKey, batchTurnKey, nextBatchStep, withBatchStep } from "./batch";
 import { executeRequest } from "./execute-prompt";
 import type { PlanExecuteSettings } from "./plan-execute-deps";
 import { readyStep, updateStep } from "./plan-state";
@@ -30,21 +39,36 @@ export interface ExecutePorts extends ActPorts {
 
 /**
  * The step the executor works on in this iteration: the one it already started (a retry, or a run
- * that took the iteration over), else the next ready one — none while the plan waits for a replan,
- * an approval or a decision.
+ * that took the iteration over), else the next step of a batch in flight (whose turn ExecuteBatch
+ * made), else the next ready one — none while the plan waits for a replan, an approval or a
+ * decision (a batch's steps still act while a replan waits: the replan sees the whole batch).
  */
 function stepToExecute(
   record: GoalRecord,
   state: PlanState,
   position: RunPosition,
-): PlanStepState | undefined {
+): { step: PlanStepState; batched?: BatchStep } | undefined {
   const current = state.current;
-  if (current && sameRun(record, current, position)) return stepById(state, current.stepId);
-  if (state.version === 0 || state.pending || state.decision || state.needsApproval) return undefined;
-  return readyStep(state);
+  if (current && sameRun(record, current, position)) {
+    const step = stepById(state, current.stepId);
+    const batched = current.turn && state.batch?.steps.find((entry) => entry.stepId === current.stepId);
+    return step && { step, ...(batched ? { batched } : {}) };
+  }
+  if (state.version === 0 || state.decision || state.needsApproval) return undefined;
+  const batchStep = nextBatchStep(record);
+  if (batchStep) return { step: batchStep.step, batched: batchStep.entry };
+  if (state.pending) return undefined;
+  const step = readyStep(state);
+  return step && { step };
 }
 
-function startStep(record: GoalRecord, step: PlanStepState, position: RunPosition, now: Date): GoalChange {
+function startStep(
+  record: GoalRecord,
+  step: PlanStepState,
+  position: RunPosition,
+  now: Date,
+  turn: BatchTurnKey | undefined,
+): GoalChange {
   const state = record.planState;
   if (!state) return settle(record, []);
   const started = updateStep(state, step.id, (current) => ({
@@ -58,15 +82,22 @@ function startStep(record: GoalRecord, step: PlanStepState, position: RunPositio
       stepId: step.id,
       runId: position.runId,
       iteration: position.iteration,
+      ...(turn ? { turn } : {}),
     }),
   };
-  const next = withPlanState(record, planState, now);
+  // The step's turn is on the goal's usage from now on, whoever counted it.
+  const next = withPlanState(
+    record,
+    turn ? withBatchStep(planState, step.id, { counted: true }) : planState,
+    now,
+  );
   return settle(next, [
     goalEvent(next, "plan.step.started", now, {
       stepId: step.id,
       attempt: step.attempts + 1,
       version: state.version,
       tool: step.tool ?? null,
+      ...(turn ? { batch: true } : {}),
     }),
   ]);
 }
@@ -96,34 +127,35 @@ export async function execute(
   if (reached(record, runId, iteration, "reasoned"))
     return actUnlessGated(ports, settings, { loaded, position });
   const state = record.planState;
-  const step = state && stepToExecute(record, state, position);
-  if (!state || !step) return { ...position, next: "verify" };
+  const chosen = state && stepToExecute(record, state, position);
+  if (!state || !chosen) return { ...position, next: "verify" };
+  const { step, batched } = chosen;
+  const turnKey = batched && state.batch ? batchTurnKey(state.batch, batched) : undefined;
 
   const granted = grantedTools(record, settings.defaultTools);
   // Every granted tool, whatever the step names: one tool list for all steps keeps the prompt's
   // cached prefix the same; Act refuses a call to another tool than the step's (isOffPlan).
   const tools = ports.tools.specsFor(granted, record.frozenTools);
-  const key = {
-    goalId,
-    runId: checkpointRunId(record, position),
-    iteration,
-    role: "execute" as const,
-    ordinal: 0,
-  };
-  const checkpoint = await checkpointedCall(
-    ports,
-    key,
-    (call) =>
-      executeRequest({
-        record,
-        state,
-        step,
-        tools,
-        model: modelFor(record.spec, "execute", settings.models),
-        call,
-      }),
-    { budget: { remainingUsd: remainingBudgetUsd(record) } },
-  );
+  const buildRequest = (call: number) =>
+    executeRequest({
+      record,
+      state,
+      step,
+      tools,
+      model: modelFor(record.spec, "execute", settings.models),
+      call,
+    });
+  const budget = { remainingUsd: remainingBudgetUsd(record) };
+  // A batch step's turn is ExecuteBatch's, under its own key and call number (made here only when
+  // the branch left it to the whole budget); any other step's is this iteration's.
+  const checkpoint = turnKey
+    ? await batchTurn(ports, batchCheckpointKey(goalId, turnKey), batched?.call ?? 0, buildRequest, budget)
+    : await checkpointedCall(
+        ports,
+        { goalId, runId: checkpointRunId(record, position), iteration, role: "execute", ordinal: 0 },
+        buildRequest,
+        { budget },
+      );
   const { turn } = checkpoint;
   // Off-plan calls are refused by Act, never run: no human is asked to approve one.
   const onPlan = granted.filter((tool) => !isOffPlan(step, { name: tool }));
@@ -137,7 +169,21 @@ export async function execute(
       role: "execute",
       gated,
       now,
-      after: (next) => (isRunningIn(next, runId) ? startStep(next, step, position, now) : undefined),
+      // A turn ExecuteBatch counted already is not counted again.
+      countUsage: !(batched?.counted ?? false),
+      after: (next) => (isRunningIn(next, runId) ? startStep(next, step, position, now, turnKey) : undefined),
     },
   });
+}
+
+/** A batch step's turn: the checkpoint ExecuteBatch made, or (when it made none) the call made now. */
+async function batchTurn(
+  ports: ExecutePorts,
+  key: CheckpointKey,
+  call: number,
+  buildRequest: (call: number) => ModelRequest,
+  budget: CallBudget,
+): Promise<ModelCheckpoint> {
+  const found = await ports.goals.findCheckpoint(key);
+  return found.checkpoint ?? callAndCheckpoint(ports, key, call, buildRequest, budget);
 }

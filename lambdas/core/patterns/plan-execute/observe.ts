@@ -3,6 +3,7 @@ import { type GoalChange, settle } from "../../goal/goal-change";
 import type { GoalRecord } from "../../goal/goal-record";
 import { checkLimits } from "../../goal/limits";
 import { awaitsAct } from "../../goal/loop-marker";
+import { checkpointRunId } from "../../goal/run-takeover";
 import { gatedNext } from "../../loop/gates/action-gate";
 import { askForCheckApproval } from "../../loop/gates/check-approval";
 import { needsHumanDecision } from "../../loop/gates/human-decision";
@@ -15,6 +16,7 @@ import type { Clock } from "../../ports/clock";
 import type { GoalStore, VersionedGoal } from "../../ports/goal-store";
 import type { ModelClient } from "../../ports/model-client";
 import type { StepLog, StepRecord } from "../../ports/step-log";
+import { armBatch, batchStepsLeft, batchUnmade, endBatch, startsBatch } from "./batch";
 import {
   askPlanApproval,
   classifyChange,
@@ -39,9 +41,13 @@ export interface ObservePorts {
   readonly compensators?: ToolCompensators;
 }
 
-/** Observe's answer; `cooldownSeconds` feeds the ReplanCooldown Wait state (`SecondsPath`). */
+/**
+ * Observe's answer; `cooldownSeconds` feeds the ReplanCooldown Wait state (`SecondsPath`), `batch`
+ * the ExecuteBatch Map state (`ItemsPath`): the ids of the steps whose turns it makes at once.
+ */
 export interface ObserveResult extends StepResult {
   readonly cooldownSeconds?: number;
+  readonly batch?: readonly string[];
 }
 
 /**
@@ -68,8 +74,9 @@ export async function observe(
   if (awaitsAct(loaded.record, runId, position.iteration))
     return { ...position, next: gatedNext(loaded.record, position) };
   const [latest] = await ports.stepLog.listRecentSteps(input.goalId, 1);
-  const prepared = await observeStep(ports, settings, loaded, latest, runId);
-  if (!isRunningIn(prepared.record, runId)) return stopped(prepared.record, input);
+  const observed = await observeStep(ports, settings, loaded, latest, runId);
+  if (!isRunningIn(observed.record, runId)) return stopped(observed.record, input);
+  const prepared = await startBatch(ports, settings, observed, runId);
   return decide(
     prepared.record,
     { ...input, iteration: prepared.record.runIteration },
@@ -113,6 +120,7 @@ async function observeStep(
       (next) => (running(next) ? consumeDecision(next, settings, now) : undefined),
       (next) => (running(next) ? noticeRevisions(next, settings, now) : undefined),
       (next) => (running(next) ? resetStaleStep(next, now) : undefined),
+      (next) => endBatch(next, now),
       (next) => decideChange(next, now),
       (next) => askForCheckApproval(next, now),
       (next) => (running(next) ? prepareNext(next, settings, now) : undefined),
@@ -122,12 +130,46 @@ async function observeStep(
 }
 
 /**
+ * Arms a batch when two or more steps are ready and the decision is to execute (see batch.ts): its
+ * turns are numbered from the goal's next execute call, looked up once here, so parallel branches
+ * never number two calls alike. A retry finds the batch armed.
+ */
+async function startBatch(
+  ports: ObservePorts,
+  settings: PlanExecuteSettings,
+  loaded: VersionedGoal,
+  runId: string,
+): Promise<VersionedGoal> {
+  const { record } = loaded;
+  const now = ports.now();
+  if (!startsBatch(record) || checkLimits(record, now) || needsHumanDecision(record)) return loaded;
+  if (record.runIteration >= settings.continueAsNewAfter) return loaded;
+  const position = { runId, iteration: record.runIteration };
+  const first = await ports.goals.findCheckpoint({
+    goalId: record.goalId,
+    runId: checkpointRunId(record, position),
+    iteration: position.iteration,
+    role: "execute",
+    ordinal: 1,
+  });
+  // A turn under the batch's first key already (never expected): the steps run one at a time.
+  if (first.checkpoint) return loaded;
+  return updateGoal(ports.goals, loaded, (current) =>
+    isRunningIn(current, runId) && current.runIteration === position.iteration
+      ? armBatch(current, position, first.calls, now)
+      : undefined,
+  );
+}
+
+/**
  * What the decision needs in the record before it is taken: a plan request armed for Plan (the
  * first plan; a pending replan), the plan gate asked again (after a resume), or — when no step is
  * left to run and checks are still unsatisfied — a global replan.
  */
 function prepareNext(record: GoalRecord, settings: PlanExecuteSettings, now: Date): GoalChange | undefined {
-  if (checkLimits(record, now) || record.runIteration >= settings.continueAsNewAfter) return undefined;
+  if (checkLimits(record, now)) return undefined;
+  if (record.runIteration >= settings.continueAsNewAfter && batchStepsLeft(record).length === 0)
+    return undefined;
   const state = record.planState;
   if (!state) return settle({ ...record, planState: initialPlanState(record.revision) }, []);
   if (state.version === 0 || state.pending) return armPlanRequest(record);
@@ -170,11 +212,20 @@ function decide(
   settings: PlanExecuteSettings,
   now: Date,
 ): ObserveResult {
+  const batchLeft = batchStepsLeft(record);
   if (checkLimits(record, now)) return { ...position, next: "limit_decision" };
-  if (record.runIteration >= settings.continueAsNewAfter) return { ...position, next: "continue_as_new" };
+  // A batch in flight finishes in this run first: a new run would make its turns again.
+  if (record.runIteration >= settings.continueAsNewAfter && batchLeft.length === 0)
+    return { ...position, next: "continue_as_new" };
   // A failed step, a new contract to confirm or a check to sign off: a human first, then (re)planning.
   if (needsHumanDecision(record)) return { ...position, next: "decision" };
   const state = record.planState;
+  // The batch's steps act before any replan, so the replan sees every result of the batch.
+  if (state && !state.needsApproval && batchLeft.length > 0) {
+    return batchUnmade(record)
+      ? { ...position, next: "execute_batch", batch: batchLeft.map((entry) => entry.stepId) }
+      : { ...position, next: "execute" };
+  }
   if (!state || state.version === 0 || state.pending) {
     const cooldownSeconds = state?.pending?.cooldownSeconds ?? 0;
     return cooldownSeconds > 0

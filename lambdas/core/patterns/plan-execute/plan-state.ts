@@ -5,8 +5,13 @@ const SETTLED: ReadonlySet<PlanStepStatus> = new Set(["done", "skipped"]);
 
 /** The first pending step whose dependencies are all done (or skipped), in plan order. */
 export function readyStep(state: Pick<PlanState, "steps">): PlanStepState | undefined {
+  return readySteps(state)[0];
+}
+
+/** Every pending step whose dependencies are all done (or skipped), in plan order: they may run at once. */
+export function readySteps(state: Pick<PlanState, "steps">): PlanStepState[] {
   const status = new Map(state.steps.map((step) => [step.id, step.status]));
-  return state.steps.find(
+  return state.steps.filter(
     (step) =>
       step.status === "pending" &&
       step.dependsOn.every((dep) => {

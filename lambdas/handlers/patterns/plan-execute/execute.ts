@@ -1,8 +1,10 @@
 import { Logger } from "@aws-lambda-powertools/logger";
+import * as z from "zod";
 import { createModelClient } from "../../../adapters/bedrock-model-client";
 import { createDocumentClient, createGoalStoreAdapters } from "../../../adapters/goal-store-adapters";
 import { stopAtCostLimit } from "../../../core/loop/cost-limit";
 import { execute } from "../../../core/patterns/plan-execute/execute";
+import { executeBatchStep } from "../../../core/patterns/plan-execute/execute-batch";
 import { requiredEnv } from "../../handler-environment";
 import { StatePayloadSchema } from "../../loop/state-payload";
 import { stepHandler } from "../../loop/step-handler";
@@ -21,11 +23,22 @@ const settings = planExecuteSettingsFromEnv();
 const tools = toolRunnerFromEnv({ workspace, outbox });
 
 /**
+ * Execute's payload; a branch of the ExecuteBatch Map state adds the `stepId` whose turn it makes
+ * (its ItemSelector), so one function serves both states.
+ */
+const ExecutePayloadSchema = StatePayloadSchema.extend({
+  stepId: z.string().min(1).max(64).optional(),
+});
+
+/**
  * Execute: the executor's turn for the next plan step, acted on unless a call is gated (see `execute`).
  * A call the rest of the budget cannot pay for is not made: the goal waits for a limit decision.
+ * With a `stepId`, ExecuteBatchStep: one batch step's turn, made and counted, not acted on.
  */
-export const handler = stepHandler(logger, StatePayloadSchema, (payload) =>
-  stopAtCostLimit({ goals, now }, payload, () =>
-    execute({ goals, stepLog, model, tools, now }, settings, payload),
-  ),
+export const handler = stepHandler(logger, ExecutePayloadSchema, ({ stepId, ...payload }) =>
+  stepId === undefined
+    ? stopAtCostLimit({ goals, now }, payload, () =>
+        execute({ goals, stepLog, model, tools, now }, settings, payload),
+      )
+    : executeBatchStep({ goals, stepLog, model, tools, now }, settings, { ...payload, stepId }),
 );

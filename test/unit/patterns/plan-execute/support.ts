@@ -9,6 +9,7 @@ import { handleApprovalDecided } from "../../../../lambdas/core/human/resume-han
 import { requestApproval } from "../../../../lambdas/core/loop/gates/request-approval";
 import type { StepResult } from "../../../../lambdas/core/loop/step-result";
 import { execute } from "../../../../lambdas/core/patterns/plan-execute/execute";
+import { executeBatchStep } from "../../../../lambdas/core/patterns/plan-execute/execute-batch";
 import { type ObserveResult, observe } from "../../../../lambdas/core/patterns/plan-execute/observe";
 import { plan } from "../../../../lambdas/core/patterns/plan-execute/plan";
 import type { PlanExecuteSettings } from "../../../../lambdas/core/patterns/plan-execute/plan-execute-deps";
@@ -141,6 +142,17 @@ export class PlanLoopDriver extends LoopDriver<PlanExecuteSettings> {
     return execute(this.ports(goals), this.settings, position);
   }
 
+  /** ExecuteBatch: every branch at once (as the Map runs them), then Execute. */
+  async executeBatch(position: ObserveResult, goals?: GoalStore): Promise<StepResult> {
+    const { goalId, runId, iteration } = position;
+    await Promise.all(
+      (position.batch ?? []).map((stepId) =>
+        executeBatchStep(this.ports(goals), this.settings, { goalId, runId, iteration, stepId }),
+      ),
+    );
+    return this.execute(position, goals);
+  }
+
   /** NextAction's routes; ReplanCooldown's Wait is skipped. */
   step(position: StepResult, goals?: GoalStore): Promise<StepResult> | undefined {
     switch (position.next) {
@@ -151,6 +163,8 @@ export class PlanLoopDriver extends LoopDriver<PlanExecuteSettings> {
         return this.plan(position, goals);
       case "execute":
         return this.execute(position, goals);
+      case "execute_batch":
+        return this.executeBatch(position, goals);
       case "act":
         return this.act(position);
       default:
