@@ -18,6 +18,7 @@ import {
   storeBytesByKind,
   storeBytesPerIteration,
 } from "./long-goal";
+import { measureParallelSteps } from "./parallel-steps";
 import { atLeast, atMost, type Figure, info, markdown, table } from "./report";
 import {
   iterationTimes,
@@ -424,6 +425,17 @@ async function main(): Promise<void> {
         throughput.goalsPerMinute,
         "",
         `${throughput.completed}/${CONCURRENT_GOALS} in ${throughput.seconds.toFixed(1)} s`,
+      ),
+    );
+    const parallel = await measureParallelSteps(plain);
+    figures.push(
+      atMost(
+        "plan_execute",
+        `wall time of ${parallel.steps} independent steps run as one batch / one step (each execute turn 1 s)`,
+        parallel.batchMs / parallel.oneStepMs,
+        budget("parallelBatchOverOneStep"),
+        "",
+        `${parallel.batchMs} / ${parallel.oneStepMs} ms; goals ${parallel.status}`,
       ),
     );
   } finally {

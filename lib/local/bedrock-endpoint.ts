@@ -42,8 +42,18 @@ export interface CallKey {
   readonly call: number;
 }
 
+/**
+ * One step of a call's exchange, in the order the endpoint saw them: the request `received`, then
+ * (after the turn's `latencyMs`) the answer sent. Tests read overlap from it, never from a clock.
+ */
+export interface ExchangeEvent extends CallKey {
+  readonly event: "received" | "answered";
+}
+
 export interface BedrockEndpoint {
   readonly url: string;
+  /** Every request received and answer sent, oldest first (the last 1,000). */
+  exchanges(): readonly ExchangeEvent[];
   /** How many requests were made for one (goal, role, call): 1 means the call was paid once. */
   callCount(key: CallKey): number;
   /** The requests made, oldest first (the last 1,000). */
@@ -95,9 +105,14 @@ export async function startBedrockEndpoint(options: BedrockEndpointOptions): Pro
   const attempts = new Map<string, number>();
   const answered = new AnsweredTurns();
   const records: ModelCallRecord[] = [];
+  const exchanges: ExchangeEvent[] = [];
+  const logExchange = (entry: ExchangeEvent) => {
+    exchanges.push(entry);
+    if (exchanges.length > MAX_RECORDS) exchanges.shift();
+  };
   const keyOf = (key: CallKey) => JSON.stringify([key.goalId, key.role, key.call]);
 
-  const converse = (modelId: string, body: string): ScriptedAnswer => {
+  const converse = (modelId: string, body: string): ScriptedAnswer & { key: CallKey } => {
     let request: JsonValue = null;
     try {
       request = parseJson(body);
@@ -115,6 +130,7 @@ export async function startBedrockEndpoint(options: BedrockEndpointOptions): Pro
       );
     }
     const { goalId, role, call } = metadata.data;
+    logExchange({ event: "received", goalId, role, call });
     const attempt = (attempts.get(keyOf({ goalId, role, call })) ?? 0) + 1;
     attempts.set(keyOf({ goalId, role, call }), attempt);
     const record = (outcome: { response: JsonObject } | { error: string; message: string }) => {
@@ -141,7 +157,7 @@ export async function startBedrockEndpoint(options: BedrockEndpointOptions): Pro
       });
       answered.remember(request, conversation, contentOf(answer.response));
       record({ response: answer.response });
-      return answer;
+      return { ...answer, key: { goalId, role, call } };
     } catch (error) {
       record({
         error: error instanceof AwsApiError ? error.code : "InternalServerException",
@@ -172,11 +188,12 @@ export async function startBedrockEndpoint(options: BedrockEndpointOptions): Pro
           404,
         );
       }
-      const { response, latencyMs } = converse(
+      const { response, latencyMs, key } = converse(
         decodeURIComponent(modelId),
         Buffer.concat(chunks).toString("utf8"),
       );
       await delay(latencyMs);
+      logExchange({ event: "answered", ...key });
       send(200, response);
     } catch (error) {
       if (error instanceof ScriptedBedrockError) await delay(error.latencyMs);
@@ -199,6 +216,7 @@ export async function startBedrockEndpoint(options: BedrockEndpointOptions): Pro
   const running = await listen(server, options.port);
   return {
     url: running.url,
+    exchanges: () => [...exchanges],
     callCount: (key) => attempts.get(keyOf(key)) ?? 0,
     calls: () => [...records],
     close: () => {

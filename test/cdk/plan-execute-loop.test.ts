@@ -49,6 +49,7 @@ const CUSTOM_PROPS: Omit<PlanExecuteLoopProps, "goalTable" | "steps"> = {
   ...CUSTOM_MODELS,
   continueAsNewAfter: 9,
   replanCooldown: Duration.minutes(2),
+  maxConcurrency: 2,
 };
 
 /**
@@ -77,7 +78,11 @@ describe("PlanExecuteLoop", () => {
     // Assess
     expectStandardStateMachine(stateMachine, definition);
     expect(definition.StartAt).toBe("LoadGoal");
-    expect(Object.keys(definition.States).sort()).toEqual(Object.values(PLAN_EXECUTE_STATES).sort());
+    // ExecuteBatchStep lives inside the ExecuteBatch Map's item processor.
+    const topLevel = Object.values(PLAN_EXECUTE_STATES).filter(
+      (name) => name !== PLAN_EXECUTE_STATES.executeBatchStep,
+    );
+    expect(Object.keys(definition.States).sort()).toEqual(topLevel.sort());
     expect(Object.keys(definition.States)).toEqual(
       expect.arrayContaining(["Observe", "Plan", "Execute", "ReplanCooldown"]),
     );
@@ -98,6 +103,7 @@ describe("PlanExecuteLoop", () => {
       verify: "Observe",
       plan: "Plan",
       execute: "Execute",
+      execute_batch: "ExecuteBatch",
       replan_cooldown: "ReplanCooldown",
       ...SKELETON_ROUTES,
     });
@@ -106,6 +112,59 @@ describe("PlanExecuteLoop", () => {
       expect(stateOf(definition, state).Next, state).toBe("NextAction");
     }
     expect(stateOf(definition, "Act").Next).toBe("NextAction");
+  });
+
+  it("makes a batch's turns in a Map over $.batch, 4 at once by default, each branch Execute's function with a step id, then Execute", () => {
+    // Prepare
+    const map = stateOf(definition, "ExecuteBatch");
+    const processor = map.ItemProcessor as AslDefinition;
+    const branch = stateOf(processor, "ExecuteBatchStep");
+
+    // Assess: the Map's items, their payload, its concurrency and where it goes
+    expect(map).toMatchObject({
+      Type: "Map",
+      ItemsPath: "$.batch",
+      ItemSelector: {
+        "goalId.$": "$.goalId",
+        "runId.$": "$.runId",
+        "iteration.$": "$.iteration",
+        "stepId.$": "$$.Map.Item.Value",
+      },
+      MaxConcurrency: 4,
+      ResultPath: null,
+      Next: "Execute",
+      Catch: [{ ErrorEquals: ["States.ALL"], ResultPath: "$.error", Next: "RecordFailure" }],
+    });
+    // Assess: the branch is the Execute function, retried like a step, caught by the Map only
+    expect(processor.StartAt).toBe("ExecuteBatchStep");
+    expect(branch.Type).toBe("Task");
+    expect(branch.End).toBe(true);
+    expect(branch.Catch).toBeUndefined();
+    expect(JSON.stringify(branch.Retry)).toContain("Runtime.ExitError");
+    expect(branch.Resource).toBeDefined();
+    expect(branch.Resource).toBe(stateOf(definition, "Execute").Resource);
+    expect(branch.Parameters).toBeUndefined();
+  });
+
+  it("takes the Map's MaxConcurrency from maxConcurrency", () => {
+    // Prepare
+    const [, custom] = stateMachineNamed(template, "custom-plan-execute");
+
+    // Assess
+    expect(stateOf(definitionOf(custom), "ExecuteBatch").MaxConcurrency).toBe(2);
+  });
+
+  it("rejects a maxConcurrency that is not a whole number from 1 to 20 before creating anything", () => {
+    for (const maxConcurrency of [0, 21, 1.5]) {
+      // Prepare
+      const { stack, goalTable } = badStack();
+
+      // Act + Assess
+      expect(() => new PlanExecuteLoop(stack, "PlanExecuteLoop", { goalTable, maxConcurrency })).toThrow(
+        /maxConcurrency must be a whole number from 1 to 20/,
+      );
+      expect(stack.node.tryFindChild("PlanExecuteLoop")).toBeUndefined();
+    }
   });
 
   it("cools a replan down in a Wait state that reads its seconds from the payload, then plans", () => {

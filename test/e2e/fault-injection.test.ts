@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FAULT_INJECTION_ENV } from "../../lambdas/adapters/fault-injection";
 import type { Execution } from "../../lib/local/execution";
 import { type E2eStack, followGoal, PROJECT_DIR, startE2eStack } from "./local-stack-harness";
+import { fourIndependentStepsFixture, fourIndependentStepsGoal } from "./parallel-steps-fixture";
 
 function exampleGoal(name: string): Record<string, unknown> {
   return JSON.parse(readFileSync(join(PROJECT_DIR, "examples", "goals", `${name}.json`), "utf8"));
@@ -142,3 +143,50 @@ describe.each(CASES)(
     });
   },
 );
+
+/**
+ * A branch of the ExecuteBatch Map crashes right after its step's execute call (call 2, the third
+ * of four made at once) was checkpointed: Step Functions retries that branch alone, the retry finds
+ * the checkpoint, and every execute call of the batch was made, paid and counted once.
+ */
+describe("fault injection: a Plan-and-Execute batch branch crashes after its execute call was checkpointed", () => {
+  let e2e: E2eStack;
+
+  beforeAll(async () => {
+    e2e = await startE2eStack({
+      environment: { [FAULT_INJECTION_ENV]: "crash-after-checkpoint:execute:2" },
+    });
+    e2e.writeFixture("fault-parallel-four", fourIndependentStepsFixture(200));
+  });
+
+  afterAll(async () => {
+    await e2e?.stop();
+  });
+
+  it("retries the crashed branch, which reuses its checkpoint: each execute call is made once", async () => {
+    // Act
+    const accepted = await e2e.client.submitGoal(fourIndependentStepsGoal("fault-parallel-four"));
+    const { final } = await followGoal(e2e.client, accepted.goalId);
+    const execution = await executionOf(e2e, accepted.goalId, accepted.runId);
+    const { goalId } = accepted;
+
+    // Assess: the goal completed, and the crash really happened inside the batch
+    expect(final.status).toBe("completed");
+    expect(execution.status).toBe("SUCCEEDED");
+    expect(e2e.logLines.some((line) => line.includes(`${FAULT_INJECTION_ENV}: crashing`))).toBe(true);
+    const crashed = execution.recentEvents.filter(
+      (event) => event.type === "StateFailed" && event.error === "Runtime.ExitError",
+    );
+    expect(crashed.map((event) => event.stateName)).toEqual(["ExecuteBatchStep"]);
+
+    // Assess: every execute call of the batch was made once, and the goal counted each once
+    for (const call of [0, 1, 2, 3]) {
+      expect(e2e.stack.bedrock.callCount({ goalId, role: "execute", call })).toBe(1);
+    }
+    const calls = e2e.stack.bedrock.calls().filter((call) => call.goalId === goalId);
+    const distinct = new Set(calls.map((call) => `${call.role}#${call.call}`));
+    expect(calls).toHaveLength(distinct.size);
+    expect(final.usage.modelCalls).toBe(distinct.size);
+    expect(final.usageByRole.execute?.modelCalls).toBe(4);
+  });
+});

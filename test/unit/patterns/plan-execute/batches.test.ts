@@ -14,9 +14,7 @@ import {
 /** Four steps with no dependencies: each writes its own file. */
 const FOUR_FILES = ["a", "b", "c", "d"];
 const fourIndependentSteps = () =>
-  submitsPlan(
-    FOUR_FILES.map((id) => step(id, { tool: "workspace_write", action: `Write ${id}.md` })),
-  );
+  submitsPlan(FOUR_FILES.map((id) => step(id, { tool: "workspace_write", action: `Write ${id}.md` })));
 const writes = (id: string) => uses("workspace_write", { path: `${id}.md`, content: `# ${id}\n\n2.0` });
 
 /** One check per file, so the goal completes only when all four were written. */
@@ -63,9 +61,7 @@ describe("Plan-and-Execute batches of ready steps", () => {
     ]);
     const done = await loop.goal(goal.goalId);
     expect(done.status).toBe("completed");
-    expect(done.planState?.steps.map((s) => [s.id, s.status])).toEqual(
-      FOUR_FILES.map((id) => [id, "done"]),
-    );
+    expect(done.planState?.steps.map((s) => [s.id, s.status])).toEqual(FOUR_FILES.map((id) => [id, "done"]));
     // Assess: four execute calls, each paid and counted once, each with its own checkpoint
     expect(model.requestsFor("execute")).toHaveLength(4);
     expect(done.usageByRole.execute?.modelCalls).toBe(4);
