@@ -53,7 +53,7 @@ describe("parallel plan steps end to end on the local stack (HTTP API, ExecuteBa
     const events = await allEvents(e2e.client, goalId);
     expect(events.filter((event) => event.type === "plan.batch.started")).toHaveLength(1);
     const started = events.filter((event) => event.type === "plan.step.started");
-    expect(started.map((event) => event.stepId).sort()).toEqual([...FOUR_FILES]);
+    expect(started.map((event) => event.stepId).sort()).toEqual(FOUR_FILES.map((id) => `write-${id}`));
     expect(final.steps).toBe(4);
 
     // Assess: the run's history shows the Map and its four iterations

@@ -69,12 +69,15 @@ export function armBatch(
 /**
  * The batch's steps not acted on yet (still pending in the plan the batch was made for), in plan
  * order. A batch is its run's: a new run (continue-as-new, a resume) makes its steps' turns anew.
+ * A human revision ends it too: its turns were made before the revision, and the replan it asks
+ * for comes first, as at any step boundary.
  */
 export function batchStepsLeft(record: GoalRecord): BatchStep[] {
   const state = record.planState;
   const batch = state?.batch;
   if (!state || !batch || batch.version !== state.version) return [];
   if (!sameRun(record, batch, { runId: record.runId })) return [];
+  if (state.pending?.trigger === "human_revision") return [];
   return batch.steps.filter((entry) => stepById(state, entry.stepId)?.status === "pending");
 }
 

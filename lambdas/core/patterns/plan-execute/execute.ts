@@ -3,7 +3,6 @@ import type { GoalRecord } from "../../goal/goal-record";
 import { remainingBudgetUsd } from "../../goal/limits";
 import { reached } from "../../goal/loop-marker";
 import {
-  type BatchStep,
   type BatchTurnKey,
   type PlanState,
   type PlanStepState,
@@ -47,19 +46,36 @@ function stepToExecute(
   record: GoalRecord,
   state: PlanState,
   position: RunPosition,
-): { step: PlanStepState; batched?: BatchStep } | undefined {
+): StepToExecute | undefined {
   const current = state.current;
   if (current && sameRun(record, current, position)) {
     const step = stepById(state, current.stepId);
-    const batched = current.turn && state.batch?.steps.find((entry) => entry.stepId === current.stepId);
-    return step && { step, ...(batched ? { batched } : {}) };
+    if (!step) return undefined;
+    if (!current.turn) return { step };
+    const entry = state.batch?.steps.find((candidate) => candidate.stepId === current.stepId);
+    return { step, batch: { turn: current.turn, call: entry?.call, counted: entry?.counted ?? true } };
   }
   if (state.version === 0 || state.decision || state.needsApproval) return undefined;
   const batchStep = nextBatchStep(record);
-  if (batchStep) return { step: batchStep.step, batched: batchStep.entry };
+  if (batchStep && state.batch) {
+    const { entry } = batchStep;
+    const turn = batchTurnKey(state.batch, entry);
+    return { step: batchStep.step, batch: { turn, call: entry.call, counted: entry.counted } };
+  }
   if (state.pending) return undefined;
   const step = readyStep(state);
   return step && { step };
+}
+
+/** The step Execute works on and, for a batch step, where its turn is and whether it is counted. */
+interface StepToExecute {
+  readonly step: PlanStepState;
+  readonly batch?: {
+    readonly turn: BatchTurnKey;
+    /** The call number the batch gave the turn (unknown only for a batch left behind). */
+    readonly call: number | undefined;
+    readonly counted: boolean;
+  };
 }
 
 function startStep(
@@ -129,8 +145,8 @@ export async function execute(
   const state = record.planState;
   const chosen = state && stepToExecute(record, state, position);
   if (!state || !chosen) return { ...position, next: "verify" };
-  const { step, batched } = chosen;
-  const turnKey = batched && state.batch ? batchTurnKey(state.batch, batched) : undefined;
+  const { step, batch } = chosen;
+  const turnKey = batch?.turn;
 
   const granted = grantedTools(record, settings.defaultTools);
   // Every granted tool, whatever the step names: one tool list for all steps keeps the prompt's
@@ -148,8 +164,8 @@ export async function execute(
   const budget = { remainingUsd: remainingBudgetUsd(record) };
   // A batch step's turn is ExecuteBatch's, under its own key and call number (made here only when
   // the branch left it to the whole budget); any other step's is this iteration's.
-  const checkpoint = turnKey
-    ? await batchTurn(ports, batchCheckpointKey(goalId, turnKey), batched?.call ?? 0, buildRequest, budget)
+  const checkpoint = batch
+    ? await batchTurn(ports, batchCheckpointKey(goalId, batch.turn), batch.call, buildRequest, budget)
     : await checkpointedCall(
         ports,
         { goalId, runId: checkpointRunId(record, position), iteration, role: "execute", ordinal: 0 },
@@ -170,20 +186,24 @@ export async function execute(
       gated,
       now,
       // A turn ExecuteBatch counted already is not counted again.
-      countUsage: !(batched?.counted ?? false),
+      countUsage: !(batch?.counted ?? false),
       after: (next) => (isRunningIn(next, runId) ? startStep(next, step, position, now, turnKey) : undefined),
     },
   });
 }
 
-/** A batch step's turn: the checkpoint ExecuteBatch made, or (when it made none) the call made now. */
+/**
+ * A batch step's turn: the checkpoint ExecuteBatch made, or (when it made none) the call made now
+ * under the batch's key and with the call number the batch gave it.
+ */
 async function batchTurn(
   ports: ExecutePorts,
   key: CheckpointKey,
-  call: number,
+  call: number | undefined,
   buildRequest: (call: number) => ModelRequest,
   budget: CallBudget,
 ): Promise<ModelCheckpoint> {
   const found = await ports.goals.findCheckpoint(key);
-  return found.checkpoint ?? callAndCheckpoint(ports, key, call, buildRequest, budget);
+  if (found.checkpoint) return found.checkpoint;
+  return callAndCheckpoint(ports, key, call ?? found.calls, buildRequest, budget);
 }

@@ -40,6 +40,8 @@ describe("Plan-and-Execute batches of ready steps", () => {
     const goal = await createPlanGoal(table, fourFileSpec());
     const model = new ScriptedModel({ plan: [fourIndependentSteps()], execute: FOUR_FILES.map(writes) });
     const loop = new PlanLoopDriver(table, model);
+    // The four branches commit the goal at the same time: none of their usage may be lost.
+    loop.concurrentBatch = true;
 
     // Act
     const answered = await loop.run(goal.goalId);

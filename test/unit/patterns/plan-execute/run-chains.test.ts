@@ -89,6 +89,39 @@ describe("a Plan-and-Execute step across a chain of runs", () => {
   );
 
   it.each([0, 1, 3])(
+    "acts on a batch whose gated step parked through %i restarts: every turn made and counted once, one notify",
+    async (restarts) => {
+      // Prepare: the same four steps, independent, so one batch makes all four turns
+      const model = new ScriptedModel({
+        plan: [submitsPlan(PLAN.map(({ dependsOn: _none, ...independent }) => independent))],
+        execute: [tell(), write("one"), write("two"), write("three")],
+      });
+      const loop = new PlanLoopDriver(table, model);
+      const { goalId, approvalId } = await parkedThroughRestarts(loop, restarts);
+      const parked = await loop.goal(goalId);
+
+      // Act
+      const end = lastOf(await loop.continue(await loop.decide(approvalId, "approve")));
+
+      // Assess: the writes acted before the gated notify parked the goal, and nothing ran twice
+      expect(parked.planState?.steps.map((s) => `${s.id} ${s.status}`)).toEqual([
+        "tell running",
+        "one done",
+        "two done",
+        "three done",
+      ]);
+      expect(end.next).toBe("completed");
+      expect(model.requestsFor("execute")).toHaveLength(4);
+      const done = await loop.goal(goalId);
+      expect(done.usageByRole.execute?.modelCalls).toBe(4);
+      expect(await loop.eventsOf(goalId, "plan.step.started")).toHaveLength(4);
+      expect(await loop.eventsOf(goalId, "turn.discarded")).toEqual([]);
+      expect(await notifies(goalId)).toHaveLength(1);
+      expect(await loop.eventsOf(goalId, "run.reattached")).toHaveLength(restarts);
+    },
+  );
+
+  it.each([0, 1, 3])(
     "refuses an off-plan call of a step started after %i restarts, and the step's next attempt does it",
     async (restarts) => {
       // Prepare: step one's executor calls notify instead of writing, then writes

@@ -142,14 +142,21 @@ export class PlanLoopDriver extends LoopDriver<PlanExecuteSettings> {
     return execute(this.ports(goals), this.settings, position);
   }
 
-  /** ExecuteBatch: every branch at once (as the Map runs them), then Execute. */
+  /**
+   * Whether ExecuteBatch's branches run at once, as the Map runs them. Off by default: the scripted
+   * model serves turns in the order requests arrive, so branches in plan order keep a script's
+   * turns on their steps.
+   */
+  concurrentBatch = false;
+
+  /** ExecuteBatch: a branch per batch step, then Execute. */
   async executeBatch(position: ObserveResult, goals?: GoalStore): Promise<StepResult> {
     const { goalId, runId, iteration } = position;
-    await Promise.all(
-      (position.batch ?? []).map((stepId) =>
-        executeBatchStep(this.ports(goals), this.settings, { goalId, runId, iteration, stepId }),
-      ),
-    );
+    const branch = (stepId: string) =>
+      executeBatchStep(this.ports(goals), this.settings, { goalId, runId, iteration, stepId });
+    const stepIds = position.batch ?? [];
+    if (this.concurrentBatch) await Promise.all(stepIds.map(branch));
+    else for (const stepId of stepIds) await branch(stepId);
     return this.execute(position, goals);
   }
 
