@@ -20,6 +20,11 @@ describe("parallel plan steps end to end on the local stack (HTTP API, ExecuteBa
   });
 
   it("sends all four execute calls before the endpoint answers any, and completes on each step's evidence", async () => {
+    // Prepare: a first goal of the same shape starts the Execute function's four sandboxes (on a
+    // loaded machine a cold start can take longer than a turn's latency); the second is observed.
+    const warmUp = await e2e.client.submitGoal(fourIndependentStepsGoal("parallel-four"));
+    expect((await followGoal(e2e.client, warmUp.goalId)).final.status).toBe("completed");
+
     // Act
     const accepted = await e2e.client.submitGoal(fourIndependentStepsGoal("parallel-four"));
     const { final } = await followGoal(e2e.client, accepted.goalId);
