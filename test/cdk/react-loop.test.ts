@@ -164,7 +164,7 @@ describe("ReactLoop with default props", () => {
     // Assess
     expect(routes).toEqual(expectedTarget);
     // The other patterns' steps (plan, execute, reflect …) are not routes of ReAct's machine.
-    const patternSteps = ["plan", "replan_cooldown", "execute", "reflect", "attempt"];
+    const patternSteps = ["plan", "replan_cooldown", "execute", "execute_batch", "reflect", "attempt"];
     expect([...NEXT_STEPS].filter((next) => !patternSteps.includes(next)).sort()).toEqual(
       Object.keys(expectedTarget).sort(),
     );
