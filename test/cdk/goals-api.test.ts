@@ -94,6 +94,7 @@ describe("GoalsApi", () => {
         "POST /goals",
         "POST /goals/{goalId}/revisions",
         "POST /goals/{goalId}/directive",
+        "POST /goals/{goalId}/pause",
         "POST /goals/{goalId}/resume",
         "POST /goals/{goalId}/retry",
         "POST /goals/{goalId}/limits",
@@ -109,7 +110,7 @@ describe("GoalsApi", () => {
           "/goals/{goalId}/details",
           "/goals/{goalId}/runs",
           "/goals/{goalId}/runs/{runId}/history",
-          ...["revisions", "directive", "resume", "retry", "limits", "cancel"].map(
+          ...["revisions", "directive", "pause", "resume", "retry", "limits", "cancel"].map(
             (c) => `/goals/{goalId}/${c}`,
           ),
           "/approvals",
@@ -168,7 +169,7 @@ describe("GoalsApi", () => {
       "method.request.querystring.after": false,
       "method.request.querystring.waitSeconds": false,
     });
-    for (const control of ["revisions", "directive", "resume", "retry", "limits", "cancel"]) {
+    for (const control of ["revisions", "directive", "pause", "resume", "retry", "limits", "cancel"]) {
       expect(routes.get(`POST /goals/{goalId}/${control}`)?.Properties.RequestParameters, control).toEqual({
         "method.request.path.goalId": true,
       });
