@@ -571,6 +571,7 @@ function expectedAcknowledgments(template: Template): string[] {
         "goals/{goalId}",
         "goals/{goalId}/events",
         "goals/{goalId}/stream",
+        "goals/{goalId}/children",
         "goals/{goalId}/details",
         "goals/{goalId}/runs",
         "goals/{goalId}/runs/{runId}/history",

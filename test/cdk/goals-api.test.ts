@@ -107,6 +107,7 @@ describe("GoalsApi", () => {
           "/goals/{goalId}",
           "/goals/{goalId}/events",
           "/goals/{goalId}/stream",
+          "/goals/{goalId}/children",
           "/goals/{goalId}/details",
           "/goals/{goalId}/runs",
           "/goals/{goalId}/runs/{runId}/history",
@@ -320,9 +321,9 @@ describe("GoalsApi", () => {
   });
 
   it("lets API Gateway invoke the function from the stage's methods only (no console test invocations)", () => {
-    // Assess: sixteen routes on sixteen resources (one of them, the event stream, to a function of
-    // its own) and an ANY on each resource, to the API function
-    template.resourceCountIs("AWS::Lambda::Permission", 33);
+    // Assess: seventeen routes on seventeen resources (one of them, the event stream, to a function
+    // of its own) and an ANY on each resource, to the API function
+    template.resourceCountIs("AWS::Lambda::Permission", 35);
   });
 
   it("streams GET /goals/{goalId}/stream from a read-only function of its own (REST response streaming)", () => {
