@@ -573,6 +573,7 @@ function expectedAcknowledgments(template: Template): string[] {
         "goals/{goalId}/stream",
         "goals/{goalId}/children",
         "goals/{goalId}/details",
+        "goals/{goalId}/children",
         "goals/{goalId}/runs",
         "goals/{goalId}/runs/{runId}/history",
         ...["revisions", "directive", "pause", "resume", "retry", "limits", "cancel"].map(

@@ -109,6 +109,7 @@ describe("GoalsApi", () => {
           "/goals/{goalId}/stream",
           "/goals/{goalId}/children",
           "/goals/{goalId}/details",
+          "/goals/{goalId}/children",
           "/goals/{goalId}/runs",
           "/goals/{goalId}/runs/{runId}/history",
           ...["revisions", "directive", "pause", "resume", "retry", "limits", "cancel"].map(

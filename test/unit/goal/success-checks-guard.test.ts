@@ -188,6 +188,7 @@ const RECORD_FREE = [
   "priceOf",
   "reached",
   "reasoningSummaryOf",
+  "refuseDuplicateCheckIds",
   "remainingBudgetUsd",
   "revisionIdFromBytes",
   "sameRun",
