@@ -571,7 +571,6 @@ function expectedAcknowledgments(template: Template): string[] {
         "goals/{goalId}",
         "goals/{goalId}/events",
         "goals/{goalId}/stream",
-        "goals/{goalId}/children",
         "goals/{goalId}/details",
         "goals/{goalId}/children",
         "goals/{goalId}/runs",

@@ -107,7 +107,6 @@ describe("GoalsApi", () => {
           "/goals/{goalId}",
           "/goals/{goalId}/events",
           "/goals/{goalId}/stream",
-          "/goals/{goalId}/children",
           "/goals/{goalId}/details",
           "/goals/{goalId}/children",
           "/goals/{goalId}/runs",
