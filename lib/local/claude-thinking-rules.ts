@@ -61,17 +61,15 @@ function sentBlockProblem(
       if (!content.slice(0, j).every(isReasoning)) {
         return `${where}: If an assistant message contains any thinking blocks, the first block must be \`thinking\` or \`redacted_thinking\`. Found \`${typeName(content[0])}\`.`;
       }
-      const check = checkReasoningBlock(block.reasoningContent);
-      if (!check.valid) {
-        // A recorded block carries the service's signature, not the endpoint's: the recording
-        // vouches for its bytes, and it belongs to the role's conversation it was recorded in.
-        const role = recordedRole(block.reasoningContent);
-        if (role === undefined) return `${where}: Invalid \`signature\` in \`${typeName(block)}\` block.`;
-        if (role !== conversation.role) {
-          return `${where}: Invalid \`signature\` in \`${typeName(block)}\` block. The block is bound to a different conversation (recorded for role ${role}).`;
-        }
-        continue;
+      // A recorded block carries the service's signature, not the endpoint's: the recording vouches
+      // for its bytes, and it belongs to the role's conversation it was recorded in.
+      const recorded = recordedRole(block.reasoningContent);
+      if (recorded !== undefined) {
+        if (recorded === conversation.role) continue;
+        return `${where}: Invalid \`signature\` in \`${typeName(block)}\` block. The block is bound to a different conversation (recorded for role ${recorded}).`;
       }
+      const check = checkReasoningBlock(block.reasoningContent);
+      if (!check.valid) return `${where}: Invalid \`signature\` in \`${typeName(block)}\` block.`;
       const { binding } = check;
       if (binding.modelId !== conversation.modelId) {
         // The service drops such a block without a word (the model cannot read it); refused here so
