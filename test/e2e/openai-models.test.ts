@@ -85,7 +85,8 @@ describe("openai: models on the local stack (npm start -- --model openai:test --
     expect(server.requests).toHaveLength(2);
     const [first, second] = server.requests.map((request) => request.body);
     expect(first).toMatchObject({ model: "test", stream: false });
-    const toolNames = (first?.tools as { function: { name: string } }[]).map((tool) => tool.function.name);
+    const tools = (first?.tools ?? []) as { function: { name: string } }[];
+    const toolNames = tools.map((tool) => tool.function.name);
     expect(toolNames).toEqual(expect.arrayContaining(["workspace_list", "workspace_write"]));
     // The second request carries the first answer's tool call and its result as a tool message
     const messages = second?.messages as Record<string, unknown>[];
@@ -105,7 +106,10 @@ describe("openai: models on the local stack (npm start -- --model openai:test --
 
   it("admits a goal that names an openai: model itself (the local allow-list and prices know the prefix)", async () => {
     // Act
-    const accepted = await stack.client.submitGoal({ ...exampleGoal(), models: { default: "openai:llama3.1" } });
+    const accepted = await stack.client.submitGoal({
+      ...exampleGoal(),
+      models: { default: "openai:llama3.1" },
+    });
     const { final } = await followGoal(stack.client, accepted.goalId, { deadlineMs: 120_000 });
 
     // Assess

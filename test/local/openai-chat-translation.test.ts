@@ -107,7 +107,9 @@ describe("Converse → Chat Completions", () => {
     };
 
     // Act / Assess
-    expect(() => converseToChatCompletion(request, "m")).toThrow(/messages\.0\.content\.0: only text can go to an openai: model, not image/);
+    expect(() => converseToChatCompletion(request, "m")).toThrow(
+      /messages\.0\.content\.0: only text can go to an openai: model, not image/,
+    );
   });
 });
 
