@@ -572,6 +572,7 @@ function expectedAcknowledgments(template: Template): string[] {
         "goals/{goalId}/events",
         "goals/{goalId}/stream",
         "goals/{goalId}/details",
+        "goals/{goalId}/children",
         "goals/{goalId}/runs",
         "goals/{goalId}/runs/{runId}/history",
         ...["revisions", "directive", "resume", "retry", "limits", "cancel"].map(

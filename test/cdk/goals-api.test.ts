@@ -107,6 +107,7 @@ describe("GoalsApi", () => {
           "/goals/{goalId}/events",
           "/goals/{goalId}/stream",
           "/goals/{goalId}/details",
+          "/goals/{goalId}/children",
           "/goals/{goalId}/runs",
           "/goals/{goalId}/runs/{runId}/history",
           ...["revisions", "directive", "resume", "retry", "limits", "cancel"].map(

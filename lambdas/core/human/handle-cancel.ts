@@ -5,6 +5,7 @@ import { updateGoal } from "../loop/update-goal";
 import type { GoalStore } from "../ports/goal-store";
 import type { StopRun } from "../ports/run-control";
 import type { CancelRequestedDetail } from "./human-input-events";
+import { supersedePendingApprovals } from "./supersede-pending-approvals";
 
 export interface HandleCancelPorts {
   readonly goals: GoalStore;
@@ -23,9 +24,6 @@ export type HandleCancelResult =
       readonly supersededApprovals: readonly string[];
     }
   | { readonly outcome: "ignored"; readonly goalId: string; readonly reason: string };
-
-/** How many of a tenant's pending approvals a cancel looks through for the goal's own. */
-const PENDING_APPROVALS_PAGE = 1000;
 
 /**
  * A `Cancel Requested` event: any non-final goal is cancelled (core `cancel`, final), its current
@@ -64,23 +62,4 @@ export async function handleCancelRequested(
     runId: record.runId,
     supersededApprovals,
   };
-}
-
-async function supersedePendingApprovals(
-  goals: GoalStore,
-  tenantId: string,
-  goalId: string,
-): Promise<string[]> {
-  const pending = await goals.listApprovals({ tenantId, status: "pending", limit: PENDING_APPROVALS_PAGE });
-  const superseded: string[] = [];
-  for (const approval of pending.filter((item) => item.goalId === goalId)) {
-    try {
-      await goals.decideApproval(approval.approvalId, { status: "superseded" });
-      superseded.push(approval.approvalId);
-    } catch (error) {
-      // Decided meanwhile by a human: the cancel still stands, the decision wakes nothing.
-      if (!(error instanceof Error && error.name === "ApprovalAlreadyDecidedError")) throw error;
-    }
-  }
-  return superseded;
 }

@@ -6,6 +6,7 @@ import { updateGoal } from "../loop/update-goal";
 import type { GoalStore } from "../ports/goal-store";
 import type { RedriveRun, RunRef, StartRun } from "../ports/run-control";
 import type { RetryRequestedDetail } from "./human-input-events";
+import { supersedePendingApprovals } from "./supersede-pending-approvals";
 
 export interface HandleRetryPorts extends ReviveRunPorts {
   readonly goals: GoalStore;
@@ -34,6 +35,9 @@ export type HandleRetryResult =
  *   on in the same run (`retry` marks it `redriving`), from RecordFailure, the state it failed in.
  * - Otherwise (the window passed, or the local runtime) a new run takes over the iteration the
  *   failed one stopped in, from the goal's checkpoint, and its execution is started.
+ *
+ * Either way the approvals still pending for the failed run are superseded first: their task tokens
+ * died with it, and the run that goes on asks again if it still needs a human.
  *
  * A duplicate event after the commit finds the goal running again and only makes sure its run is
  * live (`reviveDeadRun`: a start that failed is made again); anything but `failed` is left alone.
@@ -69,6 +73,9 @@ export async function handleRetryRequested(
   if (retried.status !== "running") {
     return { outcome: "ignored", goalId, reason: `goal is ${retried.status}; retry needs failed` };
   }
+  // An approval the failed run was waiting on (or had stored before it could park) has a dead task
+  // token: the retried run asks again, and the old request must not stay decidable in the inbox.
+  await supersedePendingApprovals(ports.goals, retried.tenantId, goalId);
   if (newRunId === undefined && retried.redriving === record.runId) {
     // The window may close between the look and the redrive: then a new run takes over instead.
     if (await ports.redriveRun?.redrive(failedRun))

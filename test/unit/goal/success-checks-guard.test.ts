@@ -173,6 +173,7 @@ const RECORD_FREE = [
   "priceOf",
   "reached",
   "reasoningSummaryOf",
+  "refuseDuplicateCheckIds",
   "remainingBudgetUsd",
   "revisionIdFromBytes",
   "sameRun",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { pause } from "../../../lambdas/core/goal/goal-lifecycle";
+import { pause, waitFor } from "../../../lambdas/core/goal/goal-lifecycle";
 import { handleRetryRequested } from "../../../lambdas/core/human/handle-retry";
 import type { RetryRequestedDetail } from "../../../lambdas/core/human/human-input-events";
 import { recordFailure } from "../../../lambdas/core/loop/record-failure";
@@ -25,6 +25,7 @@ import {
   storedGoal,
   suiteGoalTable,
 } from "./control-support";
+import { aPendingApproval } from "./support";
 
 const retryOf = (goalId: string): RetryRequestedDetail => ({
   goalId,
@@ -110,6 +111,39 @@ describe("handleRetryRequested", () => {
     const final = await storedGoal(table, goal.goalId);
     expect(final.usage.modelCalls).toBe(1);
     expect(await eventTypes(table, goal.goalId)).toContain("goal.retried");
+  });
+
+  it("supersedes the approval a failed wait left pending, so only the retried run's request can be decided", async () => {
+    // Prepare: r1 parks on an approval, then its execution fails (the wait's task token dies with it)
+    const goal = await createGoal(table);
+    const approval = aPendingApproval(goal.goalId, { runId: "r1" });
+    const other = aPendingApproval((await createGoal(table)).goalId);
+    await table.adapters.goals.putApproval(approval);
+    await table.adapters.goals.putApproval(other);
+    const ids = { approvalId: approval.approvalId };
+    await changeGoal(table, goal.goalId, (record) =>
+      waitFor(
+        record,
+        { kind: "approval", reason: "notify", ...ids },
+        { eventType: "Approval Decided", revision: 1, ...ids },
+        clock(),
+      ),
+    );
+    const failed = await recordFailure({ goals: table.adapters.goals, now: clock }, FAILURE_OPTIONS, {
+      goalId: goal.goalId,
+      runId: "r1",
+      error: { Error: "States.Timeout", Cause: "the run was stopped" },
+    });
+    const start = recordingRunControl();
+
+    // Act
+    const result = await handleRetryRequested(ports(start.control), retryOf(goal.goalId));
+
+    // Assess
+    expect(failed.outcome).toBe("failed");
+    expect(result).toEqual({ outcome: "new_run", goalId: goal.goalId, runId: "r2" });
+    expect((await table.adapters.goals.getApproval(approval.approvalId))?.status).toBe("superseded");
+    expect((await table.adapters.goals.getApproval(other.approvalId))?.status).toBe("pending");
   });
 
   it("redrives the failed run's execution inside the redrive window: same run, nothing started", async () => {
