@@ -1,10 +1,12 @@
 /**
- * `npx tsx bench/live-events.ts`: how soon the local stack's long poll and event stream deliver a
+ * `npx tsx bench/live-events.ts` (and `npm run bench`, which runs `measureLiveEvents`): how soon the local stack's long poll and event stream deliver a
  * new event. A goal waits for an approval (nothing else writes to it); the bench commits one event
  * to its log through the goal store, as a step does, and times how long a long poll (or the open
  * stream) already waiting takes to hand it over. The budget ("within 100 ms of a new event") is
  * checked here, never in a test.
  */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { DynamoDbGoalStore } from "../lambdas/adapters/dynamodb-goal-store";
@@ -19,6 +21,14 @@ const BUDGET_MS = 100;
 /** Long enough for the reader to be waiting before the event is committed. */
 const SETTLE_MS = 150;
 
+/** The fixture the waiting goal's model answers from: one notify, which waits for an approval. */
+export const LIVE_EVENTS_FIXTURE = {
+  name: "live-events-waiting",
+  turns: {
+    reason: [{ toolUse: { name: "notify", input: { channel: "ops", message: "release 2.1 is out" } } }],
+  },
+} as const;
+
 const WAITING_GOAL = {
   objective: "Tell ops about the release",
   successChecks: [
@@ -30,7 +40,7 @@ const WAITING_GOAL = {
   ],
   tools: ["notify"],
   pattern: "react",
-  models: { default: "scripted:notify-needs-approval" },
+  models: { default: `scripted:${LIVE_EVENTS_FIXTURE.name}` },
 };
 
 function percentile(values: number[], p: number): number {
@@ -97,13 +107,18 @@ export async function measureLiveEvents(stack: LocalStack, samples: number) {
 const isMain = process.argv[1] !== undefined && resolve(process.argv[1]) === resolve(import.meta.filename);
 if (isMain) {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
+  const fixturesDir = mkdtempSync(join(tmpdir(), "goal-loops-live-events-"));
+  writeFileSync(
+    join(fixturesDir, `${LIVE_EVENTS_FIXTURE.name}.json`),
+    JSON.stringify(LIVE_EVENTS_FIXTURE.turns),
+  );
   const stack = await startLocalStack({
     projectDir: PROJECT_DIR,
     port: 0,
     inMemory: true,
     log: () => undefined,
     functionLog: () => undefined,
-    fixturesDir: join(PROJECT_DIR, "test", "e2e", "fixtures"),
+    fixturesDir,
   });
   try {
     const { longPoll, stream } = await measureLiveEvents(stack, SAMPLES);
@@ -122,5 +137,6 @@ if (isMain) {
     }
   } finally {
     await stack.stop();
+    rmSync(fixturesDir, { recursive: true, force: true });
   }
 }

@@ -11,6 +11,7 @@ import { type BenchStack, runsOf, settleQuietly, startBenchStack } from "./bench
 import { measureBundles, measureSdkFloor } from "./bundles";
 import { FIXTURES, LARGE_FILE, largePayloadGoalSpec, longGoalSpec } from "./fixtures";
 import { runInProcess } from "./in-process";
+import { LIVE_EVENTS_FIXTURE, measureLiveEvents } from "./live-events";
 import {
   type LongGoalRun,
   payloadBytesPerIteration,
@@ -51,6 +52,7 @@ const OVERHEAD_ITERATIONS = 60;
 const SHORT_ITERATIONS = 5;
 const APPROVALS = 10;
 const CONCURRENT_GOALS = 50;
+const LIVE_EVENT_SAMPLES = 30;
 const IMPORT_RUNS = 5;
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
@@ -415,6 +417,27 @@ async function main(): Promise<void> {
       ),
     );
     figures.push(info("approval", "decision received -> next step started, p95", p95(approvals), "ms"));
+    // A goal that waits gets one event committed at a time; a long poll (or the open stream) already waiting hands it over.
+    plain.writeFixture(LIVE_EVENTS_FIXTURE.name, LIVE_EVENTS_FIXTURE.turns);
+    const live = await measureLiveEvents(plain.stack, LIVE_EVENT_SAMPLES);
+    figures.push(
+      atMost(
+        "live events",
+        "event committed -> waiting long poll answers, p95",
+        p95(live.longPoll),
+        budget("longPollP95Ms"),
+        "ms",
+        `median ${median(live.longPoll).toFixed(0)} ms, ${live.longPoll.length} events`,
+      ),
+    );
+    figures.push(
+      info(
+        "live events",
+        "event committed -> open SSE stream delivers, median / p95",
+        `${median(live.stream).toFixed(0)} / ${p95(live.stream).toFixed(0)}`,
+        "ms",
+      ),
+    );
     const efforts: EffortRun[] = [await runAtEffort(plain, "low"), await runAtEffort(plain, "high")];
     figures.push(...effortFigures(efforts, models));
     const throughput = await measureThroughput(plain, CONCURRENT_GOALS);

@@ -388,8 +388,28 @@ function collectCheck(clause: string, previous: SuccessCheck[]): SuccessCheck[] 
 }
 
 program
+  .command("pause")
+  .description(
+    "Pause a running goal at its next step boundary (a waiting one once its wait is over); `resume` continues it where it stopped",
+  )
+  .argument("<goalId>")
+  .option("--reason <text>", "why, recorded with the pause")
+  .addOption(portOption())
+  .addOption(apiOption())
+  .addOption(profileOption())
+  .addOption(regionOption())
+  .action(async (goalId: string, options: ApiTarget & { reason?: string }) => {
+    await control(options, async (client) => {
+      await client.pause(goalId, options.reason);
+      write(`Pause of goal ${goalId} requested: it pauses at its next step boundary`);
+    });
+  });
+
+program
   .command("resume")
-  .description("Resume a paused goal from its checkpoint (a new run)")
+  .description(
+    "Resume a paused goal from its checkpoint (a new run), or withdraw a pause that has not taken effect yet",
+  )
   .argument("<goalId>")
   .addOption(portOption())
   .action(async (goalId: string, options: { port: number }) => {

@@ -4,13 +4,18 @@ import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { Command, InvalidArgumentError } from "commander";
 import { GoalLoopsError } from "../lambdas/core/goal/errors";
+import { type BedrockUpstream, createBedrockUpstream } from "../lib/local/bedrock-upstream";
 import { type LocalAccount, loadLocalAccountFile } from "../lib/local/local-account";
 import { watchOutbox } from "../lib/local/local-outbox";
 import { type LocalSecrets, localSecrets } from "../lib/local/local-secrets";
 import { type LocalStack, startLocalStack } from "../lib/local/local-stack";
-import { availableFixtures } from "../lib/local/model-fixtures";
+import { availableFixtures, fixtureNameOf } from "../lib/local/model-fixtures";
+import { DEFAULT_OPENAI_URL } from "../lib/local/openai-chat-client";
 
 const projectDir = path.resolve(import.meta.dirname, "..");
+// The recorder's upstream (`--record`): the endpoint this shell names for Bedrock Runtime, read
+// before anything here could mistake the stack's own local endpoint for it.
+const userBedrockEndpoint = process.env.AWS_ENDPOINT_URL_BEDROCK_RUNTIME || undefined;
 // The SDK clients this process builds (table creation) would warn that Node 20 support ends in 2027.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
 
@@ -29,7 +34,31 @@ function parseMilliseconds(value: string): number {
   return ms;
 }
 
+function parseUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidArgumentError(`'${value}' is not a URL (e.g. http://127.0.0.1:11434/v1)`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new InvalidArgumentError(`'${value}' is not an http(s) URL`);
+  }
+  return value;
+}
+
+function parseRecordingName(value: string): string {
+  if (fixtureNameOf(`scripted:${value}`) === undefined) {
+    throw new InvalidArgumentError(
+      `'${value}' cannot name a fixture: use letters, digits, '.', '_' and '-' (replayed as scripted:<name>)`,
+    );
+  }
+  return value;
+}
+
 interface Flags {
+  openaiUrl: string;
+  record?: string;
   port: number;
   fixtures: string;
   model?: string;
@@ -54,6 +83,17 @@ const program = new Command("local")
     "--model <id>",
     "model id for every role (replaces HEAVY_MODEL_ID and FAST_MODEL_ID), e.g. scripted:write-release-summary",
   )
+  .option(
+    "--openai-url <url>",
+    "OpenAI-compatible API that openai:<model> ids call (Ollama, llama.cpp, vLLM, LM Studio); OPENAI_API_KEY is sent as a bearer token when set",
+    parseUrl,
+    DEFAULT_OPENAI_URL,
+  )
+  .option(
+    "--record <name>",
+    "send every model call to real Bedrock (your AWS credentials and region, or AWS_ENDPOINT_URL_BEDROCK_RUNTIME) and write the answers to <fixtures>/<name>.json, replayed offline as scripted:<name>",
+    parseRecordingName,
+  )
   .option("--state-dir <dir>", "where DynamoDB data is kept across restarts", ".goal-loops")
   .option("--in-memory", "keep nothing: DynamoDB in memory", false)
   .option("--retry-interval-ms <ms>", "what every state machine Retry waits locally", parseMilliseconds, 0)
@@ -70,6 +110,7 @@ const program = new Command("local")
 const flags = program.parse(process.argv).opts<Flags>();
 const { secrets, generated } = secretsOrExit();
 const account = accountOrExit(flags.account);
+const record = await recordingOrExit(flags.record);
 let stack: LocalStack;
 try {
   stack = await startLocalStack({
@@ -81,6 +122,11 @@ try {
     inMemory: flags.inMemory,
     retryIntervalMs: flags.retryIntervalMs,
     secrets,
+    openAi: {
+      baseUrl: flags.openaiUrl,
+      ...(process.env.OPENAI_API_KEY ? { apiKey: process.env.OPENAI_API_KEY } : {}),
+    },
+    ...(record === undefined ? {} : { record: { name: record.name, upstream: record.upstream } }),
     ...(flags.config === undefined ? {} : { configFile: path.resolve(flags.config) }),
     ...(account === undefined ? {} : { account }),
   });
@@ -114,7 +160,13 @@ console.log(
     `  EventBridge     ${stack.endpoints.eventbridge}`,
     `  Scheduler       ${stack.endpoints.scheduler} (goal deadlines)`,
     `  Bedrock         ${stack.endpoints.bedrockRuntime} (fixtures from ${relative(stack.fixturesDir)}: ${fixtures.join(", ") || "none"})`,
-    `  Model           ${flags.model ?? "each function's HEAVY_MODEL_ID / FAST_MODEL_ID (only scripted:<name> models answer locally)"}`,
+    `  Model           ${flags.model === undefined ? "each goal's own, else each function's HEAVY_MODEL_ID / FAST_MODEL_ID" : `${flags.model} answers every call, also of goals that name a model`}`,
+    `  OpenAI models   openai:<model> calls go to ${flags.openaiUrl}${process.env.OPENAI_API_KEY ? " (with OPENAI_API_KEY)" : ""}`,
+    ...(record === undefined
+      ? []
+      : [
+          `  Recording       every model call goes to Bedrock Runtime at ${record.upstreamDescription}; answers written to ${relative(path.join(stack.fixturesDir, `${record.name}.json`))} (replay: scripted:${record.name})`,
+        ]),
     `  AWS account     ${stack.endpoints.account} (what goal-loops preflight reads: ${flags.account === undefined ? "a fresh, bootstrapped account" : relative(path.resolve(flags.account))})`,
     "",
     "Next:",
@@ -136,6 +188,27 @@ console.log(
     "Ctrl+C stops it.",
   ].join("\n"),
 );
+
+/**
+ * The recorder's upstream for `--record`, its region (or endpoint) resolved now, so a shell with
+ * no region fails here and not on the first model call.
+ */
+async function recordingOrExit(
+  name: string | undefined,
+): Promise<{ name: string; upstream: BedrockUpstream; upstreamDescription: string } | undefined> {
+  if (name === undefined) return undefined;
+  const upstream = createBedrockUpstream(
+    userBedrockEndpoint === undefined ? {} : { endpoint: userBedrockEndpoint },
+  );
+  try {
+    return { name, upstream, upstreamDescription: await upstream.describe() };
+  } catch (error) {
+    console.error(
+      `--record needs an AWS region for Bedrock Runtime (set AWS_REGION or a profile's region): ${error instanceof Error ? error.message : String(error)}`,
+    );
+    process.exit(1);
+  }
+}
 
 /** The `--account` file's account, or exit 1 naming what in it is wrong. */
 function accountOrExit(file: string | undefined): LocalAccount | undefined {

@@ -159,7 +159,18 @@ function Actions(props: { goal: GoalSnapshot; onDone: () => void }) {
         Revise
       </button>
       <div class="row">
-        <button type="button" onClick={() => run("resume", () => api("POST", `${base}/resume`))}>
+        <button
+          type="button"
+          data-testid="pause"
+          onClick={() => run("pause", () => api("POST", `${base}/pause`, {}))}
+        >
+          Pause
+        </button>
+        <button
+          type="button"
+          data-testid="resume"
+          onClick={() => run("resume", () => api("POST", `${base}/resume`))}
+        >
           Resume
         </button>
         <button type="button" onClick={() => run("retry", () => api("POST", `${base}/retry`))}>
@@ -336,6 +347,13 @@ export function GoalView(props: { goalId: string }) {
         {goal.waitingFor && (
           <p class="waiting">
             Waiting for {goal.waitingFor.kind}: {goal.waitingFor.reason}
+          </p>
+        )}
+        {goal.pauseRequested && (
+          <p class="waiting" data-testid="pause-requested">
+            Pause requested by {goal.pauseRequested.by}
+            {goal.pauseRequested.reason ? `: ${goal.pauseRequested.reason}` : ""}; it pauses at its next step
+            boundary
           </p>
         )}
         {goal.stopReason && goal.status !== "completed" && (

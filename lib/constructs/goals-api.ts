@@ -47,10 +47,10 @@ export interface GoalsApiProps {
   readonly stateMachines: Readonly<Partial<Record<Pattern, IStateMachine>>>;
 
   /**
-   * The human-input bus: revisions, resumes and cancellations asked for through the API are
+   * The human-input bus: revisions, pauses, resumes and cancellations asked for through the API are
    * published on it (`GOAL_EVENT_BUS_NAME`) for the resume handler.
    *
-   * @default - none: the revision, directive, resume, retry, limits and cancel routes answer 503
+   * @default - none: the revision, directive, pause, resume, retry, limits and cancel routes answer 503
    */
   readonly goalEventBus?: GoalEventBus;
 
@@ -277,7 +277,7 @@ export class GoalsApi extends Construct {
       requestParameters: { "method.request.path.goalId": true },
     });
     // Steering a goal: each publishes one human-input event; the function validates the bodies.
-    for (const control of ["revisions", "directive", "resume", "retry", "limits", "cancel"]) {
+    for (const control of ["revisions", "directive", "pause", "resume", "retry", "limits", "cancel"]) {
       goal.addResource(control).addMethod("POST", integration, {
         requestValidator: validator,
         requestParameters: { "method.request.path.goalId": true },

@@ -6,13 +6,28 @@ import http2, {
 } from "node:http2";
 import * as z from "zod";
 import { ModelRoleSchema } from "../../lambdas/core/models/model-roles";
+import type { BedrockUpstream } from "./bedrock-upstream";
 import { claudeRequestProblem } from "./claude-request-rules";
 import { AnsweredTurns, reasoningProblem } from "./claude-thinking-rules";
 import type { JsonObject, JsonValue } from "./cloud-assembly-model";
 import { AwsApiError } from "./errors";
-import { type ScriptedAnswer, ScriptedBedrockError, scriptedConverse } from "./fixture-converse";
+import {
+  recordedReasoningRole,
+  type ScriptedAnswer,
+  ScriptedBedrockError,
+  scriptedConverse,
+  stableToolUseId,
+} from "./fixture-converse";
+import { FixtureRecorder } from "./fixture-recorder";
 import { isJsonObject, parseJson } from "./json";
 import { listen } from "./listen";
+import { openModelReasoningProblem } from "./open-model-thinking-rules";
+import {
+  converseWithOpenAi,
+  DEFAULT_OPENAI_URL,
+  type OpenAiServer,
+  openAiModelOf,
+} from "./openai-chat-client";
 import { prefixHash } from "./reasoning-signatures";
 
 /** Waits `ms` (a fixture turn's `latencyMs`); nothing for 0. */
@@ -65,6 +80,24 @@ export interface BedrockEndpointOptions {
   readonly fixturesDir: string;
   readonly port?: number;
   /**
+   * Answers every call with this model, whatever model id the request names (`npm start --
+   * --model`): a goal that names its own model runs on it too.
+   * @default - the model id of each request
+   */
+  readonly modelOverride?: string;
+  /**
+   * Where `openai:<model>` calls go (`--openai-url`, `OPENAI_API_KEY`).
+   * @default - Ollama's http://127.0.0.1:11434/v1, no key
+   */
+  readonly openAi?: OpenAiServer;
+  /**
+   * Record every call (`--record <name>`): it goes to this upstream instead of being answered here,
+   * and the answers are written to `<fixturesDir>/<name>.json` (fixture-recorder.ts).
+   */
+  readonly record?: { readonly name: string; readonly upstream: BedrockUpstream };
+  /** Where the recorder says what it writes. @default nothing */
+  readonly log?: (line: string) => void;
+  /**
    * Refuse, as the Claude 5.5 models do, thinking blocks that are not sent back byte for byte to
    * the model and conversation they were made in (claude-thinking-rules.ts). Every other rule of
    * claude-request-rules.ts holds either way.
@@ -112,7 +145,22 @@ export async function startBedrockEndpoint(options: BedrockEndpointOptions): Pro
   };
   const keyOf = (key: CallKey) => JSON.stringify([key.goalId, key.role, key.call]);
 
-  const converse = (modelId: string, body: string): ScriptedAnswer & { key: CallKey } => {
+  const openAi = options.openAi ?? { baseUrl: DEFAULT_OPENAI_URL };
+  const recorder =
+    options.record === undefined
+      ? undefined
+      : new FixtureRecorder(
+          options.fixturesDir,
+          options.record.name,
+          options.record.upstream.describe,
+          options.log,
+        );
+
+  const converse = async (
+    requestedModelId: string,
+    body: string,
+  ): Promise<ScriptedAnswer & { key: CallKey }> => {
+    const modelId = options.modelOverride ?? requestedModelId;
     let request: JsonValue = null;
     try {
       request = parseJson(body);
@@ -126,7 +174,7 @@ export async function startBedrockEndpoint(options: BedrockEndpointOptions): Pro
       const why = metadata.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
       throw new AwsApiError(
         "ValidationException",
-        `A fixture model needs requestMetadata {goalId, role, call}: ${why}`,
+        `A local model needs requestMetadata {goalId, role, call}: ${why}`,
       );
     }
     const { goalId, role, call } = metadata.data;
@@ -138,23 +186,49 @@ export async function startBedrockEndpoint(options: BedrockEndpointOptions): Pro
       if (records.length > MAX_RECORDS) records.shift();
     };
     const conversation = { modelId, goalId, role };
+    const toolUseIdOf = (index: number) => stableToolUseId({ goalId, role, call }, index);
     try {
-      const problem =
-        claudeRequestProblem(request) ??
-        (strict ? reasoningProblem(request, conversation, answered) : undefined);
-      if (problem !== undefined) throw new AwsApiError("ValidationException", problem);
-      const messages = Array.isArray(request.messages) ? request.messages : [];
-      const answer = scriptedConverse({
-        fixturesDir: options.fixturesDir,
-        modelId,
-        goalId,
-        role,
-        call,
-        attempt,
-        body,
-        request,
-        binding: { modelId, goalId, role, prefix: prefixHash(request, messages.length) },
-      });
+      let answer: ScriptedAnswer;
+      if (recorder !== undefined && options.record !== undefined) {
+        // Recording: the real service checks the request; it is sent as the function made it.
+        try {
+          answer = { response: await options.record.upstream.converse(modelId, body), latencyMs: 0 };
+        } catch (error) {
+          if (error instanceof AwsApiError)
+            await recorder.failed(modelId, { goalId, role, call }, error.code, error.message);
+          throw error;
+        }
+        await recorder.answered(modelId, { goalId, role, call }, answer.response);
+      } else {
+        const openAiModel = openAiModelOf(modelId);
+        if (openAiModel !== undefined) {
+          const problem = strict ? openModelReasoningProblem(request, modelId) : undefined;
+          if (problem !== undefined) throw new AwsApiError("ValidationException", problem);
+          answer = {
+            response: await converseWithOpenAi(openAi, openAiModel, request, toolUseIdOf),
+            latencyMs: 0,
+          };
+        } else {
+          const recordedRole = (reasoning: JsonObject) =>
+            recordedReasoningRole(options.fixturesDir, modelId, reasoning);
+          const problem =
+            claudeRequestProblem(request) ??
+            (strict ? reasoningProblem(request, conversation, answered, recordedRole) : undefined);
+          if (problem !== undefined) throw new AwsApiError("ValidationException", problem);
+          const messages = Array.isArray(request.messages) ? request.messages : [];
+          answer = scriptedConverse({
+            fixturesDir: options.fixturesDir,
+            modelId,
+            goalId,
+            role,
+            call,
+            attempt,
+            body,
+            request,
+            binding: { modelId, goalId, role, prefix: prefixHash(request, messages.length) },
+          });
+        }
+      }
       answered.remember(request, conversation, contentOf(answer.response));
       record({ response: answer.response });
       return { ...answer, key: { goalId, role, call } };
@@ -188,7 +262,7 @@ export async function startBedrockEndpoint(options: BedrockEndpointOptions): Pro
           404,
         );
       }
-      const { response, latencyMs, key } = converse(
+      const { response, latencyMs, key } = await converse(
         decodeURIComponent(modelId),
         Buffer.concat(chunks).toString("utf8"),
       );

@@ -37,8 +37,18 @@ const isReasoning = (block: JsonValue | undefined): boolean =>
 const contentOf = (message: JsonValue | undefined): JsonValue[] =>
   isJsonObject(message) && Array.isArray(message.content) ? message.content : [];
 
+/**
+ * The role of a recorded conversation a block was made in, when a recording vouches for it (a block
+ * the real service signed, sent back byte for byte as recorded); else undefined.
+ */
+export type RecordedBlockRole = (reasoning: JsonObject) => string | undefined;
+
 /** The first problem with a reasoning block the request sends back, or undefined. */
-function sentBlockProblem(request: JsonObject, conversation: RequestConversation): string | undefined {
+function sentBlockProblem(
+  request: JsonObject,
+  conversation: RequestConversation,
+  recordedRole: RecordedBlockRole,
+): string | undefined {
   const messages = Array.isArray(request.messages) ? request.messages : [];
   for (const [i, message] of messages.entries()) {
     const content = contentOf(message);
@@ -50,6 +60,13 @@ function sentBlockProblem(request: JsonObject, conversation: RequestConversation
       }
       if (!content.slice(0, j).every(isReasoning)) {
         return `${where}: If an assistant message contains any thinking blocks, the first block must be \`thinking\` or \`redacted_thinking\`. Found \`${typeName(content[0])}\`.`;
+      }
+      // A recorded block carries the service's signature, not the endpoint's: the recording vouches
+      // for its bytes, and it belongs to the role's conversation it was recorded in.
+      const recorded = recordedRole(block.reasoningContent);
+      if (recorded !== undefined) {
+        if (recorded === conversation.role) continue;
+        return `${where}: Invalid \`signature\` in \`${typeName(block)}\` block. The block is bound to a different conversation (recorded for role ${recorded}).`;
       }
       const check = checkReasoningBlock(block.reasoningContent);
       if (!check.valid) return `${where}: Invalid \`signature\` in \`${typeName(block)}\` block.`;
@@ -156,8 +173,10 @@ export function reasoningProblem(
   request: JsonObject,
   conversation: RequestConversation,
   answered: AnsweredTurns,
+  recordedRole: RecordedBlockRole = () => undefined,
 ): string | undefined {
   const problem =
-    sentBlockProblem(request, conversation) ?? roundTripProblem(request, conversation, answered);
+    sentBlockProblem(request, conversation, recordedRole) ??
+    roundTripProblem(request, conversation, answered);
   return problem === undefined ? undefined : `${MODEL_ERRORS}${problem}`;
 }

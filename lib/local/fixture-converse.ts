@@ -11,6 +11,7 @@ import {
   fixtureNameOf,
   type ModelFixture,
   parseModelFixture,
+  type RecordedFrom,
   type ResponseTurn,
   readFixtureText,
 } from "./model-fixtures";
@@ -78,9 +79,10 @@ export function scriptedConverse(request: ScriptedRequest): ScriptedAnswer {
     const available = availableFixtures(fixturesDir).join(", ") || "none";
     throw new AwsApiError(
       "ResourceNotFoundException",
-      `Model '${modelId}' is not served by the local Bedrock endpoint, which serves fixture models only: ` +
+      `Model '${modelId}' is not served by the local Bedrock endpoint: ` +
         `use 'scripted:<name>' for ${fixtureFileOf(fixturesDir, "<name>")} (available: ${available}), ` +
-        "with npm start -- --model or a goal's models.default",
+        "or 'openai:<model>' for a model of an OpenAI-compatible server such as Ollama (--openai-url), " +
+        "with npm start -- --model or a goal's models.default; npm start -- --record <name> calls real Bedrock",
       404,
     );
   }
@@ -113,7 +115,7 @@ export function scriptedConverse(request: ScriptedRequest): ScriptedAnswer {
     );
   }
   return {
-    response: converseResponse(scripted.response, request, fixture.thinking),
+    response: converseResponse(scripted.response, request, fixture.thinking, fixture.recordedFrom),
     latencyMs: scripted.response.latencyMs ?? 0,
   };
 }
@@ -122,7 +124,12 @@ export function scriptedConverse(request: ScriptedRequest): ScriptedAnswer {
  * A Converse response for a scripted turn; usage derived from sizes when the fixture gives none. A
  * model that thinks answers with a signed reasoning block first, as the Claude 5.5 models do.
  */
-function converseResponse(turn: ResponseTurn, request: ScriptedRequest, thinks: boolean): JsonObject {
+function converseResponse(
+  turn: ResponseTurn,
+  request: ScriptedRequest,
+  thinks: boolean,
+  recorded: RecordedFrom | undefined,
+): JsonObject {
   const toolUses =
     turn.toolUse === undefined ? [] : Array.isArray(turn.toolUse) ? turn.toolUse : [turn.toolUse];
   const answer: JsonObject[] = [
@@ -135,7 +142,13 @@ function converseResponse(turn: ResponseTurn, request: ScriptedRequest, thinks: 
       },
     })),
   ];
-  const thinking = thinks && thinksNow(request.request) ? reasoningOf(turn, request) : undefined;
+  // A recorded turn carries the reasoning the model sent, or none; a scripted one gets it generated.
+  const thinking =
+    recorded !== undefined
+      ? recordedReasoningOf(turn)
+      : thinks && thinksNow(request.request)
+        ? reasoningOf(turn, request)
+        : undefined;
   const content = thinking === undefined ? answer : [thinking.block, ...answer];
   // Roughly four characters per token: enough for cost accounting to move in offline runs. The
   // reasoning counts by its text (its signature carries it, it is no output of its own), and it is
@@ -160,8 +173,16 @@ function converseResponse(turn: ResponseTurn, request: ScriptedRequest, thinks: 
 
 /** Stable across replays: the same goal, role, call and position always get the same id. */
 function toolUseIdOf(request: ScriptedRequest, index: number): string {
+  return stableToolUseId(request, index);
+}
+
+/** A tool call id derived from the goal, role, call and position (a model that gives none gets one). */
+export function stableToolUseId(
+  key: { readonly goalId: string; readonly role: string; readonly call: number },
+  index: number,
+): string {
   const digest = createHash("sha256")
-    .update(JSON.stringify([request.goalId, request.role, request.call, index]))
+    .update(JSON.stringify([key.goalId, key.role, key.call, index]))
     .digest("base64url");
   return `tooluse_${digest.replace(/[-_]/g, "").slice(0, 22)}`;
 }
@@ -189,6 +210,77 @@ function reasoningOf(turn: ResponseTurn, request: ScriptedRequest): { block: Jso
   }
   const signature = signReasoningText(request.binding, text);
   return { block: { reasoningContent: { reasoningText: { text, signature } } }, text };
+}
+
+/** A recorded turn's reasoning block exactly as the service sent it, or undefined when it sent none. */
+function recordedReasoningOf(turn: ResponseTurn): { block: JsonObject; text: string } | undefined {
+  if (turn.redacted && turn.redactedContent !== undefined) {
+    return { block: { reasoningContent: { redactedContent: turn.redactedContent } }, text: "" };
+  }
+  if (turn.reasoning === undefined) return undefined;
+  const reasoningText = {
+    text: turn.reasoning,
+    ...(turn.signature === undefined ? {} : { signature: turn.signature }),
+  };
+  return { block: { reasoningContent: { reasoningText } }, text: turn.reasoning };
+}
+
+/** A reasoning block's identity: its text and signature, or its redacted bytes (base64). */
+function reasoningKey(reasoning: JsonObject): string | undefined {
+  const text = isJsonObject(reasoning.reasoningText) ? reasoning.reasoningText : undefined;
+  if (text !== undefined) {
+    if (typeof text.signature !== "string" || typeof text.text !== "string") return undefined;
+    return JSON.stringify(["text", text.text, text.signature]);
+  }
+  return typeof reasoning.redactedContent === "string"
+    ? JSON.stringify(["redacted", reasoning.redactedContent])
+    : undefined;
+}
+
+/** Each recorded fixture's blocks, by reasoningKey, with the role whose conversation they were made in. */
+const recordedBlocks = new WeakMap<ModelFixture, ReadonlyMap<string, ModelRole>>();
+
+function recordedBlocksOf(fixture: ModelFixture): ReadonlyMap<string, ModelRole> {
+  const known = recordedBlocks.get(fixture);
+  if (known !== undefined) return known;
+  const blocks = new Map<string, ModelRole>();
+  for (const [role, calls] of Object.entries(fixture.roles)) {
+    for (const call of calls ?? []) {
+      const reasoning = call.response === undefined ? undefined : recordedReasoningOf(call.response);
+      const key =
+        reasoning && isJsonObject(reasoning.block.reasoningContent)
+          ? reasoningKey(reasoning.block.reasoningContent)
+          : undefined;
+      if (key !== undefined) blocks.set(key, role as ModelRole);
+    }
+  }
+  recordedBlocks.set(fixture, blocks);
+  return blocks;
+}
+
+/**
+ * The role a reasoning block sent back to a recorded fixture model was recorded for, when it is
+ * one of the file's recorded blocks byte for byte (text and signature, or redacted bytes); else
+ * undefined. Its signature is the real service's, which only the service can check: the recording
+ * is what vouches for it.
+ */
+export function recordedReasoningRole(
+  fixturesDir: string,
+  modelId: string,
+  reasoning: JsonObject,
+): ModelRole | undefined {
+  const name = fixtureNameOf(modelId);
+  const key = reasoningKey(reasoning);
+  if (name === undefined || key === undefined) return undefined;
+  let fixture: ModelFixture;
+  try {
+    fixture = currentFixture(fixtureFileOf(fixturesDir, name));
+  } catch {
+    // An unreadable file vouches for nothing; the answer itself reports what is wrong with it.
+    return undefined;
+  }
+  if (fixture.recordedFrom === undefined) return undefined;
+  return recordedBlocksOf(fixture).get(key);
 }
 
 /**

@@ -4,6 +4,7 @@ import { DynamoDbGoalStore } from "../../lambdas/adapters/dynamodb-goal-store";
 import { startAccountEndpoint } from "./account-endpoint";
 import { LOCAL_IDENTITY, startApiServer } from "./api-server";
 import { type BedrockEndpoint, startBedrockEndpoint } from "./bedrock-endpoint";
+import type { BedrockUpstream } from "./bedrock-upstream";
 import { ensureSynthesized, loadCloudAssembly } from "./cdk-out";
 import {
   type CloudAssemblyModel,
@@ -23,6 +24,7 @@ import { type LocalOutboxEntry, localOutboxReader } from "./local-outbox";
 import { type LocalSecrets, secretEnvironment } from "./local-secrets";
 import { localStoreClient, payloadSettingsOf } from "./local-store-client";
 import { withMcpCredentials } from "./mcp-credentials";
+import type { OpenAiServer } from "./openai-chat-client";
 import { reattachGoals } from "./reattach-goals";
 import { type S3Endpoint, startS3Endpoint } from "./s3-endpoint";
 import { type SchedulerEndpoint, startSchedulerEndpoint } from "./scheduler-endpoint";
@@ -46,10 +48,22 @@ export interface LocalStackOptions {
   /** Folder of `scripted:<name>` model fixtures. @default `<projectDir>/examples/fixtures` */
   readonly fixturesDir?: string;
   /**
-   * Replaces HEAVY_MODEL_ID and FAST_MODEL_ID (e.g. `scripted:write-release-summary`) on the
-   * functions that have them; a variable of the same name in `environment` still wins.
+   * The model of every call (`--model`, e.g. `scripted:write-release-summary` or `openai:llama3.1`):
+   * replaces HEAVY_MODEL_ID and FAST_MODEL_ID on the functions that have them (a variable of the
+   * same name in `environment` still wins), and the local Bedrock endpoint answers with it the
+   * calls of goals that name a model of their own.
    */
   readonly model?: string;
+  /**
+   * The OpenAI-compatible server `openai:<model>` calls go to (`--openai-url`, `OPENAI_API_KEY`).
+   * @default - Ollama's http://127.0.0.1:11434/v1
+   */
+  readonly openAi?: OpenAiServer;
+  /**
+   * Record every model call (`--record <name>`): sent to `upstream` (real Bedrock), the answers
+   * written to `<fixturesDir>/<name>.json` for `scripted:<name>` to replay.
+   */
+  readonly record?: { readonly name: string; readonly upstream: BedrockUpstream };
   /** Where DynamoDB data and S3 objects are kept across restarts. @default `<projectDir>/.goal-loops` */
   readonly stateDir?: string;
   /** Keep nothing: DynamoDB in memory, S3 objects in a temporary folder. @default false */
@@ -198,8 +212,15 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       log,
     });
     stops.push(scheduler.close);
-    const bedrock = await startBedrockEndpoint({ fixturesDir });
+    const bedrock = await startBedrockEndpoint({
+      fixturesDir,
+      log,
+      ...(options.model === undefined ? {} : { modelOverride: options.model }),
+      ...(options.openAi === undefined ? {} : { openAi: options.openAi }),
+      ...(options.record === undefined ? {} : { record: options.record }),
+    });
     stops.push(bedrock.close);
+    if (options.record !== undefined) stops.push(async () => options.record?.upstream.close());
     // Functions invoking functions (Lambda tools) reach the host through this endpoint.
     const lambdaEndpoint = await startLambdaEndpoint({
       invokeFunction: invoke,
@@ -339,8 +360,12 @@ function withLocalTenant(fn: FunctionSpec): FunctionSpec {
   return { ...fn, environment: { ...fn.environment, SLACK_TENANT_ID: LOCAL_IDENTITY.accountId } };
 }
 
-/** Model ids only the local runtime answers: fixtures and a local model (DESIGN §7). */
-const LOCAL_MODEL_PATTERNS = ["scripted:*", "local:*"];
+/**
+ * Model ids only the local runtime answers (DESIGN §7): fixtures and models of an OpenAI-compatible
+ * server. Added to the allow-lists of the local functions only: synth refuses them in a deployed
+ * stack's configuration (they are not Bedrock model ids), so no deployed stack admits them.
+ */
+const LOCAL_MODEL_PATTERNS = ["scripted:*", "openai:*", "local:*"];
 
 /**
  * A function's model variables when run locally, changed only where the function has them (as

@@ -51,11 +51,31 @@ export const ResponseTurnSchema = z
     stopReason: StopReasonSchema.optional(),
     usage: UsageSchema.optional(),
     latencyMs: LatencySchema,
-    reasoning: z.string().min(1).optional(),
+    reasoning: z.string().optional(),
     redacted: z.boolean().optional(),
+    /**
+     * A recorded block's signature, as the service sent it (`--record`): the block is served with
+     * it, verbatim, and accepted back only byte for byte. Empty `reasoning` is the model's own
+     * (Claude 5.5 omits its thinking's text unless asked for it).
+     */
+    signature: z.string().min(1).optional(),
+    /** A recorded redacted block's bytes, base64, as the service sent them (`--record`; with `redacted`). */
+    redactedContent: z.base64().min(1).optional(),
   })
   .refine((turn) => turn.text !== undefined || turn.toolUse !== undefined, {
     message: "a turn needs text, toolUse or error",
+  })
+  .refine((turn) => turn.reasoning !== "" || turn.signature !== undefined, {
+    message: "reasoning is empty: give its text, or leave it out to have one generated",
+    path: ["reasoning"],
+  })
+  .refine((turn) => turn.signature === undefined || turn.reasoning !== undefined, {
+    message: "a signature signs a reasoning text: give reasoning too",
+    path: ["signature"],
+  })
+  .refine((turn) => turn.redactedContent === undefined || turn.redacted === true, {
+    message: 'redactedContent holds a redacted block\'s bytes: set "redacted": true too',
+    path: ["redactedContent"],
   });
 export type ResponseTurn = z.infer<typeof ResponseTurnSchema>;
 
@@ -71,16 +91,33 @@ export type ErrorTurn = z.infer<typeof ErrorTurnSchema>;
  * The file: a list of turns per role, and `thinking: false` for a model that does not think
  * (Claude Haiku 4.5 without a budget): its answers carry no reasoning block.
  */
+/**
+ * Where a recorded fixture came from (`npm start -- --record`): the model that really answered and
+ * when. Its turns are served exactly as recorded: reasoning only where the model sent some, with
+ * the model's signatures.
+ */
+export const RecordedFromSchema = z.strictObject({
+  model: z.string().min(1),
+  recordedAt: z.iso.datetime(),
+  /** The region (or endpoint) of the Bedrock Runtime that answered. */
+  upstream: z.string().min(1).optional(),
+});
+export type RecordedFrom = z.infer<typeof RecordedFromSchema>;
+
 const FixtureFileSchema = z
-  .object({ thinking: z.boolean().optional() })
+  .object({ thinking: z.boolean().optional(), recordedFrom: RecordedFromSchema.optional() })
   .catchall(z.unknown())
-  .transform(({ thinking, ...roles }, context) => {
+  .transform(({ thinking, recordedFrom, ...roles }, context) => {
     const parsed = z.partialRecord(ModelRoleSchema, z.array(z.unknown())).safeParse(roles);
     if (!parsed.success) {
       for (const issue of parsed.error.issues) context.addIssue({ ...issue, code: "custom" });
       return z.NEVER;
     }
-    return { thinking: thinking ?? true, roles: parsed.data };
+    return {
+      thinking: thinking ?? true,
+      roles: parsed.data,
+      ...(recordedFrom === undefined ? {} : { recordedFrom }),
+    };
   });
 
 /**
@@ -95,6 +132,8 @@ export interface ScriptedCall {
 export interface ModelFixture {
   /** Whether the scripted model thinks: every answer then carries a reasoning block. */
   readonly thinking: boolean;
+  /** Set for a recorded run: its turns are served as recorded, nothing generated. */
+  readonly recordedFrom?: RecordedFrom;
   readonly roles: Partial<Record<ModelRole, readonly ScriptedCall[]>>;
 }
 
@@ -197,7 +236,8 @@ export function parseModelFixture(file: string, text: string): ModelFixture {
       );
     }
   }
-  return { thinking: parsed.data.thinking, roles };
+  const { recordedFrom } = parsed.data;
+  return { thinking: parsed.data.thinking, roles, ...(recordedFrom === undefined ? {} : { recordedFrom }) };
 }
 
 function unreadable(file: string, error: unknown): FixtureFileError {

@@ -172,6 +172,53 @@ describe("the web console in headless Chromium, on the local stack", () => {
     await page.screenshot({ path: join(SCREENSHOTS, "redirected.png"), fullPage: true });
   }, 90_000);
 
+  it("pauses a running goal from the page, shows it paused, and resumes it to completion", async () => {
+    // Prepare: slow notes, then the poem, so the goal is running when the button is pressed.
+    e2e.writeFixture("console-pause", {
+      reason: [
+        ...Array.from({ length: 4 }, (_, index) => ({
+          toolUse: {
+            name: "workspace_write",
+            input: { path: `notes/${index}.md`, content: `note ${index}` },
+          },
+          latencyMs: 400,
+        })),
+        { toolUse: { name: "workspace_write", input: { path: "poem.md", content: "winter light on snow" } } },
+      ],
+    });
+    const { goalId } = await e2e.client.submitGoal({
+      objective: "Write a short poem about winter to poem.md",
+      successChecks: [
+        {
+          id: "poem",
+          description: "poem.md mentions light",
+          verify: { kind: "artifact", path: "poem.md", contains: "light" },
+        },
+      ],
+      limits: { maxSteps: 20, maxNoProgressCycles: 10 },
+      pattern: "react",
+      models: { default: "scripted:console-pause" },
+    });
+    await untilEvent(goalId, "tool.called");
+
+    // Act
+    await page.goto(consoleUrl(`/goals/${goalId}`));
+    await page.waitForSelector("[data-testid=goal-status]:text('running')");
+    await page.click("[data-testid=pause]");
+    await page.waitForSelector("[data-testid=action-result]:text('pause: accepted')");
+    await page.waitForSelector("[data-testid=goal-status]:text('paused')", { timeout: 60_000 });
+    const stopped = await page.textContent(".stopped");
+    await page.screenshot({ path: join(SCREENSHOTS, "paused.png"), fullPage: true });
+    await page.click("[data-testid=resume]");
+
+    // Assess
+    await page.waitForSelector("[data-testid=goal-status]:text('completed')", { timeout: 60_000 });
+    expect(stopped).toMatch(/human/);
+    const final = await e2e.client.getGoal(goalId);
+    expect(final).toMatchObject({ status: "completed", runId: "r2", satisfiedChecks: ["poem"] });
+    expect(final.usageByRole.reason?.modelCalls).toBe(5);
+  }, 90_000);
+
   it("never puts a task token in front of the page", async () => {
     // Assess: every response the page saw, against every token the runtime handed out.
     const tokens = e2e.stack.executions.tokens.issued();

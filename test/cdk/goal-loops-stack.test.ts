@@ -560,7 +560,7 @@ function expectedAcknowledgments(template: Template): string[] {
       "goals/{goalId}/details/GET",
       "goals/{goalId}/runs/GET",
       "goals/{goalId}/runs/{runId}/history/GET",
-      ...["revisions", "directive", "resume", "retry", "limits", "cancel"].map(
+      ...["revisions", "directive", "pause", "resume", "retry", "limits", "cancel"].map(
         (control) => `goals/{goalId}/${control}/POST`,
       ),
       "approvals/GET",
@@ -575,7 +575,7 @@ function expectedAcknowledgments(template: Template): string[] {
         "goals/{goalId}/children",
         "goals/{goalId}/runs",
         "goals/{goalId}/runs/{runId}/history",
-        ...["revisions", "directive", "resume", "retry", "limits", "cancel"].map(
+        ...["revisions", "directive", "pause", "resume", "retry", "limits", "cancel"].map(
           (control) => `goals/{goalId}/${control}`,
         ),
         "approvals",

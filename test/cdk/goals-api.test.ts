@@ -94,6 +94,7 @@ describe("GoalsApi", () => {
         "POST /goals",
         "POST /goals/{goalId}/revisions",
         "POST /goals/{goalId}/directive",
+        "POST /goals/{goalId}/pause",
         "POST /goals/{goalId}/resume",
         "POST /goals/{goalId}/retry",
         "POST /goals/{goalId}/limits",
@@ -110,7 +111,7 @@ describe("GoalsApi", () => {
           "/goals/{goalId}/children",
           "/goals/{goalId}/runs",
           "/goals/{goalId}/runs/{runId}/history",
-          ...["revisions", "directive", "resume", "retry", "limits", "cancel"].map(
+          ...["revisions", "directive", "pause", "resume", "retry", "limits", "cancel"].map(
             (c) => `/goals/{goalId}/${c}`,
           ),
           "/approvals",
@@ -169,7 +170,7 @@ describe("GoalsApi", () => {
       "method.request.querystring.after": false,
       "method.request.querystring.waitSeconds": false,
     });
-    for (const control of ["revisions", "directive", "resume", "retry", "limits", "cancel"]) {
+    for (const control of ["revisions", "directive", "pause", "resume", "retry", "limits", "cancel"]) {
       expect(routes.get(`POST /goals/{goalId}/${control}`)?.Properties.RequestParameters, control).toEqual({
         "method.request.path.goalId": true,
       });
@@ -320,9 +321,9 @@ describe("GoalsApi", () => {
   });
 
   it("lets API Gateway invoke the function from the stage's methods only (no console test invocations)", () => {
-    // Assess: sixteen routes on sixteen resources (one of them, the event stream, to a function of
-    // its own) and an ANY on each resource, to the API function
-    template.resourceCountIs("AWS::Lambda::Permission", 33);
+    // Assess: seventeen routes on seventeen resources (one of them, the event stream, to a function
+    // of its own) and an ANY on each resource, to the API function
+    template.resourceCountIs("AWS::Lambda::Permission", 35);
   });
 
   it("streams GET /goals/{goalId}/stream from a read-only function of its own (REST response streaming)", () => {

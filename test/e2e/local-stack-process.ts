@@ -43,7 +43,13 @@ const API_LINE = /API\s+(http:\/\/127\.0\.0\.1:\d+)/;
  */
 export async function startLocalStackProcess(
   stateDir: string,
-  options: { readonly startupMs?: number } = {},
+  options: {
+    readonly startupMs?: number;
+    /** More `npm start` flags (`--model`, `--record` …). */
+    readonly args?: readonly string[];
+    /** More variables for the shell that runs it (AWS_ENDPOINT_URL_BEDROCK_RUNTIME …). */
+    readonly env?: Readonly<Record<string, string>>;
+  } = {},
 ): Promise<LocalStackProcess> {
   const child = spawn(
     process.execPath,
@@ -56,8 +62,14 @@ export async function startLocalStackProcess(
       join(stateDir, "fixtures"),
       "--port",
       "0",
+      ...(options.args ?? []),
     ],
-    { cwd: PROJECT_DIR, detached: true, stdio: ["ignore", "pipe", "pipe"] },
+    {
+      cwd: PROJECT_DIR,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+      ...(options.env === undefined ? {} : { env: { ...process.env, ...options.env } }),
+    },
   );
   let output = "";
   const collect = (chunk: Buffer) => {

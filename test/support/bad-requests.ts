@@ -176,6 +176,7 @@ const BODY_TARGETS: readonly { method: string; path: string; body: (inner: strin
   },
   { method: "POST", path: "/goals/@goal/limits", body: (inner) => `{"maxSteps":${inner}}` },
   { method: "POST", path: "/goals/@goal/directive", body: (inner) => `{"text":${inner}}` },
+  { method: "POST", path: "/goals/@goal/pause", body: (inner) => `{"reason":${inner}}` },
   {
     method: "POST",
     path: "/approvals/@approval",

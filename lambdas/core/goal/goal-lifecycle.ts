@@ -115,12 +115,27 @@ export function resumeFromWait(record: GoalRecord, event: WakeEvent, task: strin
   return { ...settle(next, [woke]), woke: true };
 }
 
-/** The system stops a running goal (no progress, policy); a human resume is needed. */
-export function pause(record: GoalRecord, reason: StopReasonInput, now: Date): GoalChange {
+/**
+ * The system stops a running goal (no progress, policy), or a human's pause request reaches a step
+ * boundary (`kind: "human"`); a human resume is needed. A pending pause request is met either way.
+ */
+export function pause(
+  record: GoalRecord,
+  reason: StopReasonInput,
+  now: Date,
+  fields: Readonly<Record<string, unknown>> = {},
+): GoalChange {
   assertTransition(record, "paused", "pause", ["running"]);
   const stopReason = stamp(reason, now);
-  const next: GoalRecord = { ...record, ...touched(now), status: "paused", activeTask: null, stopReason };
-  return settle(next, [goalEvent(next, "goal.paused", now, { stopReason })]);
+  const next: GoalRecord = {
+    ...record,
+    ...touched(now),
+    status: "paused",
+    activeTask: null,
+    stopReason,
+    pauseRequest: undefined,
+  };
+  return settle(next, [goalEvent(next, "goal.paused", now, { ...fields, stopReason })]);
 }
 
 export interface NewRunOptions {
@@ -129,27 +144,40 @@ export interface NewRunOptions {
 }
 
 /**
- * A human resumes a paused goal: a new run continues from the goal's checkpoint (invariant 5) at
- * iteration 0 (a goal pauses between iterations), with a fresh no-progress count.
+ * A human resumes a paused goal: a new run continues from the goal's checkpoint (invariant 5).
+ * After a pause by the system (no progress, policy) it starts at iteration 0 with a fresh
+ * no-progress count: the system paused between iterations. After a human's pause it takes over the
+ * iteration the goal paused in (`takeOver`, as a retry does), keeping its no-progress count: a pause
+ * that raced a model call paid for may have left that call counted but not acted on, and the new
+ * run finds it under the lineage's name and acts on it instead of paying for it again.
  */
 export function resume(record: GoalRecord, options: NewRunOptions & { by?: string }): GoalChange {
   assertTransition(record, "running", "resume", ["paused"]);
+  const byHuman = record.stopReason?.kind === "human";
+  const run: Partial<GoalRecord> = byHuman
+    ? { ...takeOver(record, options.newRunId), redriving: undefined }
+    : {
+        runId: options.newRunId,
+        previousRunId: record.runId,
+        runIteration: 0,
+        takeover: undefined,
+        noProgressCycles: 0,
+      };
   const next: GoalRecord = {
     ...record,
     ...touched(options.now),
+    ...run,
     status: "running",
-    runId: options.newRunId,
-    previousRunId: record.runId,
-    runIteration: 0,
-    takeover: undefined,
     activeTask: FIRST_TASK,
-    noProgressCycles: 0,
     stopReason: null,
+    pauseRequest: undefined,
   };
   const resumed = goalEvent(next, "goal.resumed", options.now, {
     from: record.status,
     previousRunId: record.runId,
     by: options.by ?? null,
+    how: byHuman ? "takeover" : "new_run",
+    iteration: next.runIteration,
   });
   return settle(next, [resumed]);
 }
@@ -220,6 +248,8 @@ function stop(
     resumeCondition: null,
     // A wait on sub-goals is over with the goal: its token is nobody's to answer any more.
     subgoalWait: undefined,
+    // A pause nobody reached any more: the goal ended first (completed, cancelled …).
+    pauseRequest: undefined,
     stopReason,
   };
 }

@@ -74,7 +74,16 @@ export type LatestReasoning = z.infer<typeof LatestReasoningSchema>;
 
 /** Why the system stopped or will stop a goal: a limit, no progress, a fatal error, a human. */
 export const StopReasonSchema = z.object({
-  kind: z.enum(["limit", "no_progress", "fatal_error", "infrastructure", "cancelled", "policy", "completed"]),
+  kind: z.enum([
+    "limit",
+    "no_progress",
+    "fatal_error",
+    "infrastructure",
+    "cancelled",
+    "policy",
+    "completed",
+    "human",
+  ]),
   /** The limit's name (`maxSteps`) or the error's name (`AccessDeniedException`). */
   detail: z.string(),
   message: z.string(),
@@ -83,6 +92,20 @@ export const StopReasonSchema = z.object({
   at: z.iso.datetime(),
 });
 export type StopReason = z.infer<typeof StopReasonSchema>;
+
+/**
+ * A human asked to pause the goal (`POST /goals/{goalId}/pause`). The loop pauses it at its next
+ * step boundary (the pattern's verify step), never in the middle of a model or tool call; a goal
+ * that waits keeps waiting and pauses once its wait is over. A resume before then withdraws it.
+ */
+export const PauseRequestSchema = z.object({
+  by: z.string().min(1),
+  reason: z.string().max(2000).optional(),
+  /** The door it came through (`api`, `cli` …), for the audit trail. */
+  channel: z.string().min(1),
+  at: z.iso.datetime(),
+});
+export type PauseRequest = z.infer<typeof PauseRequestSchema>;
 
 export const REVISION_TYPES = [
   "add_constraint",
@@ -346,6 +369,8 @@ export const GoalRecordSchema = z.object({
   /** Each role's latest call that returned reasoning text: its summary, bounded (never a signature). */
   reasoningByRole: z.partialRecord(ModelRoleSchema, LatestReasoningSchema).optional(),
   stopReason: StopReasonSchema.nullable(),
+  /** A human's pause the loop has not reached a step boundary to apply yet; see PauseRequestSchema. */
+  pauseRequest: PauseRequestSchema.optional(),
   inbox: z.array(QueuedRevisionSchema),
   revisionLog: z.array(RevisionLogEntrySchema),
   /** Human context from `refinement` and `inject_context` revisions, oldest first (shown in prompts). */
@@ -447,6 +472,8 @@ export const GoalSnapshotSchema = z.object({
     checks: z.record(z.string(), z.enum(["met", "partial", "not_met"])),
   }),
   stopReason: StopReasonSchema.nullable(),
+  /** A human asked to pause the goal and it has not reached the step boundary where it pauses yet. */
+  pauseRequested: PauseRequestSchema.optional(),
   /** The goal that started this one as a sub-goal (absent for a goal a user posted). */
   parentGoalId: z.string().optional(),
   /**

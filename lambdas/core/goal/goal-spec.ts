@@ -112,6 +112,22 @@ export const LimitsSchema = z
   .strict();
 export type Limits = z.infer<typeof LimitsSchema>;
 
+/**
+ * The limits, each optional and without the spec's defaults: a patch or a request that names one
+ * limit leaves the others to whoever applies it (a limit decision keeps them; a sub-goal carves
+ * them from its parent's budget).
+ */
+export const OptionalLimitsSchema = z
+  .object({
+    maxSteps: LimitsSchema.shape.maxSteps.unwrap().optional(),
+    maxCostUsd: LimitsSchema.shape.maxCostUsd.unwrap().optional(),
+    deadline: LimitsSchema.shape.deadline,
+    maxNoProgressCycles: LimitsSchema.shape.maxNoProgressCycles.unwrap().optional(),
+    maxReplans: LimitsSchema.shape.maxReplans.unwrap().optional(),
+    maxAttempts: LimitsSchema.shape.maxAttempts.unwrap().optional(),
+  })
+  .strict();
+
 export const PATTERNS = ["react", "plan_execute", "reflexion"] as const;
 export const PatternSchema = z.enum(PATTERNS);
 export type Pattern = z.infer<typeof PatternSchema>;
@@ -165,6 +181,24 @@ export type ModelOverrides = z.infer<typeof ModelOverridesSchema>;
 export const ON_ABANDON = ["keep", "compensate"] as const;
 export type OnAbandon = (typeof ON_ABANDON)[number];
 
+/** Success check ids are unique within a contract: evidence and revisions name a check by its id. */
+export function refuseDuplicateCheckIds(
+  contract: { readonly successChecks: readonly { readonly id: string }[] },
+  ctx: z.RefinementCtx,
+): void {
+  const seen = new Set<string>();
+  contract.successChecks.forEach((check, index) => {
+    if (seen.has(check.id)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["successChecks", index, "id"],
+        message: `duplicate success check id '${check.id}'`,
+      });
+    }
+    seen.add(check.id);
+  });
+}
+
 /** The goal contract a user submits (`POST /goals`). zod is the single source of this shape. */
 export const GoalSpecSchema = z
   .object({
@@ -190,19 +224,7 @@ export const GoalSpecSchema = z
     onAbandon: z.enum(ON_ABANDON).optional(),
   })
   .strict()
-  .superRefine((spec, ctx) => {
-    const seen = new Set<string>();
-    spec.successChecks.forEach((check, index) => {
-      if (seen.has(check.id)) {
-        ctx.addIssue({
-          code: "custom",
-          path: ["successChecks", index, "id"],
-          message: `duplicate success check id '${check.id}'`,
-        });
-      }
-      seen.add(check.id);
-    });
-  });
+  .superRefine(refuseDuplicateCheckIds);
 
 /** The GoalSpec as submitted (defaults optional). */
 export type GoalSpecInput = z.input<typeof GoalSpecSchema>;

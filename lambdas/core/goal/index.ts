@@ -25,6 +25,7 @@ export * from "./goal-lifecycle";
 export * from "./goal-record";
 export * from "./goal-spec";
 export * from "./goal-status";
+export * from "./human-pause";
 export * from "./invariants";
 export * from "./json-bounds";
 export * from "./lesson";

@@ -3,7 +3,7 @@ import { HUMAN_INPUT_DETAIL_TYPES } from "../human/human-input-events";
 import { GoalStatusError, ValidationError } from "./errors";
 import { type GoalChange, goalEvent, settle } from "./goal-change";
 import type { GoalRecord } from "./goal-record";
-import { LimitsSchema } from "./goal-spec";
+import { OptionalLimitsSchema } from "./goal-spec";
 import { assertStatus, assertTransition, OPEN_STATUSES } from "./goal-status";
 import { parseOrThrow } from "./validation";
 
@@ -95,23 +95,13 @@ export function awaitLimitDecision(
   ]);
 }
 
-const limit = LimitsSchema.shape;
-
 /**
  * The limits a human may change in a decision, with the GoalSpec's bounds. Built without the spec's
  * defaults: a patch naming one limit must not reset the others.
  */
-export const LimitsPatchSchema = z
-  .object({
-    maxSteps: limit.maxSteps.unwrap().optional(),
-    maxCostUsd: limit.maxCostUsd.unwrap().optional(),
-    deadline: limit.deadline,
-    maxNoProgressCycles: limit.maxNoProgressCycles.unwrap().optional(),
-    maxReplans: limit.maxReplans.unwrap().optional(),
-    maxAttempts: limit.maxAttempts.unwrap().optional(),
-  })
-  .strict()
-  .refine((patch) => Object.keys(patch).length > 0, { message: "must change at least one limit" });
+export const LimitsPatchSchema = OptionalLimitsSchema.refine((patch) => Object.keys(patch).length > 0, {
+  message: "must change at least one limit",
+});
 export type LimitsPatch = z.input<typeof LimitsPatchSchema>;
 
 /**

@@ -42,6 +42,7 @@ export function toSnapshot(
     limits: record.spec.limits,
     progress: checkProgress(record),
     stopReason: record.stopReason,
+    ...(record.pauseRequest === undefined ? {} : { pauseRequested: record.pauseRequest }),
     ...(record.spec.parentGoalId === undefined ? {} : { parentGoalId: record.spec.parentGoalId }),
     ...(children.length === 0 ? {} : { children }),
     ...(record.saga === undefined ? {} : { compensation: publicSaga(record.saga) }),

@@ -5,9 +5,10 @@ import { goalIdFromBytes } from "./goal-ids";
 import {
   GoalSpecSchema,
   HintsSchema,
-  LimitsSchema,
   ModelOverridesSchema,
+  OptionalLimitsSchema,
   RequestedPatternSchema,
+  refuseDuplicateCheckIds,
 } from "./goal-spec";
 
 /**
@@ -26,22 +27,12 @@ export const DEFAULT_SUBGOAL_MAX_DEPTH = 3;
 export const DEFAULT_SUBGOAL_MAX_CHILDREN = 10;
 
 const spec = GoalSpecSchema.shape;
-const limit = LimitsSchema.shape;
 
 /**
  * The limits a spawn may ask for, each optional: what it leaves out is carved from the parent's
  * remaining budget (cost, steps, deadline) or takes the GoalSpec default (the rest).
  */
-export const SubgoalLimitsSchema = z
-  .object({
-    maxSteps: limit.maxSteps.unwrap().optional(),
-    maxCostUsd: limit.maxCostUsd.unwrap().optional(),
-    deadline: limit.deadline,
-    maxNoProgressCycles: limit.maxNoProgressCycles.unwrap().optional(),
-    maxReplans: limit.maxReplans.unwrap().optional(),
-    maxAttempts: limit.maxAttempts.unwrap().optional(),
-  })
-  .strict();
+export const SubgoalLimitsSchema = OptionalLimitsSchema;
 
 /**
  * What `spawn_subgoal` takes (and a plan step's `subgoal`): the child's contract. `tools` must be a
@@ -69,19 +60,7 @@ export const SubgoalRequestSchema = z
     models: ModelOverridesSchema.optional().describe("Models from the allow-list; default: the parent's"),
   })
   .strict()
-  .superRefine((request, ctx) => {
-    const seen = new Set<string>();
-    request.successChecks.forEach((check, index) => {
-      if (seen.has(check.id)) {
-        ctx.addIssue({
-          code: "custom",
-          path: ["successChecks", index, "id"],
-          message: `duplicate success check id '${check.id}'`,
-        });
-      }
-      seen.add(check.id);
-    });
-  });
+  .superRefine(refuseDuplicateCheckIds);
 export type SubgoalRequest = z.infer<typeof SubgoalRequestSchema>;
 export type SubgoalRequestInput = z.input<typeof SubgoalRequestSchema>;
 

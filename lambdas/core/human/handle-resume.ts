@@ -1,8 +1,9 @@
 import { resume } from "../goal/goal-lifecycle";
 import type { Pattern } from "../goal/goal-spec";
+import { PAUSABLE_STATUSES, withdrawPause } from "../goal/human-pause";
 import type { IdSource } from "../loop/loop-deps";
 import { updateGoal } from "../loop/update-goal";
-import type { GoalStore } from "../ports/goal-store";
+import type { GoalStore, VersionedGoal } from "../ports/goal-store";
 import type { StartRun } from "../ports/run-control";
 import type { ResumeRequestedDetail } from "./human-input-events";
 
@@ -22,10 +23,12 @@ export type HandleResumeResult =
       readonly runId: string;
       readonly previousRunId: string;
     }
+  | { readonly outcome: "withdrawn"; readonly goalId: string; readonly status: string }
   | { readonly outcome: "ignored"; readonly goalId: string; readonly reason: string };
 
 /**
- * A `Resume Requested` event: only a `paused` goal wakes, as a new run (`r{n+1}`) from its checkpoint
+ * A `Resume Requested` event: a running or waiting goal whose pause request it has not reached yet
+ * keeps going, the request withdrawn (`withdrawPause`). Otherwise only a `paused` goal wakes, as a new run (`r{n+1}`) from its checkpoint
  * (core `resume`), whose execution is then started. Anything else (a running, waiting or final goal,
  * a late or duplicate event) changes nothing and says why.
  *
@@ -40,6 +43,11 @@ export async function handleResumeRequested(
   const { goalId } = detail;
   const found = await ports.goals.getGoal(goalId);
   if (!found) return { outcome: "ignored", goalId, reason: `goal '${goalId}' does not exist` };
+  if (found.record.pauseRequest !== undefined && PAUSABLE_STATUSES.includes(found.record.status)) {
+    const withdrawn = await withdrawPauseRequest(ports, found, detail.requestedBy);
+    // The loop reached its boundary first: the goal is paused now, and the resume resumes it.
+    if (withdrawn) return withdrawn;
+  }
   const stateMachineArn = ports.stateMachineArns[found.record.pattern];
   if (stateMachineArn === undefined) {
     return { outcome: "ignored", goalId, reason: `pattern ${found.record.pattern} is not deployed` };
@@ -59,4 +67,18 @@ export async function handleResumeRequested(
   }
   await ports.startRun({ stateMachineArn, goalId, runId: record.runId });
   return { outcome: "resumed", goalId, runId: record.runId, previousRunId: record.previousRunId ?? "" };
+}
+
+/** Withdraws a pending pause; undefined when the goal paused (or changed) before the commit. */
+async function withdrawPauseRequest(
+  ports: HandleResumePorts,
+  found: VersionedGoal,
+  by: string,
+): Promise<HandleResumeResult | undefined> {
+  const now = ports.now();
+  const { record } = await updateGoal(ports.goals, found, (current) =>
+    PAUSABLE_STATUSES.includes(current.status) ? withdrawPause(current, by, now) : undefined,
+  );
+  if (!PAUSABLE_STATUSES.includes(record.status) || record.pauseRequest !== undefined) return undefined;
+  return { outcome: "withdrawn", goalId: record.goalId, status: record.status };
 }

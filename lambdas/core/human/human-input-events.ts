@@ -1,5 +1,5 @@
 /**
- * Every human input (approval decision, revision, resume, retry, cancel) becomes one EventBridge event on
+ * Every human input (approval decision, revision, pause, resume, retry, cancel) becomes one EventBridge event on
  * the stack's bus; API, Slack, email and CLI are only different doors to it (DESIGN §5). These
  * names are the contract between the doors that publish, the rules that match and the resume
  * handler that answers, so they live here once, with the zod schema of each event's `detail`.
@@ -17,6 +17,7 @@ export const HUMAN_INPUT_SOURCE = "goal-loops.human";
 export const HUMAN_INPUT_DETAIL_TYPES = {
   approvalDecided: "Approval Decided",
   revisionRequested: "Revision Requested",
+  pauseRequested: "Pause Requested",
   resumeRequested: "Resume Requested",
   retryRequested: "Retry Requested",
   cancelRequested: "Cancel Requested",
@@ -60,7 +61,20 @@ export const RevisionRequestedDetailSchema = z.object({
 });
 export type RevisionRequestedDetail = z.infer<typeof RevisionRequestedDetailSchema>;
 
-/** `detail` of `Resume Requested`: wake a paused goal with a new run. */
+/** `detail` of `Pause Requested`: pause a running or waiting goal at its next step boundary. */
+export const PauseRequestedDetailSchema = z.object({
+  goalId: z.string().min(1),
+  requestedBy: z.string().min(1),
+  reason: z.string().max(2000).optional(),
+  channel: HumanInputChannelSchema,
+  requestedAt: z.iso.datetime(),
+});
+export type PauseRequestedDetail = z.infer<typeof PauseRequestedDetailSchema>;
+
+/**
+ * `detail` of `Resume Requested`: wake a paused goal with a new run, or withdraw a pause request
+ * the goal has not reached yet.
+ */
 export const ResumeRequestedDetailSchema = z.object({
   goalId: z.string().min(1),
   requestedBy: z.string().min(1),
@@ -92,6 +106,10 @@ export const HumanInputEventSchema = z.discriminatedUnion("detailType", [
   z.object({
     detailType: z.literal(HUMAN_INPUT_DETAIL_TYPES.revisionRequested),
     detail: RevisionRequestedDetailSchema,
+  }),
+  z.object({
+    detailType: z.literal(HUMAN_INPUT_DETAIL_TYPES.pauseRequested),
+    detail: PauseRequestedDetailSchema,
   }),
   z.object({
     detailType: z.literal(HUMAN_INPUT_DETAIL_TYPES.resumeRequested),

@@ -13,6 +13,7 @@ export * from "./decide-approval";
 export * from "./directive";
 export * from "./email";
 export * from "./handle-cancel";
+export * from "./handle-pause";
 export * from "./handle-resume";
 export * from "./handle-revision";
 export * from "./human-input-events";

@@ -55,6 +55,9 @@ export interface OtherInputHandlers {
   readonly revision: (
     detail: Extract<HumanInputEvent, { detailType: "Revision Requested" }>["detail"],
   ) => Promise<unknown>;
+  readonly pause: (
+    detail: Extract<HumanInputEvent, { detailType: "Pause Requested" }>["detail"],
+  ) => Promise<unknown>;
   readonly resume: (
     detail: Extract<HumanInputEvent, { detailType: "Resume Requested" }>["detail"],
   ) => Promise<unknown>;
@@ -68,7 +71,7 @@ export interface OtherInputHandlers {
 
 /**
  * The one resume handler behind the bus (DESIGN §5). Only `Approval Decided` can wake a waiting goal,
- * and only the decision for the approval it waits for: revisions, resumes, retries and cancels go to their
+ * and only the decision for the approval it waits for: revisions, pauses, resumes, retries and cancels go to their
  * own handlers, which never answer a task token.
  */
 export async function handleHumanInput(
@@ -81,6 +84,8 @@ export async function handleHumanInput(
       return handleApprovalDecided(ports, event.detail);
     case HUMAN_INPUT_DETAIL_TYPES.revisionRequested:
       return { outcome: "delegated", reason: "revision", result: await others.revision(event.detail) };
+    case HUMAN_INPUT_DETAIL_TYPES.pauseRequested:
+      return { outcome: "delegated", reason: "pause", result: await others.pause(event.detail) };
     case HUMAN_INPUT_DETAIL_TYPES.resumeRequested:
       return { outcome: "delegated", reason: "resume", result: await others.resume(event.detail) };
     case HUMAN_INPUT_DETAIL_TYPES.retryRequested:

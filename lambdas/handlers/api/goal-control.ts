@@ -3,6 +3,7 @@ import * as z from "zod";
 import { ValidationError } from "../../core/goal/errors";
 import type { GoalRecord } from "../../core/goal/goal-record";
 import { isFinal } from "../../core/goal/goal-status";
+import { PAUSABLE_STATUSES } from "../../core/goal/human-pause";
 import { LimitsPatchSchema } from "../../core/goal/limits";
 import { queueRevision, RevisionInputSchema } from "../../core/goal/revisions";
 import { toSnapshot } from "../../core/goal/snapshot";
@@ -95,10 +96,44 @@ async function postDirective(deps: GoalsApiDeps, request: ApiRequest): Promise<A
   });
 }
 
-/** `POST /goals/{goalId}/resume`: 202 for a paused goal (`Resume Requested` published), else 409. */
+/**
+ * `POST /goals/{goalId}/pause` `{reason?}`: 202 for a running or waiting goal (`Pause Requested`
+ * published); the loop pauses it at its next step boundary, a waiting goal once its wait is over.
+ * Asked again before it took effect: 202 again, nothing changes. 409 for any other status.
+ */
+async function postPause(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGatewayProxyResult> {
+  const body = optionalReasonBody(request, "pause");
+  const goal = await tenantGoal(deps, request);
+  if (!PAUSABLE_STATUSES.includes(goal.status)) {
+    throw new InvalidStatusError(
+      goal.goalId,
+      goal.status,
+      `goal is ${goal.status}; pause needs running or waiting`,
+    );
+  }
+  await deps.publisher.publish({
+    detailType: HUMAN_INPUT_DETAIL_TYPES.pauseRequested,
+    detail: {
+      goalId: goal.goalId,
+      requestedBy: request.caller,
+      channel: "api",
+      requestedAt: deps.now().toISOString(),
+      ...(body.reason === undefined ? {} : { reason: body.reason }),
+    },
+  });
+  deps.logger.info("pause requested", { goalId: goal.goalId });
+  return json(202, { goalId: goal.goalId, requested: "pause" });
+}
+
+/**
+ * `POST /goals/{goalId}/resume`: 202 for a paused goal (`Resume Requested` published), and for a
+ * running or waiting goal whose pause request has not taken effect yet (the request is withdrawn);
+ * else 409.
+ */
 async function postResume(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGatewayProxyResult> {
   const goal = await tenantGoal(deps, request);
-  if (goal.status !== "paused") {
+  const withdraws = goal.pauseRequest !== undefined && PAUSABLE_STATUSES.includes(goal.status);
+  if (goal.status !== "paused" && !withdraws) {
     throw new InvalidStatusError(goal.goalId, goal.status, `goal is ${goal.status}; resume needs paused`);
   }
   await deps.publisher.publish({
@@ -161,14 +196,18 @@ async function postLimits(deps: GoalsApiDeps, request: ApiRequest): Promise<APIG
   return json(200, { goalId: goal.goalId, limits });
 }
 
-const CancelBodySchema = z.strictObject({ reason: z.string().trim().min(1).max(2000).optional() });
+/** The body of `pause` and `cancel`: optional, and then `{reason?}` only. */
+const ReasonBodySchema = z.strictObject({ reason: z.string().trim().min(1).max(2000).optional() });
+
+function optionalReasonBody(request: ApiRequest, label: string): z.infer<typeof ReasonBodySchema> {
+  return request.body === undefined || request.body.trim() === ""
+    ? {}
+    : parseOrThrow(ReasonBodySchema, parseJsonBody(request.body), label);
+}
 
 /** `POST /goals/{goalId}/cancel` `{reason?}`: 202 for a goal that is not final (`Cancel Requested`), else 409. */
 async function postCancel(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGatewayProxyResult> {
-  const body =
-    request.body === undefined || request.body.trim() === ""
-      ? {}
-      : parseOrThrow(CancelBodySchema, parseJsonBody(request.body), "cancel");
+  const body = optionalReasonBody(request, "cancel");
   const goal = await tenantGoal(deps, request);
   if (isFinal(goal.status)) {
     throw new InvalidStatusError(
@@ -196,6 +235,7 @@ export function goalControlRoutes(deps: GoalsApiDeps): Route[] {
   return [
     { method: "POST", path: "/goals/{goalId}/revisions", handle: (request) => postRevision(deps, request) },
     { method: "POST", path: "/goals/{goalId}/directive", handle: (request) => postDirective(deps, request) },
+    { method: "POST", path: "/goals/{goalId}/pause", handle: (request) => postPause(deps, request) },
     { method: "POST", path: "/goals/{goalId}/resume", handle: (request) => postResume(deps, request) },
     { method: "POST", path: "/goals/{goalId}/retry", handle: (request) => postRetry(deps, request) },
     { method: "POST", path: "/goals/{goalId}/limits", handle: (request) => postLimits(deps, request) },

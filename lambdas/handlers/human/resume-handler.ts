@@ -14,6 +14,7 @@ import { sfnTaskCallback } from "../../adapters/sfn-task-callback";
 import { ON_ABANDON, PatternSchema } from "../../core/goal/goal-spec";
 import { parseOrThrow } from "../../core/goal/validation";
 import { handleCancelRequested } from "../../core/human/handle-cancel";
+import { handlePauseRequested } from "../../core/human/handle-pause";
 import { handleResumeRequested } from "../../core/human/handle-resume";
 import { handleRetryRequested } from "../../core/human/handle-retry";
 import { handleRevisionRequested } from "../../core/human/handle-revision";
@@ -68,6 +69,7 @@ const goalEndedPorts = {
 };
 const others = {
   revision: handleRevisionRequested.bind(null, { goals, now }),
+  pause: handlePauseRequested.bind(null, { goals, now }),
   resume: handleResumeRequested.bind(null, {
     goals,
     startRun,
@@ -87,7 +89,7 @@ const others = {
  * The resume handler: the target of the bus rule for every human input (source `goal-loops.human`),
  * every goal's deadline (source `goal-loops.deadline`, from its schedule) and every goal that ended
  * with someone to tell (source `goal-loops.goals`). Matches an `Approval Decided` against the waiting
- * goal and answers its task token; hands revisions, resumes, retries and cancels to their own
+ * goal and answers its task token; hands revisions, pauses, resumes, retries and cancels to their own
  * handlers; ends what waits past a deadline; wakes a parent whose sub-goals ended and cancels the
  * sub-goals of a parent that ended. An error fails the asynchronous
  * invocation: Lambda retries it twice, then sends the event with the error to the bus's dead-letter

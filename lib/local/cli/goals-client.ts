@@ -269,7 +269,22 @@ export class GoalsClient {
     return this.post(`/goals/${encodeURIComponent(goalId)}/directive`, DirectiveAnswerSchema, { text });
   }
 
-  /** `POST /goals/{goalId}/resume`: accepted for a paused goal, else a 409 GoalsApiError with the reason. */
+  /**
+   * `POST /goals/{goalId}/pause` `{reason?}`: accepted for a running or waiting goal (it pauses at its
+   * next step boundary), else a 409 GoalsApiError with the reason.
+   */
+  async pause(goalId: string, reason?: string) {
+    return this.post(
+      `/goals/${encodeURIComponent(goalId)}/pause`,
+      ControlAcceptedSchema,
+      reason === undefined ? undefined : { reason },
+    );
+  }
+
+  /**
+   * `POST /goals/{goalId}/resume`: accepted for a paused goal (or one whose pause has not taken effect
+   * yet: the pause is withdrawn), else a 409 GoalsApiError with the reason.
+   */
   async resume(goalId: string) {
     return this.post(`/goals/${encodeURIComponent(goalId)}/resume`, ControlAcceptedSchema, undefined);
   }

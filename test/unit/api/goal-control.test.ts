@@ -3,9 +3,15 @@ import type { GoalChange } from "../../../lambdas/core/goal/goal-change";
 import { fail, pause, terminate } from "../../../lambdas/core/goal/goal-lifecycle";
 import type { GoalRecord } from "../../../lambdas/core/goal/goal-record";
 import { GoalSnapshotSchema } from "../../../lambdas/core/goal/goal-record";
+import { requestPause } from "../../../lambdas/core/goal/human-pause";
 import { aGoalSpec, apiEvent, aTenant, bodyOf, buildApi, NOW, suiteStoreBackend } from "./api-harness";
 
-describe("goal control routes (revisions, directive, resume, retry, limits, cancel)", () => {
+/** A change that changes nothing (a request already recorded). */
+function noChange(record: GoalRecord): GoalChange {
+  return { record, events: [] };
+}
+
+describe("goal control routes (revisions, directive, pause, resume, retry, limits, cancel)", () => {
   const backend = suiteStoreBackend();
 
   async function aGoal(tenant: string): Promise<string> {
@@ -365,9 +371,116 @@ describe("goal control routes (revisions, directive, resume, retry, limits, canc
     });
   });
 
+  describe("POST /goals/{goalId}/pause", () => {
+    it("publishes Pause Requested for a running goal (202), with the reason given", async () => {
+      // Prepare
+      const tenant = aTenant();
+      const goalId = await aGoal(tenant);
+
+      // Act
+      const { result, events } = await post(tenant, `/goals/${goalId}/pause`, { reason: "lunch" });
+
+      // Assess
+      expect(result.statusCode).toBe(202);
+      expect(bodyOf(result)).toEqual({ goalId, requested: "pause" });
+      expect(events).toEqual([
+        {
+          detailType: "Pause Requested",
+          detail: {
+            goalId,
+            reason: "lunch",
+            requestedBy: `arn:aws:iam::${tenant}:user/tester`,
+            channel: "api",
+            requestedAt: NOW.toISOString(),
+          },
+        },
+      ]);
+      // Recorded by the resume handler, applied by the loop: nothing changed here.
+      expect((await backend.store.getGoal(goalId))?.record).toMatchObject({ status: "running" });
+    });
+
+    it("answers 202 again while a pause request waits for its step boundary (idempotent)", async () => {
+      // Prepare
+      const tenant = aTenant();
+      const goalId = await aGoal(tenant);
+      await change(
+        goalId,
+        (record) => requestPause(record, { by: "ann", channel: "api" }, NOW) ?? noChange(record),
+      );
+
+      // Act
+      const { result } = await post(tenant, `/goals/${goalId}/pause`);
+
+      // Assess
+      expect(result.statusCode).toBe(202);
+    });
+
+    it.each([
+      [
+        "paused",
+        (record: GoalRecord) => pause(record, { kind: "no_progress", detail: "d", message: "m" }, NOW),
+      ],
+      [
+        "terminated",
+        (record: GoalRecord) => terminate(record, { kind: "policy", detail: "t", message: "t" }, NOW),
+      ],
+    ])("answers 409 InvalidStatus naming the status for a %s goal", async (status, how) => {
+      // Prepare
+      const tenant = aTenant();
+      const goalId = await aGoal(tenant);
+      await change(goalId, how);
+
+      // Act
+      const { result, events } = await post(tenant, `/goals/${goalId}/pause`);
+
+      // Assess
+      expect(result.statusCode).toBe(409);
+      expect(bodyOf(result).error).toMatchObject({
+        code: "InvalidStatus",
+        message: `goal is ${status}; pause needs running or waiting`,
+      });
+      expect(events).toEqual([]);
+    });
+
+    it("answers 400 naming the field for a body that is not {reason?}", async () => {
+      // Prepare
+      const tenant = aTenant();
+      const goalId = await aGoal(tenant);
+
+      // Act
+      const { result, events } = await post(tenant, `/goals/${goalId}/pause`, { reason: "", why: 1 });
+
+      // Assess
+      expect(result.statusCode).toBe(400);
+      const paths = (bodyOf(result).error as { issues: { path: string }[] }).issues.map(
+        (issue) => issue.path,
+      );
+      expect(paths).toEqual(expect.arrayContaining(["reason"]));
+      expect(events).toEqual([]);
+    });
+
+    it("lets resume withdraw a pause that has not taken effect yet (202 on a running goal)", async () => {
+      // Prepare
+      const tenant = aTenant();
+      const goalId = await aGoal(tenant);
+      await change(
+        goalId,
+        (record) => requestPause(record, { by: "ann", channel: "api" }, NOW) ?? noChange(record),
+      );
+
+      // Act
+      const { result, events } = await post(tenant, `/goals/${goalId}/resume`);
+
+      // Assess
+      expect(result.statusCode).toBe(202);
+      expect(events).toMatchObject([{ detailType: "Resume Requested", detail: { goalId } }]);
+    });
+  });
+
   it.each([
     ["revisions", { type: "redirect", content: "x" }],
     ["directive", { text: "status" }],
+    ["pause", undefined],
     ["resume", undefined],
     ["retry", undefined],
     ["limits", { maxSteps: 40 }],

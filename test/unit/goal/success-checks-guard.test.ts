@@ -51,6 +51,21 @@ const AGENT_PATH: Record<string, (record: GoalRecord) => GoalChange> = {
     ),
   pause: (r) => core.pause(r, { kind: "policy", detail: "t", message: "t" }, NOW),
   resume: (r) => core.resume(goalIn("paused", r), { newRunId: "run-2", now: NOW }),
+  requestPause: (r) =>
+    core.requestPause(r, { by: "alice", channel: "api", reason: "successChecks: []" }, NOW) ?? {
+      record: r,
+      events: [],
+    },
+  pauseAsRequested: (r) => {
+    const asked = core.requestPause(r, { by: "alice", channel: "api", reason: "successChecks: []" }, NOW);
+    return core.pauseAsRequested(asked ? frozen(asked) : r, NOW) ?? { record: r, events: [] };
+  },
+  withdrawPause: (r) => {
+    const asked = core.requestPause(r, { by: "alice", channel: "api" }, NOW);
+    return (
+      core.withdrawPause(asked ? frozen(asked) : r, "successChecks: []", NOW) ?? { record: r, events: [] }
+    );
+  },
   retry: (r) => core.retry(goalIn("failed", r), { newRunId: "run-2", now: NOW, by: "alice" }),
   continueAsNew: (r) => core.continueAsNew(r, { newRunId: "run-2", now: NOW }),
   reattachRun: (r) => core.reattachRun(goalIn("waiting", r), { newRunId: "run-2", now: NOW }),
@@ -173,6 +188,7 @@ const RECORD_FREE = [
   "priceOf",
   "reached",
   "reasoningSummaryOf",
+  "refuseDuplicateCheckIds",
   "remainingBudgetUsd",
   "revisionIdFromBytes",
   "sameRun",

@@ -1,6 +1,7 @@
 import { unsatisfiedCheckIds } from "../../goal/evidence/check-evidence";
 import { type GoalChange, settle } from "../../goal/goal-change";
 import type { GoalRecord } from "../../goal/goal-record";
+import { pauseAsRequested } from "../../goal/human-pause";
 import { checkLimits } from "../../goal/limits";
 import { awaitsAct } from "../../goal/loop-marker";
 import { checkpointRunId } from "../../goal/run-takeover";
@@ -123,6 +124,8 @@ async function observeStep(
       (next) => endBatch(next, now),
       (next) => decideChange(next, now),
       (next) => askForCheckApproval(next, now),
+      // A human's pause takes effect here, before the next plan or execute call.
+      (next) => pauseAsRequested(next, now),
       (next) => (running(next) ? prepareNext(next, settings, now) : undefined),
     );
     return change.record === current ? undefined : change;

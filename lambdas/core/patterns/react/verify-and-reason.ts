@@ -1,5 +1,6 @@
 import type { GoalChange } from "../../goal/goal-change";
 import type { GoalRecord } from "../../goal/goal-record";
+import { pauseAsRequested } from "../../goal/human-pause";
 import { checkLimits, remainingBudgetUsd } from "../../goal/limits";
 import { awaitsAct, reached } from "../../goal/loop-marker";
 import { sameRun } from "../../goal/run-lineage";
@@ -177,6 +178,8 @@ async function verification(
       (next) => decideChange(next, now),
       (next) => (counts ? askOnFatalToolError(next, pending.step, now) : undefined),
       (next) => askForCheckApproval(next, now),
+      // A human's pause takes effect here, before the reason call: only a goal still running pauses.
+      (next) => pauseAsRequested(next, now),
     );
     return change.events.length > 0 ? change : undefined;
   };

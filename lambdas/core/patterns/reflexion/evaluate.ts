@@ -1,4 +1,5 @@
 import type { GoalRecord } from "../../goal/goal-record";
+import { pauseAsRequested } from "../../goal/human-pause";
 import { checkLimits } from "../../goal/limits";
 import { awaitsAct, markLoop, reached } from "../../goal/loop-marker";
 import { gatedNext } from "../../loop/gates/action-gate";
@@ -90,6 +91,8 @@ async function evaluateAndMark(
       (next) => decideChange(next, now),
       (next) => (counts ? askOnFatalToolError(next, pending.step, now) : undefined),
       (next) => askForCheckApproval(next, now),
+      // A human's pause takes effect here, before the next reflect or attempt call.
+      (next) => pauseAsRequested(next, now),
       (next) => markEvaluated(next, settings, runId, now),
     );
     return change.record === current ? undefined : change;
