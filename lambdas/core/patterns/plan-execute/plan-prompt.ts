@@ -12,9 +12,11 @@ export const SUBMIT_PLAN_TOOL = "submit_plan";
 export const PLAN_MAX_TOKENS = 4096;
 
 export const PLAN_INSTRUCTIONS = [
-  "You plan the work for the goal below. An executor carries out your plan one step at a time, each",
+  "You plan the work for the goal below. An executor carries out your plan step by step, each",
   "step with at most one tool, and does not reinterpret the goal: the plan must get every success",
   "check satisfied by what the tools record (workspace files, tool results), not by claims.",
+  "Steps whose dependencies are all done are prepared at the same time, so list in a step's",
+  "dependsOn every step whose result it needs: a step that lists none may be prepared first.",
   "Each step names: a unique id, the action, the tool it uses (if any), the ids of the steps it",
   "depends on, the expected result, and a completion criterion (text, and where the tool's result",
   "can show it, an `expect` predicate: {contains} or {equals} over that result). Mark a step",
