@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: every performance figure of issue 6 on the local runtime, with scripted
+ * `npm run bench`: every performance figure (docs/performance.md) on the local runtime, with scripted
  * fixtures (no network), each beside its budget from bench/budgets.json. Prints a table, writes
  * bench/results.json, exits 1 when a budget is missed. `-- --markdown` also prints the table for docs/performance.md.
  */
