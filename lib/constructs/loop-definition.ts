@@ -230,11 +230,8 @@ export class LoopDefinition {
     fn: GoalLoopFunction,
     options: { readonly payload?: TaskInput } = {},
   ): LambdaInvoke {
-    const task = stepTask(this.scope, stateName, fn, options);
-    // Throttling first: its own, longer budget; every other transient error shares the short one.
-    task.addRetry(this.throttlingRetry);
-    task.addRetry({ ...STEP_RETRY, errors: [...STEP_RETRY_ERRORS] });
-    task.addCatch(this.recordFailure, { errors: ["States.ALL"], resultPath: "$.error" });
+    const task = this.branchStep(stateName, fn, options);
+    this.catchIntoFailure(task);
     return task;
   }
 
@@ -248,6 +245,7 @@ export class LoopDefinition {
     options: { readonly payload?: TaskInput } = {},
   ): LambdaInvoke {
     const task = stepTask(this.scope, stateName, fn, options);
+    // Throttling first: its own, longer budget; every other transient error shares the short one.
     task.addRetry(this.throttlingRetry);
     task.addRetry({ ...STEP_RETRY, errors: [...STEP_RETRY_ERRORS] });
     return task;
