@@ -87,14 +87,8 @@ export type ResumeRequestedDetail = z.infer<typeof ResumeRequestedDetailSchema>;
 export const RetryRequestedDetailSchema = ResumeRequestedDetailSchema;
 export type RetryRequestedDetail = z.infer<typeof RetryRequestedDetailSchema>;
 
-/** `detail` of `Cancel Requested`: end any non-final goal. */
-export const CancelRequestedDetailSchema = z.object({
-  goalId: z.string().min(1),
-  requestedBy: z.string().min(1),
-  reason: z.string().max(2000).optional(),
-  channel: HumanInputChannelSchema,
-  requestedAt: z.iso.datetime(),
-});
+/** `detail` of `Cancel Requested`: end any non-final goal (the same fields as a pause's). */
+export const CancelRequestedDetailSchema = PauseRequestedDetailSchema;
 export type CancelRequestedDetail = z.infer<typeof CancelRequestedDetailSchema>;
 
 /** One human input as the bus carries it: `detailType` tells which `detail` schema applies. */

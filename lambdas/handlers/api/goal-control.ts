@@ -111,18 +111,7 @@ async function postPause(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGa
       `goal is ${goal.status}; pause needs running or waiting`,
     );
   }
-  await deps.publisher.publish({
-    detailType: HUMAN_INPUT_DETAIL_TYPES.pauseRequested,
-    detail: {
-      goalId: goal.goalId,
-      requestedBy: request.caller,
-      channel: "api",
-      requestedAt: deps.now().toISOString(),
-      ...(body.reason === undefined ? {} : { reason: body.reason }),
-    },
-  });
-  deps.logger.info("pause requested", { goalId: goal.goalId });
-  return json(202, { goalId: goal.goalId, requested: "pause" });
+  return requestControl(deps, request, goal, "pause", body.reason);
 }
 
 /**
@@ -136,17 +125,7 @@ async function postResume(deps: GoalsApiDeps, request: ApiRequest): Promise<APIG
   if (goal.status !== "paused" && !withdraws) {
     throw new InvalidStatusError(goal.goalId, goal.status, `goal is ${goal.status}; resume needs paused`);
   }
-  await deps.publisher.publish({
-    detailType: HUMAN_INPUT_DETAIL_TYPES.resumeRequested,
-    detail: {
-      goalId: goal.goalId,
-      requestedBy: request.caller,
-      channel: "api",
-      requestedAt: deps.now().toISOString(),
-    },
-  });
-  deps.logger.info("resume requested", { goalId: goal.goalId });
-  return json(202, { goalId: goal.goalId, requested: "resume" });
+  return requestControl(deps, request, goal, "resume");
 }
 
 /** `POST /goals/{goalId}/retry`: 202 for a failed goal (`Retry Requested` published), else 409. */
@@ -155,17 +134,7 @@ async function postRetry(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGa
   if (goal.status !== "failed") {
     throw new InvalidStatusError(goal.goalId, goal.status, `goal is ${goal.status}; retry needs failed`);
   }
-  await deps.publisher.publish({
-    detailType: HUMAN_INPUT_DETAIL_TYPES.retryRequested,
-    detail: {
-      goalId: goal.goalId,
-      requestedBy: request.caller,
-      channel: "api",
-      requestedAt: deps.now().toISOString(),
-    },
-  });
-  deps.logger.info("retry requested", { goalId: goal.goalId });
-  return json(202, { goalId: goal.goalId, requested: "retry" });
+  return requestControl(deps, request, goal, "retry");
 }
 
 /**
@@ -216,18 +185,41 @@ async function postCancel(deps: GoalsApiDeps, request: ApiRequest): Promise<APIG
       `goal is ${goal.status}; cancel needs a goal that is not final`,
     );
   }
-  await deps.publisher.publish({
-    detailType: HUMAN_INPUT_DETAIL_TYPES.cancelRequested,
-    detail: {
-      goalId: goal.goalId,
-      requestedBy: request.caller,
-      channel: "api",
-      requestedAt: deps.now().toISOString(),
-      ...(body.reason === undefined ? {} : { reason: body.reason }),
-    },
-  });
-  deps.logger.info("cancel requested", { goalId: goal.goalId });
-  return json(202, { goalId: goal.goalId, requested: "cancel" });
+  return requestControl(deps, request, goal, "cancel", body.reason);
+}
+
+/** The human-input event each control publishes; the resume handler applies it. */
+const CONTROL_DETAIL_TYPES = {
+  pause: HUMAN_INPUT_DETAIL_TYPES.pauseRequested,
+  resume: HUMAN_INPUT_DETAIL_TYPES.resumeRequested,
+  retry: HUMAN_INPUT_DETAIL_TYPES.retryRequested,
+  cancel: HUMAN_INPUT_DETAIL_TYPES.cancelRequested,
+} as const;
+
+/** Publishes the control's event for a goal whose status allows it, and answers 202. */
+async function requestControl(
+  deps: GoalsApiDeps,
+  request: ApiRequest,
+  goal: GoalRecord,
+  control: keyof typeof CONTROL_DETAIL_TYPES,
+  reason?: string,
+): Promise<APIGatewayProxyResult> {
+  const detail = {
+    goalId: goal.goalId,
+    requestedBy: request.caller,
+    channel: "api" as const,
+    requestedAt: deps.now().toISOString(),
+  };
+  await deps.publisher.publish(
+    control === "pause" || control === "cancel"
+      ? {
+          detailType: CONTROL_DETAIL_TYPES[control],
+          detail: { ...detail, ...(reason === undefined ? {} : { reason }) },
+        }
+      : { detailType: CONTROL_DETAIL_TYPES[control], detail },
+  );
+  deps.logger.info(`${control} requested`, { goalId: goal.goalId });
+  return json(202, { goalId: goal.goalId, requested: control });
 }
 
 /** The routes through which a human steers a goal; each publishes one human-input event. */
