@@ -51,6 +51,16 @@ export class LambdaHost {
     return undefined;
   }
 
+  /** The sandbox pool of a function, or Lambda's ResourceNotFoundException. */
+  private poolOf(functionRef: string): Pool {
+    const spec = this.find(functionRef);
+    const pool = spec === undefined ? undefined : this.pools.get(spec.arn);
+    if (pool === undefined) {
+      throw new AwsApiError("ResourceNotFoundException", `Function not found: ${functionRef}`, 404);
+    }
+    return pool;
+  }
+
   /** The process.env a function's sandboxes get. */
   environmentOf(spec: FunctionSpec): Record<string, string> {
     return lambdaEnvironment(spec, this.options.endpoints, this.options.environmentOverrides);
@@ -67,11 +77,7 @@ export class LambdaHost {
    * named after the function's error type.
    */
   async invoke(functionRef: string, event: unknown): Promise<JsonValue> {
-    const spec = this.find(functionRef);
-    const pool = spec === undefined ? undefined : this.pools.get(spec.arn);
-    if (pool === undefined) {
-      throw new AwsApiError("ResourceNotFoundException", `Function not found: ${functionRef}`, 404);
-    }
+    const pool = this.poolOf(functionRef);
     const sandbox = await this.acquire(pool);
     try {
       return await sandbox.invoke(event);
@@ -90,11 +96,7 @@ export class LambdaHost {
     onChunk: (chunk: Uint8Array) => void,
     signal?: AbortSignal,
   ): Promise<void> {
-    const spec = this.find(functionRef);
-    const pool = spec === undefined ? undefined : this.pools.get(spec.arn);
-    if (pool === undefined) {
-      throw new AwsApiError("ResourceNotFoundException", `Function not found: ${functionRef}`, 404);
-    }
+    const pool = this.poolOf(functionRef);
     const sandbox = await this.acquire(pool);
     try {
       await sandbox.invokeStream(event, onChunk, signal);
