@@ -1,6 +1,8 @@
 import { afterAll, beforeAll } from "vitest";
 import type { GoalChange } from "../../../lambdas/core/goal/goal-change";
+import { waitFor } from "../../../lambdas/core/goal/goal-lifecycle";
 import type { GoalRecord } from "../../../lambdas/core/goal/goal-record";
+import type { Approval } from "../../../lambdas/core/ports/goal-store";
 import type { RunRef } from "../../../lambdas/core/ports/run-control";
 import { type GoalTable, startGoalTable } from "../loop/support";
 
@@ -40,6 +42,20 @@ export async function changeGoal(
   if (!stored) throw new Error(`goal ${goalId} vanished`);
   const next = change(stored.record);
   return (await table.adapters.goals.commit(next.record, stored.version, next.events)).record;
+}
+
+/** Stores a pending approval and parks the goal waiting for it, as RequestApproval does. */
+export async function parkOnApproval(table: GoalTable, goalId: string, approval: Approval): Promise<void> {
+  await table.adapters.goals.putApproval(approval);
+  const ids = { approvalId: approval.approvalId };
+  await changeGoal(table, goalId, (record) =>
+    waitFor(
+      record,
+      { kind: "approval", reason: "notify", ...ids },
+      { eventType: "Approval Decided", revision: 1, ...ids },
+      clock(),
+    ),
+  );
 }
 
 export async function storedGoal(table: GoalTable, goalId: string): Promise<GoalRecord> {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { pause, terminate, waitFor } from "../../../lambdas/core/goal/goal-lifecycle";
+import { pause, terminate } from "../../../lambdas/core/goal/goal-lifecycle";
 import { handleCancelRequested } from "../../../lambdas/core/human/handle-cancel";
 import type { CancelRequestedDetail } from "../../../lambdas/core/human/human-input-events";
 import type { StopRun } from "../../../lambdas/core/ports/run-control";
@@ -9,6 +9,7 @@ import {
   changeGoal,
   clock,
   eventTypes,
+  parkOnApproval,
   REACT_ARN,
   recordingRunControl,
   STATE_MACHINE_ARNS,
@@ -64,17 +65,8 @@ describe("handleCancelRequested", () => {
     const goal = await createGoal(table);
     const approval = aPendingApproval(goal.goalId);
     const other = aPendingApproval((await createGoal(table)).goalId);
-    await table.adapters.goals.putApproval(approval);
     await table.adapters.goals.putApproval(other);
-    const ids = { approvalId: approval.approvalId };
-    await changeGoal(table, goal.goalId, (record) =>
-      waitFor(
-        record,
-        { kind: "approval", reason: "notify", ...ids },
-        { eventType: "Approval Decided", revision: 1, ...ids },
-        clock(),
-      ),
-    );
+    await parkOnApproval(table, goal.goalId, approval);
     const stop = recordingRunControl();
 
     // Act

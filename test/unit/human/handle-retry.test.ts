@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { pause, waitFor } from "../../../lambdas/core/goal/goal-lifecycle";
+import { pause } from "../../../lambdas/core/goal/goal-lifecycle";
 import { handleRetryRequested } from "../../../lambdas/core/human/handle-retry";
 import type { RetryRequestedDetail } from "../../../lambdas/core/human/human-input-events";
 import { recordFailure } from "../../../lambdas/core/loop/record-failure";
@@ -19,6 +19,7 @@ import {
   changeGoal,
   clock,
   eventTypes,
+  parkOnApproval,
   REACT_ARN,
   recordingRunControl,
   STATE_MACHINE_ARNS,
@@ -118,17 +119,8 @@ describe("handleRetryRequested", () => {
     const goal = await createGoal(table);
     const approval = aPendingApproval(goal.goalId, { runId: "r1" });
     const other = aPendingApproval((await createGoal(table)).goalId);
-    await table.adapters.goals.putApproval(approval);
     await table.adapters.goals.putApproval(other);
-    const ids = { approvalId: approval.approvalId };
-    await changeGoal(table, goal.goalId, (record) =>
-      waitFor(
-        record,
-        { kind: "approval", reason: "notify", ...ids },
-        { eventType: "Approval Decided", revision: 1, ...ids },
-        clock(),
-      ),
-    );
+    await parkOnApproval(table, goal.goalId, approval);
     const failed = await recordFailure({ goals: table.adapters.goals, now: clock }, FAILURE_OPTIONS, {
       goalId: goal.goalId,
       runId: "r1",
