@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import * as z from "zod";
-import type { FunctionSpec } from "../lib/local/cloud-assembly-model";
+import type { FunctionSpec } from "../lib/local/shared/cloud-assembly-model";
 import { median } from "./scenarios";
 
 export interface BundleFigure {

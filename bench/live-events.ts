@@ -13,7 +13,7 @@ import { DynamoDbGoalStore } from "../lambdas/adapters/dynamodb-goal-store";
 import type { GoalEvent } from "../lambdas/core/goal/goal-event";
 import { GoalsClient } from "../lib/local/cli/goals-client";
 import { type LocalStack, startLocalStack } from "../lib/local/local-stack";
-import { localStoreClient } from "../lib/local/local-store-client";
+import { localStoreClient } from "../lib/local/storage/local-store-client";
 
 const PROJECT_DIR = resolve(import.meta.dirname, "..");
 const SAMPLES = 30;

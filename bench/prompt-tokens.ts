@@ -1,6 +1,6 @@
 import cl100k from "js-tiktoken/ranks/cl100k_base";
 import { tokenCounter } from "../lambdas/core/models/context/tokenizer";
-import type { ModelCallRecord } from "../lib/local/bedrock-endpoint";
+import type { ModelCallRecord } from "../lib/local/bedrock/bedrock-endpoint";
 
 /** The bench measures with the full cl100k_base table (the Lambdas estimate with its first merges). */
 const countFull = tokenCounter(cl100k);

@@ -506,7 +506,7 @@ async function main(): Promise<void> {
 
   // 3. Bundles, last, with nothing else running.
   log(`(${elapsed()}) bundles …`);
-  const { loadCloudAssembly } = await import("../lib/local/cdk-out");
+  const { loadCloudAssembly } = await import("../lib/local/cdk-out/cdk-out");
   const functions = loadCloudAssembly(join(BENCH_DIR, "..", "cdk.out")).functions;
   for (const bundle of measureBundles(functions, IMPORT_RUNS)) {
     figures.push(

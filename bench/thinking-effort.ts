@@ -1,6 +1,6 @@
 import type { ThinkingEffort } from "../lambdas/core/goal/thinking-settings";
 import { priceOf } from "../lambdas/core/models/model-prices";
-import type { ModelCallRecord } from "../lib/local/bedrock-endpoint";
+import type { ModelCallRecord } from "../lib/local/bedrock/bedrock-endpoint";
 import { type BenchStack, settleQuietly } from "./bench-stack";
 import { shortGoalSpec } from "./fixtures";
 import { type Figure, info } from "./report";
@@ -25,7 +25,7 @@ function usageOf(record: ModelCallRecord): { input: number; output: number } {
 /**
  * The short ReAct goal with `models.thinking.reason.effort` set to `effort`: its reason calls'
  * input and output tokens per iteration. The thinking in them is the endpoint's scripted thinking,
- * whose length grows with the effort the request asks for (lib/local/fixture-converse.ts).
+ * whose length grows with the effort the request asks for (lib/local/bedrock/fixture-converse.ts).
  */
 export async function runAtEffort(bench: BenchStack, effort: ThinkingEffort): Promise<EffortRun> {
   const spec = shortGoalSpec();

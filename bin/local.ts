@@ -4,13 +4,13 @@ import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { Command, InvalidArgumentError } from "commander";
 import { GoalLoopsError } from "../lambdas/core/goal/errors";
-import { type BedrockUpstream, createBedrockUpstream } from "../lib/local/bedrock-upstream";
-import { type LocalAccount, loadLocalAccountFile } from "../lib/local/local-account";
-import { watchOutbox } from "../lib/local/local-outbox";
-import { type LocalSecrets, localSecrets } from "../lib/local/local-secrets";
+import { type LocalAccount, loadLocalAccountFile } from "../lib/local/account/local-account";
+import { type BedrockUpstream, createBedrockUpstream } from "../lib/local/bedrock/bedrock-upstream";
+import { availableFixtures, fixtureNameOf } from "../lib/local/bedrock/model-fixtures";
+import { DEFAULT_OPENAI_URL } from "../lib/local/bedrock/openai-chat-client";
 import { type LocalStack, startLocalStack } from "../lib/local/local-stack";
-import { availableFixtures, fixtureNameOf } from "../lib/local/model-fixtures";
-import { DEFAULT_OPENAI_URL } from "../lib/local/openai-chat-client";
+import { watchOutbox } from "../lib/local/storage/local-outbox";
+import { type LocalSecrets, localSecrets } from "../lib/local/storage/local-secrets";
 
 const projectDir = path.resolve(import.meta.dirname, "..");
 // The recorder's upstream (`--record`): the endpoint this shell names for Bedrock Runtime, read

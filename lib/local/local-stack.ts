@@ -1,35 +1,35 @@
 import path from "node:path";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { DynamoDbGoalStore } from "../../lambdas/adapters/dynamodb-goal-store";
-import { startAccountEndpoint } from "./account-endpoint";
-import { LOCAL_IDENTITY, startApiServer } from "./api-server";
-import { type BedrockEndpoint, startBedrockEndpoint } from "./bedrock-endpoint";
-import type { BedrockUpstream } from "./bedrock-upstream";
-import { ensureSynthesized, loadCloudAssembly } from "./cdk-out";
+import { startAccountEndpoint } from "./account/account-endpoint";
+import { type LocalAccount, localAccount } from "./account/local-account";
+import { LOCAL_IDENTITY, startApiServer } from "./api/api-server";
+import { consoleFile } from "./api/console-assets";
+import { type BedrockEndpoint, startBedrockEndpoint } from "./bedrock/bedrock-endpoint";
+import type { BedrockUpstream } from "./bedrock/bedrock-upstream";
+import type { OpenAiServer } from "./bedrock/openai-chat-client";
+import { ensureSynthesized, loadCloudAssembly } from "./cdk-out/cdk-out";
+import { type EventBridgeEndpoint, startEventBridgeEndpoint } from "./eventbridge/eventbridge-endpoint";
+import { type LambdaEndpoint, startLambdaEndpoint } from "./lambda/lambda-endpoint";
+import { LambdaHost } from "./lambda/lambda-host";
+import type { LogLine } from "./lambda/lambda-sandbox";
+import { withMcpCredentials } from "./lambda/mcp-credentials";
+import { type SchedulerEndpoint, startSchedulerEndpoint } from "./scheduler/scheduler-endpoint";
 import {
   type CloudAssemblyModel,
   type FunctionSpec,
   type JsonValue,
   LOCAL_ENVIRONMENT,
-} from "./cloud-assembly-model";
-import { consoleFile } from "./console-assets";
-import { createTables, startLocalDynamo } from "./dynamo";
-import { type EventBridgeEndpoint, startEventBridgeEndpoint } from "./eventbridge-endpoint";
-import { type GoalChangeFeed, startGoalChangeFeed } from "./goal-change-feed";
-import { type LambdaEndpoint, startLambdaEndpoint } from "./lambda-endpoint";
-import { LambdaHost } from "./lambda-host";
-import type { LogLine } from "./lambda-sandbox";
-import { type LocalAccount, localAccount } from "./local-account";
-import { type LocalOutboxEntry, localOutboxReader } from "./local-outbox";
-import { type LocalSecrets, secretEnvironment } from "./local-secrets";
-import { localStoreClient, payloadSettingsOf } from "./local-store-client";
-import { withMcpCredentials } from "./mcp-credentials";
-import type { OpenAiServer } from "./openai-chat-client";
-import { reattachGoals } from "./reattach-goals";
-import { type S3Endpoint, startS3Endpoint } from "./s3-endpoint";
-import { type SchedulerEndpoint, startSchedulerEndpoint } from "./scheduler-endpoint";
-import { startSfnEndpoint } from "./sfn-endpoint";
-import { StateMachineRunner } from "./state-machine-runner";
+} from "./shared/cloud-assembly-model";
+import { reattachGoals } from "./step-functions/reattach-goals";
+import { startSfnEndpoint } from "./step-functions/sfn-endpoint";
+import { StateMachineRunner } from "./step-functions/state-machine-runner";
+import { createTables, startLocalDynamo } from "./storage/dynamo";
+import { type GoalChangeFeed, startGoalChangeFeed } from "./storage/goal-change-feed";
+import { type LocalOutboxEntry, localOutboxReader } from "./storage/local-outbox";
+import { type LocalSecrets, secretEnvironment } from "./storage/local-secrets";
+import { localStoreClient, payloadSettingsOf } from "./storage/local-store-client";
+import { type S3Endpoint, startS3Endpoint } from "./storage/s3-endpoint";
 
 export interface LocalStackOptions {
   /** The project folder (cdk.json, bin/, lib/, lambdas/). */

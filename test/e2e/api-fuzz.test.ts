@@ -2,9 +2,9 @@ import { createHmac } from "node:crypto";
 import http from "node:http";
 import { DynamoDBDocumentClient, paginateScan } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BREAK_GUARD_VARIABLE } from "../../lib/local/api-server";
-import { localDynamoClient } from "../../lib/local/dynamo";
-import type { LocalSecrets } from "../../lib/local/local-secrets";
+import { BREAK_GUARD_VARIABLE } from "../../lib/local/api/api-server";
+import { localDynamoClient } from "../../lib/local/storage/dynamo";
+import type { LocalSecrets } from "../../lib/local/storage/local-secrets";
 import {
   badRequests,
   bind,

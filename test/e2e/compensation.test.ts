@@ -4,7 +4,7 @@ import { DynamoDbWorkspace } from "../../lambdas/adapters/dynamodb-workspace";
 import { FAULT_INJECTION_ENV } from "../../lambdas/adapters/fault-injection";
 import type { GoalSnapshot } from "../../lambdas/core/goal/goal-record";
 import { checkInvariants } from "../../lambdas/core/goal/invariants";
-import { localStoreClient, payloadSettingsOf } from "../../lib/local/local-store-client";
+import { localStoreClient, payloadSettingsOf } from "../../lib/local/storage/local-store-client";
 import { allEvents, type E2eStack, startE2eStack } from "./local-stack-harness";
 
 const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");

@@ -7,7 +7,7 @@ import { SignatureV4 } from "@smithy/signature-v4";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { startConsoleServer } from "../../lib/local/cli/console-server";
 import { signedFetch } from "../../lib/local/cli/signed-fetch";
-import type { RunningServer } from "../../lib/local/listen";
+import type { RunningServer } from "../../lib/local/shared/listen";
 import { type E2eStack, startE2eStack } from "./local-stack-harness";
 
 /** A GET through node:http, so a stubbed global fetch only ever sees what the proxy forwards. */

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { GoalSnapshot } from "../../lambdas/core/goal/goal-record";
 import { checkInvariants } from "../../lambdas/core/goal/invariants";
 import type { GoalsClient } from "../../lib/local/cli/goals-client";
-import type { LocalOutboxEntry } from "../../lib/local/local-outbox";
+import type { LocalOutboxEntry } from "../../lib/local/storage/local-outbox";
 import { allEvents } from "./local-stack-harness";
 import { type LocalStackProcess, startLocalStackProcess, writeFixtures } from "./local-stack-process";
 

@@ -1,7 +1,7 @@
 import { createHmac } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signApprovalLink } from "../../lambdas/core/human/email/approval-link";
-import type { LocalSecrets } from "../../lib/local/local-secrets";
+import type { LocalSecrets } from "../../lib/local/storage/local-secrets";
 import { allEvents, type E2eStack, followGoal, startE2eStack } from "./local-stack-harness";
 
 /**

@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { ensureSynthesized } from "../../lib/local/cdk-out";
+import { ensureSynthesized } from "../../lib/local/cdk-out/cdk-out";
 import { E2E_ASSEMBLY_DIR, E2E_CONFIG } from "./local-stack-harness";
 
 /**

@@ -5,8 +5,8 @@ import { join, resolve } from "node:path";
 import type { GoalSnapshot, GoalStatus } from "../../lambdas/core/goal/goal-record";
 import { checkInvariants } from "../../lambdas/core/goal/invariants";
 import { GoalsClient } from "../../lib/local/cli/goals-client";
-import type { LocalSecrets } from "../../lib/local/local-secrets";
 import { type LocalStack, startLocalStack } from "../../lib/local/local-stack";
+import type { LocalSecrets } from "../../lib/local/storage/local-secrets";
 
 export const PROJECT_DIR = resolve(import.meta.dirname, "../..");
 /**

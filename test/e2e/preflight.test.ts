@@ -5,9 +5,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as z from "zod";
-import { listen, type RunningServer } from "../../lib/local/listen";
-import { localAccount } from "../../lib/local/local-account";
+import { localAccount } from "../../lib/local/account/local-account";
 import { type LocalStack, startLocalStack } from "../../lib/local/local-stack";
+import { listen, type RunningServer } from "../../lib/local/shared/listen";
 import { PROJECT_DIR } from "./local-stack-harness";
 
 /**

@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GoalSnapshot } from "../../lambdas/core/goal/goal-record";
-import { type BedrockEndpoint, startBedrockEndpoint } from "../../lib/local/bedrock-endpoint";
-import { parseModelFixture } from "../../lib/local/model-fixtures";
+import { type BedrockEndpoint, startBedrockEndpoint } from "../../lib/local/bedrock/bedrock-endpoint";
+import { parseModelFixture } from "../../lib/local/bedrock/model-fixtures";
 import { followGoal, PROJECT_DIR } from "./local-stack-harness";
 import { startLocalStackProcess, writeFixtures } from "./local-stack-process";
 

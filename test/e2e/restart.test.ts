@@ -8,9 +8,9 @@ import { DynamoDbGoalStore } from "../../lambdas/adapters/dynamodb-goal-store";
 import { EventBridgePublisher } from "../../lambdas/adapters/eventbridge-publisher";
 import { decideApprovalFromDoor } from "../../lambdas/core/human/decide-approval";
 import { GoalsApiError, GoalsClient } from "../../lib/local/cli/goals-client";
-import { LOCAL_ENVIRONMENT } from "../../lib/local/cloud-assembly-model";
-import { localDynamoClient } from "../../lib/local/dynamo";
 import type { LocalStack } from "../../lib/local/local-stack";
+import { LOCAL_ENVIRONMENT } from "../../lib/local/shared/cloud-assembly-model";
+import { localDynamoClient } from "../../lib/local/storage/dynamo";
 import { allEvents, type E2eStack, followGoal, freePort, startE2eStack } from "./local-stack-harness";
 
 /** A goal that must tell ops through `notify` (irreversible, granted, not pre-authorized). */

@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FAULT_INJECTION_ENV } from "../../lambdas/adapters/fault-injection";
-import type { ModelCallRecord } from "../../lib/local/bedrock-endpoint";
-import type { JsonObject, JsonValue } from "../../lib/local/cloud-assembly-model";
+import type { ModelCallRecord } from "../../lib/local/bedrock/bedrock-endpoint";
+import type { JsonObject, JsonValue } from "../../lib/local/shared/cloud-assembly-model";
 import { allEvents, type E2eStack, followGoal, PROJECT_DIR, startE2eStack } from "./local-stack-harness";
 
 /** A ReAct goal of three tool calls, each turn with its own thinking; the check is met by the third. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { allowedMethods, matchRoute } from "../../lib/local/api-routes";
-import type { ApiRouteSpec } from "../../lib/local/cloud-assembly-model";
-import { MalformedPathSegmentError } from "../../lib/local/errors";
+import { allowedMethods, matchRoute } from "../../lib/local/api/api-routes";
+import type { ApiRouteSpec } from "../../lib/local/shared/cloud-assembly-model";
+import { MalformedPathSegmentError } from "../../lib/local/shared/errors";
 
 const route = (method: string, resourcePath: string): ApiRouteSpec => ({
   apiLogicalId: "Api",

@@ -2,11 +2,11 @@ import { once } from "node:events";
 import { connect } from "node:net";
 import type { APIGatewayProxyEvent } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MAX_LOCAL_REQUEST_BYTES, startApiServer } from "../../lib/local/api-server";
-import { loadCloudAssembly } from "../../lib/local/cdk-out";
-import type { CloudAssemblyModel } from "../../lib/local/cloud-assembly-model";
-import { LambdaHost } from "../../lib/local/lambda-host";
-import type { RunningServer } from "../../lib/local/listen";
+import { MAX_LOCAL_REQUEST_BYTES, startApiServer } from "../../lib/local/api/api-server";
+import { loadCloudAssembly } from "../../lib/local/cdk-out/cdk-out";
+import { LambdaHost } from "../../lib/local/lambda/lambda-host";
+import type { CloudAssemblyModel } from "../../lib/local/shared/cloud-assembly-model";
+import type { RunningServer } from "../../lib/local/shared/listen";
 import { synthFixtureApp } from "./fixtures/fixture-app";
 import { collectingLog } from "./support";
 

@@ -7,7 +7,7 @@ import {
 } from "@aws-sdk/client-bedrock-runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BedrockModelClient } from "../../lambdas/adapters/bedrock-model-client";
-import { type BedrockEndpoint, startBedrockEndpoint } from "../../lib/local/bedrock-endpoint";
+import { type BedrockEndpoint, startBedrockEndpoint } from "../../lib/local/bedrock/bedrock-endpoint";
 import { fixturesFolder, LOCAL_CREDENTIALS } from "./support";
 
 const FIXTURES = {

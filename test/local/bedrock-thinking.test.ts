@@ -9,7 +9,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BedrockModelClient } from "../../lambdas/adapters/bedrock-model-client";
 import type { ModelRequest } from "../../lambdas/core/ports/model-client";
-import { type BedrockEndpoint, startBedrockEndpoint } from "../../lib/local/bedrock-endpoint";
+import { type BedrockEndpoint, startBedrockEndpoint } from "../../lib/local/bedrock/bedrock-endpoint";
 import { fixturesFolder, LOCAL_CREDENTIALS } from "./support";
 
 const LIST = { toolUse: { name: "workspace_list", input: {} } };

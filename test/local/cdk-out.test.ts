@@ -2,9 +2,9 @@ import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ensureSynthesized, loadCloudAssembly, writeLocalSynthMarker } from "../../lib/local/cdk-out";
-import type { CloudAssemblyModel } from "../../lib/local/cloud-assembly-model";
-import { CloudAssemblyError } from "../../lib/local/errors";
+import { ensureSynthesized, loadCloudAssembly, writeLocalSynthMarker } from "../../lib/local/cdk-out/cdk-out";
+import type { CloudAssemblyModel } from "../../lib/local/shared/cloud-assembly-model";
+import { CloudAssemblyError } from "../../lib/local/shared/errors";
 import { synthFixtureApp } from "./fixtures/fixture-app";
 
 describe("loadCloudAssembly on the fixture app", () => {

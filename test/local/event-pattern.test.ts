@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { JsonObject } from "../../lib/local/cloud-assembly-model";
-import { CloudAssemblyError } from "../../lib/local/errors";
-import { checkEventPattern, matchesEventPattern } from "../../lib/local/event-pattern";
+import { checkEventPattern, matchesEventPattern } from "../../lib/local/eventbridge/event-pattern";
+import type { JsonObject } from "../../lib/local/shared/cloud-assembly-model";
+import { CloudAssemblyError } from "../../lib/local/shared/errors";
 
 const event: JsonObject = {
   source: "goal-loops.human-input",

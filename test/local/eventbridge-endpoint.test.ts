@@ -1,7 +1,10 @@
 import { EventBridgeClient, PutEventsCommand } from "@aws-sdk/client-eventbridge";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { EventRuleSpec, JsonValue } from "../../lib/local/cloud-assembly-model";
-import { type EventBridgeEndpoint, startEventBridgeEndpoint } from "../../lib/local/eventbridge-endpoint";
+import {
+  type EventBridgeEndpoint,
+  startEventBridgeEndpoint,
+} from "../../lib/local/eventbridge/eventbridge-endpoint";
+import type { EventRuleSpec, JsonValue } from "../../lib/local/shared/cloud-assembly-model";
 import { LOCAL_CREDENTIALS } from "./support";
 
 const FUNCTION_ARN = "arn:aws:lambda:us-east-1:000000000000:function:Resume";

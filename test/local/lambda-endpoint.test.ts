@@ -6,10 +6,14 @@ import {
   ResourceNotFoundException,
 } from "@aws-sdk/client-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadCloudAssembly } from "../../lib/local/cdk-out";
-import type { CloudAssemblyModel, FunctionSpec, JsonValue } from "../../lib/local/cloud-assembly-model";
-import { type LambdaEndpoint, startLambdaEndpoint } from "../../lib/local/lambda-endpoint";
-import { LambdaHost } from "../../lib/local/lambda-host";
+import { loadCloudAssembly } from "../../lib/local/cdk-out/cdk-out";
+import { type LambdaEndpoint, startLambdaEndpoint } from "../../lib/local/lambda/lambda-endpoint";
+import { LambdaHost } from "../../lib/local/lambda/lambda-host";
+import type {
+  CloudAssemblyModel,
+  FunctionSpec,
+  JsonValue,
+} from "../../lib/local/shared/cloud-assembly-model";
 import { synthFixtureApp } from "./fixtures/fixture-app";
 import { collectingLog, LOCAL_CREDENTIALS } from "./support";
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadCloudAssembly } from "../../lib/local/cdk-out";
-import type { CloudAssemblyModel, FunctionSpec } from "../../lib/local/cloud-assembly-model";
-import { AwsApiError, LambdaFunctionError } from "../../lib/local/errors";
-import { LambdaHost } from "../../lib/local/lambda-host";
+import { loadCloudAssembly } from "../../lib/local/cdk-out/cdk-out";
+import { LambdaHost } from "../../lib/local/lambda/lambda-host";
+import type { CloudAssemblyModel, FunctionSpec } from "../../lib/local/shared/cloud-assembly-model";
+import { AwsApiError, LambdaFunctionError } from "../../lib/local/shared/errors";
 import { FIXTURE_MODEL_ID, synthFixtureApp } from "./fixtures/fixture-app";
 import { collectingLog } from "./support";
 

@@ -2,8 +2,8 @@ import { spawn } from "node:child_process";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { MIN_LINK_SECRET_LENGTH } from "../../lambdas/core/human/email/approval-link";
-import { LocalSecretError } from "../../lib/local/errors";
-import { localSecrets } from "../../lib/local/local-secrets";
+import { LocalSecretError } from "../../lib/local/shared/errors";
+import { localSecrets } from "../../lib/local/storage/local-secrets";
 
 const PROJECT_DIR = resolve(import.meta.dirname, "../..");
 

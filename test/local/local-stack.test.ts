@@ -4,8 +4,8 @@ import path from "node:path";
 import { GetItemCommand, ListTablesCommand } from "@aws-sdk/client-dynamodb";
 import { EventBridgeClient, PutEventsCommand } from "@aws-sdk/client-eventbridge";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { localDynamoClient } from "../../lib/local/dynamo";
 import { type LocalStack, startLocalStack } from "../../lib/local/local-stack";
+import { localDynamoClient } from "../../lib/local/storage/dynamo";
 import { FIXTURE_PROJECT_DIR, synthFixtureApp } from "./fixtures/fixture-app";
 import { collectingLog, fixturesFolder, LOCAL_CREDENTIALS, waitFor } from "./support";
 

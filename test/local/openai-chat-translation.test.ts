@@ -1,13 +1,13 @@
 import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { JsonObject } from "../../lib/local/cloud-assembly-model";
-import { AwsApiError } from "../../lib/local/errors";
-import { converseWithOpenAi } from "../../lib/local/openai-chat-client";
+import { converseWithOpenAi } from "../../lib/local/bedrock/openai-chat-client";
 import {
   chatCompletionToConverse,
   chatErrorToBedrock,
   converseToChatCompletion,
-} from "../../lib/local/openai-chat-translation";
+} from "../../lib/local/bedrock/openai-chat-translation";
+import type { JsonObject } from "../../lib/local/shared/cloud-assembly-model";
+import { AwsApiError } from "../../lib/local/shared/errors";
 import {
   type ChatCompletionsServer,
   completion,

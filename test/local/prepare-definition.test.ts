@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { JsonObject } from "../../lib/local/cloud-assembly-model";
-import { MAX_TIMEOUT_SECONDS, prepareDefinition } from "../../lib/local/prepare-definition";
+import type { JsonObject } from "../../lib/local/shared/cloud-assembly-model";
+import { MAX_TIMEOUT_SECONDS, prepareDefinition } from "../../lib/local/step-functions/prepare-definition";
 
 const FUNCTION = "arn:aws:lambda:us-east-1:000000000000:function:f";
 

@@ -5,9 +5,9 @@ import {
   type Message,
 } from "@aws-sdk/client-bedrock-runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type BedrockEndpoint, startBedrockEndpoint } from "../../lib/local/bedrock-endpoint";
-import { turnOfAnswer } from "../../lib/local/fixture-recorder";
-import { parseModelFixture } from "../../lib/local/model-fixtures";
+import { type BedrockEndpoint, startBedrockEndpoint } from "../../lib/local/bedrock/bedrock-endpoint";
+import { turnOfAnswer } from "../../lib/local/bedrock/fixture-recorder";
+import { parseModelFixture } from "../../lib/local/bedrock/model-fixtures";
 import { fixturesFolder, LOCAL_CREDENTIALS } from "./support";
 
 /** A recording as `--record` writes it: the real model's signature, a turn without thinking. */

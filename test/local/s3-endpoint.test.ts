@@ -4,7 +4,7 @@ import path from "node:path";
 import { S3Client } from "@aws-sdk/client-s3";
 import { afterEach, describe, expect, it } from "vitest";
 import { S3PayloadStore } from "../../lambdas/adapters/s3-payload-store";
-import { startS3Endpoint } from "../../lib/local/s3-endpoint";
+import { startS3Endpoint } from "../../lib/local/storage/s3-endpoint";
 import { LOCAL_CREDENTIALS } from "./support";
 
 const BUCKET = "goaltablepayloadsbucket1323cdba";

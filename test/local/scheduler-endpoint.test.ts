@@ -5,7 +5,7 @@ import { CreateScheduleCommand, GetScheduleCommand, SchedulerClient } from "@aws
 import { afterEach, describe, expect, it } from "vitest";
 import { schedulerDeadlines } from "../../lambdas/adapters/scheduler-deadlines";
 import { DEADLINE_REACHED, DEADLINE_SOURCE } from "../../lambdas/core/loop/gates/deadline";
-import { type ScheduledEvent, startSchedulerEndpoint } from "../../lib/local/scheduler-endpoint";
+import { type ScheduledEvent, startSchedulerEndpoint } from "../../lib/local/scheduler/scheduler-endpoint";
 import { LOCAL_CREDENTIALS, waitFor } from "./support";
 
 const SETTINGS = {

@@ -15,12 +15,12 @@ import {
   TaskTimedOut,
 } from "@aws-sdk/client-sfn";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadCloudAssembly } from "../../lib/local/cdk-out";
-import type { CloudAssemblyModel } from "../../lib/local/cloud-assembly-model";
-import { LambdaHost } from "../../lib/local/lambda-host";
-import type { RunningServer } from "../../lib/local/listen";
-import { startSfnEndpoint } from "../../lib/local/sfn-endpoint";
-import { StateMachineRunner } from "../../lib/local/state-machine-runner";
+import { loadCloudAssembly } from "../../lib/local/cdk-out/cdk-out";
+import { LambdaHost } from "../../lib/local/lambda/lambda-host";
+import type { CloudAssemblyModel } from "../../lib/local/shared/cloud-assembly-model";
+import type { RunningServer } from "../../lib/local/shared/listen";
+import { startSfnEndpoint } from "../../lib/local/step-functions/sfn-endpoint";
+import { StateMachineRunner } from "../../lib/local/step-functions/state-machine-runner";
 import { synthFixtureApp } from "./fixtures/fixture-app";
 import { collectingLog, sfnClientFor, waitFor } from "./support";
 

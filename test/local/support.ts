@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { SFNClient } from "@aws-sdk/client-sfn";
-import type { LogLine } from "../../lib/local/lambda-sandbox";
+import type { LogLine } from "../../lib/local/lambda/lambda-sandbox";
 
 /** Polls `condition` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
 export async function waitFor<T>(

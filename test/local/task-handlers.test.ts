@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { JsonObject, JsonValue } from "../../lib/local/cloud-assembly-model";
-import { AwsApiError, StatesError } from "../../lib/local/errors";
-import { taskHandlers, unsupportedResources } from "../../lib/local/task-handlers";
-import { TaskTokenRegistry } from "../../lib/local/task-tokens";
+import type { JsonObject, JsonValue } from "../../lib/local/shared/cloud-assembly-model";
+import { AwsApiError, StatesError } from "../../lib/local/shared/errors";
+import { taskHandlers, unsupportedResources } from "../../lib/local/step-functions/task-handlers";
+import { TaskTokenRegistry } from "../../lib/local/step-functions/task-tokens";
 
 const FUNCTION = "arn:aws:lambda:us-east-1:000000000000:function:f";
 const definition: JsonObject = {

@@ -81,7 +81,7 @@ export const CLAUDE_4_BUDGET_THINKING: ThinkingFamily = {
 export const LOCAL_ENDPOINT_THINKING: ThinkingFamily = {
   name: "the local Bedrock endpoint (scripted models behave like Claude Sonnet 5.5)",
   ...SONNET_5_5_RULES,
-  source: "lib/local/claude-request-rules.ts",
+  source: "lib/local/bedrock/claude-request-rules.ts",
 };
 
 /** Which family a model id belongs to: a fragment of its id (profile prefixes and ARNs included). */

@@ -1,6 +1,6 @@
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
-import { consoleFile } from "../console-assets";
-import { listen, type RunningServer } from "../listen";
+import { consoleFile } from "../api/console-assets";
+import { listen, type RunningServer } from "../shared/listen";
 import type { ApiFetch } from "./goals-client";
 
 export interface ConsoleServerOptions {
