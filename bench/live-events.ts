@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
-import { DynamoDbGoalStore } from "../lambdas/adapters/dynamodb-goal-store";
+import { DynamoDbGoalStore } from "../lambdas/adapters/dynamodb/dynamodb-goal-store";
 import type { GoalEvent } from "../lambdas/core/goal/goal-event";
 import { GoalsClient } from "../lib/local/cli/goals-client";
 import { type LocalStack, startLocalStack } from "../lib/local/local-stack";

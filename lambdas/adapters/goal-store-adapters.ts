@@ -1,26 +1,26 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { DynamoDbGoalStore } from "./dynamodb-goal-store";
-import { DynamoDbOutbox } from "./dynamodb-outbox";
-import { DynamoDbStepLog } from "./dynamodb-step-log";
-import { DynamoDbWorkspace } from "./dynamodb-workspace";
+import { DynamoDbGoalStore } from "./dynamodb/dynamodb-goal-store";
+import { DynamoDbOutbox } from "./dynamodb/dynamodb-outbox";
+import { DynamoDbStepLog } from "./dynamodb/dynamodb-step-log";
+import { DynamoDbWorkspace } from "./dynamodb/dynamodb-workspace";
+import { withLargeItemOffload } from "./dynamodb/large-item-offload";
+import { goalEndedPublisherFromEnv, withGoalEndedSignals } from "./eventbridge/goal-ended-signals";
+import type { GoalMetrics } from "./metrics/goal-metrics";
+import { withGoalMetrics } from "./metrics/metered-goal-store";
+import { createPowertoolsGoalMetrics } from "./metrics/powertools-goal-metrics";
 import {
   faultFromEnvironment,
   withCompensationFaultInjection,
   withFaultInjection,
   withNotifyFaultInjection,
-} from "./fault-injection";
-import { goalEndedPublisherFromEnv, withGoalEndedSignals } from "./goal-ended-signals";
-import type { GoalMetrics } from "./goal-metrics";
-import { withLargeItemOffload } from "./large-item-offload";
-import { withGoalMetrics } from "./metered-goal-store";
+} from "./shared/fault-injection";
 import {
   INLINE_ONLY_FILE_MAX_BYTES,
   type PayloadEnvironment,
   payloadSettingsFromEnv,
-} from "./payload-settings";
-import { createPowertoolsGoalMetrics } from "./powertools-goal-metrics";
-import { withSubsegments } from "./xray-subsegments";
+} from "./shared/payload-settings";
+import { withSubsegments } from "./shared/xray-subsegments";
 
 export interface GoalStoreAdapters {
   readonly goals: DynamoDbGoalStore;
@@ -98,6 +98,6 @@ export function createDocumentClient(
   if (payloads === undefined) return client;
   return withLargeItemOffload(client, {
     inlineMaxBytes: payloads.inlineMaxBytes,
-    payloads: async () => (await import("./s3-payload-store")).createS3PayloadStore(payloads.bucketName),
+    payloads: async () => (await import("./s3/s3-payload-store")).createS3PayloadStore(payloads.bucketName),
   });
 }

@@ -1,6 +1,9 @@
 import * as z from "zod";
-import { DEFAULT_METRICS_NAMESPACE } from "../../lambdas/adapters/goal-metrics";
-import { PAYLOAD_SETTINGS_DEFAULTS, PAYLOAD_SETTINGS_LIMITS } from "../../lambdas/adapters/payload-settings";
+import { DEFAULT_METRICS_NAMESPACE } from "../../lambdas/adapters/metrics/goal-metrics";
+import {
+  PAYLOAD_SETTINGS_DEFAULTS,
+  PAYLOAD_SETTINGS_LIMITS,
+} from "../../lambdas/adapters/shared/payload-settings";
 import { ON_ABANDON, type OnAbandon } from "../../lambdas/core/goal/goal-spec";
 import { DEFAULT_PLAN_STEP_CONCURRENCY, MAX_PLAN_STEP_CONCURRENCY } from "../../lambdas/core/goal/plan";
 import { DEFAULT_SUBGOAL_MAX_CHILDREN, DEFAULT_SUBGOAL_MAX_DEPTH } from "../../lambdas/core/goal/subgoals";

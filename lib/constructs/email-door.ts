@@ -6,7 +6,7 @@ import type { RetentionDays } from "aws-cdk-lib/aws-logs";
 import { type ISecret, Secret } from "aws-cdk-lib/aws-secretsmanager";
 import type { IEmailIdentity } from "aws-cdk-lib/aws-ses";
 import { Construct } from "constructs";
-import { PARTITION_PREFIXES } from "../../lambdas/adapters/table-design";
+import { PARTITION_PREFIXES } from "../../lambdas/adapters/dynamodb/table-design";
 import { EMAIL_APPROVAL_PATH } from "../../lambdas/core/human/email/approval-link";
 import type { GoalEventBus } from "./goal-event-bus";
 import type { GoalItemAccess } from "./goal-item-grant";

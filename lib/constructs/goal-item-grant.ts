@@ -3,7 +3,7 @@ import type { ITable } from "aws-cdk-lib/aws-dynamodb";
 import { Grant, type IGrantable } from "aws-cdk-lib/aws-iam";
 import type { IKey } from "aws-cdk-lib/aws-kms";
 import type { IBucket } from "aws-cdk-lib/aws-s3";
-import { type PartitionPrefix, payloadKeyPrefix } from "../../lambdas/adapters/table-design";
+import { type PartitionPrefix, payloadKeyPrefix } from "../../lambdas/adapters/dynamodb/table-design";
 
 /**
  * Which items of the goal table a function may touch, by the first part of their partition key

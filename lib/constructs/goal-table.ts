@@ -10,7 +10,7 @@ import {
 import type { Grant, IGrantable } from "aws-cdk-lib/aws-iam";
 import { type IKey, Key } from "aws-cdk-lib/aws-kms";
 import { Construct } from "constructs";
-import { TABLE_DESIGN } from "../../lambdas/adapters/table-design";
+import { TABLE_DESIGN } from "../../lambdas/adapters/dynamodb/table-design";
 import { type GoalItemAccess, grantGoalItems } from "./goal-item-grant";
 import { PayloadBucket, type PayloadSettings, parsePayloadSettings } from "./payload-bucket";
 

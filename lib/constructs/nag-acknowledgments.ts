@@ -2,7 +2,7 @@ import { Stack, Validations } from "aws-cdk-lib";
 import type { ITable } from "aws-cdk-lib/aws-dynamodb";
 import type { IBucket } from "aws-cdk-lib/aws-s3";
 import type { IConstruct } from "constructs";
-import { payloadKeyPrefix } from "../../lambdas/adapters/table-design";
+import { payloadKeyPrefix } from "../../lambdas/adapters/dynamodb/table-design";
 import type { GoalItemAccess } from "./goal-item-grant";
 
 /**

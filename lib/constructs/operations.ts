@@ -23,7 +23,7 @@ import { Topic } from "aws-cdk-lib/aws-sns";
 import { EmailSubscription } from "aws-cdk-lib/aws-sns-subscriptions";
 import type { StateMachine } from "aws-cdk-lib/aws-stepfunctions";
 import { Construct } from "constructs";
-import { GOAL_METRICS, METRIC_DIMENSIONS } from "../../lambdas/adapters/goal-metrics";
+import { GOAL_METRICS, METRIC_DIMENSIONS } from "../../lambdas/adapters/metrics/goal-metrics";
 import { PATTERNS } from "../../lambdas/core/goal/goal-spec";
 import { OPERATIONS_DEFAULTS } from "../config/goal-loops-config";
 import { GOAL_LOOPS_SERVICE_NAME, GoalLoopFunction } from "./goal-loop-function";

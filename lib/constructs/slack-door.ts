@@ -5,7 +5,7 @@ import type { Grant, IGrantable } from "aws-cdk-lib/aws-iam";
 import type { RetentionDays } from "aws-cdk-lib/aws-logs";
 import { type ISecret, Secret } from "aws-cdk-lib/aws-secretsmanager";
 import { Construct } from "constructs";
-import { PARTITION_PREFIXES } from "../../lambdas/adapters/table-design";
+import { PARTITION_PREFIXES } from "../../lambdas/adapters/dynamodb/table-design";
 import { SLACK_ROUTES } from "../../lambdas/core/human/slack/slack-routes";
 import { SLACK_CHANNEL_ID_PATTERN, SLACK_USER_ID_PATTERN } from "../config/goal-loops-config";
 import type { GoalEventBus } from "./goal-event-bus";

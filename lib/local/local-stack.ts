@@ -1,6 +1,6 @@
 import path from "node:path";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { DynamoDbGoalStore } from "../../lambdas/adapters/dynamodb-goal-store";
+import { DynamoDbGoalStore } from "../../lambdas/adapters/dynamodb/dynamodb-goal-store";
 import { startAccountEndpoint } from "./account/account-endpoint";
 import { type LocalAccount, localAccount } from "./account/local-account";
 import { LOCAL_IDENTITY, startApiServer } from "./api/api-server";

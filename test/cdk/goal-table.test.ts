@@ -3,7 +3,7 @@ import { Match, Template } from "aws-cdk-lib/assertions";
 import { AccountRootPrincipal, Role } from "aws-cdk-lib/aws-iam";
 import { Key } from "aws-cdk-lib/aws-kms";
 import { beforeAll, describe, expect, it } from "vitest";
-import { TABLE_DESIGN } from "../../lambdas/adapters/table-design";
+import { TABLE_DESIGN } from "../../lambdas/adapters/dynamodb/table-design";
 import { GoalTable, type GoalTableProps } from "../../lib/constructs/goal-table";
 import { constructTestApp } from "./construct-test-app";
 

@@ -3,7 +3,7 @@ import { Template } from "aws-cdk-lib/assertions";
 import { type IRole, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
 import { DefinitionBody, Pass, StateMachine } from "aws-cdk-lib/aws-stepfunctions";
 import { expect } from "vitest";
-import { FATAL_MODEL_ERRORS, RETRYABLE_MODEL_ERRORS } from "../../lambdas/adapters/bedrock-errors";
+import { FATAL_MODEL_ERRORS, RETRYABLE_MODEL_ERRORS } from "../../lambdas/adapters/bedrock/bedrock-errors";
 import { GoalEventBus } from "../../lib/constructs/goal-event-bus";
 import { GoalTable } from "../../lib/constructs/goal-table";
 import { GoalsApi } from "../../lib/constructs/goals-api";

@@ -1,7 +1,7 @@
 import { type CfnElement, Stack } from "aws-cdk-lib";
 import { Match, Template } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
-import { GOAL_METRICS } from "../../lambdas/adapters/goal-metrics";
+import { GOAL_METRICS } from "../../lambdas/adapters/metrics/goal-metrics";
 import { GoalLoops } from "../../lib/goal-loops";
 import { unbundledTestApp } from "./construct-test-app";
 

@@ -1,8 +1,8 @@
 import { Duration } from "aws-cdk-lib";
 import type { Template } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
-import { FATAL_MODEL_ERRORS, RETRYABLE_MODEL_ERRORS } from "../../lambdas/adapters/bedrock-errors";
-import { GoalStoreUnavailableError } from "../../lambdas/adapters/dynamodb-errors";
+import { FATAL_MODEL_ERRORS, RETRYABLE_MODEL_ERRORS } from "../../lambdas/adapters/bedrock/bedrock-errors";
+import { GoalStoreUnavailableError } from "../../lambdas/adapters/shared/store-errors";
 import { NEXT_STEPS } from "../../lambdas/core/loop/step-result";
 import { ConcurrentModificationError } from "../../lambdas/core/ports/goal-store";
 import { DEFAULT_MODEL_ID, HAIKU_MODEL_ID } from "../../lib/constructs/pattern-loop";

@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { beforeAll, describe, expect, it } from "vitest";
-import { DynamoDbOutbox } from "../../lambdas/adapters/dynamodb-outbox";
-import { DynamoDbStepLog } from "../../lambdas/adapters/dynamodb-step-log";
-import { DynamoDbWorkspace } from "../../lambdas/adapters/dynamodb-workspace";
-import { INLINE_ONLY_FILE_MAX_BYTES as WORKSPACE_FILE_MAX_BYTES } from "../../lambdas/adapters/payload-settings";
+import { DynamoDbOutbox } from "../../lambdas/adapters/dynamodb/dynamodb-outbox";
+import { DynamoDbStepLog } from "../../lambdas/adapters/dynamodb/dynamodb-step-log";
+import { DynamoDbWorkspace } from "../../lambdas/adapters/dynamodb/dynamodb-workspace";
+import { INLINE_ONLY_FILE_MAX_BYTES as WORKSPACE_FILE_MAX_BYTES } from "../../lambdas/adapters/shared/payload-settings";
 import { ValidationError } from "../../lambdas/core/goal/errors";
 import { WorkspaceFileTooLargeError, type WorkspaceWriteResult } from "../../lambdas/core/ports/workspace";
 import { anOutboxMessage, aStepRecord, aWriter, sha256Of } from "../support/loop-store-builders";

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
-import { DynamoDbWorkspace } from "../../lambdas/adapters/dynamodb-workspace";
-import { FAULT_INJECTION_ENV } from "../../lambdas/adapters/fault-injection";
+import { DynamoDbWorkspace } from "../../lambdas/adapters/dynamodb/dynamodb-workspace";
+import { FAULT_INJECTION_ENV } from "../../lambdas/adapters/shared/fault-injection";
 import type { GoalSnapshot } from "../../lambdas/core/goal/goal-record";
 import { checkInvariants } from "../../lambdas/core/goal/invariants";
 import { localStoreClient, payloadSettingsOf } from "../../lib/local/storage/local-store-client";

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FAULT_INJECTION_ENV } from "../../lambdas/adapters/fault-injection";
+import { FAULT_INJECTION_ENV } from "../../lambdas/adapters/shared/fault-injection";
 import type { Execution } from "../../lib/local/step-functions/execution";
 import { type E2eStack, followGoal, PROJECT_DIR, startE2eStack } from "./local-stack-harness";
 import { fourIndependentStepsFixture, fourIndependentStepsGoal } from "./parallel-steps-fixture";

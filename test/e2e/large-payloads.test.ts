@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FAULT_INJECTION_ENV } from "../../lambdas/adapters/fault-injection";
+import { FAULT_INJECTION_ENV } from "../../lambdas/adapters/shared/fault-injection";
 import { allEvents, type E2eStack, followGoal, startE2eStack } from "./local-stack-harness";
 
 /** CSV-like text of about `bytes` UTF-8 bytes whose last line is `lastLine`. */

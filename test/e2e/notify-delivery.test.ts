@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FAULT_INJECTION_ENV } from "../../lambdas/adapters/fault-injection";
+import { FAULT_INJECTION_ENV } from "../../lambdas/adapters/shared/fault-injection";
 import type { GoalSnapshot } from "../../lambdas/core/goal/goal-record";
 import {
   FAILING_WEBHOOK_PATH,

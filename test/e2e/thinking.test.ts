@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FAULT_INJECTION_ENV } from "../../lambdas/adapters/fault-injection";
+import { FAULT_INJECTION_ENV } from "../../lambdas/adapters/shared/fault-injection";
 import type { ModelCallRecord } from "../../lib/local/bedrock/bedrock-endpoint";
 import type { JsonObject, JsonValue } from "../../lib/local/shared/cloud-assembly-model";
 import { allEvents, type E2eStack, followGoal, PROJECT_DIR, startE2eStack } from "./local-stack-harness";

@@ -7,7 +7,7 @@ import {
   type Message,
 } from "@aws-sdk/client-bedrock-runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BedrockModelClient } from "../../lambdas/adapters/bedrock-model-client";
+import { BedrockModelClient } from "../../lambdas/adapters/bedrock/bedrock-model-client";
 import type { ModelRequest } from "../../lambdas/core/ports/model-client";
 import { type BedrockEndpoint, startBedrockEndpoint } from "../../lib/local/bedrock/bedrock-endpoint";
 import { fixturesFolder, LOCAL_CREDENTIALS } from "./support";

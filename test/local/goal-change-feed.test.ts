@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { PARTITION_PREFIXES } from "../../lambdas/adapters/table-design";
+import { PARTITION_PREFIXES } from "../../lambdas/adapters/dynamodb/table-design";
 import { type GoalChangeFeed, startGoalChangeFeed } from "../../lib/local/storage/goal-change-feed";
 
 /** A promise whose resolution the test decides: a read of the table that takes as long as the test wants. */

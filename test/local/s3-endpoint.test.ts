@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { S3Client } from "@aws-sdk/client-s3";
 import { afterEach, describe, expect, it } from "vitest";
-import { S3PayloadStore } from "../../lambdas/adapters/s3-payload-store";
+import { S3PayloadStore } from "../../lambdas/adapters/s3/s3-payload-store";
 import { startS3Endpoint } from "../../lib/local/storage/s3-endpoint";
 import { LOCAL_CREDENTIALS } from "./support";
 

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { CreateScheduleCommand, GetScheduleCommand, SchedulerClient } from "@aws-sdk/client-scheduler";
 import { afterEach, describe, expect, it } from "vitest";
-import { schedulerDeadlines } from "../../lambdas/adapters/scheduler-deadlines";
+import { schedulerDeadlines } from "../../lambdas/adapters/scheduler/scheduler-deadlines";
 import { DEADLINE_REACHED, DEADLINE_SOURCE } from "../../lambdas/core/loop/gates/deadline";
 import { type ScheduledEvent, startSchedulerEndpoint } from "../../lib/local/scheduler/scheduler-endpoint";
 import { LOCAL_CREDENTIALS, waitFor } from "./support";

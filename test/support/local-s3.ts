@@ -1,6 +1,6 @@
 import { S3Client } from "@aws-sdk/client-s3";
-import type { PayloadStore } from "../../lambdas/adapters/payload-store";
-import { S3PayloadStore } from "../../lambdas/adapters/s3-payload-store";
+import { S3PayloadStore } from "../../lambdas/adapters/s3/s3-payload-store";
+import type { PayloadStore } from "../../lambdas/adapters/shared/payload-store";
 import { startS3Endpoint } from "../../lib/local/storage/s3-endpoint";
 
 export const PAYLOAD_BUCKET = "goal-loops-payloads-test";

@@ -1,5 +1,5 @@
 import { type DynamoDBDocumentClient, QueryCommand } from "@aws-sdk/lib-dynamodb";
-import { goalKey } from "../../lambdas/adapters/goal-table-keys";
+import { goalKey } from "../../lambdas/adapters/dynamodb/goal-table-keys";
 
 /**
  * The sequence numbers of a goal's event items as they are in the table, read past the store (whose

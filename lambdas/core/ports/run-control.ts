@@ -1,6 +1,6 @@
 /**
  * Starting and stopping a goal's runs (Step Functions executions named `${goalId}-${runId}`). The
- * adapters are lambdas/adapters/sfn-run-starter.ts and sfn-run-stopper.ts; the core only sees these.
+ * adapters are lambdas/adapters/step-functions/sfn-run-starter.ts and sfn-run-stopper.ts; the core only sees these.
  */
 
 /** One run of a goal on a state machine. */

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyResult } from "aws-lambda";
-import { pollingEventWaiter } from "../../adapters/polling-event-waiter";
+import { pollingEventWaiter } from "../../adapters/event-waiters/polling-event-waiter";
 import type { GoalRecord } from "../../core/goal/goal-record";
 import { isFinal } from "../../core/goal/goal-status";
 import { toSnapshot } from "../../core/goal/snapshot";

@@ -1,8 +1,8 @@
 import type { Writable } from "node:stream";
 import { Logger } from "@aws-lambda-powertools/logger";
 import type { APIGatewayProxyEvent } from "aws-lambda";
-import { DynamoDbGoalStore } from "../../adapters/dynamodb-goal-store";
-import { goalEventWaiterFromEnv } from "../../adapters/goal-event-waiter-from-env";
+import { DynamoDbGoalStore } from "../../adapters/dynamodb/dynamodb-goal-store";
+import { goalEventWaiterFromEnv } from "../../adapters/event-waiters/goal-event-waiter-from-env";
 import { createDocumentClient } from "../../adapters/goal-store-adapters";
 import { requiredEnv } from "../handler-environment";
 import { type StreamSink, streamGoalEvents } from "./event-stream";

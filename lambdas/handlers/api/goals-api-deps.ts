@@ -1,5 +1,5 @@
 import type { Logger } from "@aws-lambda-powertools/logger";
-import type { StartRun } from "../../adapters/sfn-run-starter";
+import type { StartRun } from "../../adapters/step-functions/sfn-run-starter";
 import type { Pattern } from "../../core/goal/goal-spec";
 import type { ModelTiers } from "../../core/models/model-tiers";
 import type { DeadlineSchedule } from "../../core/ports/deadline-schedule";

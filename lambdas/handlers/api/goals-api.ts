@@ -5,14 +5,17 @@ import { EventBridgeClient } from "@aws-sdk/client-eventbridge";
 import { SFNClient } from "@aws-sdk/client-sfn";
 import middy from "@middy/core";
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from "aws-lambda";
-import { DynamoDbGoalStore } from "../../adapters/dynamodb-goal-store";
-import { EventBridgePublisher, HumanInputPublishError } from "../../adapters/eventbridge-publisher";
-import { goalEventWaiterFromEnv } from "../../adapters/goal-event-waiter-from-env";
+import { DynamoDbGoalStore } from "../../adapters/dynamodb/dynamodb-goal-store";
+import { goalEventWaiterFromEnv } from "../../adapters/event-waiters/goal-event-waiter-from-env";
+import {
+  EventBridgePublisher,
+  HumanInputPublishError,
+} from "../../adapters/eventbridge/eventbridge-publisher";
 import { createDocumentClient, observedGoalStore } from "../../adapters/goal-store-adapters";
-import { lazyLambdaInvoker } from "../../adapters/lazy-lambda-invoker";
-import { loadOnce } from "../../adapters/load-once";
-import { sfnRunHistory } from "../../adapters/sfn-run-history";
-import { sfnRunStarter } from "../../adapters/sfn-run-starter";
+import { lazyLambdaInvoker } from "../../adapters/lambda/lazy-lambda-invoker";
+import { loadOnce } from "../../adapters/shared/load-once";
+import { sfnRunHistory } from "../../adapters/step-functions/sfn-run-history";
+import { sfnRunStarter } from "../../adapters/step-functions/sfn-run-starter";
 import { goalIdFromBytes, revisionIdFromBytes } from "../../core/goal/goal-ids";
 import type { DeadlineSchedule } from "../../core/ports/deadline-schedule";
 import type { HumanInputPublisher } from "../../core/ports/human-input-publisher";
@@ -38,7 +41,7 @@ const eventBridge = new EventBridgeClient({ region: process.env.AWS_REGION });
  * Bedrock client. A failed load is retried by the next call.
  */
 const bedrock = loadOnce(async () => {
-  const { createModelClient } = await import("../../adapters/bedrock-model-client");
+  const { createModelClient } = await import("../../adapters/bedrock/bedrock-model-client");
   return createModelClient();
 });
 const selectModelClient: ModelClient = {
@@ -50,7 +53,7 @@ const selectModelClient: ModelClient = {
  * changes one: most requests never set one, so their cold starts skip loading its SDK client.
  */
 const deadlineSchedule = loadOnce(async () =>
-  (await import("../../adapters/scheduler-deadlines")).deadlineScheduleFromEnv(),
+  (await import("../../adapters/scheduler/scheduler-deadlines")).deadlineScheduleFromEnv(),
 );
 const deadlines: DeadlineSchedule = {
   set: async (goalId, deadline) => (await deadlineSchedule())?.set(goalId, deadline),

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyResult } from "aws-lambda";
-import { ExecutionStartError } from "../../adapters/sfn-run-starter";
+import { ExecutionStartError } from "../../adapters/step-functions/sfn-run-starter";
 import { ValidationError } from "../../core/goal/errors";
 import { goalIdForIdempotencyKey } from "../../core/goal/goal-ids";
 import { fail } from "../../core/goal/goal-lifecycle";

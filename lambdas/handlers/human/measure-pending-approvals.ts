@@ -1,4 +1,4 @@
-import { GOAL_METRICS, type GoalMetrics } from "../../adapters/goal-metrics";
+import { GOAL_METRICS, type GoalMetrics } from "../../adapters/metrics/goal-metrics";
 import type { GoalStore } from "../../core/ports/goal-store";
 
 export interface PendingApprovalsProbeDeps {

@@ -3,7 +3,7 @@ import { injectLambdaContext } from "@aws-lambda-powertools/logger/middleware";
 import middy from "@middy/core";
 import type { Context } from "aws-lambda";
 import { createDocumentClient, createGoalStoreAdapters } from "../../adapters/goal-store-adapters";
-import { createPowertoolsGoalMetrics } from "../../adapters/powertools-goal-metrics";
+import { createPowertoolsGoalMetrics } from "../../adapters/metrics/powertools-goal-metrics";
 import { listEnv, requiredEnv } from "../handler-environment";
 import { measurePendingApprovals, type PendingApprovalsMeasure } from "./measure-pending-approvals";
 

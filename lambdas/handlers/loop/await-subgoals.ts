@@ -1,10 +1,10 @@
 import { Logger } from "@aws-lambda-powertools/logger";
 import { SFNClient } from "@aws-sdk/client-sfn";
 import { createDocumentClient, createGoalStoreAdapters } from "../../adapters/goal-store-adapters";
-import { loadOnce } from "../../adapters/load-once";
-import { sfnRunStarter } from "../../adapters/sfn-run-starter";
-import { sfnRunIsLive } from "../../adapters/sfn-run-status";
-import { sfnTaskCallback } from "../../adapters/sfn-task-callback";
+import { loadOnce } from "../../adapters/shared/load-once";
+import { sfnRunStarter } from "../../adapters/step-functions/sfn-run-starter";
+import { sfnRunIsLive } from "../../adapters/step-functions/sfn-run-status";
+import { sfnTaskCallback } from "../../adapters/step-functions/sfn-task-callback";
 import { PATTERNS } from "../../core/goal/goal-spec";
 import { reviveDeadRun } from "../../core/loop/reattach-goal";
 import { awaitSubgoals } from "../../core/loop/subgoals/await-subgoals";
@@ -29,7 +29,7 @@ const revivePorts = { goals, now, runIsLive: sfnRunIsLive(sfn), startRun, stateM
 
 /** A child's deadline schedule (EventBridge Scheduler), loaded for the first child that has a deadline. */
 const deadlineSchedule = loadOnce(async () =>
-  (await import("../../adapters/scheduler-deadlines")).deadlineScheduleFromEnv(),
+  (await import("../../adapters/scheduler/scheduler-deadlines")).deadlineScheduleFromEnv(),
 );
 
 /**

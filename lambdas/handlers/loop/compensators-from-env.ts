@@ -1,4 +1,4 @@
-import { lazyLambdaInvoker } from "../../adapters/lazy-lambda-invoker";
+import { lazyLambdaInvoker } from "../../adapters/lambda/lazy-lambda-invoker";
 import type { ToolCompensators } from "../../core/loop/revisions/compensate";
 import { lambdaCompensators, parseCompensatorManifest } from "../../tools/lambda-compensators";
 

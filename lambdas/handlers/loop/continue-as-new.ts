@@ -1,7 +1,7 @@
 import { Logger } from "@aws-lambda-powertools/logger";
 import { SFNClient } from "@aws-sdk/client-sfn";
 import { createDocumentClient, createGoalStoreAdapters } from "../../adapters/goal-store-adapters";
-import { sfnRunStarter } from "../../adapters/sfn-run-starter";
+import { sfnRunStarter } from "../../adapters/step-functions/sfn-run-starter";
 import { continueAsNewStep } from "../../core/loop/continue-as-new";
 import { sequentialRunIds } from "../../core/loop/run-ids";
 import type { StepResult } from "../../core/loop/step-result";

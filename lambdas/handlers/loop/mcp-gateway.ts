@@ -1,6 +1,6 @@
 import { Logger } from "@aws-lambda-powertools/logger";
-import { McpConnections } from "../../adapters/mcp-connections";
-import { readSecretWhenNeeded, SECRET_MAX_AGE_SECONDS } from "../../adapters/read-secret";
+import { McpConnections } from "../../adapters/mcp/mcp-connections";
+import { readSecretWhenNeeded, SECRET_MAX_AGE_SECONDS } from "../../adapters/secrets/read-secret";
 import { parseOrThrow } from "../../core/goal/validation";
 import { McpGatewayRequestSchema } from "../../tools/mcp-gateway-contract";
 import { createMcpGateway } from "../../tools/mcp-gateway-service";

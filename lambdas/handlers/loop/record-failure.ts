@@ -1,5 +1,5 @@
 import { Logger } from "@aws-lambda-powertools/logger";
-import { FATAL_MODEL_ERRORS, FIXTURE_EXHAUSTED } from "../../adapters/bedrock-errors";
+import { FATAL_MODEL_ERRORS, FIXTURE_EXHAUSTED } from "../../adapters/bedrock/bedrock-errors";
 import { createDocumentClient, createGoalStoreAdapters } from "../../adapters/goal-store-adapters";
 import { GoalLoopsError } from "../../core/goal/errors";
 import { failureMessage, recordFailure } from "../../core/loop/record-failure";

@@ -2,10 +2,10 @@ import { randomBytes } from "node:crypto";
 import { Logger } from "@aws-lambda-powertools/logger";
 import { SFNClient } from "@aws-sdk/client-sfn";
 import { createDocumentClient, createGoalStoreAdapters } from "../../adapters/goal-store-adapters";
-import { loadOnce } from "../../adapters/load-once";
-import { emailApprovalNotifierFromEnv } from "../../adapters/ses-email-notifier";
-import { sfnTaskCallback } from "../../adapters/sfn-task-callback";
-import { slackApprovalNotifierFromEnv } from "../../adapters/slack-notifier";
+import { emailApprovalNotifierFromEnv } from "../../adapters/ses/ses-email-notifier";
+import { loadOnce } from "../../adapters/shared/load-once";
+import { slackApprovalNotifierFromEnv } from "../../adapters/slack/slack-notifier";
+import { sfnTaskCallback } from "../../adapters/step-functions/sfn-task-callback";
 import { approvalIdFromBytes } from "../../core/goal/goal-ids";
 import type { EmailApprovalNotifier } from "../../core/human/email/email-approval-notifier";
 import type { ApprovalNotifiers } from "../../core/human/notify-approval";
@@ -60,7 +60,7 @@ const notifiers = notifiersFromEnv(process.env);
  * most waits have none, so their cold starts skip loading its SDK client.
  */
 const deadlineSchedule = loadOnce(async () =>
-  (await import("../../adapters/scheduler-deadlines")).deadlineScheduleFromEnv(),
+  (await import("../../adapters/scheduler/scheduler-deadlines")).deadlineScheduleFromEnv(),
 );
 const rearmDeadline = {
   schedule: {

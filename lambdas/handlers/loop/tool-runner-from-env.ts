@@ -1,6 +1,6 @@
-import { lazyLambdaInvoker } from "../../adapters/lazy-lambda-invoker";
-import { notifySenderFromEnv } from "../../adapters/notify-senders";
-import { traced } from "../../adapters/xray-subsegments";
+import { lazyLambdaInvoker } from "../../adapters/lambda/lazy-lambda-invoker";
+import { notifySenderFromEnv } from "../../adapters/notify/notify-senders";
+import { traced } from "../../adapters/shared/xray-subsegments";
 import { ValidationError } from "../../core/goal/errors";
 import type { ToolRunner } from "../../core/ports/tool-runner";
 import type { NotifyPolicy } from "../../tools/built-in-tool";

@@ -1,4 +1,4 @@
-import { McpConnections } from "../../../lambdas/adapters/mcp-connections";
+import { McpConnections } from "../../../lambdas/adapters/mcp/mcp-connections";
 import { BUILT_IN_COMPENSATORS } from "../../../lambdas/core/loop/revisions/compensators";
 import type { BuiltInTool } from "../../../lambdas/tools/built-in-tool";
 import { httpRequestTool } from "../../../lambdas/tools/http-request";

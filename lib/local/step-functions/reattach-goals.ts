@@ -1,8 +1,8 @@
 import { type DynamoDBDocumentClient, paginateScan } from "@aws-sdk/lib-dynamodb";
-import { DynamoDbGoalStore } from "../../../lambdas/adapters/dynamodb-goal-store";
-import { goalKey, statusPrefix } from "../../../lambdas/adapters/goal-table-keys";
-import { executionArnOf } from "../../../lambdas/adapters/sfn-run-stopper";
-import { TABLE_DESIGN } from "../../../lambdas/adapters/table-design";
+import { DynamoDbGoalStore } from "../../../lambdas/adapters/dynamodb/dynamodb-goal-store";
+import { goalKey, statusPrefix } from "../../../lambdas/adapters/dynamodb/goal-table-keys";
+import { TABLE_DESIGN } from "../../../lambdas/adapters/dynamodb/table-design";
+import { executionArnOf } from "../../../lambdas/adapters/step-functions/sfn-run-stopper";
 import { type Pattern, PatternSchema } from "../../../lambdas/core/goal/goal-spec";
 import { executionName } from "../../../lambdas/core/loop/continue-as-new";
 import { type ReattachedGoal, reviveDeadRun } from "../../../lambdas/core/loop/reattach-goal";

@@ -8,8 +8,8 @@ import {
   DynamoDBClient,
 } from "@aws-sdk/client-dynamodb";
 import dynalite from "dynalite";
-import { createGoalTable } from "../../../lambdas/adapters/create-goal-table";
-import { TABLE_DESIGN } from "../../../lambdas/adapters/table-design";
+import { createGoalTable } from "../../../lambdas/adapters/dynamodb/create-goal-table";
+import { TABLE_DESIGN } from "../../../lambdas/adapters/dynamodb/table-design";
 import { LOCAL_ENVIRONMENT, type TableSpec } from "../shared/cloud-assembly-model";
 import { listen } from "../shared/listen";
 

@@ -1,6 +1,6 @@
 import http from "node:http";
 import * as z from "zod";
-import { PARTITION_PREFIXES } from "../../../lambdas/adapters/table-design";
+import { PARTITION_PREFIXES } from "../../../lambdas/adapters/dynamodb/table-design";
 import { listen, type RunningServer } from "../shared/listen";
 import type { DynamoWrite } from "./dynamo";
 

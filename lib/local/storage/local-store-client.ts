@@ -1,8 +1,11 @@
 import { S3Client } from "@aws-sdk/client-s3";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { withLargeItemOffload } from "../../../lambdas/adapters/large-item-offload";
-import { type PayloadEnvironment, payloadSettingsFromEnv } from "../../../lambdas/adapters/payload-settings";
-import { S3PayloadStore } from "../../../lambdas/adapters/s3-payload-store";
+import { withLargeItemOffload } from "../../../lambdas/adapters/dynamodb/large-item-offload";
+import { S3PayloadStore } from "../../../lambdas/adapters/s3/s3-payload-store";
+import {
+  type PayloadEnvironment,
+  payloadSettingsFromEnv,
+} from "../../../lambdas/adapters/shared/payload-settings";
 import type { CloudAssemblyModel } from "../shared/cloud-assembly-model";
 import { LOCAL_ENVIRONMENT } from "../shared/cloud-assembly-model";
 import { localDynamoClient } from "./dynamo";

@@ -15,7 +15,7 @@ import {
   FATAL_MODEL_ERRORS,
   RETRYABLE_MODEL_ERRORS,
   toModelError,
-} from "../../../lambdas/adapters/bedrock-errors";
+} from "../../../lambdas/adapters/bedrock/bedrock-errors";
 import { ModelFatalError, ModelRetryableError } from "../../../lambdas/core/ports/model-client";
 
 const metadata = { $metadata: {} };

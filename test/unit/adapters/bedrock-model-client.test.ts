@@ -7,7 +7,7 @@ import {
 } from "@aws-sdk/client-bedrock-runtime";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
-import { BedrockModelClient } from "../../../lambdas/adapters/bedrock-model-client";
+import { BedrockModelClient } from "../../../lambdas/adapters/bedrock/bedrock-model-client";
 import { ValidationError } from "../../../lambdas/core/goal/errors";
 import {
   ModelFatalError,

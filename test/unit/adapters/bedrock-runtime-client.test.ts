@@ -3,8 +3,8 @@ import { createServer, type Http2Server, type IncomingHttpHeaders, type ServerHt
 import type { AddressInfo } from "node:net";
 import { type BedrockRuntimeClient, ConverseCommand } from "@aws-sdk/client-bedrock-runtime";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { toModelError } from "../../../lambdas/adapters/bedrock-errors";
-import { createBedrockRuntimeClient } from "../../../lambdas/adapters/bedrock-runtime-client";
+import { toModelError } from "../../../lambdas/adapters/bedrock/bedrock-errors";
+import { createBedrockRuntimeClient } from "../../../lambdas/adapters/bedrock/bedrock-runtime-client";
 
 /** What the fake endpoint does with each stream; set per test. */
 type Respond = (stream: ServerHttp2Stream, headers: IncomingHttpHeaders) => void;

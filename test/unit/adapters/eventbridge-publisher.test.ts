@@ -1,7 +1,7 @@
 import { EventBridgeClient, PutEventsCommand } from "@aws-sdk/client-eventbridge";
 import { mockClient } from "aws-sdk-client-mock";
 import { beforeEach, describe, expect, it } from "vitest";
-import { EventBridgePublisher } from "../../../lambdas/adapters/eventbridge-publisher";
+import { EventBridgePublisher } from "../../../lambdas/adapters/eventbridge/eventbridge-publisher";
 
 const eventBridge = mockClient(EventBridgeClient);
 const resume = {

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { createGoalTable } from "../../../lambdas/adapters/create-goal-table";
+import { createGoalTable } from "../../../lambdas/adapters/dynamodb/create-goal-table";
+import { createGoalStoreAdapters } from "../../../lambdas/adapters/goal-store-adapters";
 import {
   type Exit,
   FAULT_INJECTION_ENV,
@@ -11,8 +12,7 @@ import {
   withFaultInjection,
   withNotifyFaultInjection,
   withReasoningFaultInjection,
-} from "../../../lambdas/adapters/fault-injection";
-import { createGoalStoreAdapters } from "../../../lambdas/adapters/goal-store-adapters";
+} from "../../../lambdas/adapters/shared/fault-injection";
 import { ValidationError } from "../../../lambdas/core/goal/errors";
 import { checkpointedCall } from "../../../lambdas/core/models/model-call";
 import type { ModelRole } from "../../../lambdas/core/models/model-roles";

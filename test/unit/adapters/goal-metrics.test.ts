@@ -4,9 +4,9 @@ import {
   type MetricBatch,
   metricsOfChange,
   metricsOfDecision,
-} from "../../../lambdas/adapters/goal-metrics";
-import { withGoalMetrics } from "../../../lambdas/adapters/metered-goal-store";
-import { createPowertoolsGoalMetrics } from "../../../lambdas/adapters/powertools-goal-metrics";
+} from "../../../lambdas/adapters/metrics/goal-metrics";
+import { withGoalMetrics } from "../../../lambdas/adapters/metrics/metered-goal-store";
+import { createPowertoolsGoalMetrics } from "../../../lambdas/adapters/metrics/powertools-goal-metrics";
 import { goalEvent } from "../../../lambdas/core/goal/goal-change";
 import { fail, pause } from "../../../lambdas/core/goal/goal-lifecycle";
 import { recordModelUsage } from "../../../lambdas/core/models/model-prices";

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { estimateItemBytes } from "../../../lambdas/adapters/item-size";
-import { LargeItemOffload } from "../../../lambdas/adapters/large-item-offload";
-import { PayloadMissingError, type PayloadStore } from "../../../lambdas/adapters/payload-store";
+import { estimateItemBytes } from "../../../lambdas/adapters/dynamodb/item-size";
+import { LargeItemOffload } from "../../../lambdas/adapters/dynamodb/large-item-offload";
+import { PayloadMissingError, type PayloadStore } from "../../../lambdas/adapters/shared/payload-store";
 
 /** The payload store's contract in memory: the S3 one runs in the goal store's contract suite. */
 class MemoryPayloads implements PayloadStore {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { loadOnce } from "../../../lambdas/adapters/load-once";
+import { loadOnce } from "../../../lambdas/adapters/shared/load-once";
 
 describe("loadOnce", () => {
   it("loads on first use and keeps the value; a failed load is tried again on the next use", async () => {

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { McpConnections } from "../../../lambdas/adapters/mcp-connections";
+import { McpConnections } from "../../../lambdas/adapters/mcp/mcp-connections";
 import type { McpCallAnswer, McpListAnswer } from "../../../lambdas/tools/mcp-gateway-contract";
 import { createMcpGateway } from "../../../lambdas/tools/mcp-gateway-service";
 import type { McpServerEntry } from "../../../lambdas/tools/mcp-servers";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { notifySenderFromEnv } from "../../../lambdas/adapters/notify-senders";
+import { notifySenderFromEnv } from "../../../lambdas/adapters/notify/notify-senders";
 import type { NotifySender, NotifySendRequest } from "../../../lambdas/tools/built-in-tool";
 import {
   FAILING_SLACK_CHANNEL,

@@ -1,7 +1,7 @@
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DeleteCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { putFirst } from "../../../lambdas/adapters/dynamodb-put-first";
+import { putFirst } from "../../../lambdas/adapters/dynamodb/dynamodb-put-first";
 import { documentClientFor, dynamoClientFor } from "../../support/dynamo-backends";
 import { type ServedGoalTable, startGoalTable } from "../loop/support";
 

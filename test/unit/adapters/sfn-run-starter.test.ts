@@ -1,7 +1,7 @@
 import { SFNClient, StartExecutionCommand } from "@aws-sdk/client-sfn";
 import { mockClient } from "aws-sdk-client-mock";
 import { beforeEach, describe, expect, it } from "vitest";
-import { sfnRunStarter } from "../../../lambdas/adapters/sfn-run-starter";
+import { sfnRunStarter } from "../../../lambdas/adapters/step-functions/sfn-run-starter";
 
 const sfn = mockClient(SFNClient);
 const run = { stateMachineArn: "arn:aws:states:us-east-1:1:stateMachine:react", goalId: "g-1", runId: "r2" };

@@ -1,7 +1,7 @@
 import { SFNClient, StopExecutionCommand } from "@aws-sdk/client-sfn";
 import { mockClient } from "aws-sdk-client-mock";
 import { beforeEach, describe, expect, it } from "vitest";
-import { executionArnOf, sfnRunStopper } from "../../../lambdas/adapters/sfn-run-stopper";
+import { executionArnOf, sfnRunStopper } from "../../../lambdas/adapters/step-functions/sfn-run-stopper";
 
 const sfn = mockClient(SFNClient);
 const run = {

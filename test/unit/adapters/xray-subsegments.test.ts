@@ -5,7 +5,7 @@ import {
   traceContext,
   traced,
   withSubsegments,
-} from "../../../lambdas/adapters/xray-subsegments";
+} from "../../../lambdas/adapters/shared/xray-subsegments";
 
 const HEADER = "Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1";
 const CONTEXT = { traceId: "1-5759e988-bd862e3fe1be46a994272793", parentId: "53995c3f42cd8ad8" };

@@ -5,10 +5,10 @@ import { DescribeExecutionCommand, GetExecutionHistoryCommand, SFNClient } from 
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from "aws-lambda";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, beforeAll } from "vitest";
-import { createGoalTable } from "../../../lambdas/adapters/create-goal-table";
-import { DynamoDbGoalStore } from "../../../lambdas/adapters/dynamodb-goal-store";
-import { sfnRunHistory } from "../../../lambdas/adapters/sfn-run-history";
-import { sfnRunStarter } from "../../../lambdas/adapters/sfn-run-starter";
+import { createGoalTable } from "../../../lambdas/adapters/dynamodb/create-goal-table";
+import { DynamoDbGoalStore } from "../../../lambdas/adapters/dynamodb/dynamodb-goal-store";
+import { sfnRunHistory } from "../../../lambdas/adapters/step-functions/sfn-run-history";
+import { sfnRunStarter } from "../../../lambdas/adapters/step-functions/sfn-run-starter";
 import { goalIdFromBytes } from "../../../lambdas/core/goal/goal-ids";
 import type { GoalSpecInput } from "../../../lambdas/core/goal/goal-spec";
 import { createGoalsApi, type GoalsApi } from "../../../lambdas/handlers/api/create-goals-api";

@@ -3,7 +3,7 @@ import { SFNClient, StartExecutionCommand } from "@aws-sdk/client-sfn";
 import type { Context } from "aws-lambda";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createGoalTable } from "../../../lambdas/adapters/create-goal-table";
+import { createGoalTable } from "../../../lambdas/adapters/dynamodb/create-goal-table";
 import { GOAL_ID_PATTERN } from "../../../lambdas/core/goal/goal-ids";
 import { type DynamoBackend, dynamoClientFor, startDynalite } from "../../support/dynamo-backends";
 import { aGoalSpec, apiEvent, bodyOf, REACT_ARN } from "./api-harness";

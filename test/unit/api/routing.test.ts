@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { GoalStoreUnavailableError } from "../../../lambdas/adapters/dynamodb-errors";
+import { GoalStoreUnavailableError } from "../../../lambdas/adapters/shared/store-errors";
 import {
   aGoalSpec,
   apiEvent,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { GOAL_METRICS, type MetricBatch } from "../../../lambdas/adapters/goal-metrics";
+import { GOAL_METRICS, type MetricBatch } from "../../../lambdas/adapters/metrics/goal-metrics";
 import type { Approval } from "../../../lambdas/core/ports/goal-store";
 import { measurePendingApprovals } from "../../../lambdas/handlers/human/measure-pending-approvals";
 import { anApproval } from "../../support/goal-store-builders";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FATAL_MODEL_ERRORS } from "../../../lambdas/adapters/bedrock-errors";
+import { FATAL_MODEL_ERRORS } from "../../../lambdas/adapters/bedrock/bedrock-errors";
 import { retry } from "../../../lambdas/core/goal/goal-lifecycle";
 import { recordFailure } from "../../../lambdas/core/loop/record-failure";
 import {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DynamoDbGoalStore } from "../../../lambdas/adapters/dynamodb-goal-store";
+import { DynamoDbGoalStore } from "../../../lambdas/adapters/dynamodb/dynamodb-goal-store";
 import { verifyAndReason } from "../../../lambdas/core/patterns/react/verify-and-reason";
 import type { GoalStore } from "../../../lambdas/core/ports/goal-store";
 import type { StepLog } from "../../../lambdas/core/ports/step-log";

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { Context } from "aws-lambda";
-import { createGoalTable } from "../../../lambdas/adapters/create-goal-table";
+import { createGoalTable } from "../../../lambdas/adapters/dynamodb/create-goal-table";
 import {
   createGoalStoreAdapters,
   type GoalStoreAdapters,

@@ -1,6 +1,6 @@
 import type { Logger } from "@aws-lambda-powertools/logger";
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from "aws-lambda";
-import type { LinkSecretSource, PreviousLinkSecretSource } from "../../../adapters/email-secrets";
+import type { LinkSecretSource, PreviousLinkSecretSource } from "../../../adapters/secrets/email-secrets";
 import { GoalLoopsError } from "../../../core/goal/errors";
 import { clip } from "../../../core/goal/text";
 import { decideApprovalFromDoor } from "../../../core/human/decide-approval";

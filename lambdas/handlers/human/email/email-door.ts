@@ -5,11 +5,14 @@ import { EventBridgeClient } from "@aws-sdk/client-eventbridge";
 import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import middy from "@middy/core";
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from "aws-lambda";
-import { DynamoDbGoalStore } from "../../../adapters/dynamodb-goal-store";
-import { emailLinkSecretSource, previousEmailLinkSecretSource } from "../../../adapters/email-secrets";
-import { EventBridgePublisher } from "../../../adapters/eventbridge-publisher";
+import { DynamoDbGoalStore } from "../../../adapters/dynamodb/dynamodb-goal-store";
+import { EventBridgePublisher } from "../../../adapters/eventbridge/eventbridge-publisher";
 import { createDocumentClient, observedGoalStore } from "../../../adapters/goal-store-adapters";
-import { secretVersionReader } from "../../../adapters/read-secret-version";
+import {
+  emailLinkSecretSource,
+  previousEmailLinkSecretSource,
+} from "../../../adapters/secrets/email-secrets";
+import { secretVersionReader } from "../../../adapters/secrets/read-secret-version";
 import { emailApprovers } from "../../../core/human/email/email-approvers";
 import { listEnv, requiredEnv } from "../../handler-environment";
 import { createEmailDoor } from "./create-email-door";

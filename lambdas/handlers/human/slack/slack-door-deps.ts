@@ -1,6 +1,6 @@
 import type { Logger } from "@aws-lambda-powertools/logger";
-import type { SlackResponder } from "../../../adapters/slack-responder";
-import type { SecretSource } from "../../../adapters/slack-secrets";
+import type { SecretSource } from "../../../adapters/secrets/slack-secrets";
+import type { SlackResponder } from "../../../adapters/slack/slack-responder";
 import type { ReplayGuard } from "../../../core/human/slack/replay-guard";
 import type { GoalStore } from "../../../core/ports/goal-store";
 import type { HumanInputPublisher } from "../../../core/ports/human-input-publisher";

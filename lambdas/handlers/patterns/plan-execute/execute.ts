@@ -1,6 +1,6 @@
 import { Logger } from "@aws-lambda-powertools/logger";
 import * as z from "zod";
-import { createModelClient } from "../../../adapters/bedrock-model-client";
+import { createModelClient } from "../../../adapters/bedrock/bedrock-model-client";
 import { createDocumentClient, createGoalStoreAdapters } from "../../../adapters/goal-store-adapters";
 import { stopAtCostLimit } from "../../../core/loop/cost-limit";
 import { execute } from "../../../core/patterns/plan-execute/execute";

@@ -1,5 +1,5 @@
 import { Logger } from "@aws-lambda-powertools/logger";
-import { createModelClient } from "../../../adapters/bedrock-model-client";
+import { createModelClient } from "../../../adapters/bedrock/bedrock-model-client";
 import { createDocumentClient, createGoalStoreAdapters } from "../../../adapters/goal-store-adapters";
 import type { FrozenTool } from "../../../core/goal/frozen-tools";
 import { stopAtCostLimit } from "../../../core/loop/cost-limit";

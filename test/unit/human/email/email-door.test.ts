@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DynamoDbGoalStore } from "../../../../lambdas/adapters/dynamodb-goal-store";
+import type { DynamoDbGoalStore } from "../../../../lambdas/adapters/dynamodb/dynamodb-goal-store";
 import { signApprovalLink } from "../../../../lambdas/core/human/email/approval-link";
 import { emailApprovers } from "../../../../lambdas/core/human/email/email-approvers";
 import { escapeHtml } from "../../../../lambdas/core/human/email/html";

@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import {
   emailLinkSecretSource,
   previousEmailLinkSecretSource,
-} from "../../../../lambdas/adapters/email-secrets";
-import type { ReadSecret } from "../../../../lambdas/adapters/read-secret";
-import { SlackSecretError, slackSecretsFromEnv } from "../../../../lambdas/adapters/slack-secrets";
+} from "../../../../lambdas/adapters/secrets/email-secrets";
+import type { ReadSecret } from "../../../../lambdas/adapters/secrets/read-secret";
+import { SlackSecretError, slackSecretsFromEnv } from "../../../../lambdas/adapters/secrets/slack-secrets";
 import { ApprovalLinkSecretError } from "../../../../lambdas/core/human/email/approval-link";
 
 const ARN = "arn:aws:secretsmanager:us-east-1:123456789012:secret:link";

@@ -5,7 +5,7 @@ import {
   ApprovalEmailSendError,
   EmailConfigurationError,
   emailApprovalNotifierFromEnv,
-} from "../../../../lambdas/adapters/ses-email-notifier";
+} from "../../../../lambdas/adapters/ses/ses-email-notifier";
 import { ApprovalEmailSchema } from "../../../../lambdas/core/human/email/approval-email";
 import { verifyApprovalLink } from "../../../../lambdas/core/human/email/approval-link";
 import { InMemoryOutbox } from "../../tools/support";

@@ -1,6 +1,6 @@
 import { Logger } from "@aws-lambda-powertools/logger";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { GoalStoreUnavailableError } from "../../../../lambdas/adapters/dynamodb-errors";
+import { GoalStoreUnavailableError } from "../../../../lambdas/adapters/shared/store-errors";
 import { ValidationError } from "../../../../lambdas/core/goal/errors";
 import { waitFor } from "../../../../lambdas/core/goal/goal-lifecycle";
 import type { Approval } from "../../../../lambdas/core/ports/goal-store";

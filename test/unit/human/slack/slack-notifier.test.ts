@@ -4,7 +4,7 @@ import {
   SlackApprovalNotifier,
   SlackNotifyError,
   slackApprovalMessageId,
-} from "../../../../lambdas/adapters/slack-notifier";
+} from "../../../../lambdas/adapters/slack/slack-notifier";
 import {
   aPendingApproval,
   aSpec,

@@ -2,13 +2,13 @@ import { createHmac, randomBytes, randomUUID } from "node:crypto";
 import { Logger } from "@aws-lambda-powertools/logger";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from "aws-lambda";
-import { createGoalTable } from "../../../../lambdas/adapters/create-goal-table";
+import { createGoalTable } from "../../../../lambdas/adapters/dynamodb/create-goal-table";
+import { DynamoDbReplayGuard } from "../../../../lambdas/adapters/dynamodb/slack-replay-guard";
 import {
   createGoalStoreAdapters,
   type GoalStoreAdapters,
 } from "../../../../lambdas/adapters/goal-store-adapters";
-import { DynamoDbReplayGuard } from "../../../../lambdas/adapters/slack-replay-guard";
-import type { SlackResponder } from "../../../../lambdas/adapters/slack-responder";
+import type { SlackResponder } from "../../../../lambdas/adapters/slack/slack-responder";
 import { createGoalRecord } from "../../../../lambdas/core/goal/create-goal";
 import { approvalIdFromBytes, goalIdFromBytes } from "../../../../lambdas/core/goal/goal-ids";
 import type { GoalRecord } from "../../../../lambdas/core/goal/goal-record";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DynamoDbReplayGuard } from "../../../../lambdas/adapters/slack-replay-guard";
+import { DynamoDbReplayGuard } from "../../../../lambdas/adapters/dynamodb/slack-replay-guard";
 import { refuseReplay } from "../../../../lambdas/core/human/slack/replay-guard";
 import {
   SlackSignatureError,

@@ -1,0 +1,68 @@
+import * as z from "zod";
+import { parseOrThrow } from "../../core/goal/validation";
+
+/**
+ * The payload settings' defaults, shared by the CDK construct that sets them and the functions that
+ * read them (as TABLE_DESIGN is): pure constants, no AWS SDK import.
+ */
+export const PAYLOAD_SETTINGS_DEFAULTS = {
+  /** Days after which the bucket's lifecycle rule deletes an object. */
+  expireAfterDays: 365,
+  /** Items above this many bytes keep their large values in the payload bucket. */
+  inlineMaxBytes: 64 * 1024,
+  /** The largest workspace file or tool result the store accepts (50 MiB). */
+  maxBytes: 50 * 1024 * 1024,
+} as const;
+
+/** The settings' bounds, inclusive. */
+export const PAYLOAD_SETTINGS_LIMITS = {
+  /** 100 years: far beyond any goal, and a typo of a few extra digits is caught. */
+  expireAfterDays: { min: 1, max: 36_500 },
+  /** DynamoDB's item limit is 400 KB: the threshold leaves room for the attributes that stay. */
+  inlineMaxBytes: { min: 1024, max: 350_000 },
+  /** 1 GiB. */
+  maxBytes: { min: 1, max: 1024 * 1024 * 1024 },
+} as const;
+/** The largest file the workspace keeps without a payload bucket: two copies fit one DynamoDB item. */
+export const INLINE_ONLY_FILE_MAX_BYTES = 190 * 1024;
+
+const intFromEnv = ({ min, max }: { min: number; max: number }) => z.coerce.number().int().min(min).max(max);
+
+/** The payload bucket's settings as the GoalTable construct sets them on every function it grants. */
+const PayloadEnvironmentSchema = z.object({
+  PAYLOAD_BUCKET_NAME: z.string().min(3),
+  PAYLOAD_INLINE_MAX_BYTES: intFromEnv(PAYLOAD_SETTINGS_LIMITS.inlineMaxBytes).default(
+    PAYLOAD_SETTINGS_DEFAULTS.inlineMaxBytes,
+  ),
+  PAYLOAD_MAX_BYTES: intFromEnv(PAYLOAD_SETTINGS_LIMITS.maxBytes).default(PAYLOAD_SETTINGS_DEFAULTS.maxBytes),
+});
+
+export interface PayloadEnvironment {
+  readonly bucketName: string;
+  readonly inlineMaxBytes: number;
+  readonly maxBytes: number;
+}
+
+/**
+ * The payload settings of this function, or undefined when it has no bucket (the goal store then
+ * keeps everything in DynamoDB, and files up to INLINE_ONLY_FILE_MAX_BYTES). A bad value fails at
+ * init with the variable's name.
+ */
+export function payloadSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): PayloadEnvironment | undefined {
+  const bucket = env.PAYLOAD_BUCKET_NAME;
+  if (bucket === undefined || bucket.trim() === "") return undefined;
+  const parsed = parseOrThrow(
+    PayloadEnvironmentSchema,
+    {
+      PAYLOAD_BUCKET_NAME: bucket,
+      PAYLOAD_INLINE_MAX_BYTES: env.PAYLOAD_INLINE_MAX_BYTES || undefined,
+      PAYLOAD_MAX_BYTES: env.PAYLOAD_MAX_BYTES || undefined,
+    },
+    "payload settings (environment)",
+  );
+  return {
+    bucketName: parsed.PAYLOAD_BUCKET_NAME,
+    inlineMaxBytes: parsed.PAYLOAD_INLINE_MAX_BYTES,
+    maxBytes: parsed.PAYLOAD_MAX_BYTES,
+  };
+}
