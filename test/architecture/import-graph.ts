@@ -114,3 +114,17 @@ export function foldersUnder(root: string, dir: string): string[] {
     .flatMap((entry) => foldersUnder(root, join(dir, entry.name)));
   return [dir, ...children];
 }
+
+/** Every file reachable from `roots` along imports, the roots left out, sorted. */
+export function reachableFrom(graph: ImportGraph, roots: readonly string[]): string[] {
+  const seen = new Set<string>(roots);
+  const queue = [...roots];
+  for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
+    for (const target of graph.get(file) ?? []) {
+      if (seen.has(target)) continue;
+      seen.add(target);
+      queue.push(target);
+    }
+  }
+  return [...seen].filter((file) => !roots.includes(file)).sort();
+}
