@@ -4,6 +4,7 @@ import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { Command, InvalidArgumentError } from "commander";
 import { GoalLoopsError } from "../lambdas/core/goal/errors";
+import { type ModelQuota, ModelQuotaSchema } from "../lambdas/core/models/capacity/model-quota";
 import { type LocalAccount, loadLocalAccountFile } from "../lib/local/account/local-account";
 import { type BedrockUpstream, createBedrockUpstream } from "../lib/local/bedrock/bedrock-upstream";
 import { availableFixtures, fixtureNameOf } from "../lib/local/bedrock/model-fixtures";
@@ -56,6 +57,35 @@ function parseRecordingName(value: string): string {
   return value;
 }
 
+/**
+ * `--model-quota rpm=N[,tpm=M][,burst=S]`: a Bedrock quota for every model the local endpoint
+ * answers (tokens and burst default to unlimited and a whole minute).
+ */
+function parseModelQuota(value: string): ModelQuota {
+  const fields: Record<string, number> = {};
+  for (const part of value.split(",")) {
+    const match = /^\s*(rpm|tpm|burst)\s*=\s*(\d+)\s*$/.exec(part);
+    if (match === null) {
+      throw new InvalidArgumentError(`'${part}' is not rpm=N, tpm=N or burst=S (e.g. rpm=120,tpm=200000)`);
+    }
+    fields[match[1] ?? ""] = Number(match[2]);
+  }
+  if (fields.rpm === undefined) throw new InvalidArgumentError("needs rpm=N (requests per minute)");
+  const parsed = ModelQuotaSchema.safeParse({
+    requestsPerMinute: fields.rpm,
+    tokensPerMinute: fields.tpm ?? 1_000_000_000,
+    ...(fields.burst === undefined ? {} : { burstSeconds: fields.burst }),
+  });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const flag = { requestsPerMinute: "rpm", tokensPerMinute: "tpm", burstSeconds: "burst" }[
+      String(issue?.path[0]) as "requestsPerMinute"
+    ];
+    throw new InvalidArgumentError(`${flag ?? "quota"}: ${issue?.message ?? "is invalid"}`);
+  }
+  return parsed.data;
+}
+
 interface Flags {
   openaiUrl: string;
   record?: string;
@@ -67,6 +97,7 @@ interface Flags {
   retryIntervalMs: number;
   config?: string;
   account?: string;
+  modelQuota?: ModelQuota;
 }
 
 const program = new Command("local")
@@ -93,6 +124,11 @@ const program = new Command("local")
     "--record <name>",
     "send every model call to real Bedrock (your AWS credentials and region, or AWS_ENDPOINT_URL_BEDROCK_RUNTIME) and write the answers to <fixtures>/<name>.json, replayed offline as scripted:<name>",
     parseRecordingName,
+  )
+  .option(
+    "--model-quota <quota>",
+    "the account's Bedrock quota, enforced by the local endpoint for every model, e.g. rpm=120,tpm=200000[,burst=10]: past it, ThrottlingException as Bedrock answers; without it, the endpoint enforces the models.quotas the app was synthesized with",
+    parseModelQuota,
   )
   .option("--state-dir <dir>", "where DynamoDB data is kept across restarts", ".goal-loops")
   .option("--in-memory", "keep nothing: DynamoDB in memory", false)
@@ -129,6 +165,7 @@ try {
     ...(record === undefined ? {} : { record: { name: record.name, upstream: record.upstream } }),
     ...(flags.config === undefined ? {} : { configFile: path.resolve(flags.config) }),
     ...(account === undefined ? {} : { account }),
+    ...(flags.modelQuota === undefined ? {} : { modelQuota: flags.modelQuota }),
   });
 } catch (error) {
   // Errors of ours (a bad cdk.out, a failed synth) and a taken port say all there is to say.
@@ -160,6 +197,11 @@ console.log(
     `  EventBridge     ${stack.endpoints.eventbridge}`,
     `  Scheduler       ${stack.endpoints.scheduler} (goal deadlines)`,
     `  Bedrock         ${stack.endpoints.bedrockRuntime} (fixtures from ${relative(stack.fixturesDir)}: ${fixtures.join(", ") || "none"})`,
+    ...(flags.modelQuota === undefined
+      ? []
+      : [
+          `  Model quota     every model: ${flags.modelQuota.requestsPerMinute} requests and ${flags.modelQuota.tokensPerMinute} tokens per minute, ${flags.modelQuota.burstSeconds} s at once; past it ThrottlingException`,
+        ]),
     `  Model           ${flags.model === undefined ? "each goal's own, else each function's HEAVY_MODEL_ID / FAST_MODEL_ID" : `${flags.model} answers every call, also of goals that name a model`}`,
     `  OpenAI models   openai:<model> calls go to ${flags.openaiUrl}${process.env.OPENAI_API_KEY ? " (with OPENAI_API_KEY)" : ""}`,
     ...(record === undefined

@@ -148,6 +148,7 @@ export class GoalLoops extends Construct {
       fastModelId: this.models.fast,
       allowedModelIds: this.models.allowed,
       ...(this.models.thinking === undefined ? {} : { thinking: this.models.thinking }),
+      ...(config.models.quotas === undefined ? {} : { modelQuotas: config.models.quotas }),
     };
     this.reactLoop = new ReactLoop(this, "ReactLoop", loopProps);
     this.planExecuteLoop = new PlanExecuteLoop(this, "PlanExecuteLoop", {

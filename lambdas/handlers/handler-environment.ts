@@ -1,3 +1,4 @@
+import type * as z from "zod";
 import { ValidationError } from "../core/goal/errors";
 import { type ThinkingSettings, ThinkingSettingsSchema } from "../core/goal/thinking-settings";
 import { parseOrThrow } from "../core/goal/validation";
@@ -62,16 +63,31 @@ function thinkingFromEnv(): ThinkingSettings | undefined {
 
 /** MODEL_THINKING, checked: a bad value fails at init, naming the variable and the field. */
 export function parseModelThinking(value: string | undefined): ThinkingSettings | undefined {
+  return parseJsonEnv(MODEL_THINKING_ENV, value, ThinkingSettingsSchema, "the JSON of models.thinking");
+}
+
+/**
+ * A variable that holds JSON the construct wrote from the configuration, checked against its
+ * schema: a bad value fails at init, naming the variable and the field. Unset or blank: undefined.
+ */
+export function parseJsonEnv<T>(
+  name: string,
+  value: string | undefined,
+  schema: z.ZodType<T>,
+  what: string,
+): T | undefined {
   if (value === undefined || value.trim() === "") return undefined;
   let json: unknown;
   try {
     json = JSON.parse(value);
   } catch (error) {
     throw new ValidationError(
-      `Environment variable ${MODEL_THINKING_ENV} is not JSON`,
-      [{ path: MODEL_THINKING_ENV, message: "must be the JSON of models.thinking" }],
-      { cause: error },
+      `Environment variable ${name} is not JSON`,
+      [{ path: name, message: `must be ${what}` }],
+      {
+        cause: error,
+      },
     );
   }
-  return parseOrThrow(ThinkingSettingsSchema, json, `environment variable ${MODEL_THINKING_ENV}`);
+  return parseOrThrow(schema, json, `environment variable ${name}`);
 }

@@ -8,6 +8,7 @@ import { ON_ABANDON, type OnAbandon } from "../../lambdas/core/goal/goal-spec";
 import { DEFAULT_PLAN_STEP_CONCURRENCY, MAX_PLAN_STEP_CONCURRENCY } from "../../lambdas/core/goal/plan";
 import { DEFAULT_SUBGOAL_MAX_CHILDREN, DEFAULT_SUBGOAL_MAX_DEPTH } from "../../lambdas/core/goal/subgoals";
 import { ThinkingSettingsSchema } from "../../lambdas/core/goal/thinking-settings";
+import { ModelQuotasSchema } from "../../lambdas/core/models/capacity/model-quota";
 import type { ModelRole } from "../../lambdas/core/models/model-roles";
 import { BUILT_IN_TOOL_NAMES } from "../../lambdas/tools/built-in-tool-names";
 import { NotifyChannelsSchema } from "../../lambdas/tools/notify-destinations";
@@ -76,6 +77,9 @@ export const ModelsConfigSchema = z
       ),
     thinking: ThinkingSettingsSchema.optional().describe(
       "Thinking mode and effort per model role (reason, plan, …); default: adaptive, effort high where the loop decides, low where it transcribes, medium for execute",
+    ),
+    quotas: ModelQuotasSchema.optional().describe(
+      "Bedrock quotas by model id, inference profile id or prefix* (Service Quotas: requests and tokens per minute): every goal's calls are paced within them, and a goal without capacity waits instead of failing; default: no pacing (a throttle still only waits)",
     ),
   })
   .describe("Which Bedrock models the loops call, and how much each role thinks");

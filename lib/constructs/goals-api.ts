@@ -30,7 +30,7 @@ import {
   acknowledgeWildcardResource,
   nagReferenceName,
 } from "./nag-acknowledgments";
-import { modelThinkingEnvironment, type ResolvedLoopModels } from "./pattern-loop";
+import { modelQuotasEnvironment, modelThinkingEnvironment, type ResolvedLoopModels } from "./pattern-loop";
 
 /** API Gateway allows 10,000 requests per second per account and region by default. */
 const MAX_RATE_LIMIT = 10_000;
@@ -151,6 +151,8 @@ export class GoalsApi extends Construct {
               FAST_MODEL_ID: props.models.fastModelId,
               ALLOWED_MODEL_IDS: props.models.allowedModelIds.join(","),
               ...modelThinkingEnvironment(props.models.thinking),
+              // The select call takes capacity only if there is some now (it never waits).
+              ...modelQuotasEnvironment(props.models.modelQuotas),
             }
           : {}),
       },

@@ -11,6 +11,8 @@ import {
   Succeed,
   TaskInput,
   Timeout,
+  Wait,
+  WaitTime,
 } from "aws-cdk-lib/aws-stepfunctions";
 import { LambdaInvoke } from "aws-cdk-lib/aws-stepfunctions-tasks";
 import { Construct } from "constructs";
@@ -19,12 +21,13 @@ import { EXECUTION_START_THROTTLED } from "../../lambdas/adapters/step-functions
 import type { NextStep } from "../../lambdas/core/loop/step-result";
 import type { GoalLoopFunction } from "./goal-loop-function";
 
+/** Lambda refused the invoke for want of concurrency: capacity, not failure (see LAMBDA_CAPACITY_RETRY). */
+export const LAMBDA_THROTTLED = "Lambda.TooManyRequestsException";
 /** Errors Lambda's Invoke API raises that a later attempt may get past (FACTS: keep one budget). */
 export const LAMBDA_SERVICE_ERRORS = [
   "Lambda.ServiceException",
   "Lambda.AWSLambdaException",
   "Lambda.SdkClientException",
-  "Lambda.TooManyRequestsException",
 ] as const;
 /**
  * The step's process died (a crash, out of memory): `Runtime.ExitError`, or `Lambda.Unknown` when
@@ -41,6 +44,7 @@ export const RETRYABLE_STORE_ERRORS = ["ConcurrentModificationError", "GoalStore
 /**
  * What every step task retries on; anything else (fatal model errors among them) is caught.
  * `ExecutionStartThrottled` comes from ContinueAsNew, whose retry starts the same named run again.
+ * Bedrock's ThrottlingException is not here: the step itself turns it into a capacity wait.
  */
 const STEP_RETRY_ERRORS = [
   ...LAMBDA_SERVICE_ERRORS,
@@ -50,39 +54,36 @@ const STEP_RETRY_ERRORS = [
   EXECUTION_START_THROTTLED,
 ] as const;
 
-/**
- * How long a step keeps retrying Bedrock's ThrottlingException, apart from every other error: the
- * rate limit comes in bursts, and a few quick attempts would give up on a goal too early. Waits grow
- * exponentially with full jitter from `interval`, each at most `maxDelay`.
- */
-export interface ModelThrottlingRetry {
-  /**
-   * Retries after the first attempt, from 1 to 20.
-   *
-   * @default 6
-   */
-  readonly maxAttempts?: number;
-  /**
-   * The longest single wait between attempts, from 1 second to 15 minutes.
-   *
-   * @default Duration.seconds(60)
-   */
-  readonly maxDelay?: Duration;
-}
-
-/** The defaults of ModelThrottlingRetry, and the first wait (doubled each time, before the jitter). */
-export const DEFAULT_THROTTLING_RETRY = {
-  maxAttempts: 6,
-  maxDelay: Duration.seconds(60),
-  interval: Duration.seconds(5),
-} as const;
-
 const STEP_RETRY: Omit<RetryProps, "errors"> = {
   maxAttempts: 3,
   interval: Duration.seconds(2),
   backoffRate: 2,
   jitterStrategy: JitterType.FULL,
 };
+
+/**
+ * Lambda's concurrency refused a step (a new account's low quota, a burst of goals): two quick
+ * attempts, then the run waits in WaitForCapacity (a random 5 to 30 s, so a burst spreads) and
+ * routes back to the step, for as long as it takes. The states that cannot route back
+ * (ApprovalExpired, RecordFailure) retry it for about half an hour instead.
+ */
+const LAMBDA_CAPACITY_RETRY: RetryProps = {
+  errors: [LAMBDA_THROTTLED],
+  maxAttempts: 2,
+  interval: Duration.seconds(1),
+  backoffRate: 2,
+  jitterStrategy: JitterType.FULL,
+};
+const LAMBDA_CAPACITY_LONG_RETRY: RetryProps = {
+  errors: [LAMBDA_THROTTLED],
+  maxAttempts: 10,
+  interval: Duration.seconds(5),
+  backoffRate: 2,
+  maxDelay: Duration.minutes(5),
+  jitterStrategy: JitterType.FULL,
+};
+/** How long a run waits after Lambda's concurrency refused a step: a random whole number of seconds. */
+export const LAMBDA_CAPACITY_WAIT_SECONDS = { min: 5, max: 30 } as const;
 
 /**
  * The states every loop pattern shares (the contract with the handlers and the local runtime:
@@ -103,6 +104,10 @@ export const LOOP_STATES = {
   terminated: "Terminated",
   stopped: "Stopped",
   continued: "Continued",
+  waitForCapacity: "WaitForCapacity",
+  resumeAfterCapacity: "ResumeAfterCapacity",
+  lambdaThrottled: "LambdaThrottled",
+  loadGoalThrottled: "LoadGoalThrottled",
 } as const;
 
 /** The Lambda steps every pattern's state machine invokes (see LoopSteps). */
@@ -136,18 +141,24 @@ type SharedNextStep =
   | "paused"
   | "terminated"
   | "stop"
-  | "continued";
+  | "continued"
+  | "wait_for_capacity";
 
 /**
  * The skeleton every loop pattern shares (DESIGN §2): LoadGoal → NextAction (a Choice on `$.next`)
  * → the pattern's steps (the acting one runs an ungated turn's tool calls itself) → the pattern's
  * verify step; Act after an approval or the sub-goals; AwaitApproval (a task-token wait with a
  * timeout) for approvals, limit and failure decisions; AwaitSubgoals (a task-token wait) while the
- * sub-goals a turn started run; ContinueAsNew; end states. Each step has one
- * retry budget for transient errors and crashes; anything else is caught into RecordFailure, which
- * marks the goal failed and fails the execution there, so a redrive resumes right at it. The
- * payload between states stays
- * `{goalId, runId, iteration, next}` (all state is in the goal table).
+ * sub-goals a turn started run; ContinueAsNew; end states. Each step has one retry budget for
+ * transient errors and crashes; anything else is caught into RecordFailure, which marks the goal
+ * failed and fails the execution there, so a redrive resumes right at it.
+ *
+ * Capacity is not failure (DESIGN §4): a step whose model call has no capacity answers
+ * `wait_for_capacity`, and a step Lambda's concurrency refused is caught into LambdaThrottled;
+ * either way the run sits in the WaitForCapacity Wait state (no Lambda running) and then
+ * ResumeAfterCapacity routes it back to the step. The payload between states stays
+ * `{goalId, runId, iteration, next}` (all state is in the goal table), plus `resume` and
+ * `waitSeconds` on the way through WaitForCapacity.
  */
 export class LoopDefinition {
   readonly loadGoal: LambdaInvoke;
@@ -158,36 +169,44 @@ export class LoopDefinition {
   private readonly approvalExpired: LambdaInvoke;
   private readonly recordFailure: LambdaInvoke;
   private readonly scope: Construct;
+  /** Where every capacity wait waits: `$.waitSeconds`, then ResumeAfterCapacity. */
+  private readonly waitForCapacity: Wait;
+  /** A step Lambda's concurrency refused goes here: back to its own route after a random wait. */
+  private readonly lambdaThrottled: Pass;
 
-  private readonly throttlingRetry: RetryProps;
-
-  constructor(
-    owner: Construct,
-    fns: SharedStepFunctions,
-    options: { readonly approvalTimeout: Duration; readonly throttlingRetry?: ModelThrottlingRetry },
-  ) {
+  constructor(owner: Construct, fns: SharedStepFunctions, options: { readonly approvalTimeout: Duration }) {
     // States are constructs named by their state name; a scope of their own keeps those names
     // apart from the functions' construct IDs (and out of every CloudFormation logical ID).
     this.scope = new Construct(owner, "Definition");
-    this.throttlingRetry = {
-      errors: [THROTTLING_ERROR],
-      interval: DEFAULT_THROTTLING_RETRY.interval,
-      maxAttempts: options.throttlingRetry?.maxAttempts ?? DEFAULT_THROTTLING_RETRY.maxAttempts,
-      maxDelay: options.throttlingRetry?.maxDelay ?? DEFAULT_THROTTLING_RETRY.maxDelay,
-      backoffRate: 2,
-      jitterStrategy: JitterType.FULL,
-    };
+    this.waitForCapacity = new Wait(this.scope, LOOP_STATES.waitForCapacity, {
+      comment: "No model or Lambda capacity now: wait (no Lambda runs), then go back to the step",
+      time: WaitTime.secondsPath("$.waitSeconds"),
+    });
+    this.lambdaThrottled = new Pass(this.scope, LOOP_STATES.lambdaThrottled, {
+      comment: "Lambda's concurrency refused the step: wait a random while, then take the step's route again",
+      parameters: {
+        goalId: JsonPath.stringAt("$.goalId"),
+        runId: JsonPath.stringAt("$.runId"),
+        iteration: JsonPath.numberAt("$.iteration"),
+        // The route that led to the step (NextAction's `$.next`) leads back to it.
+        resume: JsonPath.stringAt("$.next"),
+        waitSeconds: JsonPath.mathRandom(LAMBDA_CAPACITY_WAIT_SECONDS.min, LAMBDA_CAPACITY_WAIT_SECONDS.max),
+      },
+    });
+    this.lambdaThrottled.next(this.waitForCapacity);
+
     // RecordFailure marks the goal failed and then fails the execution itself (GoalFailed, never
     // retried): a redrive (POST /goals/{goalId}/retry) re-runs exactly this state, which then hands
     // the goal back to NextAction. A terminated or foreign goal goes to NextAction at once.
     this.recordFailure = stepTask(this.scope, LOOP_STATES.recordFailure, fns.recordFailure);
     // Model errors cannot reach RecordFailure's own call; only infrastructure can fail it.
+    this.recordFailure.addRetry(LAMBDA_CAPACITY_LONG_RETRY);
     this.recordFailure.addRetry({
       ...STEP_RETRY,
       errors: [...LAMBDA_SERVICE_ERRORS, ...STEP_CRASH_ERRORS, ...RETRYABLE_STORE_ERRORS],
     });
 
-    this.loadGoal = this.step(LOOP_STATES.loadGoal, fns.loadGoal);
+    this.loadGoal = this.loadGoalStep(fns.loadGoal);
     this.act = this.step(LOOP_STATES.act, fns.act);
     this.continueAsNew = this.step(LOOP_STATES.continueAsNew, fns.continueAsNew, {
       payload: TaskInput.fromObject({
@@ -199,16 +218,20 @@ export class LoopDefinition {
         stateMachineArn: JsonPath.stringAt("$$.StateMachine.Id"),
       }),
     });
-    this.approvalExpired = this.step(LOOP_STATES.approvalExpired, fns.approvalExpired);
+    // Reached by AwaitApproval's timeout, not by a route of its own: a refusal is retried in place.
+    this.approvalExpired = this.step(LOOP_STATES.approvalExpired, fns.approvalExpired, { routed: false });
     this.awaitApproval = awaitApprovalTask(this.scope, fns.requestApproval, options.approvalTimeout);
+    this.awaitApproval.addRetry(LAMBDA_CAPACITY_RETRY);
     this.awaitApproval.addRetry({
       ...STEP_RETRY,
       errors: [...LAMBDA_SERVICE_ERRORS, ...STEP_CRASH_ERRORS, ...RETRYABLE_STORE_ERRORS],
     });
     // Nobody answered in time: the approval expires (ApprovalExpired keeps the input, adds `$.error`).
     this.awaitApproval.addCatch(this.approvalExpired, { errors: ["States.Timeout"], resultPath: "$.error" });
+    this.awaitApproval.addCatch(this.lambdaThrottled, { errors: [LAMBDA_THROTTLED], resultPath: "$.error" });
     this.awaitApproval.addCatch(this.recordFailure, { errors: ["States.ALL"], resultPath: "$.error" });
     this.awaitSubgoals = awaitSubgoalsTask(this.scope, fns.awaitSubgoals);
+    this.awaitSubgoals.addRetry(LAMBDA_CAPACITY_RETRY);
     this.awaitSubgoals.addRetry({
       ...STEP_RETRY,
       errors: [
@@ -221,32 +244,46 @@ export class LoopDefinition {
     // The wait asks again after each timeout: the goal keeps waiting (its children have deadlines of
     // their own), and the step looks at the children once more, so a lost end event costs at most this.
     this.awaitSubgoals.addCatch(this.awaitSubgoals, { errors: ["States.Timeout"], resultPath: "$.error" });
+    this.awaitSubgoals.addCatch(this.lambdaThrottled, { errors: [LAMBDA_THROTTLED], resultPath: "$.error" });
     this.awaitSubgoals.addCatch(this.recordFailure, { errors: ["States.ALL"], resultPath: "$.error" });
   }
 
-  /** A Lambda step with the shared retry budget, every other error caught into RecordFailure. */
+  /**
+   * A Lambda step with the shared retry budget, every other error caught into RecordFailure. A
+   * step reached by a route (`routed`, the default: its input's `$.next` names the route) that
+   * Lambda's concurrency refuses waits in WaitForCapacity and takes its route again; one that is
+   * not retries the refusal in place for about half an hour.
+   */
   step(
     stateName: string,
     fn: GoalLoopFunction,
-    options: { readonly payload?: TaskInput } = {},
+    options: { readonly payload?: TaskInput; readonly routed?: boolean } = {},
   ): LambdaInvoke {
-    const task = this.branchStep(stateName, fn, options);
+    const task = stepTask(this.scope, stateName, fn, options);
+    if (options.routed === false) task.addRetry(LAMBDA_CAPACITY_LONG_RETRY);
+    else {
+      task.addRetry(LAMBDA_CAPACITY_RETRY);
+      task.addCatch(this.lambdaThrottled, { errors: [LAMBDA_THROTTLED], resultPath: "$.error" });
+    }
+    task.addRetry({ ...STEP_RETRY, errors: [...STEP_RETRY_ERRORS] });
     this.catchIntoFailure(task);
     return task;
   }
 
   /**
-   * A Lambda step inside a Map or Parallel state (a branch): the shared retry budget, and no Catch —
-   * a branch cannot leave its Map; the Map itself catches into RecordFailure (`catchIntoFailure`).
+   * A Lambda step inside a Map or Parallel state (a branch): the shared retry budget, and no Catch
+   * to the loop's states — a branch cannot leave its Map; the Map itself catches into RecordFailure
+   * (`catchIntoFailure`). A branch Lambda's concurrency refuses ends at `deferred` (its work is
+   * left to the step after the Map), after the same two quick attempts as any step.
    */
   branchStep(
     stateName: string,
     fn: GoalLoopFunction,
-    options: { readonly payload?: TaskInput } = {},
+    options: { readonly deferred: IChainable },
   ): LambdaInvoke {
-    const task = stepTask(this.scope, stateName, fn, options);
-    // Throttling first: its own, longer budget; every other transient error shares the short one.
-    task.addRetry(this.throttlingRetry);
+    const task = stepTask(this.scope, stateName, fn);
+    task.addRetry(LAMBDA_CAPACITY_RETRY);
+    task.addCatch(options.deferred, { errors: [LAMBDA_THROTTLED], resultPath: JsonPath.DISCARD });
     task.addRetry({ ...STEP_RETRY, errors: [...STEP_RETRY_ERRORS] });
     return task;
   }
@@ -256,6 +293,24 @@ export class LoopDefinition {
     addCatch(handler: IChainable, props: { errors: string[]; resultPath: string }): unknown;
   }): void {
     state.addCatch(this.recordFailure, { errors: ["States.ALL"], resultPath: "$.error" });
+  }
+
+  /**
+   * LoadGoal starts the run from the execution's input (`{goalId, runId}`, no route to go back
+   * by): refused by Lambda's concurrency, it waits in a Wait state of its own and starts again.
+   */
+  private loadGoalStep(fn: GoalLoopFunction): LambdaInvoke {
+    const task = stepTask(this.scope, LOOP_STATES.loadGoal, fn);
+    const again = new Wait(this.scope, LOOP_STATES.loadGoalThrottled, {
+      comment: "Lambda's concurrency refused LoadGoal: wait, then load the goal again",
+      time: WaitTime.duration(Duration.seconds(LAMBDA_CAPACITY_WAIT_SECONDS.max)),
+    });
+    again.next(task);
+    task.addRetry(LAMBDA_CAPACITY_RETRY);
+    task.addCatch(again, { errors: [LAMBDA_THROTTLED], resultPath: JsonPath.DISCARD });
+    task.addRetry({ ...STEP_RETRY, errors: [...STEP_RETRY_ERRORS] });
+    this.catchIntoFailure(task);
+    return task;
   }
 
   /** A state of the pattern's own (a Wait, a Pass) in the definition's scope. */
@@ -291,6 +346,8 @@ export class LoopDefinition {
       // An unrecoverable failure (a plan step's, or a tool call's in react and reflexion) asks a human.
       decision: this.awaitApproval,
       continue_as_new: this.continueAsNew,
+      // The step's model call had no capacity: wait, then the step runs again (see the class comment).
+      wait_for_capacity: this.waitForCapacity,
       completed: new Succeed(this.scope, LOOP_STATES.completed, {
         comment: "Every success check has evidence",
       }),
@@ -316,6 +373,17 @@ export class LoopDefinition {
       nextAction.when(Condition.stringEquals("$.next", next), state);
     }
     nextAction.otherwise(unknownNext);
+    const resume = new Pass(this.scope, LOOP_STATES.resumeAfterCapacity, {
+      comment: "Back to the step that waited for capacity",
+      parameters: {
+        goalId: JsonPath.stringAt("$.goalId"),
+        runId: JsonPath.stringAt("$.runId"),
+        iteration: JsonPath.numberAt("$.iteration"),
+        next: JsonPath.stringAt("$.resume"),
+      },
+    });
+    this.waitForCapacity.next(resume);
+    resume.next(nextAction);
 
     for (const step of [
       ...patternSteps,

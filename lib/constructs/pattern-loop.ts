@@ -11,12 +11,13 @@ import { Construct } from "constructs";
 import type { Pattern } from "../../lambdas/core/goal/goal-spec";
 import type { ThinkingSettings } from "../../lambdas/core/goal/thinking-settings";
 import { DEFAULT_CONTINUE_AS_NEW_AFTER } from "../../lambdas/core/loop/loop-deps";
+import { MODEL_QUOTAS_ENV, ModelQuotasSchema } from "../../lambdas/core/models/capacity/model-quota";
 import { DEFAULT_FAST_MODEL_ID, DEFAULT_HEAVY_MODEL_ID } from "../config/goal-loops-config";
 import { assertThinkingTaken } from "../config/resolve-models";
 import { allowModels, isBedrockModelId } from "./bedrock-model-access";
 import { GoalLoopFunction, type GoalLoopFunctionProps, type GoalLoopLogLevel } from "./goal-loop-function";
 import type { GoalTable } from "./goal-table";
-import { LoopDefinition, type ModelThrottlingRetry } from "./loop-definition";
+import { LoopDefinition } from "./loop-definition";
 import { ACT_TIMEOUT, LoopSteps, type LoopStepsProps, validateLoopStepsProps } from "./loop-steps";
 import {
   acknowledgeGoalTableGrant,
@@ -45,6 +46,25 @@ export interface ResolvedLoopModels {
   readonly allowedModelIds: readonly string[];
   /** Thinking per role; roles left out keep their default. */
   readonly thinking?: ThinkingSettings;
+  /** The models' Bedrock quotas the capacity governor paces calls within. */
+  readonly modelQuotas?: Readonly<Record<string, ModelQuotaProps>>;
+}
+
+/**
+ * One model's Bedrock quota (`models.quotas.<model>` of goal-loops.config.json): the capacity
+ * governor paces every goal's calls to the model within it, and waits instead of failing.
+ */
+export interface ModelQuotaProps {
+  /** Requests per minute the account may send the model (Service Quotas). */
+  readonly requestsPerMinute: number;
+  /** Tokens per minute, counted as Bedrock counts them (input, and output at the model's burndown rate). */
+  readonly tokensPerMinute: number;
+  /**
+   * How many seconds' worth of the quota may go at once after a quiet spell.
+   *
+   * @default 60
+   */
+  readonly burstSeconds?: number;
 }
 
 /** The model tiers and allow-list every pattern construct takes. */
@@ -80,6 +100,16 @@ export interface LoopModelProps {
    * @default - every role adaptive, at the role's default effort (lambdas/core/models/model-thinking.ts)
    */
   readonly thinking?: ThinkingSettings;
+
+  /**
+   * Bedrock quotas by model id, inference profile id or `prefix*` (`models.quotas`): the steps
+   * share one capacity governor that paces each model's calls within its quota, in the order they
+   * asked, and a goal whose call has no capacity waits (it never fails for it). A model without one
+   * is not paced; Bedrock's throttles still make its goals wait.
+   *
+   * @default - no quota: calls are not paced
+   */
+  readonly modelQuotas?: Readonly<Record<string, ModelQuotaProps>>;
 }
 
 export interface PatternLoopProps extends LoopModelProps, Omit<LoopStepsProps, "goalTable"> {
@@ -125,14 +155,6 @@ export interface PatternLoopProps extends LoopModelProps, Omit<LoopStepsProps, "
    * @default "INFO"
    */
   readonly logLevel?: GoalLoopLogLevel;
-
-  /**
-   * How long a step retries Bedrock's ThrottlingException (exponential, full jitter) before the
-   * goal fails; every other transient error keeps the shorter shared budget.
-   *
-   * @default - 6 retries, waits from 5 s, each at most 60 s
-   */
-  readonly modelThrottlingRetry?: ModelThrottlingRetry;
 }
 
 /** What tells one pattern's construct from another's. */
@@ -164,6 +186,7 @@ export abstract class PatternLoop extends Construct {
   readonly heavyModelId: string;
   readonly fastModelId: string;
   readonly thinking?: ThinkingSettings;
+  readonly modelQuotas?: Readonly<Record<string, ModelQuotaProps>>;
   readonly stateMachineName: string;
   private readonly props: PatternLoopProps;
   private readonly identity: PatternIdentity;
@@ -198,6 +221,7 @@ export abstract class PatternLoop extends Construct {
       );
       this.thinking = props.thinking;
     }
+    if (props.modelQuotas !== undefined) this.modelQuotas = props.modelQuotas;
   }
 
   /**
@@ -209,6 +233,7 @@ export abstract class PatternLoop extends Construct {
       HEAVY_MODEL_ID: this.heavyModelId,
       FAST_MODEL_ID: this.fastModelId,
       ...modelThinkingEnvironment(this.thinking),
+      ...modelQuotasEnvironment(this.modelQuotas),
       CONTINUE_AS_NEW_AFTER: String(this.props.continueAsNewAfter ?? DEFAULT_CONTINUE_AS_NEW_AFTER),
     };
   }
@@ -263,7 +288,6 @@ export abstract class PatternLoop extends Construct {
   protected createStateMachine(build: (definition: LoopDefinition) => IChainable): StateMachine {
     const definition = new LoopDefinition(this, this.steps.functions, {
       approvalTimeout: this.steps.approvalTimeout,
-      ...(this.props.modelThrottlingRetry ? { throttlingRetry: this.props.modelThrottlingRetry } : {}),
     });
     // Under /aws/vendedlogs/: CloudWatch Logs then needs no resource-policy entry per log group for
     // Step Functions, whose account-wide policy is limited in size. The stack instance's id ends the
@@ -346,18 +370,14 @@ function validateProps(props: PatternLoopProps, constructName: string): void {
         `(each iteration adds up to ~25 of an execution's 25,000 history events); got ${continueAsNewAfter}`,
     );
   }
-  const throttling = props.modelThrottlingRetry;
-  const attempts = throttling?.maxAttempts;
-  if (attempts !== undefined && !(Number.isInteger(attempts) && attempts >= 1 && attempts <= 20)) {
-    throw new Error(
-      `${constructName}: modelThrottlingRetry.maxAttempts must be a whole number from 1 to 20; got ${attempts}`,
-    );
-  }
-  const maxDelay = throttling?.maxDelay?.toSeconds();
-  if (maxDelay !== undefined && !(maxDelay >= 1 && maxDelay <= 900)) {
-    throw new Error(
-      `${constructName}: modelThrottlingRetry.maxDelay must be from 1 second to 15 minutes; got ${maxDelay} s`,
-    );
+  if (props.modelQuotas !== undefined) {
+    const parsed = ModelQuotasSchema.safeParse(props.modelQuotas);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new Error(
+        `${constructName}: modelQuotas.${issue?.path.map(String).join(".") ?? ""} ${issue?.message ?? "is invalid"}`,
+      );
+    }
   }
   if (steps !== undefined) {
     const ignored = (["approvalTimeout", "httpAllowedHosts", "toolOutputInlineBytes"] as const).filter(
@@ -369,6 +389,18 @@ function validateProps(props: PatternLoopProps, constructName: string): void {
       );
     }
   }
+}
+
+/**
+ * MODEL_QUOTAS for the functions that make model calls (lambdas/handlers/loop/capacity-from-env.ts):
+ * the quotas as JSON, or nothing when none is set (no model is paced).
+ */
+export function modelQuotasEnvironment(
+  quotas: Readonly<Record<string, ModelQuotaProps>> | undefined,
+): Record<string, string> {
+  return quotas === undefined || Object.keys(quotas).length === 0
+    ? {}
+    : { [MODEL_QUOTAS_ENV]: JSON.stringify(quotas) };
 }
 
 /** MODEL_THINKING for the functions that make model calls (lambdas/handlers/handler-environment.ts). */

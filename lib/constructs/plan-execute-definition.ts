@@ -1,4 +1,11 @@
-import { type IChainable, JsonPath, Map as MapState, Wait, WaitTime } from "aws-cdk-lib/aws-stepfunctions";
+import {
+  type IChainable,
+  JsonPath,
+  Map as MapState,
+  Pass,
+  Wait,
+  WaitTime,
+} from "aws-cdk-lib/aws-stepfunctions";
 import { DEFAULT_PLAN_STEP_CONCURRENCY, MAX_PLAN_STEP_CONCURRENCY } from "../../lambdas/core/goal/plan";
 import type { GoalLoopFunction } from "./goal-loop-function";
 import { LOOP_STATES, type LoopDefinition } from "./loop-definition";
@@ -12,6 +19,7 @@ export const PLAN_EXECUTE_STATES = {
   execute: "Execute",
   executeBatch: "ExecuteBatch",
   executeBatchStep: "ExecuteBatchStep",
+  executeBatchStepDeferred: "ExecuteBatchStepDeferred",
 } as const;
 
 export { DEFAULT_PLAN_STEP_CONCURRENCY, MAX_PLAN_STEP_CONCURRENCY };
@@ -81,8 +89,12 @@ function executeBatchState(
     maxConcurrency,
     resultPath: JsonPath.DISCARD,
   });
-  // The branch's payload is the item ItemSelector built: the position and the step's id.
-  map.itemProcessor(definition.branchStep(PLAN_EXECUTE_STATES.executeBatchStep, fns.execute));
+  // The branch's payload is the item ItemSelector built: the position and the step's id. A branch
+  // Lambda's concurrency refuses leaves its turn to Execute, which makes it (and can wait for it).
+  const deferred = new Pass(definition.stateScope, PLAN_EXECUTE_STATES.executeBatchStepDeferred, {
+    comment: "No Lambda capacity for this turn now: Execute makes it when it reaches the step",
+  });
+  map.itemProcessor(definition.branchStep(PLAN_EXECUTE_STATES.executeBatchStep, fns.execute, { deferred }));
   definition.catchIntoFailure(map);
   return map;
 }

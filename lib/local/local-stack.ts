@@ -1,6 +1,12 @@
 import path from "node:path";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { DynamoDbGoalStore } from "../../lambdas/adapters/dynamodb/dynamodb-goal-store";
+import {
+  MODEL_QUOTAS_ENV,
+  type ModelQuota,
+  type ModelQuotas,
+  ModelQuotasSchema,
+} from "../../lambdas/core/models/capacity/model-quota";
 import { startAccountEndpoint } from "./account/account-endpoint";
 import { type LocalAccount, localAccount } from "./account/local-account";
 import { LOCAL_IDENTITY, startApiServer } from "./api/api-server";
@@ -21,6 +27,8 @@ import {
   type JsonValue,
   LOCAL_ENVIRONMENT,
 } from "./shared/cloud-assembly-model";
+import { CloudAssemblyError } from "./shared/errors";
+import { parseJson } from "./shared/json";
 import { reattachGoals } from "./step-functions/reattach-goals";
 import { startSfnEndpoint } from "./step-functions/sfn-endpoint";
 import { StateMachineRunner } from "./step-functions/state-machine-runner";
@@ -86,6 +94,12 @@ export interface LocalStackOptions {
    * @default - a fresh account, bootstrapped, every catalog model as the catalog says (local-account.ts)
    */
   readonly account?: LocalAccount;
+  /**
+   * The account's Bedrock quota, which the local endpoint enforces for every model it answers
+   * (`--model-quota`), instead of the `models.quotas` the app was synthesized with.
+   * @default - the synthesized `models.quotas`
+   */
+  readonly modelQuota?: ModelQuota;
   /** More variables for every function, over its own. */
   readonly environment?: Readonly<Record<string, string>>;
   /** Runtime messages (synth, executions). @default console.log */
@@ -215,6 +229,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const bedrock = await startBedrockEndpoint({
       fixturesDir,
       log,
+      quotas: {
+        byModel: synthesizedQuotas(model),
+        ...(options.modelQuota === undefined ? {} : { everyModel: options.modelQuota }),
+      },
       ...(options.model === undefined ? {} : { modelOverride: options.model }),
       ...(options.openAi === undefined ? {} : { openAi: options.openAi }),
       ...(options.record === undefined ? {} : { record: options.record }),
@@ -391,4 +409,22 @@ function withLocalModels(fn: FunctionSpec, modelId: string | undefined): Functio
 /** An error as one log line's tail: its stack when it has one (where it failed is what helps). */
 function errorText(error: unknown): string {
   return error instanceof Error ? (error.stack ?? error.message) : String(error);
+}
+
+/**
+ * The `models.quotas` the app was synthesized with, as its model-calling functions read them
+ * (MODEL_QUOTAS): the local endpoint enforces them as the account's own, so the governor and the
+ * endpoint agree as they would on a well-configured account.
+ */
+function synthesizedQuotas(model: CloudAssemblyModel): ModelQuotas {
+  const set = model.functions.find((fn) => fn.environment[MODEL_QUOTAS_ENV] !== undefined);
+  const value = set?.environment[MODEL_QUOTAS_ENV];
+  if (value === undefined) return {};
+  const parsed = ModelQuotasSchema.safeParse(parseJson(value));
+  if (!parsed.success) {
+    throw new CloudAssemblyError(
+      `${set?.functionName}'s ${MODEL_QUOTAS_ENV} is not models.quotas: ${parsed.error.message}`,
+    );
+  }
+  return parsed.data;
 }

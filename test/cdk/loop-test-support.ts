@@ -169,7 +169,30 @@ export const SKELETON_ROUTES: Readonly<Record<string, string>> = {
   terminated: "Terminated",
   stop: "Stopped",
   continued: "Continued",
+  wait_for_capacity: "WaitForCapacity",
 };
+
+/** The states every pattern's machine has besides its own steps. */
+export const SKELETON_STATES: readonly string[] = [
+  "LoadGoal",
+  "NextAction",
+  "Act",
+  "AwaitApproval",
+  "ApprovalExpired",
+  "AwaitSubgoals",
+  "ContinueAsNew",
+  "RecordFailure",
+  "UnknownNext",
+  "Completed",
+  "Paused",
+  "Terminated",
+  "Stopped",
+  "Continued",
+  "WaitForCapacity",
+  "ResumeAfterCapacity",
+  "LambdaThrottled",
+  "LoadGoalThrottled",
+];
 
 /** A Choice state's routes: each value of `$.next` it matches, to the state it goes to. */
 export function choiceRoutes(choice: AslState): Record<string, string> {
@@ -186,9 +209,13 @@ export function expectModelStepTask(definition: AslDefinition, state: string, fu
   expect(task.Resource, state).toBe(arnOf(functionId));
   expect(task.Parameters, state).toBeUndefined();
   const retried = (task.Retry ?? []).flatMap((retry) => retry.ErrorEquals);
-  expect(retried, state).toEqual(expect.arrayContaining([...RETRYABLE_MODEL_ERRORS, "Runtime.ExitError"]));
+  // Bedrock's throttling is a capacity wait the step answers, never a Retry.
+  const transient = RETRYABLE_MODEL_ERRORS.filter((name) => name !== "ThrottlingException");
+  expect(retried, state).toEqual(expect.arrayContaining([...transient, "Runtime.ExitError"]));
+  expect(retried, state).not.toContain("ThrottlingException");
   for (const fatal of FATAL_MODEL_ERRORS) expect(retried, state).not.toContain(fatal);
   expect(task.Catch, state).toEqual([
+    { ErrorEquals: ["Lambda.TooManyRequestsException"], ResultPath: "$.error", Next: "LambdaThrottled" },
     { ErrorEquals: ["States.ALL"], ResultPath: "$.error", Next: "RecordFailure" },
   ]);
 }

@@ -79,9 +79,11 @@ describe("PlanExecuteLoop", () => {
     expectStandardStateMachine(stateMachine, definition);
     expect(definition.StartAt).toBe("LoadGoal");
     // ExecuteBatchStep lives inside the ExecuteBatch Map's item processor.
-    const topLevel = Object.values(PLAN_EXECUTE_STATES).filter(
-      (name) => name !== PLAN_EXECUTE_STATES.executeBatchStep,
-    );
+    const inBranch: readonly string[] = [
+      PLAN_EXECUTE_STATES.executeBatchStep,
+      PLAN_EXECUTE_STATES.executeBatchStepDeferred,
+    ];
+    const topLevel = Object.values(PLAN_EXECUTE_STATES).filter((name) => !inBranch.includes(name));
     expect(Object.keys(definition.States).sort()).toEqual(topLevel.sort());
     expect(Object.keys(definition.States)).toEqual(
       expect.arrayContaining(["Observe", "Plan", "Execute", "ReplanCooldown"]),
@@ -135,11 +137,19 @@ describe("PlanExecuteLoop", () => {
       Next: "Execute",
       Catch: [{ ErrorEquals: ["States.ALL"], ResultPath: "$.error", Next: "RecordFailure" }],
     });
-    // Assess: the branch is the Execute function, retried like a step, caught by the Map only
+    // Assess: the branch is the Execute function, retried like a step, caught by the Map only but
+    // for Lambda's concurrency, which leaves the turn to Execute
     expect(processor.StartAt).toBe("ExecuteBatchStep");
     expect(branch.Type).toBe("Task");
     expect(branch.End).toBe(true);
-    expect(branch.Catch).toBeUndefined();
+    expect(branch.Catch).toEqual([
+      {
+        ErrorEquals: ["Lambda.TooManyRequestsException"],
+        ResultPath: null,
+        Next: "ExecuteBatchStepDeferred",
+      },
+    ]);
+    expect(stateOf(processor, "ExecuteBatchStepDeferred")).toMatchObject({ Type: "Pass", End: true });
     expect(JSON.stringify(branch.Retry)).toContain("Runtime.ExitError");
     expect(branch.Resource).toBeDefined();
     expect(branch.Resource).toBe(stateOf(definition, "Execute").Resource);

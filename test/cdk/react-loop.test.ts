@@ -1,4 +1,3 @@
-import { Duration } from "aws-cdk-lib";
 import type { Template } from "aws-cdk-lib/assertions";
 import { beforeAll, describe, expect, it } from "vitest";
 import { FATAL_MODEL_ERRORS, RETRYABLE_MODEL_ERRORS } from "../../lambdas/adapters/bedrock/bedrock-errors";
@@ -17,6 +16,7 @@ import {
   loopFunctions,
   profileResources,
   SKELETON_ROUTES,
+  SKELETON_STATES,
   synthesisOf,
 } from "./loop-test-support";
 import {
@@ -41,8 +41,23 @@ const LAMBDA_SERVICE_ERRORS = [
   "Lambda.ServiceException",
   "Lambda.AWSLambdaException",
   "Lambda.SdkClientException",
-  "Lambda.TooManyRequestsException",
 ];
+/** Lambda's concurrency: two quick attempts, then the run waits for capacity instead of failing. */
+const LAMBDA_CAPACITY_RETRY = {
+  ErrorEquals: ["Lambda.TooManyRequestsException"],
+  IntervalSeconds: 1,
+  MaxAttempts: 2,
+  BackoffRate: 2,
+  JitterStrategy: "FULL",
+};
+const LAMBDA_CAPACITY_LONG_RETRY = {
+  ErrorEquals: ["Lambda.TooManyRequestsException"],
+  IntervalSeconds: 5,
+  MaxAttempts: 10,
+  BackoffRate: 2,
+  MaxDelaySeconds: 300,
+  JitterStrategy: "FULL",
+};
 /** A step whose process died (crash, out of memory) is retried: every step is idempotent. */
 const CRASH_ERRORS = ["Runtime.ExitError", "Lambda.Unknown"];
 const STORE_ERRORS = ["ConcurrentModificationError", "GoalStoreUnavailableError"];
@@ -111,25 +126,7 @@ describe("ReactLoop with default props", () => {
   it("has exactly the plan's states and starts at LoadGoal", () => {
     // Assess
     expect(definition.StartAt).toBe("LoadGoal");
-    expect(Object.keys(definition.States).sort()).toEqual(
-      [
-        "LoadGoal",
-        "VerifyAndReason",
-        "NextAction",
-        "Act",
-        "AwaitApproval",
-        "ApprovalExpired",
-        "AwaitSubgoals",
-        "ContinueAsNew",
-        "RecordFailure",
-        "UnknownNext",
-        "Completed",
-        "Paused",
-        "Terminated",
-        "Stopped",
-        "Continued",
-      ].sort(),
-    );
+    expect(Object.keys(definition.States).sort()).toEqual([...SKELETON_STATES, "VerifyAndReason"].sort());
   });
 
   it("is accepted by asl-validator, ARNs and paths checked", () => {
@@ -209,6 +206,7 @@ describe("ReactLoop with default props", () => {
     expect(task.Next).toBe("NextAction");
     expect(task.Catch).toEqual([
       { ErrorEquals: ["States.Timeout"], ResultPath: "$.error", Next: "ApprovalExpired" },
+      { ErrorEquals: ["Lambda.TooManyRequestsException"], ResultPath: "$.error", Next: "LambdaThrottled" },
       { ErrorEquals: ["States.ALL"], ResultPath: "$.error", Next: "RecordFailure" },
     ]);
     expect(stateOf(definition, "ApprovalExpired").Next).toBe("NextAction");
@@ -225,18 +223,11 @@ describe("ReactLoop with default props", () => {
     });
   });
 
-  it("gives each step a long Retry for ThrottlingException first, then one on Lambda, crash, other retryable model and store errors", () => {
+  it("gives each step two quick attempts on Lambda's concurrency first, then one Retry on Lambda, crash, model (but throttling) and store errors", () => {
     // Assess
     for (const state of STEP_TASKS) {
       expect(stateOf(definition, state).Retry, state).toEqual([
-        {
-          ErrorEquals: ["ThrottlingException"],
-          IntervalSeconds: 5,
-          MaxAttempts: 6,
-          BackoffRate: 2,
-          MaxDelaySeconds: 60,
-          JitterStrategy: "FULL",
-        },
+        LAMBDA_CAPACITY_RETRY,
         {
           ErrorEquals: [
             ...LAMBDA_SERVICE_ERRORS,
@@ -254,22 +245,74 @@ describe("ReactLoop with default props", () => {
     }
   });
 
-  it("takes the throttling retry's attempts and ceiling from the construct's props", () => {
-    // Prepare + Act
-    const template = synthesisOf((stack, goalTable) => {
-      new ReactLoop(stack, "Throttled", {
-        goalTable,
-        stateMachineName: "throttled-react",
-        modelThrottlingRetry: { maxAttempts: 10, maxDelay: Duration.minutes(2) },
-      });
-    })();
+  it("never retries Bedrock's ThrottlingException: the step turns it into a capacity wait", () => {
+    // Act
+    const retried = Object.values(definition.States).flatMap((state) =>
+      (state.Retry ?? []).flatMap((retry) => retry.ErrorEquals),
+    );
 
     // Assess
-    const [, machine] = stateMachineNamed(template, "throttled-react");
-    expect(stateOf(definitionOf(machine), "VerifyAndReason").Retry?.[0]).toMatchObject({
-      ErrorEquals: ["ThrottlingException"],
-      MaxAttempts: 10,
-      MaxDelaySeconds: 120,
+    expect(retried).not.toContain("ThrottlingException");
+  });
+
+  it("waits for capacity in a Wait state, then routes back to the step that asked", () => {
+    // Act
+    const nextAction = stateOf(definition, "NextAction");
+    const wait = stateOf(definition, "WaitForCapacity");
+    const resume = stateOf(definition, "ResumeAfterCapacity");
+
+    // Assess
+    expect(nextAction.Choices).toContainEqual({
+      Variable: "$.next",
+      StringEquals: "wait_for_capacity",
+      Next: "WaitForCapacity",
+    });
+    expect(wait).toMatchObject({ Type: "Wait", SecondsPath: "$.waitSeconds", Next: "ResumeAfterCapacity" });
+    expect(resume).toMatchObject({
+      Type: "Pass",
+      Parameters: {
+        "goalId.$": "$.goalId",
+        "runId.$": "$.runId",
+        "iteration.$": "$.iteration",
+        "next.$": "$.resume",
+      },
+      Next: "NextAction",
+    });
+  });
+
+  it("sends a step Lambda's concurrency refused to WaitForCapacity by its own route, after a random 5 to 30 s", () => {
+    // Act
+    const throttled = stateOf(definition, "LambdaThrottled");
+
+    // Assess
+    for (const state of [REACT_STATES.verifyAndReason, REACT_STATES.act, REACT_STATES.continueAsNew]) {
+      expect(stateOf(definition, state).Catch?.[0], state).toEqual({
+        ErrorEquals: ["Lambda.TooManyRequestsException"],
+        ResultPath: "$.error",
+        Next: "LambdaThrottled",
+      });
+    }
+    expect(throttled).toMatchObject({
+      Type: "Pass",
+      Parameters: {
+        "goalId.$": "$.goalId",
+        "runId.$": "$.runId",
+        "iteration.$": "$.iteration",
+        "resume.$": "$.next",
+        "waitSeconds.$": "States.MathRandom(5, 30)",
+      },
+      Next: "WaitForCapacity",
+    });
+    // LoadGoal has no route back (the execution's input has no `next`): a Wait of its own.
+    expect(stateOf(definition, "LoadGoal").Catch?.[0]).toEqual({
+      ErrorEquals: ["Lambda.TooManyRequestsException"],
+      ResultPath: null,
+      Next: "LoadGoalThrottled",
+    });
+    expect(stateOf(definition, "LoadGoalThrottled")).toMatchObject({
+      Type: "Wait",
+      Seconds: 30,
+      Next: "LoadGoal",
     });
   });
 
@@ -295,9 +338,11 @@ describe("ReactLoop with default props", () => {
   it("catches everything else into RecordFailure, keeping the input and putting the error at $.error", () => {
     // Assess
     for (const state of STEP_TASKS) {
-      expect(stateOf(definition, state).Catch, state).toEqual([
-        { ErrorEquals: ["States.ALL"], ResultPath: "$.error", Next: "RecordFailure" },
-      ]);
+      expect(stateOf(definition, state).Catch?.at(-1), state).toEqual({
+        ErrorEquals: ["States.ALL"],
+        ResultPath: "$.error",
+        Next: "RecordFailure",
+      });
     }
     expect(stateOf(definition, "UnknownNext")).toMatchObject({
       Type: "Pass",
@@ -312,6 +357,7 @@ describe("ReactLoop with default props", () => {
 
     // Assess
     expect(recordFailure.Retry).toEqual([
+      LAMBDA_CAPACITY_LONG_RETRY,
       {
         ErrorEquals: [...LAMBDA_SERVICE_ERRORS, ...CRASH_ERRORS, ...STORE_ERRORS],
         IntervalSeconds: 2,
@@ -609,14 +655,22 @@ describe("ReactLoop with props", () => {
     ["a state machine name with a colon", { stateMachineName: "react:loop" }, /stateMachineName/],
     ["a state machine name of 81 characters", { stateMachineName: "r".repeat(81) }, /stateMachineName/],
     [
-      "50 throttling retries",
-      { modelThrottlingRetry: { maxAttempts: 50 } },
-      /modelThrottlingRetry.maxAttempts must be a whole number from 1 to 20; got 50/,
+      "a quota of no requests",
+      {
+        modelQuotas: {
+          "global.anthropic.claude-sonnet-5-5": { requestsPerMinute: 0, tokensPerMinute: 100_000 },
+        },
+      },
+      /modelQuotas.global.anthropic.claude-sonnet-5-5.requestsPerMinute must be a whole number of requests per minute from 1 to 1000000/,
     ],
     [
-      "a throttling wait of an hour",
-      { modelThrottlingRetry: { maxDelay: Duration.hours(1) } },
-      /modelThrottlingRetry.maxDelay must be from 1 second to 15 minutes/,
+      "a burst of two minutes",
+      {
+        modelQuotas: {
+          "anthropic.*": { requestsPerMinute: 10, tokensPerMinute: 100_000, burstSeconds: 120 },
+        },
+      },
+      /modelQuotas.anthropic.\*.burstSeconds must be a whole number of seconds from 1 to 60/,
     ],
   ])("rejects %s before creating anything", (_case, props, message) => {
     // Prepare

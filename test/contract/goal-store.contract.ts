@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createGoalTable } from "../../lambdas/adapters/dynamodb/create-goal-table";
 import { DynamoDbGoalStore } from "../../lambdas/adapters/dynamodb/dynamodb-goal-store";
 import { approvalKey, goalKey } from "../../lambdas/adapters/dynamodb/goal-table-keys";
 import { CorruptStoreItemError } from "../../lambdas/adapters/shared/store-errors";
@@ -18,6 +17,7 @@ import {
   GoalNotFoundError,
   ModelCheckpointSchema,
 } from "../../lambdas/core/ports/goal-store";
+import { createGoalTable } from "../../lib/local/storage/create-goal-table";
 import {
   type DynamoBackend,
   documentClientFor,

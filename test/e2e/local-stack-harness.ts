@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { GoalSnapshot, GoalStatus } from "../../lambdas/core/goal/goal-record";
 import { checkInvariants } from "../../lambdas/core/goal/invariants";
+import type { ModelQuota } from "../../lambdas/core/models/capacity/model-quota";
 import { GoalsClient } from "../../lib/local/cli/goals-client";
 import { type LocalStack, startLocalStack } from "../../lib/local/local-stack";
 import type { LocalSecrets } from "../../lib/local/storage/local-secrets";
@@ -56,6 +57,8 @@ export async function startE2eStack(
      * and approver list the end-to-end files need, in one synth) instead of the project's cdk.out.
      */
     e2eConfig?: boolean;
+    /** The account's Bedrock quota for every model (`npm start -- --model-quota`). */
+    modelQuota?: ModelQuota;
   } = {},
 ): Promise<E2eStack> {
   const { stateDir } = options;
@@ -81,6 +84,7 @@ export async function startE2eStack(
     functionLog: (_name, line) => logLines.push(line),
     ...(options.secrets === undefined ? {} : { secrets: options.secrets }),
     ...(options.notifyEndpoints === undefined ? {} : { notifyEndpoints: options.notifyEndpoints }),
+    ...(options.modelQuota === undefined ? {} : { modelQuota: options.modelQuota }),
     environment: {
       ...options.environment,
       ...(options.continueAsNewAfter === undefined

@@ -2,13 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GoalsApiError } from "../../lib/local/cli/goals-client";
 import { allEvents, type E2eStack, followGoal, startE2eStack } from "./local-stack-harness";
 
-/** More throttling than one run's retry budget (6 retries, 7 attempts) can sit out, then an answer. */
-const STORM = 12;
+/**
+ * More outages than one run's retry budget (3 retries, 4 attempts) can sit out, then an answer.
+ * (Bedrock's throttling is no failure: it waits for capacity, test/e2e/capacity.test.ts.)
+ */
+const STORM = 6;
 
 const stormFixture = {
   reason: [
     { toolUse: { name: "workspace_write", input: { path: "draft.md", content: "first notes" } } },
-    ...Array.from({ length: STORM }, () => ({ error: "ThrottlingException" })),
+    ...Array.from({ length: STORM }, () => ({ error: "ServiceUnavailableException" })),
     { toolUse: { name: "workspace_write", input: { path: "report.md", content: "report: done" } } },
   ],
 };
@@ -18,14 +21,14 @@ describe("retrying a failed goal over HTTP", () => {
 
   beforeAll(async () => {
     e2e = await startE2eStack();
-    e2e.writeFixture("throttling-storm", stormFixture);
+    e2e.writeFixture("outage-storm", stormFixture);
   });
 
   afterAll(async () => {
     await e2e?.stop();
   });
 
-  it("fails after a throttling storm longer than the retry budget; POST /retry completes it without paying a call twice", async () => {
+  it("fails after an outage longer than the retry budget; POST /retry completes it without paying a call twice", async () => {
     // Prepare
     const accepted = await e2e.client.submitGoal({
       objective: "Write draft notes, then the report",
@@ -38,7 +41,7 @@ describe("retrying a failed goal over HTTP", () => {
       ],
       limits: { maxSteps: 10 },
       pattern: "react",
-      models: { default: "scripted:throttling-storm" },
+      models: { default: "scripted:outage-storm" },
     });
     const failed = (await followGoal(e2e.client, accepted.goalId)).final;
     const callsBeforeRetry = e2e.stack.bedrock.callCount({
@@ -60,7 +63,7 @@ describe("retrying a failed goal over HTTP", () => {
 
     // Assess
     expect(failed).toMatchObject({ status: "failed" });
-    expect(callsBeforeRetry).toBe(7);
+    expect(callsBeforeRetry).toBe(4);
     expect(refusedBefore).toBeInstanceOf(GoalsApiError);
     expect(requested).toEqual({ goalId: accepted.goalId, requested: "retry" });
     expect(final.status).toBe("completed");

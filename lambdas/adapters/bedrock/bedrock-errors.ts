@@ -1,4 +1,7 @@
-import { ModelFatalError, ModelRetryableError } from "../../core/ports/model-client";
+import { MODEL_THROTTLED, ModelFatalError, ModelRetryableError } from "../../core/ports/model-client";
+
+/** Bedrock's rate limit: the capacity governor turns it into a wait (models/capacity). */
+export const THROTTLING_ERROR = MODEL_THROTTLED;
 
 /**
  * Bedrock exceptions a later attempt may get past; the thrown error keeps the SDK's name.
@@ -6,9 +9,6 @@ import { ModelFatalError, ModelRetryableError } from "../../core/ports/model-cli
  * `ModelErrorException` (HTTP 424) is the model failing while it processed a valid request, and
  * Bedrock's message for it says to try again; the state machine's retry budget bounds the cost.
  */
-/** Bedrock's rate limit: it comes in bursts, so the state machines retry it longer than the others. */
-export const THROTTLING_ERROR = "ThrottlingException";
-
 const RETRYABLE_BEDROCK_EXCEPTIONS = [
   THROTTLING_ERROR,
   "ModelTimeoutException",

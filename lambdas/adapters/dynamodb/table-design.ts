@@ -13,6 +13,8 @@
  * | outbox      | GOAL#{goalId}       | OUTBOX#{messageId}                          | –                            | –                                   |
  * | fingerprint | GOAL#{goalId}       | FP#{sha256 of the fingerprint, 32 hex}      | –                            | –                                   |
  * | slack req.  | SLACK#{signature}   | SLACK_REQUEST                               | –                            | –                                   |
+ * | cap. lane   | CAPACITY#{modelId}  | LANE#{n}                                    | –                            | –                                   |
+ * | cap. rate   | CAPACITY#{modelId}  | RATE                                        | –                            | –                                   |
  *
  * The goal item keeps its record and event outbox in `state`, brotli-compressed JSON; fingerprint
  * items (`{fingerprint, step}`, the first step that saw it) are written once and never changed.
@@ -43,6 +45,8 @@ export const PARTITION_PREFIXES = {
   approval: "APPROVAL#",
   /** The Slack door's replay guard: one item per handled request signature. */
   slackRequest: "SLACK#",
+  /** The capacity governor's lanes and rate, one partition per model (dynamodb-capacity-store.ts). */
+  capacity: "CAPACITY#",
 } as const;
 export type PartitionPrefix = (typeof PARTITION_PREFIXES)[keyof typeof PARTITION_PREFIXES];
 

@@ -25,8 +25,16 @@ export function goalEvent(
   return { ...fields, type, at: now.toISOString(), runId: record.runId };
 }
 
-/** Checks the invariants of the new record and packs it with its events. Every operation ends here. */
+/**
+ * Checks the invariants of the new record and packs it with its events. Every operation ends here.
+ * A goal that stops running stops waiting for model capacity with it (its booking, if any, simply
+ * passes unused), whichever transition stopped it.
+ */
 export function settle(record: GoalRecord, events: NewGoalEvent[]): GoalChange {
-  assertInvariants(record);
-  return { record, events };
+  const settled =
+    record.status !== "running" && record.activity !== undefined
+      ? { ...record, activity: undefined }
+      : record;
+  assertInvariants(settled);
+  return { record: settled, events };
 }

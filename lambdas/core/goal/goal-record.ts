@@ -2,6 +2,7 @@ import * as z from "zod";
 import { ModelRoleSchema } from "../models/model-roles";
 import { EvidenceSchema } from "./evidence/evidence";
 import { FrozenToolSchema } from "./frozen-tool";
+import { CapacityWaitActivitySchema, GoalActivitySchema } from "./goal-activity";
 import { GoalSpecSchema, LimitsSchema, PatternSchema, SuccessCheckSchema } from "./goal-spec";
 import { LessonSchema } from "./lesson";
 import { PlanStateSchema, StepDecisionSchema } from "./plan";
@@ -347,6 +348,8 @@ export const GoalRecordSchema = z.object({
   runIteration: z.number().int().min(0),
   /** Set while running: the step the goal is in (`reason`, `act`, `verify` …). */
   activeTask: z.string().nullable(),
+  /** Set while the running goal waits for model capacity (see CapacityWaitActivitySchema). */
+  activity: CapacityWaitActivitySchema.optional(),
   waitingFor: WaitingForSchema.nullable(),
   resumeCondition: ResumeConditionSchema.nullable(),
   steps: z.number().int().min(0),
@@ -444,6 +447,8 @@ export const GoalSnapshotSchema = z.object({
   patternReason: z.string(),
   objective: z.string(),
   activeTask: z.string().nullable(),
+  /** While running: the step it is in, or the model capacity it waits for (DESIGN §4). */
+  activity: GoalActivitySchema.optional(),
   runId: z.string(),
   lastEventId: z.number().int(),
   noProgressCycles: z.number().int(),

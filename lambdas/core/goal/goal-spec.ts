@@ -177,6 +177,13 @@ export const ModelOverridesSchema = z
   .strict();
 export type ModelOverrides = z.infer<typeof ModelOverridesSchema>;
 
+/**
+ * How a goal's model calls queue for capacity when a model's quota is short (`priority`; absent is
+ * `normal`): high books the quota first, low last, and none starves (models/capacity).
+ */
+export const GOAL_PRIORITIES = ["high", "normal", "low"] as const;
+export type GoalPriority = (typeof GOAL_PRIORITIES)[number];
+
 /** What an abandoned plan_execute goal does with its completed steps (GoalSpec and config `onAbandon`). */
 export const ON_ABANDON = ["keep", "compensate"] as const;
 export type OnAbandon = (typeof ON_ABANDON)[number];
@@ -222,6 +229,8 @@ export const GoalSpecSchema = z
      * `keep` them, or `compensate` them (undone in reverse order). Absent: the deployment's setting.
      */
     onAbandon: z.enum(ON_ABANDON).optional(),
+    /** How its model calls queue when a model's quota is short; absent: `normal` (a sub-goal: its parent's). */
+    priority: z.enum(GOAL_PRIORITIES).optional(),
   })
   .strict()
   .superRefine(refuseDuplicateCheckIds);

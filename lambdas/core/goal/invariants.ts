@@ -21,6 +21,13 @@ function findViolations(subject: InvariantSubject): Violation[] {
   if (subject.status === "running" && !subject.activeTask) {
     add(1, "a running goal must have an activeTask");
   }
+  // The snapshot says what a running goal does: its step, or the model capacity it waits for.
+  if (isSnapshot(subject) && subject.status === "running" && subject.activity === undefined) {
+    add(1, "a running goal must have an activity");
+  }
+  if (subject.status !== "running" && subject.activity?.kind === "waiting_for_capacity") {
+    add(1, `a ${subject.status} goal cannot wait for model capacity (only a running one does)`);
+  }
   if (subject.status === "waiting" && (!subject.resumeCondition || !subject.waitingFor)) {
     add(2, "a waiting goal must have a resumeCondition and a waitingFor");
   }

@@ -23,6 +23,7 @@ export function toSnapshot(
     patternReason: record.patternReason,
     objective: record.spec.objective,
     activeTask: record.activeTask,
+    ...activityOf(record),
     runId: record.runId,
     lastEventId: record.lastEventSeq,
     noProgressCycles: record.noProgressCycles,
@@ -49,6 +50,20 @@ export function toSnapshot(
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
   };
+}
+
+/**
+ * What a running goal is doing: the model capacity it waits for, else the step it is in. Nothing
+ * for a goal that is not running (what a waiting goal waits for is `waitingFor`).
+ */
+function activityOf(record: GoalRecord): Pick<GoalSnapshot, "activity"> {
+  if (record.status !== "running") return {};
+  const waiting = record.activity;
+  if (waiting !== undefined) {
+    const { model, role, since, until, reason } = waiting;
+    return { activity: { kind: "waiting_for_capacity", model, role, since, until, reason } };
+  }
+  return record.activeTask === null ? {} : { activity: { kind: "step", task: record.activeTask } };
 }
 
 /** The saga as a human reads it: its position in the call order is the loop's business. */

@@ -58,6 +58,9 @@ export const SubgoalRequestSchema = z
     ),
     tools: spec.tools.describe("A subset of the parent's tools; default: all of them"),
     models: ModelOverridesSchema.optional().describe("Models from the allow-list; default: the parent's"),
+    priority: spec.priority.describe(
+      "high, normal or low: how its model calls queue when a model's quota is short; default: the parent's",
+    ),
   })
   .strict()
   .superRefine(refuseDuplicateCheckIds);

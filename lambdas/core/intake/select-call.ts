@@ -88,7 +88,8 @@ export interface ModelSelection {
  * The `select` role decides the pattern when no selector rule applies (no hints at all). The call
  * is checkpointed under the goal's first run (iteration 0), so a repeated POST with the same
  * Idempotency-Key reuses it instead of paying again. An answer that names no pattern keeps the
- * selector's fallback, and the reason says so.
+ * selector's fallback, and the reason says so. The call takes model capacity only if there is
+ * some now: a request never waits for it (the caller keeps the fallback when it is refused).
  */
 export async function selectWithModel(
   ports: CheckpointedCallPorts,
@@ -96,8 +97,12 @@ export async function selectWithModel(
 ): Promise<ModelSelection> {
   const { goalId, runId, spec, fallback } = input;
   const key = { goalId, runId, iteration: 0, role: "select" as const, ordinal: 0 };
-  const checkpoint = await checkpointedCall(ports, key, (call) =>
-    selectRequest(spec, goalId, modelFor(spec, "select", input.models), call),
+  const checkpoint = await checkpointedCall(
+    ports,
+    key,
+    (call) => selectRequest(spec, goalId, modelFor(spec, "select", input.models), call),
+    // A POST cannot wait for capacity: without it now, the call fails and the fallback stands.
+    { capacity: { priority: spec.priority ?? "normal", attempts: 0, mayBook: false } },
   );
   const selection = parseSelection(checkpoint.turn);
   const choice: PatternChoice = selection

@@ -12,6 +12,7 @@
 
 export * from "./act";
 export * from "./acting-role";
+export * from "./capacity-wait";
 export * from "./continue-as-new";
 export * from "./gates";
 export * from "./load-goal";

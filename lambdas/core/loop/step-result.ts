@@ -13,7 +13,9 @@ import type { GoalRecord, GoalStatus } from "../goal/goal-record";
  * - `completed` / `paused` / `terminated`: the goal reached that status, the run ends;
  * - `continue_as_new`: start a new run of the goal (ContinueAsNew);
  * - `continued`: the new run was started (ContinueAsNew's answer);
- * - `stop`: nothing to do (the goal is not running, or another run owns it).
+ * - `stop`: nothing to do (the goal is not running, or another run owns it);
+ * - `wait_for_capacity`: the step's model call has no capacity now: the run waits `waitSeconds` in
+ *   the WaitForCapacity Wait state, then goes to `resume` (the step that asked runs again).
  * plan_execute adds `plan` (make or repair the plan), `replan_cooldown` (wait before replanning),
  * `execute` (the executor's turn for the next plan step), `execute_batch` (the executor's turns for
  * every ready step at once, then `execute`); reflexion adds `reflect` and `attempt`.
@@ -37,6 +39,7 @@ export const NEXT_STEPS = [
   "continue_as_new",
   "continued",
   "stop",
+  "wait_for_capacity",
 ] as const;
 export type NextStep = (typeof NEXT_STEPS)[number];
 
@@ -50,6 +53,10 @@ export interface RunPosition {
 
 export interface StepResult extends RunPosition {
   readonly next: NextStep;
+  /** With `wait_for_capacity`: the route back to the step that waits. */
+  readonly resume?: NextStep;
+  /** With `wait_for_capacity`: how long the WaitForCapacity state waits (SecondsPath). */
+  readonly waitSeconds?: number;
 }
 
 /** The answer for a goal that is no longer running (a retried step finds what the first did). */

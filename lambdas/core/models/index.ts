@@ -3,7 +3,8 @@
  * of each role and the model it gets (model-tiers.json), prices and cost (model-prices.json), the
  * deployment's allow-list, each model family's thinking settings and each role's default
  * (model-thinking.ts), reading a model's answer, and the checkpointed call that never pays twice
- * for the same (goal, run, iteration, role). ./context packs the prompts.
+ * for the same (goal, run, iteration, role). ./context packs the prompts; ./capacity paces the calls
+ * within the models' quotas.
  * Not here: what a prompt asks (each step's prompt sits beside its step, in loop/ or patterns/), or
  * any Bedrock SDK code (lambdas/adapters).
  *
@@ -11,6 +12,7 @@
  * bundle carries only what it uses (test/architecture checks it).
  */
 
+export * from "./capacity";
 export * from "./context";
 export * from "./model-allow-list";
 export * from "./model-answer";

@@ -2,12 +2,20 @@ import { GoalLoopsError } from "../goal/errors";
 import type { Clock } from "../ports/clock";
 import type { CheckpointKey, CheckpointLookup, GoalStore, ModelCheckpoint } from "../ports/goal-store";
 import {
+  MODEL_THROTTLED,
   type ModelClient,
   ModelFatalError,
   type ModelRequest,
   ModelRetryableError,
   type TurnConversation,
 } from "../ports/model-client";
+import {
+  type CapacityContext,
+  type CapacityGovernor,
+  FIRST_ASK,
+  isCapacityWait,
+} from "./capacity/capacity-governor";
+import { reservedTokens } from "./capacity/model-quota";
 import { costOf, priceOf } from "./model-prices";
 import { type ModelRole, ModelRoleSchema } from "./model-roles";
 
@@ -79,6 +87,11 @@ export function withModelCallContext(error: unknown, role: ModelRole, call: numb
     : new ModelFatalError(name, message, { cause: error });
 }
 
+/** Bedrock's ThrottlingException, as the model client throws it (by name: it may come from a bundle). */
+function isThrottling(error: unknown): boolean {
+  return error instanceof Error && error.name === MODEL_THROTTLED;
+}
+
 /** The role and call number an error message names (see `withModelCallContext`), if any. */
 export function parseModelCallContext(message: string): { role: ModelRole; call: number } | undefined {
   const match = CALL_CONTEXT.exec(message);
@@ -91,6 +104,20 @@ export interface CheckpointedCallPorts {
   readonly goals: GoalStore;
   readonly model: ModelClient;
   readonly now: Clock;
+  /**
+   * Paces the calls within the models' quotas and turns Bedrock's throttles into waits. Absent
+   * (unit tests of one step): calls go at once and a throttle is an error like any other.
+   */
+  readonly capacity?: CapacityGovernor;
+}
+
+/** The options of one checkpointed call (see `checkpointedCall`). */
+export interface CallOptions {
+  readonly early?: EarlyLookup;
+  readonly budget?: CallBudget;
+  readonly conversation?: TurnConversation;
+  /** The goal's priority and its wait so far (`capacityContextOf(record)`); default FIRST_ASK. */
+  readonly capacity?: CapacityContext;
 }
 
 /**
@@ -109,16 +136,12 @@ export async function checkpointedCall(
   ports: CheckpointedCallPorts,
   key: CheckpointKey,
   buildRequest: (call: number) => ModelRequest,
-  options: {
-    readonly early?: EarlyLookup;
-    readonly budget?: CallBudget;
-    readonly conversation?: TurnConversation;
-  } = {},
+  options: CallOptions = {},
 ): Promise<ModelCheckpoint> {
-  const { early, budget, conversation } = options;
+  const { early } = options;
   const lookUp = () => ports.goals.findCheckpoint(key);
   const found = await (early && sameKey(early.key, key) ? early.lookup.catch(lookUp) : lookUp());
-  return found.checkpoint ?? callAndCheckpoint(ports, key, found.calls, buildRequest, budget, conversation);
+  return found.checkpoint ?? callAndCheckpoint(ports, key, found.calls, buildRequest, options);
 }
 
 /** A `findCheckpoint` started before the step knew it would call, with the key it was for. */
@@ -160,9 +183,9 @@ export async function callAndCheckpoint(
   key: CheckpointKey,
   call: number,
   buildRequest: (call: number) => ModelRequest,
-  budget?: CallBudget,
-  conversation?: TurnConversation,
+  options: Omit<CallOptions, "early"> = {},
 ): Promise<ModelCheckpoint> {
+  const { budget, conversation } = options;
   const request = buildRequest(call);
   // An unpriced model would fail after the call was paid for; refuse before instead.
   priceOf(request.modelId);
@@ -171,10 +194,23 @@ export async function callAndCheckpoint(
     if (neededUsd > budget.remainingUsd)
       throw new CostLimitReachedError(key.role, neededUsd, budget.remainingUsd);
   }
+  const context = options.capacity ?? FIRST_ASK;
+  const tokens = reservedTokens(request);
   let turn: Awaited<ReturnType<ModelClient["converse"]>>;
   try {
-    turn = await ports.model.converse(request);
+    const grant = await ports.capacity?.acquire(request.modelId, tokens, context);
+    try {
+      turn = await ports.model.converse(request);
+    } catch (error) {
+      // Bedrock's rate limit is capacity, not failure: the governor slows down and the goal waits.
+      if (ports.capacity !== undefined && isThrottling(error)) {
+        await ports.capacity.throttled(request.modelId, tokens, context);
+      }
+      throw error;
+    }
+    await ports.capacity?.settle(grant, turn.usage);
   } catch (error) {
+    if (isCapacityWait(error)) throw error.forRole(key.role);
     throw withModelCallContext(error, key.role, call);
   }
   return ports.goals.putCheckpoint({

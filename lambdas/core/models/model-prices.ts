@@ -101,11 +101,14 @@ export function recordModelUsage(
   const costUsd = costOf(modelId, usage);
   const reasoningSummary = reasoningSummaryOf(turn);
   const at = now.toISOString();
+  const waited = record.activity;
   const next: GoalRecord = {
     ...record,
     updatedAt: at,
     // A call was made: a shortfall noted before it is answered (the budget was raised).
     costShortfall: undefined,
+    // … and the capacity it waited for, if it waited, was there.
+    activity: undefined,
     usage: addUsage(record.usage, usage, costUsd),
     usageByRole: {
       ...record.usageByRole,
@@ -118,6 +121,17 @@ export function recordModelUsage(
         }),
   };
   return settle(next, [
+    ...(waited === undefined
+      ? []
+      : [
+          goalEvent(next, "capacity.acquired", now, {
+            role: waited.role,
+            model: waited.model,
+            since: waited.since,
+            waitedSeconds: Math.max(0, Math.round((now.getTime() - Date.parse(waited.since)) / 1000)),
+            waits: waited.attempts,
+          }),
+        ]),
     goalEvent(next, "model.usage", now, { role, modelId, ...usage, costUsd, reasoningSummary }),
   ]);
 }

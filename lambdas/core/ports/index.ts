@@ -1,13 +1,14 @@
 /**
  * ports/: the interfaces through which the core reaches the world: the goal store, step log,
- * workspace, outbox, model client, tool runner, task callback, run control, the human-input publisher
- * and the clock. lambdas/adapters implements them for AWS (and, by endpoint overrides, the local
- * stack); tests implement them in memory.
+ * workspace, outbox, model client, the capacity store, tool runner, task callback, run control, the
+ * human-input publisher and the clock. lambdas/adapters implements them for AWS (and, by endpoint
+ * overrides, the local stack); tests implement them in memory.
  * Not here: any implementation or any behaviour beyond the shapes and the errors a port may throw.
  *
  * Handlers and other core files import the files directly, never this index, so that each Lambda
  * bundle carries only what it uses (test/architecture checks it).
  */
+export * from "./capacity-store";
 export * from "./clock";
 export * from "./goal-event-waiter";
 export * from "./goal-store";

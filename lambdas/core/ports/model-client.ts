@@ -155,6 +155,12 @@ export const TurnConversationSchema = z.object({
 });
 export type TurnConversation = z.infer<typeof TurnConversationSchema>;
 
+/**
+ * The name a ModelClient throws when the model's rate limit refused the call (Bedrock's
+ * ThrottlingException): capacity, not failure (models/capacity).
+ */
+export const MODEL_THROTTLED = "ThrottlingException";
+
 /** The port every model call goes through: Bedrock in AWS, the same adapter against a local endpoint. */
 export interface ModelClient {
   converse(request: ModelRequest): Promise<ModelTurn>;

@@ -1,6 +1,7 @@
 import type { Logger } from "@aws-lambda-powertools/logger";
 import type { StartRun } from "../../adapters/step-functions/sfn-run-starter";
 import type { Pattern } from "../../core/goal/goal-spec";
+import type { CapacityGovernor } from "../../core/models/capacity/capacity-governor";
 import type { ModelTiers } from "../../core/models/model-tiers";
 import type { DeadlineSchedule } from "../../core/ports/deadline-schedule";
 import type { GoalEventWaiter } from "../../core/ports/goal-event-waiter";
@@ -42,6 +43,8 @@ export interface GoalsApiDeps {
    */
   readonly models?: {
     readonly client: ModelClient;
+    /** Paces the select call within the models' quotas: without capacity now, no select call. */
+    readonly capacity?: CapacityGovernor;
     readonly tiers: ModelTiers;
     readonly allowedModelIds: readonly string[];
   };

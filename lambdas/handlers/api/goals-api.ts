@@ -22,6 +22,7 @@ import type { HumanInputPublisher } from "../../core/ports/human-input-publisher
 import type { McpCatalog } from "../../core/ports/mcp-catalog";
 import type { ModelClient } from "../../core/ports/model-client";
 import { lambdaMcpGateway } from "../../tools/mcp-gateway-client";
+import { capacityGovernorFromEnv } from "../loop/capacity-from-env";
 import { readApiConfig } from "./api-config";
 import { createGoalsApi } from "./create-goals-api";
 
@@ -73,11 +74,10 @@ const noBusPublisher: HumanInputPublisher = {
   publish: () => Promise.reject(new HumanInputPublishError("GOAL_EVENT_BUS_NAME is not set: no event bus")),
 };
 
+const documentClient = createDocumentClient();
 const api = createGoalsApi({
   // Only the goal store: the API never touches the workspace, step log or outbox.
-  store: observedGoalStore(
-    new DynamoDbGoalStore({ client: createDocumentClient(), tableName: config.tableName }),
-  ),
+  store: observedGoalStore(new DynamoDbGoalStore({ client: documentClient, tableName: config.tableName })),
   startRun: sfnRunStarter(sfn),
   stateMachineArns: config.stateMachineArns,
   now: () => new Date(),
@@ -100,6 +100,7 @@ const api = createGoalsApi({
           ...config.models,
           // The select call (fast tier) when no selector rule picks the pattern.
           client: selectModelClient,
+          capacity: capacityGovernorFromEnv(documentClient, () => new Date()),
         },
       }),
 });

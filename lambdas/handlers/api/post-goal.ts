@@ -118,7 +118,12 @@ function modelSelector(
 ): (spec: GoalSpec, fallback: PatternChoice) => Promise<ModelSelection | undefined> {
   return async (spec, fallback) => {
     try {
-      const ports = { goals: deps.store, model: models.client, now: deps.now };
+      const ports = {
+        goals: deps.store,
+        model: models.client,
+        now: deps.now,
+        ...(models.capacity === undefined ? {} : { capacity: models.capacity }),
+      };
       return await selectWithModel(ports, {
         goalId,
         runId: FIRST_RUN_ID,

@@ -6,6 +6,7 @@ import http2, {
 } from "node:http2";
 import * as z from "zod";
 import { ModelRoleSchema } from "../../../lambdas/core/models/model-roles";
+import type { TokenUsage } from "../../../lambdas/core/ports/model-client";
 import type { JsonObject, JsonValue } from "../shared/cloud-assembly-model";
 import { AwsApiError } from "../shared/errors";
 import { isJsonObject, parseJson } from "../shared/json";
@@ -21,6 +22,7 @@ import {
   stableToolUseId,
 } from "./fixture-converse";
 import { FixtureRecorder } from "./fixture-recorder";
+import { type LocalModelQuotas, ModelQuotaEnforcer, reservedTokensOfConverse } from "./model-quota-enforcer";
 import { openModelReasoningProblem } from "./open-model-thinking-rules";
 import {
   converseWithOpenAi,
@@ -73,6 +75,8 @@ export interface BedrockEndpoint {
   callCount(key: CallKey): number;
   /** The requests made, oldest first (the last 1,000). */
   calls(): readonly ModelCallRecord[];
+  /** How many requests a quota refused (ThrottlingException) so far; they are in no other count. */
+  quotaRefusals(): number;
   close(): Promise<void>;
 }
 
@@ -104,6 +108,12 @@ export interface BedrockEndpointOptions {
    * @default true
    */
   readonly strict?: boolean;
+  /**
+   * Quotas to enforce as Bedrock does (`--model-quota`, and `models.quotas` of the configuration):
+   * a request past one is answered ThrottlingException (model-quota-enforcer.ts).
+   * @default - none: every request is answered
+   */
+  readonly quotas?: LocalModelQuotas;
 }
 
 const MetadataSchema = z.object({
@@ -113,6 +123,20 @@ const MetadataSchema = z.object({
 });
 
 const MAX_RECORDS = 1_000;
+
+const NO_USAGE: TokenUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+
+/** A Converse answer's usage (wire JSON), as the port counts it; absent counts read as 0. */
+function usageOf(response: JsonObject): TokenUsage {
+  const usage = isJsonObject(response.usage) ? response.usage : {};
+  const count = (value: JsonValue | undefined) => (typeof value === "number" ? value : 0);
+  return {
+    inputTokens: count(usage.inputTokens),
+    outputTokens: count(usage.outputTokens),
+    cacheReadTokens: count(usage.cacheReadInputTokens),
+    cacheWriteTokens: count(usage.cacheWriteInputTokens),
+  };
+}
 
 /** The content blocks of a Converse answer (wire JSON). */
 function contentOf(response: JsonObject): JsonValue[] {
@@ -146,6 +170,7 @@ export async function startBedrockEndpoint(options: BedrockEndpointOptions): Pro
   const keyOf = (key: CallKey) => JSON.stringify([key.goalId, key.role, key.call]);
 
   const openAi = options.openAi ?? { baseUrl: DEFAULT_OPENAI_URL };
+  const quotas = new ModelQuotaEnforcer(options.quotas ?? {});
   const recorder =
     options.record === undefined
       ? undefined
@@ -178,6 +203,8 @@ export async function startBedrockEndpoint(options: BedrockEndpointOptions): Pro
       );
     }
     const { goalId, role, call } = metadata.data;
+    // A request past a quota never reached the model: refused before it counts as an attempt.
+    const reservation = quotas.admit(requestedModelId, reservedTokensOfConverse(request));
     logExchange({ event: "received", goalId, role, call });
     const attempt = (attempts.get(keyOf({ goalId, role, call })) ?? 0) + 1;
     attempts.set(keyOf({ goalId, role, call }), attempt);
@@ -231,8 +258,11 @@ export async function startBedrockEndpoint(options: BedrockEndpointOptions): Pro
       }
       answered.remember(request, conversation, contentOf(answer.response));
       record({ response: answer.response });
+      quotas.settle(reservation, usageOf(answer.response));
       return { ...answer, key: { goalId, role, call } };
     } catch (error) {
+      // A request that failed used nothing of the quota: its reservation comes back.
+      quotas.settle(reservation, NO_USAGE);
       record({
         error: error instanceof AwsApiError ? error.code : "InternalServerException",
         message: error instanceof Error ? error.message : String(error),
@@ -293,6 +323,7 @@ export async function startBedrockEndpoint(options: BedrockEndpointOptions): Pro
     exchanges: () => [...exchanges],
     callCount: (key) => attempts.get(keyOf(key)) ?? 0,
     calls: () => [...records],
+    quotaRefusals: () => quotas.throttled,
     close: () => {
       // The SDK keeps its HTTP/2 sessions open; close() would wait for them.
       for (const session of sessions) session.destroy();

@@ -1,7 +1,11 @@
 import * as z from "zod";
 import { GoalEventSchema } from "../../../lambdas/core/goal/goal-event";
 import { SseParser } from "../../../lambdas/core/goal/goal-event-stream";
-import { GoalSnapshotSchema, type RevisionType } from "../../../lambdas/core/goal/goal-record";
+import {
+  GoalSnapshotSchema,
+  type GoalStatus,
+  type RevisionType,
+} from "../../../lambdas/core/goal/goal-record";
 import { LimitsSchema, type SuccessCheck } from "../../../lambdas/core/goal/goal-spec";
 import { isFinal } from "../../../lambdas/core/goal/goal-status";
 import type { LimitsPatch } from "../../../lambdas/core/goal/limits";
@@ -220,6 +224,18 @@ export class GoalsClient {
     const query = nextToken === undefined ? "" : `?nextToken=${encodeURIComponent(nextToken)}`;
     const path = `/goals/${encodeURIComponent(goalId)}/runs/${encodeURIComponent(runId)}/history${query}`;
     return this.request("GET", path, RunHistorySchema);
+  }
+
+  /** `GET /goals?status=&limit=&cursor=`: a page of the caller's goals, newest status first. */
+  async listGoals(query: { status?: GoalStatus; limit?: number; cursor?: string } = {}) {
+    const params = new URLSearchParams();
+    for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, String(value));
+    const search = params.size === 0 ? "" : `?${params.toString()}`;
+    return this.request(
+      "GET",
+      `/goals${search}`,
+      z.object({ items: z.array(GoalSnapshotSchema), cursor: z.string().optional() }),
+    );
   }
 
   async getGoal(goalId: string) {

@@ -8,10 +8,10 @@ import {
   DynamoDBClient,
 } from "@aws-sdk/client-dynamodb";
 import dynalite from "dynalite";
-import { createGoalTable } from "../../../lambdas/adapters/dynamodb/create-goal-table";
 import { TABLE_DESIGN } from "../../../lambdas/adapters/dynamodb/table-design";
 import { LOCAL_ENVIRONMENT, type TableSpec } from "../shared/cloud-assembly-model";
 import { listen } from "../shared/listen";
+import { createGoalTable } from "./create-goal-table";
 
 /** A successful write request, and the partition keys of the items it wrote. */
 export interface DynamoWrite {

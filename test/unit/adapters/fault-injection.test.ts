@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { createGoalTable } from "../../../lambdas/adapters/dynamodb/create-goal-table";
 import { createGoalStoreAdapters } from "../../../lambdas/adapters/goal-store-adapters";
 import {
   type Exit,
@@ -18,6 +17,7 @@ import { checkpointedCall } from "../../../lambdas/core/models/model-call";
 import type { ModelRole } from "../../../lambdas/core/models/model-roles";
 import type { GoalStore, ModelCheckpoint } from "../../../lambdas/core/ports/goal-store";
 import type { ModelClient, ModelRequest } from "../../../lambdas/core/ports/model-client";
+import { createGoalTable } from "../../../lib/local/storage/create-goal-table";
 import {
   type DynamoBackend,
   documentClientFor,

@@ -4,7 +4,6 @@ import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { type DynamoDBDocumentClient, paginateScan } from "@aws-sdk/lib-dynamodb";
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createGoalTable } from "../../../lambdas/adapters/dynamodb/create-goal-table";
 import { DynamoDbGoalStore } from "../../../lambdas/adapters/dynamodb/dynamodb-goal-store";
 import { DynamoDbReplayGuard } from "../../../lambdas/adapters/dynamodb/slack-replay-guard";
 import { approvalIdFromBytes } from "../../../lambdas/core/goal/goal-ids";
@@ -14,6 +13,7 @@ import { goalsApiRoutes } from "../../../lambdas/handlers/api/create-goals-api";
 import type { GoalsApiDeps } from "../../../lambdas/handlers/api/goals-api-deps";
 import { createEmailDoor, type EmailDoor } from "../../../lambdas/handlers/human/email/create-email-door";
 import { createSlackDoor, type SlackDoor } from "../../../lambdas/handlers/human/slack/create-slack-door";
+import { createGoalTable } from "../../../lib/local/storage/create-goal-table";
 import {
   badRequests,
   bind,

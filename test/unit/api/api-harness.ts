@@ -5,7 +5,6 @@ import { DescribeExecutionCommand, GetExecutionHistoryCommand, SFNClient } from 
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from "aws-lambda";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, beforeAll } from "vitest";
-import { createGoalTable } from "../../../lambdas/adapters/dynamodb/create-goal-table";
 import { DynamoDbGoalStore } from "../../../lambdas/adapters/dynamodb/dynamodb-goal-store";
 import { sfnRunHistory } from "../../../lambdas/adapters/step-functions/sfn-run-history";
 import { sfnRunStarter } from "../../../lambdas/adapters/step-functions/sfn-run-starter";
@@ -13,6 +12,7 @@ import { goalIdFromBytes } from "../../../lambdas/core/goal/goal-ids";
 import type { GoalSpecInput } from "../../../lambdas/core/goal/goal-spec";
 import { createGoalsApi, type GoalsApi } from "../../../lambdas/handlers/api/create-goals-api";
 import type { GoalsApiDeps } from "../../../lambdas/handlers/api/goals-api-deps";
+import { createGoalTable } from "../../../lib/local/storage/create-goal-table";
 import {
   type DynamoBackend,
   documentClientFor,

@@ -3,8 +3,8 @@ import { SFNClient, StartExecutionCommand } from "@aws-sdk/client-sfn";
 import type { Context } from "aws-lambda";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createGoalTable } from "../../../lambdas/adapters/dynamodb/create-goal-table";
 import { GOAL_ID_PATTERN } from "../../../lambdas/core/goal/goal-ids";
+import { createGoalTable } from "../../../lib/local/storage/create-goal-table";
 import { type DynamoBackend, dynamoClientFor, startDynalite } from "../../support/dynamo-backends";
 import { aGoalSpec, apiEvent, bodyOf, REACT_ARN } from "./api-harness";
 

@@ -1,7 +1,6 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { Context } from "aws-lambda";
-import { createGoalTable } from "../../../lambdas/adapters/dynamodb/create-goal-table";
 import {
   createGoalStoreAdapters,
   type GoalStoreAdapters,
@@ -33,6 +32,7 @@ import type { TaskCallback } from "../../../lambdas/core/ports/task-callback";
 import type { ToolRunner } from "../../../lambdas/core/ports/tool-runner";
 import { createBuiltInToolRunner } from "../../../lambdas/tools/built-in-tool-runner";
 import { DEFAULT_TOOL_NAMES } from "../../../lambdas/tools/tool-registry";
+import { createGoalTable } from "../../../lib/local/storage/create-goal-table";
 import {
   type DynamoBackend,
   documentClientFor,

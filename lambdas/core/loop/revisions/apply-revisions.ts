@@ -3,6 +3,7 @@ import type { GoalRecord, PendingCorrection } from "../../goal/goal-record";
 import { remainingBudgetUsd } from "../../goal/limits";
 import { applyRevision, resolveCorrection } from "../../goal/revisions";
 import { checkpointRunId } from "../../goal/run-takeover";
+import { capacityContextOf } from "../../models/capacity/capacity-governor";
 import { checkpointedCall } from "../../models/model-call";
 import { recordModelUsage } from "../../models/model-prices";
 import { modelFor } from "../../models/model-thinking";
@@ -67,7 +68,7 @@ export async function applyQueuedRevisions(
           model: modelFor(record.spec, "reconcile", input.models),
           call,
         }),
-      { budget: { remainingUsd: remainingBudgetUsd(record) } },
+      { budget: { remainingUsd: remainingBudgetUsd(record) }, capacity: capacityContextOf(record) },
     );
     const { turn } = checkpoint;
     const reconcile = parseReconcile(

@@ -302,6 +302,7 @@ function childSpec(
   const models = request.models ?? parent.spec.models;
   const tools = request.tools ?? parent.spec.tools;
   const onAbandon = parent.spec.onAbandon;
+  const priority = request.priority ?? parent.spec.priority;
   try {
     return parseOrThrow(
       GoalSpecSchema,
@@ -318,6 +319,7 @@ function childSpec(
         ...(models === undefined ? {} : { models }),
         parentGoalId: parent.goalId,
         ...(onAbandon === undefined ? {} : { onAbandon }),
+        ...(priority === undefined ? {} : { priority }),
       },
       "sub-goal GoalSpec",
     );

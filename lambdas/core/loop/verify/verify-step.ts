@@ -10,6 +10,7 @@ import { remainingBudgetUsd } from "../../goal/limits";
 import { contractSince } from "../../goal/revisions";
 import { checkpointRunId } from "../../goal/run-takeover";
 import { clip } from "../../goal/text";
+import { capacityContextOf } from "../../models/capacity/capacity-governor";
 import { toolUsesOf } from "../../models/model-answer";
 import { checkpointedCall } from "../../models/model-call";
 import { costOf, recordModelUsage } from "../../models/model-prices";
@@ -172,7 +173,10 @@ export async function judgeStep(
           call,
           role,
         }),
-      { budget: { remainingUsd: Math.max(0, remainingBudgetUsd(record) - spentUsd) } },
+      {
+        budget: { remainingUsd: Math.max(0, remainingBudgetUsd(record) - spentUsd) },
+        capacity: capacityContextOf(record),
+      },
     );
     spentUsd += costOf(checkpoint.turn.modelId, checkpoint.turn.usage);
     judgements.push({ checkId: check.id, checkpoint, verdict: parseVerdict(checkpoint.turn) });

@@ -5,6 +5,7 @@ import type { Clock } from "../../ports/clock";
 import type { CheckpointKey, GoalStore, ModelCheckpoint } from "../../ports/goal-store";
 import type { ModelClient, ModelRequest } from "../../ports/model-client";
 import type { StepLog, StepRecord } from "../../ports/step-log";
+import { capacityContextOf } from "../capacity/capacity-governor";
 import { turnText } from "../model-answer";
 import { checkpointedCall } from "../model-call";
 import { recordModelUsage } from "../model-prices";
@@ -203,7 +204,7 @@ export async function compactHistory(
       ports,
       compactionKey(record.goalId, index),
       (call) => summarizeRequest(request, previous, chunk, through, call),
-      { budget: { remainingUsd: remainingBudgetUsd(record) } },
+      { budget: { remainingUsd: remainingBudgetUsd(record) }, capacity: capacityContextOf(record) },
     );
     if (index >= countedCompactions(record) && !uncounted.some((known) => known.key.iteration === index)) {
       uncounted.push(checkpoint);

@@ -6,6 +6,7 @@ import { grantedTools } from "../../loop/loop-deps";
 import { isOffPlan } from "../../loop/off-plan-call";
 import { isRunningIn, type RunPosition, type StepResult } from "../../loop/step-result";
 import { chain, readGoal, updateGoal } from "../../loop/update-goal";
+import { capacityContextOf, isCapacityWait } from "../../models/capacity/capacity-governor";
 import { callAndCheckpoint, isCostLimitReached } from "../../models/model-call";
 import { recordModelUsage } from "../../models/model-prices";
 import { modelFor } from "../../models/model-thinking";
@@ -83,11 +84,16 @@ export async function executeBatchStep(
             model: modelFor(record.spec, "execute", settings.models),
             call,
           }),
-        { remainingUsd: remainingBudgetUsd(record) / Math.max(1, calling) },
+        {
+          budget: { remainingUsd: remainingBudgetUsd(record) / Math.max(1, calling) },
+          // A branch never books ahead: a turn it cannot make now, Execute makes (and waits for).
+          capacity: { ...capacityContextOf(record), mayBook: false },
+        },
       );
     } catch (error) {
-      // Not made: Execute makes this call when it reaches the step, against the whole budget.
-      if (isCostLimitReached(error)) return answer;
+      // Not made: Execute makes this call when it reaches the step, against the whole budget and
+      // waiting for capacity if it has to.
+      if (isCostLimitReached(error) || isCapacityWait(error)) return answer;
       throw error;
     }
   }

@@ -17,7 +17,8 @@ import { grantedTools } from "../../loop/loop-deps";
 import { isOffPlan } from "../../loop/off-plan-call";
 import { isRunningIn, type RunPosition, type StepResult, stopped } from "../../loop/step-result";
 import { readGoal } from "../../loop/update-goal";
-import { type CallBudget, callAndCheckpoint, checkpointedCall } from "../../models/model-call";
+import { type CapacityGovernor, capacityContextOf } from "../../models/capacity/capacity-governor";
+import { type CallOptions, callAndCheckpoint, checkpointedCall } from "../../models/model-call";
 import { modelFor } from "../../models/model-thinking";
 import type { CheckpointKey, ModelCheckpoint } from "../../ports/goal-store";
 import type { ModelClient, ModelRequest } from "../../ports/model-client";
@@ -29,6 +30,8 @@ import { readyStep, updateStep } from "./plan-state";
 
 export interface ExecutePorts extends ActPorts {
   readonly model: ModelClient;
+  /** Paces its model calls within the models' quotas (see CheckpointedCallPorts). */
+  readonly capacity?: CapacityGovernor;
   /**
    * Offers the granted tools to the executor; `riskOf` tells which calls need a human approval
    * first; `run` acts on a turn that needs none.
@@ -161,16 +164,19 @@ export async function execute(
       model: modelFor(record.spec, "execute", settings.models),
       call,
     });
-  const budget = { remainingUsd: remainingBudgetUsd(record) };
+  const options = {
+    budget: { remainingUsd: remainingBudgetUsd(record) },
+    capacity: capacityContextOf(record),
+  };
   // A batch step's turn is ExecuteBatch's, under its own key and call number (made here only when
   // the branch left it to the whole budget); any other step's is this iteration's.
   const checkpoint = batch
-    ? await batchTurn(ports, batchCheckpointKey(goalId, batch.turn), batch.call, buildRequest, budget)
+    ? await batchTurn(ports, batchCheckpointKey(goalId, batch.turn), batch.call, buildRequest, options)
     : await checkpointedCall(
         ports,
         { goalId, runId: checkpointRunId(record, position), iteration, role: "execute", ordinal: 0 },
         buildRequest,
-        { budget },
+        options,
       );
   const { turn } = checkpoint;
   // Off-plan calls are refused by Act, never run: no human is asked to approve one.
@@ -201,9 +207,9 @@ async function batchTurn(
   key: CheckpointKey,
   call: number | undefined,
   buildRequest: (call: number) => ModelRequest,
-  budget: CallBudget,
+  options: CallOptions,
 ): Promise<ModelCheckpoint> {
   const found = await ports.goals.findCheckpoint(key);
   if (found.checkpoint) return found.checkpoint;
-  return callAndCheckpoint(ports, key, call ?? found.calls, buildRequest, budget);
+  return callAndCheckpoint(ports, key, call ?? found.calls, buildRequest, options);
 }

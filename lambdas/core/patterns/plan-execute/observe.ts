@@ -13,6 +13,7 @@ import type { CompensationWorkspace, ToolCompensators } from "../../loop/revisio
 import { isRunningIn, type RunPosition, type StepResult, stopped } from "../../loop/step-result";
 import { chain, readGoal, updateGoal } from "../../loop/update-goal";
 import { decideChange, isUncounted, prepareVerification, verifyPending } from "../../loop/verify/verify-step";
+import type { CapacityGovernor } from "../../models/capacity/capacity-governor";
 import type { Clock } from "../../ports/clock";
 import type { GoalStore, VersionedGoal } from "../../ports/goal-store";
 import type { ModelClient } from "../../ports/model-client";
@@ -37,6 +38,8 @@ export interface ObservePorts {
   readonly stepLog: Pick<StepLog, "listRecentSteps">;
   /** `judge` calls for model_judge checks and `reconcile` calls for revisions; no other role. */
   readonly model: ModelClient;
+  /** Paces its model calls within the models' quotas (see CheckpointedCallPorts). */
+  readonly capacity?: CapacityGovernor;
   readonly now: Clock;
   /** Undoes a user tool's call for a corrective revision (its `compensate` function). */
   readonly compensators?: ToolCompensators;

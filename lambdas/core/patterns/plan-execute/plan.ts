@@ -7,6 +7,7 @@ import { gateOf, isPlanGate } from "../../loop/gates/action-gate";
 import { grantedTools } from "../../loop/loop-deps";
 import { isRunningIn, type RunPosition, type StepResult, stopped } from "../../loop/step-result";
 import { chain, readGoal, updateGoal } from "../../loop/update-goal";
+import { type CapacityGovernor, capacityContextOf } from "../../models/capacity/capacity-governor";
 import { checkpointedCall } from "../../models/model-call";
 import { recordModelUsage } from "../../models/model-prices";
 import { modelFor } from "../../models/model-thinking";
@@ -21,6 +22,8 @@ import { parsePlanAnswer, planRequest } from "./plan-prompt";
 export interface PlanPorts {
   readonly goals: GoalStore;
   readonly model: ModelClient;
+  /** Paces its model calls within the models' quotas (see CheckpointedCallPorts). */
+  readonly capacity?: CapacityGovernor;
   /** Lists the granted tools in the prompt, so the planner plans with them. */
   readonly tools: Pick<ToolRunner, "specsFor">;
   readonly now: Clock;
@@ -88,7 +91,7 @@ export async function plan(
         model: modelFor(record.spec, "plan", settings.models),
         call,
       }),
-    { budget: { remainingUsd: remainingBudgetUsd(record) } },
+    { budget: { remainingUsd: remainingBudgetUsd(record) }, capacity: capacityContextOf(record) },
   );
   const judged = judgePlan(state, assigned.replaced, parsePlanAnswer(turn), tools);
   const counted = await updateGoal(ports.goals, loaded, (current) => {

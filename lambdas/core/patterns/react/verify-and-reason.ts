@@ -16,6 +16,7 @@ import type { CompensationWorkspace, ToolCompensators } from "../../loop/revisio
 import { isRunningIn, type RunPosition, type StepResult, stopped } from "../../loop/step-result";
 import { chain, readGoal, updateGoal } from "../../loop/update-goal";
 import { decideChange, isUncounted, prepareVerification, verifyPending } from "../../loop/verify/verify-step";
+import { type CapacityGovernor, capacityContextOf } from "../../models/capacity/capacity-governor";
 import { countCompactionUsage, readStepHistory, type StepHistory } from "../../models/context/compaction";
 import type { ContextSettings } from "../../models/context/context-settings";
 import { packGoalContext } from "../../models/context/pack-goal";
@@ -35,6 +36,8 @@ export interface VerifyAndReasonPorts extends ActPorts {
   /** Reads artifacts for verify; writes only to compensate a corrective revision. */
   readonly workspace: CompensationWorkspace;
   readonly model: ModelClient;
+  /** Paces its model calls within the models' quotas (see CheckpointedCallPorts). */
+  readonly capacity?: CapacityGovernor;
   /**
    * Offers tools to the model; `riskOf` tells which reasoned calls need a human approval first;
    * `run` acts on a turn that needs none.
@@ -231,6 +234,7 @@ async function reason(
       budget: { remainingUsd: remainingBudgetUsd(record) - uncountedCostUsd(context) },
       // Kept with the turn: the next prompt shows it after the same message, reasoning included.
       conversation: context.packed.conversation,
+      capacity: capacityContextOf(record),
     },
   );
   const now = ports.now();

@@ -6,6 +6,7 @@ import { gatedCalls } from "../../loop/gates/action-gate";
 import { grantedTools } from "../../loop/loop-deps";
 import { isRunningIn, type RunPosition, type StepResult, stopped } from "../../loop/step-result";
 import { readGoal } from "../../loop/update-goal";
+import { type CapacityGovernor, capacityContextOf } from "../../models/capacity/capacity-governor";
 import { callAndCheckpoint } from "../../models/model-call";
 import { modelFor } from "../../models/model-thinking";
 import type { ModelClient } from "../../ports/model-client";
@@ -15,6 +16,8 @@ import type { ReflexionSettings } from "./reflexion-deps";
 
 export interface AttemptPorts extends ActPorts {
   readonly model: ModelClient;
+  /** Paces its model calls within the models' quotas (see CheckpointedCallPorts). */
+  readonly capacity?: CapacityGovernor;
   /**
    * Offers tools to the model; `riskOf` tells which calls need a human approval first; `run` acts
    * on a turn that needs none.
@@ -73,7 +76,7 @@ export async function attempt(
           model: modelFor(record.spec, "attempt", settings.models),
           call,
         }),
-      { remainingUsd: remainingBudgetUsd(record) },
+      { budget: { remainingUsd: remainingBudgetUsd(record) }, capacity: capacityContextOf(record) },
     ));
   const { turn } = checkpoint;
   const now = ports.now();

@@ -17,6 +17,7 @@ import {
 } from "../../loop/step-result";
 import { chain, readGoal, updateGoal } from "../../loop/update-goal";
 import { decideChange, isUncounted, prepareVerification, verifyPending } from "../../loop/verify/verify-step";
+import type { CapacityGovernor } from "../../models/capacity/capacity-governor";
 import type { Clock } from "../../ports/clock";
 import type { GoalStore, VersionedGoal } from "../../ports/goal-store";
 import type { ModelClient } from "../../ports/model-client";
@@ -30,6 +31,8 @@ export interface EvaluatePorts {
   readonly workspace: CompensationWorkspace;
   readonly stepLog: Pick<StepLog, "listRecentSteps">;
   readonly model: ModelClient;
+  /** Paces its model calls within the models' quotas (see CheckpointedCallPorts). */
+  readonly capacity?: CapacityGovernor;
   readonly now: Clock;
   /** Undoes a user tool's call for a corrective revision (its `compensate` function). */
   readonly compensators?: ToolCompensators;

@@ -7,6 +7,7 @@ import { gatedNext } from "../../loop/gates/action-gate";
 import { isRunningIn, type RunPosition, type StepResult, stopped } from "../../loop/step-result";
 import { chain, readGoal, updateGoal } from "../../loop/update-goal";
 import { type JudgedFile, parseVerdict } from "../../loop/verify/judge";
+import { type CapacityGovernor, capacityContextOf } from "../../models/capacity/capacity-governor";
 import { checkpointedCall } from "../../models/model-call";
 import { recordModelUsage } from "../../models/model-prices";
 import { modelFor } from "../../models/model-thinking";
@@ -24,6 +25,8 @@ export interface ReflectPorts {
   readonly workspace: Pick<Workspace, "readFile">;
   readonly stepLog: Pick<StepLog, "listRecentSteps">;
   readonly model: ModelClient;
+  /** Paces its model calls within the models' quotas (see CheckpointedCallPorts). */
+  readonly capacity?: CapacityGovernor;
   readonly now: Clock;
 }
 
@@ -77,7 +80,7 @@ export async function reflect(
         model: modelFor(record.spec, "reflect", settings.models),
         call,
       }),
-    { budget: { remainingUsd: remainingBudgetUsd(record) } },
+    { budget: { remainingUsd: remainingBudgetUsd(record) }, capacity: capacityContextOf(record) },
   );
   const now = ports.now();
   const text = lessonText(turn, attempt);

@@ -2,10 +2,11 @@ import { Logger } from "@aws-lambda-powertools/logger";
 import * as z from "zod";
 import { createModelClient } from "../../../adapters/bedrock/bedrock-model-client";
 import { createDocumentClient, createGoalStoreAdapters } from "../../../adapters/goal-store-adapters";
-import { stopAtCostLimit } from "../../../core/loop/cost-limit";
+import { runModelStep } from "../../../core/loop/capacity-wait";
 import { execute } from "../../../core/patterns/plan-execute/execute";
 import { executeBatchStep } from "../../../core/patterns/plan-execute/execute-batch";
 import { requiredEnv } from "../../handler-environment";
+import { capacityGovernorFromEnv } from "../../loop/capacity-from-env";
 import { StatePayloadSchema } from "../../loop/state-payload";
 import { stepHandler } from "../../loop/step-handler";
 import { toolRunnerFromEnv } from "../../loop/tool-runner-from-env";
@@ -13,11 +14,14 @@ import { planExecuteSettingsFromEnv } from "./settings";
 
 const logger = new Logger();
 const now = () => new Date();
+const client = createDocumentClient();
 const { goals, workspace, stepLog, outbox } = createGoalStoreAdapters({
-  client: createDocumentClient(),
+  client,
   tableName: requiredEnv("GOAL_TABLE_NAME"),
 });
 const model = createModelClient();
+// Paces the model calls within models.quotas; a call without capacity waits (runModelStep).
+const capacity = capacityGovernorFromEnv(client, now);
 const settings = planExecuteSettingsFromEnv();
 // The tools it offers, and runs at once when the turn needs no approval (Act runs approved ones).
 const tools = toolRunnerFromEnv({ workspace, outbox });
@@ -37,8 +41,8 @@ const ExecutePayloadSchema = StatePayloadSchema.extend({
  */
 export const handler = stepHandler(logger, ExecutePayloadSchema, ({ stepId, ...payload }) =>
   stepId === undefined
-    ? stopAtCostLimit({ goals, now }, payload, () =>
-        execute({ goals, stepLog, model, tools, now }, settings, payload),
+    ? runModelStep({ goals, now }, payload, "execute", () =>
+        execute({ goals, stepLog, model, capacity, tools, now }, settings, payload),
       )
-    : executeBatchStep({ goals, stepLog, model, tools, now }, settings, { ...payload, stepId }),
+    : executeBatchStep({ goals, stepLog, model, capacity, tools, now }, settings, { ...payload, stepId }),
 );

@@ -1,9 +1,10 @@
 import { Logger } from "@aws-lambda-powertools/logger";
 import { createModelClient } from "../../../adapters/bedrock/bedrock-model-client";
 import { createDocumentClient, createGoalStoreAdapters } from "../../../adapters/goal-store-adapters";
-import { stopAtCostLimit } from "../../../core/loop/cost-limit";
+import { runModelStep } from "../../../core/loop/capacity-wait";
 import { observe } from "../../../core/patterns/plan-execute/observe";
 import { requiredEnv } from "../../handler-environment";
+import { capacityGovernorFromEnv } from "../../loop/capacity-from-env";
 import { compensatorsFromEnv } from "../../loop/compensators-from-env";
 import { StatePayloadSchema } from "../../loop/state-payload";
 import { stepHandler } from "../../loop/step-handler";
@@ -11,14 +12,17 @@ import { planExecuteSettingsFromEnv } from "./settings";
 
 const logger = new Logger();
 const now = () => new Date();
+const client = createDocumentClient();
 const { goals, workspace, stepLog } = createGoalStoreAdapters({
-  client: createDocumentClient(),
+  client,
   tableName: requiredEnv("GOAL_TABLE_NAME"),
 });
 // Undoes a user tool's call for a corrective revision, when the tool has a compensate function.
 const compensators = compensatorsFromEnv();
 // Bedrock only for `judge` (model_judge checks) and `reconcile` (revisions) calls.
 const model = createModelClient();
+// Paces the model calls within models.quotas; a call without capacity waits (runModelStep).
+const capacity = capacityGovernorFromEnv(client, now);
 const settings = planExecuteSettingsFromEnv();
 
 /**
@@ -26,9 +30,9 @@ const settings = planExecuteSettingsFromEnv();
  * A call the rest of the budget cannot pay for is not made: the goal waits for a limit decision.
  */
 export const handler = stepHandler(logger, StatePayloadSchema, (payload) =>
-  stopAtCostLimit({ goals, now }, payload, () =>
+  runModelStep({ goals, now }, payload, "verify", () =>
     observe(
-      { goals, workspace, stepLog, model, now, ...(compensators ? { compensators } : {}) },
+      { goals, workspace, stepLog, model, capacity, now, ...(compensators ? { compensators } : {}) },
       settings,
       payload,
     ),

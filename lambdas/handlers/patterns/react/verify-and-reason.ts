@@ -1,10 +1,11 @@
 import { Logger } from "@aws-lambda-powertools/logger";
 import { createModelClient } from "../../../adapters/bedrock/bedrock-model-client";
 import { createDocumentClient, createGoalStoreAdapters } from "../../../adapters/goal-store-adapters";
-import { stopAtCostLimit } from "../../../core/loop/cost-limit";
+import { runModelStep } from "../../../core/loop/capacity-wait";
 import { DEFAULT_CONTEXT_SETTINGS } from "../../../core/models/context/context-settings";
 import { verifyAndReason } from "../../../core/patterns/react/verify-and-reason";
 import { positiveIntEnv, requiredEnv } from "../../handler-environment";
+import { capacityGovernorFromEnv } from "../../loop/capacity-from-env";
 import { compensatorsFromEnv } from "../../loop/compensators-from-env";
 import { loopSettingsFromEnv } from "../../loop/loop-settings-from-env";
 import { StatePayloadSchema } from "../../loop/state-payload";
@@ -13,11 +14,14 @@ import { toolRunnerFromEnv } from "../../loop/tool-runner-from-env";
 
 const logger = new Logger();
 const now = () => new Date();
+const client = createDocumentClient();
 const { goals, workspace, stepLog, outbox } = createGoalStoreAdapters({
-  client: createDocumentClient(),
+  client,
   tableName: requiredEnv("GOAL_TABLE_NAME"),
 });
 const model = createModelClient();
+// Paces the model calls within models.quotas; a call without capacity waits (runModelStep).
+const capacity = capacityGovernorFromEnv(client, now);
 const settings = {
   ...loopSettingsFromEnv(),
   context: {
@@ -35,9 +39,9 @@ const compensators = compensatorsFromEnv();
  * A call the rest of the budget cannot pay for is not made: the goal waits for a limit decision.
  */
 export const handler = stepHandler(logger, StatePayloadSchema, (payload) =>
-  stopAtCostLimit({ goals, now }, payload, () =>
+  runModelStep({ goals, now }, payload, "verify", () =>
     verifyAndReason(
-      { goals, workspace, stepLog, model, tools, now, ...(compensators ? { compensators } : {}) },
+      { goals, workspace, stepLog, model, capacity, tools, now, ...(compensators ? { compensators } : {}) },
       settings,
       payload,
     ),

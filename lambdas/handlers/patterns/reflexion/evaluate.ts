@@ -1,9 +1,10 @@
 import { Logger } from "@aws-lambda-powertools/logger";
 import { createModelClient } from "../../../adapters/bedrock/bedrock-model-client";
 import { createDocumentClient, createGoalStoreAdapters } from "../../../adapters/goal-store-adapters";
-import { stopAtCostLimit } from "../../../core/loop/cost-limit";
+import { runModelStep } from "../../../core/loop/capacity-wait";
 import { evaluate } from "../../../core/patterns/reflexion/evaluate";
 import { requiredEnv } from "../../handler-environment";
+import { capacityGovernorFromEnv } from "../../loop/capacity-from-env";
 import { compensatorsFromEnv } from "../../loop/compensators-from-env";
 import { loopSettingsFromEnv } from "../../loop/loop-settings-from-env";
 import { StatePayloadSchema } from "../../loop/state-payload";
@@ -11,13 +12,16 @@ import { stepHandler } from "../../loop/step-handler";
 
 const logger = new Logger();
 const now = () => new Date();
+const client = createDocumentClient();
 const { goals, workspace, stepLog } = createGoalStoreAdapters({
-  client: createDocumentClient(),
+  client,
   tableName: requiredEnv("GOAL_TABLE_NAME"),
 });
 // Undoes a user tool's call for a corrective revision, when the tool has a compensate function.
 const compensators = compensatorsFromEnv();
 const model = createModelClient();
+// Paces the model calls within models.quotas; a call without capacity waits (runModelStep).
+const capacity = capacityGovernorFromEnv(client, now);
 const settings = loopSettingsFromEnv();
 
 /**
@@ -25,9 +29,9 @@ const settings = loopSettingsFromEnv();
  * A call the rest of the budget cannot pay for is not made: the goal waits for a limit decision.
  */
 export const handler = stepHandler(logger, StatePayloadSchema, (payload) =>
-  stopAtCostLimit({ goals, now }, payload, () =>
+  runModelStep({ goals, now }, payload, "verify", () =>
     evaluate(
-      { goals, workspace, stepLog, model, now, ...(compensators ? { compensators } : {}) },
+      { goals, workspace, stepLog, model, capacity, now, ...(compensators ? { compensators } : {}) },
       settings,
       payload,
     ),

@@ -2,7 +2,6 @@ import { createHmac, randomBytes, randomUUID } from "node:crypto";
 import { Logger } from "@aws-lambda-powertools/logger";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from "aws-lambda";
-import { createGoalTable } from "../../../../lambdas/adapters/dynamodb/create-goal-table";
 import { DynamoDbReplayGuard } from "../../../../lambdas/adapters/dynamodb/slack-replay-guard";
 import {
   createGoalStoreAdapters,
@@ -18,6 +17,7 @@ import type { Approval } from "../../../../lambdas/core/ports/goal-store";
 import type { HumanInputPublisher } from "../../../../lambdas/core/ports/human-input-publisher";
 import { createSlackDoor, type SlackDoor } from "../../../../lambdas/handlers/human/slack/create-slack-door";
 import type { SlackDoorDeps } from "../../../../lambdas/handlers/human/slack/slack-door-deps";
+import { createGoalTable } from "../../../../lib/local/storage/create-goal-table";
 import { documentClientFor, dynamoClientFor, startDynalite } from "../../../support/dynamo-backends";
 import { proxyEvent } from "../../../support/proxy-event";
 

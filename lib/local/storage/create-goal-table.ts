@@ -6,7 +6,7 @@ import {
   type DynamoDBClient,
   UpdateTimeToLiveCommand,
 } from "@aws-sdk/client-dynamodb";
-import { TABLE_DESIGN } from "./table-design";
+import { TABLE_DESIGN } from "../../../lambdas/adapters/dynamodb/table-design";
 
 export interface CreateGoalTableOptions {
   /** How long to wait for the table and its index to become ACTIVE. @default 60_000 */

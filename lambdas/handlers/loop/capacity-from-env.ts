@@ -1,0 +1,30 @@
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { DynamoDbCapacityStore } from "../../adapters/dynamodb/dynamodb-capacity-store";
+import { CapacityGovernor } from "../../core/models/capacity/capacity-governor";
+import {
+  MODEL_QUOTAS_ENV,
+  type ModelQuotas,
+  ModelQuotasSchema,
+} from "../../core/models/capacity/model-quota";
+import type { Clock } from "../../core/ports/clock";
+import { parseJsonEnv, requiredEnv } from "../handler-environment";
+
+/** MODEL_QUOTAS, checked at init: a bad value fails the function's first invocation, naming the field. */
+export function modelQuotasFromEnv(env: NodeJS.ProcessEnv = process.env): ModelQuotas {
+  return (
+    parseJsonEnv(MODEL_QUOTAS_ENV, env[MODEL_QUOTAS_ENV], ModelQuotasSchema, "the JSON of models.quotas") ??
+    {}
+  );
+}
+
+/**
+ * The capacity governor a model-calling step builds at module scope: the deployment's quotas, its
+ * state in the goal table (GOAL_TABLE_NAME) through the step's document client.
+ */
+export function capacityGovernorFromEnv(client: DynamoDBDocumentClient, now: Clock): CapacityGovernor {
+  return new CapacityGovernor({
+    store: new DynamoDbCapacityStore(client, requiredEnv("GOAL_TABLE_NAME")),
+    quotas: modelQuotasFromEnv(),
+    now,
+  });
+}
