@@ -119,6 +119,9 @@ export class GoalLoops extends Construct {
     this.goalTable = new GoalTable(this, "GoalTable", {
       removalPolicy: dataRemoval,
       payloads: config.payloads,
+      ...(config.data.goalRetentionDays === undefined
+        ? {}
+        : { goalRetentionDays: config.data.goalRetentionDays }),
     });
     this.goalEventBus = new GoalEventBus(this, "GoalEventBus");
     const { lambda: toolConfigs, mcp: mcpConfigs } = config.tools;
@@ -166,6 +169,7 @@ export class GoalLoops extends Construct {
       models: this.reactLoop,
       throttlingRateLimit: config.api.throttling.rateLimit,
       throttlingBurstLimit: config.api.throttling.burstLimit,
+      maxOpenStreams: config.api.stream.maxOpen,
       cloudWatchRole: config.api.manageAccountCloudWatchRole,
     });
     // A GoalSpec may grant these by name; the API refuses a name it does not know (tools.N).

@@ -72,8 +72,39 @@ export interface HistoryEvent {
 /**
  * Follows a goal's event stream (`GET /goals/{id}/stream`, Server-Sent Events) from `after` on:
  * `onEvent` gets each event as it is committed. Reconnects from the last id when the stream ends;
- * stops on 204 (final goal, all sent) or when the returned function is called.
+ * stops on 204 (final goal, all sent) or when the returned function is called. When the stack has
+ * every stream it allows open (429), it follows the goal by the long poll instead.
  */
+/**
+ * The long poll (`GET /goals/{id}/events?after=N&waitSeconds=20`) until the goal is final and every
+ * event was seen, or `signal` aborts.
+ */
+async function pollEvents(
+  goalId: string,
+  last: () => number,
+  onEvent: (event: GoalEvent) => void,
+  signal: AbortSignal,
+): Promise<void> {
+  const path = `/goals/${encodeURIComponent(goalId)}`;
+  while (!signal.aborted) {
+    try {
+      const response = await fetch(`${path}/events?after=${last()}&waitSeconds=20`, { signal });
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      const page = (await response.json()) as { items: GoalEvent[] };
+      for (const event of page.items) if (event.seq > last()) onEvent(event);
+      if (page.items.length > 0) continue;
+      const goal = (await (await fetch(path, { signal })).json()) as { status: string; lastEventId: number };
+      if (FINAL_STATUSES.includes(goal.status) && goal.lastEventId <= last()) return;
+    } catch {
+      if (signal.aborted) return;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  }
+}
+
+/** The statuses after which a goal's events end. */
+const FINAL_STATUSES = ["completed", "cancelled", "terminated"];
+
 export function followEvents(goalId: string, after: number, onEvent: (event: GoalEvent) => void): () => void {
   const stop = new AbortController();
   let last = after;
@@ -84,6 +115,18 @@ export function followEvents(goalId: string, after: number, onEvent: (event: Goa
           headers: { accept: "text/event-stream", "last-event-id": String(last) },
           signal: stop.signal,
         });
+        if (response.status === 429) {
+          await pollEvents(
+            goalId,
+            () => last,
+            (event) => {
+              last = event.seq;
+              onEvent(event);
+            },
+            stop.signal,
+          );
+          return;
+        }
         if (response.status === 204 || !response.ok || response.body === null) return;
         const parser = new SseParser();
         const decoder = new TextDecoder();

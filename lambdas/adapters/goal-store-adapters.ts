@@ -4,6 +4,7 @@ import { DynamoDbGoalStore } from "./dynamodb/dynamodb-goal-store";
 import { DynamoDbOutbox } from "./dynamodb/dynamodb-outbox";
 import { DynamoDbStepLog } from "./dynamodb/dynamodb-step-log";
 import { DynamoDbWorkspace } from "./dynamodb/dynamodb-workspace";
+import { withItemRetention } from "./dynamodb/item-retention";
 import { withLargeItemOffload } from "./dynamodb/large-item-offload";
 import { goalEndedPublisherFromEnv, withGoalEndedSignals } from "./eventbridge/goal-ended-signals";
 import type { GoalMetrics } from "./metrics/goal-metrics";
@@ -16,6 +17,7 @@ import {
   withNotifyFaultInjection,
 } from "./shared/fault-injection";
 import {
+  goalRetentionDaysFromEnv,
   INLINE_ONLY_FILE_MAX_BYTES,
   type PayloadEnvironment,
   payloadSettingsFromEnv,
@@ -91,13 +93,21 @@ export function observedGoalStore<T extends DynamoDbGoalStore>(
  */
 export function createDocumentClient(
   payloads: PayloadEnvironment | undefined = payloadSettingsFromEnv(),
+  retentionDays: number | undefined = goalRetentionDaysFromEnv(),
 ): DynamoDBDocumentClient {
   const client = DynamoDBDocumentClient.from(new DynamoDBClient({ region: process.env.AWS_REGION }), {
     marshallOptions: { removeUndefinedValues: true },
   });
+  if (retentionDays !== undefined) withItemRetention(client, { days: retentionDays });
   if (payloads === undefined) return client;
   return withLargeItemOffload(client, {
     inlineMaxBytes: payloads.inlineMaxBytes,
     payloads: async () => (await import("./s3/s3-payload-store")).createS3PayloadStore(payloads.bucketName),
+    // Bodies outlive their items by PAYLOAD_RETENTION_GRACE_DAYS: a body not put within a day is
+    // put again with the item that points at it.
+    ...(retentionDays === undefined ? {} : { refreshAfterMs: BODY_REFRESH_MS }),
   });
 }
+
+/** How old a body this client put may be before an item pointing at it puts it again (retention on). */
+const BODY_REFRESH_MS = 24 * 60 * 60 * 1000;

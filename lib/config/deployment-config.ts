@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { GOAL_RETENTION_LIMITS } from "../../lambdas/adapters/shared/payload-settings";
 import { wholeNumber } from "./parse-settings";
 
 /**
@@ -66,6 +67,11 @@ export const DataConfigSchema = z
     removalPolicy: RemovalChoiceSchema.default("retain").describe(
       "retain: the goal table, its KMS key, the payload bucket and the tools' tables stay when the stack is deleted; destroy: deleted with it (the payload bucket only once empty)",
     ),
+    goalRetentionDays: wholeNumber(GOAL_RETENTION_LIMITS, "days")
+      .optional()
+      .describe(
+        "Days a goal's items are kept after they were last written (the goal record: after the goal last changed), by a DynamoDB TTL; their payload objects are kept 14 days longer, so none is deleted while an item points at it. Default: goals are kept",
+      ),
   })
   .describe("What is kept of the goals' data when the stack is deleted");
 
@@ -85,9 +91,25 @@ export const ApiThrottlingConfigSchema = z
   })
   .describe("The goals API stage's throttling");
 
+/** How many event streams may be open at once by default: each holds a Lambda execution up to 15 minutes. */
+export const DEFAULT_MAX_OPEN_STREAMS = 50;
+/** The stream leases of every open stream share one item; this many keep it far below 400 KB. */
+const MAX_OPEN_STREAMS = 1000;
+
+export const ApiStreamConfigSchema = z
+  .strictObject({
+    maxOpen: wholeNumber({ min: 1, max: MAX_OPEN_STREAMS }, "streams")
+      .default(DEFAULT_MAX_OPEN_STREAMS)
+      .describe(
+        "Event streams (GET /goals/{goalId}/stream) open at once; each holds one concurrent Lambda execution for up to 15 minutes. Past it a new stream answers 429 with Retry-After, and the console and the CLI follow goals by the long poll",
+      ),
+  })
+  .describe("The goals' event streams (Server-Sent Events)");
+
 export const ApiConfigSchema = z
   .strictObject({
     throttling: ApiThrottlingConfigSchema.default(DEFAULT_API_THROTTLING),
+    stream: ApiStreamConfigSchema.default({ maxOpen: DEFAULT_MAX_OPEN_STREAMS }),
     manageAccountCloudWatchRole: z
       .boolean()
       .default(false)
@@ -125,6 +147,13 @@ export interface DataConfig {
    * @default "retain"
    */
   readonly removalPolicy?: RemovalChoice;
+  /**
+   * Days a goal's items are kept after they were last written (1 to 36,500): a DynamoDB TTL, and
+   * the payload bucket's lifecycle 14 days longer, so no object goes while an item points at it.
+   *
+   * @default - goals and their payloads are kept
+   */
+  readonly goalRetentionDays?: number;
 }
 
 /** The goals API stage's throttling. */
@@ -143,10 +172,23 @@ export interface ApiThrottlingConfig {
   readonly burstLimit?: number;
 }
 
+/** The goals' event streams. */
+export interface ApiStreamConfig {
+  /**
+   * Streams open at once (1 to 1,000); each holds one concurrent Lambda execution for up to 15
+   * minutes. Past it a new stream answers 429, and clients follow the goal by the long poll.
+   *
+   * @default 50
+   */
+  readonly maxOpen?: number;
+}
+
 /** The goals API. */
 export interface ApiConfig {
   /** @default - 50 requests per second, bursts of 100 */
   readonly throttling?: ApiThrottlingConfig;
+  /** @default - at most 50 streams open at once */
+  readonly stream?: ApiStreamConfig;
   /**
    * Whether the stack creates the region's API Gateway CloudWatch role (`AWS::ApiGateway::Account`,
    * one per account and region, used by every REST API there that logs). The stage's logs need the

@@ -19,6 +19,7 @@ import {
   DataConfigSchema,
   DEFAULT_API_THROTTLING,
   DEFAULT_LOG_RETENTION_DAYS,
+  DEFAULT_MAX_OPEN_STREAMS,
   type LogsConfig,
   LogsConfigSchema,
   StackNameSchema,
@@ -250,9 +251,13 @@ export const NotifyConfigSchema = z
 
 export const PayloadsConfigSchema = z
   .strictObject({
-    expireAfterDays: wholeNumber(PAYLOAD_SETTINGS_LIMITS.expireAfterDays, "days")
-      .default(PAYLOAD_SETTINGS_DEFAULTS.expireAfterDays)
-      .describe("Days after which the payload bucket deletes an object"),
+    expireAfterDays: z
+      .never({
+        error:
+          "is replaced by data.goalRetentionDays: goal items and their payload objects now expire together (default: never)",
+      })
+      .optional()
+      .describe("Replaced by data.goalRetentionDays"),
     inlineMaxBytes: wholeNumber(PAYLOAD_SETTINGS_LIMITS.inlineMaxBytes, "bytes")
       .default(PAYLOAD_SETTINGS_DEFAULTS.inlineMaxBytes)
       .describe("Items above this size keep their large values in the payload bucket"),
@@ -370,7 +375,11 @@ export const GoalLoopsConfigSchema = z
     notify: NotifyConfigSchema.default({ channels: {} }),
     logs: LogsConfigSchema.default({ retentionDays: DEFAULT_LOG_RETENTION_DAYS, removalPolicy: "retain" }),
     data: DataConfigSchema.default({ removalPolicy: "retain" }),
-    api: ApiConfigSchema.default({ throttling: DEFAULT_API_THROTTLING, manageAccountCloudWatchRole: false }),
+    api: ApiConfigSchema.default({
+      throttling: DEFAULT_API_THROTTLING,
+      stream: { maxOpen: DEFAULT_MAX_OPEN_STREAMS },
+      manageAccountCloudWatchRole: false,
+    }),
     subgoals: SubgoalsConfigSchema.default(SUBGOALS_DEFAULTS),
     compensation: CompensationConfigSchema.default({ onAbandon: "keep" }),
     planExecute: PlanExecuteConfigSchema.default(PLAN_EXECUTE_DEFAULTS),
@@ -639,13 +648,6 @@ export interface ToolsConfig {
 
 /** The goal store's payload bucket (files and items over DynamoDB's 400 KB). */
 export interface PayloadsConfig {
-  /**
-   * Days after which the bucket's lifecycle rule deletes an object (1 to 36,500). An item that
-   * still points at an expired object reads as missing: keep it longer than goals are looked at.
-   *
-   * @default 365
-   */
-  readonly expireAfterDays?: number;
   /**
    * Items estimated above this many bytes keep their large values in the bucket (1,024 to 350,000;
    * DynamoDB holds at most 400 KB).

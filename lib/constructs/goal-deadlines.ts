@@ -1,13 +1,18 @@
 import { Arn, Aws, RemovalPolicy, Stack } from "aws-cdk-lib";
 import { PolicyStatement, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
 import { ScheduleGroup } from "aws-cdk-lib/aws-scheduler";
+import type { IQueue } from "aws-cdk-lib/aws-sqs";
 import { Construct } from "constructs";
 import type { GoalEventBus } from "./goal-event-bus";
 import type { GoalLoopFunction } from "./goal-loop-function";
 import { acknowledgeWildcardResource } from "./nag-acknowledgments";
 
 export interface GoalDeadlinesProps {
-  /** The bus each schedule puts its `Deadline Reached` event on (the resume handler listens there). */
+  /**
+   * The bus each schedule puts its `Deadline Reached` event on (the resume handler listens there).
+   * A delivery EventBridge Scheduler gives up on lands in the bus's dead-letter queue, whose alarm
+   * (Operations) says a deadline went unheard.
+   */
   readonly goalEventBus: GoalEventBus;
 }
 
@@ -20,13 +25,20 @@ export interface GoalDeadlinesProps {
  * The group is deleted with the stack, pending schedules with it: they target the stack's own bus,
  * which goes too, and a retained group would keep its fixed name from the next stack.
  *
- * Least privilege: the scheduler's role may only put events on the goal bus; a function given
- * `grantSetDeadlines` may create and update schedules in this group only, and pass only that role.
+ * A delivery Scheduler cannot make (the bus refused it, the role lost its permission) is retried
+ * for a day, then sent to the goal bus's dead-letter queue, never dropped: that queue's alarm
+ * fires, and the message names the goal whose deadline went unheard.
+ *
+ * Least privilege: the scheduler's role may only put events on the goal bus and send to its
+ * dead-letter queue; a function given `grantSetDeadlines` may create and update schedules in this
+ * group only, and pass only that role.
  */
 export class GoalDeadlines extends Construct {
   readonly scheduleGroup: ScheduleGroup;
   /** The role EventBridge Scheduler assumes to put a deadline event on the bus. */
   readonly schedulerRole: Role;
+  /** Where a deadline event Scheduler could not deliver goes: the goal bus's dead-letter queue. */
+  readonly deadLetterQueue: IQueue;
 
   constructor(scope: Construct, id: string, props: GoalDeadlinesProps) {
     super(scope, id);
@@ -38,6 +50,9 @@ export class GoalDeadlines extends Construct {
       description: "EventBridge Scheduler puts goal-loops deadline events on the goal bus",
     });
     props.goalEventBus.grantPutEvents(this.schedulerRole);
+    this.deadLetterQueue = props.goalEventBus.deadLetterQueue;
+    // Scheduler sends a failed delivery to the dead-letter queue as the schedule's role.
+    this.deadLetterQueue.grantSendMessages(this.schedulerRole);
   }
 
   /** The function's environment names the group, role and bus; it may set schedules and pass the role. */
@@ -45,6 +60,7 @@ export class GoalDeadlines extends Construct {
     fn.addEnvironment({
       DEADLINE_SCHEDULE_GROUP: this.scheduleGroup.scheduleGroupName,
       DEADLINE_SCHEDULER_ROLE_ARN: this.schedulerRole.roleArn,
+      DEADLINE_DEAD_LETTER_ARN: this.deadLetterQueue.queueArn,
       GOAL_EVENT_BUS_ARN: eventBusArn,
     });
     // One ARN for the statement and its acknowledgment, so the two cannot drift apart (a

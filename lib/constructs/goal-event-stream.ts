@@ -3,6 +3,7 @@ import { Duration } from "aws-cdk-lib";
 import { type IResource, LambdaIntegration, ResponseTransferMode } from "aws-cdk-lib/aws-apigateway";
 import type { RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
+import { PARTITION_PREFIXES } from "../../lambdas/adapters/dynamodb/table-design";
 import { GoalLoopFunction, type GoalLoopLogLevel } from "./goal-loop-function";
 import type { GoalTable } from "./goal-table";
 import { acknowledgeGoalTableGrant } from "./nag-acknowledgments";
@@ -17,6 +18,13 @@ export interface GoalEventStreamProps {
   readonly logLevel?: GoalLoopLogLevel;
   /** @default RetentionDays.ONE_MONTH */
   readonly logRetention?: RetentionDays;
+  /**
+   * Streams open at once; past it a new one answers 429 with Retry-After. Each holds one
+   * concurrent execution of the stream function for up to 15 minutes.
+   *
+   * @default - no bound
+   */
+  readonly maxOpen?: number;
 }
 
 /**
@@ -36,16 +44,24 @@ export class GoalEventStream extends Construct {
       timeout: MAX_STREAM,
       logLevel: props.logLevel,
       logRetention: props.logRetention,
-      environment: { ...props.goalTable.environment },
+      environment: {
+        ...props.goalTable.environment,
+        ...(props.maxOpen === undefined ? {} : { MAX_OPEN_STREAMS: String(props.maxOpen) }),
+      },
     });
     props.goalTable.grantReadData(this.handler);
     acknowledgeGoalTableGrant(this.handler.role, props.goalTable);
+    // The open streams' leases: one small item, rewritten whole by key; nothing else written.
+    if (props.maxOpen !== undefined) {
+      props.goalTable.grantItems(this.handler, { putSmall: [PARTITION_PREFIXES.streams] });
+    }
   }
 
   /** Adds `GET <goal>/stream` under a goal resource (`/goals/{goalId}`), IAM-authorized like the rest. */
   addRoute(goal: IResource): void {
     const integration = new LambdaIntegration(this.handler.function, {
-      allowTestInvoke: false,
+      // One permission for the whole API, as for the goals API function.
+      scopePermissionToMethod: false,
       responseTransferMode: ResponseTransferMode.STREAM,
       // A streamed integration may run up to 15 minutes; the function ends each stream before.
       timeout: MAX_STREAM,

@@ -11,6 +11,7 @@ import type { Grant, IGrantable } from "aws-cdk-lib/aws-iam";
 import { type IKey, Key } from "aws-cdk-lib/aws-kms";
 import { Construct } from "constructs";
 import { TABLE_DESIGN } from "../../lambdas/adapters/dynamodb/table-design";
+import { GOAL_RETENTION_LIMITS } from "../../lambdas/adapters/shared/payload-settings";
 import { type GoalItemAccess, grantGoalItems } from "./goal-item-grant";
 import { PayloadBucket, type PayloadSettings, parsePayloadSettings } from "./payload-bucket";
 
@@ -70,6 +71,15 @@ export interface GoalTableProps {
    * @default - every setting's default (see PayloadSettings)
    */
   readonly payloads?: PayloadSettings;
+
+  /**
+   * Days a goal's items are kept after they were last written (`data.goalRetentionDays`): every
+   * function of the store stamps the TTL (GOAL_RETENTION_DAYS), and the payload bucket keeps their
+   * objects 14 days longer.
+   *
+   * @default - goals are kept
+   */
+  readonly goalRetentionDays?: number;
 }
 
 /**
@@ -145,10 +155,17 @@ export class GoalTable extends Construct {
 
     this.payloadBucket = new PayloadBucket(this, "Payloads", {
       ...payloads,
+      ...(props.goalRetentionDays === undefined ? {} : { goalRetentionDays: props.goalRetentionDays }),
       encryptionKey: this.encryptionKey,
       removalPolicy,
     });
-    this.environment = { GOAL_TABLE_NAME: table.tableName, ...this.payloadBucket.environment };
+    this.environment = {
+      GOAL_TABLE_NAME: table.tableName,
+      ...this.payloadBucket.environment,
+      ...(props.goalRetentionDays === undefined
+        ? {}
+        : { GOAL_RETENTION_DAYS: String(props.goalRetentionDays) }),
+    };
   }
 
   /**
@@ -211,5 +228,10 @@ function validateProps(props: GoalTableProps): void {
     throw new Error(
       `GoalTable: pointInTimeRecoveryDays must be a whole number from 1 to ${MAX_PITR_DAYS}; got ${pointInTimeRecoveryDays}`,
     );
+  }
+  const { goalRetentionDays: days } = props;
+  const { min, max } = GOAL_RETENTION_LIMITS;
+  if (days !== undefined && !(Number.isInteger(days) && days >= min && days <= max)) {
+    throw new Error(`GoalTable: goalRetentionDays must be a whole number from ${min} to ${max}; got ${days}`);
   }
 }

@@ -18,6 +18,7 @@ import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { IStateMachine } from "aws-cdk-lib/aws-stepfunctions";
 import { Construct } from "constructs";
 import { goalSpecJsonSchema, PATTERNS, type Pattern } from "../../lambdas/core/goal/goal-spec";
+import { DEFAULT_MAX_OPEN_STREAMS } from "../config/deployment-config";
 import { allowModels } from "./bedrock-model-access";
 import type { GoalEventBus } from "./goal-event-bus";
 import { GoalEventStream } from "./goal-event-stream";
@@ -95,6 +96,15 @@ export interface GoalsApiProps {
    * preflight` checks it), or the stage fails to deploy
    */
   readonly cloudWatchRole?: boolean;
+
+  /**
+   * Event streams open at once (`api.stream.maxOpen`); past it a new stream answers 429 with
+   * Retry-After and clients follow goals by the long poll. Each open stream holds one concurrent
+   * execution of the stream function for up to 15 minutes.
+   *
+   * @default 50
+   */
+  readonly maxOpenStreams?: number;
 
   /**
    * Powertools log level of the API function.
@@ -180,6 +190,7 @@ export class GoalsApi extends Construct {
       goalTable: props.goalTable,
       logLevel: props.logLevel,
       logRetention: props.logRetention,
+      maxOpen: props.maxOpenStreams ?? DEFAULT_MAX_OPEN_STREAMS,
     });
 
     const accessLogs = new LogGroup(this, "AccessLogs", {
@@ -217,8 +228,7 @@ export class GoalsApi extends Construct {
 
   private addRoutes(): void {
     const api = this.restApi;
-    // One permission per method for the stage; none for the console's test invocations.
-    const integration = new LambdaIntegration(this.handler.function, { allowTestInvoke: false });
+    const integration = this.handlerIntegration();
     const validator = api.addRequestValidator("RequestValidator", {
       validateRequestBody: true,
       validateRequestParameters: true,
@@ -301,12 +311,22 @@ export class GoalsApi extends Construct {
   }
 
   /**
+   * The proxy integration to the API function, with one permission for the whole API
+   * (`arn:…:execute-api:region:account:api-id/*`), not one per method: a function's resource policy
+   * holds at most 20 KB, which one statement per method (about 440 bytes each) would fill once the
+   * API had some 45 methods, and the deploy would fail.
+   */
+  private handlerIntegration(): LambdaIntegration {
+    return new LambdaIntegration(this.handler.function, { scopePermissionToMethod: false });
+  }
+
+  /**
    * An ANY method on every resource the routes use, to the same function: a method the resource
    * does not serve (`DELETE /goals`) reaches the handler, which answers 405 with `Allow`, as the
    * local runtime does. Without it API Gateway answers 403 "Missing Authentication Token".
    */
   private answerOtherMethods(): void {
-    const integration = new LambdaIntegration(this.handler.function, { allowTestInvoke: false });
+    const integration = this.handlerIntegration();
     const resources = new Set(this.restApi.methods.map((method) => method.resource));
     for (const resource of resources) resource.addMethod("ANY", integration);
   }
@@ -425,5 +445,12 @@ function validateProps(props: GoalsApiProps): void {
     !Token.isUnresolved(throttlingBurstLimit)
   ) {
     throw new Error(`GoalsApi: throttlingBurstLimit must be a whole number; got ${throttlingBurstLimit}`);
+  }
+  const { maxOpenStreams } = props;
+  if (
+    maxOpenStreams !== undefined &&
+    !(Number.isInteger(maxOpenStreams) && maxOpenStreams >= 1 && maxOpenStreams <= 1000)
+  ) {
+    throw new Error(`GoalsApi: maxOpenStreams must be a whole number from 1 to 1000; got ${maxOpenStreams}`);
   }
 }

@@ -11,6 +11,7 @@ import {
 } from "aws-cdk-lib/aws-s3";
 import { Construct } from "constructs";
 import type * as z from "zod";
+import { PAYLOAD_RETENTION_GRACE_DAYS } from "../../lambdas/adapters/shared/payload-settings";
 import { type PayloadsConfig, PayloadsConfigSchema } from "../config/goal-loops-config";
 import { parseSettings } from "../config/parse-settings";
 import { acknowledgeNag } from "./nag-acknowledgments";
@@ -52,6 +53,16 @@ export interface PayloadBucketProps extends PayloadSettings {
    * @default RemovalPolicy.RETAIN
    */
   readonly removalPolicy?: RemovalPolicy;
+
+  /**
+   * How many days the goals' items live after they were last written (`data.goalRetentionDays`):
+   * objects expire PAYLOAD_RETENTION_GRACE_DAYS later, so none goes while an item points at it
+   * (the goal store puts a body again when an item that points at it is written, see
+   * large-item-offload.ts).
+   *
+   * @default - objects never expire, as goal items never do
+   */
+  readonly goalRetentionDays?: number;
 }
 
 /**
@@ -64,7 +75,8 @@ export interface PayloadBucketProps extends PayloadSettings {
  * all public access blocked, ACLs off (bucket owner enforced), TLS 1.2 or later required by the
  * bucket policy, and the table's removal policy. Not versioned: a key names its content, so an
  * object is never overwritten with other bytes and there is no older version to keep. A lifecycle
- * rule expires objects after `expireAfterDays` and aborts multipart uploads left after a day.
+ * rule aborts multipart uploads left after a day, and with `goalRetentionDays` expires objects
+ * PAYLOAD_RETENTION_GRACE_DAYS after the items that point at them.
  */
 export class PayloadBucket extends Construct {
   /** The S3 bucket. */
@@ -80,7 +92,7 @@ export class PayloadBucket extends Construct {
 
   constructor(scope: Construct, id: string, props: PayloadBucketProps) {
     super(scope, id);
-    const { encryptionKey, removalPolicy, ...settings } = props;
+    const { encryptionKey, removalPolicy, goalRetentionDays, ...settings } = props;
     this.settings = parsePayloadSettings(settings, "PayloadBucket", "");
 
     const bucket = new Bucket(this, "Bucket", {
@@ -97,7 +109,11 @@ export class PayloadBucket extends Construct {
       lifecycleRules: [
         {
           id: "ExpirePayloads",
-          expiration: Duration.days(this.settings.expireAfterDays),
+          // With the goals' retention, a body goes PAYLOAD_RETENTION_GRACE_DAYS after the items
+          // that point at it; without one, bodies stay as long as their goals do.
+          ...(goalRetentionDays === undefined
+            ? {}
+            : { expiration: Duration.days(goalRetentionDays + PAYLOAD_RETENTION_GRACE_DAYS) }),
           abortIncompleteMultipartUploadAfter: Duration.days(1),
         },
       ],

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as z from "zod";
 import { REQUIRED_BOOTSTRAP_VERSION } from "../../lib/preflight/bootstrap-check";
 import { findCfnLint, lintTemplates, reportsErrors } from "./cfn-lint-support";
+import { functionPolicySizes } from "./function-policy-size";
 
 /**
  * `cdk synth` as `cdk deploy` runs it: the real CDK CLI, with an account and a region, so the
@@ -228,6 +229,39 @@ describe("cdk synth with a pinned environment, as cdk deploy runs it", () => {
       });
     },
   );
+
+  it("keeps every function's resource policy far under Lambda's 20 KB (prints the largest)", () => {
+    // Prepare: the default configuration and the tools example, as deployed
+    const cases = [
+      { name: "default", index: 1 },
+      { name: "tools example", index: PASSING.length - 1 },
+    ];
+
+    // Act
+    const largest = cases.map(({ name, index }) => {
+      const run = runs[index];
+      if (run === undefined) throw new Error(`case ${index} did not run`);
+      const manifest = ManifestSchema.parse(
+        JSON.parse(readFileSync(join(run.outDir, "manifest.json"), "utf8")),
+      );
+      const sizes = Object.values(manifest.artifacts).flatMap((artifact) =>
+        artifact.properties?.templateFile === undefined
+          ? []
+          : [
+              ...functionPolicySizes(
+                JSON.parse(readFileSync(join(run.outDir, artifact.properties.templateFile), "utf8")),
+              ).values(),
+            ],
+      );
+      return { name, bytes: Math.max(0, ...sizes) };
+    });
+    console.log(
+      `largest function resource policy: ${largest.map(({ name, bytes }) => `${name} ${bytes} B`).join(", ")}`,
+    );
+
+    // Assess
+    for (const { name, bytes } of largest) expect(bytes, name).toBeLessThanOrEqual(10 * 1024);
+  });
 
   it("refuses the tools example's loopback MCP URL as it is, naming the field", () => {
     // Assess

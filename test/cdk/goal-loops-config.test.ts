@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Stack } from "aws-cdk-lib";
-import { Template } from "aws-cdk-lib/assertions";
+import { Match, Template } from "aws-cdk-lib/assertions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { configJsonSchema } from "../../lib/config/config-json-schema";
 import { GoalLoopsConfigSchema } from "../../lib/config/goal-loops-config";
@@ -10,7 +10,7 @@ import { loadConfigFile, resolveConfig } from "../../lib/config/load-config";
 import { GoalLoops } from "../../lib/goal-loops";
 import { buildApp } from "../../lib/goal-loops-app";
 import { unbundledTestApp } from "./construct-test-app";
-import { definitionOf, stateOf, type TemplateResource } from "./template-queries";
+import { definitionOf, resourcesOf, stateOf, type TemplateResource } from "./template-queries";
 
 const PROJECT_DIR = join(import.meta.dirname, "..", "..");
 const NO_BUNDLING = { "aws:cdk:bundling-stacks": [] };
@@ -182,11 +182,18 @@ describe("the configuration in the synthesized stack", () => {
     }
   });
 
-  it("expires payload objects after payloads.expireAfterDays", () => {
+  it("expires goal items after data.goalRetentionDays and their payload objects 14 days later", () => {
     // Assess
     template.hasResourceProperties("AWS::S3::Bucket", {
-      LifecycleConfiguration: { Rules: [{ ExpirationInDays: 30, Status: "Enabled" }] },
+      LifecycleConfiguration: { Rules: [Match.objectLike({ ExpirationInDays: 44, Status: "Enabled" })] },
     });
+    for (const fn of resourcesOf(template, "AWS::Lambda::Function").values()) {
+      const variables = Reflect.get(Object(fn.Properties.Environment), "Variables") as Record<
+        string,
+        unknown
+      >;
+      if (variables?.GOAL_TABLE_NAME !== undefined) expect(variables.GOAL_RETENTION_DAYS).toBe("30");
+    }
   });
 });
 

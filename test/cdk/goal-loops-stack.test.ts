@@ -16,6 +16,7 @@ import {
   definitionOf,
   flattenReferences,
   onlyResource,
+  rawStatementsOf,
   resourcesAllowed,
   resourcesOf,
   roleOf,
@@ -182,17 +183,23 @@ describe("GoalLoopsStack as bin/app.ts builds it", () => {
     }
   });
 
-  it("schedules goal deadlines: the group, a role that may only put events on the bus, and who may set them", () => {
+  it("schedules goal deadlines: the group, a role that may only put events on the bus or dead-letter them, and who may set them", () => {
     // Prepare
     const group = deadlineGroupName(template);
     const [roleId, role] = onlyResource(template, "AWS::IAM::Role", "GoalDeadlinesSchedulerRole");
     const [busId] = onlyResource(template, "AWS::Events::EventBus");
+    const [queueId] = onlyResource(template, "AWS::SQS::Queue", "GoalEventBusDeadLetterQueue");
     const schedules = `arn:<AWS::Partition>:scheduler:<AWS::Region>:<AWS::AccountId>:schedule/${group}/*`;
 
-    // Assess: EventBridge Scheduler assumes the role, which may put events on the goal bus only
+    // Assess: EventBridge Scheduler assumes the role, which may put events on the goal bus, and send
+    // a delivery it gave up on to the bus's dead-letter queue (whose alarm Operations watches)
     expect(JSON.stringify(role.Properties.AssumeRolePolicyDocument)).toContain("scheduler.amazonaws.com");
     expect(allowStatementsOf(template, roleId)).toEqual([
       { actions: ["events:PutEvents"], resources: [arnOf(busId)] },
+      {
+        actions: ["sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:SendMessage"],
+        resources: [arnOf(queueId)],
+      },
     ]);
     for (const prefix of ["GoalsApiHandler", "ResumeHandlerFunction", "LoopStepsRequestApproval"]) {
       const [, fn] = onlyResource(template, "AWS::Lambda::Function", prefix);
@@ -206,6 +213,7 @@ describe("GoalLoopsStack as bin/app.ts builds it", () => {
       expect(variables.DEADLINE_SCHEDULE_GROUP, prefix).toEqual(group);
       expect(flattenReferences(variables.DEADLINE_SCHEDULER_ROLE_ARN), prefix).toBe(arnOf(roleId));
       expect(flattenReferences(variables.GOAL_EVENT_BUS_ARN), prefix).toBe(arnOf(busId));
+      expect(flattenReferences(variables.DEADLINE_DEAD_LETTER_ARN), prefix).toBe(arnOf(queueId));
       expect(allowed("scheduler:CreateSchedule"), prefix).toEqual([schedules]);
       expect(allowed("scheduler:UpdateSchedule"), prefix).toEqual([schedules]);
       expect(allowed("iam:PassRole"), prefix).toEqual([arnOf(roleId)]);
@@ -360,6 +368,7 @@ describe("GoalLoopsStack as bin/app.ts builds it", () => {
       expect(wait.TimeoutSeconds).toBe(3600);
       expect(wait.Catch?.map((rule) => [rule.ErrorEquals, rule.Next])).toEqual([
         [["States.Timeout"], "AwaitSubgoals"],
+        [["Lambda.TooManyRequestsException"], "LambdaThrottled"],
         [["States.ALL"], "RecordFailure"],
       ]);
       expect(JSON.stringify(wait.Parameters)).toContain('"taskToken.$":"$$.Task.Token"');
@@ -622,13 +631,4 @@ describe("cdk-nag in buildApp", () => {
 function deadlineGroupName(template: Template): string {
   const [, group] = onlyResource(template, "AWS::Scheduler::ScheduleGroup");
   return z.object({ Name: z.string() }).parse(group.Properties).Name;
-}
-
-/** The statements of every policy on the role, unflattened (some resources are `Fn::Select`s). */
-function rawStatementsOf(template: Template, role: string): Record<string, unknown>[] {
-  return [...resourcesOf(template, "AWS::IAM::Policy").values()]
-    .filter((policy) => JSON.stringify(policy.Properties.Roles).includes(`"${role}"`))
-    .flatMap(
-      (policy) => (policy.Properties.PolicyDocument as { Statement: Record<string, unknown>[] }).Statement,
-    );
 }

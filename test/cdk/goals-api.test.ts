@@ -16,6 +16,7 @@ import {
   flattenReferences,
   goalStoreVariables,
   onlyResource,
+  rawStatementsOf,
   resourcesAllowed,
   resourcesOf,
   roleOf,
@@ -320,13 +321,25 @@ describe("GoalsApi", () => {
     expect(resourcesAllowed(statements, "events:PutEvents")).toEqual([arnOf(busId)]);
   });
 
-  it("lets API Gateway invoke the function from the stage's methods only (no console test invocations)", () => {
-    // Assess: seventeen routes on seventeen resources (one of them, the event stream, to a function
-    // of its own) and an ANY on each resource, to the API function
-    template.resourceCountIs("AWS::Lambda::Permission", 35);
+  it("lets API Gateway invoke each function through one permission scoped to this API, not one per method", () => {
+    // Prepare
+    const permissions = [...resourcesOf(template, "AWS::Lambda::Permission").values()];
+    const [apiId] = onlyResource(template, "AWS::ApiGateway::RestApi");
+
+    // Assess: the API function and the event stream's, one each, for every method and stage of this API
+    expect(permissions).toHaveLength(2);
+    for (const permission of permissions) {
+      expect(permission.Properties).toMatchObject({
+        Action: "lambda:InvokeFunction",
+        Principal: "apigateway.amazonaws.com",
+      });
+      const sourceArn = flattenReferences(permission.Properties.SourceArn);
+      expect(sourceArn).toContain(`:execute-api:`);
+      expect(sourceArn).toContain(`<${apiId}>/*/*/*`);
+    }
   });
 
-  it("streams GET /goals/{goalId}/stream from a read-only function of its own (REST response streaming)", () => {
+  it("streams GET /goals/{goalId}/stream from a function of its own that writes only its stream lease (REST response streaming)", () => {
     // Prepare
     const stream = routesOf(template).get("GET /goals/{goalId}/stream");
     const [streamId, streamFunction] = onlyResource(template, "AWS::Lambda::Function", "GoalsApiEventStream");
@@ -344,7 +357,21 @@ describe("GoalsApi", () => {
     );
     expect(streamFunction.Properties.Timeout).toBe(900);
     expect(resourcesAllowed(statements, "dynamodb:Query").length).toBeGreaterThan(0);
-    expect(resourcesAllowed(statements, "dynamodb:PutItem")).toEqual([]);
+    // api.stream.maxOpen: it rewrites the open streams' lease item, and no other item
+    const [tableId] = onlyResource(template, "AWS::DynamoDB::Table");
+    expect(resourcesAllowed(statements, "dynamodb:PutItem")).toEqual([arnOf(tableId)]);
+    const putting = rawStatementsOf(template, roleOf(streamFunction)).filter((statement) =>
+      [statement.Action].flat().includes("dynamodb:PutItem"),
+    );
+    expect(JSON.stringify(putting.map((statement) => statement.Condition))).toBe(
+      JSON.stringify([{ "ForAllValues:StringLike": { "dynamodb:LeadingKeys": ["STREAMS#*"] } }]),
+    );
+    expect(resourcesAllowed(statements, "dynamodb:UpdateItem")).toEqual([]);
+    expect(resourcesAllowed(statements, "dynamodb:DeleteItem")).toEqual([]);
+    expect(
+      (streamFunction.Properties.Environment as { Variables: Record<string, unknown> }).Variables
+        .MAX_OPEN_STREAMS,
+    ).toBe("50");
   });
 
   it("lets the API function read its runs' executions of its own state machines only", () => {

@@ -128,7 +128,7 @@ describe("GoalTable's payload bucket with default settings", () => {
     expect(document.Statement.filter((statement) => statement.Effect === "Allow")).toEqual([]);
   });
 
-  it("expires objects after 365 days and aborts multipart uploads left after 1 day", () => {
+  it("keeps objects as long as goal items (no retention by default), and aborts multipart uploads left after 1 day", () => {
     // Act
     const [, bucket] = onlyResource(synthesized.template, "AWS::S3::Bucket");
 
@@ -137,7 +137,6 @@ describe("GoalTable's payload bucket with default settings", () => {
       {
         Id: "ExpirePayloads",
         Status: "Enabled",
-        ExpirationInDays: 365,
         AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 },
       },
     ]);
@@ -213,21 +212,26 @@ describe("GoalTable's payload bucket with default settings", () => {
 });
 
 describe("GoalTable's payload bucket with settings", () => {
-  it("expires objects after the configured expireAfterDays", () => {
+  it("expires objects 14 days after the goals' retention, and never without one", () => {
     // Prepare + Act
-    const { template } = synthesize({ payloads: { expireAfterDays: 30 } });
+    const { template } = synthesize({ goalRetentionDays: 30 });
+    const { template: kept } = synthesize({});
 
     // Assess
     template.hasResourceProperties("AWS::S3::Bucket", {
       LifecycleConfiguration: {
         Rules: [
           Match.objectLike({
-            ExpirationInDays: 30,
+            ExpirationInDays: 44,
             AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 },
           }),
         ],
       },
     });
+    const [, bucket] = onlyResource(kept, "AWS::S3::Bucket");
+    expect(lifecycleRulesOf(bucket)).toEqual([
+      expect.not.objectContaining({ ExpirationInDays: expect.anything() }),
+    ]);
   });
 
   it("hands granted functions the configured inlineMaxBytes and maxBytes", () => {
@@ -290,11 +294,10 @@ describe("GoalTable's payload bucket with settings", () => {
     ["maxBytes of 0", { maxBytes: 0 }, /payloads\.maxBytes .*1 to 1073741824.*got 0/],
     ["maxBytes above 1 GiB", { maxBytes: 1_073_741_825 }, /payloads\.maxBytes /],
     [
-      "expireAfterDays of 0",
-      { expireAfterDays: 0 },
-      /payloads\.expireAfterDays .*days from 1 to 36500.*got 0/,
+      "expireAfterDays, which goalRetentionDays replaced",
+      { expireAfterDays: 30 } as object,
+      /payloads\.expireAfterDays is replaced by data\.goalRetentionDays/,
     ],
-    ["a fractional expireAfterDays", { expireAfterDays: 1.5 }, /payloads\.expireAfterDays /],
   ])("rejects %s before creating anything", (_case, payloads, message) => {
     // Prepare
     const stack = new Stack(constructTestApp(), "BadStack");
@@ -309,7 +312,6 @@ describe("PayloadSettingsSchema and parsePayloadSettings", () => {
   it("fills in every default for no settings", () => {
     // Act + Assess
     expect(PayloadSettingsSchema.parse({})).toEqual({
-      expireAfterDays: 365,
       inlineMaxBytes: 65_536,
       maxBytes: 52_428_800,
     });
@@ -318,18 +320,16 @@ describe("PayloadSettingsSchema and parsePayloadSettings", () => {
 
   it("accepts both ends of every range", () => {
     // Act + Assess
-    expect(PayloadSettingsSchema.parse({ expireAfterDays: 1, inlineMaxBytes: 1024, maxBytes: 1 })).toEqual({
-      expireAfterDays: 1,
+    expect(PayloadSettingsSchema.parse({ inlineMaxBytes: 1024, maxBytes: 1 })).toEqual({
       inlineMaxBytes: 1024,
       maxBytes: 1,
     });
     expect(
       PayloadSettingsSchema.parse({
-        expireAfterDays: 36_500,
         inlineMaxBytes: 350_000,
         maxBytes: 1_073_741_824,
       }),
-    ).toEqual({ expireAfterDays: 36_500, inlineMaxBytes: 350_000, maxBytes: 1_073_741_824 });
+    ).toEqual({ inlineMaxBytes: 350_000, maxBytes: 1_073_741_824 });
   });
 
   it("names every bad field, a misspelt one included, and the construct it was given to", () => {
@@ -373,7 +373,10 @@ describe("GoalLoopsStack's payloads prop", () => {
   it("reaches the bucket's lifecycle rule and every function of the goal store", () => {
     // Prepare
     const stack = new GoalLoopsStack(unbundledTestApp(), "GoalLoopsStack", {
-      goalLoops: { payloads: { expireAfterDays: 90, inlineMaxBytes: 100_000, maxBytes: 10_485_760 } },
+      goalLoops: {
+        payloads: { inlineMaxBytes: 100_000, maxBytes: 10_485_760 },
+        data: { goalRetentionDays: 90 },
+      },
     });
 
     // Act
@@ -382,13 +385,14 @@ describe("GoalLoopsStack's payloads prop", () => {
     const functions = [...resourcesOf(template, "AWS::Lambda::Function").values()];
 
     // Assess
-    expect(lifecycleRulesOf(bucket)).toEqual([expect.objectContaining({ ExpirationInDays: 90 })]);
+    expect(lifecycleRulesOf(bucket)).toEqual([expect.objectContaining({ ExpirationInDays: 104 })]);
     expect(functions.length).toBeGreaterThan(0);
     for (const fn of functions) {
       expect((fn.Properties.Environment as { Variables: unknown }).Variables).toMatchObject({
         PAYLOAD_BUCKET_NAME: { Ref: bucketId },
         PAYLOAD_INLINE_MAX_BYTES: "100000",
         PAYLOAD_MAX_BYTES: "10485760",
+        GOAL_RETENTION_DAYS: "90",
       });
       // The doors write approval items only, so only approvals' payload objects (door-policies.test.ts).
       const door = /^goal-loops (Slack|email) door:/.test(String(fn.Properties.Description));

@@ -268,3 +268,12 @@ export function goalStoreVariables(template: Template): Record<string, unknown> 
     PAYLOAD_MAX_BYTES: "52428800",
   };
 }
+
+/** The statements of every policy on the role, unflattened (some resources are `Fn::Select`s). */
+export function rawStatementsOf(template: Template, role: string): Record<string, unknown>[] {
+  return [...resourcesOf(template, "AWS::IAM::Policy").values()]
+    .filter((policy) => JSON.stringify(policy.Properties.Roles).includes(`"${role}"`))
+    .flatMap(
+      (policy) => (policy.Properties.PolicyDocument as { Statement: Record<string, unknown>[] }).Statement,
+    );
+}

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { DynamoDbCapacityStore } from "../../lambdas/adapters/dynamodb/dynamodb-capacity-store";
+import { DynamoDbCapacityStore } from "../../lambdas/adapters/dynamodb/limits/dynamodb-capacity-store";
 import { createGoalTable } from "../../lib/local/storage/create-goal-table";
 import { documentClientFor, dynamoClientFor, startDynalite } from "../support/dynamo-backends";
 import { describeCapacityContract } from "./capacity-governor.contract";

@@ -2,15 +2,13 @@
  * dynamodb/: the goal table. The key design (table-design.ts, goal-table-keys.ts), the goal store
  * with its event log, step log, outbox and workspace, the items' shapes and sizes,
  * first-writer-wins puts, the offload of large items to the payload store (large-item-offload.ts),
- * the Slack door's replay guard, and the capacity governor's lanes and rate
- * (dynamodb-capacity-store.ts).
+ * and the Slack door's replay guard; ./limits keeps the deployment's shared limits in the same table.
  * Not here: the payload bucket (s3/), or composing the store with metrics and signals
  * (../goal-store-adapters.ts).
  *
  * Handlers and other files import the files directly, never this index, so that each Lambda
  * bundle carries only what it uses (test/architecture checks it).
  */
-export * from "./dynamodb-capacity-store";
 export * from "./dynamodb-event-log";
 export * from "./dynamodb-get-item";
 export * from "./dynamodb-goal-partition";

@@ -65,6 +65,14 @@ export interface LargeItemOffloadOptions {
   readonly payloads: PayloadStore | (() => Promise<PayloadStore>);
   /** Items estimated larger than this (bytes, as DynamoDB counts them) keep large values outside. */
   readonly inlineMaxBytes: number;
+  /**
+   * With the goals' retention, bodies expire by the bucket's lifecycle: a body is put again when an
+   * item that points at it is written and this client has not put it itself within this long, so
+   * it always outlives the item (a body this client only read may be as old as its first put).
+   * @default - bodies never expire: a body this client wrote or read is not put again
+   */
+  readonly refreshAfterMs?: number;
+  readonly now?: () => Date;
 }
 
 type Item = Record<string, unknown>;
@@ -82,7 +90,8 @@ interface Candidate {
 }
 
 export class LargeItemOffload {
-  private readonly known = new Set<string>();
+  /** Keys this client knows are in the store, and when it put them (0: read, age unknown). */
+  private readonly known = new Map<string, number>();
   private store: Promise<PayloadStore> | undefined;
 
   constructor(private readonly options: LargeItemOffloadOptions) {}
@@ -155,9 +164,9 @@ export class LargeItemOffload {
     const sha256 = createHash("sha256").update(body).digest("hex");
     // Grouped by the item's partition (`GOAL/<goalId>/…`), so one goal's bodies share a prefix.
     const key = `${payloadKeyPrefix(pk)}/${sha256}`;
-    if (!this.known.has(key)) {
+    if (!this.isFresh(key)) {
       await (await this.payloads()).put(key, body, CONTENT_TYPES[encoding]);
-      this.remember(key);
+      this.remember(key, this.nowMs());
     }
     return { path, key, sha256, size: body.byteLength, encoding };
   }
@@ -170,13 +179,25 @@ export class LargeItemOffload {
         `Payload ${entry.key} does not match its sha256 (${sha256} instead of ${entry.sha256})`,
       );
     }
-    this.remember(entry.key);
+    if (!this.known.has(entry.key)) this.remember(entry.key, 0);
     return decode(body, entry.encoding);
   }
 
-  private remember(key: string): void {
+  /** Whether a put of `key` can be skipped: it is there, and will be for as long as the item. */
+  private isFresh(key: string): boolean {
+    const putAt = this.known.get(key);
+    if (putAt === undefined) return false;
+    const { refreshAfterMs } = this.options;
+    return refreshAfterMs === undefined || (putAt > 0 && this.nowMs() - putAt < refreshAfterMs);
+  }
+
+  private nowMs(): number {
+    return (this.options.now?.() ?? new Date()).getTime();
+  }
+
+  private remember(key: string, putAt: number): void {
     if (this.known.size >= KNOWN_KEYS_MAX) this.known.clear();
-    this.known.add(key);
+    this.known.set(key, putAt);
   }
 }
 

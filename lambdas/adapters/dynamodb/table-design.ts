@@ -15,6 +15,7 @@
  * | slack req.  | SLACK#{signature}   | SLACK_REQUEST                               | –                            | –                                   |
  * | cap. lane   | CAPACITY#{modelId}  | LANE#{n}                                    | –                            | –                                   |
  * | cap. rate   | CAPACITY#{modelId}  | RATE                                        | –                            | –                                   |
+ * | streams     | STREAMS#open        | LEASES                                      | –                            | –                                   |
  *
  * The goal item keeps its record and event outbox in `state`, brotli-compressed JSON; fingerprint
  * items (`{fingerprint, step}`, the first step that saw it) are written once and never changed.
@@ -45,8 +46,10 @@ export const PARTITION_PREFIXES = {
   approval: "APPROVAL#",
   /** The Slack door's replay guard: one item per handled request signature. */
   slackRequest: "SLACK#",
-  /** The capacity governor's lanes and rate, one partition per model (dynamodb-capacity-store.ts). */
+  /** The capacity governor's lanes and rate, one partition per model (limits/dynamodb-capacity-store.ts). */
   capacity: "CAPACITY#",
+  /** The open event streams' leases, one item (limits/dynamodb-stream-leases.ts). */
+  streams: "STREAMS#",
 } as const;
 export type PartitionPrefix = (typeof PARTITION_PREFIXES)[keyof typeof PARTITION_PREFIXES];
 

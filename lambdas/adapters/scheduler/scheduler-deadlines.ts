@@ -16,7 +16,12 @@ export interface DeadlineScheduleSettings {
   readonly roleArn: string;
   /** GOAL_EVENT_BUS_ARN: the bus the resume handler's rule listens on. */
   readonly eventBusArn: string;
+  /** DEADLINE_DEAD_LETTER_ARN: where a delivery Scheduler gives up on goes (never dropped). */
+  readonly deadLetterArn?: string;
 }
+
+/** Scheduler retries a failed delivery this long and this often (its maxima), then dead-letters it. */
+const DELIVERY_RETRY = { MaximumEventAgeInSeconds: 86_400, MaximumRetryAttempts: 185 } as const;
 
 /** EventBridge Scheduler could not be asked to set a goal's deadline. */
 export class DeadlineScheduleError extends GoalLoopsError {
@@ -51,6 +56,8 @@ export function schedulerDeadlines(
       RoleArn: settings.roleArn,
       Input: JSON.stringify({ goalId, deadline }),
       EventBridgeParameters: { Source: DEADLINE_SOURCE, DetailType: DEADLINE_REACHED },
+      RetryPolicy: DELIVERY_RETRY,
+      ...(settings.deadLetterArn === undefined ? {} : { DeadLetterConfig: { Arn: settings.deadLetterArn } }),
     },
   });
   // Create, or update the one a previous set made (ConflictException).
@@ -91,17 +98,19 @@ function errorName(error: unknown): string {
 
 /**
  * The deadline schedule from a function's environment (DEADLINE_SCHEDULE_GROUP,
- * DEADLINE_SCHEDULER_ROLE_ARN, GOAL_EVENT_BUS_ARN), or undefined when the stack wires none. The
- * client honours AWS_ENDPOINT_URL_SCHEDULER (the local stack's scheduler).
+ * DEADLINE_SCHEDULER_ROLE_ARN, GOAL_EVENT_BUS_ARN, DEADLINE_DEAD_LETTER_ARN), or undefined when the
+ * stack wires none. The client honours AWS_ENDPOINT_URL_SCHEDULER (the local stack's scheduler).
  */
 export function deadlineScheduleFromEnv(env: NodeJS.ProcessEnv = process.env): DeadlineSchedule | undefined {
   const groupName = env.DEADLINE_SCHEDULE_GROUP;
   const roleArn = env.DEADLINE_SCHEDULER_ROLE_ARN;
   const eventBusArn = env.GOAL_EVENT_BUS_ARN;
+  const deadLetterArn = env.DEADLINE_DEAD_LETTER_ARN;
   if (!groupName || !roleArn || !eventBusArn) return undefined;
   return schedulerDeadlines(new SchedulerClient({ region: env.AWS_REGION }), {
     groupName,
     roleArn,
     eventBusArn,
+    ...(deadLetterArn ? { deadLetterArn } : {}),
   });
 }

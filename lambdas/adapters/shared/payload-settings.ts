@@ -6,8 +6,6 @@ import { parseOrThrow } from "../../core/goal/validation";
  * read them (as TABLE_DESIGN is): pure constants, no AWS SDK import.
  */
 export const PAYLOAD_SETTINGS_DEFAULTS = {
-  /** Days after which the bucket's lifecycle rule deletes an object. */
-  expireAfterDays: 365,
   /** Items above this many bytes keep their large values in the payload bucket. */
   inlineMaxBytes: 64 * 1024,
   /** The largest workspace file or tool result the store accepts (50 MiB). */
@@ -16,8 +14,6 @@ export const PAYLOAD_SETTINGS_DEFAULTS = {
 
 /** The settings' bounds, inclusive. */
 export const PAYLOAD_SETTINGS_LIMITS = {
-  /** 100 years: far beyond any goal, and a typo of a few extra digits is caught. */
-  expireAfterDays: { min: 1, max: 36_500 },
   /** DynamoDB's item limit is 400 KB: the threshold leaves room for the attributes that stay. */
   inlineMaxBytes: { min: 1024, max: 350_000 },
   /** 1 GiB. */
@@ -41,6 +37,24 @@ export interface PayloadEnvironment {
   readonly bucketName: string;
   readonly inlineMaxBytes: number;
   readonly maxBytes: number;
+}
+
+/**
+ * The goals' retention (`data.goalRetentionDays`, GOAL_RETENTION_DAYS): 1 day to 100 years; a typo
+ * of a few extra digits is caught.
+ */
+export const GOAL_RETENTION_LIMITS = { min: 1, max: 36_500 } as const;
+/**
+ * How long a payload object outlives the items that may point at it: DynamoDB deletes an expired
+ * item within days of its TTL, and an item that still exists must never point at a deleted object.
+ */
+export const PAYLOAD_RETENTION_GRACE_DAYS = 14;
+
+/** GOAL_RETENTION_DAYS, checked at init: undefined when goals are kept (the default). */
+export function goalRetentionDaysFromEnv(env: NodeJS.ProcessEnv = process.env): number | undefined {
+  const value = env.GOAL_RETENTION_DAYS;
+  if (value === undefined || value.trim() === "") return undefined;
+  return parseOrThrow(intFromEnv(GOAL_RETENTION_LIMITS), value, "GOAL_RETENTION_DAYS");
 }
 
 /**

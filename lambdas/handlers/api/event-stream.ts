@@ -1,5 +1,6 @@
 import type { Logger } from "@aws-lambda-powertools/logger";
 import type { APIGatewayProxyEvent } from "aws-lambda";
+import type { StreamLeases } from "../../adapters/dynamodb/limits/dynamodb-stream-leases";
 import { GoalLoopsError } from "../../core/goal/errors";
 import type { GoalEvent } from "../../core/goal/goal-event";
 import { commentFrame, eventFrame, retryFrame } from "../../core/goal/goal-event-stream";
@@ -36,7 +37,16 @@ export interface EventStreamDeps {
    * for 5 minutes, and proxies often sooner. @default 25 seconds
    */
   readonly keepAliveMs?: number;
+  /**
+   * Bounds the streams open at once (`api.stream.maxOpen`): past it, a new stream answers 429
+   * with Retry-After, and the console and the CLI follow the goal by the long poll instead.
+   * @default - no bound
+   */
+  readonly openStreams?: { readonly leases: StreamLeases; readonly maxOpen: number };
 }
+
+/** What a client past the open-stream bound is told to wait before it asks for a stream again. */
+export const STREAM_RETRY_AFTER_SECONDS = 30;
 
 const SSE_HEADERS = {
   "content-type": "text/event-stream; charset=utf-8",
@@ -141,6 +151,31 @@ export async function streamGoalEvents(
     started + (deps.maxDurationMs ?? 14 * 60_000),
     started + Math.max(0, remainingMs() - LAMBDA_MARGIN_MS),
   );
+  // Each open stream holds a Lambda execution for up to 15 minutes: past the bound, none opens.
+  const lease = deps.openStreams;
+  if (lease !== undefined) {
+    let leased: boolean;
+    try {
+      // The lease lapses a little after the function must end, should it die without releasing it.
+      leased = await lease.leases.acquire(requestId, endAt + LAMBDA_MARGIN_MS, started, lease.maxOpen);
+    } catch (error) {
+      deps.logger.error("event stream lease failed", { requestId, error });
+      return await answer(sink, internalError(requestId));
+    }
+    if (!leased) {
+      return await answer(
+        sink,
+        errorJson(
+          429,
+          {
+            code: "TooManyStreams",
+            message: `${lease.maxOpen} event streams are open (api.stream.maxOpen): follow the goal by GET /goals/{goalId}/events?after=N&waitSeconds=20, or try the stream again later`,
+          },
+          { "retry-after": String(STREAM_RETRY_AFTER_SECONDS) },
+        ),
+      );
+    }
+  }
   const keepAliveMs = deps.keepAliveMs ?? 25_000;
   sink.open(200, SSE_HEADERS);
   await sink.write(retryFrame(RECONNECT_MS));
@@ -161,6 +196,10 @@ export async function streamGoalEvents(
     deps.logger.error("event stream failed", { requestId, goalId, error });
   }
   await sink.end();
+  await lease?.leases.release(requestId).catch((error: unknown) => {
+    // Not released: the lease lapses by itself at its end.
+    deps.logger.error("event stream lease not released", { requestId, error });
+  });
 }
 
 /** Whether the goal is final now: looked up only after a `goal.*` event or a quiet spell. */

@@ -2,9 +2,10 @@ import type { Writable } from "node:stream";
 import { Logger } from "@aws-lambda-powertools/logger";
 import type { APIGatewayProxyEvent } from "aws-lambda";
 import { DynamoDbGoalStore } from "../../adapters/dynamodb/dynamodb-goal-store";
+import { DynamoDbStreamLeases } from "../../adapters/dynamodb/limits/dynamodb-stream-leases";
 import { goalEventWaiterFromEnv } from "../../adapters/event-waiters/goal-event-waiter-from-env";
 import { createDocumentClient } from "../../adapters/goal-store-adapters";
-import { requiredEnv } from "../handler-environment";
+import { positiveIntEnv, requiredEnv } from "../handler-environment";
 import { type StreamSink, streamGoalEvents } from "./event-stream";
 
 /**
@@ -13,11 +14,18 @@ import { type StreamSink, streamGoalEvents } from "./event-stream";
  * It only reads the goal store.
  */
 const logger = new Logger();
-const store = new DynamoDbGoalStore({
-  client: createDocumentClient(),
-  tableName: requiredEnv("GOAL_TABLE_NAME"),
-});
-const deps = { store, waiter: goalEventWaiterFromEnv(process.env), now: () => new Date(), logger };
+const client = createDocumentClient();
+const tableName = requiredEnv("GOAL_TABLE_NAME");
+const store = new DynamoDbGoalStore({ client, tableName });
+const maxOpen = positiveIntEnv("MAX_OPEN_STREAMS", 0);
+const deps = {
+  store,
+  waiter: goalEventWaiterFromEnv(process.env),
+  now: () => new Date(),
+  logger,
+  // api.stream.maxOpen: each open stream holds one concurrent execution of this function.
+  ...(maxOpen > 0 ? { openStreams: { leases: new DynamoDbStreamLeases(client, tableName), maxOpen } } : {}),
+};
 
 /** The Lambda response stream as a sink: status and headers go in the HTTP integration prelude. */
 function lambdaSink(responseStream: Writable): StreamSink {

@@ -1,5 +1,5 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { DynamoDbCapacityStore } from "../../adapters/dynamodb/dynamodb-capacity-store";
+import { DynamoDbCapacityStore } from "../../adapters/dynamodb/limits/dynamodb-capacity-store";
 import { CapacityGovernor } from "../../core/models/capacity/capacity-governor";
 import {
   MODEL_QUOTAS_ENV,

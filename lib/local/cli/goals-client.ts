@@ -134,8 +134,8 @@ export class GoalsClient {
    * The goal's events from `after` on, as the stream (`GET /goals/{goalId}/stream`, Server-Sent
    * Events) delivers them. A stream the server ends (its 15-minute cap, a network hiccup) is
    * reopened from the last id; it is over when the server answers 204 (the goal is final and
-   * everything was sent) or `signal` aborts. A server without the stream route (404/405) falls
-   * back to the long poll.
+   * everything was sent) or `signal` aborts. A server without the stream route (404/405), or one
+   * with every stream it allows open already (429), is followed by the long poll instead.
    */
   async *streamEvents(goalId: string, options: { after?: number; signal?: AbortSignal } = {}) {
     let after = options.after ?? 0;
@@ -155,7 +155,7 @@ export class GoalsClient {
         continue;
       }
       if (response.status === 204) return;
-      if (response.status === 404 || response.status === 405) {
+      if (response.status === 404 || response.status === 405 || response.status === 429) {
         const text = await response.text();
         const error = ApiErrorSchema.safeParse(parseJson(text));
         if (error.success && error.data.error.code === "GoalNotFound") {

@@ -47,6 +47,21 @@ const ScheduleBodySchema = z.looseObject({
     RoleArn: z.string().min(1),
     Input: z.string().default("{}"),
     EventBridgeParameters: z.object({ Source: z.string().min(1), DetailType: z.string().min(1) }),
+    // Scheduler's own bounds (API reference, RetryPolicy and DeadLetterConfig): refused past them.
+    RetryPolicy: z
+      .object({
+        MaximumEventAgeInSeconds: z.number().int().min(60).max(86_400).optional(),
+        MaximumRetryAttempts: z.number().int().min(0).max(185).optional(),
+      })
+      .optional(),
+    DeadLetterConfig: z
+      .object({
+        Arn: z
+          .string()
+          .regex(/^arn:[^:]+:sqs:[^:]+:\d{12}:.+$/, "an SQS queue ARN")
+          .optional(),
+      })
+      .optional(),
   }),
 });
 type ScheduleBody = z.infer<typeof ScheduleBodySchema>;

@@ -95,3 +95,54 @@ describe("LargeItemOffload", () => {
     });
   });
 });
+
+describe("LargeItemOffload with the goals' retention", () => {
+  /** Counts the puts a store gets. */
+  class CountingPayloads extends MemoryPayloads {
+    puts = 0;
+    override async put(key: string, body: Uint8Array): Promise<void> {
+      this.puts += 1;
+      await super.put(key, body);
+    }
+  }
+  const DAY = 24 * 60 * 60 * 1000;
+
+  it("puts a body again when an item pointing at it is written a day after this client put it, or when it only read it", async () => {
+    // Prepare: a client that put a body, and one that only read the item
+    const payloads = new CountingPayloads();
+    let now = Date.parse("2026-12-07T10:00:00Z");
+    const options = { payloads, inlineMaxBytes: LIMIT, refreshAfterMs: DAY, now: () => new Date(now) };
+    const writer = new LargeItemOffload(options);
+    const reader = new LargeItemOffload(options);
+    const item = { pk: "GOAL#g-3", sk: "GOAL", state: randomBytes(100 * 1024) };
+    await reader.hydrate(await writer.offload(item));
+
+    // Act
+    await writer.offload(item);
+    const withinADay = payloads.puts;
+    now += DAY;
+    await writer.offload(item);
+    const afterADay = payloads.puts;
+    await reader.offload(item);
+
+    // Assess: the same body is put again only once it may be older than the refresh, or of unknown age
+    expect(withinADay).toBe(1);
+    expect(afterADay).toBe(2);
+    expect(payloads.puts).toBe(3);
+  });
+
+  it("never puts a known body again without a retention (bodies never expire)", async () => {
+    // Prepare
+    const payloads = new CountingPayloads();
+    const reader = new LargeItemOffload({ payloads, inlineMaxBytes: LIMIT });
+    const item = { pk: "GOAL#g-4", sk: "GOAL", state: randomBytes(100 * 1024) };
+    const written = await new LargeItemOffload({ payloads, inlineMaxBytes: LIMIT }).offload(item);
+    await reader.hydrate(written);
+
+    // Act
+    await reader.offload(item);
+
+    // Assess
+    expect(payloads.puts).toBe(1);
+  });
+});

@@ -114,3 +114,70 @@ describe("streamGoalEvents resuming a stream", () => {
     });
   });
 });
+
+describe("streamGoalEvents past the open-stream bound (api.stream.maxOpen)", () => {
+  const table = suiteGoalTable();
+
+  /** Leases in memory, as the DynamoDB one keeps them (test/unit/adapters/stream-leases.test.ts). */
+  function memoryLeases() {
+    const leases = new Map<string, number>();
+    return {
+      leases,
+      acquire: async (id: string, untilMs: number, nowMs: number, maxOpen: number) => {
+        const live = [...leases].filter(([, until]) => until > nowMs).length;
+        if (live >= maxOpen) return false;
+        leases.set(id, untilMs);
+        return true;
+      },
+      release: async (id: string) => {
+        leases.delete(id);
+      },
+    };
+  }
+
+  function stream(
+    goalId: string,
+    requestId: string,
+    openStreams: { leases: ReturnType<typeof memoryLeases>; maxOpen: number },
+  ) {
+    const { received, sink } = recordingSink();
+    const event = {
+      ...apiEvent({ method: "GET", path: `/goals/${goalId}/stream`, accountId: "tenant-1" }),
+      pathParameters: { goalId },
+      requestContext: {
+        ...apiEvent({ method: "GET", path: "/", accountId: "tenant-1" }).requestContext,
+        requestId,
+      },
+    };
+    const deps = {
+      store: table.adapters.goals,
+      waiter: NO_WAIT,
+      now: () => new Date(),
+      logger: LOGGER,
+      openStreams,
+    };
+    return { received, run: () => streamGoalEvents(deps, event, sink, () => 60_000) };
+  }
+
+  it("answers 429 with Retry-After when the bound is reached, and frees the place when a stream ends", async () => {
+    // Prepare: one place, taken by a stream still open
+    const goal = await createGoal(table);
+    const leases = memoryLeases();
+    leases.leases.set("open-elsewhere", Date.now() + 60_000);
+    const refused = stream(goal.goalId, "req-2", { leases, maxOpen: 1 });
+
+    // Act
+    await refused.run();
+    await leases.release("open-elsewhere");
+    const ended = await changeGoal(table, goal.goalId, (record) => cancel(record, "ana", "enough", clock()));
+    const served = stream(ended.goalId, "req-3", { leases, maxOpen: 1 });
+    await served.run();
+
+    // Assess
+    expect(refused.received.status).toBe(429);
+    expect(refused.received.headers["retry-after"]).toBe("30");
+    expect(JSON.parse(refused.received.body)).toMatchObject({ error: { code: "TooManyStreams" } });
+    expect(served.received.status).toBe(200);
+    expect(leases.leases.size).toBe(0);
+  });
+});

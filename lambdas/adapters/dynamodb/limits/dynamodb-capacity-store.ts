@@ -7,9 +7,9 @@ import type {
   ModelCapacityState,
   RateState,
   TatChange,
-} from "../../core/ports/capacity-store";
-import { CorruptStoreItemError, isConditionalCheckFailed, toStoreError } from "../shared/store-errors";
-import { PARTITION_PREFIXES, TABLE_DESIGN } from "./table-design";
+} from "../../../core/ports/capacity-store";
+import { CorruptStoreItemError, isConditionalCheckFailed, toStoreError } from "../../shared/store-errors";
+import { PARTITION_PREFIXES, TABLE_DESIGN } from "../table-design";
 
 const PK = TABLE_DESIGN.partitionKey;
 const SK = TABLE_DESIGN.sortKey;
