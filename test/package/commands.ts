@@ -3,7 +3,9 @@ import { once } from "node:events";
 
 export interface CommandResult {
   readonly code: number | null;
+  /** stdout and stderr as they came. */
   readonly output: string;
+  readonly stdout: string;
   /** Wall-clock seconds, for the test's own log of where its time goes. */
   readonly seconds: number;
 }
@@ -17,8 +19,10 @@ export async function run(
   const started = performance.now();
   const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? process.env });
   let output = "";
+  let stdout = "";
   child.stdout.on("data", (chunk: Buffer) => {
     output += chunk.toString("utf8");
+    stdout += chunk.toString("utf8");
   });
   child.stderr.on("data", (chunk: Buffer) => {
     output += chunk.toString("utf8");
@@ -27,7 +31,7 @@ export async function run(
     child.once("error", reject);
     child.once("close", resolveClose);
   });
-  return { code, output, seconds: (performance.now() - started) / 1000 };
+  return { code, output, stdout, seconds: (performance.now() - started) / 1000 };
 }
 
 export interface ServingProcess {

@@ -39,7 +39,8 @@ export class PlatformStack extends Stack {
       id: "AwsSolutions::AwsSolutions-S1",
       reason: "The platform's reports bucket: its access is audited through CloudTrail data events.",
     });
-    const config: GoalLoopsConfigInput = { approvals: { timeoutSeconds: 3600 } };
+    // The README's props: who may approve, by e-mail.
+    const config: GoalLoopsConfigInput = { approvals: { email: { approvers: ["ops@example.com"] } } };
     this.loops = new GoalLoops(this, "Loops", config);
   }
 }

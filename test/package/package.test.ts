@@ -298,6 +298,27 @@ describe("a CDK app of one's own composing GoalLoops, installed from the tarball
     expect(consolePage.status).toBe(200);
   }, 90_000);
 
+  it("runs the CLI's goal commands from the installed package against that stack", async () => {
+    // Prepare
+    if (serving === undefined) throw new Error("the stack did not start");
+    const port = new URL(serving.apiUrl).port;
+    const cli = path.join(project, "node_modules/.bin/goal-loops");
+    const example = "node_modules/goal-loops/examples/goals/write-release-summary.json";
+
+    // Act
+    const ran = await run(cli, ["run", example, "--port", port, "--events"], { cwd: project, env });
+    const goalId = /Goal (\S+) completed/.exec(ran.output)?.[1] ?? "";
+    const status = await run(cli, ["status", goalId, "--port", port, "--json"], { cwd: project, env });
+    const approvals = await run(cli, ["approvals", "--port", port], { cwd: project, env });
+
+    // Assess
+    expect(ran.code, ran.output).toBe(0);
+    expect(status.code, status.output).toBe(0);
+    expect(JSON.parse(status.stdout)).toMatchObject({ goalId, status: "completed" });
+    expect(approvals.code, approvals.output).toBe(0);
+    expect(approvals.output).toContain("No pending approvals");
+  }, 90_000);
+
   it("answers goal-loops --help from the installed package, every command listed", async () => {
     // Act
     const help = await run(path.join(project, "node_modules/.bin/goal-loops"), ["--help"], {
