@@ -37,7 +37,7 @@ export async function run(
 export interface ServingProcess {
   readonly apiUrl: string;
   readonly output: () => string;
-  /** SIGINT to its process group (Ctrl+C); resolves once it exited. */
+  /** SIGINT to its process group (Ctrl+C), SIGKILL if it has not exited 15 s later; resolves once it exited. */
   stop(): Promise<void>;
 }
 
@@ -88,7 +88,12 @@ export async function startServing(
     await signalGroup(child, "SIGKILL", exited);
     throw error;
   });
-  return { apiUrl, output: () => output, stop: () => signalGroup(child, "SIGINT", exited) };
+  const stop = async () => {
+    const killLater = setTimeout(() => void signalGroup(child, "SIGKILL", exited), 15_000);
+    await signalGroup(child, "SIGINT", exited);
+    clearTimeout(killLater);
+  };
+  return { apiUrl, output: () => output, stop };
 }
 
 async function signalGroup(child: ChildProcess, signal: NodeJS.Signals, exited: Promise<unknown>) {
