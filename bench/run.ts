@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: every performance figure (docs/performance.md) on the local runtime, with scripted
  * fixtures (no network), each beside its budget from bench/budgets.json. Prints a table, writes
- * bench/results.json, exits 1 when a budget is missed. `-- --markdown` also prints the table for docs/performance.md.
+ * bench/results.json, exits 1 when a budget is missed. `-- --markdown` also prints the table for docs/performance.md;
+ * `-- --cli-only` measures the CLI's start alone (a few seconds) and prints it without writing results.json.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
@@ -9,6 +10,7 @@ import { join } from "node:path";
 import { priceOf } from "../lambdas/core/models/model-prices";
 import { type BenchStack, runsOf, settleQuietly, startBenchStack } from "./bench-stack";
 import { measureBundles, measureSdkFloor } from "./bundles";
+import { measureCliStart } from "./cli-start";
 import { FIXTURES, LARGE_FILE, largePayloadGoalSpec, longGoalSpec } from "./fixtures";
 import { runInProcess } from "./in-process";
 import { LIVE_EVENTS_FIXTURE, measureLiveEvents } from "./live-events";
@@ -54,6 +56,7 @@ const APPROVALS = 10;
 const CONCURRENT_GOALS = 50;
 const LIVE_EVENT_SAMPLES = 30;
 const IMPORT_RUNS = 5;
+const CLI_RUNS = 11;
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 const started = performance.now();
@@ -323,9 +326,36 @@ function costFigures(
   }
 }
 
+/** `goal-loops --help` from the package as installed, beside `node -e 0` (bench/cli-start.ts). */
+async function cliFigures(): Promise<void> {
+  const { buildCli } = await import("../lib/build/build-cli");
+  await buildCli({ projectDir: join(BENCH_DIR, ".."), log });
+  const cli = measureCliStart(join(BENCH_DIR, ".."), CLI_RUNS);
+  figures.push(
+    atMost(
+      "cli",
+      `goal-loops --help, installed package, median of ${CLI_RUNS}`,
+      cli.helpMs,
+      budget("cliHelpMedianMs"),
+      "ms",
+      `node -e 0: ${cli.nodeMs.toFixed(0)} ms`,
+    ),
+  );
+  figures.push(info("cli", `node -e 0, median of ${CLI_RUNS} (the floor)`, cli.nodeMs, "ms"));
+}
+
 async function main(): Promise<void> {
   const machine = `${cpus().length} cores (${cpus()[0]?.model.trim() ?? "?"}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.versions.node}`;
   log(`machine: ${machine}`);
+
+  // 0. The CLI's start, first, on a machine not yet busy with the bench's stacks.
+  await cliFigures();
+  if (process.argv.includes("--cli-only")) {
+    // Printed only: bench/results.json keeps the last full run.
+    process.stdout.write(`${table(figures)}\n\nmachine: ${machine}\n`);
+    if (figures.some((figure) => figure.met === false || figure.met === null)) process.exitCode = 1;
+    return;
+  }
 
   // 1. The long goal, transitions per pattern, on a stack whose DynamoDB writes are counted.
   log("starting the local stack (synthesizes cdk.out when it is stale) …");

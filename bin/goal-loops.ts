@@ -1,31 +1,24 @@
+// The `goal-loops` CLI. Compiled to dist/cli (bin/goal-loops.mjs runs it); every command loads its
+// modules when it runs, so `goal-loops --help` loads commander and this table alone (the bench's
+// "CLI" figure holds it to its budget). Only light, zod-free modules are imported statically.
 import { resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
 import { Command, InvalidArgumentError, Option } from "commander";
-import { REVISION_TYPES, type RevisionType } from "../lambdas/core/goal/goal-record";
+import type { RevisionType } from "../lambdas/core/goal/goal-record";
 import type { SuccessCheck } from "../lambdas/core/goal/goal-spec";
-import { DIRECTIVE_FORMS } from "../lambdas/core/human/directive";
-import { CHECK_FORMS, parseCheckClause } from "../lambdas/core/human/directive-checks";
-import { APPROVAL_STATUSES } from "../lambdas/core/ports/goal-store";
-import { loadConfigFile } from "../lib/config/load-config";
-import { McpServerConfigSchema, mcpServerEntry } from "../lib/config/mcp-servers-config";
-import { ConfigError, parseSettings } from "../lib/config/parse-settings";
-import {
-  type ApiTarget,
-  apiOption,
-  clientFor,
-  profileOption,
-  regionOption,
-} from "../lib/local/cli/api-target";
-import { followGoal, type OutputMode } from "../lib/local/cli/follow-goal";
-import { formatApproval, formatSummary } from "../lib/local/cli/format-progress";
-import { formatCompensation, formatGoalTree } from "../lib/local/cli/format-tree";
-import { type ApprovalListStatus, GoalsApiError, GoalsClient } from "../lib/local/cli/goals-client";
-import { formatToolListing, listMcpTools, listTools, type ToolListing } from "../lib/local/cli/list-tools";
-import { type ApprovalMode, GoalFileError, runGoal } from "../lib/local/cli/run-goal";
-import { startLocalStack } from "../lib/local/local-stack";
+import { REVISION_TYPES } from "../lambdas/core/goal/revision-types";
+import { CHECK_FORMS, DIRECTIVE_FORMS } from "../lambdas/core/human/directive-forms";
+import { APPROVAL_STATUSES } from "../lambdas/core/ports/approval-statuses";
+import { type ApiTarget, apiOption, profileOption, regionOption } from "../lib/local/cli/api-target";
+import type { OutputMode } from "../lib/local/cli/follow-goal";
+import type { ApprovalListStatus, GoalsClient } from "../lib/local/cli/goals-client";
+import type { ToolListing } from "../lib/local/cli/list-tools";
+import type { ApprovalMode } from "../lib/local/cli/run-goal";
 import { addPreflightCommand } from "../lib/preflight/preflight-command";
+import type { StartFlags } from "./goal-loops-start";
 
-const projectDir = resolve(import.meta.dirname, "..");
+/** Ollama's OpenAI-compatible API, the default of `--openai-url` (lib/local/bedrock/openai-chat-client.ts). */
+const DEFAULT_OPENAI_URL = "http://127.0.0.1:11434/v1";
 
 function parsePort(value: string): number {
   const port = Number(value);
@@ -35,12 +28,50 @@ function parsePort(value: string): number {
   return port;
 }
 
+function parseMilliseconds(value: string): number {
+  const ms = Number(value);
+  if (!Number.isInteger(ms) || ms < 0)
+    throw new InvalidArgumentError(`'${value}' is not a whole number of milliseconds`);
+  return ms;
+}
+
+/**
+ * `--model-quota rpm=N[,tpm=M][,burst=S]`, its syntax only: `goal-loops start` checks the numbers
+ * against models.quotas' schema (so this file loads no zod for `--help`).
+ */
+function parseModelQuota(value: string): { rpm: number; tpm?: number; burst?: number } {
+  const fields: { rpm?: number; tpm?: number; burst?: number } = {};
+  for (const part of value.split(",")) {
+    const match = /^\s*(rpm|tpm|burst)\s*=\s*(\d+)\s*$/.exec(part);
+    if (match === null) {
+      throw new InvalidArgumentError(`'${part}' is not rpm=N, tpm=N or burst=S (e.g. rpm=120,tpm=200000)`);
+    }
+    fields[match[1] as "rpm" | "tpm" | "burst"] = Number(match[2]);
+  }
+  const { rpm } = fields;
+  if (rpm === undefined) throw new InvalidArgumentError("needs rpm=N (requests per minute)");
+  return { ...fields, rpm };
+}
+
+function parseUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidArgumentError(`'${value}' is not a URL (e.g. http://127.0.0.1:11434/v1)`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new InvalidArgumentError(`'${value}' is not an http(s) URL`);
+  }
+  return value;
+}
+
 interface RunOptions {
   readonly model?: string;
   readonly json: boolean;
   readonly events: boolean;
   readonly port: number;
-  readonly fixtures: string;
+  readonly fixtures?: string;
   readonly verbose: boolean;
   readonly autoApprove: boolean;
 }
@@ -78,18 +109,27 @@ program
     parsePort,
     8787,
   )
-  .option("--fixtures <dir>", "fixtures folder when the stack is started in process", "examples/fixtures")
+  .option(
+    "--fixtures <dir>",
+    "fixtures folder when the stack is started in process (default: examples/fixtures, else the package's)",
+  )
   .option("--verbose", "with a stack started in process, show its runtime and function logs on stderr", false)
   .option("--auto-approve", "approve every approval of this goal without asking", false)
   .action(async (goalFile: string, options: RunOptions) => {
+    const [{ GoalsClient }, { GoalFileError, runGoal }] = await Promise.all([
+      import("../lib/local/cli/goals-client"),
+      import("../lib/local/cli/run-goal"),
+    ]);
     let client = new GoalsClient(`http://127.0.0.1:${options.port}`);
     let stop: (() => Promise<void>) | undefined;
     if (!(await client.isReachable())) {
       log(`No local stack on port ${options.port}: starting one in this process (in memory)...`);
+      const { startLocalStack } = await import("../lib/local/local-stack");
+      // The CDK app of the folder it runs in (its cdk.json), synthesized when stale, as `start` does.
       const stack = await startLocalStack({
-        projectDir,
+        projectDir: process.cwd(),
         port: 0,
-        fixturesDir: resolve(options.fixtures),
+        ...(options.fixtures === undefined ? {} : { fixturesDir: resolve(options.fixtures) }),
         model: options.model,
         inMemory: true,
         // Progress goes to stdout; the stack's own chatter only when asked for, and never on stdout.
@@ -152,6 +192,10 @@ function portOption() {
  * (its status, code and message, e.g. 409 already decided).
  */
 async function control(target: ApiTarget, act: (client: GoalsClient) => Promise<void>): Promise<void> {
+  const [{ clientFor }, { GoalsApiError }] = await Promise.all([
+    import("../lib/local/cli/api-target"),
+    import("../lib/local/cli/goals-client"),
+  ]);
   const client = await clientFor(target);
   if (client === undefined) {
     process.exitCode = 1;
@@ -196,6 +240,10 @@ program
   .addOption(profileOption())
   .addOption(regionOption())
   .action(async (goalId: string, options: ApiTarget & { json: boolean }) => {
+    const [{ formatApproval, formatSummary }, { formatCompensation, formatGoalTree }] = await Promise.all([
+      import("../lib/local/cli/format-progress"),
+      import("../lib/local/cli/format-tree"),
+    ]);
     await control(options, async (client) => {
       const snapshot = await client.getGoal(goalId);
       if (options.json) {
@@ -229,6 +277,10 @@ program
   .addOption(profileOption())
   .addOption(regionOption())
   .action(async (goalId: string, options: ApiTarget & { events: boolean; json: boolean }) => {
+    const [{ followGoal }, { formatSummary }] = await Promise.all([
+      import("../lib/local/cli/follow-goal"),
+      import("../lib/local/cli/format-progress"),
+    ]);
     await control(options, async (client) => {
       const tty = liveTerminal(options);
       const final = await followGoal({
@@ -255,6 +307,7 @@ program
   .addOption(profileOption())
   .addOption(regionOption())
   .action(async (options: ApiTarget & { status: ApprovalListStatus; goal?: string; json: boolean }) => {
+    const { formatApproval } = await import("../lib/local/cli/format-progress");
     await control(options, async (client) => {
       const approvals = (await client.listApprovals(options.status)).filter(
         (approval) => options.goal === undefined || approval.goalId === options.goal,
@@ -338,7 +391,7 @@ program
   .option(
     "--check <clause>",
     `a success check of the new contract (redirect, pivot, modify_objective), repeatable: ${CHECK_FORMS.map((form) => form.replace("--check ", "")).join(" | ")}`,
-    collectCheck,
+    (clause: string, previous: string[]) => [...previous, clause],
     [],
   )
   .addOption(portOption())
@@ -346,14 +399,16 @@ program
     async (
       goalId: string,
       content: string[],
-      options: { port: number; type: RevisionType; reason?: string; check: SuccessCheck[] },
+      options: { port: number; type: RevisionType; reason?: string; check: string[] },
     ) => {
+      const checks = await parseChecks(options.check);
+      if (checks === undefined) return;
       await control(options, async (client) => {
         const { revisionId } = await client.revise(goalId, {
           type: options.type,
           content: content.join(" "),
           ...(options.reason === undefined ? {} : { reason: options.reason }),
-          ...(options.check.length === 0 ? {} : { successChecks: options.check }),
+          ...(checks.length === 0 ? {} : { successChecks: checks }),
         });
         write(`Revision ${revisionId} (${options.type}) queued for goal ${goalId}`);
       });
@@ -371,6 +426,7 @@ program
   // `--check …` belongs to the directive's text (as typed in Slack), not to the command.
   .allowUnknownOption()
   .action(async (goalId: string, text: string[], options: { port: number }) => {
+    const { formatSummary } = await import("../lib/local/cli/format-progress");
     await control(options, async (client) => {
       const answer = await client.directive(goalId, text.join(" "));
       if ("revisionId" in answer) write(`Revision ${answer.revisionId} queued for goal ${goalId}`);
@@ -378,12 +434,18 @@ program
     });
   });
 
-/** commander's collector for a repeatable --check: each clause parsed at once, a bad one refused. */
-function collectCheck(clause: string, previous: SuccessCheck[]): SuccessCheck[] {
+/**
+ * Each repeatable --check clause parsed (the parser loads zod, so not while commander reads the
+ * arguments); a bad one is refused naming it, exit 1, before anything is sent.
+ */
+async function parseChecks(clauses: readonly string[]): Promise<SuccessCheck[] | undefined> {
+  const { parseCheckClause } = await import("../lambdas/core/human/directive-checks");
   try {
-    return [...previous, parseCheckClause(clause)];
+    return clauses.map(parseCheckClause);
   } catch (error) {
-    throw new InvalidArgumentError(error instanceof Error ? error.message : String(error));
+    log(`error: ${error instanceof Error ? error.message : String(error)}`);
+    process.exitCode = 1;
+    return undefined;
   }
 }
 
@@ -503,6 +565,13 @@ program
   .option("--name <server>", "the server's name for --mcp (its tools are named <server>__<tool>)", "mcp")
   .option("--json", "print the tools as JSON, with their input schemas", false)
   .action(async (options: { config: string; mcp?: string; name: string; json: boolean }) => {
+    const [{ loadConfigFile }, { McpServerConfigSchema, mcpServerEntry }, { ConfigError, parseSettings }] =
+      await Promise.all([
+        import("../lib/config/load-config"),
+        import("../lib/config/mcp-servers-config"),
+        import("../lib/config/parse-settings"),
+      ]);
+    const { formatToolListing, listMcpTools, listTools } = await import("../lib/local/cli/list-tools");
     let listing: { tools: ToolListing[]; problems: string[] };
     try {
       listing =
@@ -527,5 +596,55 @@ program
   });
 
 addPreflightCommand(program, { write, log });
+
+program
+  .command("start")
+  .description(
+    "Run the local stack on a CDK app that composes GoalLoops (DynamoDB, the state machines and Lambda bundles of its cloud assembly, the API on 127.0.0.1); `npm start` in the goal-loops repository is this on its own app",
+  )
+  .option(
+    "--app <cdk.out | command>",
+    "a cloud assembly folder to run as it is, or the command that synthesizes the app (default: cdk.json's app in this folder, synthesized when its sources are newer)",
+  )
+  .option("--stack <name>", "the stack to run (default: the one holding the GoalLoops construct)")
+  .addOption(new Option("--port <port>", "API port on 127.0.0.1").argParser(parsePort).default(8787))
+  .option(
+    "--fixtures <dir>",
+    "folder of model fixtures, scripted:<name> reads <dir>/<name>.json (default: examples/fixtures, else the package's examples)",
+  )
+  .option(
+    "--model <id>",
+    "model id for every role (replaces HEAVY_MODEL_ID and FAST_MODEL_ID), e.g. scripted:write-release-summary",
+  )
+  .option(
+    "--openai-url <url>",
+    "OpenAI-compatible API that openai:<model> ids call (Ollama, llama.cpp, vLLM, LM Studio); OPENAI_API_KEY is sent as a bearer token when set",
+    parseUrl,
+    DEFAULT_OPENAI_URL,
+  )
+  .option(
+    "--record <name>",
+    "send every model call to real Bedrock (your AWS credentials and region, or AWS_ENDPOINT_URL_BEDROCK_RUNTIME) and write the answers to <fixtures>/<name>.json, replayed offline as scripted:<name>",
+  )
+  .option(
+    "--model-quota <quota>",
+    "the account's Bedrock quota, enforced by the local endpoint for every model, e.g. rpm=120,tpm=200000[,burst=10]: past it, ThrottlingException as Bedrock answers; without it, the endpoint enforces the models.quotas the app was synthesized with",
+    parseModelQuota,
+  )
+  .option("--state-dir <dir>", "where DynamoDB data is kept across restarts", ".goal-loops")
+  .option("--in-memory", "keep nothing: DynamoDB in memory", false)
+  .option("--retry-interval-ms <ms>", "what every state machine Retry waits locally", parseMilliseconds, 0)
+  .option(
+    "--config <file>",
+    "the configuration file to synthesize with, as context config=<file> (models, approvals, http hosts …); default goal-loops.config.json",
+  )
+  .option(
+    "--account <file>",
+    "the AWS account `goal-loops preflight` finds at the account endpoint (bootstrap, models' lifecycle, SES, secrets); default: a fresh bootstrapped one",
+  )
+  .action(async (flags: StartFlags) => {
+    const { start } = await import("./goal-loops-start");
+    await start(flags);
+  });
 
 await program.parseAsync(process.argv);

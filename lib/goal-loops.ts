@@ -9,7 +9,12 @@ import {
 import { lambdaUnreachableReason } from "./config/lambda-reachable-url";
 import { ConfigError, parseSettings } from "./config/parse-settings";
 import { type ResolvedModels, resolveModels } from "./config/resolve-models";
-import { isLocalSynth, LOCAL_SYNTH_CONTEXT } from "./config/synth-target";
+import {
+  GOAL_LOOPS_METADATA_TYPE,
+  type GoalLoopsMetadata,
+  isLocalSynth,
+  LOCAL_SYNTH_CONTEXT,
+} from "./config/synth-target";
 import { EmailDoor } from "./constructs/email-door";
 import { GoalDeadlines } from "./constructs/goal-deadlines";
 import { GoalEventBus } from "./constructs/goal-event-bus";
@@ -28,6 +33,7 @@ import { ReactLoop } from "./constructs/react-loop";
 import { ReflexionLoop } from "./constructs/reflexion-loop";
 import { ResumeHandler } from "./constructs/resume-handler";
 import { SlackDoor } from "./constructs/slack-door";
+import { packageVersion } from "./package-files";
 
 /**
  * The props of `GoalLoops`: the configuration of `goal-loops.config.json` (the same object, checked
@@ -100,6 +106,9 @@ export class GoalLoops extends Construct {
 
   constructor(scope: Construct, id: string, props: GoalLoopsProps = {}) {
     super(scope, id);
+    // How `goal-loops start` finds this construct in the app's cloud assembly, whatever its path.
+    const metadata: GoalLoopsMetadata = { version: packageVersion() };
+    this.node.addMetadata(GOAL_LOOPS_METADATA_TYPE, metadata);
     const { removalPolicy: _removal, approvalEmailSender: _sender, projectDir: _dir, ...configured } = props;
     const config = parseSettings(GoalLoopsConfigSchema, configured, "GoalLoops");
     this.config = config;

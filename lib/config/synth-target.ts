@@ -10,3 +10,16 @@ export const LOCAL_SYNTH_CONTEXT = "goal-loops:local";
 export function isLocalSynth(value: unknown): boolean {
   return value === true || value === "true";
 }
+
+/**
+ * The construct metadata entry every `GoalLoops` carries (`node.addMetadata`), with the package
+ * version that built it. The local runtime finds the GoalLoops constructs of any app's cloud
+ * assembly by it, whatever the stack or construct is called (`goal-loops start --app`).
+ */
+export const GOAL_LOOPS_METADATA_TYPE = "goal-loops:construct";
+
+/** The data of a GOAL_LOOPS_METADATA_TYPE entry. */
+export interface GoalLoopsMetadata {
+  /** The goal-loops package version whose construct (and pre-built bundles) the app used. */
+  readonly version: string;
+}

@@ -1,4 +1,3 @@
-import { fileURLToPath } from "node:url";
 import { Stack, Token } from "aws-cdk-lib";
 import { AuthorizationType, CfnStage, LambdaIntegration, type RestApi } from "aws-cdk-lib/aws-apigateway";
 import type { Grant, IGrantable } from "aws-cdk-lib/aws-iam";
@@ -139,7 +138,7 @@ export class EmailDoor extends Construct {
     };
 
     this.handler = new GoalLoopFunction(this, "Handler", {
-      entry: fileURLToPath(new URL("../../lambdas/handlers/human/email/email-door.ts", import.meta.url)),
+      bundle: "email-door",
       description: "goal-loops email door: confirmation pages and decisions from signed approval links",
       logLevel: props.logLevel,
       logRetention: props.logRetention,

@@ -1,4 +1,3 @@
-import { fileURLToPath } from "node:url";
 import { Duration } from "aws-cdk-lib";
 import { type IResource, LambdaIntegration, ResponseTransferMode } from "aws-cdk-lib/aws-apigateway";
 import type { RetentionDays } from "aws-cdk-lib/aws-logs";
@@ -39,7 +38,7 @@ export class GoalEventStream extends Construct {
   constructor(scope: Construct, id: string, props: GoalEventStreamProps) {
     super(scope, id);
     this.handler = new GoalLoopFunction(this, "Handler", {
-      entry: fileURLToPath(new URL("../../lambdas/handlers/api/goal-event-stream.ts", import.meta.url)),
+      bundle: "goal-event-stream",
       description: "goal-loops event stream: a goal's events as Server-Sent Events",
       timeout: MAX_STREAM,
       logLevel: props.logLevel,

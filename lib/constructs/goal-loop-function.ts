@@ -1,11 +1,25 @@
-import { readdirSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { Duration, Token } from "aws-cdk-lib";
 import { type IPrincipal, type IRole, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
-import { Architecture, type IFunction, LoggingFormat, Runtime, Tracing } from "aws-cdk-lib/aws-lambda";
+import {
+  Architecture,
+  type FunctionOptions,
+  type IFunction,
+  Function as LambdaFunction,
+  LoggingFormat,
+  Runtime,
+  Tracing,
+} from "aws-cdk-lib/aws-lambda";
 import { LogLevel, NodejsFunction, OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
 import { type ILogGroup, LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
+import {
+  BUNDLE_EXTERNALS,
+  BUNDLE_MAIN_FIELDS,
+  BUNDLE_TARGET,
+  ESM_REQUIRE_BANNER,
+  sdkRequireAliases,
+} from "./bundle-options";
+import { type HandlerBundleName, handlerCode } from "./handler-bundles";
 import { acknowledgeNag } from "./nag-acknowledgments";
 
 /** Log levels Powertools Logger accepts in `POWERTOOLS_LOG_LEVEL`. */
@@ -20,31 +34,19 @@ const MIN_MEMORY_MB = 128;
 const MAX_MEMORY_MB = 10_240;
 const MAX_TIMEOUT = Duration.minutes(15);
 
-/**
- * Lets a bundled ES module call `require` for Node built-ins: esbuild keeps a CommonJS dependency's
- * `require("node:…")` calls as they are, and an ES module has no `require` of its own.
- */
-const ESM_REQUIRE_BANNER =
-  "import { createRequire as __goalLoopsCreateRequire } from 'module'; const require = __goalLoopsCreateRequire(import.meta.url);";
-
-/**
- * `@aws-sdk/*` stays external, but an ES module's `import` of a CommonJS package costs far more
- * than `require`: Node's ESM loader resolves every file the SDK requires itself, compiles each one
- * to detect its format and scans it for exports (the two DynamoDB packages: about 345 ms of CPU
- * imported, 170 ms required, Node 20 on the bench machine). Each SDK package is therefore aliased
- * to a one-line CommonJS file in `aws-sdk-require/` that `require`s it (through the banner's
- * `require`), so the runtime's copy loads through the CommonJS loader. A package without a file
- * there would still be imported, only slower; the stack test fails on such a bundle. The alias
- * paths are this machine's, so bundling stays local (esbuild in node_modules), never in Docker.
- */
-const SDK_REQUIRE_DIR = fileURLToPath(new URL("./aws-sdk-require/", import.meta.url));
-const SDK_REQUIRE_ALIASES = readdirSync(SDK_REQUIRE_DIR)
-  .filter((file) => file.endsWith(".cjs"))
-  .map((file) => `@aws-sdk/${file.slice(0, -".cjs".length)}=${SDK_REQUIRE_DIR}${file}`);
-
 export interface GoalLoopFunctionProps {
-  /** Absolute path of the handler module: a `.ts` file that exports `handler`. */
-  readonly entry: string;
+  /**
+   * The goal-loops handler this function runs, by its pre-built bundle (`dist/lambdas/<name>`).
+   * Give this or `entry`.
+   */
+  readonly bundle?: HandlerBundleName;
+
+  /**
+   * Absolute path of a handler module of the user's project (a Lambda tool's `entry`): a `.ts` file
+   * that exports `handler`, bundled at synth with the same settings as the pre-built ones, which
+   * needs esbuild in that project. Give this or `bundle`.
+   */
+  readonly entry?: string;
 
   /** What the function does, shown in the Lambda console. */
   readonly description: string;
@@ -87,8 +89,9 @@ export interface GoalLoopFunctionProps {
 
 /**
  * One goal-loops Lambda function with the project's defaults: Node.js 22 on ARM, an ES module
- * bundled by the local esbuild (no Docker) for Node 20 so the same bundle runs in the local
- * runtime, `@aws-sdk/*` left to the Lambda runtime, active X-Ray tracing, JSON logs into a log
+ * built for Node 20 so the same bundle runs in the local runtime (goal-loops' own handlers are
+ * pre-built by the package's build; a user tool's `entry` is bundled by the local esbuild, no
+ * Docker), `@aws-sdk/*` left to the Lambda runtime, active X-Ray tracing, JSON logs into a log
  * group of its own with a retention.
  *
  * The function gets a role of its own that may only write to that log group: no
@@ -123,11 +126,8 @@ export class GoalLoopFunction extends Construct {
     this.grantPrincipal = role;
     this.timeout = props.timeout ?? Duration.seconds(30);
 
-    this.function = new NodejsFunction(this, "Function", {
-      entry: props.entry,
-      handler: "handler",
+    const options: FunctionOptions = {
       description: props.description,
-      runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,
       timeout: this.timeout,
@@ -140,21 +140,16 @@ export class GoalLoopFunction extends Construct {
         POWERTOOLS_SERVICE_NAME: GOAL_LOOPS_SERVICE_NAME,
         POWERTOOLS_LOG_LEVEL: props.logLevel ?? "INFO",
       },
-      bundling: {
-        format: OutputFormat.ESM,
-        // Node 20 so the bundle also runs in the local runtime; Lambda's Node 22 runs it as well.
-        target: "node20",
-        mainFields: ["module", "main"],
-        banner: ESM_REQUIRE_BANNER,
-        minify: true,
-        sourceMap: false,
-        metafile: false,
-        externalModules: ["@aws-sdk/*"],
-        esbuildArgs: { "--alias": SDK_REQUIRE_ALIASES },
-        // esbuild's per-bundle size report adds nothing to a synth's output; warnings still show.
-        logLevel: LogLevel.WARNING,
-      },
-    });
+    };
+    this.function =
+      props.bundle === undefined
+        ? bundledAtSynth(this, props.entry ?? "", options)
+        : new LambdaFunction(this, "Function", {
+            ...options,
+            runtime: Runtime.NODEJS_22_X,
+            handler: "index.handler",
+            code: handlerCode(props.bundle),
+          });
 
     acknowledgeNag(
       this.function,
@@ -175,12 +170,43 @@ export class GoalLoopFunction extends Construct {
    * function (the Slack and email doors need the REST API, which needs the state machine).
    */
   addEnvironment(variables: Readonly<Record<string, string>>): void {
-    if (!(this.function instanceof NodejsFunction)) throw new Error("GoalLoopFunction: not a NodejsFunction");
+    if (!(this.function instanceof LambdaFunction))
+      throw new Error("GoalLoopFunction: not a Lambda Function");
     for (const [key, value] of Object.entries(variables)) this.function.addEnvironment(key, value);
   }
 }
 
+/** A user tool's `entry`, bundled at synth by the local esbuild with the pre-built bundles' settings. */
+function bundledAtSynth(scope: Construct, entry: string, options: FunctionOptions): NodejsFunction {
+  return new NodejsFunction(scope, "Function", {
+    ...options,
+    entry,
+    handler: "handler",
+    runtime: Runtime.NODEJS_22_X,
+    bundling: {
+      format: OutputFormat.ESM,
+      target: BUNDLE_TARGET,
+      mainFields: [...BUNDLE_MAIN_FIELDS],
+      banner: ESM_REQUIRE_BANNER,
+      minify: true,
+      sourceMap: false,
+      metafile: false,
+      externalModules: [...BUNDLE_EXTERNALS],
+      esbuildArgs: {
+        "--alias": Object.entries(sdkRequireAliases()).map(([name, file]) => `${name}=${file}`),
+      },
+      // esbuild's per-bundle size report adds nothing to a synth's output; warnings still show.
+      logLevel: LogLevel.WARNING,
+    },
+  });
+}
+
 function validateProps(props: GoalLoopFunctionProps): void {
+  if ((props.bundle === undefined) === (props.entry === undefined)) {
+    throw new Error(
+      "GoalLoopFunction: give exactly one of bundle (a goal-loops handler) and entry (a file of yours)",
+    );
+  }
   const { memorySize, timeout } = props;
   if (
     memorySize !== undefined &&

@@ -1,4 +1,3 @@
-import { fileURLToPath } from "node:url";
 import { Arn, ArnFormat, Stack, Token } from "aws-cdk-lib";
 import {
   AccessLogFormat,
@@ -147,7 +146,7 @@ export class GoalsApi extends Construct {
       ]),
     );
     this.handler = new GoalLoopFunction(this, "Handler", {
-      entry: fileURLToPath(new URL("../../lambdas/handlers/api/goals-api.ts", import.meta.url)),
+      bundle: "goals-api",
       description: "goal-loops goals API: create goals, start their runs, read snapshots and events",
       logLevel: props.logLevel,
       logRetention: props.logRetention,

@@ -1,4 +1,3 @@
-import { fileURLToPath } from "node:url";
 import { ArnFormat, Duration, Lazy, Stack, Token } from "aws-cdk-lib";
 import { Policy, PolicyStatement } from "aws-cdk-lib/aws-iam";
 import type { RetentionDays } from "aws-cdk-lib/aws-logs";
@@ -26,9 +25,6 @@ const MAX_APPROVAL_TIMEOUT = Duration.days(30);
 const MAX_TOOL_OUTPUT_INLINE_BYTES = 65_536;
 /** How long Act may take to run one turn's tool calls (each HTTP request times out after 10 s). */
 export const ACT_TIMEOUT = Duration.minutes(2);
-
-export const handlerEntry = (path: string): string =>
-  fileURLToPath(new URL(`../../lambdas/handlers/${path}`, import.meta.url));
 
 export interface LoopStepsProps {
   /** The goal store; every step reads and writes it. */
@@ -144,20 +140,20 @@ export class LoopSteps extends Construct {
     this.functions = {
       loadGoal: new GoalLoopFunction(this, "LoadGoal", {
         ...common,
-        entry: handlerEntry("loop/load-goal.ts"),
+        bundle: "load-goal",
         description: "goal-loops LoadGoal: load the goal, start the run, check limits",
         environment: tableEnvironment,
       }),
       act: new GoalLoopFunction(this, "Act", {
         ...common,
-        entry: handlerEntry("loop/act.ts"),
+        bundle: "act",
         description: "goal-loops Act: run the acting turn's tool calls and log the step",
         timeout: ACT_TIMEOUT,
         environment: { ...tableEnvironment, ...this.toolEnvironment },
       }),
       requestApproval: new GoalLoopFunction(this, "RequestApproval", {
         ...common,
-        entry: handlerEntry("loop/request-approval.ts"),
+        bundle: "request-approval",
         description:
           "goal-loops AwaitApproval: store the approval with its task token, park the goal, ask a human",
         environment: {
@@ -167,26 +163,26 @@ export class LoopSteps extends Construct {
       }),
       approvalExpired: new GoalLoopFunction(this, "ApprovalExpired", {
         ...common,
-        entry: handlerEntry("loop/approval-expired.ts"),
+        bundle: "approval-expired",
         description:
           "goal-loops ApprovalExpired: nobody answered in time; expire the approval, go on or terminate",
         environment: tableEnvironment,
       }),
       continueAsNew: new GoalLoopFunction(this, "ContinueAsNew", {
         ...common,
-        entry: handlerEntry("loop/continue-as-new.ts"),
+        bundle: "continue-as-new",
         description: "goal-loops ContinueAsNew: hand the goal to a new run of its state machine",
         environment: tableEnvironment,
       }),
       recordFailure: new GoalLoopFunction(this, "RecordFailure", {
         ...common,
-        entry: handlerEntry("loop/record-failure.ts"),
+        bundle: "record-failure",
         description: "goal-loops RecordFailure: mark the goal failed with the error that stopped its run",
         environment: tableEnvironment,
       }),
       awaitSubgoals: new GoalLoopFunction(this, "AwaitSubgoals", {
         ...common,
-        entry: handlerEntry("loop/await-subgoals.ts"),
+        bundle: "await-subgoals",
         description:
           "goal-loops AwaitSubgoals: start the sub-goals a turn asked for, park the goal until they end",
         environment: {

@@ -1,4 +1,3 @@
-import { fileURLToPath } from "node:url";
 import { Duration } from "aws-cdk-lib";
 import { Secret } from "aws-cdk-lib/aws-secretsmanager";
 import { Construct } from "constructs";
@@ -34,7 +33,7 @@ export class McpServers extends Construct {
     );
     const manifest: McpServerEntry[] = props.servers.map(mcpServerEntry);
     this.gateway = new GoalLoopFunction(this, "Gateway", {
-      entry: fileURLToPath(new URL("../../lambdas/handlers/loop/mcp-gateway.ts", import.meta.url)),
+      bundle: "mcp-gateway",
       description: "goal-loops McpGateway: list and call the configured MCP servers' tools",
       timeout: Duration.seconds(longest).plus(GATEWAY_MARGIN),
       memorySize: 512,

@@ -28,7 +28,6 @@ import { PATTERNS } from "../../lambdas/core/goal/goal-spec";
 import { OPERATIONS_DEFAULTS } from "../config/goal-loops-config";
 import { GOAL_LOOPS_SERVICE_NAME, GoalLoopFunction } from "./goal-loop-function";
 import type { GoalTable } from "./goal-table";
-import { handlerEntry } from "./loop-steps";
 import { acknowledgeWildcardResource } from "./nag-acknowledgments";
 
 /** How often the probe looks at the pending approvals, and so the oldest-approval alarm's period. */
@@ -291,7 +290,7 @@ export class Operations extends Construct {
   private createProbe(props: OperationsProps): GoalLoopFunction {
     const tenants = [Stack.of(this).account, ...(props.approvalTenantIds ?? [])];
     const probe = new GoalLoopFunction(this, "PendingApprovalsProbe", {
-      entry: handlerEntry("human/pending-approvals-probe.ts"),
+      bundle: "pending-approvals-probe",
       description:
         "goal-loops PendingApprovalsProbe: publish how long the oldest pending approval has waited",
       memorySize: 256,

@@ -2,7 +2,6 @@ import { Duration, Token } from "aws-cdk-lib";
 import type { StateMachine } from "aws-cdk-lib/aws-stepfunctions";
 import type { Construct } from "constructs";
 import { DEFAULT_REPLAN_COOLDOWN_SECONDS } from "../../lambdas/core/patterns/plan-execute/plan-execute-deps";
-import { handlerEntry } from "./loop-steps";
 import { PatternLoop, type PatternLoopProps } from "./pattern-loop";
 import {
   DEFAULT_PLAN_STEP_CONCURRENCY,
@@ -69,18 +68,18 @@ export class PlanExecuteLoop extends PatternLoop {
     const environment = { REPLAN_COOLDOWN_SECONDS: String(replanCooldown.toSeconds()) };
     this.functions = {
       observe: this.modelStep("Observe", {
-        entry: handlerEntry("patterns/plan-execute/observe.ts"),
+        bundle: "observe",
         description:
           "goal-loops Plan-and-Execute Observe: verify and classify the last step, replan or decide what is next",
         environment,
       }),
       plan: this.modelStep("Plan", {
-        entry: handlerEntry("patterns/plan-execute/plan.ts"),
+        bundle: "plan",
         description: "goal-loops Plan-and-Execute Plan: make or repair the plan with the heavy model",
         environment,
       }),
       execute: this.actingModelStep("Execute", {
-        entry: handlerEntry("patterns/plan-execute/execute.ts"),
+        bundle: "execute",
         description:
           "goal-loops Plan-and-Execute Execute: the fast model's turn for the next plan step, acted on unless gated",
       }),

@@ -1,7 +1,6 @@
 import type { StateMachine } from "aws-cdk-lib/aws-stepfunctions";
 import type { Construct } from "constructs";
 import type { GoalLoopFunction } from "./goal-loop-function";
-import { handlerEntry } from "./loop-steps";
 import { PatternLoop, type PatternLoopProps } from "./pattern-loop";
 import { type ReactPatternFunctions, reactDefinition } from "./react-definition";
 
@@ -31,7 +30,7 @@ export class ReactLoop extends PatternLoop {
       comment: "goal-loops ReAct: reason, act, verify, until the goal's success checks have evidence",
     });
     const verifyAndReason: GoalLoopFunction = this.actingModelStep("VerifyAndReason", {
-      entry: handlerEntry("patterns/react/verify-and-reason.ts"),
+      bundle: "verify-and-reason",
       description:
         "goal-loops ReAct VerifyAndReason: turn the last act into evidence, decide, call the model, act when no approval is needed",
     });

@@ -1,6 +1,5 @@
 import type { StateMachine } from "aws-cdk-lib/aws-stepfunctions";
 import type { Construct } from "constructs";
-import { handlerEntry } from "./loop-steps";
 import { PatternLoop, type PatternLoopProps } from "./pattern-loop";
 import { type ReflexionPatternFunctions, reflexionDefinition } from "./reflexion-definition";
 
@@ -30,15 +29,15 @@ export class ReflexionLoop extends PatternLoop {
     });
     this.functions = {
       evaluate: this.modelStep("Evaluate", {
-        entry: handlerEntry("patterns/reflexion/evaluate.ts"),
+        bundle: "evaluate",
         description: "goal-loops Reflexion Evaluate: turn the last attempt into evidence, judge, decide",
       }),
       reflect: this.modelStep("Reflect", {
-        entry: handlerEntry("patterns/reflexion/reflect.ts"),
+        bundle: "reflect",
         description: "goal-loops Reflexion Reflect: draw a lesson from the failed attempt and store it",
       }),
       attempt: this.actingModelStep("Attempt", {
-        entry: handlerEntry("patterns/reflexion/attempt.ts"),
+        bundle: "attempt",
         description:
           "goal-loops Reflexion Attempt: call the model with every lesson for the next attempt, act unless gated",
       }),

@@ -1,4 +1,3 @@
-import { fileURLToPath } from "node:url";
 import { Arn, ArnFormat, Stack } from "aws-cdk-lib";
 import { Rule } from "aws-cdk-lib/aws-events";
 import { LambdaFunction } from "aws-cdk-lib/aws-events-targets";
@@ -66,7 +65,7 @@ export class ResumeHandler extends Construct {
       throw new Error("ResumeHandler: stateMachines must name at least one state machine");
 
     this.function = new GoalLoopFunction(this, "Function", {
-      entry: fileURLToPath(new URL("../../lambdas/handlers/human/resume-handler.ts", import.meta.url)),
+      bundle: "resume-handler",
       description:
         "goal-loops resume handler: match human inputs to waiting goals and answer their task tokens",
       logLevel: props.logLevel,

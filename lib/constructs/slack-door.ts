@@ -1,4 +1,3 @@
-import { fileURLToPath } from "node:url";
 import { Stack, Token } from "aws-cdk-lib";
 import { AuthorizationType, LambdaIntegration, type RestApi } from "aws-cdk-lib/aws-apigateway";
 import type { Grant, IGrantable } from "aws-cdk-lib/aws-iam";
@@ -120,7 +119,7 @@ export class SlackDoor extends Construct {
     };
 
     this.handler = new GoalLoopFunction(this, "Handler", {
-      entry: fileURLToPath(new URL("../../lambdas/handlers/human/slack/slack-door.ts", import.meta.url)),
+      bundle: "slack-door",
       description: "goal-loops Slack door: approval buttons and the /goal slash command, Slack-signed",
       logLevel: props.logLevel,
       logRetention: props.logRetention,

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import path from "node:path";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { DynamoDbGoalStore } from "../../lambdas/adapters/dynamodb/dynamodb-goal-store";
@@ -7,6 +8,7 @@ import {
   type ModelQuotas,
   ModelQuotasSchema,
 } from "../../lambdas/core/models/capacity/model-quota";
+import { packageFile } from "../package-files";
 import { startAccountEndpoint } from "./account/account-endpoint";
 import { type LocalAccount, localAccount } from "./account/local-account";
 import { LOCAL_IDENTITY, startApiServer } from "./api/api-server";
@@ -14,7 +16,9 @@ import { consoleFile } from "./api/console-assets";
 import { type BedrockEndpoint, startBedrockEndpoint } from "./bedrock/bedrock-endpoint";
 import type { BedrockUpstream } from "./bedrock/bedrock-upstream";
 import type { OpenAiServer } from "./bedrock/openai-chat-client";
-import { ensureSynthesized, loadCloudAssembly } from "./cdk-out/cdk-out";
+import { readCdkProject } from "./cdk-out/app-sources";
+import { loadCloudAssembly } from "./cdk-out/cdk-out";
+import { ensureSynthesized } from "./cdk-out/ensure-synthesized";
 import { type EventBridgeEndpoint, startEventBridgeEndpoint } from "./eventbridge/eventbridge-endpoint";
 import { type LambdaEndpoint, startLambdaEndpoint } from "./lambda/lambda-endpoint";
 import { LambdaHost } from "./lambda/lambda-host";
@@ -40,10 +44,24 @@ import { localStoreClient, payloadSettingsOf } from "./storage/local-store-clien
 import { type S3Endpoint, startS3Endpoint } from "./storage/s3-endpoint";
 
 export interface LocalStackOptions {
-  /** The project folder (cdk.json, bin/, lib/, lambdas/). */
+  /** The CDK project folder (its cdk.json says what the app is and what it is made of). */
   readonly projectDir: string;
-  /** @default `<projectDir>/cdk.out`, synthesized first when missing or older than the sources */
+  /**
+   * The cloud assembly to run.
+   * @default - cdk.json's `output` (else `<projectDir>/cdk.out`), synthesized first when missing or
+   * older than the app's sources
+   */
   readonly cdkOutDir?: string;
+  /**
+   * The command that synthesizes the app (`--app '<command>'`), instead of cdk.json's `app`.
+   * @default - cdk.json's `app`
+   */
+  readonly app?: string;
+  /**
+   * The stack to run (`--stack`).
+   * @default - the stack that holds the app's GoalLoops construct, found by its metadata
+   */
+  readonly stack?: string;
   /**
    * The configuration file to synthesize with (`--config`).
    * @default - the project's goal-loops.config.json
@@ -53,7 +71,10 @@ export interface LocalStackOptions {
   readonly synth?: boolean;
   /** API port on 127.0.0.1; 0 picks a free one. @default 8787 */
   readonly port?: number;
-  /** Folder of `scripted:<name>` model fixtures. @default `<projectDir>/examples/fixtures` */
+  /**
+   * Folder of `scripted:<name>` model fixtures.
+   * @default `<projectDir>/examples/fixtures`, else the examples' fixtures the package ships
+   */
   readonly fixturesDir?: string;
   /**
    * The model of every call (`--model`, e.g. `scripted:write-release-summary` or `openai:llama3.1`):
@@ -158,17 +179,18 @@ export interface LocalStack {
  */
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   const { projectDir, log = console.log } = options;
-  const cdkOutDir = path.resolve(projectDir, options.cdkOutDir ?? "cdk.out");
+  const cdkOutDir = path.resolve(projectDir, options.cdkOutDir ?? readCdkProject(projectDir).outDir);
   if (options.synth ?? true) {
     await ensureSynthesized({
       projectDir,
       outDir: cdkOutDir,
       log,
       ...(options.configFile === undefined ? {} : { configFile: options.configFile }),
+      ...(options.app === undefined ? {} : { app: options.app }),
     });
   }
-  const model = loadCloudAssembly(cdkOutDir);
-  const fixturesDir = path.resolve(projectDir, options.fixturesDir ?? path.join("examples", "fixtures"));
+  const model = loadCloudAssembly(cdkOutDir, options.stack === undefined ? {} : { stack: options.stack });
+  const fixturesDir = path.resolve(projectDir, options.fixturesDir ?? defaultFixturesDir(projectDir));
 
   // Everything started so far, stopped in reverse order on stop() or on a failed start.
   const stops: (() => Promise<void>)[] = [];
@@ -339,6 +361,15 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     await stopAll();
     throw error;
   }
+}
+
+/**
+ * The project's own fixtures (`examples/fixtures`, as in this repository), else the examples'
+ * fixtures the package ships, so `scripted:write-release-summary` answers in any project.
+ */
+function defaultFixturesDir(projectDir: string): string {
+  const own = path.join(projectDir, "examples", "fixtures");
+  return existsSync(own) ? own : packageFile("examples", "fixtures");
 }
 
 /** The goal's last event seq from whichever of the stack's goal tables holds it. */

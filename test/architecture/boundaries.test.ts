@@ -22,13 +22,14 @@ const GRAPH = readImportGraph(
  * its stack, the constructs, the config, preflight, and the Lambda code the constructs bundle.
  */
 const isConstructLibrary = (file: string): boolean =>
-  /^lib\/(index|goal-loops|goal-loops-stack|goal-loops-app)\.ts$/.test(file) ||
+  /^lib\/(index|goal-loops|goal-loops-stack|goal-loops-app|package-files)\.ts$/.test(file) ||
   /^lib\/(constructs|config|preflight)\//.test(file) ||
   file.startsWith("lambdas/") ||
   file === "bin/app.ts";
 
-/** Only a laptop runs these: the local runtime and `npm start`. */
-const isLocalRuntime = (file: string): boolean => file.startsWith("lib/local/") || file === "bin/local.ts";
+/** Only a laptop runs these: the local runtime and `goal-loops start` (`npm start`). */
+const isLocalRuntime = (file: string): boolean =>
+  file.startsWith("lib/local/") || file === "bin/goal-loops-start.ts";
 
 /** What the construct library must never reach: the local runtime, tests, benchmarks. */
 const outsideLibrary = (file: string): boolean =>
@@ -36,6 +37,12 @@ const outsideLibrary = (file: string): boolean =>
 
 const importsLocalRuntime = (from: string, to: string): boolean =>
   isConstructLibrary(from) && outsideLibrary(to);
+
+/**
+ * The package's build (esbuild, the TypeScript compiler: development dependencies). A clone's own
+ * app and setup run it; nothing the published package loads may reach it.
+ */
+const isBuild = (file: string): boolean => file.startsWith("lib/build/") || file === "bin/build.ts";
 
 /**
  * lib/local's folders, bottom first: a folder imports only its own and the ones below. The root
@@ -102,6 +109,14 @@ describe("the construct library's boundary", () => {
   it("reaches nothing of the local runtime from its entry points, however indirectly", () => {
     // Act
     const reached = reachableFrom(GRAPH, ["lib/index.ts", "bin/app.ts"]).filter(outsideLibrary);
+
+    // Assess
+    expect(reached).toEqual([]);
+  });
+
+  it("reaches nothing of the build from what the package loads (its library and its CLI)", () => {
+    // Act
+    const reached = reachableFrom(GRAPH, ["lib/index.ts", "bin/goal-loops.ts"]).filter(isBuild);
 
     // Assess
     expect(reached).toEqual([]);

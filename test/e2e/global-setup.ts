@@ -1,17 +1,27 @@
 import { resolve } from "node:path";
-import { ensureSynthesized } from "../../lib/local/cdk-out/cdk-out";
+import { buildCli } from "../../lib/build/build-cli";
+import { buildHandlerBundles } from "../../lib/build/build-handlers";
+import { buildLibrary } from "../../lib/build/build-library";
+import { ensureSynthesized } from "../../lib/local/cdk-out/ensure-synthesized";
 import { E2E_ASSEMBLY_DIR, E2E_CONFIG } from "./local-stack-harness";
 
 /**
- * Synthesizes cdk.out once before any test file runs, so the end-to-end files that start the local
- * stack read the same fresh assembly instead of racing to write it; and the one of the shared
+ * Builds what the package ships (each part only when one of its sources is newer than its build),
+ * then synthesizes cdk.out once before any test file runs, so the end-to-end files that start the
+ * local stack read the same fresh assembly instead of racing to write it; and the one of the shared
  * end-to-end configuration (see E2E_CONFIG) beside it, at the same time (both take about 40 s on
- * 2 cores, one after the other about 52 s).
+ * 2 cores, one after the other about 52 s). The handler bundles come first: every synth, and every
+ * construct test, deploys them. The library, the CLI and the console build meanwhile: the CLI tests
+ * run the compiled CLI, and the package test packs all of it.
  */
 export default async function setup(): Promise<void> {
   const projectDir = resolve(import.meta.dirname, "../..");
+  const log = () => undefined;
+  await buildHandlerBundles({ projectDir, log });
   await Promise.all([
-    ensureSynthesized({ projectDir, outDir: resolve(projectDir, "cdk.out"), log: () => undefined }),
-    ensureSynthesized({ projectDir, outDir: E2E_ASSEMBLY_DIR, configFile: E2E_CONFIG, log: () => undefined }),
+    buildCli({ projectDir, log }),
+    ensureSynthesized({ projectDir, outDir: resolve(projectDir, "cdk.out"), log }),
+    ensureSynthesized({ projectDir, outDir: E2E_ASSEMBLY_DIR, configFile: E2E_CONFIG, log }),
+    buildLibrary({ projectDir, log }),
   ]);
 }

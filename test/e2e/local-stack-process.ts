@@ -37,7 +37,8 @@ export function writeFixtures(stateDir: string, extra: Readonly<Record<string, u
 const API_LINE = /API\s+(http:\/\/127\.0\.0\.1:\d+)/;
 
 /**
- * Starts `tsx bin/local.ts --state-dir <stateDir> --fixtures <stateDir>/fixtures --port 0` and
+ * Starts `goal-loops start --state-dir <stateDir> --fixtures <stateDir>/fixtures --port 0` (what
+ * `npm start` runs: the compiled CLI, on this repository's app) and
  * resolves once it printed its API address (after re-attaching the goals it found), or rejects when
  * it exits first or `startupMs` passes.
  */
@@ -54,8 +55,8 @@ export async function startLocalStackProcess(
   const child = spawn(
     process.execPath,
     [
-      join(PROJECT_DIR, "node_modules", "tsx", "dist", "cli.mjs"),
-      join(PROJECT_DIR, "bin", "local.ts"),
+      join(PROJECT_DIR, "bin", "goal-loops.mjs"),
+      "start",
       "--state-dir",
       stateDir,
       "--fixtures",

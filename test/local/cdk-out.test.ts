@@ -2,7 +2,9 @@ import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ensureSynthesized, loadCloudAssembly, writeLocalSynthMarker } from "../../lib/local/cdk-out/cdk-out";
+import { globPattern } from "../../lib/local/cdk-out/app-sources";
+import { loadCloudAssembly } from "../../lib/local/cdk-out/cdk-out";
+import { ensureSynthesized, writeLocalSynthMarker } from "../../lib/local/cdk-out/ensure-synthesized";
 import type { CloudAssemblyModel } from "../../lib/local/shared/cloud-assembly-model";
 import { CloudAssemblyError } from "../../lib/local/shared/errors";
 import { synthFixtureApp } from "./fixtures/fixture-app";
@@ -192,6 +194,65 @@ describe("loadCloudAssembly errors", () => {
     );
   });
 
+  /** An assembly of stacks `A`, `B` …, each with the metadata entries given (inline or in a file). */
+  const appWith = (stacks: Record<string, { goalLoops: string[]; inFile?: boolean }>) => {
+    const dir = mkdtempSync(path.join(tmpdir(), "goal-loops-app-"));
+    dirs.push(dir);
+    const artifacts: Record<string, unknown> = {};
+    for (const [name, { goalLoops, inFile }] of Object.entries(stacks)) {
+      const metadata = Object.fromEntries(
+        goalLoops.map((construct) => [
+          `/${name}/${construct}`,
+          [{ type: "goal-loops:construct", data: { version: "9.9.9" } }],
+        ]),
+      );
+      if (inFile) writeFileSync(path.join(dir, `${name}.metadata.json`), JSON.stringify(metadata));
+      artifacts[name] = {
+        type: "aws:cloudformation:stack",
+        properties: { templateFile: `${name}.template.json` },
+        ...(inFile ? { additionalMetadataFile: `${name}.metadata.json` } : { metadata }),
+      };
+      writeFileSync(path.join(dir, `${name}.template.json`), JSON.stringify({ Resources: {} }));
+    }
+    writeFileSync(path.join(dir, "manifest.json"), JSON.stringify({ artifacts }));
+    return dir;
+  };
+
+  it("runs the stack that holds the GoalLoops construct, found by its metadata whatever the names", () => {
+    // Prepare: the construct's metadata in the manifest, or (newer CDK) in the stack's metadata file
+    const inline = appWith({ Network: { goalLoops: [] }, Platform: { goalLoops: ["Agents/Loops"] } });
+    const inFile = appWith({ Platform: { goalLoops: ["Loops"], inFile: true }, Web: { goalLoops: [] } });
+
+    // Act
+    const fromInline = loadCloudAssembly(inline);
+    const fromFile = loadCloudAssembly(inFile);
+
+    // Assess
+    expect(fromInline.stackNames).toEqual(["Platform"]);
+    expect(fromInline.goalLoops).toEqual([
+      { stackName: "Platform", path: "Platform/Agents/Loops", version: "9.9.9" },
+    ]);
+    expect(fromFile.stackNames).toEqual(["Platform"]);
+    expect(fromFile.goalLoops.map((found) => found.path)).toEqual(["Platform/Loops"]);
+  });
+
+  it("runs the stack --stack names, and refuses two GoalLoops without it or an unknown name", () => {
+    // Prepare
+    const dir = appWith({ Staging: { goalLoops: ["Loops"] }, Prod: { goalLoops: ["Loops"] } });
+
+    // Act
+    const chosen = loadCloudAssembly(dir, { stack: "Prod" });
+
+    // Assess
+    expect(chosen.stackNames).toEqual(["Prod"]);
+    expect(() => loadCloudAssembly(dir)).toThrow(
+      /2 GoalLoops constructs \(Staging\/Loops, Prod\/Loops\); the local stack runs one: pass --stack <name> \(Staging, Prod\)/,
+    );
+    expect(() => loadCloudAssembly(dir, { stack: "Dev" })).toThrow(
+      /No stack 'Dev' in the app \(its stacks: Staging, Prod\)/,
+    );
+  });
+
   it("refuses a folder without manifest.json, saying to synthesize", () => {
     // Prepare
     const dir = mkdtempSync(path.join(tmpdir(), "goal-loops-empty-"));
@@ -236,8 +297,19 @@ describe("ensureSynthesized", () => {
     writeLocalSynthMarker(path.join(projectDir, "cdk.out"), undefined);
   };
 
+  /** The cdk.json of this repository's app: what the app is made of, as `cdk watch` reads it. */
+  const REPOSITORY_CDK_JSON = {
+    app: "npx tsx bin/app.ts",
+    output: "cdk.out",
+    watch: {
+      include: ["bin/**", "lib/**", "lambdas/**"],
+      exclude: ["node_modules", "cdk.out", "test", "lib/local/**", "bin/goal-loops*"],
+    },
+  };
+
   beforeEach(() => {
     projectDir = mkdtempSync(path.join(tmpdir(), "goal-loops-project-"));
+    writeFileSync(path.join(projectDir, "cdk.json"), JSON.stringify(REPOSITORY_CDK_JSON));
   });
   afterEach(() => {
     synths.length = 0;
@@ -358,12 +430,88 @@ describe("ensureSynthesized", () => {
     touch("lib/construct.ts", 50);
     localAssembly(10);
     touch("lib/local/local-stack.ts", 1);
-    touch("bin/local.ts", 1);
+    touch("bin/goal-loops-start.ts", 1);
+    touch("test/local/cdk-out.test.ts", 1);
 
     // Act
     const synthesized = await ensureSynthesized({ projectDir, synth, log: () => {} });
 
     // Assess
     expect(synthesized).toBe(false);
+  });
+  it("follows a project's own cdk.json: every file its watch globs include, none they exclude", async () => {
+    // Prepare: `cdk init`'s globs, the app under src/
+    writeFileSync(
+      path.join(projectDir, "cdk.json"),
+      JSON.stringify({
+        app: "npx tsx src/main.ts",
+        watch: { include: ["**"], exclude: ["README.md", "cdk*.json", "**/*.d.ts", "**/*.js", "test"] },
+      }),
+    );
+    touch("src/platform-stack.ts", 50);
+    localAssembly(10);
+    touch("README.md", 1);
+    touch("src/platform-stack.d.ts", 1);
+    touch("test/platform.test.ts", 1);
+    touch("node_modules/aws-cdk-lib/index.js", 1);
+    const quiet = await ensureSynthesized({ projectDir, synth, log: () => {} });
+    touch("src/constructs/queue.ts", 1);
+    const lines: string[] = [];
+
+    // Act
+    const synthesized = await ensureSynthesized({ projectDir, synth, log: (line) => lines.push(line) });
+
+    // Assess
+    expect(quiet).toBe(false);
+    expect(synthesized).toBe(true);
+    expect(lines[0]).toContain("src/constructs/queue.ts changed since the last synth");
+  });
+
+  it("synthesizes with --app's command, and again when the command changes", async () => {
+    // Prepare
+    touch("bin/app.ts", 50);
+    const lines: string[] = [];
+    const log = (line: string) => lines.push(line);
+
+    // Act
+    await ensureSynthesized({ projectDir, synth, log, app: "node bin/platform.js" });
+    const again = await ensureSynthesized({ projectDir, synth, log, app: "node bin/platform.js" });
+    const projectsOwn = await ensureSynthesized({ projectDir, synth, log });
+
+    // Assess
+    expect(again).toBe(false);
+    expect(projectsOwn).toBe(true);
+    expect(synths).toEqual([[...LOCAL_SYNTH, "--app", "node bin/platform.js"], LOCAL_SYNTH]);
+    expect(lines[1]).toContain("built by another app command");
+  });
+
+  it("refuses a folder that is no CDK project, saying what to pass", async () => {
+    // Prepare
+    rmSync(path.join(projectDir, "cdk.json"));
+
+    // Act + Assess
+    await expect(ensureSynthesized({ projectDir, synth, log: () => {} })).rejects.toThrow(
+      /No CDK app in .* \(no cdk.json with an "app"\): run this in your CDK project, or pass --app <cdk.out folder \| command>/,
+    );
+  });
+});
+
+describe("cdk.json watch globs", () => {
+  it("match as the CDK CLI's watcher does: ** across folders, * within a name, a folder with its files", () => {
+    // Act
+    const matches = (glob: string, file: string) => globPattern(glob).test(file);
+
+    // Assess
+    expect(matches("**", "src/a/b.ts")).toBe(true);
+    expect(matches("lib/**", "lib/constructs/x.ts")).toBe(true);
+    expect(matches("lib/**", "lambdas/x.ts")).toBe(false);
+    expect(matches("**/*.d.ts", "src/a.d.ts")).toBe(true);
+    expect(matches("**/*.d.ts", "a.d.ts")).toBe(true);
+    expect(matches("**/*.d.ts", "src/a.ts")).toBe(false);
+    expect(matches("test", "test/unit/x.ts")).toBe(true);
+    expect(matches("test", "src/test.ts")).toBe(false);
+    expect(matches("bin/goal-loops*", "bin/goal-loops-start.ts")).toBe(true);
+    expect(matches("bin/goal-loops*", "bin/app.ts")).toBe(false);
+    expect(matches("cdk*.json", "cdk.context.json")).toBe(true);
   });
 });

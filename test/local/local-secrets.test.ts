@@ -7,18 +7,12 @@ import { localSecrets } from "../../lib/local/storage/local-secrets";
 
 const PROJECT_DIR = resolve(import.meta.dirname, "../..");
 
-/** `npm start`'s entry, as `tsx bin/local.ts` runs it, with `env` over this process's environment. */
+/** `npm start` (`goal-loops start`, the compiled CLI), with `env` over this process's environment. */
 function startLocal(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolveRun, reject) => {
     const child = spawn(
       process.execPath,
-      [
-        join(PROJECT_DIR, "node_modules", "tsx", "dist", "cli.mjs"),
-        join(PROJECT_DIR, "bin", "local.ts"),
-        "--in-memory",
-        "--port",
-        "0",
-      ],
+      [join(PROJECT_DIR, "bin", "goal-loops.mjs"), "start", "--in-memory", "--port", "0"],
       { cwd: PROJECT_DIR, env: { ...process.env, ...env } },
     );
     let stderr = "";

@@ -6,6 +6,7 @@ import { CapacityWaitActivitySchema, GoalActivitySchema } from "./goal-activity"
 import { GoalSpecSchema, LimitsSchema, PatternSchema, SuccessCheckSchema } from "./goal-spec";
 import { LessonSchema } from "./lesson";
 import { PlanStateSchema, StepDecisionSchema } from "./plan";
+import { REVISION_TYPES } from "./revision-types";
 import { SagaSchema } from "./saga";
 import { SubgoalEntrySchema, SubgoalWaitSchema } from "./subgoals";
 
@@ -108,15 +109,7 @@ export const PauseRequestSchema = z.object({
 });
 export type PauseRequest = z.infer<typeof PauseRequestSchema>;
 
-export const REVISION_TYPES = [
-  "add_constraint",
-  "modify_objective",
-  "redirect",
-  "corrective",
-  "refinement",
-  "pivot",
-  "inject_context",
-] as const;
+export { REVISION_TYPES };
 export const RevisionTypeSchema = z.enum(REVISION_TYPES);
 export type RevisionType = z.infer<typeof RevisionTypeSchema>;
 

@@ -1,13 +1,8 @@
 import { DirectiveError } from "../goal/errors";
 import { type SuccessCheck, SuccessCheckSchema } from "../goal/goal-spec";
+import { CHECK_FORMS } from "./directive-forms";
 
-/** The `--check` forms a directive (and `goal-loops revise --check`) states success checks in. */
-export const CHECK_FORMS = [
-  "--check <id>: artifact <path> [contains <text>]",
-  "--check <id>: tool_result <tool> [success|error] [contains <text>]",
-  "--check <id>: approval <prompt>",
-  "--check <id>: judge <rubric>",
-] as const;
+export { CHECK_FORMS };
 
 const CHECK_USAGE = `check forms: ${CHECK_FORMS.join(" | ")}`;
 

@@ -2,6 +2,7 @@ import { DirectiveError } from "../goal/errors";
 import type { RevisionType } from "../goal/goal-record";
 import type { SuccessCheck } from "../goal/goal-spec";
 import { parseCheckClause, splitChecks } from "./directive-checks";
+import { DIRECTIVE_FORMS } from "./directive-forms";
 
 /** A parsed `/goal` directive (Slack slash command, API, CLI). */
 export type Directive =
@@ -14,11 +15,7 @@ export type Directive =
       readonly checks?: readonly SuccessCheck[];
     };
 
-export const DIRECTIVE_FORMS = [
-  "/goal status",
-  "/goal add-constraint <text>",
-  "/goal redirect <text> [--check <id>: <kind> …]",
-] as const;
+export { DIRECTIVE_FORMS };
 
 const USAGE = `valid forms: ${DIRECTIVE_FORMS.join(", ")} (the leading "/goal" is optional)`;
 

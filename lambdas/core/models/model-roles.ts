@@ -15,4 +15,5 @@ export const MODEL_ROLES = [
 ] as const;
 
 export const ModelRoleSchema = z.enum(MODEL_ROLES);
-export type ModelRole = z.infer<typeof ModelRoleSchema>;
+/** Written from the list, not inferred from the schema: the construct's props name it (docs/construct.md). */
+export type ModelRole = (typeof MODEL_ROLES)[number];

@@ -3,6 +3,7 @@ import { GoalLoopsError } from "../goal/errors";
 import type { GoalEvent, NewGoalEvent } from "../goal/goal-event";
 import { GatedCallSchema, type GoalRecord, type GoalStatus } from "../goal/goal-record";
 import { ModelRoleSchema } from "../models/model-roles";
+import { APPROVAL_STATUSES } from "./approval-statuses";
 import { ModelTurnSchema, TurnConversationSchema } from "./model-client";
 
 /** A goal record as stored: the record plus the optimistic-locking version the store keeps. */
@@ -12,7 +13,7 @@ export interface VersionedGoal {
   readonly version: number;
 }
 
-export const APPROVAL_STATUSES = ["pending", "approved", "rejected", "expired", "superseded"] as const;
+export { APPROVAL_STATUSES };
 
 /** A pending or decided approval, addressable by a random `approvalId`. */
 export const ApprovalSchema = z.object({

@@ -1,5 +1,6 @@
-import path from "node:path";
-import { goalSpecJsonSchema } from "../../../lambdas/core/goal/goal-spec";
+import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { packageFile } from "../../package-files";
 
 /** The console as served: one HTML page and its script and style, built from `console/`. */
 export interface ConsoleAssets {
@@ -7,8 +8,6 @@ export interface ConsoleAssets {
   readonly js: string;
   readonly css: string;
 }
-
-const CONSOLE_DIR = path.resolve(import.meta.dirname, "..", "..", "..", "console");
 
 /** The page: it loads only what the same server serves (no CDN, nothing fetched at run time). */
 const PAGE = `<!doctype html>
@@ -26,39 +25,35 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
-let built: Promise<ConsoleAssets> | undefined;
+/** Thrown when the built console is missing: a clone that was never built. */
+export class ConsoleNotBuiltError extends Error {
+  override readonly name = "ConsoleNotBuiltError";
+}
+
+let loaded: Promise<ConsoleAssets> | undefined;
 
 /**
- * Bundles the console (Preact, from npm) with esbuild, in memory, once per process; the GoalSpec
- * JSON Schema the new-goal form validates against is generated from the zod schema here, at build
- * time, and compiled into the bundle.
+ * The console as the package's build left it (`dist/console`: Preact and the GoalSpec JSON Schema
+ * its form validates against, compiled in by lib/build/build-cli.ts), read once per process. The
+ * published package ships it built; in a clone `npm run build` (or the CLI, or the tests' setup)
+ * builds it.
  */
 export function consoleAssets(): Promise<ConsoleAssets> {
-  built ??= (async () => {
-    // esbuild loads on the first request for the console, not with the runtime.
-    const { build } = await import("esbuild");
-    const result = await build({
-      entryPoints: [path.join(CONSOLE_DIR, "src", "main.tsx")],
-      bundle: true,
-      write: false,
-      format: "esm",
-      target: "es2022",
-      minify: true,
-      outdir: "out",
-      jsx: "automatic",
-      jsxImportSource: "preact",
-      tsconfig: path.join(CONSOLE_DIR, "tsconfig.json"),
-      define: { GOAL_SPEC_JSON_SCHEMA: JSON.stringify(goalSpecJsonSchema()) },
-      logLevel: "silent",
-    });
-    const file = (extension: string) =>
-      result.outputFiles.find((output) => output.path.endsWith(extension))?.text ?? "";
-    return { html: PAGE, js: file(".js"), css: file(".css") };
+  loaded ??= (async () => {
+    const file = (name: string) => packageFile("dist", "console", name);
+    if (!existsSync(file("app.js"))) {
+      throw new ConsoleNotBuiltError(`The console is not built (${file("app.js")}): run npm run build`);
+    }
+    const [js, css] = await Promise.all([
+      readFile(file("app.js"), "utf8"),
+      readFile(file("app.css"), "utf8"),
+    ]);
+    return { html: PAGE, js, css };
   })();
-  built.catch(() => {
-    built = undefined;
+  loaded.catch(() => {
+    loaded = undefined;
   });
-  return built;
+  return loaded;
 }
 
 /** The console's own paths and what each serves. */

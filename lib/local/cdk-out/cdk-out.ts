@@ -1,11 +1,9 @@
-import { spawn } from "node:child_process";
-import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import * as z from "zod";
-import { LOCAL_SYNTH_CONTEXT } from "../../config/synth-target";
-import type { CloudAssemblyModel } from "../shared/cloud-assembly-model";
-import { CloudAssemblyError, SynthError } from "../shared/errors";
+import { GOAL_LOOPS_METADATA_TYPE } from "../../config/synth-target";
+import type { CloudAssemblyModel, GoalLoopsSpec } from "../shared/cloud-assembly-model";
+import { CloudAssemblyError } from "../shared/errors";
 import { readApiRoutes } from "./read-api-routes";
 import { readBuckets } from "./read-buckets";
 import { readEventBuses, readEventRules } from "./read-event-rules";
@@ -13,6 +11,12 @@ import { readFunctions } from "./read-functions";
 import { readStateMachines } from "./read-state-machines";
 import { readTables } from "./read-tables";
 import { readStackTemplate } from "./stack-template";
+
+/** A stack's construct metadata: entries by construct path (`/Stack/Loops`). */
+const MetadataSchema = z.record(
+  z.string(),
+  z.array(z.looseObject({ type: z.string(), data: z.unknown().optional() })),
+);
 
 const ManifestSchema = z.looseObject({
   artifacts: z.record(
@@ -22,18 +26,20 @@ const ManifestSchema = z.looseObject({
       properties: z
         .looseObject({ templateFile: z.string().optional(), stackName: z.string().optional() })
         .optional(),
+      metadata: MetadataSchema.optional(),
+      /** Newer CDK versions keep the metadata in a file of its own beside the template. */
+      additionalMetadataFile: z.string().optional(),
     }),
   ),
 });
 
-/** Folders whose sources the synthesized app is made of (the CDK app, constructs, Lambda code). */
-const SOURCE_DIRS = ["bin", "lib", "lambdas"];
-/** The local runtime and its entry live under those folders but are not part of the app. */
-const NOT_APP_SOURCES = [path.join("lib", "local"), path.join("bin", "local.ts")];
+const GoalLoopsMetadataSchema = z.looseObject({ version: z.string() });
 
 export interface StackArtifact {
   readonly stackName: string;
   readonly templateFile: string;
+  /** The GoalLoops constructs in this stack, found by their metadata. */
+  readonly goalLoops: readonly GoalLoopsSpec[];
 }
 
 /** The stacks of a cloud assembly, checked: cdk.out/manifest.json exists and names at least one template. */
@@ -46,13 +52,21 @@ export function stackArtifacts(outDir: string): StackArtifact[] {
   }
   const parsed = ManifestSchema.safeParse(JSON.parse(readFileSync(manifestFile, "utf8")));
   if (!parsed.success) throw new CloudAssemblyError(`${manifestFile} is malformed: ${parsed.error.message}`);
-  const stacks = Object.entries(parsed.data.artifacts).flatMap(([artifactId, artifact]) => {
+  const stacks = Object.entries(parsed.data.artifacts).flatMap(([artifactId, artifact]): StackArtifact[] => {
     const templateFile = artifact.properties?.templateFile;
     if (artifact.type !== "aws:cloudformation:stack" || templateFile === undefined) return [];
+    const stackName = artifact.properties?.stackName ?? artifactId;
+    const metadata = {
+      ...artifact.metadata,
+      ...(artifact.additionalMetadataFile === undefined
+        ? {}
+        : readMetadataFile(path.join(outDir, artifact.additionalMetadataFile))),
+    };
     return [
       {
-        stackName: artifact.properties?.stackName ?? artifactId,
+        stackName,
         templateFile: path.join(outDir, templateFile),
+        goalLoops: goalLoopsIn(stackName, metadata),
       },
     ];
   });
@@ -65,13 +79,81 @@ export function stackArtifacts(outDir: string): StackArtifact[] {
   return stacks;
 }
 
-/** Reads every stack of `outDir` into the local model. */
-export function loadCloudAssembly(outDir: string): CloudAssemblyModel {
+function readMetadataFile(file: string): z.infer<typeof MetadataSchema> {
+  if (!existsSync(file)) throw new CloudAssemblyError(`${file} is missing: synthesize again (npx cdk synth)`);
+  const parsed = MetadataSchema.safeParse(JSON.parse(readFileSync(file, "utf8")));
+  if (!parsed.success) throw new CloudAssemblyError(`${file} is malformed: ${parsed.error.message}`);
+  return parsed.data;
+}
+
+/** The GoalLoops constructs a stack's metadata names (GOAL_LOOPS_METADATA_TYPE), by construct path. */
+function goalLoopsIn(stackName: string, metadata: z.infer<typeof MetadataSchema>): GoalLoopsSpec[] {
+  return Object.entries(metadata).flatMap(([constructPath, entries]) =>
+    entries.flatMap((entry) => {
+      if (entry.type !== GOAL_LOOPS_METADATA_TYPE) return [];
+      const data = GoalLoopsMetadataSchema.safeParse(entry.data);
+      return [
+        {
+          stackName,
+          path: constructPath.replace(/^\//, ""),
+          version: data.success ? data.data.version : "unknown",
+        },
+      ];
+    }),
+  );
+}
+
+export interface LoadCloudAssemblyOptions {
+  /**
+   * The one stack to run (`--stack`), by its name.
+   * @default - every stack holding a GoalLoops construct; an assembly with none (a test's own app) runs whole
+   */
+  readonly stack?: string;
+}
+
+/**
+ * Which stacks of an assembly the local runtime runs: the one `--stack` names, else those that
+ * hold a GoalLoops construct (found by its metadata, whatever the stack is called). One goals API
+ * serves 127.0.0.1, so two GoalLoops constructs need `--stack` to pick one; an assembly without
+ * any (the local runtime's own test apps) runs whole.
+ */
+export function selectStacks(stacks: readonly StackArtifact[], stack: string | undefined): StackArtifact[] {
+  const names = stacks.map((artifact) => artifact.stackName).join(", ");
+  if (stack !== undefined) {
+    const chosen = stacks.filter((artifact) => artifact.stackName === stack);
+    if (chosen.length === 0)
+      throw new CloudAssemblyError(`No stack '${stack}' in the app (its stacks: ${names})`);
+    return chosen;
+  }
+  const withGoalLoops = stacks.filter((artifact) => artifact.goalLoops.length > 0);
+  if (withGoalLoops.length === 0) return [...stacks];
+  const constructs = withGoalLoops.flatMap((artifact) => artifact.goalLoops);
+  if (constructs.length > 1) {
+    throw new CloudAssemblyError(
+      `The app has ${constructs.length} GoalLoops constructs (${constructs.map((c) => c.path).join(", ")}); the local stack runs one: pass --stack <name> (${withGoalLoops.map((a) => a.stackName).join(", ")})`,
+    );
+  }
+  return withGoalLoops;
+}
+
+/** Reads the stacks of `outDir` the local runtime runs (see selectStacks) into the local model. */
+export function loadCloudAssembly(
+  outDir: string,
+  options: LoadCloudAssemblyOptions = {},
+): CloudAssemblyModel {
   const absolute = path.resolve(outDir);
-  const stacks = stackArtifacts(absolute).map((a) => readStackTemplate(a.stackName, a.templateFile));
+  const artifacts = selectStacks(stackArtifacts(absolute), options.stack);
+  const inStack = artifacts.flatMap((artifact) => artifact.goalLoops);
+  if (options.stack !== undefined && inStack.length > 1) {
+    throw new CloudAssemblyError(
+      `Stack '${options.stack}' holds ${inStack.length} GoalLoops constructs (${inStack.map((c) => c.path).join(", ")}); the local stack runs one`,
+    );
+  }
+  const stacks = artifacts.map((a) => readStackTemplate(a.stackName, a.templateFile));
   return {
     outDir: absolute,
     stackNames: stacks.map((s) => s.stackName),
+    goalLoops: inStack,
     functions: stacks.flatMap((s) => readFunctions(s, absolute)),
     stateMachines: stacks.flatMap(readStateMachines),
     tables: stacks.flatMap(readTables),
@@ -81,143 +163,3 @@ export function loadCloudAssembly(outDir: string): CloudAssemblyModel {
     apiRoutes: stacks.flatMap(readApiRoutes),
   };
 }
-
-/** Runs the CDK CLI; replaced in tests. */
-export type SynthCommand = (projectDir: string, args: readonly string[]) => Promise<void>;
-
-export interface EnsureSynthesizedOptions {
-  readonly projectDir: string;
-  /** @default `<projectDir>/cdk.out` */
-  readonly outDir?: string;
-  /** @default console.log */
-  readonly log?: (line: string) => void;
-  /** @default `npx cdk …` with telemetry and notices off */
-  readonly synth?: SynthCommand;
-  /**
-   * The configuration file to synthesize with (`cdk synth -c config=<file>`, `npm start --
-   * --config <file>`). cdk.out built from another file, or from this one before it changed, is
-   * synthesized again.
-   * @default - `goal-loops.config.json` of the project, as `cdk synth` reads it
-   */
-  readonly configFile?: string;
-}
-
-/**
- * Which configuration a cdk.out was built from, kept beside it, and that it was synthesized for the
- * local runtime (`-c goal-loops:local=true`): a cdk.out `cdk synth` built is the deployable one,
- * pinned to the shell's account and region and refusing loopback URLs, and is synthesized again.
- */
-const CONFIG_MARKER = "goal-loops-config.json";
-const ConfigMarkerSchema = z.object({ file: z.string(), sha256: z.string(), local: z.literal(true) });
-type ConfigMarker = z.infer<typeof ConfigMarkerSchema>;
-
-function configIdentity(file: string): ConfigMarker {
-  return { file, sha256: createHash("sha256").update(readFileSync(file)).digest("hex"), local: true };
-}
-
-/** Marks `outDir` as synthesized for the local runtime from `configFile` (the project's own: none). */
-export function writeLocalSynthMarker(outDir: string, configFile: string | undefined): void {
-  const marker: ConfigMarker =
-    configFile === undefined ? { file: "", sha256: "", local: true } : configIdentity(configFile);
-  writeFileSync(path.join(outDir, CONFIG_MARKER), JSON.stringify(marker));
-}
-
-/**
- * Synthesizes the app when cdk.out is missing or older (by mtime) than any source under bin/,
- * lib/ or lambdas/ or the configuration, or was built from another configuration file, and says
- * so; otherwise does nothing. Returns whether it synthesized.
- */
-export async function ensureSynthesized(options: EnsureSynthesizedOptions): Promise<boolean> {
-  const { projectDir, log = console.log, synth = runCdk } = options;
-  const outDir = path.resolve(projectDir, options.outDir ?? "cdk.out");
-  const configFile = options.configFile === undefined ? undefined : path.resolve(options.configFile);
-  if (configFile !== undefined && !existsSync(configFile)) {
-    throw new SynthError(`${configFile}: no such configuration file`);
-  }
-  const reason = staleReason(projectDir, outDir) ?? configChange(projectDir, outDir, configFile);
-  if (reason === undefined) return false;
-  log(`Synthesizing the CDK app into ${path.relative(projectDir, outDir) || outDir} (${reason})…`);
-  const args = ["synth", "--quiet", "--no-notices", "--context", `${LOCAL_SYNTH_CONTEXT}=true`];
-  if (outDir !== path.resolve(projectDir, "cdk.out")) args.push("--output", outDir);
-  if (configFile !== undefined) args.push("--context", `config=${configFile}`);
-  await synth(projectDir, args);
-  stackArtifacts(outDir);
-  writeLocalSynthMarker(outDir, configFile);
-  return true;
-}
-
-/**
- * Why cdk.out does not match the configuration asked for: built by `cdk synth` rather than for the
- * local runtime (no marker, or one from before the marker said so), built from another file, or
- * from this one before it changed.
- */
-function configChange(
-  projectDir: string,
-  outDir: string,
-  configFile: string | undefined,
-): string | undefined {
-  const markerFile = path.join(outDir, CONFIG_MARKER);
-  const parsed = existsSync(markerFile)
-    ? ConfigMarkerSchema.safeParse(JSON.parse(readFileSync(markerFile, "utf8")))
-    : undefined;
-  if (parsed?.success !== true) return "built by cdk synth, not for the local runtime";
-  const built = parsed.data;
-  if (configFile === undefined) {
-    return built.file === ""
-      ? undefined
-      : `built from ${path.relative(projectDir, built.file)}, not the project's configuration`;
-  }
-  const wanted = configIdentity(configFile);
-  if (built.file !== wanted.file) return `configuration ${path.relative(projectDir, configFile)} asked for`;
-  return built.sha256 === wanted.sha256
-    ? undefined
-    : `${path.relative(projectDir, configFile)} changed since the last synth`;
-}
-
-function staleReason(projectDir: string, outDir: string): string | undefined {
-  const manifest = path.join(outDir, "manifest.json");
-  if (!existsSync(manifest)) return "no cloud assembly yet";
-  const synthesizedAt = statSync(manifest).mtimeMs;
-  const ignored = NOT_APP_SOURCES.map((p) => path.join(projectDir, p));
-  const projectConfig = path.join(projectDir, "goal-loops.config.json");
-  if (existsSync(projectConfig) && statSync(projectConfig).mtimeMs > synthesizedAt) {
-    return "goal-loops.config.json changed since the last synth";
-  }
-  for (const dir of SOURCE_DIRS) {
-    const newer = findNewerFile(path.join(projectDir, dir), synthesizedAt, ignored);
-    if (newer !== undefined) return `${path.relative(projectDir, newer)} changed since the last synth`;
-  }
-  return undefined;
-}
-
-function findNewerFile(dir: string, than: number, ignored: readonly string[]): string | undefined {
-  if (!existsSync(dir)) return undefined;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    if (ignored.includes(full) || entry.name === "node_modules" || entry.name.startsWith(".")) continue;
-    if (entry.isDirectory()) {
-      const newer = findNewerFile(full, than, ignored);
-      if (newer !== undefined) return newer;
-    } else if (entry.isFile() && statSync(full).mtimeMs > than) {
-      return full;
-    }
-  }
-  return undefined;
-}
-
-const runCdk: SynthCommand = (projectDir, args) =>
-  new Promise((resolve, reject) => {
-    // The CLI otherwise phones home for telemetry and notices; locally there is nothing to reach.
-    const child = spawn("npx", ["cdk", ...args], {
-      cwd: projectDir,
-      stdio: "inherit",
-      env: { ...process.env, CDK_DISABLE_CLI_TELEMETRY: "true" },
-    });
-    child.once("error", (error) =>
-      reject(new SynthError(`Could not run npx cdk: ${error.message}`, { cause: error })),
-    );
-    child.once("exit", (code, signal) => {
-      if (code === 0) resolve();
-      else reject(new SynthError(`npx cdk ${args.join(" ")} failed (exit code ${code ?? signal})`));
-    });
-  });

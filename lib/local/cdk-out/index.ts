@@ -1,12 +1,15 @@
 /**
- * cdk-out/: reading cdk.out. Synthesizing it when the app's sources are newer (cdk-out.ts), the
- * stack templates with CloudFormation's intrinsics resolved to local names (stack-template.ts,
- * cfn-intrinsics.ts), and one reader per resource kind: functions, state machines, tables, buckets,
- * event rules, API routes.
+ * cdk-out/: reading cdk.out. Which stacks to run, found by the GoalLoops construct's metadata
+ * (cdk-out.ts); synthesizing the app when a file it is made of is newer (ensure-synthesized.ts,
+ * with what cdk.json says the app is and is made of: app-sources.ts); the stack templates with
+ * CloudFormation's intrinsics resolved to local names (stack-template.ts, cfn-intrinsics.ts); and
+ * one reader per resource kind: functions, state machines, tables, buckets, event rules, API routes.
  * Not here: running any of it (lambda/, step-functions/, eventbridge/ …).
  */
+export * from "./app-sources";
 export * from "./cdk-out";
 export * from "./cfn-intrinsics";
+export * from "./ensure-synthesized";
 export * from "./read-api-routes";
 export * from "./read-buckets";
 export * from "./read-event-rules";

@@ -1,5 +1,5 @@
 import { Option } from "commander";
-import { GoalsClient } from "./goals-client";
+import type { GoalsClient } from "./goals-client";
 
 /** Where a command sends its requests: the local stack on `port`, or a deployed API (`--api`). */
 export interface ApiTarget {
@@ -33,6 +33,8 @@ export function regionOption() {
  * deployed API. Undefined, with the reason on stderr, when signing cannot be set up.
  */
 export async function clientFor(target: ApiTarget): Promise<GoalsClient | undefined> {
+  // Loaded when a command runs, not when the CLI only prints its help.
+  const { GoalsClient } = await import("./goals-client");
   if (target.api === undefined) return new GoalsClient(`http://127.0.0.1:${target.port}`);
   // The signer and the credential chain load only for a deployed API: local commands start faster.
   const { SigningSetupError, signedFetch } = await import("./signed-fetch");

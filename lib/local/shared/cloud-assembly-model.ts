@@ -133,9 +133,20 @@ export interface BucketSpec {
   readonly bucketName: string;
 }
 
+/** A `GoalLoops` construct of the app, found by its construct metadata. */
+export interface GoalLoopsSpec {
+  readonly stackName: string;
+  /** Its construct path, e.g. `MyStack/Loops`. */
+  readonly path: string;
+  /** The goal-loops version that built it. */
+  readonly version: string;
+}
+
 export interface CloudAssemblyModel {
   readonly outDir: string;
   readonly stackNames: readonly string[];
+  /** The GoalLoops constructs of the stacks read (none in an app that only resembles one). */
+  readonly goalLoops: readonly GoalLoopsSpec[];
   readonly functions: readonly FunctionSpec[];
   readonly stateMachines: readonly StateMachineSpec[];
   readonly tables: readonly TableSpec[];
