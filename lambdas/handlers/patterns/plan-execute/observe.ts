@@ -28,7 +28,7 @@ const settings = planExecuteSettingsFromEnv();
 export const handler = stepHandler(logger, StatePayloadSchema, (payload) =>
   stopAtCostLimit({ goals, now }, payload, () =>
     observe(
-      { goals, workspace, stepLog, model, now, ...(compensators ? { compensators } : {}) },
+      { goals, workspace, stepLog, history: stepLog, model, now, ...(compensators ? { compensators } : {}) },
       settings,
       payload,
     ),

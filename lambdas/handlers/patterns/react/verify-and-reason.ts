@@ -37,7 +37,16 @@ const compensators = compensatorsFromEnv();
 export const handler = stepHandler(logger, StatePayloadSchema, (payload) =>
   stopAtCostLimit({ goals, now }, payload, () =>
     verifyAndReason(
-      { goals, workspace, stepLog, model, tools, now, ...(compensators ? { compensators } : {}) },
+      {
+        goals,
+        workspace,
+        stepLog,
+        history: stepLog,
+        model,
+        tools,
+        now,
+        ...(compensators ? { compensators } : {}),
+      },
       settings,
       payload,
     ),

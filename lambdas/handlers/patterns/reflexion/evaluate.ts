@@ -27,7 +27,7 @@ const settings = loopSettingsFromEnv();
 export const handler = stepHandler(logger, StatePayloadSchema, (payload) =>
   stopAtCostLimit({ goals, now }, payload, () =>
     evaluate(
-      { goals, workspace, stepLog, model, now, ...(compensators ? { compensators } : {}) },
+      { goals, workspace, stepLog, history: stepLog, model, now, ...(compensators ? { compensators } : {}) },
       settings,
       payload,
     ),
