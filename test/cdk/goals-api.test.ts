@@ -99,6 +99,9 @@ describe("GoalsApi", () => {
         "POST /goals/{goalId}/retry",
         "POST /goals/{goalId}/limits",
         "POST /goals/{goalId}/cancel",
+        "GET /goals/{goalId}/steps",
+        "POST /goals/{goalId}/fork",
+        "POST /goals/{goalId}/replay",
         "GET /approvals",
         "POST /approvals/{approvalId}",
         // Every other method of a served path reaches the function, which answers 405 with Allow.
@@ -114,6 +117,7 @@ describe("GoalsApi", () => {
           ...["revisions", "directive", "pause", "resume", "retry", "limits", "cancel"].map(
             (c) => `/goals/{goalId}/${c}`,
           ),
+          ...["steps", "fork", "replay"].map((h) => `/goals/{goalId}/${h}`),
           "/approvals",
           "/approvals/{approvalId}",
         ].map((path) => `ANY ${path}`),
@@ -175,6 +179,18 @@ describe("GoalsApi", () => {
         "method.request.path.goalId": true,
       });
     }
+    expect(routes.get("GET /goals/{goalId}/steps")?.Properties.RequestParameters).toEqual({
+      "method.request.path.goalId": true,
+      "method.request.querystring.after": false,
+      "method.request.querystring.limit": false,
+    });
+    expect(routes.get("POST /goals/{goalId}/fork")?.Properties.RequestParameters).toEqual({
+      "method.request.path.goalId": true,
+      "method.request.header.Idempotency-Key": false,
+    });
+    expect(routes.get("POST /goals/{goalId}/replay")?.Properties.RequestParameters).toEqual({
+      "method.request.path.goalId": true,
+    });
     expect(routes.get("GET /approvals")?.Properties.RequestParameters).toEqual({
       "method.request.querystring.status": false,
       "method.request.querystring.limit": false,
@@ -321,9 +337,9 @@ describe("GoalsApi", () => {
   });
 
   it("lets API Gateway invoke the function from the stage's methods only (no console test invocations)", () => {
-    // Assess: seventeen routes on seventeen resources (one of them, the event stream, to a function
+    // Assess: twenty routes on twenty resources (one of them, the event stream, to a function
     // of its own) and an ANY on each resource, to the API function
-    template.resourceCountIs("AWS::Lambda::Permission", 35);
+    template.resourceCountIs("AWS::Lambda::Permission", 41);
   });
 
   it("streams GET /goals/{goalId}/stream from a read-only function of its own (REST response streaming)", () => {
