@@ -1,6 +1,7 @@
+import * as z from "zod";
 import type { GoalRecord } from "../goal/goal-record";
 import { toolUsesOf } from "../models/model-answer";
-import type { ModelRole } from "../models/model-roles";
+import { type ModelRole, ModelRoleSchema } from "../models/model-roles";
 import type { GoalHistory, StepState } from "../ports/goal-history";
 import type { GoalStore, ModelCheckpoint } from "../ports/goal-store";
 import type { StepRecord } from "../ports/step-log";
@@ -19,36 +20,37 @@ export interface ReplayPorts {
 }
 
 /** Where the record and the checkpoints first disagree: the step, what disagrees, and how. */
-export interface Disagreement {
-  readonly step: number;
+export const DisagreementSchema = z.object({
+  step: z.number().int().min(1),
   /** `step` (missing from the log), `turn`, `toolResults`, `state`, `usage` or `workspace`. */
-  readonly field: string;
-  readonly message: string;
-}
+  field: z.enum(["step", "turn", "toolResults", "state", "usage", "workspace"]),
+  message: z.string(),
+});
+export type Disagreement = z.infer<typeof DisagreementSchema>;
 
 /** One replayed step: the checkpointed turn it acted on and what it rebuilt. */
-export interface ReplayedStep {
-  readonly step: number;
-  readonly agrees: boolean;
-  readonly turn?: {
-    readonly role: ModelRole;
-    readonly call: number;
-    readonly runId: string;
-    readonly iteration: number;
-  };
-  /** The workspace the step log's writes rebuild, as one hash (see `workspaceSha256`), when a state was recorded. */
-  readonly workspaceSha256?: string;
+export const ReplayedStepSchema = z.object({
+  step: z.number().int().min(1),
+  agrees: z.boolean(),
+  turn: z
+    .object({ role: ModelRoleSchema, call: z.number().int(), runId: z.string(), iteration: z.number().int() })
+    .optional(),
+  /** The workspace after the step as its recorded state lists it, as one hash (see `workspaceSha256`). */
+  workspaceSha256: z.string().optional(),
   /** The goal's own model calls counted after the step, when a state was recorded. */
-  readonly modelCalls?: number;
-}
+  modelCalls: z.number().int().optional(),
+});
+export type ReplayedStep = z.infer<typeof ReplayedStepSchema>;
 
-export interface ReplayResult {
-  readonly goalId: string;
-  readonly toStep: number;
-  readonly agrees: boolean;
-  readonly firstDisagreement?: Disagreement;
-  readonly steps: readonly ReplayedStep[];
-}
+/** `POST /goals/{goalId}/replay`: the answer. */
+export const ReplayResultSchema = z.object({
+  goalId: z.string(),
+  toStep: z.number().int().min(0),
+  agrees: z.boolean(),
+  firstDisagreement: DisagreementSchema.optional(),
+  steps: z.array(ReplayedStepSchema),
+});
+export type ReplayResult = z.infer<typeof ReplayResultSchema>;
 
 /**
  * Replays a goal's steps 1 to `toStep` from what was recorded alone: no model is called and no tool
@@ -106,7 +108,7 @@ function result(
     toStep,
     agrees: firstDisagreement === undefined,
     ...(firstDisagreement === undefined ? {} : { firstDisagreement }),
-    steps,
+    steps: [...steps],
   };
 }
 
@@ -157,7 +159,7 @@ function checkStep(
           ),
         }),
   };
-  const disagree = (field: string, message: string) => ({
+  const disagree = (field: Disagreement["field"], message: string) => ({
     replayed,
     disagreement: { step: number, field, message },
   });

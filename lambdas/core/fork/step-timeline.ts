@@ -1,5 +1,5 @@
 import * as z from "zod";
-import type { ForkedFrom } from "../goal/fork";
+import { ForkedFromSchema } from "../goal/fork";
 import type { GoalEvent } from "../goal/goal-event";
 import type { GoalRecord } from "../goal/goal-record";
 import { clip } from "../goal/text";
@@ -53,14 +53,17 @@ export const TimelineApprovalSchema = z.object({
 });
 export type TimelineApproval = z.infer<typeof TimelineApprovalSchema>;
 
-export interface Timeline {
-  readonly goalId: string;
-  readonly forkedFrom?: ForkedFrom;
-  readonly items: readonly TimelineStep[];
+/** `GET /goals/{goalId}/steps`: the answer. */
+export const TimelineSchema = z.object({
+  goalId: z.string(),
+  /** The goal and step this goal was forked from, for a fork: its steps up to that one are shared. */
+  forkedFrom: ForkedFromSchema.optional(),
+  items: z.array(TimelineStepSchema),
   /** Pass as `after` for the next page; absent on the last. */
-  readonly nextAfter?: number;
-  readonly approvals: readonly TimelineApproval[];
-}
+  nextAfter: z.number().int().optional(),
+  approvals: z.array(TimelineApprovalSchema),
+});
+export type Timeline = z.infer<typeof TimelineSchema>;
 
 export interface TimelinePorts {
   readonly goals: Pick<GoalStore, "getGoal">;
