@@ -17,6 +17,7 @@ import {
   regionOption,
 } from "../lib/local/cli/api-target";
 import { followGoal, type OutputMode } from "../lib/local/cli/follow-goal";
+import { addForkCommands } from "../lib/local/cli/fork-commands";
 import { formatApproval, formatSummary } from "../lib/local/cli/format-progress";
 import { formatCompensation, formatGoalTree } from "../lib/local/cli/format-tree";
 import { type ApprovalListStatus, GoalsApiError, GoalsClient } from "../lib/local/cli/goals-client";
@@ -526,6 +527,7 @@ program
     if (listing.problems.some((problem) => !problem.includes(": left out,"))) process.exitCode = 1;
   });
 
+addForkCommands(program, { write, control, portOption });
 addPreflightCommand(program, { write, log });
 
 await program.parseAsync(process.argv);

@@ -7,6 +7,7 @@ import type { GoalSnapshot } from "../../lambdas/core/goal/goal-record";
 import { GoalsApiError } from "../../lib/local/cli/goals-client";
 import { localStoreClient, payloadSettingsOf } from "../../lib/local/storage/local-store-client";
 import { allEvents, type E2eStack, followGoal, PROJECT_DIR, startE2eStack } from "./local-stack-harness";
+import { runCli } from "./run-cli";
 
 /** A goal of six ReAct passes over report.md; its fixture gives every turn a usage of its own. */
 const REACT_SIX = {
@@ -157,6 +158,49 @@ describe("Rerun from any step: fork and replay on the local stack", () => {
     const replay = await e2e.client.replay(source.goalId);
     expect(replay).toMatchObject({ agrees: false, firstDisagreement: { step: 4, field: "turn" } });
     expect(replay.steps.map((step) => step.agrees)).toEqual([true, true, true, false]);
+  }, 120_000);
+
+  it("lists, forks and replays from the CLI: goal-loops steps, fork --at N --revise --model, replay", async () => {
+    // Prepare
+    const source = await e2e.client.submitGoal(REACT_SIX);
+    await followGoal(e2e.client, source.goalId);
+    const port = new URL(e2e.stack.apiUrl).port;
+
+    // Act
+    const steps = await runCli(["steps", source.goalId, "--port", port]);
+    const fork = await runCli([
+      "fork",
+      source.goalId,
+      "--at",
+      "5",
+      "--revise",
+      "Say FINAL in capitals.",
+      "--type",
+      "refinement",
+      "--model",
+      "reason=scripted:fork-react-six",
+      "--port",
+      port,
+    ]);
+    const forkId = /goal (g-[0-9a-z]{26})/.exec(fork.stdout)?.[1] ?? "";
+    const { final } = await followGoal(e2e.client, forkId);
+    const replay = await runCli(["replay", forkId, "--port", port]);
+    const badStep = await runCli(["fork", source.goalId, "--at", "9", "--port", port]);
+
+    // Assess
+    expect(steps.code).toBe(0);
+    expect(steps.stdout).toMatch(/ {2}1 {2}iteration 1: workspace_write/);
+    expect(steps.stdout.trim().split("\n")).toHaveLength(6);
+    expect(fork.code).toBe(0);
+    expect(final).toMatchObject({
+      status: "completed",
+      steps: 6,
+      forkedFrom: { goalId: source.goalId, step: 5 },
+    });
+    expect(callsOf(forkId)).toEqual(["reconcile 0", "reason 5"]);
+    expect(replay).toMatchObject({ code: 0, stdout: expect.stringMatching(/steps 1-6 .* agree/) });
+    expect(badStep.code).toBe(1);
+    expect(badStep.stderr).toMatch(/400 ValidationError.*step 9 does not exist/);
   }, 120_000);
 
   it("refuses a fork at a step that does not exist, naming atStep, and makes no goal", async () => {
