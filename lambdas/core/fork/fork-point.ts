@@ -70,7 +70,8 @@ export async function stepStateOf(
 /**
  * The state after `atStep`, checked as a fork's starting point. Beyond `stepStateOf`: a
  * Plan-and-Execute step inside a batch whose other steps were still to act on is refused, since
- * their turns were made (and paid for) before the step and belong to that run.
+ * their turns were made (and paid for) before the step and belong to that run; so is a step after
+ * which a sub-goal the goal started was still running, since that sub-goal reports to its parent.
  */
 export async function forkPointOf(
   ports: ForkPointPorts,
@@ -83,6 +84,13 @@ export async function forkPointOf(
     throw badStep(
       "atStep",
       `step ${atStep} is inside a batch of plan steps that did not finish (${left.join(", ")} still to act on): fork at a step before the batch started or at the one that finished it`,
+    );
+  }
+  const running = (point.state.record.subgoals ?? []).filter((entry) => entry.status === "running");
+  if (running.length > 0) {
+    throw badStep(
+      "atStep",
+      `after step ${atStep} sub-goal ${running.map((entry) => entry.goalId ?? entry.toolUseId).join(", ")} was still running: it reports to the source, never to a fork; fork at a step where it had ended`,
     );
   }
   return point;

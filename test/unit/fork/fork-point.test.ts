@@ -74,6 +74,45 @@ describe("forkPointOf", () => {
     });
   });
 
+  it("refuses a step after which a sub-goal the goal started was still running", async () => {
+    // Prepare
+    const { record: created } = newGoal();
+    const record: GoalRecord = {
+      ...created,
+      steps: 1,
+      subgoals: [
+        {
+          callKey: "k",
+          toolUseId: "t-1",
+          runId: "r1",
+          iteration: 0,
+          status: "running",
+          goalId: "g-child",
+          objective: "a child",
+          startedAt: created.createdAt,
+        },
+      ],
+    };
+    const state: StepState = {
+      format: STEP_STATE_FORMAT,
+      goalId: record.goalId,
+      step: 1,
+      record,
+      calls: { reason: 1 },
+      workspace: [],
+      at: record.updatedAt,
+    };
+    const ports = {
+      goals: { getGoal: async () => undefined },
+      history: { getStepState: async () => ({ kind: "state" as const, state }) },
+    };
+
+    // Act + Assess
+    await expect(forkPointOf(ports, record, 1)).rejects.toMatchObject({
+      issues: [{ path: "atStep", message: expect.stringMatching(/sub-goal g-child was still running/) }],
+    });
+  });
+
   it("refuses a shared step of a fork whose source is gone, naming atStep", async () => {
     // Prepare: a fork after step 2 of a goal the store no longer has; its own history starts at 2.
     const { record: created } = newGoal();
