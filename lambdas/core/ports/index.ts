@@ -1,6 +1,6 @@
 /**
- * ports/: the interfaces through which the core reaches the world: the goal store, step log,
- * workspace, outbox, model client, tool runner, task callback, run control, the human-input publisher
+ * ports/: the interfaces through which the core reaches the world: the goal store, step log, the
+ * goal's history (step states, what forks and replays read), workspace, outbox, model client, tool runner, task callback, run control, the human-input publisher
  * and the clock. lambdas/adapters implements them for AWS (and, by endpoint overrides, the local
  * stack); tests implement them in memory.
  * Not here: any implementation or any behaviour beyond the shapes and the errors a port may throw.
@@ -10,6 +10,7 @@
  */
 export * from "./clock";
 export * from "./goal-event-waiter";
+export * from "./goal-history";
 export * from "./goal-store";
 export * from "./human-input-publisher";
 export * from "./model-client";
