@@ -2,6 +2,7 @@ import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GoalEvent } from "../../lambdas/core/goal/goal-event";
+import { REACT_SIX } from "../e2e/fork-goals";
 import { type E2eStack, startE2eStack } from "../e2e/local-stack-harness";
 import { launchChromium, SCREENSHOTS } from "./browser";
 
@@ -221,19 +222,7 @@ describe("the web console in headless Chromium, on the local stack", () => {
 
   it("forks a goal from its step timeline, with a revision and a model, and watches the fork complete live", async () => {
     // Prepare: six passes over report.md, done.
-    const { goalId } = await e2e.client.submitGoal({
-      objective: "Write the 3.0 release report in six passes",
-      successChecks: [
-        {
-          id: "report-final",
-          description: "report.md is the final report",
-          verify: { kind: "artifact", path: "report.md", contains: "FINAL" },
-        },
-      ],
-      limits: { maxSteps: 10 },
-      pattern: "react",
-      models: { default: "scripted:fork-react-six" },
-    });
+    const { goalId } = await e2e.client.submitGoal(REACT_SIX);
     await untilEvent(goalId, "goal.completed");
 
     // Act: "Fork from here" on step 3 opens the form; every field is found by its label.

@@ -6,44 +6,9 @@ import { stepKey } from "../../lambdas/adapters/dynamodb/goal-table-keys";
 import type { GoalSnapshot } from "../../lambdas/core/goal/goal-record";
 import { GoalsApiError } from "../../lib/local/cli/goals-client";
 import { localStoreClient, payloadSettingsOf } from "../../lib/local/storage/local-store-client";
+import { PLAN_GATE, REACT_SIX } from "./fork-goals";
 import { allEvents, type E2eStack, followGoal, PROJECT_DIR, startE2eStack } from "./local-stack-harness";
 import { runCli } from "./run-cli";
-
-/** A goal of six ReAct passes over report.md; its fixture gives every turn a usage of its own. */
-const REACT_SIX = {
-  objective: "Write the 3.0 release report in six passes",
-  successChecks: [
-    {
-      id: "report-final",
-      description: "report.md is the final report",
-      verify: { kind: "artifact", path: "report.md", contains: "FINAL" },
-    },
-  ],
-  limits: { maxSteps: 10 },
-  pattern: "react",
-  models: { default: "scripted:fork-react-six" },
-};
-
-/** Plan-and-Execute: write the notes, then tell ops (notify, irreversible: a human approves it). */
-const PLAN_GATE = {
-  objective: "Publish the 3.0 release notes and tell ops",
-  successChecks: [
-    {
-      id: "notes",
-      description: "NOTES.md names 3.0",
-      verify: { kind: "artifact", path: "NOTES.md", contains: "3.0" },
-    },
-    {
-      id: "ops-told",
-      description: "ops were notified",
-      verify: { kind: "tool_result", tool: "notify", expect: { status: "success" } },
-    },
-  ],
-  tools: ["workspace_write", "notify"],
-  limits: { maxSteps: 10, maxReplans: 0 },
-  pattern: "plan_execute",
-  models: { default: "scripted:fork-plan-gate" },
-};
 
 function exampleGoal(name: string): Record<string, unknown> {
   return JSON.parse(readFileSync(join(PROJECT_DIR, "examples", "goals", `${name}.json`), "utf8"));

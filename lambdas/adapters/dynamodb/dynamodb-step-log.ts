@@ -1,4 +1,4 @@
-import { type DynamoDBDocumentClient, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import * as z from "zod";
 import { parseOrThrow } from "../../core/goal/validation";
 import { ModelRoleSchema } from "../../core/models/model-roles";
@@ -13,7 +13,6 @@ import {
 } from "../../core/ports/goal-history";
 import { type ModelCheckpoint, ModelCheckpointSchema } from "../../core/ports/goal-store";
 import { type StepLog, type StepRecord, StepRecordSchema } from "../../core/ports/step-log";
-import { toStoreError } from "../shared/store-errors";
 import { getItemConsistently } from "./dynamodb-get-item";
 import { queryGoalPartition } from "./dynamodb-goal-partition";
 import { compressJson, decompressJson, parseStoredItem, toDocument } from "./dynamodb-items";
@@ -21,7 +20,6 @@ import { putFirst } from "./dynamodb-put-first";
 import {
   CHECKPOINT_PREFIX,
   FINGERPRINT_PREFIX,
-  goalKey,
   invalidField,
   STEP_PREFIX,
   stepKey,
@@ -31,7 +29,6 @@ import {
 import { TABLE_DESIGN } from "./table-design";
 
 const MAX_RECENT_STEPS = 1000;
-const PK = TABLE_DESIGN.partitionKey;
 const SK = TABLE_DESIGN.sortKey;
 
 export interface DynamoDbStepLogOptions {
@@ -96,11 +93,13 @@ export class DynamoDbStepLog implements StepLog, GoalHistory {
 
   async listSteps(goalId: string, range: { from: number; to: number }): Promise<StepRecord[]> {
     if (range.to < range.from) return [];
-    const items = await this.queryRange(
+    const items = await queryGoalPartition(this.client, {
+      tableName: this.tableName,
       goalId,
-      stepKey(goalId, range.from)[SK],
-      stepKey(goalId, range.to)[SK],
-    );
+      prefix: STEP_PREFIX,
+      between: { from: stepKey(goalId, range.from)[SK], to: stepKey(goalId, range.to)[SK] },
+      operation: "listSteps",
+    });
     return items.map((item) => parseStoredItem(StepRecordSchema, item.record, "step record"));
   }
 
@@ -190,30 +189,5 @@ export class DynamoDbStepLog implements StepLog, GoalHistory {
       .map((item) => parseStoredItem(ManifestItemSchema, item, "workspace entry"))
       .flatMap(({ deleted, ...entry }) => (deleted ? [] : [entry]))
       .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  }
-
-  /** Items of the goal's partition whose sort keys lie between `from` and `to`, in key order. */
-  private async queryRange(goalId: string, from: string, to: string): Promise<Record<string, unknown>[]> {
-    const items: Record<string, unknown>[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    try {
-      do {
-        const output = await this.client.send(
-          new QueryCommand({
-            TableName: this.tableName,
-            KeyConditionExpression: "#pk = :pk AND #sk BETWEEN :from AND :to",
-            ExpressionAttributeNames: { "#pk": PK, "#sk": SK },
-            ExpressionAttributeValues: { ":pk": goalKey(goalId)[PK], ":from": from, ":to": to },
-            ConsistentRead: true,
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        items.push(...(output.Items ?? []));
-        startKey = output.LastEvaluatedKey;
-      } while (startKey);
-    } catch (error) {
-      throw toStoreError(error, "listSteps");
-    }
-    return items;
   }
 }
