@@ -11,6 +11,7 @@ import { CHECK_FORMS, DIRECTIVE_FORMS } from "../lambdas/core/human/directive-fo
 import { APPROVAL_STATUSES } from "../lambdas/core/ports/approval-statuses";
 import { type ApiTarget, apiOption, profileOption, regionOption } from "../lib/local/cli/api-target";
 import type { OutputMode } from "../lib/local/cli/follow-goal";
+import { addForkCommands } from "../lib/local/cli/fork-commands";
 import type { ApprovalListStatus, GoalsClient } from "../lib/local/cli/goals-client";
 import type { ToolListing } from "../lib/local/cli/list-tools";
 import type { ApprovalMode } from "../lib/local/cli/run-goal";
@@ -595,6 +596,7 @@ program
     if (listing.problems.some((problem) => !problem.includes(": left out,"))) process.exitCode = 1;
   });
 
+addForkCommands(program, { write, control, portOption });
 addPreflightCommand(program, { write, log });
 
 program

@@ -10,6 +10,7 @@ import {
   type RunItem,
 } from "./api";
 import { money, when } from "./format";
+import { StepTimeline } from "./step-timeline";
 
 type Evidence = NonNullable<GoalDetails["checks"][number]["evidence"]>;
 
@@ -400,6 +401,7 @@ export function GoalView(props: { goalId: string }) {
         )}
       </section>
       <Actions goal={goal} onDone={() => void refresh()} />
+      <StepTimeline goal={goal} version={version} />
       {details.plan && (
         <section class="card" data-testid="plan">
           <h3>Plan v{details.plan.version}</h3>
@@ -478,6 +480,16 @@ export function GoalView(props: { goalId: string }) {
               <td />
               <td data-testid="cost">{money(goal.usage.costUsd)}</td>
             </tr>
+            {goal.usage.inherited && (
+              <tr data-testid="inherited-usage">
+                <td>inherited from {goal.forkedFrom?.goalId}, not billed here</td>
+                <td>{goal.usage.inherited.modelCalls}</td>
+                <td>{goal.usage.inherited.inputTokens}</td>
+                <td>{goal.usage.inherited.outputTokens}</td>
+                <td />
+                <td>{money(goal.usage.inherited.costUsd)}</td>
+              </tr>
+            )}
           </tbody>
         </table>
       </section>

@@ -14,10 +14,12 @@
  *              continue-as-new, failure.
  * - patterns/  what one pattern does: react/, plan-execute/, reflexion/ (never importing each other).
  * - intake/    a submitted GoalSpec becoming a running goal, its pattern chosen.
+ * - fork/      rerunning from any step: a fork started where its source stood, a replay, the timeline.
  *
  * Handlers and other core files import the files directly, never this index, so that each Lambda
  * bundle carries only what it uses (test/architecture checks it).
  */
+export * as fork from "./fork";
 export * as goal from "./goal";
 export * as human from "./human";
 export * as intake from "./intake";

@@ -294,6 +294,26 @@ export class GoalsApi extends Construct {
         requestParameters: { "method.request.path.goalId": true },
       });
     }
+    // A goal's history: its steps, a fork from one of them, a replay of them (the function validates the bodies).
+    goal.addResource("steps").addMethod("GET", integration, {
+      requestValidator: validator,
+      requestParameters: {
+        "method.request.path.goalId": true,
+        "method.request.querystring.after": false,
+        "method.request.querystring.limit": false,
+      },
+    });
+    goal.addResource("fork").addMethod("POST", integration, {
+      requestValidator: validator,
+      requestParameters: {
+        "method.request.path.goalId": true,
+        "method.request.header.Idempotency-Key": false,
+      },
+    });
+    goal.addResource("replay").addMethod("POST", integration, {
+      requestValidator: validator,
+      requestParameters: { "method.request.path.goalId": true },
+    });
     // Approvals: the caller's list, and a decision (the function validates the body).
     const approvals = api.root.addResource("approvals");
     approvals.addMethod("GET", integration, {

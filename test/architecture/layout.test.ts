@@ -25,7 +25,7 @@ const crossesPatterns = (from: string, to: string): boolean => {
   return isCore(from) && a !== undefined && b !== undefined && a !== b;
 };
 
-/** The rest of the core (goal, models, ports, human, loop, intake) never reaches into a pattern. */
+/** The rest of the core (goal, models, ports, human, loop, intake, fork) never reaches into a pattern. */
 const reachesIntoPattern = (from: string, to: string): boolean =>
   isCore(from) && patternOf(from) === undefined && patternOf(to) !== undefined;
 
@@ -42,6 +42,7 @@ const LAYERS: Readonly<Record<string, number>> = {
   loop: 3,
   patterns: 4,
   intake: 4,
+  fork: 4,
 };
 const VOCABULARIES = new Set([
   "lambdas/core/models/model-roles.ts",

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GoalEvent } from "../../lambdas/core/goal/goal-event";
+import { REACT_SIX } from "../e2e/fork-goals";
 import { type E2eStack, startE2eStack } from "../e2e/local-stack-harness";
 import { launchChromium, SCREENSHOTS } from "./browser";
 
@@ -218,6 +219,41 @@ describe("the web console in headless Chromium, on the local stack", () => {
     expect(final).toMatchObject({ status: "completed", runId: "r2", satisfiedChecks: ["poem"] });
     expect(final.usageByRole.reason?.modelCalls).toBe(5);
   }, 90_000);
+
+  it("forks a goal from its step timeline, with a revision and a model, and watches the fork complete live", async () => {
+    // Prepare: six passes over report.md, done.
+    const { goalId } = await e2e.client.submitGoal(REACT_SIX);
+    await untilEvent(goalId, "goal.completed");
+
+    // Act: "Fork from here" on step 3 opens the form; every field is found by its label.
+    await page.goto(consoleUrl(`/goals/${goalId}`));
+    const timeline = page.getByTestId("timeline");
+    await timeline.locator("li[data-step='6']").waitFor();
+    await timeline.getByRole("button", { name: "Fork from here (after step 3)" }).click();
+    const form = page.getByRole("form", { name: "Fork after step 3" });
+    await form.getByLabel("Revision type", { exact: true }).selectOption("add_constraint");
+    await form.getByLabel("Revision", { exact: true }).fill("Keep the report under 100 words.");
+    await form.getByLabel("Model role", { exact: true }).selectOption("reason");
+    await form.getByLabel("Model", { exact: true }).fill("scripted:fork-react-six");
+    await page.screenshot({ path: join(SCREENSHOTS, "fork-form.png"), fullPage: true });
+    await form.getByRole("button", { name: "Fork", exact: true }).click();
+
+    // Assess: the page moves to the fork, which completes live and links back to its source.
+    await page.waitForURL((url) => /#\/goals\/g-/.test(url.hash) && !url.hash.includes(goalId));
+    const forkId = decodeURIComponent(new URL(page.url()).hash.replace("#/goals/", ""));
+    await page.waitForSelector("[data-testid=goal-status]:text('completed')", { timeout: 60_000 });
+    expect(await page.textContent("[data-testid=forked-from]")).toMatch(
+      new RegExp(`Forked from ${goalId} after step 3`),
+    );
+    expect(await page.textContent("[data-testid=inherited-usage]")).toMatch(/inherited from/);
+    await page.getByTestId("timeline").locator("li[data-step='6']").waitFor();
+    expect(await page.getByTestId("timeline").locator("li.inherited").count()).toBe(3);
+    await page.screenshot({ path: join(SCREENSHOTS, "fork.png"), fullPage: true });
+    await page.goto(consoleUrl(`/goals/${goalId}`));
+    await page.locator(`[data-testid=forks] a[href='#/goals/${forkId}']`).waitFor();
+    const fork = await e2e.client.getGoal(forkId);
+    expect(fork).toMatchObject({ status: "completed", forkedFrom: { goalId, step: 3 }, revision: 2 });
+  }, 120_000);
 
   it("never puts a task token in front of the page", async () => {
     // Assess: every response the page saw, against every token the runtime handed out.

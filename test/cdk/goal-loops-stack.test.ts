@@ -572,6 +572,9 @@ function expectedAcknowledgments(template: Template): string[] {
       ...["revisions", "directive", "pause", "resume", "retry", "limits", "cancel"].map(
         (control) => `goals/{goalId}/${control}/POST`,
       ),
+      "goals/{goalId}/steps/GET",
+      "goals/{goalId}/fork/POST",
+      "goals/{goalId}/replay/POST",
       "approvals/GET",
       "approvals/{approvalId}/POST",
       // The ANY method of each served path, for the handler's 405 with Allow.
@@ -587,6 +590,7 @@ function expectedAcknowledgments(template: Template): string[] {
         ...["revisions", "directive", "pause", "resume", "retry", "limits", "cancel"].map(
           (control) => `goals/{goalId}/${control}`,
         ),
+        ...["steps", "fork", "replay"].map((history) => `goals/{goalId}/${history}`),
         "approvals",
         "approvals/{approvalId}",
       ].map((path) => `${path}/ANY`),

@@ -100,6 +100,9 @@ describe("GoalsApi", () => {
         "POST /goals/{goalId}/retry",
         "POST /goals/{goalId}/limits",
         "POST /goals/{goalId}/cancel",
+        "GET /goals/{goalId}/steps",
+        "POST /goals/{goalId}/fork",
+        "POST /goals/{goalId}/replay",
         "GET /approvals",
         "POST /approvals/{approvalId}",
         // Every other method of a served path reaches the function, which answers 405 with Allow.
@@ -115,6 +118,7 @@ describe("GoalsApi", () => {
           ...["revisions", "directive", "pause", "resume", "retry", "limits", "cancel"].map(
             (c) => `/goals/{goalId}/${c}`,
           ),
+          ...["steps", "fork", "replay"].map((h) => `/goals/{goalId}/${h}`),
           "/approvals",
           "/approvals/{approvalId}",
         ].map((path) => `ANY ${path}`),
@@ -176,6 +180,18 @@ describe("GoalsApi", () => {
         "method.request.path.goalId": true,
       });
     }
+    expect(routes.get("GET /goals/{goalId}/steps")?.Properties.RequestParameters).toEqual({
+      "method.request.path.goalId": true,
+      "method.request.querystring.after": false,
+      "method.request.querystring.limit": false,
+    });
+    expect(routes.get("POST /goals/{goalId}/fork")?.Properties.RequestParameters).toEqual({
+      "method.request.path.goalId": true,
+      "method.request.header.Idempotency-Key": false,
+    });
+    expect(routes.get("POST /goals/{goalId}/replay")?.Properties.RequestParameters).toEqual({
+      "method.request.path.goalId": true,
+    });
     expect(routes.get("GET /approvals")?.Properties.RequestParameters).toEqual({
       "method.request.querystring.status": false,
       "method.request.querystring.limit": false,

@@ -1,12 +1,17 @@
 import { randomUUID } from "node:crypto";
-import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import { type DynamoDBDocumentClient, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { beforeAll, describe, expect, it } from "vitest";
+import { DynamoDbGoalStore } from "../../lambdas/adapters/dynamodb/dynamodb-goal-store";
 import { DynamoDbOutbox } from "../../lambdas/adapters/dynamodb/dynamodb-outbox";
 import { DynamoDbStepLog } from "../../lambdas/adapters/dynamodb/dynamodb-step-log";
 import { DynamoDbWorkspace } from "../../lambdas/adapters/dynamodb/dynamodb-workspace";
+import { stepStateKey } from "../../lambdas/adapters/dynamodb/goal-table-keys";
 import { INLINE_ONLY_FILE_MAX_BYTES as WORKSPACE_FILE_MAX_BYTES } from "../../lambdas/adapters/shared/payload-settings";
 import { ValidationError } from "../../lambdas/core/goal/errors";
+import { STEP_STATE_FORMAT } from "../../lambdas/core/ports/goal-history";
 import { WorkspaceFileTooLargeError, type WorkspaceWriteResult } from "../../lambdas/core/ports/workspace";
+import { aGoalRecord } from "../support/goal-record-builder";
+import { aCheckpoint } from "../support/goal-store-builders";
 import { anOutboxMessage, aStepRecord, aWriter, sha256Of } from "../support/loop-store-builders";
 
 /** The table the goal store contract created on its backend, once its `beforeAll` has run. */
@@ -316,6 +321,111 @@ export function describeLoopStoreContract(table: () => ContractTable): void {
 
       // Assess
       expect(await attempt).toMatchObject({ name: "ValidationError", issues: [{ path: "limit" }] });
+    });
+
+    it("lists the steps of a range, in number order past 9, and nothing for an empty range", async () => {
+      // Prepare
+      const goalId = newGoalId();
+      for (const step of [1, 2, 9, 10, 11, 12]) await stepLog.putStep(aStepRecord(goalId, step));
+
+      // Act
+      const middle = await stepLog.listSteps(goalId, { from: 2, to: 11 });
+      const none = await stepLog.listSteps(goalId, { from: 5, to: 4 });
+
+      // Assess
+      expect(middle.map((record) => record.step)).toEqual([2, 9, 10, 11]);
+      expect(none).toEqual([]);
+    });
+  });
+
+  describe("step states", () => {
+    it("records a counted step's state with the calls checkpointed per role and the workspace's files, once", async () => {
+      // Prepare: two reason calls and a judge call checkpointed, one file written twice, one deleted.
+      const goals = new DynamoDbGoalStore(table());
+      const goalId = newGoalId();
+      const record = aGoalRecord({ goalId, steps: 2 });
+      for (const [iteration, role] of [
+        [0, "reason"],
+        [1, "reason"],
+        [1, "judge"],
+      ] as const) {
+        await goals.putCheckpoint({ ...aCheckpoint({ goalId, iteration, role }), call: iteration });
+      }
+      await workspace.writeFile({ goalId, path: "b.md", content: "one", writtenBy: aWriter() });
+      await workspace.writeFile({ goalId, path: "b.md", content: "two", writtenBy: aWriter() });
+      await workspace.writeFile({ goalId, path: "a.md", content: "gone", writtenBy: aWriter() });
+      await workspace.deleteFile({ goalId, path: "a.md", writtenBy: aWriter() });
+
+      // Act
+      await stepLog.recordStepState({ goalId, step: 2, record, planStepId: "notes", at: NOW });
+      await stepLog.recordStepState({ goalId, step: 2, record: { ...record, noProgressCycles: 1 }, at: NOW });
+      const stored = await stepLog.getStepState(goalId, 2);
+
+      // Assess
+      expect(stored).toEqual({
+        kind: "state",
+        state: {
+          format: STEP_STATE_FORMAT,
+          goalId,
+          step: 2,
+          record,
+          calls: { reason: 2, judge: 1 },
+          workspace: [{ path: "b.md", sha256: sha256Of("two"), version: 2 }],
+          planStepId: "notes",
+          at: NOW,
+        },
+      });
+      expect(await stepLog.getStepState(goalId, 3)).toBeUndefined();
+    });
+
+    it("answers a state a newer goal-loops wrote by its format alone, never parsing it", async () => {
+      // Prepare
+      const goalId = newGoalId();
+      const { client, tableName } = table();
+      await client.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: {
+            ...stepStateKey(goalId, 1),
+            format: STEP_STATE_FORMAT + 1,
+            step: 1,
+            state: new Uint8Array([7]),
+          },
+        }),
+      );
+
+      // Act
+      const stored = await stepLog.getStepState(goalId, 1);
+
+      // Assess
+      expect(stored).toEqual({ kind: "newer_format", format: STEP_STATE_FORMAT + 1 });
+    });
+
+    it("lists a goal's checkpoints and fingerprints (with the step that saw each first), and only its own", async () => {
+      // Prepare
+      const goals = new DynamoDbGoalStore(table());
+      const goalId = newGoalId();
+      await goals.putCheckpoint(aCheckpoint({ goalId, role: "plan" }));
+      await goals.putCheckpoint(aCheckpoint({ goalId, role: "execute", iteration: 3 }));
+      await goals.putCheckpoint(aCheckpoint({ goalId: newGoalId() }));
+      await goals.seenBefore(goalId, 1, ["tool:a:success:1"]);
+      await goals.seenBefore(goalId, 2, ["tool:a:success:1", "artifact:b@2"]);
+
+      // Act
+      const checkpoints = await stepLog.listCheckpoints(goalId);
+      const fingerprints = await stepLog.listFingerprints(goalId);
+
+      // Assess
+      expect(checkpoints.map((checkpoint) => [checkpoint.key.role, checkpoint.key.iteration])).toEqual([
+        ["execute", 3],
+        ["plan", 0],
+      ]);
+      expect(
+        fingerprints.sort((a, b) => a.step - b.step || a.fingerprint.localeCompare(b.fingerprint)),
+      ).toEqual([
+        { fingerprint: "tool:a:success:1", step: 1 },
+        { fingerprint: "artifact:b@2", step: 2 },
+      ]);
     });
   });
 

@@ -11,6 +11,8 @@ export interface GoalPartitionQuery {
   readonly goalId: string;
   /** Sort key prefix of one item kind (`WS#`, `STEP#`, `OUTBOX#`). */
   readonly prefix: string;
+  /** Only the sort keys from `from` to `to` (inclusive; both starting with `prefix`). @default all of the kind */
+  readonly between?: { readonly from: string; readonly to: string };
   /** Top-level attributes to read; all when absent. */
   readonly attributes?: readonly string[];
   /** Descending sort key order. @default false */
@@ -43,9 +45,8 @@ export async function queryGoalPartition(
       const output = await client.send(
         new QueryCommand({
           TableName: query.tableName,
-          KeyConditionExpression: "#pk = :pk AND begins_with(#sk, :prefix)",
           ExpressionAttributeNames: names,
-          ExpressionAttributeValues: { ":pk": goalKey(query.goalId)[PK], ":prefix": query.prefix },
+          ...keyCondition(query),
           ProjectionExpression: projection?.join(", "),
           ScanIndexForward: !query.newestFirst,
           Limit: remaining,
@@ -60,4 +61,18 @@ export async function queryGoalPartition(
     throw toStoreError(error, query.operation);
   }
   return items;
+}
+
+function keyCondition(query: GoalPartitionQuery) {
+  const pk = goalKey(query.goalId)[PK];
+  const { between } = query;
+  return between === undefined
+    ? {
+        KeyConditionExpression: "#pk = :pk AND begins_with(#sk, :prefix)",
+        ExpressionAttributeValues: { ":pk": pk, ":prefix": query.prefix },
+      }
+    : {
+        KeyConditionExpression: "#pk = :pk AND #sk BETWEEN :from AND :to",
+        ExpressionAttributeValues: { ":pk": pk, ":from": between.from, ":to": between.to },
+      };
 }

@@ -1,4 +1,3 @@
-import { brotliCompressSync, brotliDecompressSync, constants as zlibConstants } from "node:zlib";
 import {
   type DynamoDBDocumentClient,
   PutCommand,
@@ -36,16 +35,11 @@ import {
   type Page,
   type VersionedGoal,
 } from "../../core/ports/goal-store";
-import {
-  CorruptStoreItemError,
-  isConditionalCheckFailed,
-  isValidationException,
-  toStoreError,
-} from "../shared/store-errors";
+import { isConditionalCheckFailed, isValidationException, toStoreError } from "../shared/store-errors";
 import { DynamoDbEventLog, numberEvents } from "./dynamodb-event-log";
 import { getItemConsistently } from "./dynamodb-get-item";
 import { queryGoalPartition } from "./dynamodb-goal-partition";
-import { parseStoredItem, toDocument } from "./dynamodb-items";
+import { compressJson, decompressJson, parseStoredItem, toDocument } from "./dynamodb-items";
 import { putFirst } from "./dynamodb-put-first";
 import {
   ANY_STATUS_PREFIX,
@@ -602,21 +596,8 @@ function goalItem(record: GoalRecord, version: number, pendingEvents: readonly G
     tenantId: record.tenantId,
     status: record.status,
     version,
-    state: compressState({ record, pendingEvents }),
+    state: compressJson({ record, pendingEvents }),
   };
-}
-
-function compressState(state: { record: GoalRecord; pendingEvents: readonly GoalEvent[] }): Uint8Array {
-  const json = Buffer.from(JSON.stringify(state), "utf8");
-  return brotliCompressSync(json, {
-    params: {
-      // Quality 5: a tenth of a millisecond for a goal item; 11 (the default) takes milliseconds
-      // on every commit for about 10 % fewer bytes.
-      [zlibConstants.BROTLI_PARAM_QUALITY]: 5,
-      [zlibConstants.BROTLI_PARAM_MODE]: zlibConstants.BROTLI_MODE_TEXT,
-      [zlibConstants.BROTLI_PARAM_SIZE_HINT]: json.length,
-    },
-  });
 }
 
 /** The version, record and outbox of a goal item, compressed or (written before) plain. */
@@ -627,12 +608,7 @@ function storedGoalState(
   const where = `goal item ${String(item[PK] ?? "(no key)")}`;
   if (!("state" in item)) return parseStoredItem(PlainGoalItemSchema, item, where);
   const stored = parseStoredItem(CompressedGoalItemSchema, item, where);
-  let decoded: unknown;
-  try {
-    decoded = JSON.parse(brotliDecompressSync(stored.state).toString("utf8"));
-  } catch (error) {
-    throw new CorruptStoreItemError(`Stored ${where}: state is not compressed JSON`, { cause: error });
-  }
+  const decoded = decompressJson(stored.state, `${where}: state`);
   return { ...parseStoredItem(GoalStateSchema, decoded, `${where} state`), version: stored.version };
 }
 

@@ -1,3 +1,4 @@
+import { brotliCompressSync, brotliDecompressSync, constants as zlibConstants } from "node:zlib";
 import * as z from "zod";
 import { CorruptStoreItemError } from "../shared/store-errors";
 
@@ -17,4 +18,30 @@ export function parseStoredItem<S extends z.ZodType>(schema: S, value: unknown, 
   throw new CorruptStoreItemError(`Stored ${what} does not match its schema: ${details}`, {
     cause: result.error,
   });
+}
+
+/**
+ * A value as brotli-compressed JSON, for an item attribute that holds a whole record: the item
+ * DynamoDB stores (and bills every write of by size) is a third of the plain one.
+ */
+export function compressJson(value: unknown): Uint8Array {
+  const json = Buffer.from(JSON.stringify(value), "utf8");
+  return brotliCompressSync(json, {
+    params: {
+      // Quality 5: a tenth of a millisecond for a goal item; 11 (the default) takes milliseconds
+      // on every commit for about 10 % fewer bytes.
+      [zlibConstants.BROTLI_PARAM_QUALITY]: 5,
+      [zlibConstants.BROTLI_PARAM_MODE]: zlibConstants.BROTLI_MODE_TEXT,
+      [zlibConstants.BROTLI_PARAM_SIZE_HINT]: json.length,
+    },
+  });
+}
+
+/** What `compressJson` wrote, parsed back; CorruptStoreItemError naming `what` when it is not. */
+export function decompressJson(bytes: Uint8Array, what: string): unknown {
+  try {
+    return JSON.parse(brotliDecompressSync(bytes).toString("utf8"));
+  } catch (error) {
+    throw new CorruptStoreItemError(`Stored ${what} is not compressed JSON`, { cause: error });
+  }
 }

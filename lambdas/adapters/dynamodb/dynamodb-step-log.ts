@@ -1,12 +1,35 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
+import * as z from "zod";
 import { parseOrThrow } from "../../core/goal/validation";
+import { ModelRoleSchema } from "../../core/models/model-roles";
+import {
+  type CountedStep,
+  type GoalHistory,
+  type ManifestEntry,
+  STEP_STATE_FORMAT,
+  type StepState,
+  StepStateSchema,
+  type StoredStepState,
+} from "../../core/ports/goal-history";
+import { type ModelCheckpoint, ModelCheckpointSchema } from "../../core/ports/goal-store";
 import { type StepLog, type StepRecord, StepRecordSchema } from "../../core/ports/step-log";
+import { getItemConsistently } from "./dynamodb-get-item";
 import { queryGoalPartition } from "./dynamodb-goal-partition";
-import { parseStoredItem, toDocument } from "./dynamodb-items";
+import { compressJson, decompressJson, parseStoredItem, toDocument } from "./dynamodb-items";
 import { putFirst } from "./dynamodb-put-first";
-import { invalidField, STEP_PREFIX, stepKey } from "./goal-table-keys";
+import {
+  CHECKPOINT_PREFIX,
+  FINGERPRINT_PREFIX,
+  invalidField,
+  STEP_PREFIX,
+  stepKey,
+  stepStateKey,
+  WORKSPACE_FILE_PREFIX,
+} from "./goal-table-keys";
+import { TABLE_DESIGN } from "./table-design";
 
 const MAX_RECENT_STEPS = 1000;
+const SK = TABLE_DESIGN.sortKey;
 
 export interface DynamoDbStepLogOptions {
   /** Created once at module scope by the handler and shared across invocations. */
@@ -14,11 +37,25 @@ export interface DynamoDbStepLogOptions {
   readonly tableName: string;
 }
 
+/** A step state item: its format in the clear (read before anything is parsed), the state compressed. */
+const StateItemSchema = z.object({ format: z.number().int().min(1), state: z.instanceof(Uint8Array) });
+const FingerprintItemSchema = z.object({ fingerprint: z.string(), step: z.number().int().min(0) });
+/** A workspace file item as a manifest reads it (a deletion's tombstone is no file). */
+const ManifestItemSchema = z.object({
+  path: z.string(),
+  sha256: z.string(),
+  version: z.number().int().min(1),
+  deleted: z.literal(true).optional(),
+});
+
 /**
- * The step log as items of the goal table (sk `STEP#<step>`, the record under `record`), append-only:
- * a step number is written once, so a retried act step cannot replace what the model already saw.
+ * The goal's history as items of the goal table. The step log (sk `STEP#<step>`, the record under
+ * `record`) is append-only: a step number is written once, so a retried act step cannot replace what
+ * the model already saw. Beside each counted step its state (sk `STATE#<step>`, see StepStateSchema),
+ * written once too; with the checkpoints and the fingerprints they are what a fork copies and a
+ * replay checks (GoalHistory).
  */
-export class DynamoDbStepLog implements StepLog {
+export class DynamoDbStepLog implements StepLog, GoalHistory {
   private readonly client: DynamoDBDocumentClient;
   private readonly tableName: string;
 
@@ -52,5 +89,105 @@ export class DynamoDbStepLog implements StepLog {
       operation: "listRecentSteps",
     });
     return newestFirst.reverse().map((item) => parseStoredItem(StepRecordSchema, item.record, "step record"));
+  }
+
+  async listSteps(goalId: string, range: { from: number; to: number }): Promise<StepRecord[]> {
+    if (range.to < range.from) return [];
+    const items = await queryGoalPartition(this.client, {
+      tableName: this.tableName,
+      goalId,
+      prefix: STEP_PREFIX,
+      between: { from: stepKey(goalId, range.from)[SK], to: stepKey(goalId, range.to)[SK] },
+      operation: "listSteps",
+    });
+    return items.map((item) => parseStoredItem(StepRecordSchema, item.record, "step record"));
+  }
+
+  async recordStepState(counted: CountedStep): Promise<void> {
+    // Both read now, once the step is counted and before anything after it is called or written.
+    const [calls, workspace] = await Promise.all([
+      this.callCounts(counted.goalId),
+      this.workspaceManifest(counted.goalId),
+    ]);
+    await this.putStepState({ format: STEP_STATE_FORMAT, ...counted, calls, workspace });
+  }
+
+  async putStepState(state: StepState): Promise<void> {
+    const parsed = parseOrThrow(StepStateSchema, toDocument(state), "step state");
+    await putFirst(this.client, {
+      tableName: this.tableName,
+      key: stepStateKey(parsed.goalId, parsed.step),
+      item: { format: parsed.format, step: parsed.step, state: compressJson(parsed) },
+      operation: "putStepState",
+    });
+  }
+
+  async getStepState(goalId: string, step: number): Promise<StoredStepState | undefined> {
+    const item = await getItemConsistently(
+      this.client,
+      this.tableName,
+      stepStateKey(goalId, step),
+      "getStepState",
+    );
+    if (!item) return undefined;
+    const stored = parseStoredItem(StateItemSchema, item, `state of step ${step}`);
+    // A newer goal-loops may have changed the shape: never parse it as this one's.
+    if (stored.format > STEP_STATE_FORMAT) return { kind: "newer_format", format: stored.format };
+    const state = decompressJson(stored.state, `state of step ${step}`);
+    return { kind: "state", state: parseStoredItem(StepStateSchema, state, `state of step ${step}`) };
+  }
+
+  async listCheckpoints(goalId: string): Promise<ModelCheckpoint[]> {
+    const items = await queryGoalPartition(this.client, {
+      tableName: this.tableName,
+      goalId,
+      prefix: CHECKPOINT_PREFIX,
+      operation: "listCheckpoints",
+    });
+    return items.map((item) => parseStoredItem(ModelCheckpointSchema, item.checkpoint, "model checkpoint"));
+  }
+
+  async listFingerprints(goalId: string): Promise<{ fingerprint: string; step: number }[]> {
+    const items = await queryGoalPartition(this.client, {
+      tableName: this.tableName,
+      goalId,
+      prefix: FINGERPRINT_PREFIX,
+      attributes: ["fingerprint", "step"],
+      operation: "listFingerprints",
+    });
+    return items.map((item) => parseStoredItem(FingerprintItemSchema, item, "fingerprint item"));
+  }
+
+  /** How many checkpoints each role has: the role's next call number (as `findCheckpoint` counts). */
+  private async callCounts(goalId: string): Promise<StepState["calls"]> {
+    const keys = await queryGoalPartition(this.client, {
+      tableName: this.tableName,
+      goalId,
+      prefix: CHECKPOINT_PREFIX,
+      attributes: [SK],
+      operation: "recordStepState",
+    });
+    const calls: StepState["calls"] = {};
+    for (const key of keys) {
+      // `CKPT#<role>#<run>#<iteration>#<ordinal>`: the role is the second part.
+      const role = ModelRoleSchema.safeParse(String(key[SK]).split("#")[1]);
+      if (role.success) calls[role.data] = (calls[role.data] ?? 0) + 1;
+    }
+    return calls;
+  }
+
+  /** The workspace's files as they are now, without their content (a deletion's tombstone left out). */
+  private async workspaceManifest(goalId: string): Promise<ManifestEntry[]> {
+    const items = await queryGoalPartition(this.client, {
+      tableName: this.tableName,
+      goalId,
+      prefix: WORKSPACE_FILE_PREFIX,
+      attributes: ["path", "sha256", "version", "deleted"],
+      operation: "recordStepState",
+    });
+    return items
+      .map((item) => parseStoredItem(ManifestItemSchema, item, "workspace entry"))
+      .flatMap(({ deleted, ...entry }) => (deleted ? [] : [entry]))
+      .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
 }

@@ -88,7 +88,7 @@ export function approvalsPartition(tenantId: string): string {
 }
 
 export function checkpointRolePrefix(role: CheckpointKey["role"]): string {
-  return `CKPT#${role}#`;
+  return `${CHECKPOINT_PREFIX}${role}#`;
 }
 
 /** The sort-key prefix of a role's checkpoints in one run (zero-padded after it: the last key is the newest). */
@@ -139,6 +139,16 @@ export const STEP_PREFIX = "STEP#";
 export function stepKey(goalId: string, step: number) {
   return { [PK]: goalKey(goalId)[PK], [SK]: `${STEP_PREFIX}${padded(step, STEP_DIGITS, "step")}` };
 }
+
+/** Sort key prefix of every step state of a goal (where it stood after each counted step). */
+export const STEP_STATE_PREFIX = "STATE#";
+
+export function stepStateKey(goalId: string, step: number) {
+  return { [PK]: goalKey(goalId)[PK], [SK]: `${STEP_STATE_PREFIX}${padded(step, STEP_DIGITS, "step")}` };
+}
+
+/** Sort key prefix of every checkpoint of a goal, whatever its role. */
+export const CHECKPOINT_PREFIX = "CKPT#";
 
 /** Sort key prefix of every fingerprint item of a goal (what its verify cycles have seen). */
 export const FINGERPRINT_PREFIX = "FP#";

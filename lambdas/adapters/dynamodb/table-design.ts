@@ -10,6 +10,7 @@
  * | approval    | APPROVAL#{id}       | APPROVAL                                    | TENANT#{tenantId}#APPROVALS  | STATUS#{status}#{requestedAt}#{id}   |
  * | workspace   | GOAL#{goalId}       | WS#{path}                                   | –                            | –                                   |
  * | step        | GOAL#{goalId}       | STEP#{step, 8 digits}                       | –                            | –                                   |
+ * | step state  | GOAL#{goalId}       | STATE#{step, 8 digits}                      | –                            | –                                   |
  * | outbox      | GOAL#{goalId}       | OUTBOX#{messageId}                          | –                            | –                                   |
  * | fingerprint | GOAL#{goalId}       | FP#{sha256 of the fingerprint, 32 hex}      | –                            | –                                   |
  * | slack req.  | SLACK#{signature}   | SLACK_REQUEST                               | –                            | –                                   |
@@ -18,7 +19,9 @@
  * | streams     | STREAMS#open        | LEASES                                      | –                            | –                                   |
  *
  * The goal item keeps its record and event outbox in `state`, brotli-compressed JSON; fingerprint
- * items (`{fingerprint, step}`, the first step that saw it) are written once and never changed.
+ * items (`{fingerprint, step}`, the first step that saw it) are written once and never changed, and
+ * so is a step state (`{format, step, state}`: where the goal stood after a counted step, what a
+ * fork starts from; `state` compressed like the goal item's).
  *
  * Any item larger than the inline limit keeps its largest values in the payload bucket instead
  * (large-item-offload.ts): `offloaded` lists each moved value's path and S3 pointer, and reads put

@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { ModelRoleSchema } from "../models/model-roles";
 import { EvidenceSchema } from "./evidence/evidence";
+import { ForkedFromSchema, ForkStateSchema } from "./fork";
 import { FrozenToolSchema } from "./frozen-tool";
 import { CapacityWaitActivitySchema, GoalActivitySchema } from "./goal-activity";
 import { GoalSpecSchema, LimitsSchema, PatternSchema, SuccessCheckSchema } from "./goal-spec";
@@ -9,6 +10,7 @@ import { PlanStateSchema, StepDecisionSchema } from "./plan";
 import { REVISION_TYPES } from "./revision-types";
 import { SagaSchema } from "./saga";
 import { SubgoalEntrySchema, SubgoalWaitSchema } from "./subgoals";
+import { UsageSchema } from "./usage";
 
 export const GOAL_STATUSES = [
   "running",
@@ -47,24 +49,7 @@ export const ResumeConditionSchema = z.object({
 });
 export type ResumeCondition = z.infer<typeof ResumeConditionSchema>;
 
-export const UsageSchema = z.object({
-  inputTokens: z.number().int().min(0),
-  outputTokens: z.number().int().min(0),
-  cacheReadTokens: z.number().int().min(0),
-  cacheWriteTokens: z.number().int().min(0),
-  modelCalls: z.number().int().min(0),
-  costUsd: z.number().min(0),
-});
-export type Usage = z.infer<typeof UsageSchema>;
-
-export const EMPTY_USAGE: Usage = {
-  inputTokens: 0,
-  outputTokens: 0,
-  cacheReadTokens: 0,
-  cacheWriteTokens: 0,
-  modelCalls: 0,
-  costUsd: 0,
-};
+export { EMPTY_USAGE, type Usage, UsageSchema } from "./usage";
 
 /** What a role's latest call reasoned, as the model summarized it (`model.usage` events carry every call's). */
 export const LatestReasoningSchema = z.object({
@@ -424,6 +409,11 @@ export const GoalRecordSchema = z.object({
     .array(z.object({ fromStep: z.number().int().min(1), toStep: z.number().int().min(0) }))
     .max(50)
     .optional(),
+  /**
+   * A fork's own bookkeeping (its origin is `spec.forkedFrom`): the usage it inherited from its
+   * source, the decisions its request gave in advance, its generation; see ForkStateSchema.
+   */
+  fork: ForkStateSchema.optional(),
   /** Sequence number of the last event appended for this goal (0 before any). */
   lastEventSeq: z.number().int().min(0),
   createdAt: z.iso.datetime(),
@@ -451,8 +441,17 @@ export const GoalSnapshotSchema = z.object({
   unsatisfiedChecks: z.array(z.string()),
   lastEvidence: EvidenceSchema.nullable(),
   steps: z.number().int(),
-  usage: UsageSchema.omit({ cacheWriteTokens: true }),
-  /** Tokens, calls and cost per model role that made calls (`plan` on the heavy model, `execute` on the fast one …). */
+  /**
+   * What the goal was billed for. A fork's `inherited` is its source's usage up to the fork point:
+   * shown apart, counted in no total here, never billed again.
+   */
+  usage: UsageSchema.omit({ cacheWriteTokens: true }).extend({
+    inherited: UsageSchema.omit({ cacheWriteTokens: true }).optional(),
+  }),
+  /**
+   * Tokens, calls and cost per model role that made calls (`plan` on the heavy model, `execute` on
+   * the fast one …), billed to this goal (a fork's inherited calls are in `usage.inherited`).
+   */
   usageByRole: z.partialRecord(ModelRoleSchema, UsageSchema.omit({ cacheWriteTokens: true })),
   /**
    * Per model role, what its latest call that returned reasoning text reasoned (the model's
@@ -474,6 +473,8 @@ export const GoalSnapshotSchema = z.object({
   pauseRequested: PauseRequestSchema.optional(),
   /** The goal that started this one as a sub-goal (absent for a goal a user posted). */
   parentGoalId: z.string().optional(),
+  /** The goal and step this goal was forked from (`POST /goals/{goalId}/fork`); absent for any other goal. */
+  forkedFrom: ForkedFromSchema.optional(),
   /**
    * The sub-goals this goal started, as they are now (`GET /goals/{goalId}` reads them; a listing
    * shows the status each had when the parent last heard of it, and no progress).

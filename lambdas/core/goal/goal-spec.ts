@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { MODEL_ROLES } from "../models/model-roles";
+import { ForkedFromSchema } from "./fork";
 import { assertWithinJsonBounds, GOAL_SPEC_BOUNDS } from "./json-bounds";
 import { ThinkingSettingsSchema } from "./thinking-settings";
 import { parseOrThrow } from "./validation";
@@ -224,6 +225,8 @@ export const GoalSpecSchema = z
     models: ModelOverridesSchema.optional(),
     /** Set by the system for a sub-goal; refused in a GoalSpec a user submits (intake). */
     parentGoalId: IdentifierSchema.optional(),
+    /** Set by the system for a fork (`POST /goals/{goalId}/fork`); refused in a GoalSpec a user submits. */
+    forkedFrom: ForkedFromSchema.optional(),
     /**
      * What becomes of a plan_execute goal's completed steps when it ends `terminated` or `cancelled`:
      * `keep` them, or `compensate` them (undone in reverse order). Absent: the deployment's setting.

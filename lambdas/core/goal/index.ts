@@ -4,7 +4,7 @@
  * it, and the loop marker that says which phase of which iteration a run has reached), a run's
  * lineage (run-lineage.ts: whether a gate, a step or a checkpoint is the current run's, across any
  * chain of take-overs), the status machine and its invariants, lifecycle transitions, limits, revisions, the public
- * snapshot, the domain's errors, and the small helpers every layer uses (canonical JSON, clip).
+ * snapshot, a fork's origin and inherited usage (fork.ts, usage.ts), the domain's errors, and the small helpers every layer uses (canonical JSON, clip).
  * Evidence and progress are in ./evidence.
  * Not here: anything that calls a model or reaches a port (loop/, models/, intake/), and any
  * pattern's behaviour (patterns/). This is the bottom layer: it imports nothing else of the core but
@@ -18,6 +18,7 @@ export * from "./canonical-json";
 export * from "./create-goal";
 export * from "./errors";
 export * from "./evidence";
+export * from "./fork";
 export * from "./goal-change";
 export * from "./goal-event";
 export * from "./goal-ids";

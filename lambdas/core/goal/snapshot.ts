@@ -1,6 +1,8 @@
 import { checkProgress, satisfiedCheckIds, unsatisfiedCheckIds } from "./evidence/check-evidence";
+import { billedUsage, usageLess } from "./fork";
 import type { GoalRecord, GoalSnapshot } from "./goal-record";
 import type { Saga } from "./saga";
+import type { Usage } from "./usage";
 
 type Child = NonNullable<GoalSnapshot["children"]>[number];
 
@@ -13,7 +15,7 @@ export function toSnapshot(
   record: GoalRecord,
   options: { children?: readonly GoalRecord[] } = {},
 ): GoalSnapshot {
-  const { cacheWriteTokens: _cacheWriteTokens, ...usage } = record.usage;
+  const inherited = record.fork?.inherited;
   const children = childrenOf(record, options.children);
   return {
     goalId: record.goalId,
@@ -33,11 +35,17 @@ export function toSnapshot(
     unsatisfiedChecks: unsatisfiedCheckIds(record),
     lastEvidence: record.evidence.at(-1) ?? null,
     steps: record.steps,
-    usage,
+    usage: {
+      ...shown(billedUsage(record)),
+      ...(inherited === undefined ? {} : { inherited: shown(inherited.usage) }),
+    },
     usageByRole: Object.fromEntries(
       Object.entries(record.usageByRole)
-        .filter(([, roleUsage]) => roleUsage.modelCalls > 0)
-        .map(([role, { cacheWriteTokens: _cacheWrite, ...roleUsage }]) => [role, roleUsage]),
+        .map(([role, roleUsage]) => {
+          const roleInherited = inherited?.usageByRole[role as keyof typeof inherited.usageByRole];
+          return [role, shown(usageLess(roleUsage, roleInherited))] as const;
+        })
+        .filter(([, roleUsage]) => roleUsage.modelCalls > 0),
     ),
     reasoningByRole: record.reasoningByRole ?? {},
     limits: record.spec.limits,
@@ -45,6 +53,7 @@ export function toSnapshot(
     stopReason: record.stopReason,
     ...(record.pauseRequest === undefined ? {} : { pauseRequested: record.pauseRequest }),
     ...(record.spec.parentGoalId === undefined ? {} : { parentGoalId: record.spec.parentGoalId }),
+    ...(record.spec.forkedFrom === undefined ? {} : { forkedFrom: record.spec.forkedFrom }),
     ...(children.length === 0 ? {} : { children }),
     ...(record.saga === undefined ? {} : { compensation: publicSaga(record.saga) }),
     createdAt: record.createdAt,
@@ -64,6 +73,11 @@ function activityOf(record: GoalRecord): Pick<GoalSnapshot, "activity"> {
     return { activity: { kind: "waiting_for_capacity", model, role, since, until, reason } };
   }
   return record.activeTask === null ? {} : { activity: { kind: "step", task: record.activeTask } };
+}
+
+/** Usage as the snapshot shows it: without cache writes (priced in the cost). */
+function shown({ cacheWriteTokens: _cacheWrite, ...usage }: Usage): Omit<Usage, "cacheWriteTokens"> {
+  return usage;
 }
 
 /** The saga as a human reads it: its position in the call order is the loop's business. */

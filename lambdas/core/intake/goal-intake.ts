@@ -93,10 +93,12 @@ const SYSTEM_FIELDS: Readonly<Record<string, string>> = {
     "is set by the system for a sub-goal (spawn_subgoal, or a plan step's subgoal); a submitted GoalSpec may not set it",
   depth:
     "is set by the system for a sub-goal (its depth below the goal a user posted); a GoalSpec may not set it",
+  forkedFrom:
+    "is set by the system for a fork (POST /goals/{goalId}/fork); a submitted GoalSpec may not set it",
 };
 
 /**
- * A GoalSpec as a user submits it (`POST /goals`): `parentGoalId` and `depth` are refused with a
+ * A GoalSpec as a user submits it (`POST /goals`): `parentGoalId`, `depth` and `forkedFrom` are refused with a
  * ValidationError naming the field, whatever else is wrong; then the GoalSpec is parsed as usual.
  */
 export function parseSubmittedGoalSpec(body: unknown): GoalSpec {

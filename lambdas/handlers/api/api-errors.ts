@@ -39,3 +39,8 @@ export class InvalidStatusError extends GoalLoopsError {
 export class ApiConfigurationError extends GoalLoopsError {
   override readonly name = "ApiConfigurationError";
 }
+
+/** The deployment wired no goal history into the API: the steps, fork and replay routes cannot answer. */
+export class HistoryUnavailableError extends GoalLoopsError {
+  override readonly name = "HistoryUnavailableError";
+}

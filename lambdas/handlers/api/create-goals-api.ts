@@ -5,6 +5,7 @@ import { callerName, callerTenant } from "./caller-tenant";
 import { getGoalsRoutes } from "./get-goals";
 import { goalControlRoutes } from "./goal-control";
 import { goalDetailsRoutes } from "./goal-details";
+import { goalHistoryRoutes } from "./goal-history";
 import type { GoalsApiDeps } from "./goals-api-deps";
 import { errorJson, internalError, knownErrorResponse } from "./http-responses";
 import { checkPathParams } from "./path-params";
@@ -86,6 +87,7 @@ export function goalsApiRoutes(deps: GoalsApiDeps): Route[] {
     ...goalControlRoutes(deps),
     ...approvalsRoutes(deps),
     ...goalDetailsRoutes(deps),
+    ...goalHistoryRoutes(deps),
     streamedElsewhere,
   ];
 }

@@ -5,11 +5,14 @@ import type { CapacityGovernor } from "../../core/models/capacity/capacity-gover
 import type { ModelTiers } from "../../core/models/model-tiers";
 import type { DeadlineSchedule } from "../../core/ports/deadline-schedule";
 import type { GoalEventWaiter } from "../../core/ports/goal-event-waiter";
+import type { GoalHistory } from "../../core/ports/goal-history";
 import type { GoalStore } from "../../core/ports/goal-store";
 import type { HumanInputPublisher } from "../../core/ports/human-input-publisher";
 import type { McpCatalog } from "../../core/ports/mcp-catalog";
 import type { ModelClient } from "../../core/ports/model-client";
 import type { RunHistory } from "../../core/ports/run-history";
+import type { StepLog } from "../../core/ports/step-log";
+import type { Workspace } from "../../core/ports/workspace";
 
 /**
  * Everything the routes use, injected: the handler builds it once at module scope from the
@@ -52,4 +55,13 @@ export interface GoalsApiDeps {
   readonly toolNames?: readonly string[];
   /** The deployment's MCP servers, listed when a goal grants their tools. Absent: none configured. */
   readonly mcp?: McpCatalog;
+  /**
+   * A goal's history (steps, their states, checkpoints, fingerprints) and the step log and workspace
+   * a fork copies it into: the steps, fork and replay routes. Absent: those routes answer 503.
+   */
+  readonly history?: {
+    readonly history: GoalHistory;
+    readonly stepLog: Pick<StepLog, "putStep">;
+    readonly workspace: Pick<Workspace, "readVersion" | "writeFile" | "listFiles">;
+  };
 }

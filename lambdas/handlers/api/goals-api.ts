@@ -6,6 +6,8 @@ import { SFNClient } from "@aws-sdk/client-sfn";
 import middy from "@middy/core";
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from "aws-lambda";
 import { DynamoDbGoalStore } from "../../adapters/dynamodb/dynamodb-goal-store";
+import { DynamoDbStepLog } from "../../adapters/dynamodb/dynamodb-step-log";
+import { DynamoDbWorkspace } from "../../adapters/dynamodb/dynamodb-workspace";
 import { goalEventWaiterFromEnv } from "../../adapters/event-waiters/goal-event-waiter-from-env";
 import {
   EventBridgePublisher,
@@ -14,6 +16,7 @@ import {
 import { createDocumentClient, observedGoalStore } from "../../adapters/goal-store-adapters";
 import { lazyLambdaInvoker } from "../../adapters/lambda/lazy-lambda-invoker";
 import { loadOnce } from "../../adapters/shared/load-once";
+import { INLINE_ONLY_FILE_MAX_BYTES, payloadSettingsFromEnv } from "../../adapters/shared/payload-settings";
 import { sfnRunHistory } from "../../adapters/step-functions/sfn-run-history";
 import { sfnRunStarter } from "../../adapters/step-functions/sfn-run-starter";
 import { goalIdFromBytes, revisionIdFromBytes } from "../../core/goal/goal-ids";
@@ -74,10 +77,22 @@ const noBusPublisher: HumanInputPublisher = {
   publish: () => Promise.reject(new HumanInputPublishError("GOAL_EVENT_BUS_NAME is not set: no event bus")),
 };
 
-const documentClient = createDocumentClient();
+const client = createDocumentClient();
+// The step log's history and the workspace serve the steps, fork and replay routes only: the API
+// reads a goal's history and copies it into a fork, and never writes to a running goal's own.
+const stepLog = new DynamoDbStepLog({ client, tableName: config.tableName });
+
 const api = createGoalsApi({
-  // Only the goal store: the API never touches the workspace, step log or outbox.
-  store: observedGoalStore(new DynamoDbGoalStore({ client: documentClient, tableName: config.tableName })),
+  store: observedGoalStore(new DynamoDbGoalStore({ client, tableName: config.tableName })),
+  history: {
+    history: stepLog,
+    stepLog,
+    workspace: new DynamoDbWorkspace({
+      client,
+      tableName: config.tableName,
+      maxFileBytes: payloadSettingsFromEnv()?.maxBytes ?? INLINE_ONLY_FILE_MAX_BYTES,
+    }),
+  },
   startRun: sfnRunStarter(sfn),
   stateMachineArns: config.stateMachineArns,
   now: () => new Date(),
@@ -100,7 +115,7 @@ const api = createGoalsApi({
           ...config.models,
           // The select call (fast tier) when no selector rule picks the pattern.
           client: selectModelClient,
-          capacity: capacityGovernorFromEnv(documentClient, () => new Date()),
+          capacity: capacityGovernorFromEnv(client, () => new Date()),
         },
       }),
 });

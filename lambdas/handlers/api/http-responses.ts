@@ -78,6 +78,13 @@ const KNOWN_ERRORS: Readonly<Record<string, KnownError>> = {
   McpGatewayFailed: { statusCode: 502, code: "McpGatewayFailed" },
   // Step Functions did not answer a runs read (throttling, access denied): the goal itself is fine.
   RunHistoryError: { statusCode: 502, code: "RunHistoryUnavailable" },
+  // A fork whose source's workspace lost a file version the fork point names: nothing was created.
+  ForkSourceIncompleteError: { statusCode: 409, code: "ForkSourceIncomplete" },
+  HistoryUnavailableError: {
+    statusCode: 503,
+    code: "ServiceUnavailable",
+    message: "this deployment keeps no goal history for the API (steps, fork, replay)",
+  },
   GoalStoreUnavailableError: {
     statusCode: 503,
     code: "ServiceUnavailable",

@@ -23,7 +23,7 @@ import type { ApiRequest, Route } from "./routes";
 /** Printable ASCII, like the header values clients generate (UUIDs, ULIDs, hashes). */
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
-function idempotencyKeyOf(request: ApiRequest): string | undefined {
+export function idempotencyKeyOf(request: ApiRequest): string | undefined {
   const key = request.headers["idempotency-key"];
   if (key === undefined) return undefined;
   if (!IDEMPOTENCY_KEY.test(key)) {
@@ -97,7 +97,7 @@ async function postGoal(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGat
  * that could not be set does not fail the POST: the goal exists, and its loop checks the deadline
  * before every step; the error is logged so an operator sees the gap.
  */
-async function scheduleDeadline(deps: GoalsApiDeps, record: GoalRecord): Promise<void> {
+export async function scheduleDeadline(deps: GoalsApiDeps, record: GoalRecord): Promise<void> {
   const deadline = record.spec.limits.deadline;
   if (deadline === undefined || deps.deadlines === undefined) return;
   try {
@@ -159,7 +159,7 @@ async function repeatedPost(deps: GoalsApiDeps, retried: GoalRecord): Promise<AP
  * has loaded it yet), the goal is marked `failed` (stopReason infrastructure, redrivable) rather
  * than left `running` with no execution behind it; the caller gets a 502 naming the goal.
  */
-async function startFirstRun(
+export async function startFirstRun(
   deps: GoalsApiDeps,
   goal: VersionedGoal,
   stateMachineArn: string,

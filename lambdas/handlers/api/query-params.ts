@@ -33,3 +33,12 @@ export const ListEventsQuerySchema = z.object({
   waitSeconds: wholeNumber(0, MAX_WAIT_SECONDS).optional(),
 });
 export type ListEventsQuery = z.infer<typeof ListEventsQuerySchema>;
+
+/** The most steps one page of `GET /goals/{goalId}/steps` holds (each reads its step's state). */
+export const MAX_STEPS_PAGE = 100;
+
+/** `GET /goals/{goalId}/steps?after=N&limit=` */
+export const ListStepsQuerySchema = z.object({
+  after: wholeNumber(0, Number.MAX_SAFE_INTEGER).optional(),
+  limit: wholeNumber(1, MAX_STEPS_PAGE).optional(),
+});

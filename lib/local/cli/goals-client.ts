@@ -1,4 +1,8 @@
 import * as z from "zod";
+import type { ForkRequest } from "../../../lambdas/core/fork/fork-request";
+import { ReplayResultSchema } from "../../../lambdas/core/fork/replay";
+import { TimelineSchema } from "../../../lambdas/core/fork/step-timeline";
+import { ForkedFromSchema } from "../../../lambdas/core/goal/fork";
 import { GoalEventSchema } from "../../../lambdas/core/goal/goal-event";
 import { SseParser } from "../../../lambdas/core/goal/goal-event-stream";
 import {
@@ -19,6 +23,9 @@ const AcceptedGoalSchema = z.object({
   runId: z.string(),
 });
 export type AcceptedGoal = z.infer<typeof AcceptedGoalSchema>;
+
+const ForkedGoalSchema = AcceptedGoalSchema.extend({ forkedFrom: ForkedFromSchema });
+export type ForkedGoal = z.infer<typeof ForkedGoalSchema>;
 
 const ApiErrorSchema = z.object({
   error: z.object({
@@ -321,6 +328,38 @@ export class GoalsClient {
       `/goals/${encodeURIComponent(goalId)}/cancel`,
       ControlAcceptedSchema,
       reason === undefined ? undefined : { reason },
+    );
+  }
+
+  /** `GET /goals/{goalId}/steps?after=&limit=`: a page of the step timeline, with the goal's approvals. */
+  async steps(goalId: string, page: { after?: number; limit?: number } = {}) {
+    const query = new URLSearchParams();
+    if (page.after !== undefined) query.set("after", String(page.after));
+    if (page.limit !== undefined) query.set("limit", String(page.limit));
+    const suffix = query.size === 0 ? "" : `?${query}`;
+    return this.request("GET", `/goals/${encodeURIComponent(goalId)}/steps${suffix}`, TimelineSchema);
+  }
+
+  /** `POST /goals/{goalId}/fork`: a new goal that starts where this one stood after `atStep`. */
+  async fork(
+    goalId: string,
+    request: ForkRequest,
+    options: { idempotencyKey?: string } = {},
+  ): Promise<ForkedGoal> {
+    const headers: Record<string, string> = { ...JSON_HEADERS };
+    if (options.idempotencyKey) headers["idempotency-key"] = options.idempotencyKey;
+    return this.request("POST", `/goals/${encodeURIComponent(goalId)}/fork`, ForkedGoalSchema, {
+      body: JSON.stringify(request),
+      headers,
+    });
+  }
+
+  /** `POST /goals/{goalId}/replay`: whether the record and the checkpoints agree, and where first they do not. */
+  async replay(goalId: string, toStep?: number) {
+    return this.post(
+      `/goals/${encodeURIComponent(goalId)}/replay`,
+      ReplayResultSchema,
+      toStep === undefined ? {} : { toStep },
     );
   }
 

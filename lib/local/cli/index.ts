@@ -2,13 +2,14 @@
  * cli/: the `goal-loops` commands' own code: the HTTP client of the goals API (goals-client.ts) and
  * its SigV4 signing for a deployed stack (signed-fetch.ts, api-target.ts), following a goal live
  * and formatting its progress (follow-goal.ts, live-view.ts, format-progress.ts, format-tree.ts),
- * running one goal in the terminal (run-goal.ts), listing tools (list-tools.ts), and the console
- * proxy (console-server.ts). bin/goal-loops.ts wires them into commander.
+ * running one goal in the terminal (run-goal.ts), listing tools (list-tools.ts), a goal's steps,
+ * forks and replays (fork-commands.ts), and the console proxy (console-server.ts). bin/goal-loops.ts wires them into commander.
  * Not here: the stack the commands start when none is running (local-stack.ts).
  */
 export * from "./api-target";
 export * from "./console-server";
 export * from "./follow-goal";
+export * from "./fork-commands";
 export * from "./format-progress";
 export * from "./format-tree";
 export * from "./goals-client";

@@ -5,6 +5,8 @@ import { type DynamoDBDocumentClient, paginateScan } from "@aws-sdk/lib-dynamodb
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DynamoDbGoalStore } from "../../../lambdas/adapters/dynamodb/dynamodb-goal-store";
+import { DynamoDbStepLog } from "../../../lambdas/adapters/dynamodb/dynamodb-step-log";
+import { DynamoDbWorkspace } from "../../../lambdas/adapters/dynamodb/dynamodb-workspace";
 import { DynamoDbReplayGuard } from "../../../lambdas/adapters/dynamodb/slack-replay-guard";
 import { approvalIdFromBytes } from "../../../lambdas/core/goal/goal-ids";
 import { waitFor } from "../../../lambdas/core/goal/goal-lifecycle";
@@ -106,7 +108,10 @@ describe("the goals API and the doors' handlers under generated bad input (proxy
     await createGoalTable(client, tableName);
     const store = new DynamoDbGoalStore({ client: documents, tableName });
     const logger = new Logger({ serviceName: "api-fuzz", logLevel: "SILENT" });
-    goalsApi = buildApi(store, { publisher }).api;
+    // As the handler wires it: the goal history behind the steps, fork and replay routes.
+    const stepLog = new DynamoDbStepLog({ client: documents, tableName });
+    const workspace = new DynamoDbWorkspace({ client: documents, tableName });
+    goalsApi = buildApi(store, { publisher, history: { history: stepLog, stepLog, workspace } }).api;
     slackDoor = createSlackDoor({
       goals: store,
       publisher,

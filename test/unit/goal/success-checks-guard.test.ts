@@ -153,6 +153,7 @@ const RECORD_FREE = [
   "assertTransition",
   "assertWithinJsonBounds",
   "awaitsAct",
+  "billedUsage",
   "blockItem",
   "blockSection",
   "canTransition",
@@ -167,6 +168,7 @@ const RECORD_FREE = [
   "cycleFingerprints",
   "directiveRevisionType",
   "evidenceFor",
+  "forkRunId",
   "formatIssuePath",
   "furthestPhase",
   "goalEvent",
@@ -202,6 +204,7 @@ const RECORD_FREE = [
   "toolResultMeets",
   "towardContract",
   "unsatisfiedCheckIds",
+  "usageLess",
 ];
 
 /** The human paths that may replace success checks: a revision's own checks, or a confirmed proposal. */

@@ -307,6 +307,8 @@ export abstract class LoopDriver<S extends LoopSettings> {
       goals,
       workspace,
       stepLog,
+      // Every counted step leaves its state, as the deployed verify steps do (forks start from it).
+      history: stepLog,
       model: this.model,
       tools: this.tools,
       now: this.now,

@@ -24,6 +24,7 @@ import {
   contractSummary,
   pendingContractProposal,
 } from "./contract-confirmation";
+import { decideInAdvance, forkDecisionFor, useForkDecision } from "./fork-decisions";
 import { humanDecisionKind } from "./human-decision";
 import { awaitStepDecision, decisionSummary, pendingStepDecision, STEP_DECISION_KIND } from "./step-decision";
 
@@ -101,18 +102,30 @@ export async function requestApproval(
     requestedAt: now.toISOString(),
     expiresAt: approvalExpiry(record, now, settings.approvalTimeoutSeconds),
   };
+  // A fork's request may have decided this very action in advance: nobody is asked, it is decided so.
+  const inAdvance = forkDecisionFor(record, approval.action);
   await ports.goals.putApproval(approval);
   try {
     await updateGoal(ports.goals, loaded, (current) =>
-      isRunningIn(current, input.runId) ? request.park(current, approval, now) : undefined,
+      isRunningIn(current, input.runId)
+        ? chain(
+            current,
+            (next) => request.park(next, approval, now),
+            (next) => (inAdvance ? useForkDecision(next, inAdvance, approval.approvalId) : undefined),
+          )
+        : undefined,
     );
   } catch (error) {
     // The goal never waited for it: nobody must be able to decide this orphan.
     await ports.goals.decideApproval(approval.approvalId, { status: "superseded" }).catch(() => undefined);
     throw error;
   }
-  // Only a newly stored approval is announced: a reused one (above) was announced when it was stored.
-  await notifyApprovalRequested(ports.outbox, approval, record, now, ports.notifiers);
+  if (inAdvance) {
+    await decideInAdvance(ports.goals, approval.approvalId, inAdvance, now);
+  } else {
+    // Only a newly stored approval is announced: a reused one (above) was announced when it was stored.
+    await notifyApprovalRequested(ports.outbox, approval, record, now, ports.notifiers);
+  }
   await armDeadline(ports, record);
   return (
     (await deliverTakenDecision(ports, input, approval.approvalId)) ?? {

@@ -12,6 +12,7 @@ import { applyQueuedRevisions } from "../../loop/revisions/apply-revisions";
 import type { CompensationWorkspace, ToolCompensators } from "../../loop/revisions/compensate";
 import { isRunningIn, type RunPosition, type StepResult, stopped } from "../../loop/step-result";
 import { chain, readGoal, updateGoal } from "../../loop/update-goal";
+import { recordStepState, type StepStatePorts } from "../../loop/verify/step-state";
 import { decideChange, isUncounted, prepareVerification, verifyPending } from "../../loop/verify/verify-step";
 import type { CapacityGovernor } from "../../models/capacity/capacity-governor";
 import type { Clock } from "../../ports/clock";
@@ -31,7 +32,7 @@ import type { PlanExecuteSettings } from "./plan-execute-deps";
 import { initialPlanState, readyStep } from "./plan-state";
 import { requestReplan } from "./replan";
 
-export interface ObservePorts {
+export interface ObservePorts extends StepStatePorts {
   readonly goals: GoalStore;
   /** Reads artifacts for verify; writes only to compensate a corrective revision. */
   readonly workspace: CompensationWorkspace;
@@ -106,20 +107,22 @@ async function observeStep(
     models: settings.models,
   });
   const now = ports.now();
+  // Classified before verify: verify may pause the goal, and a replan request needs it running.
+  const count = (next: GoalRecord) =>
+    isUncounted(next, pending)
+      ? chain(
+          next,
+          (classified) => classifyChange(classified, pending.step, settings, now),
+          (classified) => verifyPending(classified, pending, now, stepsDone(next, classified)),
+        )
+      : undefined;
+  await recordStepState(ports, { record: loaded.record, pending, count, now });
   return updateGoal(ports.goals, loaded, (current) => {
     if (!isRunningIn(current, runId)) return undefined;
     const running = (next: GoalRecord) => isRunningIn(next, runId);
     const change = chain(
       current,
-      // Classified before verify: verify may pause the goal, and a replan request needs it running.
-      (next) =>
-        isUncounted(next, pending)
-          ? chain(
-              next,
-              (classified) => classifyChange(classified, pending.step, settings, now),
-              (classified) => verifyPending(classified, pending, now, stepsDone(next, classified)),
-            )
-          : undefined,
+      count,
       (next) => (running(next) ? consumePlanGate(next, settings, now) : undefined),
       (next) => (running(next) ? consumeDecision(next, settings, now) : undefined),
       (next) => (running(next) ? noticeRevisions(next, settings, now) : undefined),

@@ -15,7 +15,14 @@ import { applyQueuedRevisions } from "../../loop/revisions/apply-revisions";
 import type { CompensationWorkspace, ToolCompensators } from "../../loop/revisions/compensate";
 import { isRunningIn, type RunPosition, type StepResult, stopped } from "../../loop/step-result";
 import { chain, readGoal, updateGoal } from "../../loop/update-goal";
-import { decideChange, isUncounted, prepareVerification, verifyPending } from "../../loop/verify/verify-step";
+import { recordStepState, type StepStatePorts } from "../../loop/verify/step-state";
+import {
+  decideChange,
+  isUncounted,
+  type PendingVerification,
+  prepareVerification,
+  verifyPending,
+} from "../../loop/verify/verify-step";
 import { type CapacityGovernor, capacityContextOf } from "../../models/capacity/capacity-governor";
 import { countCompactionUsage, readStepHistory, type StepHistory } from "../../models/context/compaction";
 import type { ContextSettings } from "../../models/context/context-settings";
@@ -25,14 +32,13 @@ import { costOf } from "../../models/model-prices";
 import { modelFor } from "../../models/model-thinking";
 import type { CheckpointKey, ModelCheckpoint, VersionedGoal } from "../../ports/goal-store";
 import type { ModelClient } from "../../ports/model-client";
-import type { StepRecord } from "../../ports/step-log";
 import type { ToolRunner } from "../../ports/tool-runner";
 import { REASON_INSTRUCTIONS, reasonRequest, stateText } from "./reason-prompt";
 
 /** ReAct's settings plus the context packer's (models/context/context-settings.json when absent). */
 export type ReasonSettings = LoopSettings & { readonly context?: ContextSettings };
 
-export interface VerifyAndReasonPorts extends ActPorts {
+export interface VerifyAndReasonPorts extends ActPorts, StepStatePorts {
   /** Reads artifacts for verify; writes only to compensate a corrective revision. */
   readonly workspace: CompensationWorkspace;
   readonly model: ModelClient;
@@ -102,7 +108,19 @@ export async function verifyAndReason(
   // One read for both halves: the step to verify (logged by Act, not counted yet, so one beyond the
   // record's count) is the newest of the steps the prompt shows after the latest compaction.
   const history = await readStepHistory(ports, loaded.record, 1);
-  const verify = await verification(ports, settings, loaded.record, history.steps.at(-1), runId);
+  const pending = await prepareVerification(ports, {
+    record: loaded.record,
+    latest: history.steps.at(-1),
+    models: settings.models,
+  });
+  const now = ports.now();
+  const verify = verification(pending, runId, now);
+  await recordStepState(ports, {
+    record: loaded.record,
+    pending,
+    count: (record) => verifyPending(record, pending, now),
+    now,
+  });
 
   const verified = verify(loaded.record)?.record ?? loaded.record;
   if (!answerAfterVerify(verified, input, settings, ports.now())) {
@@ -159,19 +177,11 @@ function answerAfterVerify(
 }
 
 /** The verify cycle of the latest step as a pure change, re-appliable on a conflict. */
-async function verification(
-  ports: VerifyAndReasonPorts,
-  settings: LoopSettings,
-  record: GoalRecord,
-  latest: StepRecord | undefined,
+function verification(
+  pending: PendingVerification | undefined,
   runId: string,
-): Promise<(current: GoalRecord) => GoalChange | undefined> {
-  const pending = await prepareVerification(ports, {
-    record,
-    latest,
-    models: settings.models,
-  });
-  const now = ports.now();
+  now: Date,
+): (current: GoalRecord) => GoalChange | undefined {
   return (current) => {
     if (!isRunningIn(current, runId)) return undefined;
     const counts = isUncounted(current, pending);

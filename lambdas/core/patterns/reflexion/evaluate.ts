@@ -16,6 +16,7 @@ import {
   stopped,
 } from "../../loop/step-result";
 import { chain, readGoal, updateGoal } from "../../loop/update-goal";
+import { recordStepState, type StepStatePorts } from "../../loop/verify/step-state";
 import { decideChange, isUncounted, prepareVerification, verifyPending } from "../../loop/verify/verify-step";
 import type { CapacityGovernor } from "../../models/capacity/capacity-governor";
 import type { Clock } from "../../ports/clock";
@@ -25,7 +26,7 @@ import type { StepLog, StepRecord } from "../../ports/step-log";
 import { needsLesson } from "./record-lesson";
 import type { ReflexionSettings } from "./reflexion-deps";
 
-export interface EvaluatePorts {
+export interface EvaluatePorts extends StepStatePorts {
   readonly goals: GoalStore;
   /** Reads the attempt's artifacts; writes only to compensate a corrective revision. */
   readonly workspace: CompensationWorkspace;
@@ -84,6 +85,12 @@ async function evaluateAndMark(
     latest,
     models: settings.models,
     role: "evaluate",
+  });
+  await recordStepState(ports, {
+    record: loaded.record,
+    pending,
+    count: (record) => verifyPending(record, pending, now),
+    now,
   });
   return updateGoal(ports.goals, loaded, (current) => {
     if (!isRunningIn(current, runId)) return undefined;

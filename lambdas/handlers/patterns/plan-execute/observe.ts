@@ -32,7 +32,16 @@ const settings = planExecuteSettingsFromEnv();
 export const handler = stepHandler(logger, StatePayloadSchema, (payload) =>
   runModelStep({ goals, now }, payload, "verify", () =>
     observe(
-      { goals, workspace, stepLog, model, capacity, now, ...(compensators ? { compensators } : {}) },
+      {
+        goals,
+        workspace,
+        stepLog,
+        history: stepLog,
+        model,
+        capacity,
+        now,
+        ...(compensators ? { compensators } : {}),
+      },
       settings,
       payload,
     ),

@@ -41,7 +41,17 @@ const compensators = compensatorsFromEnv();
 export const handler = stepHandler(logger, StatePayloadSchema, (payload) =>
   runModelStep({ goals, now }, payload, "verify", () =>
     verifyAndReason(
-      { goals, workspace, stepLog, model, capacity, tools, now, ...(compensators ? { compensators } : {}) },
+      {
+        goals,
+        workspace,
+        stepLog,
+        history: stepLog,
+        model,
+        capacity,
+        tools,
+        now,
+        ...(compensators ? { compensators } : {}),
+      },
       settings,
       payload,
     ),

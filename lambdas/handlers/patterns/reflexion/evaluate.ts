@@ -31,7 +31,16 @@ const settings = loopSettingsFromEnv();
 export const handler = stepHandler(logger, StatePayloadSchema, (payload) =>
   runModelStep({ goals, now }, payload, "verify", () =>
     evaluate(
-      { goals, workspace, stepLog, model, capacity, now, ...(compensators ? { compensators } : {}) },
+      {
+        goals,
+        workspace,
+        stepLog,
+        history: stepLog,
+        model,
+        capacity,
+        now,
+        ...(compensators ? { compensators } : {}),
+      },
       settings,
       payload,
     ),
