@@ -9,10 +9,10 @@ import type { SuccessCheck } from "../lambdas/core/goal/goal-spec";
 import { REVISION_TYPES } from "../lambdas/core/goal/revision-types";
 import { CHECK_FORMS, DIRECTIVE_FORMS } from "../lambdas/core/human/directive-forms";
 import { APPROVAL_STATUSES } from "../lambdas/core/ports/approval-statuses";
+import type { ApprovalListStatus, GoalLoopsClient } from "../lib/client/index";
 import { type ApiTarget, apiOption, profileOption, regionOption } from "../lib/local/cli/api-target";
 import type { OutputMode } from "../lib/local/cli/follow-goal";
 import { addForkCommands } from "../lib/local/cli/fork-commands";
-import type { ApprovalListStatus, GoalsClient } from "../lib/local/cli/goals-client";
 import type { ToolListing } from "../lib/local/cli/list-tools";
 import type { ApprovalMode } from "../lib/local/cli/run-goal";
 import { addPreflightCommand } from "../lib/preflight/preflight-command";
@@ -117,11 +117,11 @@ program
   .option("--verbose", "with a stack started in process, show its runtime and function logs on stderr", false)
   .option("--auto-approve", "approve every approval of this goal without asking", false)
   .action(async (goalFile: string, options: RunOptions) => {
-    const [{ GoalsClient }, { GoalFileError, runGoal }] = await Promise.all([
-      import("../lib/local/cli/goals-client"),
+    const [{ GoalLoopsClient }, { GoalFileError, runGoal }] = await Promise.all([
+      import("../lib/client/index"),
       import("../lib/local/cli/run-goal"),
     ]);
-    let client = new GoalsClient(`http://127.0.0.1:${options.port}`);
+    let client = new GoalLoopsClient(`http://127.0.0.1:${options.port}`);
     let stop: (() => Promise<void>) | undefined;
     if (!(await client.isReachable())) {
       log(`No local stack on port ${options.port}: starting one in this process (in memory)...`);
@@ -137,7 +137,7 @@ program
         log: options.verbose ? log : () => undefined,
         functionLog: options.verbose ? (name, line) => log(`[${name}] ${line}`) : () => undefined,
       });
-      client = new GoalsClient(stack.apiUrl);
+      client = new GoalLoopsClient(stack.apiUrl);
       stop = () => stack.stop();
     }
     // Approvals: --auto-approve answers them; a terminal asks; without one (CI) the run exits 2.
@@ -192,10 +192,10 @@ function portOption() {
  * with SigV4): exit 1 with a clear message when nothing answers there, or when the API refuses
  * (its status, code and message, e.g. 409 already decided).
  */
-async function control(target: ApiTarget, act: (client: GoalsClient) => Promise<void>): Promise<void> {
-  const [{ clientFor }, { GoalsApiError }] = await Promise.all([
+async function control(target: ApiTarget, act: (client: GoalLoopsClient) => Promise<void>): Promise<void> {
+  const [{ clientFor }, { GoalLoopsApiError }] = await Promise.all([
     import("../lib/local/cli/api-target"),
-    import("../lib/local/cli/goals-client"),
+    import("../lib/client/index"),
   ]);
   const client = await clientFor(target);
   if (client === undefined) {
@@ -215,7 +215,7 @@ async function control(target: ApiTarget, act: (client: GoalsClient) => Promise<
     await act(client);
     process.exitCode = 0;
   } catch (error) {
-    if (!(error instanceof GoalsApiError)) throw error;
+    if (!(error instanceof GoalLoopsApiError)) throw error;
     const hint = REFUSAL_HINTS[error.body.code];
     log(`Refused: ${error.message}${hint ? ` (${hint})` : ""}`);
     for (const issue of error.body.issues ?? []) log(`  ${issue.path || "(root)"}: ${issue.message}`);
@@ -334,7 +334,7 @@ program
     // Loaded here only: the other commands never bundle the console nor load the signer.
     const [{ startConsoleServer }, { SigningSetupError, signedFetch }] = await Promise.all([
       import("../lib/local/cli/console-server"),
-      import("../lib/local/cli/signed-fetch"),
+      import("../lib/client/index"),
     ]);
     try {
       const server = await startConsoleServer({

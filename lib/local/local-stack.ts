@@ -13,6 +13,7 @@ import { startAccountEndpoint } from "./account/account-endpoint";
 import { type LocalAccount, localAccount } from "./account/local-account";
 import { LOCAL_IDENTITY, startApiServer } from "./api/api-server";
 import { consoleFile } from "./api/console-assets";
+import type { ObservedResponse } from "./api/openapi-response-check";
 import { type BedrockEndpoint, startBedrockEndpoint } from "./bedrock/bedrock-endpoint";
 import type { BedrockUpstream } from "./bedrock/bedrock-upstream";
 import type { OpenAiServer } from "./bedrock/openai-chat-client";
@@ -125,6 +126,8 @@ export interface LocalStackOptions {
   readonly environment?: Readonly<Record<string, string>>;
   /** Runtime messages (synth, executions). @default console.log */
   readonly log?: (line: string) => void;
+  /** Sees every answer of the API's functions (the end-to-end suite checks them against the OpenAPI document). */
+  readonly onApiResponse?: (answer: ObservedResponse) => void;
   /** The functions' own output. @default each line on stdout/stderr, prefixed with the function name */
   readonly functionLog?: LogLine;
 }
@@ -288,6 +291,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       onError: (message, error) => log(error === undefined ? message : `${message}: ${errorText(error)}`),
       // The web console, built from console/ on its first request.
       pages: consoleFile,
+      ...(options.onApiResponse === undefined ? {} : { onResponse: options.onApiResponse }),
     });
     stops.push(api.close);
 

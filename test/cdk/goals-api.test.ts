@@ -105,6 +105,7 @@ describe("GoalsApi", () => {
         "POST /goals/{goalId}/replay",
         "GET /approvals",
         "POST /approvals/{approvalId}",
+        "GET /openapi.json",
         // Every other method of a served path reaches the function, which answers 405 with Allow.
         ...[
           "/goals",
@@ -121,6 +122,7 @@ describe("GoalsApi", () => {
           ...["steps", "fork", "replay"].map((h) => `/goals/{goalId}/${h}`),
           "/approvals",
           "/approvals/{approvalId}",
+          "/openapi.json",
         ].map((path) => `ANY ${path}`),
       ].sort(),
     );
@@ -173,6 +175,7 @@ describe("GoalsApi", () => {
     expect(routes.get("GET /goals/{goalId}/events")?.Properties.RequestParameters).toEqual({
       "method.request.path.goalId": true,
       "method.request.querystring.after": false,
+      "method.request.querystring.limit": false,
       "method.request.querystring.waitSeconds": false,
     });
     for (const control of ["revisions", "directive", "pause", "resume", "retry", "limits", "cancel"]) {

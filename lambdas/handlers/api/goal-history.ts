@@ -13,13 +13,14 @@ import { IdempotencyKeyReusedError } from "../../core/intake/goal-intake";
 import { assertModelsAllowed } from "../../core/models/model-allow-list";
 import { type Approval, GoalAlreadyExistsError, type VersionedGoal } from "../../core/ports/goal-store";
 import { HistoryUnavailableError, PatternUnavailableError } from "./api-errors";
+import { OPERATIONS } from "./contract/operations";
 import { tenantGoal } from "./get-goals";
 import type { GoalsApiDeps } from "./goals-api-deps";
 import { json } from "./http-responses";
 import { idempotencyKeyOf, scheduleDeadline, startFirstRun } from "./post-goal";
 import { ListStepsQuerySchema } from "./query-params";
 import { parseJsonBody } from "./request-body";
-import type { ApiRequest, Route } from "./routes";
+import { type ApiRequest, type Route, route } from "./routes";
 
 const DEFAULT_STEPS_PAGE = 50;
 /** Events read for a timeline's approvals, at most (a page is 1,000). */
@@ -178,8 +179,8 @@ async function postReplay(deps: GoalsApiDeps, request: ApiRequest): Promise<APIG
 /** A goal's history: its steps, a fork from one of them, and a replay of them. */
 export function goalHistoryRoutes(deps: GoalsApiDeps): Route[] {
   return [
-    { method: "GET", path: "/goals/{goalId}/steps", handle: (request) => listSteps(deps, request) },
-    { method: "POST", path: "/goals/{goalId}/fork", handle: (request) => postFork(deps, request) },
-    { method: "POST", path: "/goals/{goalId}/replay", handle: (request) => postReplay(deps, request) },
+    route(OPERATIONS.listSteps, (request) => listSteps(deps, request)),
+    route(OPERATIONS.forkGoal, (request) => postFork(deps, request)),
+    route(OPERATIONS.replayGoal, (request) => postReplay(deps, request)),
   ];
 }

@@ -7,6 +7,7 @@ import type { ApiRouteSpec, JsonObject, JsonValue } from "../shared/cloud-assemb
 import { MalformedPathSegmentError } from "../shared/errors";
 import { listen, type RunningServer } from "../shared/listen";
 import { allowedMethods, guardedDecoder, matchRoute, type SegmentDecoder } from "./api-routes";
+import type { ObservedResponse } from "./openapi-response-check";
 
 export interface ApiServerOptions {
   readonly routes: readonly ApiRouteSpec[];
@@ -34,6 +35,11 @@ export interface ApiServerOptions {
    * function: they do not exist in API Gateway.
    */
   readonly localRoutes?: Readonly<Record<string, () => Promise<JsonValue>>>;
+  /**
+   * Sees every answer a function gave (not the streamed ones), with the route's template: the
+   * end-to-end suite checks each against the OpenAPI document (openapi-response-check.ts).
+   */
+  readonly onResponse?: (answer: ObservedResponse) => void;
   /** Local-only GET pages (the web console at `/console`): the file for a path, or undefined. */
   readonly pages?: (pathname: string) => Promise<{ contentType: string; body: string } | undefined>;
 }
@@ -176,6 +182,18 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       res.setHeader(name, values.map(String));
     res.statusCode = statusCode;
     res.end(isBase64Encoded ? Buffer.from(answer ?? "", "base64") : (answer ?? ""));
+    if (!isBase64Encoded) {
+      const contentType = Object.entries(headers ?? {}).find(
+        ([name]) => name.toLowerCase() === "content-type",
+      )?.[1];
+      options.onResponse?.({
+        method,
+        route: match.route.resourcePath,
+        status: statusCode,
+        contentType: contentType === undefined ? undefined : String(contentType),
+        body: answer ?? "",
+      });
+    }
   }
 
   /** 405 with Allow when another method serves the path, else 404; both in the API's error shape. */

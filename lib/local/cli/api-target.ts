@@ -1,5 +1,5 @@
 import { Option } from "commander";
-import type { GoalsClient } from "./goals-client";
+import type { GoalLoopsClient } from "../../client/index";
 
 /** Where a command sends its requests: the local stack on `port`, or a deployed API (`--api`). */
 export interface ApiTarget {
@@ -32,14 +32,14 @@ export function regionOption() {
  * The client for a target: unsigned to the local stack (or any loopback URL), SigV4-signed to a
  * deployed API. Undefined, with the reason on stderr, when signing cannot be set up.
  */
-export async function clientFor(target: ApiTarget): Promise<GoalsClient | undefined> {
+export async function clientFor(target: ApiTarget): Promise<GoalLoopsClient | undefined> {
   // Loaded when a command runs, not when the CLI only prints its help.
-  const { GoalsClient } = await import("./goals-client");
-  if (target.api === undefined) return new GoalsClient(`http://127.0.0.1:${target.port}`);
+  const { GoalLoopsClient } = await import("../../client/index");
+  if (target.api === undefined) return new GoalLoopsClient(`http://127.0.0.1:${target.port}`);
   // The signer and the credential chain load only for a deployed API: local commands start faster.
-  const { SigningSetupError, signedFetch } = await import("./signed-fetch");
+  const { SigningSetupError, signedFetch } = await import("../../client/index");
   try {
-    return new GoalsClient(target.api, {
+    return new GoalLoopsClient(target.api, {
       fetch: signedFetch({
         apiUrl: target.api,
         ...(target.profile === undefined ? {} : { profile: target.profile }),

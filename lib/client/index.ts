@@ -1,0 +1,24 @@
+/**
+ * client/: the typed client of the goals API (GoalLoopsClient), its error classes, retry policy and
+ * SigV4 signing. The package exports it; the CLI, the console proxy, the MCP server and the tests
+ * call the API through it. Its routes and shapes come from the API's contract
+ * (lambdas/handlers/api/contract). Not here: the CLI's commands and views (lib/local/cli).
+ */
+
+export type {
+  AcceptedGoal,
+  ApiErrorBody,
+  ApprovalView,
+  ControlAccepted,
+  EventPage,
+  ForkedGoal,
+  GoalDetails,
+  GoalPage,
+  GoalRuns,
+  RevisionAccepted,
+  RunHistoryPage,
+} from "../../lambdas/handlers/api/contract/response-schemas";
+export * from "./client-errors";
+export * from "./goal-loops-client";
+export * from "./retry-policy";
+export * from "./sigv4-fetch";
