@@ -8,6 +8,9 @@ import {
   type ModelQuotas,
   ModelQuotasSchema,
 } from "../../lambdas/core/models/capacity/model-quota";
+import { API_VERSION } from "../../lambdas/handlers/api/contract/openapi-document";
+import { GoalLoopsClient } from "../client/goal-loops-client";
+import { serveMcpRequest } from "../mcp/mcp-http";
 import { packageFile } from "../package-files";
 import { startAccountEndpoint } from "./account/account-endpoint";
 import { type LocalAccount, localAccount } from "./account/local-account";
@@ -279,6 +282,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       storeClient,
       model.tables.map((table) => table.tableName),
     );
+    // /mcp calls the API over HTTP as its caller would; its URL is known once the server listens.
+    let ownUrl = "";
     const api = await startApiServer({
       routes: model.apiRoutes,
       invokeFunction: invoke,
@@ -291,8 +296,16 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       onError: (message, error) => log(error === undefined ? message : `${message}: ${errorText(error)}`),
       // The web console, built from console/ on its first request.
       pages: consoleFile,
+      rawRoutes: {
+        "/mcp": (req, res, body) =>
+          serveMcpRequest(req, res, body, {
+            clientFor: (authorization) => mcpClient(ownUrl, authorization),
+            version: API_VERSION,
+          }),
+      },
       ...(options.onApiResponse === undefined ? {} : { onResponse: options.onApiResponse }),
     });
+    ownUrl = api.url;
     stops.push(api.close);
 
     const host = new LambdaHost({
@@ -462,4 +475,16 @@ function synthesizedQuotas(model: CloudAssemblyModel): ModelQuotas {
     );
   }
   return parsed.data;
+}
+
+/**
+ * The client an `/mcp` request calls the API with: the local API, with the caller's bearer token
+ * passed on (a JWT of the stack's issuer) and nothing else; locally an unsigned call is the one
+ * local tenant, exactly as the same caller's HTTP request is.
+ */
+function mcpClient(apiUrl: string, authorization: string | undefined): GoalLoopsClient {
+  const token = /^Bearer (\S+)$/i.exec(authorization ?? "")?.[1];
+  return new GoalLoopsClient(apiUrl, {
+    auth: token === undefined ? { kind: "none" } : { kind: "bearer", token },
+  });
 }

@@ -40,6 +40,13 @@ export interface ApiServerOptions {
    * end-to-end suite checks each against the OpenAPI document (openapi-response-check.ts).
    */
   readonly onResponse?: (answer: ObservedResponse) => void;
+  /**
+   * Local-only endpoints that answer the raw request themselves, by exact path (the MCP endpoint at
+   * `/mcp`): they get the body as read, and need not be in the API's routes.
+   */
+  readonly rawRoutes?: Readonly<
+    Record<string, (req: IncomingMessage, res: ServerResponse, body: Buffer) => Promise<void>>
+  >;
   /** Local-only GET pages (the web console at `/console`): the file for a path, or undefined. */
   readonly pages?: (pathname: string) => Promise<{ contentType: string; body: string } | undefined>;
 }
@@ -90,6 +97,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const onError =
     options.onError ?? ((message: string, error?: unknown) => console.error(message, error ?? ""));
   const localRoutes = new Map(Object.entries(options.localRoutes ?? {}));
+  const rawRoutes = new Map(Object.entries(options.rawRoutes ?? {}));
   const server = http.createServer((req, res) => {
     const requestId = randomUUID();
     serve(req, res, requestId).catch((error: unknown) => {
@@ -126,6 +134,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       );
     }
     const { method, path } = target;
+    const raw = rawRoutes.get(path);
+    if (raw !== undefined) return raw(req, res, body);
     const local = localRoutes.get(path);
     if (local !== undefined && method === "GET") {
       try {
