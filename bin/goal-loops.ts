@@ -361,6 +361,47 @@ program
     }
   });
 
+program
+  .command("mcp")
+  .description(
+    "Goals as an MCP server on stdio (for hosts that launch servers as commands), against the local stack or a deployed one (--api, signed with your AWS credentials)",
+  )
+  .addOption(apiOption())
+  .addOption(profileOption())
+  .addOption(regionOption())
+  .addOption(portOption().default(8787).argParser(parsePort))
+  .option(
+    "--listen <port>",
+    "serve Streamable HTTP at http://127.0.0.1:<port>/mcp instead of stdio",
+    parsePort,
+  )
+  .action(async (options: ApiTarget & { listen?: number }) => {
+    const api = options.api ?? `http://127.0.0.1:${options.port}`;
+    const target = {
+      api,
+      ...(options.profile === undefined ? {} : { profile: options.profile }),
+      ...(options.region === undefined ? {} : { region: options.region }),
+    };
+    // Loaded here only: the SDK's server stays out of every other command.
+    const [{ runMcpListen, runMcpStdio }, { SigningSetupError }] = await Promise.all([
+      import("../lib/mcp/mcp-command"),
+      import("../lib/client/index"),
+    ]);
+    try {
+      if (options.listen === undefined) return await runMcpStdio(target);
+      const server = await runMcpListen({ ...target, port: options.listen });
+      // stdout is free here (no stdio transport): say where it listens.
+      write(`goal-loops MCP server on ${server.url} (API ${api})`);
+      const stop = () => void server.close().then(() => process.exit(0));
+      process.once("SIGINT", stop);
+      process.once("SIGTERM", stop);
+    } catch (error) {
+      if (!(error instanceof SigningSetupError)) throw error;
+      log(error.message);
+      process.exitCode = 1;
+    }
+  });
+
 for (const decision of ["approve", "reject"] as const) {
   program
     .command(decision)

@@ -6,6 +6,7 @@
  * Not here: the HTTP API it calls (lambdas/handlers/api) or its client (lib/client).
  */
 export * from "./goals-mcp-server";
+export * from "./mcp-command";
 export * from "./mcp-http";
 export * from "./tool-inputs";
 export * from "./wait-for-goal";
