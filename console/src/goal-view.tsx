@@ -350,6 +350,14 @@ export function GoalView(props: { goalId: string }) {
             Waiting for {goal.waitingFor.kind}: {goal.waitingFor.reason}
           </p>
         )}
+        {goal.activity?.kind === "waiting_for_capacity" && (
+          <p class="waiting" data-testid="capacity-wait">
+            Running, waiting for {goal.activity.model} capacity ({goal.activity.role} call,{" "}
+            {goal.activity.reason === "throttled" ? "Bedrock throttled it" : "its quota is booked"}) since{" "}
+            {new Date(goal.activity.since).toLocaleTimeString()}, until{" "}
+            {new Date(goal.activity.until).toLocaleTimeString()}
+          </p>
+        )}
         {goal.pauseRequested && (
           <p class="waiting" data-testid="pause-requested">
             Pause requested by {goal.pauseRequested.by}

@@ -484,6 +484,29 @@ export interface ModelsConfig {
    * judge, `medium` for execute, `low` for summarize, select and reconcile
    */
   readonly thinking?: Partial<Record<ModelRole, RoleThinkingConfig>>;
+  /**
+   * Bedrock quotas by model id, inference profile id or `prefix*` (Service Quotas' requests and
+   * tokens per minute; `goal-loops preflight` prints the account's beside these): every goal's
+   * calls to the model are paced within them, in the order they asked, and a goal without capacity
+   * waits instead of failing.
+   *
+   * @default - no pacing: Bedrock's throttles still only make goals wait
+   */
+  readonly quotas?: Readonly<Record<string, ModelQuotaConfig>>;
+}
+
+/** One model's Bedrock quota (`models.quotas.<model>`). */
+export interface ModelQuotaConfig {
+  /** Requests per minute the account may send the model (1 to 1,000,000). */
+  readonly requestsPerMinute: number;
+  /** Tokens per minute, counted as Bedrock counts them (1,000 to 1,000,000,000). */
+  readonly tokensPerMinute: number;
+  /**
+   * Seconds' worth of the quota that may go at once after a quiet spell (1 to 60).
+   *
+   * @default 60
+   */
+  readonly burstSeconds?: number;
 }
 
 /** One model role's thinking (`models.thinking.<role>`); a field left out keeps the role's default. */

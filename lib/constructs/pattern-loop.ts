@@ -12,7 +12,11 @@ import type { Pattern } from "../../lambdas/core/goal/goal-spec";
 import type { ThinkingSettings } from "../../lambdas/core/goal/thinking-settings";
 import { DEFAULT_CONTINUE_AS_NEW_AFTER } from "../../lambdas/core/loop/loop-deps";
 import { MODEL_QUOTAS_ENV, ModelQuotasSchema } from "../../lambdas/core/models/capacity/model-quota";
-import { DEFAULT_FAST_MODEL_ID, DEFAULT_HEAVY_MODEL_ID } from "../config/goal-loops-config";
+import {
+  DEFAULT_FAST_MODEL_ID,
+  DEFAULT_HEAVY_MODEL_ID,
+  type ModelQuotaConfig,
+} from "../config/goal-loops-config";
 import { assertThinkingTaken } from "../config/resolve-models";
 import { allowModels, isBedrockModelId } from "./bedrock-model-access";
 import { GoalLoopFunction, type GoalLoopFunctionProps, type GoalLoopLogLevel } from "./goal-loop-function";
@@ -50,22 +54,8 @@ export interface ResolvedLoopModels {
   readonly modelQuotas?: Readonly<Record<string, ModelQuotaProps>>;
 }
 
-/**
- * One model's Bedrock quota (`models.quotas.<model>` of goal-loops.config.json): the capacity
- * governor paces every goal's calls to the model within it, and waits instead of failing.
- */
-export interface ModelQuotaProps {
-  /** Requests per minute the account may send the model (Service Quotas). */
-  readonly requestsPerMinute: number;
-  /** Tokens per minute, counted as Bedrock counts them (input, and output at the model's burndown rate). */
-  readonly tokensPerMinute: number;
-  /**
-   * How many seconds' worth of the quota may go at once after a quiet spell.
-   *
-   * @default 60
-   */
-  readonly burstSeconds?: number;
-}
+/** One model's Bedrock quota (`models.quotas.<model>` of goal-loops.config.json, ModelQuotaConfig). */
+export type ModelQuotaProps = ModelQuotaConfig;
 
 /** The model tiers and allow-list every pattern construct takes. */
 export interface LoopModelProps {

@@ -2,6 +2,7 @@ import type { GoalLoopsConfig } from "../config/goal-loops-config";
 import type { AccountReader } from "./account-reader";
 import { checkApiGatewayRole } from "./api-gateway-check";
 import { checkBootstrap } from "./bootstrap-check";
+import { checkLambdaConcurrency, checkModelQuotas } from "./capacity-checks";
 import { blocker, type CheckResult } from "./checklist";
 import { checkConfiguration } from "./config-checks";
 import { checkEmail, checkSecrets } from "./delivery-checks";
@@ -29,7 +30,9 @@ export async function runPreflight(options: PreflightOptions): Promise<CheckResu
     results.push(blocker("models", models.problem));
   } else {
     for (const model of models.models) results.push(await checkModel(account, region, model, now));
+    results.push(...(await checkModelQuotas(account, config, models.models)));
   }
+  results.push(await checkLambdaConcurrency(account, config));
   results.push(...(await checkEmail(account, config)));
   results.push(...(await checkSecrets(account, config)));
   results.push(...checkConfiguration(config));

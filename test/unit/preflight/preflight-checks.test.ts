@@ -1,12 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { type GoalLoopsConfigInput, GoalLoopsConfigSchema } from "../../../lib/config/goal-loops-config";
-import type { AccountReader, EmailIdentityInfo } from "../../../lib/preflight/account-reader";
+import type { EmailIdentityInfo } from "../../../lib/preflight/account-reader";
 import { checkApiGatewayRole } from "../../../lib/preflight/api-gateway-check";
 import { checkBootstrap } from "../../../lib/preflight/bootstrap-check";
 import { formatChecklist } from "../../../lib/preflight/checklist";
 import { checkConfiguration } from "../../../lib/preflight/config-checks";
 import { checkEmail } from "../../../lib/preflight/delivery-checks";
 import { checkModel } from "../../../lib/preflight/model-checks";
+import { account } from "./support";
 
 /**
  * The checks' verdicts for account states that are awkward to set up end to end; the end-to-end
@@ -14,24 +15,6 @@ import { checkModel } from "../../../lib/preflight/model-checks";
  */
 
 const config = (input: GoalLoopsConfigInput) => GoalLoopsConfigSchema.parse(input);
-
-/** An account reader answering only what a test gives it; any other call fails the test. */
-function account(answers: Partial<AccountReader>): AccountReader {
-  const unexpected = (name: string) => () => {
-    throw new Error(`unexpected call: ${name}`);
-  };
-  return {
-    parameter: unexpected("parameter"),
-    inferenceProfile: unexpected("inferenceProfile"),
-    foundationModel: unexpected("foundationModel"),
-    sesAccount: unexpected("sesAccount"),
-    emailIdentity: unexpected("emailIdentity"),
-    secret: unexpected("secret"),
-    apiGatewayCloudWatchRoleArn: unexpected("apiGatewayCloudWatchRoleArn"),
-    converse: unexpected("converse"),
-    ...answers,
-  };
-}
 
 describe("checkBootstrap", () => {
   it.each([

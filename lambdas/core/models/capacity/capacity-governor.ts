@@ -169,7 +169,7 @@ export class CapacityGovernor {
       }
       const { startMs: _start, ...held } = grant;
       const slotAt = new Date(bookedMs).toISOString();
-      throw new CapacityWaitError(modelId, waitSeconds(bookedMs - nowMs), "quota", { ...held, slotAt });
+      throw new CapacityWaitError(modelId, holdWaitSeconds(bookedMs - nowMs), "quota", { ...held, slotAt });
     }
     throw new CapacityWaitError(modelId, 1, "contention");
   }
@@ -183,8 +183,9 @@ export class CapacityGovernor {
 
   /**
    * Bedrock throttled a call the governor let through (the account's quota is lower than the
-   * configured one, or another application uses it): the model's pace is halved, to recover over
-   * a minute, and the call books a later moment. Always throws the CapacityWaitError to wait with.
+   * configured one, or another application uses it): the model's pace is lowered (capacity-lanes.ts
+   * `loweredRate`), to recover over a minute, and the call books a later moment. Always throws the
+   * CapacityWaitError to wait with.
    */
   async throttled(modelId: string, tokens: number, context: CapacityContext): Promise<never> {
     const quota = quotaOf(this.quotas, modelId);
@@ -211,7 +212,7 @@ export class CapacityGovernor {
   private async spend(hold: CapacityHold): Promise<CapacityGrant> {
     const ahead = Date.parse(hold.slotAt) - this.now().getTime();
     if (ahead > IN_PROCESS_WAIT_MS)
-      throw new CapacityWaitError(hold.model, waitSeconds(ahead), "quota", hold);
+      throw new CapacityWaitError(hold.model, holdWaitSeconds(ahead), "quota", hold);
     if (ahead > 0) await this.sleep(ahead);
     const { slotAt, ...grant } = hold;
     return { ...grant, startMs: Date.parse(slotAt) };
@@ -221,4 +222,13 @@ export class CapacityGovernor {
 /** Whole seconds for a Wait state: at least 1, at most MAX_BOOKING_AHEAD_MS. */
 function waitSeconds(ms: number): number {
   return Math.min(MAX_BOOKING_AHEAD_MS / 1000, Math.max(1, Math.ceil(ms / 1000)));
+}
+
+/**
+ * Whole seconds to wait for a booked moment `ms` ahead: rounded down, so the step runs again up to a
+ * second early and pauses in process until the moment itself (`spend`). Rounded up, every call would
+ * reach Bedrock up to a second late, by a different amount each, and calls booked apart would bunch.
+ */
+function holdWaitSeconds(ms: number): number {
+  return Math.min(MAX_BOOKING_AHEAD_MS / 1000, Math.max(1, Math.floor(ms / 1000)));
 }
