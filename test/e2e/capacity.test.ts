@@ -47,11 +47,11 @@ describe("sixty goals at once on one model quota", () => {
           snapshotsBroken.push(...checkInvariants(snapshot).map((broken) => `${snapshot.goalId}: ${broken}`));
           if (snapshot.activity?.kind === "waiting_for_capacity") seenWaiting.push(snapshot);
         }
-        await new Promise((resolveDelay) => setTimeout(resolveDelay, 200));
+        await new Promise((resolveDelay) => setTimeout(resolveDelay, 500));
       }
     })();
     const finals = await Promise.all(
-      accepted.map(({ goalId }) => followGoal(e2e.client, goalId, { deadlineMs: 150_000, pollMs: 500 })),
+      accepted.map(({ goalId }) => followGoal(e2e.client, goalId, { deadlineMs: 240_000, pollMs: 2_000 })),
     );
     polling = false;
     await poller;
@@ -83,7 +83,7 @@ describe("sixty goals at once on one model quota", () => {
         (exchange) => exchange.event === "received" && accepted.some((a) => a.goalId === exchange.goalId),
       );
     expect(received).toHaveLength(120);
-  }, 200_000);
+  }, 300_000);
 });
 
 describe("a model whose account quota is lower than anything the deployment knows", () => {
@@ -109,7 +109,7 @@ describe("a model whose account quota is lower than anything the deployment know
       ),
     );
     const finals = await Promise.all(
-      accepted.map(({ goalId }) => followGoal(e2e.client, goalId, { deadlineMs: 150_000, pollMs: 500 })),
+      accepted.map(({ goalId }) => followGoal(e2e.client, goalId, { deadlineMs: 240_000, pollMs: 2_000 })),
     );
 
     // Assess: the throttles happened, and every goal completed on one answered call per position
@@ -125,5 +125,5 @@ describe("a model whose account quota is lower than anything the deployment know
       accepted.map(async ({ goalId }) => (await allEvents(e2e.client, goalId)).map((event) => event.type)),
     );
     expect(throttledGoal.some((types) => types.includes("capacity.waiting"))).toBe(true);
-  }, 200_000);
+  }, 300_000);
 });
