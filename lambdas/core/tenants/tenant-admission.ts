@@ -1,6 +1,6 @@
 import { FIRST_TASK } from "../goal/create-goal";
 import type { GoalChange } from "../goal/goal-change";
-import { resumeFromWait, waitFor } from "../goal/goal-lifecycle";
+import { fail, resumeFromWait, waitFor } from "../goal/goal-lifecycle";
 import type { GoalRecord } from "../goal/goal-record";
 import { isFinal } from "../goal/goal-status";
 import type { Clock } from "../ports/clock";
@@ -138,10 +138,32 @@ export async function admitWaitingGoals(ports: AdmissionPorts, tenantId: string)
       if (limit !== undefined) await ports.tenants.releaseSlots(tenantId, [candidate.goalId]);
       continue;
     }
-    await ports.startRun(admittedGoal);
-    started.push(candidate.goalId);
+    try {
+      await ports.startRun(admittedGoal);
+      started.push(candidate.goalId);
+    } catch (error) {
+      await markStartFailed(ports, admittedGoal, error);
+    }
   }
   return started;
+}
+
+/**
+ * The admitted goal's run did not start (Step Functions refused or was unreachable): the goal is
+ * marked `failed` (infrastructure, redrivable: a retry starts its run) instead of sitting `running`
+ * with no execution behind it. It keeps its slot, as any failed goal does until it ends.
+ */
+async function markStartFailed(ports: AdmissionPorts, goal: VersionedGoal, error: unknown): Promise<void> {
+  const name = error instanceof Error ? error.name : "Error";
+  const message = error instanceof Error ? error.message : String(error);
+  const failed = fail(goal.record, { kind: "infrastructure", detail: name, message }, ports.now());
+  try {
+    await ports.goals.commit(failed.record, goal.version, failed.events);
+  } catch (commitError) {
+    // A step that loaded the goal meanwhile owns it: its run did start after all.
+    if (!(commitError instanceof Error && commitError.name === "ConcurrentModificationError"))
+      throw commitError;
+  }
 }
 
 /** Commits the waiting goal's admission under its version; undefined when it no longer waits. */
