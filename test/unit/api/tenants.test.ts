@@ -16,7 +16,6 @@ import {
   bodyOf,
   buildApi,
   NOW,
-  REACT_ARN,
   type StoreBackend,
   startStoreBackend,
 } from "./api-harness";

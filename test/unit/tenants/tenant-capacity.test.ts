@@ -39,7 +39,10 @@ const of = (tenantId: string): CapacityContext => ({ priority: "normal", attempt
 describe("the capacity governor's tenant limits", () => {
   it("refuses the next call of a tenant that spent its daily budget, before anything is booked", async () => {
     // Prepare: team-a has spent $2 of $2 today, team-b nothing
-    const { governor, tenants, capacity } = governorWith({ "team-a": { spendPerDayUsd: 2 }, "team-b": { spendPerDayUsd: 2 } });
+    const { governor, tenants, capacity } = governorWith({
+      "team-a": { spendPerDayUsd: 2 },
+      "team-b": { spendPerDayUsd: 2 },
+    });
     await tenants.addSpend("team-a", spendDay(NOW), 2);
 
     // Act
