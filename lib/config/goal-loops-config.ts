@@ -10,6 +10,10 @@ import { DEFAULT_SUBGOAL_MAX_CHILDREN, DEFAULT_SUBGOAL_MAX_DEPTH } from "../../l
 import { ThinkingSettingsSchema } from "../../lambdas/core/goal/thinking-settings";
 import { ModelQuotasSchema } from "../../lambdas/core/models/capacity/model-quota";
 import type { ModelRole } from "../../lambdas/core/models/model-roles";
+import {
+  type TenantsSettingsInput,
+  TenantsSettingsSchema,
+} from "../../lambdas/core/tenants/tenants-settings";
 import { BUILT_IN_TOOL_NAMES } from "../../lambdas/tools/built-in-tool-names";
 import { NotifyChannelsSchema } from "../../lambdas/tools/notify-destinations";
 import {
@@ -375,7 +379,9 @@ export const GoalLoopsConfigSchema = z
     notify: NotifyConfigSchema.default({ channels: {} }),
     logs: LogsConfigSchema.default({ retentionDays: DEFAULT_LOG_RETENTION_DAYS, removalPolicy: "retain" }),
     data: DataConfigSchema.default({ removalPolicy: "retain" }),
+    tenants: TenantsSettingsSchema.optional(),
     api: ApiConfigSchema.default({
+      auth: { mode: "iam" },
       throttling: DEFAULT_API_THROTTLING,
       stream: { maxOpen: DEFAULT_MAX_OPEN_STREAMS },
       manageAccountCloudWatchRole: false,
@@ -831,8 +837,15 @@ export interface GoalLoopsConfigInput {
   readonly logs?: LogsConfig;
   /** @default - kept when the stack is deleted */
   readonly data?: DataConfig;
-  /** @default - 50 requests per second, bursts of 100; the account's CloudWatch role left alone */
+  /** @default - IAM, 50 requests per second, bursts of 100; the account's CloudWatch role left alone */
   readonly api?: ApiConfig;
+  /**
+   * Tenants inside the deployment: IAM principals to tenants, which tenants exist, the operators,
+   * and each tenant's limits.
+   *
+   * @default - every IAM caller is its account's tenant, no limit
+   */
+  readonly tenants?: TenantsSettingsInput;
   /** @default - depth 3, 10 sub-goals per goal */
   readonly subgoals?: SubgoalsConfig;
   /** @default - abandoned plans keep their work */
