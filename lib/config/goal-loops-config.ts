@@ -30,6 +30,7 @@ import {
 } from "./deployment-config";
 import { type McpServerConfigInput, McpServersConfigSchema } from "./mcp-servers-config";
 import { wholeNumber } from "./parse-settings";
+import { type SecretsConfigInput, SecretsConfigSchema } from "./secrets-config";
 
 /**
  * `goal-loops.config.json`: everything a deployer sets, in one file (DESIGN §6 "Configuration").
@@ -380,6 +381,7 @@ export const GoalLoopsConfigSchema = z
     logs: LogsConfigSchema.default({ retentionDays: DEFAULT_LOG_RETENTION_DAYS, removalPolicy: "retain" }),
     data: DataConfigSchema.default({ removalPolicy: "retain" }),
     tenants: TenantsSettingsSchema.optional(),
+    secrets: SecretsConfigSchema.default({}),
     api: ApiConfigSchema.default({
       auth: { mode: "iam" },
       throttling: DEFAULT_API_THROTTLING,
@@ -846,6 +848,13 @@ export interface GoalLoopsConfigInput {
    * @default - every IAM caller is its account's tenant, no limit
    */
   readonly tenants?: TenantsSettingsInput;
+  /**
+   * Who owns each secret the stack reads (`slackSigningSecret`, `slackBotToken`, `emailLinkKey`,
+   * `mcp:<server>`) and how old it may get (`rotateAfterDays`, 90) before preflight names it.
+   *
+   * @default - no owners
+   */
+  readonly secrets?: SecretsConfigInput;
   /** @default - depth 3, 10 sub-goals per goal */
   readonly subgoals?: SubgoalsConfig;
   /** @default - abandoned plans keep their work */

@@ -119,6 +119,7 @@ export function awsAccountReader(options: AwsAccountReaderOptions): AccountReade
         return {
           arn: secret.ARN ?? name,
           ...(secret.DeletedDate === undefined ? {} : { deletedDate: secret.DeletedDate }),
+          ...changed(secret.LastRotatedDate ?? secret.LastChangedDate ?? secret.CreatedDate),
         };
       } catch (error) {
         if (error instanceof SecretNotFound) return undefined;
@@ -176,4 +177,8 @@ export async function resolveSdkSettings(profile: string | undefined): Promise<{
   }
   client.destroy();
   return { region, credentialsProblem };
+}
+
+function changed(date: Date | undefined): { changedDate?: Date } {
+  return date === undefined ? {} : { changedDate: date };
 }
