@@ -10,6 +10,7 @@ import { DEFAULT_SUBGOAL_MAX_CHILDREN, DEFAULT_SUBGOAL_MAX_DEPTH } from "../../l
 import { ThinkingSettingsSchema } from "../../lambdas/core/goal/thinking-settings";
 import { ModelQuotasSchema } from "../../lambdas/core/models/capacity/model-quota";
 import type { ModelRole } from "../../lambdas/core/models/model-roles";
+import { TenantIdSchema } from "../../lambdas/core/tenants/tenant-limits";
 import {
   type TenantsSettingsInput,
   TenantsSettingsSchema,
@@ -95,13 +96,9 @@ export const SLACK_USER_ID_PATTERN = /^[UW][A-Z0-9]{2,31}$/;
 
 export const SlackConfigSchema = z
   .strictObject({
-    tenantId: z
-      .string()
-      .regex(/^\d{12}$/, "must be the 12-digit AWS account id of the API callers")
-      .optional()
-      .describe(
-        "The one tenant whose goals this Slack workspace may see and decide; default: the deploying account's",
-      ),
+    tenantId: TenantIdSchema.optional().describe(
+      "The one tenant whose goals this Slack workspace may see and decide (an account id, or a tenant of tenants.iam or a token's claim); default: the deploying account's",
+    ),
     approverUserIds: z
       .array(z.string().regex(SLACK_USER_ID_PATTERN, "must be a Slack user id such as U0123ABCD"))
       .max(100)
@@ -522,7 +519,7 @@ export interface RoleThinkingConfig {
 /** The Slack door. */
 export interface SlackConfig {
   /**
-   * The one tenant (12-digit AWS account id of the API callers) whose goals and approvals this
+   * The one tenant (an AWS account id, or a tenant of `tenants`) whose goals and approvals this
    * Slack workspace may see and decide; every other tenant's are answered as unknown.
    *
    * @default - the deploying account (the tenant of API callers signing with its credentials)
