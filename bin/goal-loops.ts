@@ -9,7 +9,13 @@ import type { SuccessCheck } from "../lambdas/core/goal/goal-spec";
 import { REVISION_TYPES } from "../lambdas/core/goal/revision-types";
 import { CHECK_FORMS, DIRECTIVE_FORMS } from "../lambdas/core/human/directive-forms";
 import { APPROVAL_STATUSES } from "../lambdas/core/ports/approval-statuses";
-import { type ApiTarget, apiOption, profileOption, regionOption } from "../lib/local/cli/api-target";
+import {
+  type ApiTarget,
+  apiOption,
+  profileOption,
+  regionOption,
+  tokenOption,
+} from "../lib/local/cli/api-target";
 import type { OutputMode } from "../lib/local/cli/follow-goal";
 import { addForkCommands } from "../lib/local/cli/fork-commands";
 import type { ApprovalListStatus, GoalsClient } from "../lib/local/cli/goals-client";
@@ -240,6 +246,7 @@ program
   .addOption(apiOption())
   .addOption(profileOption())
   .addOption(regionOption())
+  .addOption(tokenOption())
   .action(async (goalId: string, options: ApiTarget & { json: boolean }) => {
     const [{ formatApproval, formatSummary }, { formatCompensation, formatGoalTree }] = await Promise.all([
       import("../lib/local/cli/format-progress"),
@@ -277,6 +284,7 @@ program
   .addOption(apiOption())
   .addOption(profileOption())
   .addOption(regionOption())
+  .addOption(tokenOption())
   .action(async (goalId: string, options: ApiTarget & { events: boolean; json: boolean }) => {
     const [{ followGoal }, { formatSummary }] = await Promise.all([
       import("../lib/local/cli/follow-goal"),
@@ -307,6 +315,7 @@ program
   .addOption(apiOption())
   .addOption(profileOption())
   .addOption(regionOption())
+  .addOption(tokenOption())
   .action(async (options: ApiTarget & { status: ApprovalListStatus; goal?: string; json: boolean }) => {
     const { formatApproval } = await import("../lib/local/cli/format-progress");
     await control(options, async (client) => {
@@ -327,6 +336,7 @@ program
   .addOption(apiOption())
   .addOption(profileOption())
   .addOption(regionOption())
+  .addOption(tokenOption())
   .addOption(portOption().default(8787).argParser(parsePort))
   .option("--listen <port>", "where the console listens on 127.0.0.1 (0 picks a free one)", parsePort, 8788)
   .action(async (options: ApiTarget & { listen: number }) => {
@@ -339,11 +349,15 @@ program
     try {
       const server = await startConsoleServer({
         apiUrl: api,
-        apiFetch: signedFetch({
-          apiUrl: api,
-          ...(options.profile === undefined ? {} : { profile: options.profile }),
-          ...(options.region === undefined ? {} : { region: options.region }),
-        }),
+        // A bearer token, when given, goes with every proxied call instead of a signature.
+        apiFetch:
+          options.token === undefined
+            ? signedFetch({
+                apiUrl: api,
+                ...(options.profile === undefined ? {} : { profile: options.profile }),
+                ...(options.region === undefined ? {} : { region: options.region }),
+              })
+            : (await import("../lib/local/cli/bearer-fetch")).bearerFetch(options.token),
         port: options.listen,
       });
       write(
@@ -354,8 +368,11 @@ program
       process.once("SIGINT", stop);
       process.once("SIGTERM", stop);
     } catch (error) {
-      if (!(error instanceof SigningSetupError) && Reflect.get(Object(error), "code") !== "EADDRINUSE")
-        throw error;
+      const expected =
+        error instanceof SigningSetupError ||
+        Reflect.get(Object(error), "name") === "BadTokenError" ||
+        Reflect.get(Object(error), "code") === "EADDRINUSE";
+      if (!expected) throw error;
       log(error instanceof Error ? error.message : String(error));
       process.exitCode = 1;
     }
@@ -461,6 +478,7 @@ program
   .addOption(apiOption())
   .addOption(profileOption())
   .addOption(regionOption())
+  .addOption(tokenOption())
   .action(async (goalId: string, options: ApiTarget & { reason?: string }) => {
     await control(options, async (client) => {
       await client.pause(goalId, options.reason);

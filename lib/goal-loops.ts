@@ -1,6 +1,7 @@
 import { Annotations, Aspects, Duration, RemovalPolicy, Stack, Token } from "aws-cdk-lib";
 import { EmailIdentity, type IEmailIdentity } from "aws-cdk-lib/aws-ses";
 import { Construct } from "constructs";
+import { TENANTS_ENV } from "../lambdas/core/tenants/tenants-settings";
 import {
   type GoalLoopsConfig,
   type GoalLoopsConfigInput,
@@ -180,6 +181,10 @@ export class GoalLoops extends Construct {
       throttlingBurstLimit: config.api.throttling.burstLimit,
       maxOpenStreams: config.api.stream.maxOpen,
       cloudWatchRole: config.api.manageAccountCloudWatchRole,
+      ...(config.api.auth.mode === "jwt" && config.api.auth.jwt !== undefined
+        ? { jwtAuth: config.api.auth.jwt }
+        : {}),
+      ...(config.tenants === undefined ? {} : { tenants: config.tenants }),
     });
     // A GoalSpec may grant these by name; the API refuses a name it does not know (tools.N).
     if (this.lambdaTools !== undefined) {
@@ -227,6 +232,20 @@ export class GoalLoops extends Construct {
     this.wireApprovalNotifiers();
     this.notifyDestinations = this.wireNotifyDestinations(config);
     this.operations = this.createOperations(config.operations);
+    this.shareTenants(config.tenants);
+  }
+
+  /**
+   * TENANTS for every function of the app: the API scopes callers by it, the resume handler admits
+   * waiting goals by its limits, and each model-calling step's governor holds a tenant to its
+   * spend and model share. Last, so no function made above is missed.
+   */
+  private shareTenants(tenants: GoalLoopsConfig["tenants"]): void {
+    if (tenants === undefined) return;
+    const value = JSON.stringify(tenants);
+    for (const construct of this.node.findAll()) {
+      if (construct instanceof GoalLoopFunction) construct.addEnvironment({ [TENANTS_ENV]: value });
+    }
   }
 
   /**

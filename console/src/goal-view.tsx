@@ -96,7 +96,12 @@ function Actions(props: { goal: GoalSnapshot; onDone: () => void }) {
     <section class="card" data-testid="actions">
       <h3>Steer</h3>
       <div class="row">
-        <select name="revisionType" value={type} onChange={(e) => setType(e.currentTarget.value)}>
+        <select
+          aria-label="Revision type"
+          name="revisionType"
+          value={type}
+          onChange={(e) => setType(e.currentTarget.value)}
+        >
           {[
             "add_constraint",
             "redirect",

@@ -10,6 +10,11 @@ import { DEFAULT_SUBGOAL_MAX_CHILDREN, DEFAULT_SUBGOAL_MAX_DEPTH } from "../../l
 import { ThinkingSettingsSchema } from "../../lambdas/core/goal/thinking-settings";
 import { ModelQuotasSchema } from "../../lambdas/core/models/capacity/model-quota";
 import type { ModelRole } from "../../lambdas/core/models/model-roles";
+import { TenantIdSchema } from "../../lambdas/core/tenants/tenant-limits";
+import {
+  type TenantsSettingsInput,
+  TenantsSettingsSchema,
+} from "../../lambdas/core/tenants/tenants-settings";
 import { BUILT_IN_TOOL_NAMES } from "../../lambdas/tools/built-in-tool-names";
 import { NotifyChannelsSchema } from "../../lambdas/tools/notify-destinations";
 import {
@@ -26,6 +31,7 @@ import {
 } from "./deployment-config";
 import { type McpServerConfigInput, McpServersConfigSchema } from "./mcp-servers-config";
 import { wholeNumber } from "./parse-settings";
+import { type SecretsConfigInput, SecretsConfigSchema } from "./secrets-config";
 
 /**
  * `goal-loops.config.json`: everything a deployer sets, in one file (DESIGN §6 "Configuration").
@@ -90,13 +96,9 @@ export const SLACK_USER_ID_PATTERN = /^[UW][A-Z0-9]{2,31}$/;
 
 export const SlackConfigSchema = z
   .strictObject({
-    tenantId: z
-      .string()
-      .regex(/^\d{12}$/, "must be the 12-digit AWS account id of the API callers")
-      .optional()
-      .describe(
-        "The one tenant whose goals this Slack workspace may see and decide; default: the deploying account's",
-      ),
+    tenantId: TenantIdSchema.optional().describe(
+      "The one tenant whose goals this Slack workspace may see and decide (an account id, or a tenant of tenants.iam or a token's claim); default: the deploying account's",
+    ),
     approverUserIds: z
       .array(z.string().regex(SLACK_USER_ID_PATTERN, "must be a Slack user id such as U0123ABCD"))
       .max(100)
@@ -375,7 +377,10 @@ export const GoalLoopsConfigSchema = z
     notify: NotifyConfigSchema.default({ channels: {} }),
     logs: LogsConfigSchema.default({ retentionDays: DEFAULT_LOG_RETENTION_DAYS, removalPolicy: "retain" }),
     data: DataConfigSchema.default({ removalPolicy: "retain" }),
+    tenants: TenantsSettingsSchema.optional(),
+    secrets: SecretsConfigSchema.default({}),
     api: ApiConfigSchema.default({
+      auth: { mode: "iam" },
       throttling: DEFAULT_API_THROTTLING,
       stream: { maxOpen: DEFAULT_MAX_OPEN_STREAMS },
       manageAccountCloudWatchRole: false,
@@ -537,7 +542,7 @@ export interface RoleThinkingConfig {
 /** The Slack door. */
 export interface SlackConfig {
   /**
-   * The one tenant (12-digit AWS account id of the API callers) whose goals and approvals this
+   * The one tenant (an AWS account id, or a tenant of `tenants`) whose goals and approvals this
    * Slack workspace may see and decide; every other tenant's are answered as unknown.
    *
    * @default - the deploying account (the tenant of API callers signing with its credentials)
@@ -854,8 +859,22 @@ export interface GoalLoopsConfigInput {
   readonly logs?: LogsConfig;
   /** @default - kept when the stack is deleted */
   readonly data?: DataConfig;
-  /** @default - 50 requests per second, bursts of 100; the account's CloudWatch role left alone */
+  /** @default - IAM, 50 requests per second, bursts of 100; the account's CloudWatch role left alone */
   readonly api?: ApiConfig;
+  /**
+   * Tenants inside the deployment: IAM principals to tenants, which tenants exist, the operators,
+   * and each tenant's limits.
+   *
+   * @default - every IAM caller is its account's tenant, no limit
+   */
+  readonly tenants?: TenantsSettingsInput;
+  /**
+   * Who owns each secret the stack reads (`slackSigningSecret`, `slackBotToken`, `emailLinkKey`,
+   * `mcp:<server>`) and how old it may get (`rotateAfterDays`, 90) before preflight names it.
+   *
+   * @default - no owners
+   */
+  readonly secrets?: SecretsConfigInput;
   /** @default - depth 3, 10 sub-goals per goal */
   readonly subgoals?: SubgoalsConfig;
   /** @default - abandoned plans keep their work */

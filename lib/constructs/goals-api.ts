@@ -1,9 +1,10 @@
-import { Arn, ArnFormat, Stack, Token } from "aws-cdk-lib";
+import { Arn, ArnFormat, Duration, Stack, Token } from "aws-cdk-lib";
 import {
   AccessLogFormat,
   AuthorizationType,
   CfnModel,
   EndpointType,
+  type IAuthorizer,
   type IModel,
   LambdaIntegration,
   LogGroupLogDestination,
@@ -11,12 +12,15 @@ import {
   Model,
   ResponseType,
   RestApi,
+  TokenAuthorizer,
 } from "aws-cdk-lib/aws-apigateway";
 import { ManagedPolicy } from "aws-cdk-lib/aws-iam";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { IStateMachine } from "aws-cdk-lib/aws-stepfunctions";
 import { Construct } from "constructs";
+import { JWT_AUTH_ENV, type JwtAuthSettings } from "../../lambdas/adapters/oidc/jwt-settings";
 import { goalSpecJsonSchema, PATTERNS, type Pattern } from "../../lambdas/core/goal/goal-spec";
+import { TENANTS_ENV, type TenantsSettings } from "../../lambdas/core/tenants/tenants-settings";
 import { DEFAULT_MAX_OPEN_STREAMS } from "../config/deployment-config";
 import { allowModels } from "./bedrock-model-access";
 import type { GoalEventBus } from "./goal-event-bus";
@@ -31,6 +35,15 @@ import {
   nagReferenceName,
 } from "./nag-acknowledgments";
 import { modelQuotasEnvironment, modelThinkingEnvironment, type ResolvedLoopModels } from "./pattern-loop";
+
+/**
+ * An IAM method on an API whose default is the JWT authorizer: CDK takes the authorizer's type as
+ * the method's, so an authorizer-shaped IAM marker (no id) overrides the default.
+ */
+const IAM_METHOD = {
+  authorizationType: AuthorizationType.IAM,
+  authorizer: { authorizerId: "", authorizationType: AuthorizationType.IAM },
+} as const;
 
 /** API Gateway allows 10,000 requests per second per account and region by default. */
 const MAX_RATE_LIMIT = 10_000;
@@ -106,6 +119,24 @@ export interface GoalsApiProps {
   readonly maxOpenStreams?: number;
 
   /**
+   * Bearer tokens (JWT) of an OIDC issuer instead of IAM on every route (`api.auth.jwt`): a Lambda
+   * TOKEN authorizer checks each token (issuer, audience, expiry, a key of the issuer's JWKS) and
+   * hands the handlers `{via, tenantId, caller}`. The operators' `POST /tenants/{id}/limits` stays
+   * IAM. A REST API method takes one authorization type, so a route is either IAM or JWT.
+   *
+   * @default - IAM (SigV4) on every route
+   */
+  readonly jwtAuth?: JwtAuthSettings;
+
+  /**
+   * `tenants` of the configuration (TENANTS): who an IAM caller's tenant is, which tenants exist,
+   * the operators and the limits.
+   *
+   * @default - every IAM caller is its account's tenant, no limit
+   */
+  readonly tenants?: TenantsSettings;
+
+  /**
    * Powertools log level of the API function.
    *
    * @default "INFO"
@@ -130,6 +161,8 @@ export interface GoalsApiProps {
 export class GoalsApi extends Construct {
   readonly restApi: RestApi;
   readonly handler: GoalLoopFunction;
+  /** The JWT authorizer's function, when the API takes bearer tokens (`jwtAuth`). */
+  readonly authorizer?: GoalLoopFunction;
   /** The function behind `GET /goals/{goalId}/stream` (Server-Sent Events). */
   readonly eventStream: GoalEventStream;
   /** The URL of the stage, ending with a slash: `https://{id}.execute-api.{region}.amazonaws.com/v1/`. */
@@ -191,6 +224,27 @@ export class GoalsApi extends Construct {
       logRetention: props.logRetention,
       maxOpen: props.maxOpenStreams ?? DEFAULT_MAX_OPEN_STREAMS,
     });
+    const tenantsEnvironment: Record<string, string> =
+      props.tenants === undefined ? {} : { [TENANTS_ENV]: JSON.stringify(props.tenants) };
+    this.handler.addEnvironment(tenantsEnvironment);
+    this.eventStream.handler.addEnvironment(tenantsEnvironment);
+    let tokenAuthorizer: IAuthorizer | undefined;
+    if (props.jwtAuth !== undefined) {
+      this.authorizer = new GoalLoopFunction(this, "JwtAuthorizer", {
+        bundle: "jwt-authorizer",
+        description: "goal-loops JWT authorizer: checks bearer tokens of the configured OIDC issuer",
+        logLevel: props.logLevel,
+        logRetention: props.logRetention,
+        environment: { [JWT_AUTH_ENV]: JSON.stringify(props.jwtAuth), ...tenantsEnvironment },
+      });
+      tokenAuthorizer = new TokenAuthorizer(this, "TokenAuthorizer", {
+        handler: this.authorizer.function,
+        // Anything but `Bearer <compact JWS>` is a 401 without invoking the function.
+        validationRegex: "^[Bb]earer [A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]*$",
+        // The policy is API-wide (one per token), so a caller's next requests skip the function.
+        resultsCacheTtl: Duration.minutes(5),
+      });
+    }
 
     const accessLogs = new LogGroup(this, "AccessLogs", {
       retention: props.logRetention ?? RetentionDays.ONE_MONTH,
@@ -201,7 +255,10 @@ export class GoalsApi extends Construct {
       description: "goal-loops goals API",
       // Callers are SDK and CLI clients signing with SigV4: a regional endpoint, no CloudFront hop.
       endpointTypes: [EndpointType.REGIONAL],
-      defaultMethodOptions: { authorizationType: AuthorizationType.IAM },
+      defaultMethodOptions:
+        tokenAuthorizer === undefined
+          ? { authorizationType: AuthorizationType.IAM }
+          : { authorizationType: AuthorizationType.CUSTOM, authorizer: tokenAuthorizer },
       cloudWatchRole,
       deployOptions: {
         stageName: props.stageName ?? "v1",
@@ -222,7 +279,7 @@ export class GoalsApi extends Construct {
     this.addRoutes();
     this.answerOtherMethods();
     this.shapeGatewayErrors();
-    this.acknowledgeNagFindings(cloudWatchRole);
+    this.acknowledgeNagFindings(cloudWatchRole, props.jwtAuth !== undefined);
   }
 
   private addRoutes(): void {
@@ -327,6 +384,17 @@ export class GoalsApi extends Construct {
       requestValidator: validator,
       requestParameters: { "method.request.path.approvalId": true },
     });
+    // Tenants: the caller's own, and the operators' route, which takes IAM whatever api.auth says.
+    const tenants = api.root.addResource("tenants");
+    tenants.addResource("me").addMethod("GET", integration);
+    tenants
+      .addResource("{tenantId}")
+      .addResource("limits")
+      .addMethod("POST", integration, {
+        ...IAM_METHOD,
+        requestValidator: validator,
+        requestParameters: { "method.request.path.tenantId": true },
+      });
   }
 
   /**
@@ -397,6 +465,14 @@ export class GoalsApi extends Construct {
         '"No route for this method and path, or the request is not signed with SigV4 (every goals route takes IAM auth)"',
       ),
     });
+    // The JWT authorizer refused the token (or the header is no bearer token): 401, as the local API answers.
+    this.restApi.addGatewayResponse("Unauthorized", {
+      type: ResponseType.UNAUTHORIZED,
+      templates: template(
+        '"Unauthorized"',
+        '"Send Authorization: Bearer <token> with a valid, unexpired token of the configured issuer"',
+      ),
+    });
     // Every other gateway 4xx (throttled, bad signature, expired token, too large): its type as the code.
     this.restApi.addGatewayResponse("Default4xx", {
       type: ResponseType.DEFAULT_4XX,
@@ -404,15 +480,13 @@ export class GoalsApi extends Construct {
     });
   }
 
-  private acknowledgeNagFindings(cloudWatchRole: boolean): void {
-    for (const method of this.restApi.methods) {
-      acknowledgeNag(
-        method,
-        "AwsSolutions-COG4",
-        "Every method requires IAM (SigV4) authorization, which DESIGN §6 allows beside JWT: callers are SDK, CLI and " +
-          "service clients with AWS credentials, and the tenant comes from the IAM caller; no Cognito user pool is involved.",
-      );
-    }
+  private acknowledgeNagFindings(cloudWatchRole: boolean, jwt: boolean): void {
+    const reason = jwt
+      ? "Every method requires a JWT checked by a Lambda authorizer (any OIDC issuer, Cognito among them: api.auth.jwt), " +
+        "or IAM (SigV4) for the operators' route; a Cognito authorizer would tie the API to one user pool."
+      : "Every method requires IAM (SigV4) authorization, which DESIGN §6 allows beside JWT: callers are SDK, CLI and " +
+        "service clients with AWS credentials, and the tenant comes from the IAM caller; no Cognito user pool is involved.";
+    for (const method of this.restApi.methods) acknowledgeNag(method, "AwsSolutions-COG4", reason);
     acknowledgeNag(
       this.restApi.deploymentStage,
       "AwsSolutions-APIG3",

@@ -2,17 +2,26 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { DynamoDbGoalStore } from "../../lambdas/adapters/dynamodb/dynamodb-goal-store";
+import { authorizeBearer } from "../../lambdas/adapters/oidc/authorize-bearer";
+import { createJwtVerifier, type JwtVerifier } from "../../lambdas/adapters/oidc/jwt-verifier";
 import {
   MODEL_QUOTAS_ENV,
   type ModelQuota,
   type ModelQuotas,
   ModelQuotasSchema,
 } from "../../lambdas/core/models/capacity/model-quota";
+import {
+  DEFAULT_TENANTS_SETTINGS,
+  TENANTS_ENV,
+  type TenantsSettings,
+  TenantsSettingsSchema,
+} from "../../lambdas/core/tenants/tenants-settings";
 import { packageFile } from "../package-files";
 import { startAccountEndpoint } from "./account/account-endpoint";
 import { type LocalAccount, localAccount } from "./account/local-account";
 import { LOCAL_IDENTITY, startApiServer } from "./api/api-server";
 import { consoleFile } from "./api/console-assets";
+import { createLocalIssuer, type LocalIssuer } from "./api/local-issuer";
 import { type BedrockEndpoint, startBedrockEndpoint } from "./bedrock/bedrock-endpoint";
 import type { BedrockUpstream } from "./bedrock/bedrock-upstream";
 import type { OpenAiServer } from "./bedrock/openai-chat-client";
@@ -149,6 +158,11 @@ export interface LocalEndpoints {
 
 export interface LocalStack {
   readonly apiUrl: string;
+  /**
+   * The local OIDC issuer (`<api>/_local/oidc`): `mint` gives a signed token for a tenant and a
+   * user, which the local API checks as the deployed JWT authorizer would.
+   */
+  readonly issuer: LocalIssuer;
   readonly endpoints: LocalEndpoints;
   readonly model: CloudAssemblyModel;
   /** Executions (status, output, transitions) and task tokens. */
@@ -276,8 +290,18 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       storeClient,
       model.tables.map((table) => table.tableName),
     );
+    // The local OIDC issuer and its verifier: bearer tokens are checked by the deployed code.
+    const issuer = await createLocalIssuer();
+    const tenants = synthesizedTenants(model);
+    let apiUrl = "";
+    let verify: JwtVerifier | undefined;
     const api = await startApiServer({
       routes: model.apiRoutes,
+      localHandler: (request) => issuer.handle(apiUrl, request),
+      authorizeBearer: (authorization) => {
+        verify ??= createJwtVerifier(issuer.jwtSettings(apiUrl));
+        return authorizeBearer(verify, tenants, authorization);
+      },
       invokeFunction: invoke,
       invokeStreamingFunction: (functionArn, event, onChunk, signal) => {
         if (lambdas === undefined) throw new Error("the local stack is still starting");
@@ -290,6 +314,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       pages: consoleFile,
     });
     stops.push(api.close);
+    apiUrl = api.url;
 
     const host = new LambdaHost({
       functions: model.functions.map((fn) =>
@@ -330,6 +355,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     let stopped: Promise<void> | undefined;
     return {
       apiUrl: api.url,
+      issuer,
       endpoints: {
         api: api.url,
         dynamodb: dynamo.endpoint,
@@ -440,6 +466,20 @@ function withLocalModels(fn: FunctionSpec, modelId: string | undefined): Functio
 /** An error as one log line's tail: its stack when it has one (where it failed is what helps). */
 function errorText(error: unknown): string {
   return error instanceof Error ? (error.stack ?? error.message) : String(error);
+}
+
+/**
+ * The `tenants` the app was synthesized with, as the goals API reads them (TENANTS): the local
+ * bearer check refuses a token of a tenant the deployment does not serve, as the authorizer would.
+ */
+function synthesizedTenants(model: CloudAssemblyModel): TenantsSettings {
+  const value = model.functions.find((fn) => fn.environment[TENANTS_ENV] !== undefined)?.environment[
+    TENANTS_ENV
+  ];
+  if (value === undefined) return DEFAULT_TENANTS_SETTINGS;
+  const parsed = TenantsSettingsSchema.safeParse(parseJson(value));
+  if (!parsed.success) throw new CloudAssemblyError(`${TENANTS_ENV} is not tenants: ${parsed.error.message}`);
+  return parsed.data;
 }
 
 /**

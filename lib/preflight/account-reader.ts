@@ -73,6 +73,8 @@ export interface SecretInfo {
   readonly arn: string;
   /** Set when the secret is scheduled for deletion. */
   readonly deletedDate?: Date;
+  /** When its value last changed (a rotation or a put), else when it was made. */
+  readonly changedDate?: Date;
 }
 
 export interface ConverseInfo {

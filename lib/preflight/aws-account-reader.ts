@@ -123,6 +123,7 @@ export function awsAccountReader(options: AwsAccountReaderOptions): AccountReade
         return {
           arn: secret.ARN ?? name,
           ...(secret.DeletedDate === undefined ? {} : { deletedDate: secret.DeletedDate }),
+          ...changed(secret.LastRotatedDate ?? secret.LastChangedDate ?? secret.CreatedDate),
         };
       } catch (error) {
         if (error instanceof SecretNotFound) return undefined;
@@ -202,4 +203,8 @@ export async function resolveSdkSettings(profile: string | undefined): Promise<{
   }
   client.destroy();
   return { region, credentialsProblem };
+}
+
+function changed(date: Date | undefined): { changedDate?: Date } {
+  return date === undefined ? {} : { changedDate: date };
 }

@@ -5,7 +5,7 @@ import { checkBootstrap } from "./bootstrap-check";
 import { checkLambdaConcurrency, checkModelQuotas } from "./capacity-checks";
 import { blocker, type CheckResult } from "./checklist";
 import { checkConfiguration } from "./config-checks";
-import { checkEmail, checkSecrets } from "./delivery-checks";
+import { checkEmail, checkSecretAges, checkSecrets } from "./delivery-checks";
 import { checkModel, configuredModels, invokeModel } from "./model-checks";
 
 export interface PreflightOptions {
@@ -35,6 +35,7 @@ export async function runPreflight(options: PreflightOptions): Promise<CheckResu
   results.push(await checkLambdaConcurrency(account, config));
   results.push(...(await checkEmail(account, config)));
   results.push(...(await checkSecrets(account, config)));
+  results.push(...(await checkSecretAges(account, config, now)));
   results.push(...checkConfiguration(config));
   if (invoke && "models" in models) {
     for (const model of models.models) results.push(await invokeModel(account, model));

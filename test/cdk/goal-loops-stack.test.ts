@@ -513,7 +513,6 @@ function expectedAcknowledgments(template: Template): string[] {
       // Content-addressed payload objects: get and put on this one bucket's objects.
       `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/*] @ ${policyOf(fn)}`,
       `AwsSolutions-IAM5[Action::kms:GenerateDataKey*] @ ${policyOf(fn)}`,
-      `AwsSolutions-IAM5[Action::kms:ReEncrypt*] @ ${policyOf(fn)}`,
     ]),
     // The doors: payload objects of goals and approvals only; no index, no wildcard action.
     ...DOORS.flatMap((fn) => [
@@ -577,6 +576,8 @@ function expectedAcknowledgments(template: Template): string[] {
       "goals/{goalId}/replay/POST",
       "approvals/GET",
       "approvals/{approvalId}/POST",
+      "tenants/me/GET",
+      "tenants/{tenantId}/limits/POST",
       // The ANY method of each served path, for the handler's 405 with Allow.
       ...[
         "goals",
@@ -593,6 +594,8 @@ function expectedAcknowledgments(template: Template): string[] {
         ...["steps", "fork", "replay"].map((history) => `goals/{goalId}/${history}`),
         "approvals",
         "approvals/{approvalId}",
+        "tenants/me",
+        "tenants/{tenantId}/limits",
       ].map((path) => `${path}/ANY`),
     ].map((method) => `AwsSolutions-COG4 @ ${at(`GoalsApi/RestApi/Default/${method}/Resource`)}`),
     `AwsSolutions-SMG4 @ ${at("EmailDoor/LinkSecret/Resource")}`,

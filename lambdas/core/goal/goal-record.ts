@@ -29,9 +29,12 @@ export const FINAL_STATUSES: ReadonlySet<GoalStatus> = new Set(["completed", "ca
 
 /** What a waiting goal waits for. Only an event matching both `waitingFor` and `resumeCondition` wakes it. */
 export const WaitingForSchema = z.object({
-  /** A human's `approval` or `decision`, or the end of the `subgoal`s its turn started. */
-  kind: z.enum(["approval", "decision", "subgoal"]),
-  /** The approval id (random, never the task token); a sub-goal wait's id for `subgoal`. */
+  /**
+   * A human's `approval` or `decision`, the end of the `subgoal`s its turn started, or its tenant's
+   * turn under a concurrency limit (`capacity`: the goal has not started its first run yet).
+   */
+  kind: z.enum(["approval", "decision", "subgoal", "capacity"]),
+  /** The approval id (random, never the task token); a sub-goal wait's id for `subgoal`; `capacity:{tenantId}`. */
   approvalId: z.string(),
   /** Why it waits, shown to humans ("irreversible tool notify", "limit maxSteps reached"). */
   reason: z.string(),
@@ -396,6 +399,11 @@ export const GoalRecordSchema = z.object({
   checkApproval: CheckApprovalSchema.optional(),
   /** A new contract waiting for a human to confirm it; see ContractProposalSchema. */
   contractProposal: ContractProposalSchema.optional(),
+  /**
+   * The goal holds one of its tenant's concurrent-goal slots (tenants.limits concurrentGoals) until it
+   * ends: its end is announced (`Goal Ended`) so the slot goes to the tenant's next waiting goal.
+   */
+  concurrencySlot: z.boolean().optional(),
   /** How many parents are above this goal: 0 (or absent) for a goal a user posted, 1 for its sub-goals … */
   depth: z.number().int().min(0).optional(),
   /** The goal's `spawn_subgoal` calls: the children they started, or why they were refused. */

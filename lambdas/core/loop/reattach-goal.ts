@@ -43,6 +43,8 @@ export async function reattachGoal(
     if (current.runId !== deadRunId || (current.status !== "running" && current.status !== "waiting")) {
       return undefined;
     }
+    // Waiting for its tenant's turn, it has no run yet: its turn, not a new run, starts it.
+    if (current.waitingFor?.kind === "capacity") return undefined;
     changed = true;
     return reattachRun(current, { newRunId: nextRunId(current.runId), now });
   });
@@ -78,6 +80,7 @@ export async function reviveDeadRun(
   if (!found) return undefined;
   const { record } = found;
   if (record.status !== "running" && record.status !== "waiting") return undefined;
+  if (record.status === "waiting" && record.waitingFor?.kind === "capacity") return undefined;
   const stateMachineArn = ports.stateMachineArns[record.pattern];
   if (stateMachineArn === undefined) return undefined;
   if (await ports.runIsLive({ stateMachineArn, goalId, runId: record.runId })) return undefined;

@@ -6,6 +6,7 @@ import { DynamoDbStreamLeases } from "../../adapters/dynamodb/limits/dynamodb-st
 import { goalEventWaiterFromEnv } from "../../adapters/event-waiters/goal-event-waiter-from-env";
 import { createDocumentClient } from "../../adapters/goal-store-adapters";
 import { positiveIntEnv, requiredEnv } from "../handler-environment";
+import { tenantsSettingsFromEnv } from "../tenants-from-env";
 import { type StreamSink, streamGoalEvents } from "./event-stream";
 
 /**
@@ -23,6 +24,7 @@ const deps = {
   waiter: goalEventWaiterFromEnv(process.env),
   now: () => new Date(),
   logger,
+  tenants: tenantsSettingsFromEnv(),
   // api.stream.maxOpen: each open stream holds one concurrent execution of this function.
   ...(maxOpen > 0 ? { openStreams: { leases: new DynamoDbStreamLeases(client, tableName), maxOpen } } : {}),
 };

@@ -13,13 +13,15 @@ import { IdempotencyKeyReusedError } from "../../core/intake/goal-intake";
 import { assertModelsAllowed } from "../../core/models/model-allow-list";
 import { type Approval, GoalAlreadyExistsError, type VersionedGoal } from "../../core/ports/goal-store";
 import { HistoryUnavailableError, PatternUnavailableError } from "./api-errors";
+import { startFirstRun } from "./first-run";
 import { tenantGoal } from "./get-goals";
 import type { GoalsApiDeps } from "./goals-api-deps";
 import { json } from "./http-responses";
-import { idempotencyKeyOf, scheduleDeadline, startFirstRun } from "./post-goal";
+import { idempotencyKeyOf, scheduleDeadline } from "./post-goal";
 import { ListStepsQuerySchema } from "./query-params";
 import { parseJsonBody } from "./request-body";
 import type { ApiRequest, Route } from "./routes";
+import { admitted, startOrQueue, takeTenantStart } from "./tenant-admission";
 
 const DEFAULT_STEPS_PAGE = 50;
 /** Events read for a timeline's approvals, at most (a page is 1,000). */
@@ -84,6 +86,8 @@ async function postFork(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGat
     if (existing !== undefined) return repeatedFork(deps, existing, source, body);
   }
   const point = await forkPointOf({ goals: deps.store, history: ports.history }, source, body.atStep);
+  // A fork is a new goal of the tenant: it takes a start, and a slot or its turn, like a posted one.
+  await takeTenantStart(deps, request.tenantId);
   const decisions = checkedDecisions({
     request: body,
     point,
@@ -91,7 +95,7 @@ async function postFork(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGat
     approvals: await approvalsNamed(deps, body),
     caller: request.caller,
   });
-  const change = forkRecord({
+  const made = forkRecord({
     source,
     point,
     request: body,
@@ -101,12 +105,13 @@ async function postFork(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGat
     revisionId: deps.newRevisionId(),
     now: deps.now(),
   });
-  if (deps.models !== undefined) assertModelsAllowed(change.record.spec, deps.models.allowedModelIds);
-  const stateMachineArn = deps.stateMachineArns[change.record.pattern];
+  if (deps.models !== undefined) assertModelsAllowed(made.record.spec, deps.models.allowedModelIds);
+  const stateMachineArn = deps.stateMachineArns[made.record.pattern];
   if (stateMachineArn === undefined) {
-    const { pattern, patternReason } = change.record;
+    const { pattern, patternReason } = made.record;
     throw new PatternUnavailableError(pattern, patternReason, Object.keys(deps.stateMachineArns));
   }
+  const change = await admitted(deps, made);
   await copyHistory({ goals: deps.store, ...ports }, { point, record: change.record });
   let stored: VersionedGoal;
   try {
@@ -119,7 +124,7 @@ async function postFork(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGat
   }
   deps.logger.info("goal forked", { goalId, source: source.goalId, atStep: body.atStep });
   await scheduleDeadline(deps, stored.record);
-  await startFirstRun(deps, stored, stateMachineArn);
+  await startOrQueue(deps, stored, stateMachineArn);
   return forked(stored.record);
 }
 

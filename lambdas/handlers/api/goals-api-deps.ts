@@ -12,7 +12,9 @@ import type { McpCatalog } from "../../core/ports/mcp-catalog";
 import type { ModelClient } from "../../core/ports/model-client";
 import type { RunHistory } from "../../core/ports/run-history";
 import type { StepLog } from "../../core/ports/step-log";
+import type { TenantStore } from "../../core/ports/tenant-store";
 import type { Workspace } from "../../core/ports/workspace";
+import type { TenantsSettings } from "../../core/tenants/tenants-settings";
 
 /**
  * Everything the routes use, injected: the handler builds it once at module scope from the
@@ -63,5 +65,14 @@ export interface GoalsApiDeps {
     readonly history: GoalHistory;
     readonly stepLog: Pick<StepLog, "putStep">;
     readonly workspace: Pick<Workspace, "readVersion" | "writeFile" | "listFiles">;
+  };
+  /**
+   * The tenants (TENANTS) and their items: who an IAM caller's tenant is, each tenant's limits on
+   * starts and concurrent goals, `GET /tenants/me` and `POST /tenants/{id}/limits`. Absent: every IAM
+   * caller is its account's tenant and no tenant limit applies (those routes answer 503).
+   */
+  readonly tenants?: {
+    readonly settings: TenantsSettings;
+    readonly store: TenantStore;
   };
 }

@@ -26,6 +26,7 @@ import type { McpCatalog } from "../../core/ports/mcp-catalog";
 import type { ModelClient } from "../../core/ports/model-client";
 import { lambdaMcpGateway } from "../../tools/mcp-gateway-client";
 import { capacityGovernorFromEnv } from "../loop/capacity-from-env";
+import { tenantStoreFromEnv, tenantsSettingsFromEnv } from "../tenants-from-env";
 import { readApiConfig } from "./api-config";
 import { createGoalsApi } from "./create-goals-api";
 
@@ -107,6 +108,7 @@ const api = createGoalsApi({
   runHistory: sfnRunHistory(sfn),
   deadlines,
   toolNames: config.toolNames,
+  tenants: { settings: tenantsSettingsFromEnv(), store: tenantStoreFromEnv(client) },
   ...(config.mcp === undefined ? {} : { mcp: mcpCatalog(config.mcp) }),
   ...(config.models === undefined
     ? {}

@@ -6,6 +6,7 @@ import {
 import { GoalLoopsError, ValidationError, type ValidationIssue } from "../../core/goal/errors";
 import { McpServerUnavailableError } from "../../core/intake/freeze-mcp-tools";
 import { IdempotencyKeyReusedError } from "../../core/intake/goal-intake";
+import { StartLimitError } from "../../core/tenants/start-pace";
 import { InvalidStatusError, PatternUnavailableError } from "./api-errors";
 
 const JSON_HEADERS = { "content-type": "application/json; charset=utf-8" } as const;
@@ -69,6 +70,12 @@ const KNOWN_ERRORS: Readonly<Record<string, KnownError>> = {
     headers: { "retry-after": "1" },
   },
   MissingCallerIdentityError: { statusCode: 401, code: "MissingCallerIdentity" },
+  // A signed-in caller whose tenant this deployment does not serve (tenants.known, tenants.iam).
+  UnknownTenant: { statusCode: 403, code: "UnknownTenant" },
+  // An operator's route (POST /tenants/{id}/limits) asked by anyone else.
+  Forbidden: { statusCode: 403, code: "Forbidden" },
+  // POST /goals over the tenant's startsPerMinute: nothing was stored (Retry-After from the error).
+  TenantStartLimit: { statusCode: 429, code: "TenantStartLimit" },
   GoalNotFoundError: { statusCode: 404, code: "GoalNotFound" },
   IdempotencyKeyReusedError: { statusCode: 422, code: "IdempotencyKeyReused" },
   ExecutionStartError: EXECUTION_START_FAILED,
@@ -85,6 +92,11 @@ const KNOWN_ERRORS: Readonly<Record<string, KnownError>> = {
     code: "ServiceUnavailable",
     message: "this deployment keeps no goal history for the API (steps, fork, replay)",
   },
+  TenantsUnavailable: {
+    statusCode: 503,
+    code: "ServiceUnavailable",
+    message: "this deployment keeps no tenant items for the API (GET /tenants/me, POST /tenants/{id}/limits)",
+  },
   GoalStoreUnavailableError: {
     statusCode: 503,
     code: "ServiceUnavailable",
@@ -99,6 +111,9 @@ function detailsOf(error: GoalLoopsError): Record<string, unknown> {
   if (error instanceof PatternUnavailableError) return { pattern: error.pattern };
   if (error instanceof McpServerUnavailableError) return { server: error.server, reason: error.reason.name };
   if (error instanceof InvalidStatusError) return { goalId: error.goalId, status: error.status };
+  if (error instanceof StartLimitError) {
+    return { limit: error.limit, tenantId: error.tenantId, retryAfterSeconds: error.retryAfterSeconds };
+  }
   if (error instanceof ExecutionStartError || error instanceof IdempotencyKeyReusedError) {
     return { goalId: error.goalId };
   }
@@ -111,7 +126,9 @@ export function knownErrorResponse(error: unknown): APIGatewayProxyResult | unde
   const known = KNOWN_ERRORS[error.name];
   if (!known) return undefined;
   const body = { code: known.code, message: known.message ?? error.message, ...detailsOf(error) };
-  return errorJson(known.statusCode, body, known.headers);
+  const retryAfter =
+    error instanceof StartLimitError ? { "retry-after": String(error.retryAfterSeconds) } : undefined;
+  return errorJson(known.statusCode, body, { ...known.headers, ...retryAfter });
 }
 
 /** An unexpected failure: nothing of the exception reaches the caller, only a request id to quote. */

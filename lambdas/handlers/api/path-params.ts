@@ -1,6 +1,7 @@
 import * as z from "zod";
 import { ApprovalIdSchema, GoalIdSchema, RunIdSchema } from "../../core/goal/goal-ids";
 import { parseOrThrow } from "../../core/goal/validation";
+import { TenantIdSchema } from "../../core/tenants/tenant-limits";
 
 /**
  * The path parameters of the routes' templates, each in the shape the system issues. Checked
@@ -11,9 +12,10 @@ const PathParamsSchema = z.strictObject({
   goalId: GoalIdSchema.optional(),
   approvalId: ApprovalIdSchema.optional(),
   runId: RunIdSchema.optional(),
+  tenantId: TenantIdSchema.optional(),
 });
 
-/** The route's path parameters, or a ValidationError naming each malformed one (`goalId`, `approvalId`, `runId`). */
+/** The route's path parameters, or a ValidationError naming each malformed one (`goalId`, `approvalId`, `runId`, `tenantId`). */
 export function checkPathParams(params: Readonly<Record<string, string>>): Record<string, string> {
   const checked = parseOrThrow(PathParamsSchema, params, "path");
   return Object.fromEntries(

@@ -1,8 +1,6 @@
 import type { APIGatewayProxyResult } from "aws-lambda";
-import { ExecutionStartError } from "../../adapters/step-functions/sfn-run-starter";
 import { ValidationError } from "../../core/goal/errors";
 import { goalIdForIdempotencyKey } from "../../core/goal/goal-ids";
-import { fail } from "../../core/goal/goal-lifecycle";
 import type { GoalRecord } from "../../core/goal/goal-record";
 import type { GoalSpec } from "../../core/goal/goal-spec";
 import {
@@ -15,10 +13,12 @@ import type { PatternChoice } from "../../core/intake/pattern-selector";
 import { type ModelSelection, selectWithModel } from "../../core/intake/select-call";
 import { GoalAlreadyExistsError, type VersionedGoal } from "../../core/ports/goal-store";
 import { PatternUnavailableError } from "./api-errors";
+import { startFirstRun } from "./first-run";
 import type { GoalsApiDeps } from "./goals-api-deps";
 import { json } from "./http-responses";
 import { parseJsonBody } from "./request-body";
 import type { ApiRequest, Route } from "./routes";
+import { admitted, startOrQueue, takeTenantStart } from "./tenant-admission";
 
 /** Printable ASCII, like the header values clients generate (UUIDs, ULIDs, hashes). */
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
@@ -58,7 +58,9 @@ async function postGoal(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGat
     if (existing !== undefined)
       return repeatedPost(deps, { ...existing.record, spec: parseSubmittedGoalSpec(body) });
   }
-  const change = await intakeGoal({
+  // A new goal: it takes one of the tenant's starts (429 when there is none) before anything is spent.
+  await takeTenantStart(deps, request.tenantId);
+  const intake = await intakeGoal({
     body,
     goalId,
     tenantId: request.tenantId,
@@ -73,11 +75,13 @@ async function postGoal(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGat
           select: modelSelector(deps, deps.models, goalId),
         }),
   });
-  const { pattern, patternReason } = change.record;
+  const { pattern, patternReason } = intake.record;
   const stateMachineArn = deps.stateMachineArns[pattern];
   if (stateMachineArn === undefined) {
     throw new PatternUnavailableError(pattern, patternReason, Object.keys(deps.stateMachineArns));
   }
+  // Under the tenant's concurrency limit: a slot, or `waiting` for one (never dropped).
+  const change = await admitted(deps, intake);
 
   let stored: VersionedGoal;
   try {
@@ -88,7 +92,7 @@ async function postGoal(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGat
   }
   deps.logger.info("goal created", { goalId, pattern, patternReason, tenantId: request.tenantId });
   await scheduleDeadline(deps, stored.record);
-  await startFirstRun(deps, stored, stateMachineArn);
+  await startOrQueue(deps, stored, stateMachineArn);
   return accepted(stored.record);
 }
 
@@ -152,45 +156,6 @@ async function repeatedPost(deps: GoalsApiDeps, retried: GoalRecord): Promise<AP
   }
   deps.logger.info("repeated goal request", { goalId: retried.goalId, status: existing.record.status });
   return accepted(existing.record);
-}
-
-/**
- * Starts run r1. When Step Functions refuses and the goal is still as created (version 1: no step
- * has loaded it yet), the goal is marked `failed` (stopReason infrastructure, redrivable) rather
- * than left `running` with no execution behind it; the caller gets a 502 naming the goal.
- */
-export async function startFirstRun(
-  deps: GoalsApiDeps,
-  goal: VersionedGoal,
-  stateMachineArn: string,
-): Promise<void> {
-  const { goalId, runId } = goal.record;
-  try {
-    await deps.startRun({ stateMachineArn, goalId, runId });
-  } catch (error) {
-    if (!(error instanceof ExecutionStartError)) throw error;
-    deps.logger.error("run did not start", { goalId, runId, error });
-    if (goal.version === 1) await markFailed(deps, goal, error);
-    throw error;
-  }
-}
-
-async function markFailed(
-  deps: GoalsApiDeps,
-  goal: VersionedGoal,
-  cause: ExecutionStartError,
-): Promise<void> {
-  const stopReason = { kind: "infrastructure", detail: cause.name, message: cause.message } as const;
-  try {
-    const failed = fail(goal.record, stopReason, deps.now());
-    await deps.store.commit(failed.record, goal.version, failed.events);
-  } catch (error) {
-    // A step that loaded the goal meanwhile owns it now; anything else is logged for an operator.
-    deps.logger.error("could not mark the goal failed after its run did not start", {
-      goalId: goal.record.goalId,
-      error,
-    });
-  }
 }
 
 export function postGoalRoute(deps: GoalsApiDeps): Route {

@@ -25,12 +25,17 @@ import { reviveDeadRun } from "../../core/loop/reattach-goal";
 import { compensateAbandoned } from "../../core/loop/revisions/abandon";
 import { sequentialRunIds } from "../../core/loop/run-ids";
 import { GOAL_ENDED, GoalEndedEnvelopeSchema, handleGoalEnded } from "../../core/loop/subgoals/goal-ended";
+import type { VersionedGoal } from "../../core/ports/goal-store";
+import { admitWaitingGoals } from "../../core/tenants/tenant-admission";
+import { tenantLimitsReader } from "../../core/tenants/tenant-directory";
 import { requiredEnv } from "../handler-environment";
 import { compensatorsFromEnv } from "../loop/compensators-from-env";
+import { tenantStoreFromEnv, tenantsSettingsFromEnv } from "../tenants-from-env";
 
 const logger = new Logger();
+const client = createDocumentClient();
 const { goals, workspace, stepLog } = createGoalStoreAdapters({
-  client: createDocumentClient(),
+  client,
   tableName: requiredEnv("GOAL_TABLE_NAME"),
 });
 // No explicit endpoint: the SDK honours AWS_ENDPOINT_URL_SFN (the local runtime's Step Functions).
@@ -55,6 +60,18 @@ const cancel = handleCancelRequested.bind(null, {
   stateMachineArns,
   now,
 });
+const tenantStore = tenantStoreFromEnv(client);
+const admission = {
+  goals,
+  tenants: tenantStore,
+  limits: tenantLimitsReader(tenantsSettingsFromEnv(), tenantStore),
+  startRun: async ({ record }: VersionedGoal) => {
+    const stateMachineArn = stateMachineArns[record.pattern];
+    if (stateMachineArn === undefined) throw new Error(`pattern ${record.pattern} is not deployed`);
+    await startRun({ stateMachineArn, goalId: record.goalId, runId: record.runId });
+  },
+  now,
+};
 const goalEndedPorts = {
   goals,
   callback,
@@ -66,6 +83,11 @@ const goalEndedPorts = {
   // An abandoned plan's saga (ON_ABANDON, the configuration's compensation.onAbandon, unless its
   // GoalSpec says otherwise); the user tools' compensate functions load on the first one.
   compensateAbandoned: (goalId: string) => compensateAbandoned(sagaPorts, goalId, onAbandon),
+  // An ended goal's slot goes to its tenant's next waiting goals (tenants.limits concurrentGoals).
+  freeSlot: async (record: { tenantId: string; goalId: string }) => {
+    await tenantStore.releaseSlots(record.tenantId, [record.goalId]);
+    return admitWaitingGoals(admission, record.tenantId);
+  },
 };
 const others = {
   revision: handleRevisionRequested.bind(null, { goals, now }),

@@ -5,7 +5,7 @@ import type { Timeline } from "../../../lambdas/core/fork/step-timeline";
 import type { RevisionType } from "../../../lambdas/core/goal/goal-record";
 import { REVISION_TYPES } from "../../../lambdas/core/goal/revision-types";
 import { MODEL_ROLES } from "../../../lambdas/core/models/model-role-names";
-import { type ApiTarget, apiOption, profileOption, regionOption } from "./api-target";
+import { type ApiTarget, apiOption, profileOption, regionOption, tokenOption } from "./api-target";
 import type { GoalsClient } from "./goals-client";
 
 export interface ForkCommandsIo {
@@ -120,7 +120,8 @@ export function addForkCommands(program: Command, io: ForkCommandsIo): void {
       .addOption(io.portOption())
       .addOption(apiOption())
       .addOption(profileOption())
-      .addOption(regionOption());
+      .addOption(regionOption())
+      .addOption(tokenOption());
 
   target(
     program
