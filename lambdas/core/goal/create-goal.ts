@@ -2,6 +2,7 @@ import type { FrozenTool } from "./frozen-tools";
 import { type GoalChange, goalEvent, settle } from "./goal-change";
 import { EMPTY_USAGE, type GoalRecord } from "./goal-record";
 import { type GoalSpec, type Pattern, parseGoalSpec } from "./goal-spec";
+import type { VersionTarget } from "./runs-on";
 
 /** The step a new run starts with: load the goal, apply queued revisions, check limits. */
 export const FIRST_TASK = "load";
@@ -17,6 +18,11 @@ export interface CreateGoalInput {
   readonly patternReason: string;
   /** The granted MCP tools, listed from their servers at intake. */
   readonly frozenTools?: readonly FrozenTool[];
+  /**
+   * The deployed version the goal will run on, and the record schema that version reads (the
+   * goal's records are stored in it). Absent: no version (a test, a tool), this code's schema.
+   */
+  readonly target?: VersionTarget;
 }
 
 /** A new goal at revision 1, running its first run, and the `goal.created` event that records why. */
@@ -51,6 +57,15 @@ export function createGoalRecord(input: CreateGoalInput): GoalChange {
     lastCycle: null,
     replans: 0,
     attempts: 0,
+    ...(input.target === undefined
+      ? {}
+      : {
+          schema: input.target.schema,
+          runsOn: {
+            version: input.target.version,
+            stateMachineVersionArn: input.target.stateMachineVersionArn,
+          },
+        }),
     lastEventSeq: 0,
     createdAt: at,
     updatedAt: at,
@@ -63,6 +78,7 @@ export function createGoalRecord(input: CreateGoalInput): GoalChange {
     pattern: record.pattern,
     patternReason: record.patternReason,
     successChecks: spec.successChecks.map((check) => check.id),
+    version: input.target?.version ?? null,
     ...(input.frozenTools === undefined
       ? {}
       : {
