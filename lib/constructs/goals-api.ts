@@ -12,7 +12,7 @@ import {
   ResponseType,
   RestApi,
 } from "aws-cdk-lib/aws-apigateway";
-import { ManagedPolicy } from "aws-cdk-lib/aws-iam";
+import { ManagedPolicy, PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { IStateMachine } from "aws-cdk-lib/aws-stepfunctions";
 import { Construct } from "constructs";
@@ -30,6 +30,7 @@ import {
   acknowledgeWildcardResource,
   nagReferenceName,
 } from "./nag-acknowledgments";
+import { acknowledgeVersionLookup, VERSION_LOOKUP_ACTIONS } from "./loop-steps";
 import { modelQuotasEnvironment, modelThinkingEnvironment, type ResolvedLoopModels } from "./pattern-loop";
 
 /** API Gateway allows 10,000 requests per second per account and region by default. */
@@ -170,7 +171,16 @@ export class GoalsApi extends Construct {
     props.goalTable.grantReadWriteData(this.handler);
     acknowledgeGoalTableGrant(this.handler.role, props.goalTable);
     for (const stateMachine of Object.values(props.stateMachines)) {
+      // Step Functions authorizes a start on a version or an alias against the state machine's ARN.
       stateMachine.grantStartExecution(this.handler);
+      // A new goal starts on the version the live alias names: the alias, the version's description.
+      this.handler.role.addToPrincipalPolicy(
+        new PolicyStatement({
+          actions: VERSION_LOOKUP_ACTIONS,
+          resources: [stateMachine.stateMachineArn, `${stateMachine.stateMachineArn}:*`],
+        }),
+      );
+      acknowledgeVersionLookup(this.handler.role, stateMachine.stateMachineArn);
       // The runs routes read a goal's executions (`${goalId}-${runId}`) of this machine only.
       stateMachine.grantExecution(this.handler, "states:DescribeExecution", "states:GetExecutionHistory");
       acknowledgeWildcardResource(

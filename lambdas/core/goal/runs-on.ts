@@ -54,3 +54,23 @@ export function runStateMachineArn(
   if (deployed === undefined) return undefined;
   return record.runsOn?.stateMachineVersionArn ?? liveAliasArn(deployed);
 }
+
+/**
+ * The description every deploy gives its state machine versions: which deployed version a
+ * Step Functions version belongs to and which record schema its code reads. Published by the CDK
+ * (PatternLoop), read by the API and AwaitSubgoals (VersionDirectory) and by `goal-loops versions`.
+ */
+export function versionDescription(version: string, schema: number): string {
+  return `goal-loops version ${version} record schema ${schema}`;
+}
+
+const DESCRIPTION = /^goal-loops version (\S{1,128}) record schema (\d{1,6})$/;
+
+/** What `versionDescription` wrote, or undefined for a version published another way. */
+export function parseVersionDescription(
+  description: string | undefined,
+): { readonly version: string; readonly schema: number } | undefined {
+  const match = DESCRIPTION.exec(description ?? "");
+  if (match === null) return undefined;
+  return { version: match[1] ?? "", schema: Number(match[2]) };
+}

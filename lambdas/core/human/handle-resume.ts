@@ -1,5 +1,6 @@
 import { resume } from "../goal/goal-lifecycle";
 import type { Pattern } from "../goal/goal-spec";
+import { runStateMachineArn } from "../goal/runs-on";
 import { PAUSABLE_STATUSES, withdrawPause } from "../goal/human-pause";
 import type { IdSource } from "../loop/loop-deps";
 import { updateGoal } from "../loop/update-goal";
@@ -48,7 +49,8 @@ export async function handleResumeRequested(
     // The loop reached its boundary first: the goal is paused now, and the resume resumes it.
     if (withdrawn) return withdrawn;
   }
-  const stateMachineArn = ports.stateMachineArns[found.record.pattern];
+  // The version the goal runs on: a resumed goal goes on with the code it started with.
+  const stateMachineArn = runStateMachineArn(found.record, ports.stateMachineArns);
   if (stateMachineArn === undefined) {
     return { outcome: "ignored", goalId, reason: `pattern ${found.record.pattern} is not deployed` };
   }

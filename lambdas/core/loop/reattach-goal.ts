@@ -1,5 +1,6 @@
 import type { GoalRecord } from "../goal/goal-record";
 import type { Pattern } from "../goal/goal-spec";
+import { runStateMachineArn } from "../goal/runs-on";
 import { reattachRun } from "../goal/reattach-run";
 import type { Clock } from "../ports/clock";
 import type { GoalStore } from "../ports/goal-store";
@@ -78,7 +79,8 @@ export async function reviveDeadRun(
   if (!found) return undefined;
   const { record } = found;
   if (record.status !== "running" && record.status !== "waiting") return undefined;
-  const stateMachineArn = ports.stateMachineArns[record.pattern];
+  // The new run starts on the version the goal runs on (a goal from before versions: the live one).
+  const stateMachineArn = runStateMachineArn(record, ports.stateMachineArns);
   if (stateMachineArn === undefined) return undefined;
   if (await ports.runIsLive({ stateMachineArn, goalId, runId: record.runId })) return undefined;
   const reattached = await reattachGoal(ports, goalId, record.runId);

@@ -4,7 +4,8 @@ import { ValidationError } from "../../core/goal/errors";
 import { goalIdForIdempotencyKey } from "../../core/goal/goal-ids";
 import { fail } from "../../core/goal/goal-lifecycle";
 import type { GoalRecord } from "../../core/goal/goal-record";
-import type { GoalSpec } from "../../core/goal/goal-spec";
+import type { GoalSpec, Pattern } from "../../core/goal/goal-spec";
+import { runStateMachineArn, type VersionTarget } from "../../core/goal/runs-on";
 import {
   assertSameSubmission,
   FIRST_RUN_ID,
@@ -72,9 +73,10 @@ async function postGoal(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGat
           tiers: deps.models.tiers,
           select: modelSelector(deps, deps.models, goalId),
         }),
+    target: (pattern) => liveTarget(deps, pattern),
   });
   const { pattern, patternReason } = change.record;
-  const stateMachineArn = deps.stateMachineArns[pattern];
+  const stateMachineArn = runStateMachineArn(change.record, deps.stateMachineArns);
   if (stateMachineArn === undefined) {
     throw new PatternUnavailableError(pattern, patternReason, Object.keys(deps.stateMachineArns));
   }
@@ -90,6 +92,15 @@ async function postGoal(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGat
   await scheduleDeadline(deps, stored.record);
   await startFirstRun(deps, stored, stateMachineArn);
   return accepted(stored.record);
+}
+
+/**
+ * The version a new goal of `pattern` starts on: the one the pattern's live alias names now. Undefined
+ * when the pattern is not deployed (the caller answers PatternUnavailable) or no directory is wired.
+ */
+export async function liveTarget(deps: GoalsApiDeps, pattern: Pattern): Promise<VersionTarget | undefined> {
+  if (deps.versions === undefined || deps.stateMachineArns[pattern] === undefined) return undefined;
+  return deps.versions.live(pattern);
 }
 
 /**
@@ -146,7 +157,7 @@ async function repeatedPost(deps: GoalsApiDeps, retried: GoalRecord): Promise<AP
     throw new GoalAlreadyExistsError(`Goal ${retried.goalId} exists but not for this tenant`);
   }
   assertSameSubmission(existing.record, retried);
-  const stateMachineArn = deps.stateMachineArns[existing.record.pattern];
+  const stateMachineArn = runStateMachineArn(existing.record, deps.stateMachineArns);
   if (existing.record.status === "running" && existing.record.runId === FIRST_RUN_ID && stateMachineArn) {
     await startFirstRun(deps, existing, stateMachineArn);
   }
