@@ -533,6 +533,15 @@ function expectedAcknowledgments(template: Template): string[] {
     ...executions.map((arn) => `AwsSolutions-IAM5[Resource::${arn}] @ ${policyOf("ResumeHandler/Function")}`),
     // The API reads its runs: DescribeExecution and GetExecutionHistory on each machine's executions.
     ...executions.map((arn) => `AwsSolutions-IAM5[Resource::${arn}] @ ${policyOf("GoalsApi/Handler")}`),
+    // The API puts a new goal on the version each machine's live alias names: the versions and alias.
+    ...stateMachineIds.map(
+      (id) => `AwsSolutions-IAM5[Resource::<${id}>:*] @ ${policyOf("GoalsApi/Handler")}`,
+    ),
+    // AwaitSubgoals puts a child on its parent's deploy: each machine's versions, found by name.
+    ...["react", "plan-execute", "reflexion"].map(
+      (suffix, index) =>
+        `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:stateMachine:${GOAL_LOOPS_STACK_ID}-${suffix}:*] @ ${at(`${Object.keys(LOOPS)[index]}/AwaitSubgoalsRunControl/Resource`)}`,
+    ),
     // The event stream: its runtime pin and X-Ray, and the goal store read-only.
     `AwsSolutions-L1 @ ${at("GoalsApi/EventStream/Handler/Function/Resource")}`,
     `AwsSolutions-IAM5[Resource::*] @ ${policyOf("GoalsApi/EventStream/Handler")}`,
