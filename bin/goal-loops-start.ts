@@ -28,6 +28,8 @@ export interface StartFlags {
   readonly model?: string;
   readonly stateDir: string;
   readonly inMemory: boolean;
+  readonly rollback: boolean;
+  readonly rollbackTo?: number;
   readonly retryIntervalMs: number;
   readonly config?: string;
   readonly account?: string;
@@ -82,6 +84,9 @@ export async function start(flags: StartFlags): Promise<void> {
       model: flags.model,
       stateDir: path.resolve(flags.stateDir),
       inMemory: flags.inMemory,
+      ...(flags.rollback || flags.rollbackTo !== undefined
+        ? { rollback: flags.rollbackTo === undefined ? {} : { to: flags.rollbackTo } }
+        : {}),
       retryIntervalMs: flags.retryIntervalMs,
       secrets,
       openAi: {

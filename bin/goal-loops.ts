@@ -599,6 +599,15 @@ program
 addForkCommands(program, { write, control, portOption });
 addPreflightCommand(program, { write, log });
 
+/** A kept version's number (1, 2, …), as `goal-loops versions` lists them. */
+function parseVersionNumber(value: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 1) {
+    throw new InvalidArgumentError(`'${value}' is not a version number (1, 2, …)`);
+  }
+  return number;
+}
+
 program
   .command("start")
   .description(
@@ -635,6 +644,16 @@ program
   )
   .option("--state-dir <dir>", "where DynamoDB data is kept across restarts", ".goal-loops")
   .option("--in-memory", "keep nothing: DynamoDB in memory", false)
+  .option(
+    "--rollback",
+    "point new goals back at the version before the one they start on now (versions are kept by cdk.out in the state dir); goals on a newer version finish on it",
+    false,
+  )
+  .option(
+    "--rollback-to <version>",
+    "point new goals back at this kept version (see goal-loops versions)",
+    parseVersionNumber,
+  )
   .option("--retry-interval-ms <ms>", "what every state machine Retry waits locally", parseMilliseconds, 0)
   .option(
     "--config <file>",

@@ -24,13 +24,13 @@ import { GoalEventStream } from "./goal-event-stream";
 import { GoalLoopFunction, type GoalLoopLogLevel } from "./goal-loop-function";
 import type { GoalTable } from "./goal-table";
 import { toJsonSchemaDraft4 } from "./json-schema-draft4";
+import { acknowledgeVersionLookup, VERSION_LOOKUP_ACTIONS } from "./loop-steps";
 import {
   acknowledgeGoalTableGrant,
   acknowledgeNag,
   acknowledgeWildcardResource,
   nagReferenceName,
 } from "./nag-acknowledgments";
-import { acknowledgeVersionLookup, VERSION_LOOKUP_ACTIONS } from "./loop-steps";
 import { modelQuotasEnvironment, modelThinkingEnvironment, type ResolvedLoopModels } from "./pattern-loop";
 
 /** API Gateway allows 10,000 requests per second per account and region by default. */

@@ -78,7 +78,13 @@ export class LambdaTools extends Construct {
       functions.set(tool.name, made.fn);
       invokeArns.set(made.fn, made.invokeArn);
       if (tool.compensate !== undefined) {
-        const compensate = this.toolFunction(`${tool.name}Compensate`, tool, tool.compensate, projectDir, table);
+        const compensate = this.toolFunction(
+          `${tool.name}Compensate`,
+          tool,
+          tool.compensate,
+          projectDir,
+          table,
+        );
         compensators.set(tool.name, compensate.fn);
         invokeArns.set(compensate.fn, compensate.invokeArn);
       }

@@ -355,7 +355,10 @@ export abstract class PatternLoop extends Construct {
       // version calls the step's older version, and the role is updated in place by each deploy.
       // The function itself ($LATEST) is not granted: no run calls code that was never published.
       stateMachine.addToRolePolicy(
-        new PolicyStatement({ actions: ["lambda:InvokeFunction"], resources: [`${fn.function.functionArn}:*`] }),
+        new PolicyStatement({
+          actions: ["lambda:InvokeFunction"],
+          resources: [`${fn.function.functionArn}:*`],
+        }),
       );
       acknowledgeWildcardResource(
         stateMachine,

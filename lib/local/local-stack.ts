@@ -17,8 +17,8 @@ import { type BedrockEndpoint, startBedrockEndpoint } from "./bedrock/bedrock-en
 import type { BedrockUpstream } from "./bedrock/bedrock-upstream";
 import type { OpenAiServer } from "./bedrock/openai-chat-client";
 import { readCdkProject } from "./cdk-out/app-sources";
-import { loadCloudAssembly } from "./cdk-out/cdk-out";
 import { ensureSynthesized } from "./cdk-out/ensure-synthesized";
+import { loadVersionedAssembly } from "./cdk-out/versioned-assembly";
 import { type EventBridgeEndpoint, startEventBridgeEndpoint } from "./eventbridge/eventbridge-endpoint";
 import { type LambdaEndpoint, startLambdaEndpoint } from "./lambda/lambda-endpoint";
 import { LambdaHost } from "./lambda/lambda-host";
@@ -95,6 +95,11 @@ export interface LocalStackOptions {
   readonly record?: { readonly name: string; readonly upstream: BedrockUpstream };
   /** Where DynamoDB data and S3 objects are kept across restarts. @default `<projectDir>/.goal-loops` */
   readonly stateDir?: string;
+  /**
+   * Point new goals back at an older version kept in the state folder (`--rollback [--to N]`): at
+   * version `to`, else at the one before the version they start on now. @default no rollback
+   */
+  readonly rollback?: { readonly to?: number };
   /** Keep nothing: DynamoDB in memory, S3 objects in a temporary folder. @default false */
   readonly inMemory?: boolean;
   /** What every Retry waits locally, in ms; null keeps the definitions' intervals. @default 0 */
@@ -189,7 +194,16 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ...(options.app === undefined ? {} : { app: options.app }),
     });
   }
-  const model = loadCloudAssembly(cdkOutDir, options.stack === undefined ? {} : { stack: options.stack });
+  const stateDir = options.inMemory ? undefined : path.resolve(projectDir, options.stateDir ?? ".goal-loops");
+  // The newest synth, and the versions the state folder keeps: goals pinned to one run its code.
+  const versioned = loadVersionedAssembly({
+    outDir: cdkOutDir,
+    log,
+    ...(options.stack === undefined ? {} : { stack: options.stack }),
+    ...(stateDir === undefined ? {} : { stateDir }),
+    ...(options.rollback === undefined ? {} : { rollback: options.rollback }),
+  });
+  const { model } = versioned;
   const fixturesDir = path.resolve(projectDir, options.fixturesDir ?? defaultFixturesDir(projectDir));
 
   // Everything started so far, stopped in reverse order on stop() or on a failed start.
@@ -198,9 +212,6 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     for (const stop of stops.splice(0).reverse()) await stop();
   };
   try {
-    const stateDir = options.inMemory
-      ? undefined
-      : path.resolve(projectDir, options.stateDir ?? ".goal-loops");
     // Writes reach the change feed once it is up (it reads the goal table through the store client).
     let changeFeed: GoalChangeFeed | undefined;
     const dynamo = await startLocalDynamo({
@@ -228,6 +239,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     };
     const runner = new StateMachineRunner({
       stateMachines: model.stateMachines,
+      versions: versioned.stateMachineVersions,
+      aliases: versioned.aliases,
+      onAliasUpdated: versioned.onAliasUpdated,
       invokeFunction: invoke,
       retryIntervalMs: options.retryIntervalMs === undefined ? 0 : options.retryIntervalMs,
       log,
@@ -292,7 +306,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     stops.push(api.close);
 
     const host = new LambdaHost({
-      functions: model.functions.map((fn) =>
+      functions: [...model.functions, ...versioned.functionVersions].map((fn) =>
         withMcpCredentials(withLocalModels(withLocalTenant(fn), options.model)),
       ),
       endpoints: {
@@ -313,6 +327,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         GOAL_CHANGE_FEED_URL: changeFeed.url,
         // No CloudWatch here: the goal metrics' EMF lines would only flood the function log.
         POWERTOOLS_METRICS_DISABLED: "true",
+        // A rollback reaches the very next goal: the API asks the alias afresh every time.
+        LIVE_ALIAS_CACHE_MS: "0",
         ...secretEnvironment(options.secrets),
         ...notifyEnvironment(options.notifyEndpoints),
         ...options.environment,

@@ -3,7 +3,7 @@ import { type GoalChange, goalEvent, settle } from "./goal-change";
 import { EMPTY_USAGE, type GoalRecord } from "./goal-record";
 import { type GoalSpec, type Pattern, parseGoalSpec } from "./goal-spec";
 import { RECORD_SCHEMA } from "./record-schema";
-import { type RunsOn, type VersionTarget } from "./runs-on";
+import type { RunsOn, VersionTarget } from "./runs-on";
 
 /** The step a new run starts with: load the goal, apply queued revisions, check limits. */
 export const FIRST_TASK = "load";
@@ -30,9 +30,7 @@ export interface CreateGoalInput {
  * What a new record says of the version its goal runs on: `runsOn`, and `schema` when that version
  * reads an older record schema than this code's (absent: this code's, as on every record read in it).
  */
-export function runsOnFields(
-  target: VersionTarget | undefined,
-): { runsOn?: RunsOn; schema?: number } {
+export function runsOnFields(target: VersionTarget | undefined): { runsOn?: RunsOn; schema?: number } {
   if (target === undefined) return {};
   const runsOn = { version: target.version, stateMachineVersionArn: target.stateMachineVersionArn };
   // Stored in the older of the two shapes: the version's own (its steps read no newer one), or this

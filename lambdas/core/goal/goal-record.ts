@@ -7,8 +7,8 @@ import { CapacityWaitActivitySchema, GoalActivitySchema } from "./goal-activity"
 import { GoalSpecSchema, LimitsSchema, PatternSchema, SuccessCheckSchema } from "./goal-spec";
 import { LessonSchema } from "./lesson";
 import { PlanStateSchema, StepDecisionSchema } from "./plan";
-import { RunsOnSchema } from "./runs-on";
 import { REVISION_TYPES } from "./revision-types";
+import { RunsOnSchema } from "./runs-on";
 import { SagaSchema } from "./saga";
 import { SubgoalEntrySchema, SubgoalWaitSchema } from "./subgoals";
 import { UsageSchema } from "./usage";

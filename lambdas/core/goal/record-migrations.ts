@@ -48,7 +48,9 @@ const stepStateToSchema2: SchemaMigration = {
       ? { ...document, format: 2, record: goalRecordToSchema2.up(document.record, storedSchema) }
       : document,
   down: (document) =>
-    isObject(document) ? { ...document, format: 1, record: goalRecordToSchema2.down(document.record) } : document,
+    isObject(document)
+      ? { ...document, format: 1, record: goalRecordToSchema2.down(document.record) }
+      : document,
 };
 
 /** By kind, the migration from each schema (index) to the next. */

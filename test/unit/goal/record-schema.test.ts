@@ -155,8 +155,13 @@ describe("record schemas", () => {
       const goalId = await planted(RECORD_SCHEMA, fromTheFuture);
 
       // Act + Assess
-      await expect(store.getGoal(goalId)).rejects.toMatchObject({ name: "RecordSchemaTooNew", schema: newer });
-      await expect(steps.listSteps(goalId, { from: 1, to: 1 })).rejects.toBeInstanceOf(RecordSchemaTooNewError);
+      await expect(store.getGoal(goalId)).rejects.toMatchObject({
+        name: "RecordSchemaTooNew",
+        schema: newer,
+      });
+      await expect(steps.listSteps(goalId, { from: 1, to: 1 })).rejects.toBeInstanceOf(
+        RecordSchemaTooNewError,
+      );
       await expect(steps.listCheckpoints(goalId)).rejects.toBeInstanceOf(RecordSchemaTooNewError);
     });
 
