@@ -15,6 +15,7 @@ import { addForkCommands } from "../lib/local/cli/fork-commands";
 import type { ApprovalListStatus, GoalsClient } from "../lib/local/cli/goals-client";
 import type { ToolListing } from "../lib/local/cli/list-tools";
 import type { ApprovalMode } from "../lib/local/cli/run-goal";
+import { addVersionCommands } from "../lib/local/cli/version-commands";
 import { addPreflightCommand } from "../lib/preflight/preflight-command";
 import type { StartFlags } from "./goal-loops-start";
 
@@ -598,6 +599,7 @@ program
 
 addForkCommands(program, { write, control, portOption });
 addPreflightCommand(program, { write, log });
+addVersionCommands(program, { write, log, portOption });
 
 /** A kept version's number (1, 2, …), as `goal-loops versions` lists them. */
 function parseVersionNumber(value: string): number {

@@ -19,6 +19,7 @@ import type { OpenAiServer } from "./bedrock/openai-chat-client";
 import { readCdkProject } from "./cdk-out/app-sources";
 import { ensureSynthesized } from "./cdk-out/ensure-synthesized";
 import { loadVersionedAssembly } from "./cdk-out/versioned-assembly";
+import { LOCAL_STEP_FUNCTIONS_ROUTE } from "./cli/version-commands";
 import { type EventBridgeEndpoint, startEventBridgeEndpoint } from "./eventbridge/eventbridge-endpoint";
 import { type LambdaEndpoint, startLambdaEndpoint } from "./lambda/lambda-endpoint";
 import { LambdaHost } from "./lambda/lambda-host";
@@ -242,6 +243,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       versions: versioned.stateMachineVersions,
       aliases: versioned.aliases,
       onAliasUpdated: versioned.onAliasUpdated,
+      onVersionDeleted: versioned.onVersionDeleted,
       invokeFunction: invoke,
       retryIntervalMs: options.retryIntervalMs === undefined ? 0 : options.retryIntervalMs,
       log,
@@ -298,7 +300,14 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         return lambdas.invokeStream(functionArn, event, onChunk, signal);
       },
       port: options.port ?? 8787,
-      localRoutes: { "/_local/outbox": async () => ({ items: await readOutbox() }) },
+      localRoutes: {
+        "/_local/outbox": async () => ({ items: await readOutbox() }),
+        // Where `goal-loops versions` and `rollback` find the state machines and their versions.
+        [LOCAL_STEP_FUNCTIONS_ROUTE]: async () => ({
+          endpoint: sfn.url,
+          stateMachineArns: runner.stateMachineArns(),
+        }),
+      },
       onError: (message, error) => log(error === undefined ? message : `${message}: ${errorText(error)}`),
       // The web console, built from console/ on its first request.
       pages: consoleFile,

@@ -6,6 +6,7 @@ import { publishedVersionOf, readKeptVersions } from "../../lib/local/cdk-out/ke
 import type { GoalsClient } from "../../lib/local/cli/goals-client";
 import type { LocalStack } from "../../lib/local/local-stack";
 import { allEvents, type E2eStack, followGoal, PROJECT_DIR, startE2eStack } from "./local-stack-harness";
+import { runCli } from "./run-cli";
 
 /** The project's cdk.out, as global setup synthesized it: version A. */
 const ASSEMBLY_A = join(PROJECT_DIR, "cdk.out");
@@ -147,6 +148,13 @@ describe("upgrading the local stack while goals wait (npm start on a kept state 
     const afterRollbackPrompt = reasonSystem(rolledBack.stack, afterRollback.goalId, 0);
     const freshRuns = await runVersions(rolledBack.client, fresh.goalId);
 
+    // Act 3: the CLI lists the versions, then points new goals at B again
+    const port = new URL(rolledBack.stack.apiUrl).port;
+    const listed = await runCli(["versions", "--port", port]);
+    const forward = await runCli(["rollback", "--to", labelB, "--port", port]);
+    const afterForward = await rolledBack.client.submitGoal(UPGRADE_GOAL);
+    const afterForwardWaiting = (await followGoal(rolledBack.client, afterForward.goalId)).final;
+
     // Assess: the old goal ran A's prompt after the upgrade, and every run of it started on A
     expect(oldWaiting).toMatchObject({ status: "waiting", version: labelA });
     expect(oldFinal).toMatchObject({ status: "completed", version: labelA });
@@ -162,12 +170,23 @@ describe("upgrading the local stack while goals wait (npm start on a kept state 
     expect(afterRollbackWaiting).toMatchObject({ status: "waiting", version: labelA });
     expect(afterRollbackPrompt).toContain(OLD_PROMPT);
     expect(afterRollbackPrompt).not.toContain("version B");
-    // The state folder keeps both versions, the alias of every pattern names A
+    // `goal-loops versions`: newest first, A live with the goal that waits on it; `rollback --to B`
+    expect(listed.code).toBe(0);
+    expect(listed.stdout.split("\n").filter((line) => line !== "")).toEqual([
+      expect.stringMatching(new RegExp(`^  ${labelB} .*0 goals running$`)),
+      expect.stringMatching(new RegExp(`^\\* ${labelA} .*1 goal running  live$`)),
+    ]);
+    expect(forward).toMatchObject({
+      code: 0,
+      stdout: expect.stringContaining(`New goals start on ${labelB}`),
+    });
+    expect(afterForwardWaiting).toMatchObject({ status: "waiting", version: labelB });
+    // The state folder keeps both versions, and the alias of every pattern names B again
     const kept = readKeptVersions(stateDir);
     expect(kept.versions.map((version) => [version.number, version.label])).toEqual([
       [1, labelA],
       [2, labelB],
     ]);
-    expect(new Set(Object.values(kept.live))).toEqual(new Set([1]));
+    expect(new Set(Object.values(kept.live))).toEqual(new Set([2]));
   }, 300_000);
 });

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import type { CloudAssemblyModel, FunctionSpec, StateMachineVersion } from "../shared/cloud-assembly-model";
 import { loadCloudAssembly } from "./cdk-out";
 import {
@@ -34,6 +34,11 @@ export interface VersionedAssembly {
   readonly aliases: ReadonlyMap<string, string>;
   /** Keeps an alias's new target in the state folder (a rollback through the Step Functions API). */
   readonly onAliasUpdated: (aliasArn: string, versionArn: string) => void;
+  /**
+   * Forgets a deleted version (`goal-loops versions --prune`): once no state machine version of a
+   * kept number is left, its copy of cdk.out goes too.
+   */
+  readonly onVersionDeleted: (versionArn: string) => void;
 }
 
 /**
@@ -49,7 +54,13 @@ export function loadVersionedAssembly(options: VersionedAssemblyOptions): Versio
   if (published === undefined || stateDir === undefined) {
     const model = loadCloudAssembly(outDir, stack);
     const versions = published === undefined ? [] : [{ model, number: 1, keptAt: new Date() }];
-    return assemble(model, 1, versions, {}, () => undefined);
+    return assemble(
+      model,
+      1,
+      versions,
+      {},
+      { onAliasUpdated: () => undefined, onVersionDeleted: () => undefined },
+    );
   }
   const names = loadCloudAssembly(outDir, stack).stateMachines.map((machine) => machine.name);
   const { current } = keepVersion(stateDir, outDir, published, names);
@@ -77,12 +88,30 @@ export function loadVersionedAssembly(options: VersionedAssemblyOptions): Versio
   });
   const persist = (aliasArn: string, versionArn: string) => {
     const name = model.stateMachines.find((machine) => machine.published?.aliases.includes(aliasArn))?.name;
-    const number = Number(versionArn.slice(versionArn.lastIndexOf(":") + 1));
+    const number = versionNumberOf(versionArn);
     if (name === undefined || !Number.isInteger(number)) return;
     const now = readKeptVersions(stateDir);
     writeKeptVersions(stateDir, { ...now, live: { ...now.live, [name]: number } });
   };
-  return assemble(model, current, versions, kept.live, persist);
+  const remaining = new Set<string>();
+  const forget = (versionArn: string) => {
+    remaining.delete(versionArn);
+    const number = versionNumberOf(versionArn);
+    if ([...remaining].some((arn) => versionNumberOf(arn) === number)) return;
+    const now = readKeptVersions(stateDir);
+    writeKeptVersions(stateDir, {
+      ...now,
+      versions: now.versions.filter((version) => version.number !== number),
+    });
+    rmSync(keptAssemblyDir(stateDir, number), { recursive: true, force: true });
+    log(`version ${number} is pruned`);
+  };
+  const assembled = assemble(model, current, versions, kept.live, {
+    onAliasUpdated: persist,
+    onVersionDeleted: forget,
+  });
+  for (const version of assembled.stateMachineVersions) remaining.add(version.arn);
+  return assembled;
 }
 
 function assemble(
@@ -90,7 +119,7 @@ function assemble(
   current: number,
   versions: readonly { readonly model: CloudAssemblyModel; readonly number: number; readonly keptAt: Date }[],
   live: Readonly<Record<string, number>>,
-  onAliasUpdated: VersionedAssembly["onAliasUpdated"],
+  callbacks: Pick<VersionedAssembly, "onAliasUpdated" | "onVersionDeleted">,
 ): VersionedAssembly {
   const stateMachineVersions = versions.flatMap(({ model: kept, keptAt }) =>
     kept.stateMachines.flatMap((spec) =>
@@ -116,6 +145,11 @@ function assemble(
     ),
     stateMachineVersions,
     aliases,
-    onAliasUpdated,
+    ...callbacks,
   };
+}
+
+/** `…:stateMachine:<name>:3` → 3. */
+function versionNumberOf(versionArn: string): number {
+  return Number(versionArn.slice(versionArn.lastIndexOf(":") + 1));
 }

@@ -43,6 +43,7 @@ const ListExecutionsSchema = z.object({
 });
 
 const ListVersionsSchema = PageSchema.extend({ stateMachineArn: z.string() });
+const VersionArnSchema = z.object({ stateMachineVersionArn: z.string() });
 const AliasArnSchema = z.object({ stateMachineAliasArn: z.string() });
 const UpdateAliasSchema = AliasArnSchema.extend({
   routingConfiguration: z
@@ -291,6 +292,10 @@ export function startSfnEndpoint(runner: StateMachineRunner, port = 0): Promise<
       }
       runner.updateAlias(stateMachineAliasArn, route.stateMachineVersionArn);
       return { updateDate: Date.now() / 1000 };
+    },
+    DeleteStateMachineVersion: (request) => {
+      runner.deleteVersion(parse(VersionArnSchema, request).stateMachineVersionArn);
+      return {};
     },
     SendTaskSuccess: (request) => {
       const { taskToken, output } = parse(SendTaskSuccessSchema, request);

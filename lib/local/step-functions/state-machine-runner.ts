@@ -36,6 +36,8 @@ export interface StateMachineRunnerOptions {
   readonly aliases?: ReadonlyMap<string, string>;
   /** Told when UpdateStateMachineAlias points an alias elsewhere (a rollback), to keep it. */
   readonly onAliasUpdated?: (aliasArn: string, versionArn: string) => void;
+  /** Told when DeleteStateMachineVersion removed a version (`goal-loops versions --prune`). */
+  readonly onVersionDeleted?: (versionArn: string) => void;
   /** Invokes a Lambda function synchronously (the local LambdaHost). */
   readonly invokeFunction: (functionRef: string, payload: JsonValue) => Promise<JsonValue>;
   /**
@@ -118,6 +120,21 @@ export class StateMachineRunner {
   /** The version an alias routes to, or undefined for no such alias. */
   aliasTarget(aliasArn: string): string | undefined {
     return this.aliasTargets.get(aliasArn);
+  }
+
+  /**
+   * DeleteStateMachineVersion: a version an alias routes to cannot go (ConflictException, as on
+   * AWS); an unknown one is already gone.
+   */
+  deleteVersion(versionArn: string): void {
+    if (!this.versionsByArn.has(versionArn)) return;
+    if ([...this.aliasTargets.values()].includes(versionArn)) {
+      throw new AwsApiError("ConflictException", `Version ${versionArn} is referenced by an alias`);
+    }
+    this.versionsByArn.delete(versionArn);
+    this.machines.delete(versionArn);
+    this.options.onVersionDeleted?.(versionArn);
+    this.options.log?.(`deleted ${versionArn}`);
   }
 
   /** UpdateStateMachineAlias: new executions through the alias start on `versionArn`. */
