@@ -32,6 +32,16 @@ const UPGRADE_GOAL = {
   models: { default: "scripted:upgrade-react" },
 };
 
+/** The examples of the other two patterns, each made to wait for an approval on its way. */
+function exampleWaiting(name: string, requireFor: readonly string[]): Record<string, unknown> {
+  const spec = JSON.parse(readFileSync(join(PROJECT_DIR, "examples", "goals", `${name}.json`), "utf8"));
+  return { ...spec, approval: { requireFor } };
+}
+/** Plan-and-Execute waits for its plan to be approved. */
+const PLAN_GOAL = exampleWaiting("publish-release-notes", ["plan"]);
+/** Reflexion waits before its attempt writes the notes. */
+const REFLEXION_GOAL = exampleWaiting("write-upgrade-notes", ["workspace_write"]);
+
 const UPGRADE_FIXTURE = {
   reason: [
     { toolUse: { name: "notify", input: { channel: "ops", message: "release 3.0 is out" } } },
@@ -79,6 +89,17 @@ async function approvePending(client: GoalsClient, goalId: string): Promise<void
   await client.decideApproval(approval.approvalId, "approve");
 }
 
+/** Approves whatever the goal waits for, again and again, until it settles otherwise (at most 10). */
+async function approveUntilSettled(client: GoalsClient, goalId: string) {
+  for (let round = 0; ; round += 1) {
+    const snapshot = (await followGoal(client, goalId, { deadlineMs: 60_000 })).final;
+    if (snapshot.status !== "waiting" || snapshot.waitingFor?.kind !== "approval" || round === 10)
+      return snapshot;
+    await approvePending(client, goalId);
+    await untilSettledAfterDecision(client, goalId);
+  }
+}
+
 /** Until the goal is no longer waiting after a decision, then until it settles. */
 async function untilSettledAfterDecision(client: GoalsClient, goalId: string) {
   const deadline = Date.now() + 30_000;
@@ -122,12 +143,15 @@ describe("upgrading the local stack while goals wait (npm start on a kept state 
     return running;
   }
 
-  it("finishes old goals on their version, starts new ones on the new version, and on the old one after a rollback", async () => {
+  it("finishes old goals of every pattern on their version, starts new ones on the new version, and on the old one after a rollback", async () => {
     // Prepare: on version A, a goal waits for its approval; then the stack stops
     expect(labelA).toMatch(/^\d+\.\d+\.\d+-[0-9a-f]{8}$/);
     const a = await restart(ASSEMBLY_A);
     const old = await a.client.submitGoal(UPGRADE_GOAL);
     const oldWaiting = (await followGoal(a.client, old.goalId)).final;
+    const others = [await a.client.submitGoal(PLAN_GOAL), await a.client.submitGoal(REFLEXION_GOAL)];
+    const othersWaiting = [];
+    for (const goal of others) othersWaiting.push((await followGoal(a.client, goal.goalId)).final);
 
     // Act 1: restart on version B, approve the old goal, start a new one
     const b = await restart(dirB);
@@ -138,6 +162,12 @@ describe("upgrading the local stack while goals wait (npm start on a kept state 
     const oldSecondPrompt = reasonSystem(b.stack, old.goalId, 1);
     const freshPrompt = reasonSystem(b.stack, fresh.goalId, 0);
     const oldRuns = await runVersions(b.client, old.goalId);
+    const othersFinal = [];
+    const othersRuns = [];
+    for (const goal of others) {
+      othersFinal.push(await approveUntilSettled(b.client, goal.goalId));
+      othersRuns.push(await runVersions(b.client, goal.goalId));
+    }
 
     // Act 2: roll back; the goal that started on B finishes on B, a new goal starts on A
     const rolledBack = await restart(dirB, {});
@@ -161,6 +191,13 @@ describe("upgrading the local stack while goals wait (npm start on a kept state 
     expect(oldSecondPrompt).toContain(OLD_PROMPT);
     expect(oldSecondPrompt).not.toContain("version B");
     expect(oldRuns).toEqual([`run.started ${labelA}`, `run.reattached ${labelA}`]);
+    // The other patterns' goals waited on A and finished on A after the upgrade
+    for (const [index, waiting] of othersWaiting.entries()) {
+      expect(waiting).toMatchObject({ status: "waiting", version: labelA, waitingFor: { kind: "approval" } });
+      expect(othersFinal[index]).toMatchObject({ status: "completed", version: labelA });
+      expect(othersRuns[index]).toContain(`run.reattached ${labelA}`);
+      expect(othersRuns[index]?.every((run) => String(run).endsWith(` ${labelA}`))).toBe(true);
+    }
     // New goals run B
     expect(freshWaiting).toMatchObject({ status: "waiting", version: labelB });
     expect(freshPrompt).toContain(NEW_PROMPT);
