@@ -614,12 +614,7 @@ export class DynamoDbGoalStore implements GoalStore {
   }
 }
 
-function goalItem(
-  record: GoalRecord,
-  version: number,
-  pendingEvents: readonly GoalEvent[],
-  schema: number,
-) {
+function goalItem(record: GoalRecord, version: number, pendingEvents: readonly GoalEvent[], schema: number) {
   const document = downgradeStored("goal", { ...record, schema }, schema);
   return {
     ...goalKey(record.goalId),

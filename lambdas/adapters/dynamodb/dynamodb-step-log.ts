@@ -1,5 +1,6 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import * as z from "zod";
+import { upgradeStored } from "../../core/goal/record-schema";
 import { parseOrThrow } from "../../core/goal/validation";
 import { ModelRoleSchema } from "../../core/models/model-roles";
 import {
@@ -11,12 +12,11 @@ import {
   StepStateSchema,
   type StoredStepState,
 } from "../../core/ports/goal-history";
-import { upgradeStored } from "../../core/goal/record-schema";
 import type { ModelCheckpoint } from "../../core/ports/goal-store";
 import { type StepLog, type StepRecord, StepRecordSchema } from "../../core/ports/step-log";
 import { getItemConsistently } from "./dynamodb-get-item";
-import { readCheckpoint } from "./dynamodb-goal-store";
 import { queryGoalPartition } from "./dynamodb-goal-partition";
+import { readCheckpoint } from "./dynamodb-goal-store";
 import {
   compressJson,
   decompressJson,

@@ -1,7 +1,7 @@
 import { resume } from "../goal/goal-lifecycle";
 import type { Pattern } from "../goal/goal-spec";
-import { runStateMachineArn } from "../goal/runs-on";
 import { PAUSABLE_STATUSES, withdrawPause } from "../goal/human-pause";
+import { runStateMachineArn } from "../goal/runs-on";
 import type { IdSource } from "../loop/loop-deps";
 import { updateGoal } from "../loop/update-goal";
 import type { GoalStore, VersionedGoal } from "../ports/goal-store";

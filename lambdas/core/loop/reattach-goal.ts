@@ -1,7 +1,7 @@
 import type { GoalRecord } from "../goal/goal-record";
 import type { Pattern } from "../goal/goal-spec";
-import { runStateMachineArn } from "../goal/runs-on";
 import { reattachRun } from "../goal/reattach-run";
+import { runStateMachineArn } from "../goal/runs-on";
 import type { Clock } from "../ports/clock";
 import type { GoalStore } from "../ports/goal-store";
 import type { RunIsLive, StartRun } from "../ports/run-control";

@@ -1,11 +1,6 @@
 import type { APIGatewayProxyResult } from "aws-lambda";
 import { copyHistory } from "../../core/fork/copy-history";
-import {
-  assertForkableOn,
-  checkedDecisions,
-  forkRecord,
-  forkRequestSha256,
-} from "../../core/fork/fork-goal";
+import { assertForkableOn, checkedDecisions, forkRecord, forkRequestSha256 } from "../../core/fork/fork-goal";
 import { forkPointOf } from "../../core/fork/fork-point";
 import { type ForkRequest, ForkRequestSchema, ReplayRequestSchema } from "../../core/fork/fork-request";
 import { replayGoal } from "../../core/fork/replay";

@@ -1,4 +1,3 @@
-import { STEP_STATE_FORMAT } from "../../../lambdas/core/ports/goal-history";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import type { APIGatewayProxyResult } from "aws-lambda";
@@ -7,6 +6,7 @@ import { stepKey, stepStateKey } from "../../../lambdas/adapters/dynamodb/goal-t
 import { sha256Hex } from "../../../lambdas/core/goal/canonical-json";
 import type { GoalRecord } from "../../../lambdas/core/goal/goal-record";
 import { toSnapshot } from "../../../lambdas/core/goal/snapshot";
+import { STEP_STATE_FORMAT } from "../../../lambdas/core/ports/goal-history";
 import { apiEvent, bodyOf, buildApi } from "../api/api-harness";
 import {
   createGoal,

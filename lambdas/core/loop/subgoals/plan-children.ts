@@ -3,8 +3,8 @@ import { ValidationError } from "../../goal/errors";
 import { type FrozenTool, isWholeServerGrant } from "../../goal/frozen-tools";
 import type { GoalChange } from "../../goal/goal-change";
 import type { GoalRecord } from "../../goal/goal-record";
-import type { VersionTarget } from "../../goal/runs-on";
 import { type GoalSpec, GoalSpecSchema, type Limits, type Pattern } from "../../goal/goal-spec";
+import type { VersionTarget } from "../../goal/runs-on";
 import {
   childGoalId,
   runningSubgoals,
@@ -133,7 +133,9 @@ export function planChildren(
         pattern: choice.pattern,
         patternReason: choice.reason,
         ...childFrozenTools(parent, spec),
-        ...(options.targets?.[choice.pattern] === undefined ? {} : { target: options.targets[choice.pattern] }),
+        ...(options.targets?.[choice.pattern] === undefined
+          ? {}
+          : { target: options.targets[choice.pattern] }),
       });
       const depth = (parent.depth ?? 0) + 1;
       const child: GoalChange = {
