@@ -62,6 +62,10 @@ export async function start(flags: StartFlags): Promise<void> {
       `--record '${flags.record}' cannot name a fixture: use letters, digits, '.', '_' and '-' (replayed as scripted:<name>)`,
     );
   }
+  if (flags.inMemory && (flags.rollback || flags.rollbackTo !== undefined)) {
+    // Versions are kept in the state folder: in memory there is only the synth being started.
+    fail("--rollback needs the versions kept in a state folder: drop --in-memory (or pass --state-dir)");
+  }
   const source = appSource(flags.app);
   if (flags.config !== undefined && "cdkOutDir" in source) {
     fail(

@@ -226,4 +226,13 @@ describe("upgrading the local stack while goals wait (npm start on a kept state 
     ]);
     expect(new Set(Object.values(kept.live))).toEqual(new Set([2]));
   }, 300_000);
+
+  it("refuses npm start -- --rollback in memory, where no version is kept", async () => {
+    // Act
+    const refused = await runCli(["start", "--in-memory", "--rollback", "--port", "0"]);
+
+    // Assess
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("--rollback needs the versions kept in a state folder");
+  });
 });
