@@ -66,6 +66,58 @@ describe("GoalLoopsStack as bin/app.ts builds it", () => {
     expect(assembly.getStackArtifact(stack.artifactId).templateFile).toBe("GoalLoopsStack.template.json");
   });
 
+  it("publishes a retained version of every function and of each pattern's state machine, each behind a live alias", () => {
+    // Prepare
+    const raw = template.toJSON().Resources as Record<string, { DeletionPolicy?: string }>;
+    const functions = [...resourcesOf(template, "AWS::Lambda::Function").keys()];
+    const lambdaVersions = [...resourcesOf(template, "AWS::Lambda::Version")];
+    const lambdaAliases = [...resourcesOf(template, "AWS::Lambda::Alias").values()];
+    const machines = [...resourcesOf(template, "AWS::StepFunctions::StateMachine").keys()];
+    const machineVersions = [...resourcesOf(template, "AWS::StepFunctions::StateMachineVersion")];
+    const machineAliases = [...resourcesOf(template, "AWS::StepFunctions::StateMachineAlias").values()];
+
+    // Assess: one version per function, retained, and its live alias names it
+    expect(lambdaVersions.map(([, version]) => version.Properties.FunctionName).sort()).toEqual(
+      functions.map((id) => ({ Ref: id })).sort(),
+    );
+    for (const [versionId, version] of lambdaVersions) {
+      expect(raw[versionId]?.DeletionPolicy, versionId).toBe("Retain");
+      expect(lambdaAliases).toContainEqual(
+        expect.objectContaining({
+          Properties: {
+            Name: "live",
+            FunctionName: version.Properties.FunctionName,
+            FunctionVersion: { "Fn::GetAtt": [versionId, "Version"] },
+            Description: expect.any(String),
+          },
+        }),
+      );
+    }
+    // One version per pattern's state machine, retained, described by the deploy, behind `live`
+    expect(machineVersions.map(([, version]) => version.Properties.StateMachineArn).sort()).toEqual(
+      machines.map((id) => ({ Ref: id })).sort(),
+    );
+    const labels = new Set<string>();
+    for (const [versionId, version] of machineVersions) {
+      expect(raw[versionId]?.DeletionPolicy, versionId).toBe("Retain");
+      const description = String(version.Properties.Description);
+      expect(description).toMatch(/^goal-loops version \d+\.\d+\.\d+-[0-9a-f]{8} record schema \d+$/);
+      labels.add(description);
+      expect(machineAliases).toContainEqual(
+        expect.objectContaining({
+          Properties: expect.objectContaining({
+            Name: "live",
+            RoutingConfiguration: [
+              { StateMachineVersionArn: { "Fn::GetAtt": [versionId, "Arn"] }, Weight: 100 },
+            ],
+          }),
+        }),
+      );
+    }
+    // Every pattern of one deploy carries the same label: a sub-goal finds its parent's by it.
+    expect(labels.size).toBe(1);
+  });
+
   it("composes the goal table, the bus, the shared steps, the three loops and the goals API", () => {
     // Assess
     template.resourceCountIs("AWS::DynamoDB::Table", 1);
