@@ -21,6 +21,7 @@ import { addForkCommands } from "../lib/local/cli/fork-commands";
 import type { ApprovalListStatus, GoalsClient } from "../lib/local/cli/goals-client";
 import type { ToolListing } from "../lib/local/cli/list-tools";
 import type { ApprovalMode } from "../lib/local/cli/run-goal";
+import { addVersionCommands } from "../lib/local/cli/version-commands";
 import { addPreflightCommand } from "../lib/preflight/preflight-command";
 import type { StartFlags } from "./goal-loops-start";
 
@@ -616,6 +617,16 @@ program
 
 addForkCommands(program, { write, control, portOption });
 addPreflightCommand(program, { write, log });
+addVersionCommands(program, { write, log, portOption });
+
+/** A kept version's number (1, 2, …), as `goal-loops versions` lists them. */
+function parseVersionNumber(value: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 1) {
+    throw new InvalidArgumentError(`'${value}' is not a version number (1, 2, …)`);
+  }
+  return number;
+}
 
 program
   .command("start")
@@ -653,6 +664,16 @@ program
   )
   .option("--state-dir <dir>", "where DynamoDB data is kept across restarts", ".goal-loops")
   .option("--in-memory", "keep nothing: DynamoDB in memory", false)
+  .option(
+    "--rollback",
+    "point new goals back at the version before the one they start on now (versions are kept by cdk.out in the state dir); goals on a newer version finish on it",
+    false,
+  )
+  .option(
+    "--rollback-to <version>",
+    "point new goals back at this kept version (see goal-loops versions)",
+    parseVersionNumber,
+  )
   .option("--retry-interval-ms <ms>", "what every state machine Retry waits locally", parseMilliseconds, 0)
   .option(
     "--config <file>",

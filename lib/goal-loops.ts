@@ -16,6 +16,7 @@ import {
   isLocalSynth,
   LOCAL_SYNTH_CONTEXT,
 } from "./config/synth-target";
+import { DeployVersion } from "./constructs/deploy-version";
 import { EmailDoor } from "./constructs/email-door";
 import { GoalDeadlines } from "./constructs/goal-deadlines";
 import { GoalEventBus } from "./constructs/goal-event-bus";
@@ -104,6 +105,8 @@ export class GoalLoops extends Construct {
   readonly operations: Operations;
   /** Where `notify` sends (`notify.channels`), when any channel is configured. */
   readonly notifyDestinations?: NotifyDestinations;
+  /** The label of this deploy, which every pattern's state machine version carries. */
+  readonly deployVersion: DeployVersion;
 
   constructor(scope: Construct, id: string, props: GoalLoopsProps = {}) {
     super(scope, id);
@@ -154,9 +157,11 @@ export class GoalLoops extends Construct {
       goalEventBus: this.goalEventBus,
       subgoals: config.subgoals,
     });
+    this.deployVersion = new DeployVersion(this, packageVersion());
     const loopProps = {
       goalTable: this.goalTable,
       steps: this.loopSteps,
+      deployVersion: this.deployVersion,
       heavyModelId: this.models.heavy,
       fastModelId: this.models.fast,
       allowedModelIds: this.models.allowed,

@@ -349,6 +349,13 @@ export function GoalView(props: { goalId: string }) {
         <p>
           {goal.pattern} ({goal.patternReason}) · revision {goal.revision} · run {goal.runId} · step{" "}
           {goal.steps} · {Math.round(goal.progress.overall * 100)}%
+          {/* The deployed version its runs keep to the end, whatever was deployed since. */}
+          {goal.version !== null && (
+            <>
+              {" "}
+              · version <code data-testid="goal-version">{goal.version}</code>
+            </>
+          )}
         </p>
         {goal.waitingFor && (
           <p class="waiting">

@@ -349,6 +349,19 @@ export const PlanExecuteConfigSchema = z
   })
   .describe("Plan-and-Execute");
 
+/** The defaults of `versions` (docs/deploy.md, "Updating and rolling back"). */
+export const VERSIONS_DEFAULTS = { keep: 3 } as const;
+
+export const VersionsConfigSchema = z
+  .strictObject({
+    keep: wholeNumber({ min: 1, max: 50 }, "versions")
+      .default(VERSIONS_DEFAULTS.keep)
+      .describe(
+        "How many of the newest deployed versions `goal-loops versions --prune` keeps besides the live one and every version a goal still runs on",
+      ),
+  })
+  .describe("Deployed versions (each deploy publishes one; goals finish on theirs)");
+
 export const CompensationConfigSchema = z
   .strictObject({
     onAbandon: z
@@ -388,6 +401,7 @@ export const GoalLoopsConfigSchema = z
     subgoals: SubgoalsConfigSchema.default(SUBGOALS_DEFAULTS),
     compensation: CompensationConfigSchema.default({ onAbandon: "keep" }),
     planExecute: PlanExecuteConfigSchema.default(PLAN_EXECUTE_DEFAULTS),
+    versions: VersionsConfigSchema.default(VERSIONS_DEFAULTS),
   })
   .describe("goal-loops deployment configuration")
   .superRefine((config, context) => {
@@ -881,7 +895,11 @@ export interface GoalLoopsConfigInput {
   readonly compensation?: CompensationConfig;
   /** @default - 4 plan steps at once */
   readonly planExecute?: PlanExecuteConfig;
+  /** @default - `goal-loops versions --prune` keeps the 3 newest versions besides those in use */
+  readonly versions?: VersionsConfig;
 }
+
+export type VersionsConfig = z.input<typeof VersionsConfigSchema>;
 
 /** The configuration with every default applied. */
 export type GoalLoopsConfig = z.output<typeof GoalLoopsConfigSchema>;

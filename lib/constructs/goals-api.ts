@@ -14,7 +14,7 @@ import {
   RestApi,
   TokenAuthorizer,
 } from "aws-cdk-lib/aws-apigateway";
-import { ManagedPolicy } from "aws-cdk-lib/aws-iam";
+import { ManagedPolicy, PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { IStateMachine } from "aws-cdk-lib/aws-stepfunctions";
 import { Construct } from "constructs";
@@ -28,6 +28,7 @@ import { GoalEventStream } from "./goal-event-stream";
 import { GoalLoopFunction, type GoalLoopLogLevel } from "./goal-loop-function";
 import type { GoalTable } from "./goal-table";
 import { toJsonSchemaDraft4 } from "./json-schema-draft4";
+import { acknowledgeVersionLookup, VERSION_LOOKUP_ACTIONS } from "./loop-steps";
 import {
   acknowledgeGoalTableGrant,
   acknowledgeNag,
@@ -203,7 +204,16 @@ export class GoalsApi extends Construct {
     props.goalTable.grantReadWriteData(this.handler);
     acknowledgeGoalTableGrant(this.handler.role, props.goalTable);
     for (const stateMachine of Object.values(props.stateMachines)) {
+      // Step Functions authorizes a start on a version or an alias against the state machine's ARN.
       stateMachine.grantStartExecution(this.handler);
+      // A new goal starts on the version the live alias names: the alias, the version's description.
+      this.handler.role.addToPrincipalPolicy(
+        new PolicyStatement({
+          actions: VERSION_LOOKUP_ACTIONS,
+          resources: [stateMachine.stateMachineArn, `${stateMachine.stateMachineArn}:*`],
+        }),
+      );
+      acknowledgeVersionLookup(this.handler.role, stateMachine.stateMachineArn);
       // The runs routes read a goal's executions (`${goalId}-${runId}`) of this machine only.
       stateMachine.grantExecution(this.handler, "states:DescribeExecution", "states:GetExecutionHistory");
       acknowledgeWildcardResource(

@@ -26,8 +26,9 @@ import { type BedrockEndpoint, startBedrockEndpoint } from "./bedrock/bedrock-en
 import type { BedrockUpstream } from "./bedrock/bedrock-upstream";
 import type { OpenAiServer } from "./bedrock/openai-chat-client";
 import { readCdkProject } from "./cdk-out/app-sources";
-import { loadCloudAssembly } from "./cdk-out/cdk-out";
 import { ensureSynthesized } from "./cdk-out/ensure-synthesized";
+import { loadVersionedAssembly } from "./cdk-out/versioned-assembly";
+import { LOCAL_STEP_FUNCTIONS_ROUTE } from "./cli/version-commands";
 import { type EventBridgeEndpoint, startEventBridgeEndpoint } from "./eventbridge/eventbridge-endpoint";
 import { type LambdaEndpoint, startLambdaEndpoint } from "./lambda/lambda-endpoint";
 import { LambdaHost } from "./lambda/lambda-host";
@@ -104,6 +105,11 @@ export interface LocalStackOptions {
   readonly record?: { readonly name: string; readonly upstream: BedrockUpstream };
   /** Where DynamoDB data and S3 objects are kept across restarts. @default `<projectDir>/.goal-loops` */
   readonly stateDir?: string;
+  /**
+   * Point new goals back at an older version kept in the state folder (`--rollback [--to N]`): at
+   * version `to`, else at the one before the version they start on now. @default no rollback
+   */
+  readonly rollback?: { readonly to?: number };
   /** Keep nothing: DynamoDB in memory, S3 objects in a temporary folder. @default false */
   readonly inMemory?: boolean;
   /** What every Retry waits locally, in ms; null keeps the definitions' intervals. @default 0 */
@@ -203,7 +209,16 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ...(options.app === undefined ? {} : { app: options.app }),
     });
   }
-  const model = loadCloudAssembly(cdkOutDir, options.stack === undefined ? {} : { stack: options.stack });
+  const stateDir = options.inMemory ? undefined : path.resolve(projectDir, options.stateDir ?? ".goal-loops");
+  // The newest synth, and the versions the state folder keeps: goals pinned to one run its code.
+  const versioned = loadVersionedAssembly({
+    outDir: cdkOutDir,
+    log,
+    ...(options.stack === undefined ? {} : { stack: options.stack }),
+    ...(stateDir === undefined ? {} : { stateDir }),
+    ...(options.rollback === undefined ? {} : { rollback: options.rollback }),
+  });
+  const { model } = versioned;
   const fixturesDir = path.resolve(projectDir, options.fixturesDir ?? defaultFixturesDir(projectDir));
 
   // Everything started so far, stopped in reverse order on stop() or on a failed start.
@@ -212,9 +227,6 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     for (const stop of stops.splice(0).reverse()) await stop();
   };
   try {
-    const stateDir = options.inMemory
-      ? undefined
-      : path.resolve(projectDir, options.stateDir ?? ".goal-loops");
     // Writes reach the change feed once it is up (it reads the goal table through the store client).
     let changeFeed: GoalChangeFeed | undefined;
     const dynamo = await startLocalDynamo({
@@ -242,6 +254,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     };
     const runner = new StateMachineRunner({
       stateMachines: model.stateMachines,
+      versions: versioned.stateMachineVersions,
+      aliases: versioned.aliases,
+      onAliasUpdated: versioned.onAliasUpdated,
+      onVersionDeleted: versioned.onVersionDeleted,
       invokeFunction: invoke,
       retryIntervalMs: options.retryIntervalMs === undefined ? 0 : options.retryIntervalMs,
       log,
@@ -308,7 +324,14 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         return lambdas.invokeStream(functionArn, event, onChunk, signal);
       },
       port: options.port ?? 8787,
-      localRoutes: { "/_local/outbox": async () => ({ items: await readOutbox() }) },
+      localRoutes: {
+        "/_local/outbox": async () => ({ items: await readOutbox() }),
+        // Where `goal-loops versions` and `rollback` find the state machines and their versions.
+        [LOCAL_STEP_FUNCTIONS_ROUTE]: async () => ({
+          endpoint: sfn.url,
+          stateMachineArns: runner.stateMachineArns(),
+        }),
+      },
       onError: (message, error) => log(error === undefined ? message : `${message}: ${errorText(error)}`),
       // The web console, built from console/ on its first request.
       pages: consoleFile,
@@ -317,7 +340,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     apiUrl = api.url;
 
     const host = new LambdaHost({
-      functions: model.functions.map((fn) =>
+      functions: [...model.functions, ...versioned.functionVersions].map((fn) =>
         withMcpCredentials(withLocalModels(withLocalTenant(fn), options.model)),
       ),
       endpoints: {
@@ -338,6 +361,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         GOAL_CHANGE_FEED_URL: changeFeed.url,
         // No CloudWatch here: the goal metrics' EMF lines would only flood the function log.
         POWERTOOLS_METRICS_DISABLED: "true",
+        // A rollback reaches the very next goal: the API asks the alias afresh every time.
+        LIVE_ALIAS_CACHE_MS: "0",
         ...secretEnvironment(options.secrets),
         ...notifyEnvironment(options.notifyEndpoints),
         ...options.environment,

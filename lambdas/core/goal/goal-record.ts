@@ -8,6 +8,7 @@ import { GoalSpecSchema, LimitsSchema, PatternSchema, SuccessCheckSchema } from 
 import { LessonSchema } from "./lesson";
 import { PlanStateSchema, StepDecisionSchema } from "./plan";
 import { REVISION_TYPES } from "./revision-types";
+import { RunsOnSchema } from "./runs-on";
 import { SagaSchema } from "./saga";
 import { SubgoalEntrySchema, SubgoalWaitSchema } from "./subgoals";
 import { UsageSchema } from "./usage";
@@ -422,6 +423,14 @@ export const GoalRecordSchema = z.object({
    * source, the decisions its request gave in advance, its generation; see ForkStateSchema.
    */
   fork: ForkStateSchema.optional(),
+  /**
+   * The record schema its goal is stored in (record-schema.ts): the one its version reads. Every
+   * writer keeps it, so a newer function (the API, the resume handler) writes an older goal's record
+   * in the shape that goal's own steps read. Absent: this code's RECORD_SCHEMA.
+   */
+  schema: z.number().int().min(1).optional(),
+  /** The deployed version the goal runs on; absent for a goal created before versions existed. */
+  runsOn: RunsOnSchema.optional(),
   /** Sequence number of the last event appended for this goal (0 before any). */
   lastEventSeq: z.number().int().min(0),
   createdAt: z.iso.datetime(),
@@ -506,6 +515,8 @@ export const GoalSnapshotSchema = z.object({
     .optional(),
   /** The latest compensation saga: how far it is, and the calls no compensator could undo. */
   compensation: SagaSchema.omit({ processed: true }).optional(),
+  /** The deployed version the goal runs on (`runsOn.version`); null for a goal older than versions. */
+  version: z.string().nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });

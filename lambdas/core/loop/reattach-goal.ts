@@ -1,6 +1,7 @@
 import type { GoalRecord } from "../goal/goal-record";
 import type { Pattern } from "../goal/goal-spec";
 import { reattachRun } from "../goal/reattach-run";
+import { runStateMachineArn } from "../goal/runs-on";
 import type { Clock } from "../ports/clock";
 import type { GoalStore } from "../ports/goal-store";
 import type { RunIsLive, StartRun } from "../ports/run-control";
@@ -81,7 +82,8 @@ export async function reviveDeadRun(
   const { record } = found;
   if (record.status !== "running" && record.status !== "waiting") return undefined;
   if (record.status === "waiting" && record.waitingFor?.kind === "capacity") return undefined;
-  const stateMachineArn = ports.stateMachineArns[record.pattern];
+  // The new run starts on the version the goal runs on (a goal from before versions: the live one).
+  const stateMachineArn = runStateMachineArn(record, ports.stateMachineArns);
   if (stateMachineArn === undefined) return undefined;
   if (await ports.runIsLive({ stateMachineArn, goalId, runId: record.runId })) return undefined;
   const reattached = await reattachGoal(ports, goalId, record.runId);

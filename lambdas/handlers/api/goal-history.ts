@@ -1,6 +1,6 @@
 import type { APIGatewayProxyResult } from "aws-lambda";
 import { copyHistory } from "../../core/fork/copy-history";
-import { checkedDecisions, forkRecord, forkRequestSha256 } from "../../core/fork/fork-goal";
+import { assertForkableOn, checkedDecisions, forkRecord, forkRequestSha256 } from "../../core/fork/fork-goal";
 import { forkPointOf } from "../../core/fork/fork-point";
 import { type ForkRequest, ForkRequestSchema, ReplayRequestSchema } from "../../core/fork/fork-request";
 import { replayGoal } from "../../core/fork/replay";
@@ -8,6 +8,7 @@ import { stepTimeline } from "../../core/fork/step-timeline";
 import type { GoalEvent } from "../../core/goal/goal-event";
 import { goalIdForIdempotencyKey } from "../../core/goal/goal-ids";
 import type { GoalRecord } from "../../core/goal/goal-record";
+import { runStateMachineArn } from "../../core/goal/runs-on";
 import { parseOrThrow } from "../../core/goal/validation";
 import { IdempotencyKeyReusedError } from "../../core/intake/goal-intake";
 import { assertModelsAllowed } from "../../core/models/model-allow-list";
@@ -17,7 +18,7 @@ import { startFirstRun } from "./first-run";
 import { tenantGoal } from "./get-goals";
 import type { GoalsApiDeps } from "./goals-api-deps";
 import { json } from "./http-responses";
-import { idempotencyKeyOf, scheduleDeadline } from "./post-goal";
+import { idempotencyKeyOf, liveTarget, scheduleDeadline } from "./post-goal";
 import { ListStepsQuerySchema } from "./query-params";
 import { parseJsonBody } from "./request-body";
 import type { ApiRequest, Route } from "./routes";
@@ -95,6 +96,9 @@ async function postFork(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGat
     approvals: await approvalsNamed(deps, body),
     caller: request.caller,
   });
+  // A fork is a new goal: it runs on the live version, which must read what this code copies for it.
+  const target = await liveTarget(deps, source.pattern);
+  assertForkableOn(target);
   const made = forkRecord({
     source,
     point,
@@ -104,9 +108,10 @@ async function postFork(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGat
     caller: request.caller,
     revisionId: deps.newRevisionId(),
     now: deps.now(),
+    ...(target === undefined ? {} : { target }),
   });
   if (deps.models !== undefined) assertModelsAllowed(made.record.spec, deps.models.allowedModelIds);
-  const stateMachineArn = deps.stateMachineArns[made.record.pattern];
+  const stateMachineArn = runStateMachineArn(made.record, deps.stateMachineArns);
   if (stateMachineArn === undefined) {
     const { pattern, patternReason } = made.record;
     throw new PatternUnavailableError(pattern, patternReason, Object.keys(deps.stateMachineArns));
@@ -150,7 +155,7 @@ async function repeatedFork(
   if (record.fork?.requestSha256 !== forkRequestSha256(source.goalId, body)) {
     throw new IdempotencyKeyReusedError(record.goalId);
   }
-  const stateMachineArn = deps.stateMachineArns[record.pattern];
+  const stateMachineArn = runStateMachineArn(record, deps.stateMachineArns);
   // Version 1: no step has loaded it yet, so its first run may never have started.
   if (record.status === "running" && existing.version === 1 && stateMachineArn !== undefined) {
     await startFirstRun(deps, existing, stateMachineArn);

@@ -10,6 +10,7 @@ import type { GoalStore } from "../../core/ports/goal-store";
 import type { HumanInputPublisher } from "../../core/ports/human-input-publisher";
 import type { McpCatalog } from "../../core/ports/mcp-catalog";
 import type { ModelClient } from "../../core/ports/model-client";
+import type { VersionDirectory } from "../../core/ports/run-control";
 import type { RunHistory } from "../../core/ports/run-history";
 import type { StepLog } from "../../core/ports/step-log";
 import type { TenantStore } from "../../core/ports/tenant-store";
@@ -25,6 +26,12 @@ export interface GoalsApiDeps {
   readonly startRun: StartRun;
   /** Pattern → state machine ARN, from STATE_MACHINE_ARNS. A pattern without one is not deployed. */
   readonly stateMachineArns: Readonly<Partial<Record<Pattern, string>>>;
+  /**
+   * The deployed versions: a new goal (or fork) is put on the version its pattern's live alias names,
+   * and stored in that version's record schema. Absent (tests): goals name no version and start on
+   * the live alias.
+   */
+  readonly versions?: VersionDirectory;
   readonly now: () => Date;
   /** A fresh random goal id, for a POST without an Idempotency-Key. */
   readonly newGoalId: () => string;

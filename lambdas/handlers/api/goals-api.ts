@@ -19,6 +19,7 @@ import { loadOnce } from "../../adapters/shared/load-once";
 import { INLINE_ONLY_FILE_MAX_BYTES, payloadSettingsFromEnv } from "../../adapters/shared/payload-settings";
 import { sfnRunHistory } from "../../adapters/step-functions/sfn-run-history";
 import { sfnRunStarter } from "../../adapters/step-functions/sfn-run-starter";
+import { sfnVersionDirectory } from "../../adapters/step-functions/sfn-version-directory";
 import { goalIdFromBytes, revisionIdFromBytes } from "../../core/goal/goal-ids";
 import type { DeadlineSchedule } from "../../core/ports/deadline-schedule";
 import type { HumanInputPublisher } from "../../core/ports/human-input-publisher";
@@ -96,6 +97,11 @@ const api = createGoalsApi({
   },
   startRun: sfnRunStarter(sfn),
   stateMachineArns: config.stateMachineArns,
+  versions: sfnVersionDirectory(
+    sfn,
+    config.stateMachineArns,
+    config.liveAliasCacheMs === undefined ? {} : { aliasCacheMs: config.liveAliasCacheMs },
+  ),
   now: () => new Date(),
   newGoalId: () => goalIdFromBytes(randomBytes(16)),
   publisher:

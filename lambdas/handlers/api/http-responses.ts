@@ -83,6 +83,17 @@ const KNOWN_ERRORS: Readonly<Record<string, KnownError>> = {
   // A GoalSpec granted tools of an MCP server that could not list them: nothing was stored.
   McpServerUnavailableError: { statusCode: 502, code: "McpServerUnavailable" },
   McpGatewayFailed: { statusCode: 502, code: "McpGatewayFailed" },
+  // A record a newer goal-loops wrote: this API does not guess what it means, and writes nothing.
+  RecordSchemaTooNew: { statusCode: 409, code: "RecordSchemaTooNew" },
+  // A fork the live version could not run (a rollback across a record schema): nothing was made.
+  ForkTargetTooOld: { statusCode: 409, code: "ForkTargetTooOld" },
+  // Step Functions did not say which version a new goal starts on: nothing was stored.
+  VersionLookupError: {
+    statusCode: 503,
+    code: "VersionUnavailable",
+    message: "Step Functions did not say which deployed version to start on; nothing was stored, retry",
+    headers: { "retry-after": "1" },
+  },
   // Step Functions did not answer a runs read (throttling, access denied): the goal itself is fine.
   RunHistoryError: { statusCode: 502, code: "RunHistoryUnavailable" },
   // A fork whose source's workspace lost a file version the fork point names: nothing was created.

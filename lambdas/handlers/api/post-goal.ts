@@ -2,7 +2,8 @@ import type { APIGatewayProxyResult } from "aws-lambda";
 import { ValidationError } from "../../core/goal/errors";
 import { goalIdForIdempotencyKey } from "../../core/goal/goal-ids";
 import type { GoalRecord } from "../../core/goal/goal-record";
-import type { GoalSpec } from "../../core/goal/goal-spec";
+import type { GoalSpec, Pattern } from "../../core/goal/goal-spec";
+import { runStateMachineArn, type VersionTarget } from "../../core/goal/runs-on";
 import {
   assertSameSubmission,
   FIRST_RUN_ID,
@@ -74,9 +75,10 @@ async function postGoal(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGat
           tiers: deps.models.tiers,
           select: modelSelector(deps, deps.models, goalId),
         }),
+    target: (pattern) => liveTarget(deps, pattern),
   });
   const { pattern, patternReason } = intake.record;
-  const stateMachineArn = deps.stateMachineArns[pattern];
+  const stateMachineArn = runStateMachineArn(intake.record, deps.stateMachineArns);
   if (stateMachineArn === undefined) {
     throw new PatternUnavailableError(pattern, patternReason, Object.keys(deps.stateMachineArns));
   }
@@ -94,6 +96,15 @@ async function postGoal(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGat
   await scheduleDeadline(deps, stored.record);
   await startOrQueue(deps, stored, stateMachineArn);
   return accepted(stored.record);
+}
+
+/**
+ * The version a new goal of `pattern` starts on: the one the pattern's live alias names now. Undefined
+ * when the pattern is not deployed (the caller answers PatternUnavailable) or no directory is wired.
+ */
+export async function liveTarget(deps: GoalsApiDeps, pattern: Pattern): Promise<VersionTarget | undefined> {
+  if (deps.versions === undefined || deps.stateMachineArns[pattern] === undefined) return undefined;
+  return deps.versions.live(pattern);
 }
 
 /**
@@ -150,7 +161,7 @@ async function repeatedPost(deps: GoalsApiDeps, retried: GoalRecord): Promise<AP
     throw new GoalAlreadyExistsError(`Goal ${retried.goalId} exists but not for this tenant`);
   }
   assertSameSubmission(existing.record, retried);
-  const stateMachineArn = deps.stateMachineArns[existing.record.pattern];
+  const stateMachineArn = runStateMachineArn(existing.record, deps.stateMachineArns);
   if (existing.record.status === "running" && existing.record.runId === FIRST_RUN_ID && stateMachineArn) {
     await startFirstRun(deps, existing, stateMachineArn);
   }

@@ -1,5 +1,6 @@
 import type { GoalChange } from "../../core/goal/goal-change";
 import type { GoalRecord } from "../../core/goal/goal-record";
+import { runStateMachineArn } from "../../core/goal/runs-on";
 import type { VersionedGoal } from "../../core/ports/goal-store";
 import { takeStart } from "../../core/tenants/start-pace";
 import {
@@ -31,9 +32,12 @@ export function admissionPorts(deps: GoalsApiDeps): AdmissionPorts | undefined {
   };
 }
 
-/** Starts a goal's first run on its pattern's state machine (a pattern not deployed cannot be admitted). */
+/**
+ * Starts a goal's first run on the state machine version it was admitted on (its `runsOn`, pinned at
+ * intake, however long it waited for a slot); a pattern not deployed cannot be admitted.
+ */
 function startRunOf(deps: GoalsApiDeps, goal: VersionedGoal): Promise<void> {
-  const arn = deps.stateMachineArns[goal.record.pattern];
+  const arn = runStateMachineArn(goal.record, deps.stateMachineArns);
   if (arn === undefined) return Promise.reject(new Error(`pattern ${goal.record.pattern} is not deployed`));
   return startFirstRun(deps, goal, arn);
 }

@@ -12,6 +12,7 @@ import { sfnRunIsLive } from "../../adapters/step-functions/sfn-run-status";
 import { sfnRunStopper } from "../../adapters/step-functions/sfn-run-stopper";
 import { sfnTaskCallback } from "../../adapters/step-functions/sfn-task-callback";
 import { ON_ABANDON, PatternSchema } from "../../core/goal/goal-spec";
+import { runStateMachineArn } from "../../core/goal/runs-on";
 import { parseOrThrow } from "../../core/goal/validation";
 import { handleCancelRequested } from "../../core/human/handle-cancel";
 import { handlePauseRequested } from "../../core/human/handle-pause";
@@ -66,7 +67,8 @@ const admission = {
   tenants: tenantStore,
   limits: tenantLimitsReader(tenantsSettingsFromEnv(), tenantStore),
   startRun: async ({ record }: VersionedGoal) => {
-    const stateMachineArn = stateMachineArns[record.pattern];
+    // The version it was admitted on (pinned at intake), however long it waited for the slot.
+    const stateMachineArn = runStateMachineArn(record, stateMachineArns);
     if (stateMachineArn === undefined) throw new Error(`pattern ${record.pattern} is not deployed`);
     await startRun({ stateMachineArn, goalId: record.goalId, runId: record.runId });
   },
