@@ -143,8 +143,13 @@ export async function rollBack(
 }
 
 /**
- * Deletes the versions no goal runs on, keeping the live one and the `keep` newest deploys.
- * Returns the deploys removed.
+ * Deletes the versions no goal runs on or may run on again, keeping the live one and the `keep`
+ * newest deploys. Returns the deploys removed.
+ *
+ * A goal whose run ended without the goal ending (paused, failed and retryable, parked for a
+ * continue-as-new) starts its next run on the version it is pinned to, so a version with any
+ * execution in Step Functions' history (90 days), not only a running one, is kept: deleting it would
+ * leave such a goal unable to resume.
  */
 export async function pruneVersions(
   client: SFNClient,
@@ -152,9 +157,14 @@ export async function pruneVersions(
   keep: number,
 ): Promise<DeployedVersion[]> {
   const newest = new Set(versions.slice(0, keep).map((version) => version.label));
-  const removable = versions.filter(
+  const candidates = versions.filter(
     (version) => !version.live && version.running === 0 && !newest.has(version.label),
   );
+  const removable: DeployedVersion[] = [];
+  for (const version of candidates) {
+    const ran = await Promise.all(version.machines.map((machine) => ranOn(client, machine.versionArn)));
+    if (!ran.includes(true)) removable.push(version);
+  }
   for (const version of removable) {
     for (const machine of version.machines) {
       await client.send(new DeleteStateMachineVersionCommand({ stateMachineVersionArn: machine.versionArn }));
@@ -195,4 +205,10 @@ async function runningOn(client: SFNClient, versionArn: string): Promise<number>
     nextToken = page.nextToken;
   } while (nextToken !== undefined);
   return count;
+}
+
+/** Whether any execution, in any status, started on the version (Step Functions keeps 90 days of them). */
+async function ranOn(client: SFNClient, versionArn: string): Promise<boolean> {
+  const page = await client.send(new ListExecutionsCommand({ stateMachineArn: versionArn, maxResults: 1 }));
+  return (page.executions?.length ?? 0) > 0;
 }

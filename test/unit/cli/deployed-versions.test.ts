@@ -22,8 +22,11 @@ const REACT = "arn:aws:states:eu-west-1:111122223333:stateMachine:S-react";
 const REFLEXION = "arn:aws:states:eu-west-1:111122223333:stateMachine:S-reflexion";
 const MACHINES = [REACT, REFLEXION];
 
-/** Four deploys (versions 1–4 of each machine), the live alias on `live`, goals running per version. */
-function account(live: number, running: Readonly<Record<number, number>>) {
+/**
+ * Four deploys (versions 1–4 of each machine), the live alias on `live`, goals running per version,
+ * and the versions with only ended executions (a paused or failed goal's last run).
+ */
+function account(live: number, running: Readonly<Record<number, number>>, ended: readonly number[] = []) {
   const sfn = mockClient(SFNClient);
   for (const machine of MACHINES) {
     sfn
@@ -44,6 +47,10 @@ function account(live: number, running: Readonly<Record<number, number>>) {
       sfn
         .on(ListExecutionsCommand, { stateMachineArn: `${machine}:${n}`, statusFilter: "RUNNING" })
         .resolves({ executions: Array.from({ length: count }, () => ({}) as never) });
+      const anyRun = count > 0 || (machine === REACT && ended.includes(n));
+      sfn
+        .on(ListExecutionsCommand, { stateMachineArn: `${machine}:${n}`, maxResults: 1 })
+        .resolves({ executions: anyRun ? [{} as never] : [] });
     }
   }
   sfn.on(UpdateStateMachineAliasCommand).resolves({});
@@ -131,5 +138,22 @@ describe("deployed versions", () => {
         .commandCalls(DeleteStateMachineVersionCommand)
         .map((call) => call.args[0].input.stateMachineVersionArn),
     ).toEqual([`${REACT}:3`, `${REFLEXION}:3`, `${REACT}:2`, `${REFLEXION}:2`]);
+  });
+
+  it("keeps a version a paused or failed goal's ended run was on: the goal resumes on it", async () => {
+    // Prepare: version 2's only execution ended (its goal paused); 3 never ran
+    sfn = account(4, { 1: 2, 4: 1 }, [2]);
+    const versions = await listDeployedVersions(new SFNClient({}), MACHINES);
+
+    // Act
+    const removed = await pruneVersions(new SFNClient({}), versions, 1);
+
+    // Assess
+    expect(removed.map((v) => v.label)).toEqual(["0.1.0-00000003"]);
+    expect(
+      sfn
+        .commandCalls(DeleteStateMachineVersionCommand)
+        .map((call) => call.args[0].input.stateMachineVersionArn),
+    ).toEqual([`${REACT}:3`, `${REFLEXION}:3`]);
   });
 });
