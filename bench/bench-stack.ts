@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import type { GoalSnapshot } from "../lambdas/core/goal/goal-record";
+import type { ModelQuota } from "../lambdas/core/models/capacity/model-quota";
 import { GoalLoopsClient } from "../lib/client/index";
 import { type LocalStack, startLocalStack } from "../lib/local/local-stack";
 import { followGoal, PROJECT_DIR } from "../test/e2e/local-stack-harness";
@@ -34,6 +35,10 @@ export async function startBenchStack(options: {
   contextBudgetTokens: number;
   countWrites: boolean;
   log: (line: string) => void;
+  /** More variables for every function (e.g. MODEL_QUOTAS, the governor's quotas). */
+  environment?: Record<string, string>;
+  /** The account's Bedrock quota the local endpoint enforces for every model (`--model-quota`). */
+  modelQuota?: ModelQuota;
 }): Promise<BenchStack> {
   const fixturesDir = mkdtempSync(join(tmpdir(), "goal-loops-bench-"));
   writeFixtures(fixturesDir, options.fixtures);
@@ -47,7 +52,9 @@ export async function startBenchStack(options: {
     inMemory: true,
     log: options.log,
     functionLog: () => undefined,
+    ...(options.modelQuota === undefined ? {} : { modelQuota: options.modelQuota }),
     environment: {
+      ...options.environment,
       ...(store ? { AWS_ENDPOINT_URL_DYNAMODB: store.url } : {}),
       ...(payloads ? { AWS_ENDPOINT_URL_S3: payloads.url } : {}),
       CONTEXT_BUDGET_TOKENS: String(options.contextBudgetTokens),

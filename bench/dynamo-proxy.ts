@@ -17,6 +17,8 @@ export interface StoreRequest {
   /** `GetItem`, `Query`, `PutItem`, `BatchWriteItem` … */
   readonly operation: string;
   readonly goalId: string | undefined;
+  /** The first part of the partition key it names (`GOAL`, `APPROVAL`, `CAPACITY` …). */
+  readonly partition: string | undefined;
 }
 
 export interface DynamoProxy extends RecordingProxy {
@@ -99,6 +101,21 @@ function writesOf(operation: string, body: Record<string, unknown>, at: number):
   return [];
 }
 
+/** The partition key a request's key, item, key condition or first batched item names. */
+function partitionOfRequest(body: Record<string, unknown>): string | undefined {
+  const values = body.ExpressionAttributeValues as Record<string, AttributeValue> | undefined;
+  const batched = Object.values((body.RequestItems ?? {}) as Record<string, unknown[]>).flat()[0] as
+    | { PutRequest?: { Item: Record<string, AttributeValue> } }
+    | undefined;
+  const pk = [
+    (body.Key as Record<string, AttributeValue> | undefined)?.pk?.S,
+    (body.Item as Record<string, AttributeValue> | undefined)?.pk?.S,
+    values?.[":pk"]?.S,
+    batched?.PutRequest?.Item.pk?.S,
+  ].find((value) => typeof value === "string");
+  return typeof pk === "string" ? pk.split("#")[0] : undefined;
+}
+
 /** The goal a request's key, item, key condition or first batched item names. */
 function goalOfRequest(body: Record<string, unknown>): string | undefined {
   const values = body.ExpressionAttributeValues as Record<string, AttributeValue> | undefined;
@@ -128,7 +145,7 @@ export async function startDynamoProxy(): Promise<DynamoProxy> {
       const operation = String(req.headers["x-amz-target"] ?? "").split(".")[1] ?? "";
       try {
         const parsed = JSON.parse(body.toString("utf8")) as Record<string, unknown>;
-        requests.push({ operation, goalId: goalOfRequest(parsed) });
+        requests.push({ operation, goalId: goalOfRequest(parsed), partition: partitionOfRequest(parsed) });
         if (/^(PutItem|UpdateItem|DeleteItem|BatchWriteItem)$/.test(operation)) {
           writes.push(...writesOf(operation, parsed, performance.now()));
         }

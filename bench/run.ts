@@ -2,14 +2,18 @@
  * `npm run bench`: every performance figure (docs/performance.md) on the local runtime, with scripted
  * fixtures (no network), each beside its budget from bench/budgets.json. Prints a table, writes
  * bench/results.json, exits 1 when a budget is missed. `-- --markdown` also prints the table for docs/performance.md;
- * `-- --cli-only` measures the CLI's start alone (a few seconds) and prints it without writing results.json.
+ * `-- --cli-only` measures the CLI's start alone (a few seconds) and prints it without writing results.json;
+ * `-- --capacity-only` adds the capacity burst (about two minutes) to it, likewise.
  */
+
 import { readFileSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
 import { priceOf } from "../lambdas/core/models/model-prices";
+import type { FunctionSpec } from "../lib/local/shared/cloud-assembly-model";
 import { type BenchStack, runsOf, settleQuietly, startBenchStack } from "./bench-stack";
-import { measureBundles, measureSdkFloor } from "./bundles";
+import { type BundleFigure, measureBundles, measureSdkFloor, type SdkFloor } from "./bundles";
+import { type BurstRun, measureCapacityBurst, waitSpread } from "./capacity-burst";
 import { measureCliStart } from "./cli-start";
 import { FIXTURES, LARGE_FILE, largePayloadGoalSpec, longGoalSpec } from "./fixtures";
 import { runInProcess } from "./in-process";
@@ -57,6 +61,9 @@ const CONCURRENT_GOALS = 50;
 const LIVE_EVENT_SAMPLES = 30;
 const IMPORT_RUNS = 5;
 const CLI_RUNS = 11;
+/** The capacity burst: goals posted at once, and the quota they share (2 model calls each). */
+const BURST_GOALS = 60;
+const BURST_QUOTA = { requestsPerMinute: 60, burstSeconds: 2 } as const;
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 const started = performance.now();
@@ -327,6 +334,42 @@ function costFigures(
 }
 
 /** `goal-loops --help` from the package as installed, beside `node -e 0` (bench/cli-start.ts). */
+function capacityFigures(run: BurstRun): void {
+  const where = `${run.posted} ReAct goals at once, ${BURST_QUOTA.requestsPerMinute} requests a minute, ${BURST_QUOTA.burstSeconds} s burst`;
+  figures.push(
+    atLeast(
+      "capacity",
+      `completed / posted, ${where}`,
+      run.completed / run.posted,
+      budget("burstCompletedShare"),
+    ),
+    atMost(
+      "capacity",
+      "wall time / the quota's floor (model calls / rate)",
+      run.wallMs / run.floorMs,
+      budget("burstWallOverFloor"),
+      "",
+      `${(run.wallMs / 1000).toFixed(1)} s for ${run.modelCalls} calls; floor ${(run.floorMs / 1000).toFixed(1)} s`,
+    ),
+    atMost(
+      "capacity",
+      "throttled attempts / model calls",
+      run.throttled / Math.max(1, run.modelCalls),
+      budget("burstThrottledPerCall"),
+      "",
+      `${run.throttled} throttled`,
+    ),
+    info(
+      "capacity",
+      "capacity waits, p95 / median (calls that waited)",
+      waitSpread(run.waits),
+      "",
+      `${run.waits.length} waits; median ${median(run.waits).toFixed(0)} s, p95 ${p95(run.waits).toFixed(0)} s`,
+    ),
+    info("capacity", "DynamoDB requests the governor adds per model call", run.governorRequestsPerCall),
+  );
+}
+
 async function cliFigures(): Promise<void> {
   const { buildCli } = await import("../lib/build/build-cli");
   await buildCli({ projectDir: join(BENCH_DIR, ".."), log });
@@ -344,17 +387,88 @@ async function cliFigures(): Promise<void> {
   figures.push(info("cli", `node -e 0, median of ${CLI_RUNS} (the floor)`, cli.nodeMs, "ms"));
 }
 
+/** Many goals at once on one model quota, on a stack of its own. */
+async function capacityStage(): Promise<void> {
+  log(
+    `(${elapsed()}) capacity: ${BURST_GOALS} goals at once on ${BURST_QUOTA.requestsPerMinute} requests a minute …`,
+  );
+  capacityFigures(
+    await measureCapacityBurst({
+      goals: BURST_GOALS,
+      ...BURST_QUOTA,
+      fixtures,
+      contextBudgetTokens: LONG_CONTEXT_BUDGET,
+    }),
+  );
+}
+
+/**
+ * Each bundle's size, the median size, and each cold import against the floor measured in the same
+ * run: the SDK clients that bundle builds, loaded and built alone (with the Bedrock runtime client
+ * for a function that calls a model). A ratio holds on a loaded machine where milliseconds do not.
+ */
+function bundleFigures(
+  functions: readonly FunctionSpec[],
+  bundles: readonly BundleFigure[],
+  floor: SdkFloor,
+): void {
+  const section = "bundles";
+  for (const bundle of bundles) {
+    figures.push(
+      atMost(section, `${bundle.functionName} size`, bundle.bytes / 1024, budget("bundleBytes") / 1024, "KB"),
+    );
+  }
+  figures.push(
+    atMost(
+      section,
+      `median bundle size, ${bundles.length} bundles`,
+      median(bundles.map((bundle) => bundle.bytes)) / 1024,
+      budget("bundleBytesMedian") / 1024,
+      "KB",
+    ),
+  );
+  for (const bundle of bundles) {
+    const environment = functions.find((fn) => fn.functionName === bundle.functionName)?.environment;
+    const callsModels = environment?.HEAVY_MODEL_ID !== undefined || environment?.FAST_MODEL_ID !== undefined;
+    const floorMs = callsModels ? floor.withBedrockMs : floor.dynamoDbMs;
+    figures.push(
+      atMost(
+        section,
+        `${bundle.functionName} cold import / SDK clients alone, median of ${IMPORT_RUNS}`,
+        bundle.coldImportMs / floorMs,
+        budget("coldImportOverSdkFloor"),
+        "",
+        `${bundle.coldImportMs.toFixed(0)} / ${floorMs.toFixed(0)} ms; inside: @aws-sdk/* ${bundle.sdkImportMs.toFixed(0)} ms, own code ${bundle.ownImportMs.toFixed(0)} ms`,
+      ),
+    );
+  }
+  figures.push(
+    info(
+      section,
+      `floor: the SDK clients alone, no goal-loops code (DynamoDB / DynamoDB + Bedrock runtime), median of ${IMPORT_RUNS}`,
+      `${floor.dynamoDbMs.toFixed(0)} / ${floor.withBedrockMs.toFixed(0)}`,
+      "ms",
+    ),
+  );
+}
+
+/** Prints the figures gathered so far without writing results.json (a partial run). */
+function printPartial(machine: string): void {
+  process.stdout.write(`${table(figures)}\n\nmachine: ${machine}\n`);
+  if (figures.some((figure) => figure.met === false || figure.met === null)) process.exitCode = 1;
+}
+
 async function main(): Promise<void> {
   const machine = `${cpus().length} cores (${cpus()[0]?.model.trim() ?? "?"}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.versions.node}`;
   log(`machine: ${machine}`);
 
   // 0. The CLI's start, first, on a machine not yet busy with the bench's stacks.
   await cliFigures();
-  if (process.argv.includes("--cli-only")) {
-    // Printed only: bench/results.json keeps the last full run.
-    process.stdout.write(`${table(figures)}\n\nmachine: ${machine}\n`);
-    if (figures.some((figure) => figure.met === false || figure.met === null)) process.exitCode = 1;
-    return;
+  // Partial runs print only: bench/results.json keeps the last full run.
+  if (process.argv.includes("--cli-only")) return printPartial(machine);
+  if (process.argv.includes("--capacity-only")) {
+    await capacityStage();
+    return printPartial(machine);
   }
 
   // 1. The long goal, transitions per pattern, on a stack whose DynamoDB writes are counted.
@@ -494,6 +608,9 @@ async function main(): Promise<void> {
   } finally {
     await plain.stop();
   }
+  // 3. Many goals at once on one model quota, on a stack of its own.
+  await capacityStage();
+
   log(`(${elapsed()}) in-process baseline …`);
   // Warmed the same way: the first run compiles the steps' code, the second is measured.
   await runInProcess(OVERHEAD_ITERATIONS, LONG_CONTEXT_BUDGET);
@@ -534,40 +651,14 @@ async function main(): Promise<void> {
     ),
   );
 
-  // 3. Bundles, last, with nothing else running.
+  // 4. Bundles, last, with nothing else running.
   log(`(${elapsed()}) bundles …`);
   const { loadCloudAssembly } = await import("../lib/local/cdk-out/cdk-out");
   const functions = loadCloudAssembly(join(BENCH_DIR, "..", "cdk.out")).functions;
-  for (const bundle of measureBundles(functions, IMPORT_RUNS)) {
-    figures.push(
-      atMost(
-        "bundles",
-        `${bundle.functionName} size`,
-        bundle.bytes / 1024,
-        budget("bundleBytes") / 1024,
-        "KB",
-      ),
-    );
-    figures.push(
-      atMost(
-        "bundles",
-        `${bundle.functionName} cold import, median of ${IMPORT_RUNS}`,
-        bundle.coldImportMs,
-        budget("coldImportMedianMs"),
-        "ms",
-        `@aws-sdk/* ${bundle.sdkImportMs.toFixed(0)} ms, own code ${bundle.ownImportMs.toFixed(0)} ms`,
-      ),
-    );
-  }
-
-  const floor = measureSdkFloor(join(BENCH_DIR, ".."), IMPORT_RUNS);
-  figures.push(
-    info(
-      "bundles",
-      `floor: the SDK clients alone, no goal-loops code (DynamoDB / DynamoDB + Bedrock runtime), median of ${IMPORT_RUNS}`,
-      `${floor.dynamoDbMs.toFixed(0)} / ${floor.withBedrockMs.toFixed(0)}`,
-      "ms",
-    ),
+  bundleFigures(
+    functions,
+    measureBundles(functions, IMPORT_RUNS),
+    measureSdkFloor(join(BENCH_DIR, ".."), IMPORT_RUNS),
   );
 
   const missed = figures.filter((figure) => figure.met === false || figure.met === null);

@@ -28,6 +28,8 @@ export interface StartFlags {
   readonly model?: string;
   readonly stateDir: string;
   readonly inMemory: boolean;
+  readonly rollback: boolean;
+  readonly rollbackTo?: number;
   readonly retryIntervalMs: number;
   readonly config?: string;
   readonly account?: string;
@@ -60,6 +62,10 @@ export async function start(flags: StartFlags): Promise<void> {
       `--record '${flags.record}' cannot name a fixture: use letters, digits, '.', '_' and '-' (replayed as scripted:<name>)`,
     );
   }
+  if (flags.inMemory && (flags.rollback || flags.rollbackTo !== undefined)) {
+    // Versions are kept in the state folder: in memory there is only the synth being started.
+    fail("--rollback needs the versions kept in a state folder: drop --in-memory (or pass --state-dir)");
+  }
   const source = appSource(flags.app);
   if (flags.config !== undefined && "cdkOutDir" in source) {
     fail(
@@ -82,6 +88,9 @@ export async function start(flags: StartFlags): Promise<void> {
       model: flags.model,
       stateDir: path.resolve(flags.stateDir),
       inMemory: flags.inMemory,
+      ...(flags.rollback || flags.rollbackTo !== undefined
+        ? { rollback: flags.rollbackTo === undefined ? {} : { to: flags.rollbackTo } }
+        : {}),
       retryIntervalMs: flags.retryIntervalMs,
       secrets,
       openAi: {

@@ -10,11 +10,18 @@ import { REVISION_TYPES } from "../lambdas/core/goal/revision-types";
 import { CHECK_FORMS, DIRECTIVE_FORMS } from "../lambdas/core/human/directive-forms";
 import { APPROVAL_STATUSES } from "../lambdas/core/ports/approval-statuses";
 import type { ApprovalListStatus, GoalLoopsClient } from "../lib/client/index";
-import { type ApiTarget, apiOption, profileOption, regionOption } from "../lib/local/cli/api-target";
+import {
+  type ApiTarget,
+  apiOption,
+  profileOption,
+  regionOption,
+  tokenOption,
+} from "../lib/local/cli/api-target";
 import type { OutputMode } from "../lib/local/cli/follow-goal";
 import { addForkCommands } from "../lib/local/cli/fork-commands";
 import type { ToolListing } from "../lib/local/cli/list-tools";
 import type { ApprovalMode } from "../lib/local/cli/run-goal";
+import { addVersionCommands } from "../lib/local/cli/version-commands";
 import { addPreflightCommand } from "../lib/preflight/preflight-command";
 import type { StartFlags } from "./goal-loops-start";
 
@@ -240,6 +247,7 @@ program
   .addOption(apiOption())
   .addOption(profileOption())
   .addOption(regionOption())
+  .addOption(tokenOption())
   .action(async (goalId: string, options: ApiTarget & { json: boolean }) => {
     const [{ formatApproval, formatSummary }, { formatCompensation, formatGoalTree }] = await Promise.all([
       import("../lib/local/cli/format-progress"),
@@ -277,6 +285,7 @@ program
   .addOption(apiOption())
   .addOption(profileOption())
   .addOption(regionOption())
+  .addOption(tokenOption())
   .action(async (goalId: string, options: ApiTarget & { events: boolean; json: boolean }) => {
     const [{ followGoal }, { formatSummary }] = await Promise.all([
       import("../lib/local/cli/follow-goal"),
@@ -307,6 +316,7 @@ program
   .addOption(apiOption())
   .addOption(profileOption())
   .addOption(regionOption())
+  .addOption(tokenOption())
   .action(async (options: ApiTarget & { status: ApprovalListStatus; goal?: string; json: boolean }) => {
     const { formatApproval } = await import("../lib/local/cli/format-progress");
     await control(options, async (client) => {
@@ -327,23 +337,26 @@ program
   .addOption(apiOption())
   .addOption(profileOption())
   .addOption(regionOption())
+  .addOption(tokenOption())
   .addOption(portOption().default(8787).argParser(parsePort))
   .option("--listen <port>", "where the console listens on 127.0.0.1 (0 picks a free one)", parsePort, 8788)
   .action(async (options: ApiTarget & { listen: number }) => {
     const api = options.api ?? `http://127.0.0.1:${options.port}`;
     // Loaded here only: the other commands never bundle the console nor load the signer.
-    const [{ startConsoleServer }, { SigningSetupError, signedFetch }] = await Promise.all([
-      import("../lib/local/cli/console-server"),
-      import("../lib/client/index"),
-    ]);
+    const [{ startConsoleServer }, { BadTokenError, bearerFetch, SigningSetupError, signedFetch }] =
+      await Promise.all([import("../lib/local/cli/console-server"), import("../lib/client/index")]);
     try {
       const server = await startConsoleServer({
         apiUrl: api,
-        apiFetch: signedFetch({
-          apiUrl: api,
-          ...(options.profile === undefined ? {} : { profile: options.profile }),
-          ...(options.region === undefined ? {} : { region: options.region }),
-        }),
+        // A bearer token, when given, goes with every proxied call instead of a signature.
+        apiFetch:
+          options.token === undefined
+            ? signedFetch({
+                apiUrl: api,
+                ...(options.profile === undefined ? {} : { profile: options.profile }),
+                ...(options.region === undefined ? {} : { region: options.region }),
+              })
+            : bearerFetch(options.token),
         port: options.listen,
       });
       write(
@@ -354,8 +367,11 @@ program
       process.once("SIGINT", stop);
       process.once("SIGTERM", stop);
     } catch (error) {
-      if (!(error instanceof SigningSetupError) && Reflect.get(Object(error), "code") !== "EADDRINUSE")
-        throw error;
+      const expected =
+        error instanceof SigningSetupError ||
+        error instanceof BadTokenError ||
+        Reflect.get(Object(error), "code") === "EADDRINUSE";
+      if (!expected) throw error;
       log(error instanceof Error ? error.message : String(error));
       process.exitCode = 1;
     }
@@ -502,6 +518,7 @@ program
   .addOption(apiOption())
   .addOption(profileOption())
   .addOption(regionOption())
+  .addOption(tokenOption())
   .action(async (goalId: string, options: ApiTarget & { reason?: string }) => {
     await control(options, async (client) => {
       await client.pause(goalId, options.reason);
@@ -639,6 +656,16 @@ program
 
 addForkCommands(program, { write, control, portOption });
 addPreflightCommand(program, { write, log });
+addVersionCommands(program, { write, log, portOption });
+
+/** A kept version's number (1, 2, …), as `goal-loops versions` lists them. */
+function parseVersionNumber(value: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 1) {
+    throw new InvalidArgumentError(`'${value}' is not a version number (1, 2, …)`);
+  }
+  return number;
+}
 
 program
   .command("start")
@@ -676,6 +703,16 @@ program
   )
   .option("--state-dir <dir>", "where DynamoDB data is kept across restarts", ".goal-loops")
   .option("--in-memory", "keep nothing: DynamoDB in memory", false)
+  .option(
+    "--rollback",
+    "point new goals back at the version before the one they start on now (versions are kept by cdk.out in the state dir); goals on a newer version finish on it",
+    false,
+  )
+  .option(
+    "--rollback-to <version>",
+    "point new goals back at this kept version (see goal-loops versions)",
+    parseVersionNumber,
+  )
   .option("--retry-interval-ms <ms>", "what every state machine Retry waits locally", parseMilliseconds, 0)
   .option(
     "--config <file>",

@@ -1,6 +1,7 @@
 import { Annotations, Aspects, Duration, RemovalPolicy, Stack, Token } from "aws-cdk-lib";
 import { EmailIdentity, type IEmailIdentity } from "aws-cdk-lib/aws-ses";
 import { Construct } from "constructs";
+import { TENANTS_ENV } from "../lambdas/core/tenants/tenants-settings";
 import {
   type GoalLoopsConfig,
   type GoalLoopsConfigInput,
@@ -15,6 +16,7 @@ import {
   isLocalSynth,
   LOCAL_SYNTH_CONTEXT,
 } from "./config/synth-target";
+import { DeployVersion } from "./constructs/deploy-version";
 import { EmailDoor } from "./constructs/email-door";
 import { GoalDeadlines } from "./constructs/goal-deadlines";
 import { GoalEventBus } from "./constructs/goal-event-bus";
@@ -103,6 +105,8 @@ export class GoalLoops extends Construct {
   readonly operations: Operations;
   /** Where `notify` sends (`notify.channels`), when any channel is configured. */
   readonly notifyDestinations?: NotifyDestinations;
+  /** The label of this deploy, which every pattern's state machine version carries. */
+  readonly deployVersion: DeployVersion;
 
   constructor(scope: Construct, id: string, props: GoalLoopsProps = {}) {
     super(scope, id);
@@ -153,9 +157,11 @@ export class GoalLoops extends Construct {
       goalEventBus: this.goalEventBus,
       subgoals: config.subgoals,
     });
+    this.deployVersion = new DeployVersion(this, packageVersion());
     const loopProps = {
       goalTable: this.goalTable,
       steps: this.loopSteps,
+      deployVersion: this.deployVersion,
       heavyModelId: this.models.heavy,
       fastModelId: this.models.fast,
       allowedModelIds: this.models.allowed,
@@ -180,6 +186,10 @@ export class GoalLoops extends Construct {
       throttlingBurstLimit: config.api.throttling.burstLimit,
       maxOpenStreams: config.api.stream.maxOpen,
       cloudWatchRole: config.api.manageAccountCloudWatchRole,
+      ...(config.api.auth.mode === "jwt" && config.api.auth.jwt !== undefined
+        ? { jwtAuth: config.api.auth.jwt }
+        : {}),
+      ...(config.tenants === undefined ? {} : { tenants: config.tenants }),
     });
     // A GoalSpec may grant these by name; the API refuses a name it does not know (tools.N).
     if (this.lambdaTools !== undefined) {
@@ -227,6 +237,20 @@ export class GoalLoops extends Construct {
     this.wireApprovalNotifiers();
     this.notifyDestinations = this.wireNotifyDestinations(config);
     this.operations = this.createOperations(config.operations);
+    this.shareTenants(config.tenants);
+  }
+
+  /**
+   * TENANTS for every function of the app: the API scopes callers by it, the resume handler admits
+   * waiting goals by its limits, and each model-calling step's governor holds a tenant to its
+   * spend and model share. Last, so no function made above is missed.
+   */
+  private shareTenants(tenants: GoalLoopsConfig["tenants"]): void {
+    if (tenants === undefined) return;
+    const value = JSON.stringify(tenants);
+    for (const construct of this.node.findAll()) {
+      if (construct instanceof GoalLoopFunction) construct.addEnvironment({ [TENANTS_ENV]: value });
+    }
   }
 
   /**

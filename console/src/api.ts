@@ -2,6 +2,7 @@ import type { GoalEvent } from "../../lambdas/core/goal/goal-event";
 import { SseParser } from "../../lambdas/core/goal/goal-event-stream";
 import type { GoalSnapshot } from "../../lambdas/core/goal/goal-record";
 import type { ApprovalView, GoalDetails } from "../../lambdas/handlers/api/contract/response-schemas";
+import { authorizedFetch } from "./auth";
 
 export type { ApprovalView, GoalDetails, GoalEvent, GoalSnapshot };
 
@@ -19,10 +20,11 @@ export class ApiError extends Error {
 
 /**
  * Every call goes to the page's own origin: the local stack serves the console beside its API, and
- * `goal-loops console` proxies the API (signing it). No token, no credential is ever in the page.
+ * `goal-loops console` proxies the API (signing it). No AWS credential is ever in the page; a
+ * signed-in person's bearer token (auth.ts) goes with each call.
  */
 export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const response = await fetch(path, {
+  const response = await authorizedFetch(path, {
     method,
     headers: body === undefined ? {} : { "content-type": "application/json" },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -87,12 +89,15 @@ async function pollEvents(
   const path = `/goals/${encodeURIComponent(goalId)}`;
   while (!signal.aborted) {
     try {
-      const response = await fetch(`${path}/events?after=${last()}&waitSeconds=20`, { signal });
+      const response = await authorizedFetch(`${path}/events?after=${last()}&waitSeconds=20`, { signal });
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
       const page = (await response.json()) as { items: GoalEvent[] };
       for (const event of page.items) if (event.seq > last()) onEvent(event);
       if (page.items.length > 0) continue;
-      const goal = (await (await fetch(path, { signal })).json()) as { status: string; lastEventId: number };
+      const goal = (await (await authorizedFetch(path, { signal })).json()) as {
+        status: string;
+        lastEventId: number;
+      };
       if (FINAL_STATUSES.includes(goal.status) && goal.lastEventId <= last()) return;
     } catch {
       if (signal.aborted) return;
@@ -110,7 +115,7 @@ export function followEvents(goalId: string, after: number, onEvent: (event: Goa
   void (async () => {
     while (!stop.signal.aborted) {
       try {
-        const response = await fetch(`/goals/${encodeURIComponent(goalId)}/stream`, {
+        const response = await authorizedFetch(`/goals/${encodeURIComponent(goalId)}/stream`, {
           headers: { accept: "text/event-stream", "last-event-id": String(last) },
           signal: stop.signal,
         });

@@ -89,7 +89,12 @@ export function ApprovalsView() {
     <section data-testid="approvals-view">
       <div class="card">
         <h2>Approvals</h2>
-        <select name="approvalStatus" value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
+        <select
+          aria-label="Approval status"
+          name="approvalStatus"
+          value={status}
+          onChange={(e) => setStatus(e.currentTarget.value)}
+        >
           {["pending", "approved", "rejected", "expired", "superseded"].map((value) => (
             <option value={value} key={value}>
               {value}

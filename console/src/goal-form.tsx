@@ -200,6 +200,7 @@ export function GoalForm(props: { onCreated: (goalId: string) => void }) {
             />
             {fieldError(`successChecks.${index}.description`)}
             <select
+              aria-label={`Check ${index + 1}: how it is verified`}
               name={`successChecks.${index}.kind`}
               value={check.kind}
               onChange={(e) => updateCheck(index, { kind: e.currentTarget.value as Kind })}

@@ -96,7 +96,12 @@ function Actions(props: { goal: GoalSnapshot; onDone: () => void }) {
     <section class="card" data-testid="actions">
       <h3>Steer</h3>
       <div class="row">
-        <select name="revisionType" value={type} onChange={(e) => setType(e.currentTarget.value)}>
+        <select
+          aria-label="Revision type"
+          name="revisionType"
+          value={type}
+          onChange={(e) => setType(e.currentTarget.value)}
+        >
           {[
             "add_constraint",
             "redirect",
@@ -344,10 +349,25 @@ export function GoalView(props: { goalId: string }) {
         <p>
           {goal.pattern} ({goal.patternReason}) · revision {goal.revision} · run {goal.runId} · step{" "}
           {goal.steps} · {Math.round(goal.progress.overall * 100)}%
+          {/* The deployed version its runs keep to the end, whatever was deployed since. */}
+          {goal.version !== null && (
+            <>
+              {" "}
+              · version <code data-testid="goal-version">{goal.version}</code>
+            </>
+          )}
         </p>
         {goal.waitingFor && (
           <p class="waiting">
             Waiting for {goal.waitingFor.kind}: {goal.waitingFor.reason}
+          </p>
+        )}
+        {goal.activity?.kind === "waiting_for_capacity" && (
+          <p class="waiting" data-testid="capacity-wait">
+            Running, waiting for {goal.activity.model} capacity ({goal.activity.role} call,{" "}
+            {goal.activity.reason === "throttled" ? "Bedrock throttled it" : "its quota is booked"}) since{" "}
+            {new Date(goal.activity.since).toLocaleTimeString()}, until{" "}
+            {new Date(goal.activity.until).toLocaleTimeString()}
           </p>
         )}
         {goal.pauseRequested && (

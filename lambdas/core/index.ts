@@ -6,6 +6,8 @@
  *              revisions, the plan and lessons as the record keeps them; goal/evidence/ is evidence
  *              and progress.
  * - ports/     the interfaces the core reaches the world through (store, model, tools, clock …).
+ * - tenants/   teams in one deployment: who belongs to which tenant, each tenant's limits, its
+ *              concurrent-goal slots and start pace, its daily model budget.
  * - models/    roles, tiers, prices, the allow-list, the checkpointed model call; models/context/
  *              packs prompts.
  * - human/     what humans send and receive: the human-input events, approval decisions, the /goal
@@ -27,3 +29,4 @@ export * as loop from "./loop";
 export * as models from "./models";
 export * as patterns from "./patterns";
 export * as ports from "./ports";
+export * as tenants from "./tenants";

@@ -9,6 +9,7 @@ import { isFinal } from "../../lambdas/core/goal/goal-status";
 import type { LimitsPatch } from "../../lambdas/core/goal/limits";
 import type { RevisionRequest } from "../../lambdas/core/goal/revisions";
 import type { APPROVAL_STATUSES } from "../../lambdas/core/ports/goal-store";
+import type { TenantLimitsPatch } from "../../lambdas/core/tenants/tenant-limits";
 import { OPERATIONS, type Operation, type OperationId } from "../../lambdas/handlers/api/contract/operations";
 import { ApiErrorSchema } from "../../lambdas/handlers/api/contract/response-schemas";
 import { apiErrorFor, type GoalLoopsApiError, UnexpectedAnswerError } from "./client-errors";
@@ -260,6 +261,21 @@ export class GoalLoopsClient {
 
   replay(goalId: string, toStep?: number) {
     return this.call("replayGoal", { params: { goalId }, body: toStep === undefined ? {} : { toStep } });
+  }
+
+  // Tenants.
+
+  /** `GET /tenants/me`: the caller's tenant, how it signed in, its limits now and what it uses of them. */
+  myTenant() {
+    return this.call("getMyTenant", {});
+  }
+
+  /**
+   * `POST /tenants/{tenantId}/limits`, an operator's call (IAM only, a principal tenants.admins
+   * names): a number sets a limit, `null` lifts it. Answers the limits now in effect.
+   */
+  setTenantLimits(tenantId: string, patch: TenantLimitsPatch) {
+    return this.call("setTenantLimits", { params: { tenantId }, body: patch });
   }
 
   /** `GET /openapi.json`: the document this client is typed from. */

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { type JwtAuthSettingsInput, JwtAuthSettingsSchema } from "../../lambdas/adapters/oidc/jwt-settings";
 import { GOAL_RETENTION_LIMITS } from "../../lambdas/adapters/shared/payload-settings";
 import { wholeNumber } from "./parse-settings";
 
@@ -106,8 +107,33 @@ export const ApiStreamConfigSchema = z
   })
   .describe("The goals' event streams (Server-Sent Events)");
 
+/** How callers of the goals API sign in (`api.auth`). */
+export const API_AUTH_MODES = ["iam", "jwt"] as const;
+
+export const ApiAuthConfigSchema = z
+  .strictObject({
+    mode: z
+      .enum(API_AUTH_MODES)
+      .default("iam")
+      .describe(
+        "iam: every route takes SigV4, the tenant from tenants.iam or the account; jwt: every route takes a bearer token of api.auth.jwt's issuer, checked by a Lambda authorizer, the tenant from its claim (POST /tenants/{id}/limits stays IAM, for operators)",
+      ),
+    jwt: JwtAuthSettingsSchema.optional(),
+  })
+  .superRefine((auth, context) => {
+    if (auth.mode === "jwt" && auth.jwt === undefined) {
+      context.addIssue({
+        code: "custom",
+        path: ["jwt"],
+        message: "mode jwt needs the issuer's settings here",
+      });
+    }
+  })
+  .describe("How callers of the goals API sign in");
+
 export const ApiConfigSchema = z
   .strictObject({
+    auth: ApiAuthConfigSchema.default({ mode: "iam" }),
     throttling: ApiThrottlingConfigSchema.default(DEFAULT_API_THROTTLING),
     stream: ApiStreamConfigSchema.default({ maxOpen: DEFAULT_MAX_OPEN_STREAMS }),
     manageAccountCloudWatchRole: z
@@ -184,7 +210,22 @@ export interface ApiStreamConfig {
 }
 
 /** The goals API. */
+/** How callers of the goals API sign in. */
+export interface ApiAuthConfig {
+  /**
+   * `iam`: SigV4 on every route. `jwt`: a bearer token of `jwt`'s issuer on every route (a Lambda
+   * authorizer checks it), except the operators' `POST /tenants/{id}/limits`, which stays IAM.
+   *
+   * @default "iam"
+   */
+  readonly mode?: (typeof API_AUTH_MODES)[number];
+  /** @default - none; required with mode `jwt` */
+  readonly jwt?: JwtAuthSettingsInput;
+}
+
 export interface ApiConfig {
+  /** @default - IAM (SigV4) on every route */
+  readonly auth?: ApiAuthConfig;
   /** @default - 50 requests per second, bursts of 100 */
   readonly throttling?: ApiThrottlingConfig;
   /** @default - at most 50 streams open at once */

@@ -10,6 +10,11 @@ import { DEFAULT_SUBGOAL_MAX_CHILDREN, DEFAULT_SUBGOAL_MAX_DEPTH } from "../../l
 import { ThinkingSettingsSchema } from "../../lambdas/core/goal/thinking-settings";
 import { ModelQuotasSchema } from "../../lambdas/core/models/capacity/model-quota";
 import type { ModelRole } from "../../lambdas/core/models/model-roles";
+import { TenantIdSchema } from "../../lambdas/core/tenants/tenant-limits";
+import {
+  type TenantsSettingsInput,
+  TenantsSettingsSchema,
+} from "../../lambdas/core/tenants/tenants-settings";
 import { BUILT_IN_TOOL_NAMES } from "../../lambdas/tools/built-in-tool-names";
 import { NotifyChannelsSchema } from "../../lambdas/tools/notify-destinations";
 import {
@@ -26,6 +31,7 @@ import {
 } from "./deployment-config";
 import { type McpServerConfigInput, McpServersConfigSchema } from "./mcp-servers-config";
 import { wholeNumber } from "./parse-settings";
+import { type SecretsConfigInput, SecretsConfigSchema } from "./secrets-config";
 
 /**
  * `goal-loops.config.json`: everything a deployer sets, in one file (DESIGN §6 "Configuration").
@@ -90,13 +96,9 @@ export const SLACK_USER_ID_PATTERN = /^[UW][A-Z0-9]{2,31}$/;
 
 export const SlackConfigSchema = z
   .strictObject({
-    tenantId: z
-      .string()
-      .regex(/^\d{12}$/, "must be the 12-digit AWS account id of the API callers")
-      .optional()
-      .describe(
-        "The one tenant whose goals this Slack workspace may see and decide; default: the deploying account's",
-      ),
+    tenantId: TenantIdSchema.optional().describe(
+      "The one tenant whose goals this Slack workspace may see and decide (an account id, or a tenant of tenants.iam or a token's claim); default: the deploying account's",
+    ),
     approverUserIds: z
       .array(z.string().regex(SLACK_USER_ID_PATTERN, "must be a Slack user id such as U0123ABCD"))
       .max(100)
@@ -347,6 +349,19 @@ export const PlanExecuteConfigSchema = z
   })
   .describe("Plan-and-Execute");
 
+/** The defaults of `versions` (docs/deploy.md, "Updating and rolling back"). */
+export const VERSIONS_DEFAULTS = { keep: 3 } as const;
+
+export const VersionsConfigSchema = z
+  .strictObject({
+    keep: wholeNumber({ min: 1, max: 50 }, "versions")
+      .default(VERSIONS_DEFAULTS.keep)
+      .describe(
+        "How many of the newest deployed versions `goal-loops versions --prune` keeps besides the live one and every version a goal still runs on",
+      ),
+  })
+  .describe("Deployed versions (each deploy publishes one; goals finish on theirs)");
+
 export const CompensationConfigSchema = z
   .strictObject({
     onAbandon: z
@@ -375,7 +390,10 @@ export const GoalLoopsConfigSchema = z
     notify: NotifyConfigSchema.default({ channels: {} }),
     logs: LogsConfigSchema.default({ retentionDays: DEFAULT_LOG_RETENTION_DAYS, removalPolicy: "retain" }),
     data: DataConfigSchema.default({ removalPolicy: "retain" }),
+    tenants: TenantsSettingsSchema.optional(),
+    secrets: SecretsConfigSchema.default({}),
     api: ApiConfigSchema.default({
+      auth: { mode: "iam" },
       throttling: DEFAULT_API_THROTTLING,
       stream: { maxOpen: DEFAULT_MAX_OPEN_STREAMS },
       manageAccountCloudWatchRole: false,
@@ -383,6 +401,7 @@ export const GoalLoopsConfigSchema = z
     subgoals: SubgoalsConfigSchema.default(SUBGOALS_DEFAULTS),
     compensation: CompensationConfigSchema.default({ onAbandon: "keep" }),
     planExecute: PlanExecuteConfigSchema.default(PLAN_EXECUTE_DEFAULTS),
+    versions: VersionsConfigSchema.default(VERSIONS_DEFAULTS),
   })
   .describe("goal-loops deployment configuration")
   .superRefine((config, context) => {
@@ -484,6 +503,29 @@ export interface ModelsConfig {
    * judge, `medium` for execute, `low` for summarize, select and reconcile
    */
   readonly thinking?: Partial<Record<ModelRole, RoleThinkingConfig>>;
+  /**
+   * Bedrock quotas by model id, inference profile id or `prefix*` (Service Quotas' requests and
+   * tokens per minute; `goal-loops preflight` prints the account's beside these): every goal's
+   * calls to the model are paced within them, in the order they asked, and a goal without capacity
+   * waits instead of failing.
+   *
+   * @default - no pacing: Bedrock's throttles still only make goals wait
+   */
+  readonly quotas?: Readonly<Record<string, ModelQuotaConfig>>;
+}
+
+/** One model's Bedrock quota (`models.quotas.<model>`). */
+export interface ModelQuotaConfig {
+  /** Requests per minute the account may send the model (1 to 1,000,000). */
+  readonly requestsPerMinute: number;
+  /** Tokens per minute, counted as Bedrock counts them (1,000 to 1,000,000,000). */
+  readonly tokensPerMinute: number;
+  /**
+   * Seconds' worth of the quota that may go at once after a quiet spell (1 to 60).
+   *
+   * @default 60
+   */
+  readonly burstSeconds?: number;
 }
 
 /** One model role's thinking (`models.thinking.<role>`); a field left out keeps the role's default. */
@@ -514,7 +556,7 @@ export interface RoleThinkingConfig {
 /** The Slack door. */
 export interface SlackConfig {
   /**
-   * The one tenant (12-digit AWS account id of the API callers) whose goals and approvals this
+   * The one tenant (an AWS account id, or a tenant of `tenants`) whose goals and approvals this
    * Slack workspace may see and decide; every other tenant's are answered as unknown.
    *
    * @default - the deploying account (the tenant of API callers signing with its credentials)
@@ -831,15 +873,33 @@ export interface GoalLoopsConfigInput {
   readonly logs?: LogsConfig;
   /** @default - kept when the stack is deleted */
   readonly data?: DataConfig;
-  /** @default - 50 requests per second, bursts of 100; the account's CloudWatch role left alone */
+  /** @default - IAM, 50 requests per second, bursts of 100; the account's CloudWatch role left alone */
   readonly api?: ApiConfig;
+  /**
+   * Tenants inside the deployment: IAM principals to tenants, which tenants exist, the operators,
+   * and each tenant's limits.
+   *
+   * @default - every IAM caller is its account's tenant, no limit
+   */
+  readonly tenants?: TenantsSettingsInput;
+  /**
+   * Who owns each secret the stack reads (`slackSigningSecret`, `slackBotToken`, `emailLinkKey`,
+   * `mcp:<server>`) and how old it may get (`rotateAfterDays`, 90) before preflight names it.
+   *
+   * @default - no owners
+   */
+  readonly secrets?: SecretsConfigInput;
   /** @default - depth 3, 10 sub-goals per goal */
   readonly subgoals?: SubgoalsConfig;
   /** @default - abandoned plans keep their work */
   readonly compensation?: CompensationConfig;
   /** @default - 4 plan steps at once */
   readonly planExecute?: PlanExecuteConfig;
+  /** @default - `goal-loops versions --prune` keeps the 3 newest versions besides those in use */
+  readonly versions?: VersionsConfig;
 }
+
+export type VersionsConfig = z.input<typeof VersionsConfigSchema>;
 
 /** The configuration with every default applied. */
 export type GoalLoopsConfig = z.output<typeof GoalLoopsConfigSchema>;

@@ -56,7 +56,7 @@ export class GoalEventStream extends Construct {
     }
   }
 
-  /** Adds `GET <goal>/stream` under a goal resource (`/goals/{goalId}`), IAM-authorized like the rest. */
+  /** Adds `GET <goal>/stream` under a goal resource (`/goals/{goalId}`), authorized like the rest (the API's default). */
   addRoute(goal: IResource): void {
     const integration = new LambdaIntegration(this.handler.function, {
       // One permission for the whole API, as for the goals API function.

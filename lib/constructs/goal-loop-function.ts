@@ -1,9 +1,11 @@
-import { Duration, Token } from "aws-cdk-lib";
+import { Duration, RemovalPolicy, Token } from "aws-cdk-lib";
 import { type IPrincipal, type IRole, Role, ServicePrincipal } from "aws-cdk-lib/aws-iam";
 import {
+  Alias,
   Architecture,
   type FunctionOptions,
   type IFunction,
+  type IVersion,
   Function as LambdaFunction,
   LoggingFormat,
   Runtime,
@@ -12,6 +14,7 @@ import {
 import { LogLevel, NodejsFunction, OutputFormat } from "aws-cdk-lib/aws-lambda-nodejs";
 import { type ILogGroup, LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import { Construct } from "constructs";
+import { LIVE_ALIAS } from "../../lambdas/core/goal/runs-on";
 import {
   BUNDLE_EXTERNALS,
   BUNDLE_MAIN_FIELDS,
@@ -109,6 +112,15 @@ export class GoalLoopFunction extends Construct {
   readonly grantPrincipal: IPrincipal;
   /** How long one invocation may run. */
   readonly timeout: Duration;
+  /**
+   * The version this deploy published (Lambda publishes one whenever the code or configuration
+   * changed). A state machine version names it, so a run calls the same code from first step to
+   * last; kept when the next deploy publishes another (removal policy RETAIN), so goals that run on
+   * an older version still can. `goal-loops versions --prune` removes versions no goal runs on.
+   */
+  readonly version: IVersion;
+  /** `live`: the alias every deploy points at the version it published. */
+  readonly liveAlias: Alias;
 
   constructor(scope: Construct, id: string, props: GoalLoopFunctionProps) {
     super(scope, id);
@@ -141,7 +153,7 @@ export class GoalLoopFunction extends Construct {
         POWERTOOLS_LOG_LEVEL: props.logLevel ?? "INFO",
       },
     };
-    this.function =
+    const fn =
       props.bundle === undefined
         ? bundledAtSynth(this, props.entry ?? "", options)
         : new LambdaFunction(this, "Function", {
@@ -149,7 +161,16 @@ export class GoalLoopFunction extends Construct {
             runtime: Runtime.NODEJS_22_X,
             handler: "index.handler",
             code: handlerCode(props.bundle),
+            // Old versions stay when a deploy publishes a new one: goals still run on them.
+            currentVersionOptions: { removalPolicy: RemovalPolicy.RETAIN },
           });
+    this.function = fn;
+    this.version = fn.currentVersion;
+    this.liveAlias = new Alias(this, "Live", {
+      aliasName: LIVE_ALIAS,
+      version: this.version,
+      description: "The version the last deploy published",
+    });
 
     acknowledgeNag(
       this.function,
@@ -180,6 +201,8 @@ export class GoalLoopFunction extends Construct {
 function bundledAtSynth(scope: Construct, entry: string, options: FunctionOptions): NodejsFunction {
   return new NodejsFunction(scope, "Function", {
     ...options,
+    // Old versions stay when a deploy publishes a new one: goals still run on them.
+    currentVersionOptions: { removalPolicy: RemovalPolicy.RETAIN },
     entry,
     handler: "handler",
     runtime: Runtime.NODEJS_22_X,

@@ -7,7 +7,7 @@ import {
   Table,
   TableEncryption,
 } from "aws-cdk-lib/aws-dynamodb";
-import type { Grant, IGrantable } from "aws-cdk-lib/aws-iam";
+import { Grant, type IGrantable } from "aws-cdk-lib/aws-iam";
 import { type IKey, Key } from "aws-cdk-lib/aws-kms";
 import { Construct } from "constructs";
 import { TABLE_DESIGN } from "../../lambdas/adapters/dynamodb/table-design";
@@ -81,6 +81,19 @@ export interface GoalTableProps {
    */
   readonly goalRetentionDays?: number;
 }
+
+/** What reading the goal store takes: items by key, in batches, by query (the table and its index). */
+const GOAL_TABLE_READ = [
+  "dynamodb:GetItem",
+  "dynamodb:BatchGetItem",
+  "dynamodb:Query",
+  "dynamodb:ConditionCheckItem",
+  "dynamodb:DescribeTable",
+] as const;
+/** What writing takes: whole items, updates, and the event batches (puts only). */
+const GOAL_TABLE_WRITE = ["dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:BatchWriteItem"] as const;
+const GOAL_KEY_READ = ["kms:Decrypt", "kms:DescribeKey"] as const;
+const GOAL_KEY_WRITE = ["kms:Encrypt", "kms:GenerateDataKey*"] as const;
 
 /**
  * The goal store: one DynamoDB table in the single-table design of `TABLE_DESIGN` (goals, their
@@ -173,15 +186,33 @@ export class GoalTable extends Construct {
    * payload objects items point at.
    */
   grantReadData(grantee: IGrantable): Grant {
-    return this.table.grantReadData(grantee).combine(this.payloadBucket.grantRead(grantee));
+    return this.grantTable(grantee, GOAL_TABLE_READ, GOAL_KEY_READ).combine(
+      this.payloadBucket.grantRead(grantee),
+    );
   }
 
   /**
-   * Lets the grantee read, write and delete items, with the key use that needs, and get and put
-   * payload objects (never delete them: other items may point at the same content).
+   * Lets the grantee read and write items, with the key use that needs, and get and put payload
+   * objects (never delete them: other items may point at the same content). Narrower than the
+   * table's own grantReadWriteData: no Scan and no DeleteItem (the store never lists the whole
+   * table nor removes an item; TTL does), and no `kms:ReEncrypt*`. BatchWriteItem stays: a commit
+   * puts its events in batches of 25.
    */
   grantReadWriteData(grantee: IGrantable): Grant {
-    return this.table.grantReadWriteData(grantee).combine(this.payloadBucket.grantReadWrite(grantee));
+    return this.grantTable(
+      grantee,
+      [...GOAL_TABLE_READ, ...GOAL_TABLE_WRITE],
+      [...GOAL_KEY_READ, ...GOAL_KEY_WRITE],
+    ).combine(this.payloadBucket.grantReadWrite(grantee));
+  }
+
+  /** The actions on the table and its indexes, and on its key. */
+  private grantTable(grantee: IGrantable, actions: readonly string[], keyActions: readonly string[]): Grant {
+    return Grant.addToPrincipal({
+      grantee,
+      actions: [...actions],
+      resourceArns: [this.table.tableArn, `${this.table.tableArn}/index/*`],
+    }).combine(this.encryptionKey.grant(grantee, ...keyActions));
   }
 
   /**

@@ -1,9 +1,10 @@
-import { Arn, ArnFormat, Stack, Token } from "aws-cdk-lib";
+import { Arn, ArnFormat, Duration, Stack, Token } from "aws-cdk-lib";
 import {
   AccessLogFormat,
   AuthorizationType,
   CfnModel,
   EndpointType,
+  type IAuthorizer,
   type IModel,
   type IResource,
   LambdaIntegration,
@@ -12,12 +13,15 @@ import {
   Model,
   ResponseType,
   RestApi,
+  TokenAuthorizer,
 } from "aws-cdk-lib/aws-apigateway";
-import { ManagedPolicy } from "aws-cdk-lib/aws-iam";
+import { ManagedPolicy, PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import type { IStateMachine } from "aws-cdk-lib/aws-stepfunctions";
 import { Construct } from "constructs";
+import { JWT_AUTH_ENV, type JwtAuthSettings } from "../../lambdas/adapters/oidc/jwt-settings";
 import { goalSpecJsonSchema, PATTERNS, type Pattern } from "../../lambdas/core/goal/goal-spec";
+import { TENANTS_ENV, type TenantsSettings } from "../../lambdas/core/tenants/tenants-settings";
 import { OPERATIONS, type Operation } from "../../lambdas/handlers/api/contract/operations";
 import { DEFAULT_MAX_OPEN_STREAMS } from "../config/deployment-config";
 import { allowModels } from "./bedrock-model-access";
@@ -26,6 +30,7 @@ import { GoalEventStream } from "./goal-event-stream";
 import { GoalLoopFunction, type GoalLoopLogLevel } from "./goal-loop-function";
 import type { GoalTable } from "./goal-table";
 import { toJsonSchemaDraft4 } from "./json-schema-draft4";
+import { acknowledgeVersionLookup, VERSION_LOOKUP_ACTIONS } from "./loop-steps";
 import {
   acknowledgeGoalTableGrant,
   acknowledgeNag,
@@ -33,6 +38,15 @@ import {
   nagReferenceName,
 } from "./nag-acknowledgments";
 import { modelQuotasEnvironment, modelThinkingEnvironment, type ResolvedLoopModels } from "./pattern-loop";
+
+/**
+ * An IAM method on an API whose default is the JWT authorizer: CDK takes the authorizer's type as
+ * the method's, so an authorizer-shaped IAM marker (no id) overrides the default.
+ */
+const IAM_METHOD = {
+  authorizationType: AuthorizationType.IAM,
+  authorizer: { authorizerId: "", authorizationType: AuthorizationType.IAM },
+} as const;
 
 /** API Gateway allows 10,000 requests per second per account and region by default. */
 const MAX_RATE_LIMIT = 10_000;
@@ -108,6 +122,24 @@ export interface GoalsApiProps {
   readonly maxOpenStreams?: number;
 
   /**
+   * Bearer tokens (JWT) of an OIDC issuer instead of IAM on every route (`api.auth.jwt`): a Lambda
+   * TOKEN authorizer checks each token (issuer, audience, expiry, a key of the issuer's JWKS) and
+   * hands the handlers `{via, tenantId, caller}`. The operators' `POST /tenants/{id}/limits` stays
+   * IAM. A REST API method takes one authorization type, so a route is either IAM or JWT.
+   *
+   * @default - IAM (SigV4) on every route
+   */
+  readonly jwtAuth?: JwtAuthSettings;
+
+  /**
+   * `tenants` of the configuration (TENANTS): who an IAM caller's tenant is, which tenants exist,
+   * the operators and the limits.
+   *
+   * @default - every IAM caller is its account's tenant, no limit
+   */
+  readonly tenants?: TenantsSettings;
+
+  /**
    * Powertools log level of the API function.
    *
    * @default "INFO"
@@ -132,6 +164,8 @@ export interface GoalsApiProps {
 export class GoalsApi extends Construct {
   readonly restApi: RestApi;
   readonly handler: GoalLoopFunction;
+  /** The JWT authorizer's function, when the API takes bearer tokens (`jwtAuth`). */
+  readonly authorizer?: GoalLoopFunction;
   /** The function behind `GET /goals/{goalId}/stream` (Server-Sent Events). */
   readonly eventStream: GoalEventStream;
   /** The URL of the stage, ending with a slash: `https://{id}.execute-api.{region}.amazonaws.com/v1/`. */
@@ -172,7 +206,16 @@ export class GoalsApi extends Construct {
     props.goalTable.grantReadWriteData(this.handler);
     acknowledgeGoalTableGrant(this.handler.role, props.goalTable);
     for (const stateMachine of Object.values(props.stateMachines)) {
+      // Step Functions authorizes a start on a version or an alias against the state machine's ARN.
       stateMachine.grantStartExecution(this.handler);
+      // A new goal starts on the version the live alias names: the alias, the version's description.
+      this.handler.role.addToPrincipalPolicy(
+        new PolicyStatement({
+          actions: VERSION_LOOKUP_ACTIONS,
+          resources: [stateMachine.stateMachineArn, `${stateMachine.stateMachineArn}:*`],
+        }),
+      );
+      acknowledgeVersionLookup(this.handler.role, stateMachine.stateMachineArn);
       // The runs routes read a goal's executions (`${goalId}-${runId}`) of this machine only.
       stateMachine.grantExecution(this.handler, "states:DescribeExecution", "states:GetExecutionHistory");
       acknowledgeWildcardResource(
@@ -193,6 +236,27 @@ export class GoalsApi extends Construct {
       logRetention: props.logRetention,
       maxOpen: props.maxOpenStreams ?? DEFAULT_MAX_OPEN_STREAMS,
     });
+    const tenantsEnvironment: Record<string, string> =
+      props.tenants === undefined ? {} : { [TENANTS_ENV]: JSON.stringify(props.tenants) };
+    this.handler.addEnvironment(tenantsEnvironment);
+    this.eventStream.handler.addEnvironment(tenantsEnvironment);
+    let tokenAuthorizer: IAuthorizer | undefined;
+    if (props.jwtAuth !== undefined) {
+      this.authorizer = new GoalLoopFunction(this, "JwtAuthorizer", {
+        bundle: "jwt-authorizer",
+        description: "goal-loops JWT authorizer: checks bearer tokens of the configured OIDC issuer",
+        logLevel: props.logLevel,
+        logRetention: props.logRetention,
+        environment: { [JWT_AUTH_ENV]: JSON.stringify(props.jwtAuth), ...tenantsEnvironment },
+      });
+      tokenAuthorizer = new TokenAuthorizer(this, "TokenAuthorizer", {
+        handler: this.authorizer.function,
+        // Anything but `Bearer <compact JWS>` is a 401 without invoking the function.
+        validationRegex: "^[Bb]earer [A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]*$",
+        // The policy is API-wide (one per token), so a caller's next requests skip the function.
+        resultsCacheTtl: Duration.minutes(5),
+      });
+    }
 
     const accessLogs = new LogGroup(this, "AccessLogs", {
       retention: props.logRetention ?? RetentionDays.ONE_MONTH,
@@ -203,7 +267,10 @@ export class GoalsApi extends Construct {
       description: "goal-loops goals API",
       // Callers are SDK and CLI clients signing with SigV4: a regional endpoint, no CloudFront hop.
       endpointTypes: [EndpointType.REGIONAL],
-      defaultMethodOptions: { authorizationType: AuthorizationType.IAM },
+      defaultMethodOptions:
+        tokenAuthorizer === undefined
+          ? { authorizationType: AuthorizationType.IAM }
+          : { authorizationType: AuthorizationType.CUSTOM, authorizer: tokenAuthorizer },
       cloudWatchRole,
       deployOptions: {
         stageName: props.stageName ?? "v1",
@@ -224,7 +291,7 @@ export class GoalsApi extends Construct {
     this.addRoutes();
     this.answerOtherMethods();
     this.shapeGatewayErrors();
-    this.acknowledgeNagFindings(cloudWatchRole);
+    this.acknowledgeNagFindings(cloudWatchRole, props.jwtAuth !== undefined);
   }
 
   /**
@@ -259,6 +326,8 @@ export class GoalsApi extends Construct {
       }
       const resource = resourceFor(operation.path);
       resource.addMethod(operation.method, integration, {
+        // The operators' route takes IAM whatever api.auth says (the JWT authorizer is the default).
+        ...(operation.auth === "iam" ? IAM_METHOD : {}),
         requestValidator: validator,
         requestParameters: requestParametersOf(operation),
         ...(operation.operationId === OPERATIONS.createGoal.operationId
@@ -336,6 +405,14 @@ export class GoalsApi extends Construct {
         '"No route for this method and path, or the request is not signed with SigV4 (every goals route takes IAM auth)"',
       ),
     });
+    // The JWT authorizer refused the token (or the header is no bearer token): 401, as the local API answers.
+    this.restApi.addGatewayResponse("Unauthorized", {
+      type: ResponseType.UNAUTHORIZED,
+      templates: template(
+        '"Unauthorized"',
+        '"Send Authorization: Bearer <token> with a valid, unexpired token of the configured issuer"',
+      ),
+    });
     // Every other gateway 4xx (throttled, bad signature, expired token, too large): its type as the code.
     this.restApi.addGatewayResponse("Default4xx", {
       type: ResponseType.DEFAULT_4XX,
@@ -343,15 +420,13 @@ export class GoalsApi extends Construct {
     });
   }
 
-  private acknowledgeNagFindings(cloudWatchRole: boolean): void {
-    for (const method of this.restApi.methods) {
-      acknowledgeNag(
-        method,
-        "AwsSolutions-COG4",
-        "Every method requires IAM (SigV4) authorization, which DESIGN §6 allows beside JWT: callers are SDK, CLI and " +
-          "service clients with AWS credentials, and the tenant comes from the IAM caller; no Cognito user pool is involved.",
-      );
-    }
+  private acknowledgeNagFindings(cloudWatchRole: boolean, jwt: boolean): void {
+    const reason = jwt
+      ? "Every method requires a JWT checked by a Lambda authorizer (any OIDC issuer, Cognito among them: api.auth.jwt), " +
+        "or IAM (SigV4) for the operators' route; a Cognito authorizer would tie the API to one user pool."
+      : "Every method requires IAM (SigV4) authorization, which DESIGN §6 allows beside JWT: callers are SDK, CLI and " +
+        "service clients with AWS credentials, and the tenant comes from the IAM caller; no Cognito user pool is involved.";
+    for (const method of this.restApi.methods) acknowledgeNag(method, "AwsSolutions-COG4", reason);
     acknowledgeNag(
       this.restApi.deploymentStage,
       "AwsSolutions-APIG3",

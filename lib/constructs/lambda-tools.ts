@@ -53,6 +53,7 @@ export class LambdaTools extends Construct {
   readonly names: readonly string[];
   /** Each tool's compensate function, by tool name (tools that have one). */
   readonly compensators: ReadonlyMap<string, IFunction>;
+  private readonly invokeArns: ReadonlyMap<IFunction, string>;
   /** The tools' own tables (`table`), by name. */
   readonly tables: ReadonlyMap<string, TableV2>;
 
@@ -68,16 +69,27 @@ export class LambdaTools extends Construct {
     this.tables = tables;
     const functions = new Map<string, IFunction>();
     const compensators = new Map<string, IFunction>();
+    // What the acting steps invoke: an entry tool's version of this deploy (the step's own version
+    // names it, so a goal keeps its tools' code too), a functionArn tool as configured.
+    const invokeArns = new Map<IFunction, string>();
     for (const tool of props.tools) {
       const table = tool.table === undefined ? undefined : tables.get(tool.table);
-      functions.set(tool.name, this.toolFunction(tool.name, tool, tool, projectDir, table));
+      const made = this.toolFunction(tool.name, tool, tool, projectDir, table);
+      functions.set(tool.name, made.fn);
+      invokeArns.set(made.fn, made.invokeArn);
       if (tool.compensate !== undefined) {
-        compensators.set(
-          tool.name,
-          this.toolFunction(`${tool.name}Compensate`, tool, tool.compensate, projectDir, table),
+        const compensate = this.toolFunction(
+          `${tool.name}Compensate`,
+          tool,
+          tool.compensate,
+          projectDir,
+          table,
         );
+        compensators.set(tool.name, compensate.fn);
+        invokeArns.set(compensate.fn, compensate.invokeArn);
       }
     }
+    this.invokeArns = invokeArns;
     this.functions = functions;
     this.compensators = compensators;
     this.names = props.tools.map((tool) => tool.name);
@@ -86,7 +98,7 @@ export class LambdaTools extends Construct {
       description: tool.description,
       inputSchema: tool.inputSchema,
       risk: tool.risk,
-      functionArn: functions.get(tool.name)?.functionArn,
+      functionArn: this.invokeArnOf(functions.get(tool.name)),
     }));
     const value = JSON.stringify(manifest);
     // A token (an entry function's ARN) is longer resolved than its placeholder: count it as an ARN.
@@ -105,7 +117,9 @@ export class LambdaTools extends Construct {
    */
   get compensatorEnvironment(): Readonly<Record<string, string>> {
     if (this.compensators.size === 0) return {};
-    const manifest = Object.fromEntries([...this.compensators].map(([name, fn]) => [name, fn.functionArn]));
+    const manifest = Object.fromEntries(
+      [...this.compensators].map(([name, fn]) => [name, this.invokeArnOf(fn)]),
+    );
     return { TOOL_COMPENSATORS: JSON.stringify(manifest) };
   }
 
@@ -136,6 +150,11 @@ export class LambdaTools extends Construct {
     }
   }
 
+  /** The ARN the acting steps invoke `fn` by (see `invokeArns`). */
+  private invokeArnOf(fn: IFunction | undefined): string | undefined {
+    return fn === undefined ? undefined : (this.invokeArns.get(fn) ?? fn.functionArn);
+  }
+
   /**
    * A tool's function, or its compensate function: `functionArn` referenced, `entry` bundled as a
    * function of its own whose role may write its logs and, with `table`, read and write that table.
@@ -146,7 +165,7 @@ export class LambdaTools extends Construct {
     source: { readonly entry?: string | undefined; readonly functionArn?: string | undefined },
     projectDir: string,
     table: TableV2 | undefined,
-  ): IFunction {
+  ): { readonly fn: IFunction; readonly invokeArn: string } {
     if (source.functionArn !== undefined) {
       if (table !== undefined) {
         throw new ConfigError(
@@ -155,10 +174,11 @@ export class LambdaTools extends Construct {
       }
       // The grant is the acting roles' own policy; a function in another account must also allow
       // them in its resource policy, which only its owner can change.
-      return LambdaFunction.fromFunctionAttributes(this, id, {
+      const fn = LambdaFunction.fromFunctionAttributes(this, id, {
         functionArn: source.functionArn,
         sameEnvironment: true,
       });
+      return { fn, invokeArn: fn.functionArn };
     }
     const entry = path.resolve(projectDir, source.entry ?? "");
     if (!existsSync(entry)) {
@@ -174,7 +194,7 @@ export class LambdaTools extends Construct {
       ...(table === undefined ? {} : { environment: { TOOL_TABLE_NAME: table.tableName } }),
     });
     table?.grantReadWriteData(fn);
-    return fn.function;
+    return { fn: fn.function, invokeArn: fn.version.functionArn };
   }
 
   /**

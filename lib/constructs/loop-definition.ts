@@ -7,6 +7,7 @@ import {
   JitterType,
   JsonPath,
   Pass,
+  Result,
   type RetryProps,
   Succeed,
   TaskInput,
@@ -90,6 +91,7 @@ export const LAMBDA_CAPACITY_WAIT_SECONDS = { min: 5, max: 30 } as const;
  * renaming one is breaking). Each pattern adds its own steps between LoadGoal and Act.
  */
 export const LOOP_STATES = {
+  runsOnVersion: "RunsOnVersion",
   loadGoal: "LoadGoal",
   nextAction: "NextAction",
   act: "Act",
@@ -173,8 +175,22 @@ export class LoopDefinition {
   private readonly waitForCapacity: Wait;
   /** A step Lambda's concurrency refused goes here: back to its own route after a random wait. */
   private readonly lambdaThrottled: Pass;
+  /** The first state: adds the deployed version to the run's input (see `route`). */
+  private readonly runsOnVersion: Pass;
 
-  constructor(owner: Construct, fns: SharedStepFunctions, options: { readonly approvalTimeout: Duration }) {
+  constructor(
+    owner: Construct,
+    fns: SharedStepFunctions,
+    options: {
+      readonly approvalTimeout: Duration;
+      /**
+       * The deployed version this definition belongs to (DeployVersion's label), written into the
+       * definition: a new label is a new revision, so every deploy that changes anything publishes
+       * a version of every pattern's state machine, and LoadGoal's `run.started` names it.
+       */
+      readonly version: string;
+    },
+  ) {
     // States are constructs named by their state name; a scope of their own keeps those names
     // apart from the functions' construct IDs (and out of every CloudFormation logical ID).
     this.scope = new Construct(owner, "Definition");
@@ -194,6 +210,11 @@ export class LoopDefinition {
       },
     });
     this.lambdaThrottled.next(this.waitForCapacity);
+    this.runsOnVersion = new Pass(this.scope, LOOP_STATES.runsOnVersion, {
+      comment: "The deployed version this definition is: LoadGoal records that the run started on it",
+      result: Result.fromString(options.version),
+      resultPath: "$.version",
+    });
 
     // RecordFailure marks the goal failed and then fails the execution itself (GoalFailed, never
     // retried): a redrive (POST /goals/{goalId}/retry) re-runs exactly this state, which then hands
@@ -399,7 +420,8 @@ export class LoopDefinition {
     this.awaitSubgoals.next(nextAction);
     // Act answers `verify`, or `subgoal` when the turn's calls start sub-goals that must end first.
     this.act.next(nextAction);
-    return this.loadGoal;
+    this.runsOnVersion.next(this.loadGoal);
+    return this.runsOnVersion;
   }
 }
 
@@ -416,8 +438,9 @@ function stepTask(
   options: { readonly payload?: TaskInput; readonly resultPath?: string } = {},
 ): LambdaInvoke {
   return new LambdaInvoke(scope, id, {
-    lambdaFunction: fn.function,
-    // Resource = the function ARN, payload = the state input, result = the handler's return value.
+    // The version this deploy published: a run calls the code its state machine version names.
+    lambdaFunction: fn.version,
+    // Resource = the version's ARN, payload = the state input, result = the handler's return value.
     payloadResponseOnly: true,
     // One retry budget per task, set explicitly (SDK retries × state retries would multiply).
     retryOnServiceExceptions: false,
@@ -441,7 +464,7 @@ export const SUBGOAL_RECHECK = Duration.hours(1);
  */
 function awaitSubgoalsTask(scope: Construct, fn: GoalLoopFunction): LambdaInvoke {
   return new LambdaInvoke(scope, LOOP_STATES.awaitSubgoals, {
-    lambdaFunction: fn.function,
+    lambdaFunction: fn.version,
     integrationPattern: IntegrationPattern.WAIT_FOR_TASK_TOKEN,
     retryOnServiceExceptions: false,
     payload: TaskInput.fromObject({
@@ -462,7 +485,7 @@ function awaitSubgoalsTask(scope: Construct, fn: GoalLoopFunction): LambdaInvoke
  */
 function awaitApprovalTask(scope: Construct, fn: GoalLoopFunction, approvalTimeout: Duration): LambdaInvoke {
   return new LambdaInvoke(scope, LOOP_STATES.awaitApproval, {
-    lambdaFunction: fn.function,
+    lambdaFunction: fn.version,
     integrationPattern: IntegrationPattern.WAIT_FOR_TASK_TOKEN,
     retryOnServiceExceptions: false,
     payload: TaskInput.fromObject({

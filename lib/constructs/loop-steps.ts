@@ -15,7 +15,7 @@ import type { GoalTable } from "./goal-table";
 import type { LambdaTools } from "./lambda-tools";
 import type { SharedStepFunctions } from "./loop-definition";
 import type { McpServers } from "./mcp-servers";
-import { acknowledgeGoalTableGrant } from "./nag-acknowledgments";
+import { acknowledgeGoalTableGrant, acknowledgeWildcardResource } from "./nag-acknowledgments";
 
 /** How long a human has to answer an approval request before it expires. */
 export const DEFAULT_APPROVAL_TIMEOUT = Duration.seconds(DEFAULT_APPROVAL_TIMEOUT_SECONDS);
@@ -254,8 +254,14 @@ export class LoopSteps extends Construct {
           actions: ["states:StartExecution", "states:SendTaskSuccess", "states:SendTaskFailure"],
           resources: [arn],
         }),
+        // A child runs on its parent's deploy: the machine's versions, their descriptions, its alias.
+        new PolicyStatement({
+          actions: VERSION_LOOKUP_ACTIONS,
+          resources: [arn, `${arn}:*`],
+        }),
       ],
     });
+    acknowledgeVersionLookup(subgoals, arn);
     subgoals.attachToRole(this.functions.awaitSubgoals.role);
     const startExecution = new Policy(scope, "ContinueAsNewStartExecution", {
       statements: [new PolicyStatement({ actions: ["states:StartExecution"], resources: [arn] })],
@@ -272,6 +278,25 @@ export class LoopSteps extends Construct {
     taskResponse.attachToRole(this.functions.requestApproval.role);
     return [startExecution, taskResponse, subgoals];
   }
+}
+
+/**
+ * What finding a deployed version takes (VersionDirectory): the `live` alias, a version's description,
+ * the list of versions. Read-only, on one state machine, its versions and its alias.
+ */
+export const VERSION_LOOKUP_ACTIONS = [
+  "states:DescribeStateMachineAlias",
+  "states:DescribeStateMachine",
+  "states:ListStateMachineVersions",
+];
+
+/** The `:*` of VERSION_LOOKUP_ACTIONS' resources, for cdk-nag. */
+export function acknowledgeVersionLookup(scope: Construct, stateMachineArn: string): void {
+  acknowledgeWildcardResource(
+    scope,
+    `${stateMachineArn}:*`,
+    "The versions and the live alias of this one state machine (a version's ARN ends with its number), read only: which deployed version a goal starts on.",
+  );
 }
 
 /**

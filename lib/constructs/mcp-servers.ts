@@ -54,7 +54,8 @@ export class McpServers extends Construct {
   /** The variables a function that lists or calls MCP tools needs. */
   get environment(): Readonly<Record<string, string>> {
     return {
-      MCP_GATEWAY_FUNCTION: this.gateway.function.functionArn,
+      // This deploy's version: an acting step (pinned to its own version) reaches the same gateway code.
+      MCP_GATEWAY_FUNCTION: this.gateway.version.functionArn,
       MCP_SERVER_NAMES: this.names.join(","),
     };
   }

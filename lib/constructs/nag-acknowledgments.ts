@@ -58,13 +58,11 @@ export function acknowledgeGoalTableGrant(grantee: IConstruct, goalTable: GoalSt
     "Object keys of the goal store's own payload bucket are content hashes under each item's partition, known only at run time; " +
       "the statement allows s3:GetObject and s3:PutObject (no delete, no list) on this one bucket.",
   );
-  for (const action of ["kms:GenerateDataKey*", "kms:ReEncrypt*"]) {
-    acknowledgeWildcardAction(
-      grantee,
-      action,
-      "Data-key actions DynamoDB needs to encrypt and decrypt items with the table's customer-managed key; the statement is limited to that one key.",
-    );
-  }
+  acknowledgeWildcardAction(
+    grantee,
+    "kms:GenerateDataKey*",
+    "Data-key actions DynamoDB needs to encrypt items with the table's customer-managed key; the statement is limited to that one key.",
+  );
 }
 
 /**

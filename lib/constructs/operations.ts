@@ -24,6 +24,7 @@ import { EmailSubscription } from "aws-cdk-lib/aws-sns-subscriptions";
 import type { StateMachine } from "aws-cdk-lib/aws-stepfunctions";
 import { Construct } from "constructs";
 import { GOAL_METRICS, METRIC_DIMENSIONS } from "../../lambdas/adapters/metrics/goal-metrics";
+import { CAPACITY_WAIT_REASONS } from "../../lambdas/core/goal/goal-activity";
 import { PATTERNS } from "../../lambdas/core/goal/goal-spec";
 import { OPERATIONS_DEFAULTS } from "../config/goal-loops-config";
 import { GOAL_LOOPS_SERVICE_NAME, GoalLoopFunction } from "./goal-loop-function";
@@ -205,6 +206,21 @@ export class Operations extends Construct {
         threshold: spend,
         evaluationPeriods: 1,
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+    );
+    add(
+      "SustainedThrottling",
+      new Alarm(this, "SustainedThrottlingAlarm", {
+        alarmDescription:
+          "Bedrock has throttled goals' model calls for 15 minutes: the account's quota is below models.quotas, or something else uses it. Goals wait, and slow down; compare `goal-loops preflight`'s quotas with models.quotas.",
+        metric: this.goalMetric(GOAL_METRICS.capacityWaits, "Sum", FIVE_MINUTES, {
+          [METRIC_DIMENSIONS.reason]: "throttled",
+        }),
+        threshold: 1,
+        evaluationPeriods: 3,
+        datapointsToAlarm: 3,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         treatMissingData: TreatMissingData.NOT_BREACHING,
       }),
     );
@@ -430,6 +446,26 @@ export class Operations extends Construct {
               props.pendingApprovalAlarmAfter?.toSeconds() ?? OPERATIONS_DEFAULTS.pendingApprovalAlarmSeconds,
             label: "alarm",
           },
+        ],
+        width: 12,
+      }),
+    );
+    dashboard.addWidgets(
+      new GraphWidget({
+        title: "Model calls that waited for capacity, by why",
+        left: CAPACITY_WAIT_REASONS.map((reason) =>
+          sum(GOAL_METRICS.capacityWaits, { [METRIC_DIMENSIONS.reason]: reason }, reason),
+        ),
+        width: 12,
+      }),
+      new GraphWidget({
+        title: "Model calls that waited for capacity, by model",
+        left: [
+          new MathExpression({
+            expression: `SEARCH('{${this.metricsNamespace},service,${METRIC_DIMENSIONS.model}} MetricName="${GOAL_METRICS.capacityWaits}"', 'Sum', 300)`,
+            label: "",
+            period: FIVE_MINUTES,
+          }),
         ],
         width: 12,
       }),

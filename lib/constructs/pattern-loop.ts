@@ -1,6 +1,9 @@
-import { Duration, Stack, Token } from "aws-cdk-lib";
+import { Duration, RemovalPolicy, Stack, Token } from "aws-cdk-lib";
+import { PolicyStatement } from "aws-cdk-lib/aws-iam";
 import { LogGroup, RetentionDays } from "aws-cdk-lib/aws-logs";
 import {
+  CfnStateMachineAlias,
+  CfnStateMachineVersion,
   DefinitionBody,
   type IChainable,
   LogLevel,
@@ -9,12 +12,20 @@ import {
 } from "aws-cdk-lib/aws-stepfunctions";
 import { Construct } from "constructs";
 import type { Pattern } from "../../lambdas/core/goal/goal-spec";
+import { RECORD_SCHEMA } from "../../lambdas/core/goal/record-schema";
+import { LIVE_ALIAS, versionDescription } from "../../lambdas/core/goal/runs-on";
 import type { ThinkingSettings } from "../../lambdas/core/goal/thinking-settings";
 import { DEFAULT_CONTINUE_AS_NEW_AFTER } from "../../lambdas/core/loop/loop-deps";
 import { MODEL_QUOTAS_ENV, ModelQuotasSchema } from "../../lambdas/core/models/capacity/model-quota";
-import { DEFAULT_FAST_MODEL_ID, DEFAULT_HEAVY_MODEL_ID } from "../config/goal-loops-config";
+import {
+  DEFAULT_FAST_MODEL_ID,
+  DEFAULT_HEAVY_MODEL_ID,
+  type ModelQuotaConfig,
+} from "../config/goal-loops-config";
 import { assertThinkingTaken } from "../config/resolve-models";
+import { packageVersion } from "../package-files";
 import { allowModels, isBedrockModelId } from "./bedrock-model-access";
+import { DeployVersion } from "./deploy-version";
 import { GoalLoopFunction, type GoalLoopFunctionProps, type GoalLoopLogLevel } from "./goal-loop-function";
 import type { GoalTable } from "./goal-table";
 import { LoopDefinition } from "./loop-definition";
@@ -50,22 +61,8 @@ export interface ResolvedLoopModels {
   readonly modelQuotas?: Readonly<Record<string, ModelQuotaProps>>;
 }
 
-/**
- * One model's Bedrock quota (`models.quotas.<model>` of goal-loops.config.json): the capacity
- * governor paces every goal's calls to the model within it, and waits instead of failing.
- */
-export interface ModelQuotaProps {
-  /** Requests per minute the account may send the model (Service Quotas). */
-  readonly requestsPerMinute: number;
-  /** Tokens per minute, counted as Bedrock counts them (input, and output at the model's burndown rate). */
-  readonly tokensPerMinute: number;
-  /**
-   * How many seconds' worth of the quota may go at once after a quiet spell.
-   *
-   * @default 60
-   */
-  readonly burstSeconds?: number;
-}
+/** One model's Bedrock quota (`models.quotas.<model>` of goal-loops.config.json, ModelQuotaConfig). */
+export type ModelQuotaProps = ModelQuotaConfig;
 
 /** The model tiers and allow-list every pattern construct takes. */
 export interface LoopModelProps {
@@ -155,6 +152,14 @@ export interface PatternLoopProps extends LoopModelProps, Omit<LoopStepsProps, "
    * @default "INFO"
    */
   readonly logLevel?: GoalLoopLogLevel;
+
+  /**
+   * The label of the deploy, shared by every pattern of a stack: each pattern's state machine
+   * version describes itself with it, and a sub-goal runs on its parent's. Give every pattern the same one.
+   *
+   * @default - a label of this pattern's own (its definition alone)
+   */
+  readonly deployVersion?: DeployVersion;
 }
 
 /** What tells one pattern's construct from another's. */
@@ -188,6 +193,16 @@ export abstract class PatternLoop extends Construct {
   readonly thinking?: ThinkingSettings;
   readonly modelQuotas?: Readonly<Record<string, ModelQuotaProps>>;
   readonly stateMachineName: string;
+  /** The deploy's label (see DeployVersion). */
+  readonly deployVersion: DeployVersion;
+  /**
+   * The version of the state machine this deploy published (Step Functions publishes one whenever the
+   * definition changed, which a new deploy label always does); kept when the next deploy publishes
+   * another (RETAIN), so runs pinned to it go on.
+   */
+  stateMachineVersion!: CfnStateMachineVersion;
+  /** `live`: the alias new goals start through; a deploy points it at its version, a rollback back. */
+  liveAlias!: CfnStateMachineAlias;
   private readonly props: PatternLoopProps;
   private readonly identity: PatternIdentity;
   private readonly modelSteps: GoalLoopFunction[] = [];
@@ -210,6 +225,7 @@ export abstract class PatternLoop extends Construct {
       );
     }
     this.steps = props.steps ?? new LoopSteps(this, "Steps", props);
+    this.deployVersion = props.deployVersion ?? new DeployVersion(this, packageVersion());
     this.heavyModelId = props.heavyModelId ?? DEFAULT_MODEL_ID;
     this.fastModelId = props.fastModelId ?? HAIKU_MODEL_ID;
     this.allowedModelIds = [...new Set(props.allowedModelIds ?? [this.heavyModelId, this.fastModelId])];
@@ -288,6 +304,7 @@ export abstract class PatternLoop extends Construct {
   protected createStateMachine(build: (definition: LoopDefinition) => IChainable): StateMachine {
     const definition = new LoopDefinition(this, this.steps.functions, {
       approvalTimeout: this.steps.approvalTimeout,
+      version: this.deployVersion.label,
     });
     // Under /aws/vendedlogs/: CloudWatch Logs then needs no resource-policy entry per log group for
     // Step Functions, whose account-wide policy is limited in size. The stack instance's id ends the
@@ -308,6 +325,7 @@ export abstract class PatternLoop extends Construct {
     for (const policy of this.steps.allowRunControl(this, this.stateMachineName, this.pattern)) {
       stateMachine.node.addDependency(policy);
     }
+    this.publishVersion(stateMachine);
     // A sub-goal's `models` must be on the allow-list its pattern's steps may call.
     this.steps.functions.awaitSubgoals.addEnvironment({ ALLOWED_MODEL_IDS: this.allowedModelIds.join(",") });
     acknowledgeNag(
@@ -323,13 +341,47 @@ export abstract class PatternLoop extends Construct {
         "the role's Lambda statement names each step function.",
     );
     for (const fn of [...Object.values(this.steps.functions), ...this.modelSteps]) {
+      // Every version of the step, not only this deploy's: a run pinned to an older state machine
+      // version calls the step's older version, and the role is updated in place by each deploy.
+      // The function itself ($LATEST) is not granted: no run calls code that was never published.
+      stateMachine.addToRolePolicy(
+        new PolicyStatement({
+          actions: ["lambda:InvokeFunction"],
+          resources: [`${fn.function.functionArn}:*`],
+        }),
+      );
       acknowledgeWildcardResource(
         stateMachine,
         `${fn.function.functionArn}:*`,
-        "LambdaInvoke's grant covers the versions and aliases of this one step function (ARN suffix :*), nothing else.",
+        "Versions of this one step function (ARN suffix :*): a run pinned to an older state machine version invokes the step's older version; nothing else.",
       );
     }
     return stateMachine;
+  }
+
+  /**
+   * The state machine's version of this deploy, described with the deploy's label and the record
+   * schema its code reads, and the `live` alias pointed at it.
+   */
+  private publishVersion(stateMachine: StateMachine): void {
+    this.deployVersion.add(stateMachine);
+    this.stateMachineVersion = new CfnStateMachineVersion(this, "Version", {
+      stateMachineArn: stateMachine.stateMachineArn,
+      stateMachineRevisionId: stateMachine.stateMachineRevisionId,
+      description: versionDescription(this.deployVersion.label, RECORD_SCHEMA),
+    });
+    // A replaced version stays: goals pinned to it go on, until `goal-loops versions --prune`.
+    this.stateMachineVersion.applyRemovalPolicy(RemovalPolicy.RETAIN);
+    this.liveAlias = new CfnStateMachineAlias(this, "LiveAlias", {
+      name: LIVE_ALIAS,
+      description: "New goals start on the version this names: the last deploy's, or a rollback's",
+      routingConfiguration: [{ stateMachineVersionArn: this.stateMachineVersion.attrArn, weight: 100 }],
+    });
+  }
+
+  /** The `live` alias's ARN. */
+  get liveAliasArn(): string {
+    return this.liveAlias.attrArn;
   }
 }
 

@@ -199,6 +199,8 @@ function validateProps(props: SlackDoorProps): void {
     !Token.isUnresolved(tenantId) &&
     !/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/.test(tenantId)
   ) {
-    throw new Error(`SlackDoor: tenantId must be a tenant id (an AWS account id); got '${tenantId}'`);
+    throw new Error(
+      `SlackDoor: tenantId must be a tenant id (an AWS account id or a tenant of tenants); got '${tenantId}'`,
+    );
   }
 }

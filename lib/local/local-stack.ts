@@ -2,12 +2,20 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { DynamoDbGoalStore } from "../../lambdas/adapters/dynamodb/dynamodb-goal-store";
+import { authorizeBearer } from "../../lambdas/adapters/oidc/authorize-bearer";
+import { createJwtVerifier, type JwtVerifier } from "../../lambdas/adapters/oidc/jwt-verifier";
 import {
   MODEL_QUOTAS_ENV,
   type ModelQuota,
   type ModelQuotas,
   ModelQuotasSchema,
 } from "../../lambdas/core/models/capacity/model-quota";
+import {
+  DEFAULT_TENANTS_SETTINGS,
+  TENANTS_ENV,
+  type TenantsSettings,
+  TenantsSettingsSchema,
+} from "../../lambdas/core/tenants/tenants-settings";
 import { API_VERSION } from "../../lambdas/handlers/api/contract/openapi-document";
 import { GoalLoopsClient } from "../client/goal-loops-client";
 import { serveMcpRequest } from "../mcp/mcp-http";
@@ -16,13 +24,15 @@ import { startAccountEndpoint } from "./account/account-endpoint";
 import { type LocalAccount, localAccount } from "./account/local-account";
 import { LOCAL_IDENTITY, startApiServer } from "./api/api-server";
 import { consoleFile } from "./api/console-assets";
+import { createLocalIssuer, type LocalIssuer } from "./api/local-issuer";
 import type { ObservedResponse } from "./api/openapi-response-check";
 import { type BedrockEndpoint, startBedrockEndpoint } from "./bedrock/bedrock-endpoint";
 import type { BedrockUpstream } from "./bedrock/bedrock-upstream";
 import type { OpenAiServer } from "./bedrock/openai-chat-client";
 import { readCdkProject } from "./cdk-out/app-sources";
-import { loadCloudAssembly } from "./cdk-out/cdk-out";
 import { ensureSynthesized } from "./cdk-out/ensure-synthesized";
+import { loadVersionedAssembly } from "./cdk-out/versioned-assembly";
+import { LOCAL_STEP_FUNCTIONS_ROUTE } from "./cli/version-commands";
 import { type EventBridgeEndpoint, startEventBridgeEndpoint } from "./eventbridge/eventbridge-endpoint";
 import { type LambdaEndpoint, startLambdaEndpoint } from "./lambda/lambda-endpoint";
 import { LambdaHost } from "./lambda/lambda-host";
@@ -99,6 +109,11 @@ export interface LocalStackOptions {
   readonly record?: { readonly name: string; readonly upstream: BedrockUpstream };
   /** Where DynamoDB data and S3 objects are kept across restarts. @default `<projectDir>/.goal-loops` */
   readonly stateDir?: string;
+  /**
+   * Point new goals back at an older version kept in the state folder (`--rollback [--to N]`): at
+   * version `to`, else at the one before the version they start on now. @default no rollback
+   */
+  readonly rollback?: { readonly to?: number };
   /** Keep nothing: DynamoDB in memory, S3 objects in a temporary folder. @default false */
   readonly inMemory?: boolean;
   /** What every Retry waits locally, in ms; null keeps the definitions' intervals. @default 0 */
@@ -155,6 +170,11 @@ export interface LocalEndpoints {
 
 export interface LocalStack {
   readonly apiUrl: string;
+  /**
+   * The local OIDC issuer (`<api>/_local/oidc`): `mint` gives a signed token for a tenant and a
+   * user, which the local API checks as the deployed JWT authorizer would.
+   */
+  readonly issuer: LocalIssuer;
   readonly endpoints: LocalEndpoints;
   readonly model: CloudAssemblyModel;
   /** Executions (status, output, transitions) and task tokens. */
@@ -195,7 +215,16 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ...(options.app === undefined ? {} : { app: options.app }),
     });
   }
-  const model = loadCloudAssembly(cdkOutDir, options.stack === undefined ? {} : { stack: options.stack });
+  const stateDir = options.inMemory ? undefined : path.resolve(projectDir, options.stateDir ?? ".goal-loops");
+  // The newest synth, and the versions the state folder keeps: goals pinned to one run its code.
+  const versioned = loadVersionedAssembly({
+    outDir: cdkOutDir,
+    log,
+    ...(options.stack === undefined ? {} : { stack: options.stack }),
+    ...(stateDir === undefined ? {} : { stateDir }),
+    ...(options.rollback === undefined ? {} : { rollback: options.rollback }),
+  });
+  const { model } = versioned;
   const fixturesDir = path.resolve(projectDir, options.fixturesDir ?? defaultFixturesDir(projectDir));
 
   // Everything started so far, stopped in reverse order on stop() or on a failed start.
@@ -204,9 +233,6 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     for (const stop of stops.splice(0).reverse()) await stop();
   };
   try {
-    const stateDir = options.inMemory
-      ? undefined
-      : path.resolve(projectDir, options.stateDir ?? ".goal-loops");
     // Writes reach the change feed once it is up (it reads the goal table through the store client).
     let changeFeed: GoalChangeFeed | undefined;
     const dynamo = await startLocalDynamo({
@@ -234,6 +260,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     };
     const runner = new StateMachineRunner({
       stateMachines: model.stateMachines,
+      versions: versioned.stateMachineVersions,
+      aliases: versioned.aliases,
+      onAliasUpdated: versioned.onAliasUpdated,
+      onVersionDeleted: versioned.onVersionDeleted,
       invokeFunction: invoke,
       retryIntervalMs: options.retryIntervalMs === undefined ? 0 : options.retryIntervalMs,
       log,
@@ -282,34 +312,50 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       storeClient,
       model.tables.map((table) => table.tableName),
     );
-    // /mcp calls the API over HTTP as its caller would; its URL is known once the server listens.
-    let ownUrl = "";
+    // The local OIDC issuer and its verifier: bearer tokens are checked by the deployed code.
+    const issuer = await createLocalIssuer();
+    const tenants = synthesizedTenants(model);
+    // The issuer and /mcp (which calls the API over HTTP as its caller would) need the URL the server listens on.
+    let apiUrl = "";
+    let verify: JwtVerifier | undefined;
     const api = await startApiServer({
       routes: model.apiRoutes,
+      localHandler: (request) => issuer.handle(apiUrl, request),
+      authorizeBearer: (authorization) => {
+        verify ??= createJwtVerifier(issuer.jwtSettings(apiUrl));
+        return authorizeBearer(verify, tenants, authorization);
+      },
       invokeFunction: invoke,
       invokeStreamingFunction: (functionArn, event, onChunk, signal) => {
         if (lambdas === undefined) throw new Error("the local stack is still starting");
         return lambdas.invokeStream(functionArn, event, onChunk, signal);
       },
       port: options.port ?? 8787,
-      localRoutes: { "/_local/outbox": async () => ({ items: await readOutbox() }) },
+      localRoutes: {
+        "/_local/outbox": async () => ({ items: await readOutbox() }),
+        // Where `goal-loops versions` and `rollback` find the state machines and their versions.
+        [LOCAL_STEP_FUNCTIONS_ROUTE]: async () => ({
+          endpoint: sfn.url,
+          stateMachineArns: runner.stateMachineArns(),
+        }),
+      },
       onError: (message, error) => log(error === undefined ? message : `${message}: ${errorText(error)}`),
       // The web console, built from console/ on its first request.
       pages: consoleFile,
       rawRoutes: {
         "/mcp": (req, res, body) =>
           serveMcpRequest(req, res, body, {
-            clientFor: (authorization) => mcpClient(ownUrl, authorization),
+            clientFor: (authorization) => mcpClient(apiUrl, authorization),
             version: API_VERSION,
           }),
       },
       ...(options.onApiResponse === undefined ? {} : { onResponse: options.onApiResponse }),
     });
-    ownUrl = api.url;
     stops.push(api.close);
+    apiUrl = api.url;
 
     const host = new LambdaHost({
-      functions: model.functions.map((fn) =>
+      functions: [...model.functions, ...versioned.functionVersions].map((fn) =>
         withMcpCredentials(withLocalModels(withLocalTenant(fn), options.model)),
       ),
       endpoints: {
@@ -330,6 +376,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         GOAL_CHANGE_FEED_URL: changeFeed.url,
         // No CloudWatch here: the goal metrics' EMF lines would only flood the function log.
         POWERTOOLS_METRICS_DISABLED: "true",
+        // A rollback reaches the very next goal: the API asks the alias afresh every time.
+        LIVE_ALIAS_CACHE_MS: "0",
         ...secretEnvironment(options.secrets),
         ...notifyEnvironment(options.notifyEndpoints),
         ...options.environment,
@@ -347,6 +395,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     let stopped: Promise<void> | undefined;
     return {
       apiUrl: api.url,
+      issuer,
       endpoints: {
         api: api.url,
         dynamodb: dynamo.endpoint,
@@ -457,6 +506,20 @@ function withLocalModels(fn: FunctionSpec, modelId: string | undefined): Functio
 /** An error as one log line's tail: its stack when it has one (where it failed is what helps). */
 function errorText(error: unknown): string {
   return error instanceof Error ? (error.stack ?? error.message) : String(error);
+}
+
+/**
+ * The `tenants` the app was synthesized with, as the goals API reads them (TENANTS): the local
+ * bearer check refuses a token of a tenant the deployment does not serve, as the authorizer would.
+ */
+function synthesizedTenants(model: CloudAssemblyModel): TenantsSettings {
+  const value = model.functions.find((fn) => fn.environment[TENANTS_ENV] !== undefined)?.environment[
+    TENANTS_ENV
+  ];
+  if (value === undefined) return DEFAULT_TENANTS_SETTINGS;
+  const parsed = TenantsSettingsSchema.safeParse(parseJson(value));
+  if (!parsed.success) throw new CloudAssemblyError(`${TENANTS_ENV} is not tenants: ${parsed.error.message}`);
+  return parsed.data;
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
- * What `goal-loops preflight` reads of the target account: read-only calls only (Get, Describe)
- * and, when asked, one Converse per model. `aws-account-reader.ts` answers through the AWS SDK; a
+ * What `goal-loops preflight` reads of the target account: read-only calls only (Get, Describe,
+ * List) and, when asked, one Converse per model. `aws-account-reader.ts` answers through the AWS SDK; a
  * test or the local stack's account endpoint answers with the same shapes.
  *
  * A call that finds nothing answers undefined; any other refusal (access denied, throttled, no
@@ -23,6 +23,24 @@ export interface AccountReader {
   apiGatewayCloudWatchRoleArn(): Promise<string | undefined>;
   /** One Converse call; what it used. */
   converse(modelId: string, prompt: string, maxTokens: number): Promise<ConverseInfo>;
+  /** The account's applied quotas of one service in the region (Service Quotas, every page). */
+  serviceQuotas(serviceCode: string): Promise<readonly ServiceQuotaInfo[]>;
+  /** The account's Lambda concurrency in the region (Lambda `GetAccountSettings`). */
+  lambdaConcurrency(): Promise<LambdaConcurrencyInfo>;
+}
+
+export interface ServiceQuotaInfo {
+  /** As Service Quotas names it: `Cross-Region InvokeModel tokens per minute for Claude Sonnet 5.5`. */
+  readonly name: string;
+  readonly value: number;
+  readonly code?: string;
+}
+
+export interface LambdaConcurrencyInfo {
+  /** The account's concurrent executions in the region (new accounts start far below 1,000). */
+  readonly concurrentExecutions: number;
+  /** What is left after reserved concurrency: what the stack's functions share. */
+  readonly unreservedConcurrentExecutions: number;
 }
 
 export interface InferenceProfileInfo {
@@ -55,6 +73,8 @@ export interface SecretInfo {
   readonly arn: string;
   /** Set when the secret is scheduled for deletion. */
   readonly deletedDate?: Date;
+  /** When its value last changed (a rotation or a put), else when it was made. */
+  readonly changedDate?: Date;
 }
 
 export interface ConverseInfo {

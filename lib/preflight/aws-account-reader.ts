@@ -9,11 +9,13 @@ import {
   GetInferenceProfileCommand,
 } from "@aws-sdk/client-bedrock";
 import { BedrockRuntimeClient, ConverseCommand } from "@aws-sdk/client-bedrock-runtime";
+import { GetAccountSettingsCommand, LambdaClient } from "@aws-sdk/client-lambda";
 import {
   DescribeSecretCommand,
   ResourceNotFoundException as SecretNotFound,
   SecretsManagerClient,
 } from "@aws-sdk/client-secrets-manager";
+import { paginateListServiceQuotas, ServiceQuotasClient } from "@aws-sdk/client-service-quotas";
 import {
   GetAccountCommand,
   GetEmailIdentityCommand,
@@ -33,8 +35,8 @@ export interface AwsAccountReaderOptions {
  * The account as the AWS SDK reads it, through the default credential chain (or `profile`), in one
  * region. Endpoints come from the SDK's own settings, so `AWS_ENDPOINT_URL` (and the per-service
  * `AWS_ENDPOINT_URL_SSM`, `_BEDROCK`, `_SESV2`, `_SECRETS_MANAGER`, `_API_GATEWAY`,
- * `_BEDROCK_RUNTIME`) point it at the local stack's account endpoint. Only Get and Describe calls,
- * and Converse for `--invoke`.
+ * `_SERVICE_QUOTAS`, `_LAMBDA`, `_BEDROCK_RUNTIME`) point it at the local stack's account endpoint.
+ * Only Get, Describe and List calls, and Converse for `--invoke`.
  */
 export function awsAccountReader(options: AwsAccountReaderOptions): AccountReader {
   const config = {
@@ -48,6 +50,8 @@ export function awsAccountReader(options: AwsAccountReaderOptions): AccountReade
   const ses = new SESv2Client(config);
   const secrets = new SecretsManagerClient(config);
   const apiGateway = new APIGatewayClient(config);
+  const quotas = new ServiceQuotasClient(config);
+  const lambda = new LambdaClient(config);
   return {
     async parameter(name) {
       try {
@@ -119,6 +123,7 @@ export function awsAccountReader(options: AwsAccountReaderOptions): AccountReade
         return {
           arn: secret.ARN ?? name,
           ...(secret.DeletedDate === undefined ? {} : { deletedDate: secret.DeletedDate }),
+          ...changed(secret.LastRotatedDate ?? secret.LastChangedDate ?? secret.CreatedDate),
         };
       } catch (error) {
         if (error instanceof SecretNotFound) return undefined;
@@ -130,6 +135,28 @@ export function awsAccountReader(options: AwsAccountReaderOptions): AccountReade
       return account.cloudwatchRoleArn === undefined || account.cloudwatchRoleArn === ""
         ? undefined
         : account.cloudwatchRoleArn;
+    },
+    async serviceQuotas(serviceCode) {
+      const found = [];
+      for await (const page of paginateListServiceQuotas({ client: quotas }, { ServiceCode: serviceCode })) {
+        for (const quota of page.Quotas ?? []) {
+          if (quota.QuotaName === undefined || quota.Value === undefined) continue;
+          found.push({
+            name: quota.QuotaName,
+            value: quota.Value,
+            ...(quota.QuotaCode === undefined ? {} : { code: quota.QuotaCode }),
+          });
+        }
+      }
+      return found;
+    },
+    async lambdaConcurrency() {
+      const { AccountLimit } = await lambda.send(new GetAccountSettingsCommand({}));
+      const concurrent = AccountLimit?.ConcurrentExecutions ?? 0;
+      return {
+        concurrentExecutions: concurrent,
+        unreservedConcurrentExecutions: AccountLimit?.UnreservedConcurrentExecutions ?? concurrent,
+      };
     },
     async converse(modelId, prompt, maxTokens) {
       const answer = await runtime.send(
@@ -176,4 +203,8 @@ export async function resolveSdkSettings(profile: string | undefined): Promise<{
   }
   client.destroy();
   return { region, credentialsProblem };
+}
+
+function changed(date: Date | undefined): { changedDate?: Date } {
+  return date === undefined ? {} : { changedDate: date };
 }

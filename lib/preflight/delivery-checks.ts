@@ -1,6 +1,6 @@
 import type { GoalLoopsConfig } from "../config/goal-loops-config";
 import { type AccountReader, describeError } from "./account-reader";
-import { blocker, type CheckResult, ok, skip } from "./checklist";
+import { blocker, type CheckResult, ok, skip, warn } from "./checklist";
 
 /**
  * SES: each sender identity is verified (as itself or through its domain), sending is enabled, and,
@@ -135,6 +135,53 @@ export async function checkSecrets(account: AccountReader, config: GoalLoopsConf
       }
     } catch (error) {
       results.push(blocker(check, `cannot read it: ${describeError(error)}`));
+    }
+  }
+  return results;
+}
+
+const DAY_MS = 24 * 3600 * 1000;
+
+/**
+ * `secrets.<name>.owner`: each owned secret preflight can find by name (an MCP server's
+ * `auth.secretName`) whose value is older than its `rotateAfterDays` is a warning that names its
+ * owner. The stack's own secrets get their names at deploy: their owners are listed, not aged.
+ */
+export async function checkSecretAges(
+  account: AccountReader,
+  config: GoalLoopsConfig,
+  now: Date,
+): Promise<CheckResult[]> {
+  const owned = Object.entries(config.secrets);
+  // Nothing to say about secrets nobody was named for: the checklist stays as it was.
+  if (owned.length === 0) return [];
+  const results: CheckResult[] = [];
+  for (const [key, { owner, rotateAfterDays }] of owned) {
+    const check = `secrets.${key}`;
+    const server = key.startsWith("mcp:") ? config.tools.mcp.find((s) => `mcp:${s.name}` === key) : undefined;
+    const name = server?.auth?.secretName;
+    if (name === undefined) {
+      results.push(
+        key.startsWith("mcp:")
+          ? warn(check, `no MCP server with auth.secretName is called ${key.slice(4)} (owner ${owner})`)
+          : ok(check, `owned by ${owner}, rotated every ${rotateAfterDays} days (docs/operations.md)`),
+      );
+      continue;
+    }
+    try {
+      const changedDate = (await account.secret(name))?.changedDate;
+      const ageDays =
+        changedDate === undefined ? undefined : Math.floor((now.getTime() - changedDate.getTime()) / DAY_MS);
+      results.push(
+        ageDays !== undefined && ageDays > rotateAfterDays
+          ? warn(
+              check,
+              `${name} is ${ageDays} days old (rotateAfterDays ${rotateAfterDays}): ${owner} should rotate it`,
+            )
+          : ok(check, `owned by ${owner}${ageDays === undefined ? "" : `, ${ageDays} days old`}`),
+      );
+    } catch (error) {
+      results.push(warn(check, `cannot read ${name}: ${describeError(error)}`));
     }
   }
   return results;

@@ -2,9 +2,10 @@ import type { GoalLoopsConfig } from "../config/goal-loops-config";
 import type { AccountReader } from "./account-reader";
 import { checkApiGatewayRole } from "./api-gateway-check";
 import { checkBootstrap } from "./bootstrap-check";
+import { checkLambdaConcurrency, checkModelQuotas } from "./capacity-checks";
 import { blocker, type CheckResult } from "./checklist";
 import { checkConfiguration } from "./config-checks";
-import { checkEmail, checkSecrets } from "./delivery-checks";
+import { checkEmail, checkSecretAges, checkSecrets } from "./delivery-checks";
 import { checkModel, configuredModels, invokeModel } from "./model-checks";
 
 export interface PreflightOptions {
@@ -29,9 +30,12 @@ export async function runPreflight(options: PreflightOptions): Promise<CheckResu
     results.push(blocker("models", models.problem));
   } else {
     for (const model of models.models) results.push(await checkModel(account, region, model, now));
+    results.push(...(await checkModelQuotas(account, config, models.models)));
   }
+  results.push(await checkLambdaConcurrency(account, config));
   results.push(...(await checkEmail(account, config)));
   results.push(...(await checkSecrets(account, config)));
+  results.push(...(await checkSecretAges(account, config, now)));
   results.push(...checkConfiguration(config));
   if (invoke && "models" in models) {
     for (const model of models.models) results.push(await invokeModel(account, model));

@@ -88,9 +88,15 @@ const adapterFolderOf = (file: string): string | undefined => {
   const rest = match[1] ?? "";
   return rest.includes("/") ? rest.split("/")[0] : "";
 };
+/**
+ * The one crossing allowed: `notify` posts to Slack with the Slack folder's own Web API client, a
+ * leaf that imports nothing of the Slack folder (one client, not a second copy in notify/).
+ */
+const SLACK_WEB_API = "lambdas/adapters/slack/slack-web-api.ts";
 const adapterCrossesServices = (from: string, to: string): boolean => {
   const [a, b] = [adapterFolderOf(from), adapterFolderOf(to)];
   if (a === undefined || b === undefined || a === b || a === "") return false;
+  if (a === "notify" && to === SLACK_WEB_API) return false;
   if (b === "") return true;
   if (a === "shared") return true;
   if (a === "secrets") return b !== "shared";

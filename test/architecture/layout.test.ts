@@ -37,6 +37,7 @@ const reachesIntoPattern = (from: string, to: string): boolean =>
 const LAYERS: Readonly<Record<string, number>> = {
   goal: 0,
   ports: 1,
+  tenants: 1,
   models: 2,
   human: 3,
   loop: 3,

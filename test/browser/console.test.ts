@@ -1,3 +1,4 @@
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -5,6 +6,9 @@ import type { GoalEvent } from "../../lambdas/core/goal/goal-event";
 import { REACT_SIX } from "../e2e/fork-goals";
 import { type E2eStack, startE2eStack } from "../e2e/local-stack-harness";
 import { launchChromium, SCREENSHOTS } from "./browser";
+
+/** axe-core's browser build, injected into each page the accessibility check reads. */
+const AXE_SCRIPT = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 
 /** `notify` to ops, irreversible: the goal waits for an approval before it runs. */
 function notifyGoal(model: string) {
@@ -262,4 +266,78 @@ describe("the web console in headless Chromium, on the local stack", () => {
     const seen = seenByPage.join("\n");
     for (const token of tokens) expect(seen).not.toContain(token);
   });
+
+  it("signs in through the local issuer (authorization code with PKCE) and shows the tenant, its limits and only its goals", async () => {
+    // Prepare: a goal of the loopback tenant, which team-a must not see
+    const others = await e2e.client.submitGoal(notifyGoal("notify-needs-approval"));
+    const fresh = await browser.newPage({ viewport: { width: 1200, height: 1000 } });
+
+    // Act
+    await fresh.goto(consoleUrl("/goals"));
+    await fresh.getByRole("button", { name: "Sign in" }).click();
+    await fresh.waitForURL(/\/_local\/oidc\/authorize/);
+    await fresh.getByLabel("Tenant").fill("team-a");
+    await fresh.getByLabel("User").fill("alice");
+    await fresh.getByRole("button", { name: "Sign in" }).click();
+
+    // Assess: back on the console as team-a, the code gone from the address bar
+    await fresh.waitForSelector("[data-testid=tenant]:has-text('team-a')");
+    expect(await fresh.textContent("[data-testid=tenant]")).toMatch(/tenant team-a \(alice\)/);
+    // This stack's configuration sets no tenant limits (the end-to-end tenants test sets some).
+    expect(await fresh.textContent("[data-testid=tenant-limits]")).toBe("no limits");
+    expect(new URL(fresh.url()).search).toBe("");
+    await fresh.getByTestId("goals-view").waitFor();
+    expect(await fresh.locator(`a[href='#/goals/${others.goalId}']`).count()).toBe(0);
+    await fresh.goto(consoleUrl(`/goals/${others.goalId}`));
+    await fresh
+      .getByText(/does not exist|not ?found|404/i)
+      .first()
+      .waitFor();
+    await fresh.close();
+  }, 120_000);
+
+  it("has no critical or serious WCAG 2.1 A/AA violation (axe-core) on any view, the sign-in page included", async () => {
+    // Prepare
+    const { goalId } = (await e2e.client.listGoals({ status: "completed", limit: 1 })).items[0] ?? {
+      goalId: "",
+    };
+    const fresh = await browser.newPage({ viewport: { width: 1200, height: 1000 } });
+    const views = [
+      consoleUrl("/goals"),
+      consoleUrl("/approvals"),
+      consoleUrl(`/goals/${goalId}`),
+      `${e2e.stack.apiUrl}/_local/oidc/authorize?response_type=code&client_id=goal-loops-console&redirect_uri=${encodeURIComponent(`${e2e.stack.apiUrl}/console`)}&code_challenge=${"a".repeat(43)}&code_challenge_method=S256`,
+    ];
+
+    // Act
+    const found: string[] = [];
+    for (const view of views) {
+      await fresh.goto(view);
+      await fresh.waitForLoadState("networkidle");
+      if (view.includes("/console")) await fresh.locator("main section, main div").first().waitFor();
+      await fresh.addScriptTag({ path: AXE_SCRIPT });
+      const violations = await fresh.evaluate(async () => {
+        // In the page: axe-core's global and the page's document (no DOM types in the tests' build).
+        const axe = Reflect.get(globalThis, "axe") as {
+          run(
+            context: unknown,
+            options: unknown,
+          ): Promise<{ violations: { id: string; impact: string | null; nodes: unknown[] }[] }>;
+        };
+        const result = await axe.run(Reflect.get(globalThis, "document"), {
+          runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] },
+        });
+        return result.violations.map(({ id, impact, nodes }) => ({ id, impact, count: nodes.length }));
+      });
+      for (const violation of violations) {
+        if (violation.impact === "critical" || violation.impact === "serious") {
+          found.push(`${view}: ${violation.id} (${violation.impact}, ${violation.count} nodes)`);
+        }
+      }
+    }
+
+    // Assess
+    expect(found).toEqual([]);
+    await fresh.close();
+  }, 120_000);
 });

@@ -54,9 +54,27 @@ const PASSING: readonly SynthCase[] = [
     config: () => ({ models: { dataResidency: true } }),
   },
   {
-    name: "dataResidency in us-east-1",
+    // Also the JWT authorizer (a Cognito issuer) and tenants with limits: their functions and grants.
+    name: "dataResidency, JWT auth and tenants in us-east-1",
     region: "us-east-1",
-    config: () => ({ models: { dataResidency: true } }),
+    config: () => ({
+      models: { dataResidency: true },
+      api: {
+        auth: {
+          mode: "jwt",
+          jwt: {
+            issuer: "https://cognito-idp.us-east-1.amazonaws.com/us-east-1_Example1",
+            audience: "console-client-id",
+            audienceClaim: "client_id",
+            tenantClaim: "custom:tenant",
+          },
+        },
+      },
+      tenants: {
+        admins: ["arn:aws:iam::*:role/goal-loops-operators"],
+        limits: { default: { concurrentGoals: 10, startsPerMinute: 30, spendPerDayUsd: 50 } },
+      },
+    }),
   },
   {
     name: "the tools example, its MCP server at an https URL",

@@ -42,13 +42,22 @@ function stackOf(config: GoalLoopsConfigInput): Template {
 }
 
 /** Resources that stay when their stack is deleted. */
+/**
+ * Versions are retained so a deploy that publishes the next one leaves goals pinned to the older
+ * one running; they do not outlive the stack: deleting a function deletes its versions, deleting a
+ * state machine its versions and aliases.
+ */
+const VERSION_TYPES = ["AWS::Lambda::Version", "AWS::StepFunctions::StateMachineVersion"];
+
 function retained(template: Template): [string, TemplateResource][] {
   const resources = template.toJSON().Resources as Record<
     string,
     TemplateResource & { DeletionPolicy?: string }
   >;
-  return Object.entries(resources).filter(([, resource]) =>
-    ["Retain", "RetainExceptOnCreate", "Snapshot"].includes(resource.DeletionPolicy ?? "Delete"),
+  return Object.entries(resources).filter(
+    ([, resource]) =>
+      !VERSION_TYPES.includes(resource.Type) &&
+      ["Retain", "RetainExceptOnCreate", "Snapshot"].includes(resource.DeletionPolicy ?? "Delete"),
   );
 }
 

@@ -66,6 +66,58 @@ describe("GoalLoopsStack as bin/app.ts builds it", () => {
     expect(assembly.getStackArtifact(stack.artifactId).templateFile).toBe("GoalLoopsStack.template.json");
   });
 
+  it("publishes a retained version of every function and of each pattern's state machine, each behind a live alias", () => {
+    // Prepare
+    const raw = template.toJSON().Resources as Record<string, { DeletionPolicy?: string }>;
+    const functions = [...resourcesOf(template, "AWS::Lambda::Function").keys()];
+    const lambdaVersions = [...resourcesOf(template, "AWS::Lambda::Version")];
+    const lambdaAliases = [...resourcesOf(template, "AWS::Lambda::Alias").values()];
+    const machines = [...resourcesOf(template, "AWS::StepFunctions::StateMachine").keys()];
+    const machineVersions = [...resourcesOf(template, "AWS::StepFunctions::StateMachineVersion")];
+    const machineAliases = [...resourcesOf(template, "AWS::StepFunctions::StateMachineAlias").values()];
+
+    // Assess: one version per function, retained, and its live alias names it
+    expect(lambdaVersions.map(([, version]) => version.Properties.FunctionName).sort()).toEqual(
+      functions.map((id) => ({ Ref: id })).sort(),
+    );
+    for (const [versionId, version] of lambdaVersions) {
+      expect(raw[versionId]?.DeletionPolicy, versionId).toBe("Retain");
+      expect(lambdaAliases).toContainEqual(
+        expect.objectContaining({
+          Properties: {
+            Name: "live",
+            FunctionName: version.Properties.FunctionName,
+            FunctionVersion: { "Fn::GetAtt": [versionId, "Version"] },
+            Description: expect.any(String),
+          },
+        }),
+      );
+    }
+    // One version per pattern's state machine, retained, described by the deploy, behind `live`
+    expect(machineVersions.map(([, version]) => version.Properties.StateMachineArn).sort()).toEqual(
+      machines.map((id) => ({ Ref: id })).sort(),
+    );
+    const labels = new Set<string>();
+    for (const [versionId, version] of machineVersions) {
+      expect(raw[versionId]?.DeletionPolicy, versionId).toBe("Retain");
+      const description = String(version.Properties.Description);
+      expect(description).toMatch(/^goal-loops version \d+\.\d+\.\d+-[0-9a-f]{8} record schema \d+$/);
+      labels.add(description);
+      expect(machineAliases).toContainEqual(
+        expect.objectContaining({
+          Properties: expect.objectContaining({
+            Name: "live",
+            RoutingConfiguration: [
+              { StateMachineVersionArn: { "Fn::GetAtt": [versionId, "Arn"] }, Weight: 100 },
+            ],
+          }),
+        }),
+      );
+    }
+    // Every pattern of one deploy carries the same label: a sub-goal finds its parent's by it.
+    expect(labels.size).toBe(1);
+  });
+
   it("composes the goal table, the bus, the shared steps, the three loops and the goals API", () => {
     // Assess
     template.resourceCountIs("AWS::DynamoDB::Table", 1);
@@ -513,7 +565,6 @@ function expectedAcknowledgments(template: Template): string[] {
       // Content-addressed payload objects: get and put on this one bucket's objects.
       `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/*] @ ${policyOf(fn)}`,
       `AwsSolutions-IAM5[Action::kms:GenerateDataKey*] @ ${policyOf(fn)}`,
-      `AwsSolutions-IAM5[Action::kms:ReEncrypt*] @ ${policyOf(fn)}`,
     ]),
     // The doors: payload objects of goals and approvals only; no index, no wildcard action.
     ...DOORS.flatMap((fn) => [
@@ -533,6 +584,15 @@ function expectedAcknowledgments(template: Template): string[] {
     ...executions.map((arn) => `AwsSolutions-IAM5[Resource::${arn}] @ ${policyOf("ResumeHandler/Function")}`),
     // The API reads its runs: DescribeExecution and GetExecutionHistory on each machine's executions.
     ...executions.map((arn) => `AwsSolutions-IAM5[Resource::${arn}] @ ${policyOf("GoalsApi/Handler")}`),
+    // The API puts a new goal on the version each machine's live alias names: the versions and alias.
+    ...stateMachineIds.map(
+      (id) => `AwsSolutions-IAM5[Resource::<${id}>:*] @ ${policyOf("GoalsApi/Handler")}`,
+    ),
+    // AwaitSubgoals puts a child on its parent's deploy: each machine's versions, found by name.
+    ...["react", "plan-execute", "reflexion"].map(
+      (suffix, index) =>
+        `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:stateMachine:${GOAL_LOOPS_STACK_ID}-${suffix}:*] @ ${at(`${Object.keys(LOOPS)[index]}/AwaitSubgoalsRunControl/Resource`)}`,
+    ),
     // The event stream: its runtime pin and X-Ray, and the goal store read-only.
     `AwsSolutions-L1 @ ${at("GoalsApi/EventStream/Handler/Function/Resource")}`,
     `AwsSolutions-IAM5[Resource::*] @ ${policyOf("GoalsApi/EventStream/Handler")}`,
@@ -577,6 +637,9 @@ function expectedAcknowledgments(template: Template): string[] {
       "goals/{goalId}/replay/POST",
       "approvals/GET",
       "approvals/{approvalId}/POST",
+      "tenants/me/GET",
+      "tenants/{tenantId}/limits/POST",
+      "openapi.json/GET",
       // The ANY method of each served path, for the handler's 405 with Allow.
       ...[
         "goals",
@@ -593,6 +656,9 @@ function expectedAcknowledgments(template: Template): string[] {
         ...["steps", "fork", "replay"].map((history) => `goals/{goalId}/${history}`),
         "approvals",
         "approvals/{approvalId}",
+        "tenants/me",
+        "tenants/{tenantId}/limits",
+        "openapi.json",
       ].map((path) => `${path}/ANY`),
     ].map((method) => `AwsSolutions-COG4 @ ${at(`GoalsApi/RestApi/Default/${method}/Resource`)}`),
     `AwsSolutions-SMG4 @ ${at("EmailDoor/LinkSecret/Resource")}`,

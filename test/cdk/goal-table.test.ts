@@ -130,6 +130,21 @@ describe("GoalTable with default props", () => {
     });
   });
 
+  it("grantReadWriteData and grantReadData never allow Scan, DeleteItem or kms:ReEncrypt*: the store needs none", () => {
+    // Act
+    const documents = JSON.stringify(
+      template.findResources("AWS::IAM::Policy", {
+        Properties: { Roles: [{ Ref: Match.stringLikeRegexp("^(Writer|Reader)") }] },
+      }),
+    );
+
+    // Assess
+    expect(documents).toContain("dynamodb:BatchWriteItem");
+    for (const action of ["dynamodb:Scan", "dynamodb:DeleteItem", "kms:ReEncrypt", "dynamodb:*"]) {
+      expect(documents).not.toContain(action);
+    }
+  });
+
   it("grantReadData gives reads and decryption but no writes", () => {
     // Act
     const policies = template.findResources("AWS::IAM::Policy", {

@@ -1,9 +1,11 @@
 import { App, Stack } from "aws-cdk-lib";
-import { Template } from "aws-cdk-lib/assertions";
+import { Match, Template } from "aws-cdk-lib/assertions";
 import { DefinitionBody, Pass, StateMachine } from "aws-cdk-lib/aws-stepfunctions";
 import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { JwtAuthSettingsSchema } from "../../lambdas/adapters/oidc/jwt-settings";
 import { goalSpecJsonSchema } from "../../lambdas/core/goal/goal-spec";
+import { TenantsSettingsSchema } from "../../lambdas/core/tenants/tenants-settings";
 import { GoalEventBus } from "../../lib/constructs/goal-event-bus";
 import { GoalTable } from "../../lib/constructs/goal-table";
 import { GoalsApi, type GoalsApiProps } from "../../lib/constructs/goals-api";
@@ -33,7 +35,7 @@ interface Synthesized {
 }
 
 /** The one synth of this file (bundling skipped: the stack test bundles what `cdk synth` does). */
-function synthesize(): Synthesized {
+function synthesize(extra: Partial<GoalsApiProps> = {}): Synthesized {
   const app = unbundledTestApp();
   const stack = new Stack(app, "TestStack");
   const goalTable = new GoalTable(stack, "GoalTable");
@@ -41,7 +43,7 @@ function synthesize(): Synthesized {
     definitionBody: DefinitionBody.fromChainable(new Pass(stack, "P")),
   });
   const goalEventBus = new GoalEventBus(stack, "GoalEventBus");
-  new GoalsApi(stack, "GoalsApi", { goalTable, stateMachines: { react }, goalEventBus });
+  new GoalsApi(stack, "GoalsApi", { goalTable, stateMachines: { react }, goalEventBus, ...extra });
   const template = Template.fromStack(stack);
   const [stateMachineId] = onlyResource(template, "AWS::StepFunctions::StateMachine");
   const [handlerId, handler] = onlyResource(template, "AWS::Lambda::Function", "GoalsApiHandler");
@@ -106,6 +108,8 @@ describe("GoalsApi", () => {
         "GET /approvals",
         "POST /approvals/{approvalId}",
         "GET /openapi.json",
+        "GET /tenants/me",
+        "POST /tenants/{tenantId}/limits",
         // Every other method of a served path reaches the function, which answers 405 with Allow.
         ...[
           "/goals",
@@ -123,6 +127,8 @@ describe("GoalsApi", () => {
           "/approvals",
           "/approvals/{approvalId}",
           "/openapi.json",
+          "/tenants/me",
+          "/tenants/{tenantId}/limits",
         ].map((path) => `ANY ${path}`),
       ].sort(),
     );
@@ -439,5 +445,68 @@ describe("GoalsApi", () => {
     expect(() => new GoalsApi(stack, "GoalsApi", { goalTable, stateMachines })).toThrow(
       /unknown pattern 'tree_of_thought'/,
     );
+  });
+});
+
+describe("GoalsApi with api.auth jwt", () => {
+  const jwtAuth = JwtAuthSettingsSchema.parse({
+    issuer: "https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_Example",
+    audience: "console-client",
+    audienceClaim: "client_id",
+    tenantClaim: "custom:tenant",
+  });
+  const tenants = TenantsSettingsSchema.parse({
+    admins: ["arn:aws:iam::123456789012:role/operators"],
+    limits: { default: { concurrentGoals: 5 } },
+  });
+  let template: Template;
+
+  beforeAll(() => {
+    // Prepare + Act
+    template = synthesize({ jwtAuth, tenants }).template;
+  });
+
+  it("checks bearer tokens with a TOKEN Lambda authorizer on the Authorization header, cached per token", () => {
+    // Assess
+    const [, authorizer] = onlyResource(template, "AWS::ApiGateway::Authorizer");
+    expect(authorizer.Properties).toMatchObject({
+      Type: "TOKEN",
+      IdentitySource: "method.request.header.Authorization",
+      AuthorizerResultTtlInSeconds: 300,
+    });
+    expect(String(authorizer.Properties.IdentityValidationExpression)).toMatch(/^\^\[Bb\]earer /);
+    const [, fn] = onlyResource(template, "AWS::Lambda::Function", "GoalsApiJwtAuthorizer");
+    const variables = EnvironmentSchema.parse(fn.Properties.Environment).Variables;
+    expect(JSON.parse(String(variables.JWT_AUTH))).toEqual(jwtAuth);
+    expect(JSON.parse(String(variables.TENANTS))).toEqual(tenants);
+  });
+
+  it("puts every route behind the authorizer but the operators' limits route, which stays IAM", () => {
+    // Assess
+    for (const [route, method] of routesOf(template)) {
+      const expected = route === "POST /tenants/{tenantId}/limits" ? "AWS_IAM" : "CUSTOM";
+      expect(method.Properties.AuthorizationType, route).toBe(expected);
+      if (expected === "CUSTOM") expect(method.Properties.AuthorizerId, route).toBeDefined();
+      else expect(method.Properties.AuthorizerId, route).toBeUndefined();
+    }
+  });
+
+  it("answers a refused token 401 in the API's error shape", () => {
+    // Assess
+    template.hasResourceProperties("AWS::ApiGateway::GatewayResponse", {
+      ResponseType: "UNAUTHORIZED",
+      ResponseTemplates: { "application/json": Match.stringLikeRegexp('"code":"Unauthorized"') },
+    });
+  });
+
+  it("gives the API and stream functions the tenants", () => {
+    // Assess
+    for (const id of ["GoalsApiHandler", "GoalsApiEventStreamHandler"]) {
+      const [, fn] = onlyResource(template, "AWS::Lambda::Function", id);
+      expect(
+        JSON.parse(String(EnvironmentSchema.parse(fn.Properties.Environment).Variables.TENANTS)),
+        id,
+      ).toEqual(tenants);
+    }
   });
 });

@@ -18,6 +18,7 @@ import {
   allowStatementsOf,
   allowsService,
   arnOf,
+  functionVersionArn,
   onlyResource,
   resourcesAllowed,
   resourcesAllowedTo,
@@ -174,6 +175,7 @@ export const SKELETON_ROUTES: Readonly<Record<string, string>> = {
 
 /** The states every pattern's machine has besides its own steps. */
 export const SKELETON_STATES: readonly string[] = [
+  "RunsOnVersion",
   "LoadGoal",
   "NextAction",
   "Act",
@@ -204,9 +206,15 @@ export function choiceRoutes(choice: AslState): Record<string, string> {
 }
 
 /** A model step's task: its own function, retried on transient errors only, everything else recorded. */
-export function expectModelStepTask(definition: AslDefinition, state: string, functionId: string): void {
+export function expectModelStepTask(
+  template: Template,
+  definition: AslDefinition,
+  state: string,
+  functionId: string,
+): void {
   const task = stateOf(definition, state);
-  expect(task.Resource, state).toBe(arnOf(functionId));
+  // The version this deploy published: a run calls the code its state machine version names.
+  expect(task.Resource, state).toBe(functionVersionArn(template, functionId));
   expect(task.Parameters, state).toBeUndefined();
   const retried = (task.Retry ?? []).flatMap((retry) => retry.ErrorEquals);
   // Bedrock's throttling is a capacity wait the step answers, never a Retry.
@@ -275,8 +283,10 @@ export function expectInvokesExactly(
   functionIds: readonly string[],
 ): void {
   const invokable = resourcesAllowedTo(template, stateMachine, "lambda:InvokeFunction");
-  const arns = functionIds.map(arnOf);
-  expect(invokable.sort()).toEqual([...arns, ...arns.map((arn) => `${arn}:*`)].sort());
+  // This deploy's version of each step, and its other versions (`:*`: a run pinned to an older
+  // state machine version calls older ones); never the function itself ($LATEST).
+  const versions = functionIds.map((id) => functionVersionArn(template, id));
+  expect(invokable.sort()).toEqual([...versions, ...functionIds.map((id) => `${arnOf(id)}:*`)].sort());
 }
 
 /**

@@ -191,6 +191,24 @@ describe("Operations (GoalLoops with an operations section)", () => {
     });
   });
 
+  it("alarms when Bedrock has throttled goals' calls for 15 minutes running", () => {
+    // Assess: CapacityWaits with Reason=throttled, at least once in each of three 5-minute periods
+    template.hasResourceProperties("AWS::CloudWatch::Alarm", {
+      Namespace: "GoalLoops/ops",
+      MetricName: GOAL_METRICS.capacityWaits,
+      Statistic: "Sum",
+      Period: 300,
+      Threshold: 1,
+      EvaluationPeriods: 3,
+      DatapointsToAlarm: 3,
+      ComparisonOperator: "GreaterThanOrEqualToThreshold",
+      Dimensions: [
+        { Name: "Reason", Value: "throttled" },
+        { Name: "service", Value: "goal-loops" },
+      ],
+    });
+  });
+
   it("measures the oldest pending approval every 5 minutes for the stack's account and the configured tenants", () => {
     // Prepare
     const [probeId, probe] = resourcesOf(template, "AWS::Lambda::Function").find(([id]) =>

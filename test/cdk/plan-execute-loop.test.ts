@@ -77,7 +77,9 @@ describe("PlanExecuteLoop", () => {
   it("is a Standard JSONPath state machine named after the stack, with exactly the skeleton's states and its own four", () => {
     // Assess
     expectStandardStateMachine(stateMachine, definition);
-    expect(definition.StartAt).toBe("LoadGoal");
+    // RunsOnVersion adds the deployed version to the run's input; LoadGoal records it.
+    expect(definition.StartAt).toBe("RunsOnVersion");
+    expect(stateOf(definition, "RunsOnVersion").Next).toBe("LoadGoal");
     // ExecuteBatchStep lives inside the ExecuteBatch Map's item processor.
     const inBranch: readonly string[] = [
       PLAN_EXECUTE_STATES.executeBatchStep,
@@ -189,7 +191,7 @@ describe("PlanExecuteLoop", () => {
   it("invokes each pattern step's own function, retried on transient errors only, everything else recorded", () => {
     // Assess
     for (const state of MODEL_STEPS) {
-      expectModelStepTask(definition, state, functionOf(template, LOOP_ID, state)[0]);
+      expectModelStepTask(template, definition, state, functionOf(template, LOOP_ID, state)[0]);
     }
   });
 

@@ -27,6 +27,7 @@ import {
   arnOf,
   aslValidationErrors,
   definitionOf,
+  functionVersionArn,
   goalStoreVariables,
   onlyResource,
   resourcesAllowed,
@@ -123,9 +124,15 @@ describe("ReactLoop with default props", () => {
     expectStandardStateMachine(stateMachine, definition);
   });
 
-  it("has exactly the plan's states and starts at LoadGoal", () => {
-    // Assess
-    expect(definition.StartAt).toBe("LoadGoal");
+  it("has exactly the plan's states and starts at RunsOnVersion, then LoadGoal", () => {
+    // Assess: RunsOnVersion adds the deployed version to the run's input; LoadGoal records it.
+    expect(definition.StartAt).toBe("RunsOnVersion");
+    expect(stateOf(definition, "RunsOnVersion")).toMatchObject({
+      Type: "Pass",
+      Result: expect.stringMatching(/^\d+\.\d+\.\d+-[0-9a-f]{8}$/),
+      ResultPath: "$.version",
+      Next: "LoadGoal",
+    });
     expect(Object.keys(definition.States).sort()).toEqual([...SKELETON_STATES, "VerifyAndReason"].sort());
   });
 
@@ -178,7 +185,7 @@ describe("ReactLoop with default props", () => {
       const [logicalId] = functionOf(template, "ReactLoop", functionId);
       const task = stateOf(definition, state);
       expect(task.Type).toBe("Task");
-      expect(task.Resource, state).toBe(arnOf(logicalId));
+      expect(task.Resource, state).toBe(functionVersionArn(template, logicalId));
       if (state !== "ContinueAsNew") expect(task.Parameters, state).toBeUndefined();
     }
   });
@@ -193,7 +200,7 @@ describe("ReactLoop with default props", () => {
     // Assess
     expect(task.Resource).toBe("arn:<AWS::Partition>:states:::lambda:invoke.waitForTaskToken");
     expect(task.Parameters).toEqual({
-      FunctionName: arnOf(requestApprovalId),
+      FunctionName: functionVersionArn(template, requestApprovalId),
       Payload: {
         "goalId.$": "$.goalId",
         "runId.$": "$.runId",

@@ -70,7 +70,9 @@ describe("ReflexionLoop", () => {
   it("is a Standard JSONPath state machine named after the stack, with exactly the skeleton's states and its own three", () => {
     // Assess
     expectStandardStateMachine(stateMachine, definition);
-    expect(definition.StartAt).toBe("LoadGoal");
+    // RunsOnVersion adds the deployed version to the run's input; LoadGoal records it.
+    expect(definition.StartAt).toBe("RunsOnVersion");
+    expect(stateOf(definition, "RunsOnVersion").Next).toBe("LoadGoal");
     expect(Object.keys(definition.States).sort()).toEqual(Object.values(REFLEXION_STATES).sort());
     expect(Object.keys(definition.States)).toEqual(
       expect.arrayContaining(["Evaluate", "Reflect", "Attempt"]),
@@ -104,7 +106,7 @@ describe("ReflexionLoop", () => {
   it("invokes each pattern step's own function, retried on transient errors only, everything else recorded", () => {
     // Assess
     for (const state of MODEL_STEPS) {
-      expectModelStepTask(definition, state, functionOf(template, LOOP_ID, state)[0]);
+      expectModelStepTask(template, definition, state, functionOf(template, LOOP_ID, state)[0]);
     }
   });
 

@@ -57,9 +57,39 @@ export function onlyResource(template: Template, type: string, idPrefix = ""): [
   return match;
 }
 
+/** CDK's logical id of a function's `currentVersion` (`…CurrentVersion` + 8 + 32 hex digits). */
+const VERSION_LOGICAL_ID = /CurrentVersion[0-9A-F]{8}[0-9a-f]{32}$/;
+
+/**
+ * The stand-in for `Ref` of a Lambda version: a qualified Lambda ARN (version 1 of a function named
+ * after the version's logical id), so asl-validator's ARN check accepts a task that invokes it.
+ */
+export function versionArnOf(versionLogicalId: string): string {
+  return `${arnOf(versionLogicalId)}:1`;
+}
+
+/** The logical id of the `currentVersion` (AWS::Lambda::Version) of the function `functionLogicalId`. */
+export function functionVersionId(template: Template, functionLogicalId: string): string {
+  const versions = [...resourcesOf(template, "AWS::Lambda::Version")].filter(
+    ([, version]) =>
+      JSON.stringify(version.Properties.FunctionName) === JSON.stringify({ Ref: functionLogicalId }),
+  );
+  const [only] = versions;
+  if (only === undefined || versions.length !== 1) {
+    throw new Error(`${functionLogicalId} has ${versions.length} versions in the template, not one`);
+  }
+  return only[0];
+}
+
+/** The `currentVersion` of the function `functionLogicalId`, as `versionArnOf` shows it. */
+export function functionVersionArn(template: Template, functionLogicalId: string): string {
+  return versionArnOf(functionVersionId(template, functionLogicalId));
+}
+
 /**
  * A string as it reads once CloudFormation resolved it, with stand-ins for what only a deployment
- * knows: `Fn::GetAtt [X, Arn]` → `arnOf(X)`, `Ref X` → `<X>`, `Fn::Join` joined.
+ * knows: `Fn::GetAtt [X, Arn]` → `arnOf(X)`, `Ref X` → `<X>` (of a Lambda version: `versionArnOf(X)`),
+ * `Fn::Join` joined.
  */
 export function flattenReferences(node: unknown): string {
   if (typeof node === "string") return node;
@@ -79,7 +109,7 @@ export function flattenReferences(node: unknown): string {
     const [index, split] = reference["Fn::Select"];
     return `<part ${index} of ${flattenReferences(split["Fn::Split"][1])}>`;
   }
-  return `<${reference.Ref}>`;
+  return VERSION_LOGICAL_ID.test(reference.Ref) ? versionArnOf(reference.Ref) : `<${reference.Ref}>`;
 }
 
 const ReferenceSchema = z.union([

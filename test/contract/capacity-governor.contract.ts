@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { CapacityHold } from "../../lambdas/core/goal/goal-activity";
 import {
   type CapacityContext,
   CapacityGovernor,
@@ -30,7 +31,12 @@ class FakeClock {
 /** When a call may start: at once (a grant, after any pause), or at its booked moment (a hold). */
 type Outcome =
   | { readonly kind: "grant"; readonly startMs: number; readonly grant: CapacityGrant | undefined }
-  | { readonly kind: "hold"; readonly startMs: number; readonly waitSeconds: number }
+  | {
+      readonly kind: "hold";
+      readonly startMs: number;
+      readonly waitSeconds: number;
+      readonly hold: CapacityHold;
+    }
   | { readonly kind: "wait"; readonly waitSeconds: number };
 
 /**
@@ -77,10 +83,15 @@ export function describeCapacityContract(backendName: string, start: () => Promi
           if (!isCapacityWait(error)) throw error;
           if (error.hold === undefined) return { kind: "wait", waitSeconds: error.waitSeconds };
           expect(Date.parse(error.hold.slotAt)).toBeGreaterThan(askedAt);
-          return { kind: "hold", startMs: Date.parse(error.hold.slotAt), waitSeconds: error.waitSeconds };
+          return {
+            kind: "hold",
+            startMs: Date.parse(error.hold.slotAt),
+            waitSeconds: error.waitSeconds,
+            hold: error.hold,
+          };
         }
       };
-      return { model, clock, governor, ask };
+      return { model, clock, governor, governorPausing, ask };
     }
 
     it.each([
@@ -130,6 +141,33 @@ export function describeCapacityContract(backendName: string, start: () => Promi
       // Assess
       const offsets = outcomes.map((outcome) => (outcome.kind === "wait" ? -1 : outcome.startMs - startMs));
       expect(offsets).toEqual([0, 1000, 2000, 3000, 4000, 5000, 6000, 7000, 8000, 9000]);
+    });
+
+    it("ends a booked call's wait just before its moment, and starts the call on the moment itself", async () => {
+      // Prepare: one request a second; calls asked at +0 and +300 ms take the moments +0 and +1 s,
+      // so the third books +2 s, 1.7 s after it asked
+      const { clock, ask, governorPausing, model } = governorFor({
+        requestsPerMinute: 60,
+        tokensPerMinute: 10_000_000,
+        burstSeconds: 1,
+      });
+      await ask(100);
+      clock.ms += 300;
+      await ask(100);
+      const booked = await ask(100);
+      if (booked.kind !== "hold") throw new Error("the third call must book ahead");
+
+      // Act: the step runs again when its Wait state ends, and spends the hold
+      clock.ms += booked.waitSeconds * 1000;
+      const pause = { ms: -1 };
+      const grant = await governorPausing(pause).acquire(model, 100, { ...NORMAL, hold: booked.hold });
+
+      // Assess: the wait (whole seconds) ended within the second before the moment; the step paused
+      // the rest, so the call starts on its moment, not up to a second after it
+      expect(booked.waitSeconds).toBe(1);
+      expect(pause.ms).toBe(700);
+      expect(clock.ms + pause.ms).toBe(booked.startMs);
+      expect(grant?.startMs).toBe(booked.startMs);
     });
 
     it("returns a reservation's unused tokens when the call is settled", async () => {
@@ -241,7 +279,7 @@ export function describeCapacityContract(backendName: string, start: () => Promi
       expect(asked).toBeLessThan(10);
     });
 
-    it("halves its pace when Bedrock throttles anyway, and climbs back within a minute", async () => {
+    it("lowers its pace to 70 % when Bedrock throttles anyway, and climbs back within a minute", async () => {
       // Prepare: one call a second, nothing at once beyond it
       const { clock, governor, ask, model } = governorFor({
         requestsPerMinute: 60,
@@ -256,10 +294,10 @@ export function describeCapacityContract(backendName: string, start: () => Promi
       } catch (error) {
         wait = error;
       }
-      const halved: number[] = [];
+      const lowered: number[] = [];
       for (let i = 0; i < 6; i += 1) {
         const outcome = await ask(10, HIGH);
-        if (outcome.kind !== "wait") halved.push(outcome.startMs);
+        if (outcome.kind !== "wait") lowered.push(outcome.startMs);
       }
       clock.ms += 120_000;
       const recovered: number[] = [];
@@ -268,10 +306,10 @@ export function describeCapacityContract(backendName: string, start: () => Promi
         if (outcome.kind !== "wait") recovered.push(outcome.startMs);
       }
 
-      // Assess: the call waits; at half the rate calls are 2 s apart, after a minute 1 s again
+      // Assess: the call waits; at 70 % of the rate calls are 1/0.7 s apart, after a minute 1 s again
       expect(isCapacityWait(wait) && wait.reason).toBe("throttled");
       const gaps = (starts: number[]) => starts.slice(1).map((at, i) => at - (starts[i] ?? at));
-      expect(Math.min(...gaps(halved).slice(1))).toBeGreaterThanOrEqual(1999);
+      expect(Math.min(...gaps(lowered).slice(1))).toBeGreaterThanOrEqual(1000 / 0.7 - 1);
       expect(Math.max(...gaps(recovered).slice(1))).toBeLessThanOrEqual(1001);
     });
 

@@ -63,6 +63,10 @@ export async function startE2eStack(
     e2eConfig?: boolean;
     /** The account's Bedrock quota for every model (`npm start -- --model-quota`). */
     modelQuota?: ModelQuota;
+    /** Run this cloud assembly as it is (`npm start -- --app <cdk.out>`), instead of the project's. */
+    cdkOutDir?: string;
+    /** Point new goals back at an older kept version (`npm start -- --rollback`). */
+    rollback?: { to?: number };
   } = {},
 ): Promise<E2eStack> {
   const { stateDir } = options;
@@ -83,7 +87,10 @@ export async function startE2eStack(
       ? { synth: true, configFile: options.configFile, cdkOutDir: ownAssembly }
       : options.e2eConfig
         ? { synth: false, cdkOutDir: E2E_ASSEMBLY_DIR }
-        : { synth: false }),
+        : options.cdkOutDir !== undefined
+          ? { synth: false, cdkOutDir: options.cdkOutDir }
+          : { synth: false }),
+    ...(options.rollback === undefined ? {} : { rollback: options.rollback }),
     port: options.port ?? 0,
     fixturesDir,
     ...(stateDir === undefined ? { inMemory: true } : { stateDir }),

@@ -14,6 +14,8 @@ export interface TestMcpServer {
   readonly slowStarted: Promise<void>;
   /** Changes `lookup`'s description from the next request on (a server that changed a tool). */
   changeLookup(description: string): void;
+  /** From now on, answers 401 to any request whose `authorization` is not this value. */
+  requireAuthorization(value: string): void;
   close(): Promise<void>;
 }
 
@@ -26,6 +28,7 @@ export async function startTestMcpServer(): Promise<TestMcpServer> {
   const authorizations: (string | undefined)[] = [];
   const callMeta: unknown[] = [];
   let lookupDescription = "Look up a ticket by id";
+  let required: string | undefined;
   let slowStarted: () => void = () => undefined;
   const slowStartedPromise = new Promise<void>((resolveStarted) => {
     slowStarted = resolveStarted;
@@ -66,6 +69,11 @@ export async function startTestMcpServer(): Promise<TestMcpServer> {
 
   const httpServer = http.createServer(async (req, res) => {
     authorizations.push(req.headers.authorization);
+    if (required !== undefined && req.headers.authorization !== required) {
+      res.writeHead(401, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: "invalid_token" }));
+      return;
+    }
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(Buffer.from(chunk));
     const body = chunks.length === 0 ? undefined : JSON.parse(Buffer.concat(chunks).toString("utf8"));
@@ -90,6 +98,9 @@ export async function startTestMcpServer(): Promise<TestMcpServer> {
     slowStarted: slowStartedPromise,
     changeLookup: (description) => {
       lookupDescription = description;
+    },
+    requireAuthorization: (value) => {
+      required = value;
     },
     close: () =>
       new Promise((resolveClose) => {

@@ -242,7 +242,10 @@ export class RunChainWorld<S extends LoopSettings> {
           continue;
         }
         if (answer.next === "continue_as_new") {
-          const run = await continueAsNewStep(this.driver.ports(this.mortal.goals), answer);
+          const run = await continueAsNewStep(this.driver.ports(this.mortal.goals), {
+            ...answer,
+            stateMachineArn: STATE_MACHINE_ARN,
+          });
           if (!run) return this.end();
           this.live = { runId: run.runId };
           answer = await this.driver.load(this.goalId, run.runId);

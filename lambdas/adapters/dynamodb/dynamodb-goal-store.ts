@@ -14,6 +14,12 @@ import {
   type GoalStatus,
   GoalStatusSchema,
 } from "../../core/goal/goal-record";
+import {
+  downgradeStored,
+  RECORD_SCHEMA,
+  RecordSchemaTooNewError,
+  storedSchemaOf,
+} from "../../core/goal/record-schema";
 import { parseOrThrow } from "../../core/goal/validation";
 import {
   type Approval,
@@ -39,7 +45,15 @@ import { isConditionalCheckFailed, isValidationException, toStoreError } from ".
 import { DynamoDbEventLog, numberEvents } from "./dynamodb-event-log";
 import { getItemConsistently } from "./dynamodb-get-item";
 import { queryGoalPartition } from "./dynamodb-goal-partition";
-import { compressJson, decompressJson, parseStoredItem, toDocument } from "./dynamodb-items";
+import {
+  compressJson,
+  decompressJson,
+  parseStoredItem,
+  parseVersionedItem,
+  SCHEMA_ATTRIBUTE,
+  schemaAttribute,
+  toDocument,
+} from "./dynamodb-items";
 import { putFirst } from "./dynamodb-put-first";
 import {
   ANY_STATUS_PREFIX,
@@ -108,6 +122,11 @@ interface IndexPage {
 interface StoredGoal extends VersionedGoal {
   /** The outbox: the events of the write that produced this version. */
   readonly pendingEvents: readonly GoalEvent[];
+  /**
+   * The record schema the item is stored in: every later write keeps it (the goal's version reads
+   * that shape), whatever shape the writer's own code has.
+   */
+  readonly schema: number;
 }
 
 /** What this store last read or wrote of a goal, so a commit from that version needs no read. */
@@ -166,13 +185,16 @@ export class DynamoDbGoalStore implements GoalStore {
 
   async createGoal(record: GoalRecord, events: readonly NewGoalEvent[]): Promise<VersionedGoal> {
     const parsed = parseRecord(record);
+    // A new goal is stored in the schema its version reads (the record says), by default this code's.
+    const schema = parsed.schema ?? RECORD_SCHEMA;
+    if (schema > RECORD_SCHEMA) throw new RecordSchemaTooNewError("goal", schema, `goal ${parsed.goalId}`);
     const numbered = numberEvents(parsed.goalId, 0, events);
-    const written: GoalRecord = { ...parsed, lastEventSeq: numbered.length };
+    const written: GoalRecord = inMemory({ ...parsed, lastEventSeq: numbered.length }, schema);
     try {
       await this.client.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: goalItem(written, 1, numbered),
+          Item: goalItem(written, 1, numbered, schema),
           ConditionExpression: "attribute_not_exists(#pk)",
           ExpressionAttributeNames: { "#pk": PK },
         }),
@@ -185,7 +207,7 @@ export class DynamoDbGoalStore implements GoalStore {
     }
     const outboxWritten = this.events.appendBestEffort(numbered);
     await outboxWritten;
-    this.remember({ record: written, version: 1, pendingEvents: numbered, outboxWritten });
+    this.remember({ record: written, version: 1, pendingEvents: numbered, outboxWritten, schema });
     return { record: written, version: 1 };
   }
 
@@ -215,13 +237,18 @@ export class DynamoDbGoalStore implements GoalStore {
     }
 
     const numbered = numberEvents(parsed.goalId, stored.record.lastEventSeq, events);
-    const written: GoalRecord = { ...parsed, lastEventSeq: stored.record.lastEventSeq + numbered.length };
+    // Written in the schema it is stored in: its goal's own steps may read no newer one.
+    const { schema } = stored;
+    const written: GoalRecord = inMemory(
+      { ...parsed, lastEventSeq: stored.record.lastEventSeq + numbered.length },
+      schema,
+    );
     const version = expectedVersion + 1;
     try {
       await this.client.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: goalItem(written, version, numbered),
+          Item: goalItem(written, version, numbered, schema),
           ConditionExpression: "#version = :expected",
           ExpressionAttributeNames: { "#version": "version" },
           ExpressionAttributeValues: { ":expected": expectedVersion },
@@ -240,7 +267,7 @@ export class DynamoDbGoalStore implements GoalStore {
     // Best effort: answers false when an event item could not be written, and never rejects, so it
     // can be left in the background.
     const outboxWritten = this.events.appendBestEffort(numbered);
-    this.remember({ record: written, version, pendingEvents: numbered, outboxWritten });
+    this.remember({ record: written, version, pendingEvents: numbered, outboxWritten, schema });
     if (options.eventsInBackground === true) {
       this.inFlight.add(outboxWritten);
       void outboxWritten.finally(() => this.inFlight.delete(outboxWritten));
@@ -275,13 +302,10 @@ export class DynamoDbGoalStore implements GoalStore {
       }
       throw toStoreError(error, "listGoals");
     });
-    const items = page.items.map((item) =>
-      parseStoredItem(
-        GoalRecordSchema,
-        storedGoalState(item).record,
-        `record of goal item ${String(item[PK])}`,
-      ),
-    );
+    const items = page.items.map((item) => {
+      const state = storedGoalState(item);
+      return readRecord(state.record, state.schema, `record of goal item ${String(item[PK])}`);
+    });
     const lastKey = page.lastEvaluatedKey;
     return lastKey === undefined ? { items } : { items, cursor: encodeCursor(lastKey) };
   }
@@ -445,10 +469,10 @@ export class DynamoDbGoalStore implements GoalStore {
     const stored = await putFirst(this.client, {
       tableName: this.tableName,
       key,
-      item: { goalId: parsed.key.goalId, role: parsed.key.role, checkpoint: parsed },
+      item: { goalId: parsed.key.goalId, role: parsed.key.role, checkpoint: parsed, ...schemaAttribute() },
       operation: "putCheckpoint",
     });
-    return stored ? parseStoredItem(ModelCheckpointSchema, stored.checkpoint, "model checkpoint") : parsed;
+    return stored ? readCheckpoint(stored) : parsed;
   }
 
   async getCheckpoint(key: z.input<typeof CheckpointKeySchema>): Promise<ModelCheckpoint | undefined> {
@@ -459,7 +483,7 @@ export class DynamoDbGoalStore implements GoalStore {
       checkpointKey(parsedKey),
       "getCheckpoint",
     );
-    return item && parseStoredItem(ModelCheckpointSchema, item.checkpoint, "model checkpoint");
+    return item && readCheckpoint(item);
   }
 
   async findCheckpoint(key: z.input<typeof CheckpointKeySchema>): Promise<CheckpointLookup> {
@@ -503,7 +527,7 @@ export class DynamoDbGoalStore implements GoalStore {
       limit: 1,
       operation: "latestCheckpoint",
     });
-    return newest && parseStoredItem(ModelCheckpointSchema, newest.checkpoint, "model checkpoint");
+    return newest && readCheckpoint(newest);
   }
 
   async seenBefore(
@@ -543,7 +567,8 @@ export class DynamoDbGoalStore implements GoalStore {
     }
     const state = storedGoalState(item);
     const stored: StoredGoal = {
-      record: parseStoredItem(GoalRecordSchema, state.record, `record of goal ${goalId}`),
+      record: readRecord(state.record, state.schema, `record of goal ${goalId}`),
+      schema: state.schema,
       version: state.version,
       pendingEvents: state.pendingEvents.map((event) =>
         parseStoredItem(GoalEventSchema, event, `outbox event of goal ${goalId}`),
@@ -589,27 +614,49 @@ export class DynamoDbGoalStore implements GoalStore {
   }
 }
 
-function goalItem(record: GoalRecord, version: number, pendingEvents: readonly GoalEvent[]) {
+function goalItem(record: GoalRecord, version: number, pendingEvents: readonly GoalEvent[], schema: number) {
+  const document = downgradeStored("goal", { ...record, schema }, schema);
   return {
     ...goalKey(record.goalId),
     ...goalIndexKeys(record),
     tenantId: record.tenantId,
     status: record.status,
     version,
-    state: compressJson({ record, pendingEvents }),
+    ...schemaAttribute(schema),
+    state: compressJson({ record: document, pendingEvents }),
   };
 }
 
-/** The version, record and outbox of a goal item, compressed or (written before) plain. */
+/**
+ * A stored record in this code's shape, migrated forward from the schema it is stored in (or
+ * RecordSchemaTooNewError). It says which schema that was (`schema`) only when it is an older one:
+ * a record of this code's own schema has none, as a new one has none.
+ */
+function readRecord(document: unknown, schema: number, what: string): GoalRecord {
+  return inMemory(parseVersionedItem(GoalRecordSchema, "goal", document, schema, what), schema);
+}
+
+function inMemory(record: GoalRecord, schema: number): GoalRecord {
+  const { schema: _stored, ...rest } = record;
+  return schema === RECORD_SCHEMA ? rest : { ...rest, schema };
+}
+
+/**
+ * The version, record and outbox of a goal item, compressed or (written before) plain, and the
+ * record schema it is stored in (its SCHEMA_ATTRIBUTE; items written before schemas have none: 1).
+ */
 function storedGoalState(
   item: Record<string, unknown>,
-): z.infer<typeof GoalStateSchema> & { version: number } {
+): z.infer<typeof GoalStateSchema> & { version: number; schema: number } {
   // Named by its key, and checked against the one format it claims, so an error names the field.
   const where = `goal item ${String(item[PK] ?? "(no key)")}`;
-  if (!("state" in item)) return parseStoredItem(PlainGoalItemSchema, item, where);
+  // Read before anything else: an item of a newer schema is refused before it is even decompressed.
+  const schema = storedSchemaOf(item[SCHEMA_ATTRIBUTE], where);
+  if (schema > RECORD_SCHEMA) throw new RecordSchemaTooNewError("goal", schema, where);
+  if (!("state" in item)) return { ...parseStoredItem(PlainGoalItemSchema, item, where), schema };
   const stored = parseStoredItem(CompressedGoalItemSchema, item, where);
   const decoded = decompressJson(stored.state, `${where}: state`);
-  return { ...parseStoredItem(GoalStateSchema, decoded, `${where} state`), version: stored.version };
+  return { ...parseStoredItem(GoalStateSchema, decoded, `${where} state`), version: stored.version, schema };
 }
 
 /** How often a decision is taken again because a new wait stored its token in between. */
@@ -625,6 +672,17 @@ function approvalItem(approval: Approval, ttlSeconds: number) {
     approval,
     [TTL]: ttlSeconds,
   };
+}
+
+/** A checkpoint item's checkpoint, migrated forward from its schema (or RecordSchemaTooNewError). */
+export function readCheckpoint(item: Record<string, unknown>): ModelCheckpoint {
+  return parseVersionedItem(
+    ModelCheckpointSchema,
+    "checkpoint",
+    item.checkpoint,
+    item[SCHEMA_ATTRIBUTE],
+    "model checkpoint",
+  );
 }
 
 /** Checks a record before it is written. */

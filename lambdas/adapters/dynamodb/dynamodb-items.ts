@@ -1,5 +1,12 @@
 import { brotliCompressSync, brotliDecompressSync, constants as zlibConstants } from "node:zlib";
 import * as z from "zod";
+import {
+  OLDEST_RECORD_SCHEMA,
+  RECORD_SCHEMA,
+  type StoredKind,
+  storedSchemaOf,
+  upgradeStored,
+} from "../../core/goal/record-schema";
 import { CorruptStoreItemError } from "../shared/store-errors";
 
 /**
@@ -44,4 +51,32 @@ export function decompressJson(bytes: Uint8Array, what: string): unknown {
   } catch (error) {
     throw new CorruptStoreItemError(`Stored ${what} is not compressed JSON`, { cause: error });
   }
+}
+
+/**
+ * The item attribute that says which record schema (lambdas/core/goal/record-schema.ts) an item's
+ * document was written in, in the clear so it is read before anything is decompressed or parsed.
+ * Items written before record schemas have none: schema 1.
+ */
+export const SCHEMA_ATTRIBUTE = "schema";
+
+/** The schema attribute of an item written in `schema`; none for schema 1, as such items were written. */
+export function schemaAttribute(schema: number = RECORD_SCHEMA): Record<string, number> {
+  return schema > OLDEST_RECORD_SCHEMA ? { [SCHEMA_ATTRIBUTE]: schema } : {};
+}
+
+/**
+ * A document read from an item, in this code's shape: RecordSchemaTooNewError when a newer
+ * goal-loops wrote it (before anything is parsed), migrated forward when an older one did, then
+ * checked against `schema`. `storedSchema` is the item's SCHEMA_ATTRIBUTE (absent: 1).
+ */
+export function parseVersionedItem<S extends z.ZodType>(
+  schema: S,
+  kind: StoredKind,
+  document: unknown,
+  storedSchema: unknown,
+  what: string,
+): z.output<S> {
+  const from = storedSchemaOf(storedSchema, what);
+  return parseStoredItem(schema, upgradeStored(kind, document, from, what), what);
 }

@@ -1,5 +1,6 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import * as z from "zod";
+import { upgradeStored } from "../../core/goal/record-schema";
 import { parseOrThrow } from "../../core/goal/validation";
 import { ModelRoleSchema } from "../../core/models/model-roles";
 import {
@@ -11,11 +12,20 @@ import {
   StepStateSchema,
   type StoredStepState,
 } from "../../core/ports/goal-history";
-import { type ModelCheckpoint, ModelCheckpointSchema } from "../../core/ports/goal-store";
+import type { ModelCheckpoint } from "../../core/ports/goal-store";
 import { type StepLog, type StepRecord, StepRecordSchema } from "../../core/ports/step-log";
 import { getItemConsistently } from "./dynamodb-get-item";
 import { queryGoalPartition } from "./dynamodb-goal-partition";
-import { compressJson, decompressJson, parseStoredItem, toDocument } from "./dynamodb-items";
+import { readCheckpoint } from "./dynamodb-goal-store";
+import {
+  compressJson,
+  decompressJson,
+  parseStoredItem,
+  parseVersionedItem,
+  SCHEMA_ATTRIBUTE,
+  schemaAttribute,
+  toDocument,
+} from "./dynamodb-items";
 import { putFirst } from "./dynamodb-put-first";
 import {
   CHECKPOINT_PREFIX,
@@ -35,6 +45,11 @@ export interface DynamoDbStepLogOptions {
   /** Created once at module scope by the handler and shared across invocations. */
   readonly client: DynamoDBDocumentClient;
   readonly tableName: string;
+}
+
+/** A step item's record, migrated forward from its schema (or RecordSchemaTooNewError). */
+function readStep(item: Record<string, unknown>): StepRecord {
+  return parseVersionedItem(StepRecordSchema, "step", item.record, item[SCHEMA_ATTRIBUTE], "step record");
 }
 
 /** A step state item: its format in the clear (read before anything is parsed), the state compressed. */
@@ -70,10 +85,10 @@ export class DynamoDbStepLog implements StepLog, GoalHistory {
     const stored = await putFirst(this.client, {
       tableName: this.tableName,
       key: stepKey(record.goalId, record.step),
-      item: { record },
+      item: { record, ...schemaAttribute() },
       operation: "putStep",
     });
-    return stored && parseStoredItem(StepRecordSchema, stored.record, "step record");
+    return stored && readStep(stored);
   }
 
   async listRecentSteps(goalId: string, limit: number): Promise<readonly StepRecord[]> {
@@ -88,7 +103,7 @@ export class DynamoDbStepLog implements StepLog, GoalHistory {
       limit,
       operation: "listRecentSteps",
     });
-    return newestFirst.reverse().map((item) => parseStoredItem(StepRecordSchema, item.record, "step record"));
+    return newestFirst.reverse().map(readStep);
   }
 
   async listSteps(goalId: string, range: { from: number; to: number }): Promise<StepRecord[]> {
@@ -100,7 +115,7 @@ export class DynamoDbStepLog implements StepLog, GoalHistory {
       between: { from: stepKey(goalId, range.from)[SK], to: stepKey(goalId, range.to)[SK] },
       operation: "listSteps",
     });
-    return items.map((item) => parseStoredItem(StepRecordSchema, item.record, "step record"));
+    return items.map(readStep);
   }
 
   async recordStepState(counted: CountedStep): Promise<void> {
@@ -133,8 +148,9 @@ export class DynamoDbStepLog implements StepLog, GoalHistory {
     const stored = parseStoredItem(StateItemSchema, item, `state of step ${step}`);
     // A newer goal-loops may have changed the shape: never parse it as this one's.
     if (stored.format > STEP_STATE_FORMAT) return { kind: "newer_format", format: stored.format };
-    const state = decompressJson(stored.state, `state of step ${step}`);
-    return { kind: "state", state: parseStoredItem(StepStateSchema, state, `state of step ${step}`) };
+    const what = `state of step ${step}`;
+    const state = upgradeStored("stepState", decompressJson(stored.state, what), stored.format, what);
+    return { kind: "state", state: parseStoredItem(StepStateSchema, state, what) };
   }
 
   async listCheckpoints(goalId: string): Promise<ModelCheckpoint[]> {
@@ -144,7 +160,7 @@ export class DynamoDbStepLog implements StepLog, GoalHistory {
       prefix: CHECKPOINT_PREFIX,
       operation: "listCheckpoints",
     });
-    return items.map((item) => parseStoredItem(ModelCheckpointSchema, item.checkpoint, "model checkpoint"));
+    return items.map(readCheckpoint);
   }
 
   async listFingerprints(goalId: string): Promise<{ fingerprint: string; step: number }[]> {

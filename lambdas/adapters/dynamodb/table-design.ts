@@ -17,6 +17,7 @@
  * | cap. lane   | CAPACITY#{modelId}  | LANE#{n}                                    | –                            | –                                   |
  * | cap. rate   | CAPACITY#{modelId}  | RATE                                        | –                            | –                                   |
  * | streams     | STREAMS#open        | LEASES                                      | –                            | –                                   |
+ * | tenant      | TENANT#{tenantId}   | LIMITS · SLOTS · STARTS · SPEND#{day}       | –                            | –                                   |
  *
  * The goal item keeps its record and event outbox in `state`, brotli-compressed JSON; fingerprint
  * items (`{fingerprint, step}`, the first step that saw it) are written once and never changed, and
@@ -53,6 +54,12 @@ export const PARTITION_PREFIXES = {
   capacity: "CAPACITY#",
   /** The open event streams' leases, one item (limits/dynamodb-stream-leases.ts). */
   streams: "STREAMS#",
+  /**
+   * A tenant's limits an operator set, its concurrent-goal slots, start pace and spend per day
+   * (limits/dynamodb-tenant-store.ts). Never a goal's partition: the status index's `TENANT#…#GOALS`
+   * keys are in `gsi1pk`, not here.
+   */
+  tenant: "TENANT#",
 } as const;
 export type PartitionPrefix = (typeof PARTITION_PREFIXES)[keyof typeof PARTITION_PREFIXES];
 

@@ -44,14 +44,25 @@ export interface McpRawCallResult {
  * Sessions with the configured MCP servers over Streamable HTTP (the official SDK client), one per
  * server, kept for the container's later invocations: a warm call costs a request, not a
  * handshake (FACTS: connect 120–145 ms cold). A session that fails is dropped, so the next use
- * connects again; a call the server never got (refused connection, an expired session) is sent once
- * more on a new session. Every request has a time limit, so a server that hangs is an error, never
+ * connects again; a call the server never got (refused connection, an expired session, refused
+ * credentials, then read afresh) is sent once more on a new session. Every request has a time limit, so a server that hangs is an error, never
  * a stuck goal.
  */
 export class McpConnections {
   private readonly sessions = new Map<string, Promise<Client>>();
 
-  constructor(private readonly authValue: (server: McpServerEntry) => Promise<string | undefined>) {}
+  /** Servers whose next connection reads the credential afresh (after a 401 or 403). */
+  private readonly stale = new Set<string>();
+
+  /**
+   * @param authValue the server's credential; `fresh` asks past any cache (a rotated secret)
+   */
+  constructor(
+    private readonly authValue: (
+      server: McpServerEntry,
+      options?: { readonly fresh: boolean },
+    ) => Promise<string | undefined>,
+  ) {}
 
   async listTools(server: McpServerEntry): Promise<McpToolDefinition[]> {
     return this.withSession(server, async (client) => {
@@ -99,6 +110,12 @@ export class McpConnections {
     await Promise.allSettled(sessions.map(async (session) => (await session).close()));
   }
 
+  /**
+   * Runs `use` on the server's session, once more on a new session when the server never got the
+   * request, or when it refused the credential (401/403: nothing ran): the credential is then read
+   * afresh, so a secret rotated since it was cached is picked up at once instead of failing the
+   * call until the cache expires.
+   */
   private async withSession<T>(server: McpServerEntry, use: (client: Client) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt += 1) {
       try {
@@ -106,7 +123,9 @@ export class McpConnections {
       } catch (error) {
         const failure = asServerError(server, error);
         this.drop(server);
-        if (!failure.notDelivered || attempt === 2) throw failure;
+        const refused = failure.name === "McpUnauthorized" && server.auth !== undefined;
+        if (refused) this.stale.add(server.name);
+        if (!(failure.notDelivered || refused) || attempt === 2) throw failure;
       }
     }
   }
@@ -130,7 +149,8 @@ export class McpConnections {
   }
 
   private async connect(server: McpServerEntry): Promise<Client> {
-    const header = await this.authValue(server);
+    const fresh = this.stale.delete(server.name);
+    const header = await this.authValue(server, { fresh });
     const headers = server.auth && header !== undefined ? { [server.auth.header]: header } : undefined;
     const transport = new StreamableHTTPClientTransport(new URL(server.url), {
       ...(headers === undefined ? {} : { requestInit: { headers } }),

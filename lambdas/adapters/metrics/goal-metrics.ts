@@ -22,6 +22,7 @@ export const GOAL_METRICS = {
   costUsd: "CostUsd",
   approvalWaitSeconds: "ApprovalWaitSeconds",
   oldestPendingApprovalAgeSeconds: "OldestPendingApprovalAgeSeconds",
+  capacityWaits: "CapacityWaits",
 } as const;
 export type GoalMetricName = (typeof GOAL_METRICS)[keyof typeof GOAL_METRICS];
 
@@ -34,6 +35,8 @@ export const METRIC_DIMENSIONS = {
   role: "Role",
   model: "Model",
   outcome: "Outcome",
+  /** Why a call waited for capacity: `quota` (the governor's pace), `throttled` (Bedrock refused), `contention`. */
+  reason: "Reason",
 } as const;
 
 export type MetricUnitName = "Count" | "Seconds" | "None";
@@ -92,8 +95,19 @@ export function metricsOfChange(record: GoalRecord, events: readonly NewGoalEven
       : [{ dimensionSets: [{ [METRIC_DIMENSIONS.pattern]: record.pattern }], values: perPattern }];
   for (const event of events) {
     if (event.type === "model.usage") batches.push(usageBatch(event));
+    if (event.type === "capacity.waiting") batches.push(capacityWaitBatch(event));
   }
   return batches;
+}
+
+/** One call that had to wait for model capacity, by why (and by model, for the dashboard). */
+function capacityWaitBatch(event: NewGoalEvent): MetricBatch {
+  const reason = typeof event.reason === "string" ? event.reason : "unknown";
+  const model = typeof event.model === "string" ? event.model : "unknown";
+  return {
+    dimensionSets: [{ [METRIC_DIMENSIONS.reason]: reason }, { [METRIC_DIMENSIONS.model]: model }],
+    values: [{ name: GOAL_METRICS.capacityWaits, unit: "Count", value: 1 }],
+  };
 }
 
 /**

@@ -1,10 +1,10 @@
 import type { SESv2Client } from "@aws-sdk/client-sesv2";
-import type { WebClient } from "@slack/web-api";
 import { GoalLoopsError } from "../../core/goal/errors";
 import type { NotifySender, NotifySendRequest } from "../../tools/built-in-tool";
 import type { NotifyDestination } from "../../tools/notify-destinations";
 import { type SecretSource, slackSecretsFromEnv } from "../secrets/slack-secrets";
 import { loadOnce } from "../shared/load-once";
+import { type SlackChatClient, slackWebApi } from "../slack/slack-web-api";
 
 /** The provider did not take a `notify` message; the message says what it answered. */
 export class NotifySendError extends GoalLoopsError {
@@ -16,7 +16,7 @@ export const NOTIFY_SEND_TIMEOUT_MS = 10_000;
 
 export interface NotifySendersOptions {
   /** `chat.postMessage` with the bot token. */
-  readonly slack: { readonly client: () => Promise<WebClient>; readonly botToken: SecretSource };
+  readonly slack: { readonly client: () => Promise<SlackChatClient>; readonly botToken: SecretSource };
   /** SES v2 `SendEmail` from `from` (a verified identity); none configured refuses e-mail channels. */
   readonly email: { readonly client: () => Promise<SESv2Client>; readonly from: string | undefined };
   /** @default globalThis.fetch */
@@ -150,15 +150,13 @@ export function notifySenderFromEnv(env: Readonly<Record<string, string | undefi
   return createNotifySender({
     slack: {
       botToken: slackSecretsFromEnv(env).botToken,
-      client: loadOnce(async () => {
-        const { WebClient } = await import("@slack/web-api");
-        return new WebClient(undefined, {
+      client: async () =>
+        slackWebApi({
           ...(slackApiUrl ? { slackApiUrl } : {}),
-          retryConfig: { retries: 0 },
+          retries: 0,
           rejectRateLimitedCalls: true,
-          timeout: NOTIFY_SEND_TIMEOUT_MS,
-        });
-      }),
+          timeoutMs: NOTIFY_SEND_TIMEOUT_MS,
+        }),
     },
     email: {
       from: env.NOTIFY_EMAIL_FROM,

@@ -4,6 +4,7 @@ import {
   type SecretsManagerClient,
 } from "@aws-sdk/client-secrets-manager";
 import type { ReadSecretVersion } from "./email-secrets";
+import type { ReadDatedSecretVersion } from "./slack-secrets";
 
 /**
  * One version stage of a secret through Secrets Manager (`GetSecretValue` with `VersionStage`),
@@ -16,6 +17,23 @@ export function secretVersionReader(client: SecretsManagerClient): ReadSecretVer
         new GetSecretValueCommand({ SecretId: arn, VersionStage: versionStage }),
       );
       return SecretString;
+    } catch (error) {
+      if (error instanceof ResourceNotFoundException) return undefined;
+      throw error;
+    }
+  };
+}
+
+/** As secretVersionReader, with the version's `CreatedDate` (when it became a version: its rotation). */
+export function datedSecretVersionReader(client: SecretsManagerClient): ReadDatedSecretVersion {
+  return async (arn, versionStage) => {
+    try {
+      const { SecretString, CreatedDate } = await client.send(
+        new GetSecretValueCommand({ SecretId: arn, VersionStage: versionStage }),
+      );
+      return SecretString === undefined
+        ? undefined
+        : { value: SecretString, createdAt: CreatedDate ?? new Date(0) };
     } catch (error) {
       if (error instanceof ResourceNotFoundException) return undefined;
       throw error;

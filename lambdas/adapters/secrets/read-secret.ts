@@ -1,5 +1,8 @@
 /** Reads a Secrets Manager secret through Powertools' cache: its `getSecret`, or the same call deferred. */
-export type ReadSecret = (arn: string, options: { readonly maxAge: number }) => Promise<unknown>;
+export type ReadSecret = (
+  arn: string,
+  options: { readonly maxAge: number; readonly forceFetch?: boolean },
+) => Promise<unknown>;
 
 /** Rotation takes effect within this long; in between, no Secrets Manager call per request. */
 export const SECRET_MAX_AGE_SECONDS = 300;

@@ -1,4 +1,5 @@
 import { GoalLoopsError } from "../../core/goal/errors";
+import type { PreviousSigningSecret } from "../../core/human/slack/verify-signature";
 import { type ReadSecret, readSecretWhenNeeded, SECRET_MAX_AGE_SECONDS } from "./read-secret";
 
 /** A Slack secret is configured nowhere, or its stored value is empty: a deployment bug. */
@@ -54,5 +55,52 @@ export function slackSecretsFromEnv(
   return {
     signingSecret: secretSource(env, "SLACK_SIGNING_SECRET", readSecret),
     botToken: secretSource(env, "SLACK_BOT_TOKEN", readSecret),
+  };
+}
+
+/** How long after a rotation the previous signing secret still verifies, unless configured. */
+export const DEFAULT_SLACK_ROTATION_WINDOW_SECONDS = 24 * 3600;
+
+/** One version stage of a secret with when that version was made; undefined when no version has the stage. */
+export type ReadDatedSecretVersion = (
+  arn: string,
+  versionStage: string,
+) => Promise<{ readonly value: string; readonly createdAt: Date } | undefined>;
+
+/**
+ * The signing secret before the last rotation (`AWSPREVIOUS` of `SLACK_SIGNING_SECRET_ARN`),
+ * accepted for `SLACK_ROTATION_WINDOW_SECONDS` (default a day) after the current version was made:
+ * a click signed while the new secret was being put in Slack's app settings and in Secrets Manager
+ * still verifies; a leaked old secret stops working when the window closes. Deployed only (the
+ * local runtime's inline secret never rotates). Read apart from Powertools, whose cache keys on the
+ * secret's name alone; cached here as long, a missing version too.
+ */
+export function previousSlackSigningSecretSource(
+  env: Readonly<Record<string, string | undefined>>,
+  readVersion: ReadDatedSecretVersion,
+  now: () => number = Date.now,
+): () => Promise<PreviousSigningSecret | undefined> {
+  const arn = env.SLACK_SIGNING_SECRET_ARN;
+  if (env.SLACK_SIGNING_SECRET || arn === undefined || arn === "") return async () => undefined;
+  const configured = Number(env.SLACK_ROTATION_WINDOW_SECONDS ?? DEFAULT_SLACK_ROTATION_WINDOW_SECONDS);
+  const windowMs =
+    (Number.isFinite(configured) && configured >= 0 ? configured : DEFAULT_SLACK_ROTATION_WINDOW_SECONDS) *
+    1000;
+  let cached: { readonly value: PreviousSigningSecret | undefined; readonly at: number } | undefined;
+  return async () => {
+    if (cached !== undefined && now() - cached.at < SECRET_MAX_AGE_SECONDS * 1000) return cached.value;
+    const [current, previous] = await Promise.all([
+      readVersion(arn, "AWSCURRENT"),
+      readVersion(arn, "AWSPREVIOUS"),
+    ]);
+    const secret = previous?.value.trim();
+    cached = {
+      value:
+        current === undefined || secret === undefined || secret === ""
+          ? undefined
+          : { secret, acceptedUntil: new Date(current.createdAt.getTime() + windowMs) },
+      at: now(),
+    };
+    return cached.value;
   };
 }

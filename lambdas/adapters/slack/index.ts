@@ -9,3 +9,4 @@
  */
 export * from "./slack-notifier";
 export * from "./slack-responder";
+export * from "./slack-web-api";

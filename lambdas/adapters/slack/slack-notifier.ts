@@ -1,4 +1,3 @@
-import { type ChatPostMessageArguments, WebClient } from "@slack/web-api";
 import { GoalLoopsError } from "../../core/goal/errors";
 import type { GoalRecord } from "../../core/goal/goal-record";
 import { toSnapshot } from "../../core/goal/snapshot";
@@ -7,6 +6,7 @@ import type { SlackMessage } from "../../core/human/slack/block-kit";
 import type { Approval } from "../../core/ports/goal-store";
 import type { Outbox } from "../../core/ports/outbox";
 import { type SecretSource, slackSecretsFromEnv } from "../secrets/slack-secrets";
+import { type SlackChatClient, type SlackPostMessageArguments, slackWebApi } from "./slack-web-api";
 
 /** Slack refused the message (bad channel, revoked token …), or no channel is configured. */
 export class SlackNotifyError extends GoalLoopsError {
@@ -24,7 +24,7 @@ export type SlackNotifyReceipt =
   | { readonly delivery: "outbox"; readonly channel: string; readonly messageId: string };
 
 export type SlackDelivery =
-  | { readonly kind: "slack"; readonly client: WebClient; readonly botToken: SecretSource }
+  | { readonly kind: "slack"; readonly client: SlackChatClient; readonly botToken: SecretSource }
   | { readonly kind: "outbox"; readonly outbox: Outbox };
 
 export interface SlackApprovalNotifierOptions {
@@ -80,7 +80,10 @@ export class SlackApprovalNotifier {
 }
 
 /** The `chat.postMessage` arguments, without the token: the exact message the outbox shows locally. */
-export function postMessageArguments(channel: string, message: SlackMessage): ChatPostMessageArguments {
+export function postMessageArguments(
+  channel: string,
+  message: SlackMessage,
+): Omit<SlackPostMessageArguments, "token"> {
   return { channel, text: message.text, blocks: [...message.blocks] };
 }
 
@@ -95,7 +98,7 @@ export function slackApprovalNotifierFromEnv(
       ? { kind: "outbox", outbox }
       : {
           kind: "slack",
-          client: new WebClient(undefined, { retryConfig: { retries: 2 } }),
+          client: slackWebApi({ retries: 2 }),
           botToken: slackSecretsFromEnv(env).botToken,
         };
   return new SlackApprovalNotifier({ delivery, ...(defaultChannel ? { defaultChannel } : {}) });

@@ -1,11 +1,16 @@
 import { type SFNClient, StopExecutionCommand } from "@aws-sdk/client-sfn";
 import { GoalLoopsError } from "../../core/goal/errors";
+import { unqualifiedStateMachineArn } from "../../core/goal/runs-on";
 import { executionName } from "../../core/loop/continue-as-new";
 import type { RunRef, StopRun } from "../../core/ports/run-control";
 
-/** The ARN of a run's execution: the state machine's ARN with `:execution:` and the run's name. */
+/**
+ * The ARN of a run's execution: the state machine's ARN with `:execution:` and the run's name. An
+ * execution started on a version or an alias has the state machine's own (unqualified) ARN in its.
+ */
 export function executionArnOf(run: RunRef): string {
-  return `${run.stateMachineArn.replace(":stateMachine:", ":execution:")}:${executionName(run.goalId, run.runId)}`;
+  const machine = unqualifiedStateMachineArn(run.stateMachineArn);
+  return `${machine.replace(":stateMachine:", ":execution:")}:${executionName(run.goalId, run.runId)}`;
 }
 
 /** Errors after which the same StopExecution may succeed later. */

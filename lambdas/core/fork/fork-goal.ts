@@ -1,13 +1,15 @@
 import { canonicalJson, sha256Hex } from "../goal/canonical-json";
-import { FIRST_TASK } from "../goal/create-goal";
-import { ValidationError } from "../goal/errors";
+import { FIRST_TASK, runsOnFields } from "../goal/create-goal";
+import { GoalLoopsError, ValidationError } from "../goal/errors";
 import type { ForkDecision, ForkState } from "../goal/fork";
 import { forkRunId } from "../goal/fork";
 import { type GoalChange, goalEvent, settle } from "../goal/goal-change";
 import type { NewGoalEvent } from "../goal/goal-event";
 import type { GoalRecord } from "../goal/goal-record";
 import { type GoalSpec, parseGoalSpec } from "../goal/goal-spec";
+import { RECORD_SCHEMA } from "../goal/record-schema";
 import { queueRevision } from "../goal/revisions";
+import type { VersionTarget } from "../goal/runs-on";
 import type { Approval } from "../ports/goal-store";
 import type { ForkPoint } from "./fork-point";
 import type { ForkRequest } from "./fork-request";
@@ -31,6 +33,25 @@ export interface ForkInput {
   /** The id the revision is queued under, when the request has one. */
   readonly revisionId: string;
   readonly now: Date;
+  /** The deployed version the fork runs on (the live one), whatever version the source ran on. */
+  readonly target?: VersionTarget;
+}
+
+/**
+ * The live version reads an older record schema than this code writes the fork's copies in (a
+ * rollback across a schema change): its steps could not read them, so no fork is made until a
+ * version that reads them is live again.
+ */
+export class ForkTargetTooOldError extends GoalLoopsError {
+  override readonly name = "ForkTargetTooOld";
+}
+
+/** Refuses a fork the live version could not run (see ForkTargetTooOldError). */
+export function assertForkableOn(target: VersionTarget | undefined): void {
+  if (target === undefined || target.schema >= RECORD_SCHEMA) return;
+  throw new ForkTargetTooOldError(
+    `The live version ${target.version} reads record schema ${target.schema}; a fork copies the source's history in schema ${RECORD_SCHEMA}, which it could not read. Fork once a version that reads it is live again (goal-loops versions).`,
+  );
 }
 
 /**
@@ -65,10 +86,14 @@ export function forkRecord(input: ForkInput): GoalChange {
     costShortfall: _costShortfall,
     subgoalWait: _subgoalWait,
     depth: _depth,
+    // The fork runs on its own version, and is stored in that version's schema.
+    schema: _schema,
+    runsOn: _runsOn,
     ...kept
   } = base;
   const record: GoalRecord = {
     ...kept,
+    ...runsOnFields(input.target),
     goalId: input.goalId,
     tenantId: source.tenantId,
     status: "running",
@@ -96,6 +121,7 @@ export function forkRecord(input: ForkInput): GoalChange {
       patternReason: record.patternReason,
       successChecks: spec.successChecks.map((check) => check.id),
       forkedFrom,
+      version: input.target?.version ?? null,
     }),
     goalEvent(record, "goal.forked", now, {
       forkedFrom,

@@ -2,6 +2,8 @@ import type { FrozenTool } from "./frozen-tools";
 import { type GoalChange, goalEvent, settle } from "./goal-change";
 import { EMPTY_USAGE, type GoalRecord } from "./goal-record";
 import { type GoalSpec, type Pattern, parseGoalSpec } from "./goal-spec";
+import { RECORD_SCHEMA } from "./record-schema";
+import type { RunsOn, VersionTarget } from "./runs-on";
 
 /** The step a new run starts with: load the goal, apply queued revisions, check limits. */
 export const FIRST_TASK = "load";
@@ -17,6 +19,24 @@ export interface CreateGoalInput {
   readonly patternReason: string;
   /** The granted MCP tools, listed from their servers at intake. */
   readonly frozenTools?: readonly FrozenTool[];
+  /**
+   * The deployed version the goal will run on, and the record schema that version reads (the
+   * goal's records are stored in it). Absent: no version (a test, a tool), this code's schema.
+   */
+  readonly target?: VersionTarget;
+}
+
+/**
+ * What a new record says of the version its goal runs on: `runsOn`, and `schema` when that version
+ * reads an older record schema than this code's (absent: this code's, as on every record read in it).
+ */
+export function runsOnFields(target: VersionTarget | undefined): { runsOn?: RunsOn; schema?: number } {
+  if (target === undefined) return {};
+  const runsOn = { version: target.version, stateMachineVersionArn: target.stateMachineVersionArn };
+  // Stored in the older of the two shapes: the version's own (its steps read no newer one), or this
+  // code's when the version is newer (its steps read this one, and keep writing it).
+  const schema = Math.min(target.schema, RECORD_SCHEMA);
+  return schema === RECORD_SCHEMA ? { runsOn } : { runsOn, schema };
 }
 
 /** A new goal at revision 1, running its first run, and the `goal.created` event that records why. */
@@ -51,6 +71,7 @@ export function createGoalRecord(input: CreateGoalInput): GoalChange {
     lastCycle: null,
     replans: 0,
     attempts: 0,
+    ...runsOnFields(input.target),
     lastEventSeq: 0,
     createdAt: at,
     updatedAt: at,
@@ -63,6 +84,7 @@ export function createGoalRecord(input: CreateGoalInput): GoalChange {
     pattern: record.pattern,
     patternReason: record.patternReason,
     successChecks: spec.successChecks.map((check) => check.id),
+    version: input.target?.version ?? null,
     ...(input.frozenTools === undefined
       ? {}
       : {

@@ -16,8 +16,11 @@ export const CapacityHoldSchema = z.object({
 });
 export type CapacityHold = z.infer<typeof CapacityHoldSchema>;
 
-export const CAPACITY_WAIT_REASONS = ["quota", "throttled", "contention"] as const;
-/** Why a call waits: its model's quota is booked, Bedrock throttled it, or bookings kept colliding. */
+export const CAPACITY_WAIT_REASONS = ["quota", "throttled", "contention", "tenant_share"] as const;
+/**
+ * Why a call waits: its model's quota is booked, Bedrock throttled it, bookings kept colliding, or
+ * its tenant's share of the model (tenants.limits modelShare) is booked.
+ */
 export type CapacityWaitReason = (typeof CAPACITY_WAIT_REASONS)[number];
 
 /**

@@ -138,6 +138,13 @@ export function pause(
   return settle(next, [goalEvent(next, "goal.paused", now, { ...fields, stopReason })]);
 }
 
+/**
+ * The stop reason's `detail` of a goal its tenant's daily budget paused (tenants/tenant-spend.ts):
+ * the limit's name. Such a pause came before a model call, mid-iteration, so a resume takes the
+ * iteration over as after a human's pause.
+ */
+export const TENANT_SPEND_LIMIT = "tenant.spendPerDayUsd";
+
 export interface NewRunOptions {
   readonly newRunId: string;
   readonly now: Date;
@@ -153,7 +160,9 @@ export interface NewRunOptions {
  */
 export function resume(record: GoalRecord, options: NewRunOptions & { by?: string }): GoalChange {
   assertTransition(record, "running", "resume", ["paused"]);
-  const byHuman = record.stopReason?.kind === "human";
+  const byHuman =
+    record.stopReason?.kind === "human" ||
+    (record.stopReason?.kind === "limit" && record.stopReason.detail === TENANT_SPEND_LIMIT);
   const run: Partial<GoalRecord> = byHuman
     ? { ...takeOver(record, options.newRunId), redriving: undefined }
     : {

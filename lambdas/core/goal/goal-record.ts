@@ -8,6 +8,7 @@ import { GoalSpecSchema, LimitsSchema, PatternSchema, SuccessCheckSchema } from 
 import { LessonSchema } from "./lesson";
 import { PlanStateSchema, StepDecisionSchema } from "./plan";
 import { REVISION_TYPES } from "./revision-types";
+import { RunsOnSchema } from "./runs-on";
 import { SagaSchema } from "./saga";
 import { SubgoalEntrySchema, SubgoalWaitSchema } from "./subgoals";
 import { UsageSchema } from "./usage";
@@ -29,9 +30,12 @@ export const FINAL_STATUSES: ReadonlySet<GoalStatus> = new Set(["completed", "ca
 
 /** What a waiting goal waits for. Only an event matching both `waitingFor` and `resumeCondition` wakes it. */
 export const WaitingForSchema = z.object({
-  /** A human's `approval` or `decision`, or the end of the `subgoal`s its turn started. */
-  kind: z.enum(["approval", "decision", "subgoal"]),
-  /** The approval id (random, never the task token); a sub-goal wait's id for `subgoal`. */
+  /**
+   * A human's `approval` or `decision`, the end of the `subgoal`s its turn started, or its tenant's
+   * turn under a concurrency limit (`capacity`: the goal has not started its first run yet).
+   */
+  kind: z.enum(["approval", "decision", "subgoal", "capacity"]),
+  /** The approval id (random, never the task token); a sub-goal wait's id for `subgoal`; `capacity:{tenantId}`. */
   approvalId: z.string(),
   /** Why it waits, shown to humans ("irreversible tool notify", "limit maxSteps reached"). */
   reason: z.string(),
@@ -396,6 +400,11 @@ export const GoalRecordSchema = z.object({
   checkApproval: CheckApprovalSchema.optional(),
   /** A new contract waiting for a human to confirm it; see ContractProposalSchema. */
   contractProposal: ContractProposalSchema.optional(),
+  /**
+   * The goal holds one of its tenant's concurrent-goal slots (tenants.limits concurrentGoals) until it
+   * ends: its end is announced (`Goal Ended`) so the slot goes to the tenant's next waiting goal.
+   */
+  concurrencySlot: z.boolean().optional(),
   /** How many parents are above this goal: 0 (or absent) for a goal a user posted, 1 for its sub-goals … */
   depth: z.number().int().min(0).optional(),
   /** The goal's `spawn_subgoal` calls: the children they started, or why they were refused. */
@@ -414,6 +423,14 @@ export const GoalRecordSchema = z.object({
    * source, the decisions its request gave in advance, its generation; see ForkStateSchema.
    */
   fork: ForkStateSchema.optional(),
+  /**
+   * The record schema its goal is stored in (record-schema.ts): the one its version reads. Every
+   * writer keeps it, so a newer function (the API, the resume handler) writes an older goal's record
+   * in the shape that goal's own steps read. Absent: this code's RECORD_SCHEMA.
+   */
+  schema: z.number().int().min(1).optional(),
+  /** The deployed version the goal runs on; absent for a goal created before versions existed. */
+  runsOn: RunsOnSchema.optional(),
   /** Sequence number of the last event appended for this goal (0 before any). */
   lastEventSeq: z.number().int().min(0),
   createdAt: z.iso.datetime(),
@@ -498,6 +515,8 @@ export const GoalSnapshotSchema = z.object({
     .optional(),
   /** The latest compensation saga: how far it is, and the calls no compensator could undo. */
   compensation: SagaSchema.omit({ processed: true }).optional(),
+  /** The deployed version the goal runs on (`runsOn.version`); null for a goal older than versions. */
+  version: z.string().nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });

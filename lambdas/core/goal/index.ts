@@ -4,7 +4,8 @@
  * it, and the loop marker that says which phase of which iteration a run has reached), a run's
  * lineage (run-lineage.ts: whether a gate, a step or a checkpoint is the current run's, across any
  * chain of take-overs), the status machine and its invariants, lifecycle transitions, limits, revisions, the public
- * snapshot, a fork's origin and inherited usage (fork.ts, usage.ts), the domain's errors, and the small helpers every layer uses (canonical JSON, clip).
+ * snapshot, a fork's origin and inherited usage (fork.ts, usage.ts), the record's own schema and its
+ * migrations (record-schema.ts, record-migrations.ts), the version a goal runs on (runs-on.ts), the domain's errors, and the small helpers every layer uses (canonical JSON, clip).
  * Evidence and progress are in ./evidence.
  * Not here: anything that calls a model or reaches a port (loop/, models/, intake/), and any
  * pattern's behaviour (patterns/). This is the bottom layer: it imports nothing else of the core but
@@ -34,9 +35,12 @@ export * from "./limits";
 export * from "./loop-marker";
 export * from "./plan";
 export * from "./reattach-run";
+export * from "./record-migrations";
+export * from "./record-schema";
 export * from "./revisions";
 export * from "./run-lineage";
 export * from "./run-takeover";
+export * from "./runs-on";
 export * from "./snapshot";
 export * from "./text";
 export * from "./thinking-settings";

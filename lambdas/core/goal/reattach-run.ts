@@ -25,6 +25,8 @@ export function reattachRun(record: GoalRecord, options: NewRunOptions): GoalCha
     status: record.status,
     iteration: next.runIteration,
     approvalId: record.waitingFor?.approvalId ?? null,
+    // The new run starts on the goal's own version, whatever the stack deploys now.
+    version: record.runsOn?.version ?? null,
   });
   return settle(next, [reattached]);
 }

@@ -56,6 +56,7 @@ export function toSnapshot(
     ...(record.spec.forkedFrom === undefined ? {} : { forkedFrom: record.spec.forkedFrom }),
     ...(children.length === 0 ? {} : { children }),
     ...(record.saga === undefined ? {} : { compensation: publicSaga(record.saga) }),
+    version: record.runsOn?.version ?? null,
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
   };

@@ -1,6 +1,7 @@
 import { resume } from "../goal/goal-lifecycle";
 import type { Pattern } from "../goal/goal-spec";
 import { PAUSABLE_STATUSES, withdrawPause } from "../goal/human-pause";
+import { runStateMachineArn } from "../goal/runs-on";
 import type { IdSource } from "../loop/loop-deps";
 import { updateGoal } from "../loop/update-goal";
 import type { GoalStore, VersionedGoal } from "../ports/goal-store";
@@ -48,7 +49,8 @@ export async function handleResumeRequested(
     // The loop reached its boundary first: the goal is paused now, and the resume resumes it.
     if (withdrawn) return withdrawn;
   }
-  const stateMachineArn = ports.stateMachineArns[found.record.pattern];
+  // The version the goal runs on: a resumed goal goes on with the code it started with.
+  const stateMachineArn = runStateMachineArn(found.record, ports.stateMachineArns);
   if (stateMachineArn === undefined) {
     return { outcome: "ignored", goalId, reason: `pattern ${found.record.pattern} is not deployed` };
   }

@@ -1,5 +1,6 @@
 import { retry } from "../goal/goal-lifecycle";
 import type { Pattern } from "../goal/goal-spec";
+import { runStateMachineArn } from "../goal/runs-on";
 import type { IdSource } from "../loop/loop-deps";
 import { type ReviveRunPorts, reviveDeadRun } from "../loop/reattach-goal";
 import { updateGoal } from "../loop/update-goal";
@@ -50,7 +51,8 @@ export async function handleRetryRequested(
   const found = await ports.goals.getGoal(goalId);
   if (!found) return { outcome: "ignored", goalId, reason: `goal '${goalId}' does not exist` };
   const { record } = found;
-  const stateMachineArn = ports.stateMachineArns[record.pattern];
+  // A new run starts on the version the goal runs on; a redrive goes on in its own execution (same version).
+  const stateMachineArn = runStateMachineArn(record, ports.stateMachineArns);
   if (stateMachineArn === undefined) {
     return { outcome: "ignored", goalId, reason: `pattern ${record.pattern} is not deployed` };
   }

@@ -3,7 +3,9 @@ import { createGoalRecord } from "../goal/create-goal";
 import { GoalLoopsError, ValidationError } from "../goal/errors";
 import type { GoalChange } from "../goal/goal-change";
 import type { GoalRecord } from "../goal/goal-record";
+import type { Pattern } from "../goal/goal-spec";
 import { type GoalSpec, parseGoalSpec } from "../goal/goal-spec";
+import type { VersionTarget } from "../goal/runs-on";
 import { assertModelsAllowed } from "../models/model-allow-list";
 import { recordModelUsage } from "../models/model-prices";
 import { MODEL_ROLES } from "../models/model-roles";
@@ -50,6 +52,12 @@ export interface GoalIntakeInput {
    * or when it answers nothing (the call failed), the selector's fallback stands and the reason says which.
    */
   readonly select?: (spec: GoalSpec, fallback: PatternChoice) => Promise<ModelSelection | undefined>;
+  /**
+   * The deployed version a goal of the chosen pattern starts on (the pattern's live alias), asked once
+   * the pattern is chosen; the record says so (`runsOn`) and is stored in that version's schema.
+   * Absent, or answering undefined (the pattern is not deployed): the record names no version.
+   */
+  readonly target?: (pattern: Pattern) => Promise<VersionTarget | undefined>;
 }
 
 /**
@@ -71,6 +79,7 @@ export async function intakeGoal(input: GoalIntakeInput): Promise<GoalChange> {
   const choice = selection?.choice ?? rules;
   const note = select ? SELECT_FAILED_NOTE : SELECT_FALLBACK_NOTE;
   const patternReason = choice.needsModel ? `${choice.reason}; ${note}` : choice.reason;
+  const target = await input.target?.(choice.pattern);
   const created = createGoalRecord({
     spec,
     goalId: input.goalId,
@@ -80,6 +89,7 @@ export async function intakeGoal(input: GoalIntakeInput): Promise<GoalChange> {
     pattern: choice.pattern,
     patternReason,
     ...(frozenTools.length === 0 ? {} : { frozenTools }),
+    ...(target === undefined ? {} : { target }),
   });
   if (!selection) return created;
   const { turn } = selection.checkpoint;

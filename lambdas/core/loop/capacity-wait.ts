@@ -1,9 +1,11 @@
 import type { CapacityWaitActivity } from "../goal/goal-activity";
 import { goalEvent, settle } from "../goal/goal-change";
+import { pause } from "../goal/goal-lifecycle";
 import type { GoalRecord } from "../goal/goal-record";
 import { isCapacityWait } from "../models/capacity/capacity-governor";
 import type { Clock } from "../ports/clock";
 import type { GoalStore } from "../ports/goal-store";
+import { isTenantBudgetReached, tenantBudgetStop } from "../tenants/tenant-spend";
 import { type CostLimitPorts, stopAtCostLimit } from "./cost-limit";
 import { isRunningIn, type NextStep, type RunPosition, type StepResult, stopped } from "./step-result";
 import { readGoal, updateGoal } from "./update-goal";
@@ -107,9 +109,44 @@ function untilDeadline(record: GoalRecord, now: Date, waitSeconds: number): numb
 }
 
 /**
+ * Runs a model-calling step; when its goal's tenant has spent its daily budget
+ * (TenantBudgetReachedError, raised before a call is made), the goal pauses there with a `limit`
+ * stop reason naming the tenant budget (`tenant.spendPerDayUsd`). Nothing of the call was sent or
+ * paid, and everything the run did before is committed: a human's resume, once the budget was
+ * raised or the day turned, takes the iteration over in a new run (as after a human's pause).
+ */
+export async function pauseOverTenantBudget(
+  ports: CapacityWaitPorts,
+  position: RunPosition,
+  step: () => Promise<StepResult>,
+): Promise<StepResult> {
+  try {
+    return await step();
+  } catch (error) {
+    if (!isTenantBudgetReached(error)) throw error;
+    const now = ports.now();
+    const { record } = await updateGoal(
+      ports.goals,
+      await readGoal(ports.goals, position.goalId),
+      (current) =>
+        isRunningIn(current, position.runId)
+          ? pause({ ...current, activity: undefined }, tenantBudgetStop(error), now, {
+              tenantId: error.tenantId,
+              spentUsd: error.spentUsd,
+              budgetUsd: error.budgetUsd,
+              day: error.day,
+            })
+          : undefined,
+    );
+    return stopped(record, position);
+  }
+}
+
+/**
  * A model-calling step as every handler runs it: a call the budget cannot pay for stops at the
- * cost limit (`stopAtCostLimit`), and a call without capacity waits (`waitForCapacity`, which
- * `resume` brings back to the step).
+ * cost limit (`stopAtCostLimit`), a call without capacity waits (`waitForCapacity`, which `resume`
+ * brings back to the step), and a goal whose tenant spent its day's budget pauses
+ * (`pauseOverTenantBudget`).
  */
 export function runModelStep(
   ports: CapacityWaitPorts & CostLimitPorts,
@@ -117,5 +154,7 @@ export function runModelStep(
   resume: NextStep,
   step: () => Promise<StepResult>,
 ): Promise<StepResult> {
-  return waitForCapacity(ports, position, resume, () => stopAtCostLimit(ports, position, step));
+  return pauseOverTenantBudget(ports, position, () =>
+    waitForCapacity(ports, position, resume, () => stopAtCostLimit(ports, position, step)),
+  );
 }

@@ -1,4 +1,5 @@
 import { continueAsNew } from "../goal/goal-lifecycle";
+import { liveAliasArn } from "../goal/runs-on";
 import type { Clock } from "../ports/clock";
 import type { GoalStore } from "../ports/goal-store";
 import type { IdSource } from "./loop-deps";
@@ -16,6 +17,12 @@ export interface NewRun {
   readonly goalId: string;
   readonly runId: string;
   readonly executionName: string;
+  /**
+   * Where it starts: the state machine version the goal runs on, so a continued goal keeps its
+   * version (continue-as-new only keeps the history short; it is no boundary a deploy may cross).
+   * A goal from before versions goes to its state machine's live alias, as each of its runs does.
+   */
+  readonly stateMachineArn: string;
 }
 
 export function executionName(goalId: string, runId: string): string {
@@ -30,7 +37,8 @@ export function executionName(goalId: string, runId: string): string {
  */
 export async function continueAsNewStep(
   ports: ContinueAsNewPorts,
-  input: Pick<RunPosition, "goalId" | "runId">,
+  /** `stateMachineArn`: the running execution's state machine (`$$.StateMachine.Id`). */
+  input: Pick<RunPosition, "goalId" | "runId"> & { readonly stateMachineArn: string },
 ): Promise<NewRun | undefined> {
   const { goalId, runId } = input;
   const newRunId = ports.ids.nextRunId(runId);
@@ -42,5 +50,11 @@ export async function continueAsNewStep(
       : undefined,
   );
   const handedOver = record.runId === newRunId && record.previousRunId === runId;
-  return handedOver ? { goalId, runId: newRunId, executionName: executionName(goalId, newRunId) } : undefined;
+  if (!handedOver) return undefined;
+  return {
+    goalId,
+    runId: newRunId,
+    executionName: executionName(goalId, newRunId),
+    stateMachineArn: record.runsOn?.stateMachineVersionArn ?? liveAliasArn(input.stateMachineArn),
+  };
 }

@@ -16,7 +16,13 @@ export interface LoadGoalPorts {
   readonly now: Clock;
 }
 
-export type LoadGoalInput = Pick<RunPosition, "goalId" | "runId">;
+export type LoadGoalInput = Pick<RunPosition, "goalId" | "runId"> & {
+  /**
+   * The deployed version whose state machine runs this run (its definition names it): what the
+   * run's `run.started` event says it runs on. Absent: a definition from before versions.
+   */
+  readonly version?: string;
+};
 
 /**
  * LoadGoal, the first state of a run: asks for a limit decision when a limit is reached and records `run.started`
@@ -32,7 +38,9 @@ export async function loadGoal(ports: LoadGoalPorts, input: LoadGoalInput): Prom
   const { record } = await updateGoal(ports.goals, initial, (current) => {
     if (!isRunningIn(current, runId)) return undefined;
     const firstLoad = current.loop?.runId !== runId;
-    const change = chain(current, (next) => (firstLoad ? startRun(next, runId, now) : undefined));
+    const change = chain(current, (next) =>
+      firstLoad ? startRun(next, runId, now, input.version) : undefined,
+    );
     return change.events.length > 0 ? change : undefined;
   });
   if (record.runId !== runId) return { goalId, runId, iteration: 0, next: "stop" };
@@ -88,12 +96,13 @@ function awaitedInput(
   return record.waitingFor?.kind === "approval" ? "approval" : undefined;
 }
 
-function startRun(record: GoalRecord, runId: string, now: Date) {
+function startRun(record: GoalRecord, runId: string, now: Date, version: string | undefined) {
   const marked = markLoop(record, { runId, iteration: record.runIteration, phase: "started" }, "verify", now);
   const started = goalEvent(marked.record, "run.started", now, {
     iteration: record.runIteration,
     previousRunId: record.previousRunId ?? null,
     revisionsQueued: record.inbox.length,
+    version: version ?? record.runsOn?.version ?? null,
   });
   return settle(marked.record, [started]);
 }

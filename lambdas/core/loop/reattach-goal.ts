@@ -1,6 +1,7 @@
 import type { GoalRecord } from "../goal/goal-record";
 import type { Pattern } from "../goal/goal-spec";
 import { reattachRun } from "../goal/reattach-run";
+import { runStateMachineArn } from "../goal/runs-on";
 import type { Clock } from "../ports/clock";
 import type { GoalStore } from "../ports/goal-store";
 import type { RunIsLive, StartRun } from "../ports/run-control";
@@ -43,6 +44,8 @@ export async function reattachGoal(
     if (current.runId !== deadRunId || (current.status !== "running" && current.status !== "waiting")) {
       return undefined;
     }
+    // Waiting for its tenant's turn, it has no run yet: its turn, not a new run, starts it.
+    if (current.waitingFor?.kind === "capacity") return undefined;
     changed = true;
     return reattachRun(current, { newRunId: nextRunId(current.runId), now });
   });
@@ -78,7 +81,9 @@ export async function reviveDeadRun(
   if (!found) return undefined;
   const { record } = found;
   if (record.status !== "running" && record.status !== "waiting") return undefined;
-  const stateMachineArn = ports.stateMachineArns[record.pattern];
+  if (record.status === "waiting" && record.waitingFor?.kind === "capacity") return undefined;
+  // The new run starts on the version the goal runs on (a goal from before versions: the live one).
+  const stateMachineArn = runStateMachineArn(record, ports.stateMachineArns);
   if (stateMachineArn === undefined) return undefined;
   if (await ports.runIsLive({ stateMachineArn, goalId, runId: record.runId })) return undefined;
   const reattached = await reattachGoal(ports, goalId, record.runId);

@@ -213,12 +213,15 @@ export async function callAndCheckpoint(
     if (isCapacityWait(error)) throw error.forRole(key.role);
     throw withModelCallContext(error, key.role, call);
   }
+  const costUsd = costOf(turn.modelId, turn.usage);
+  // The tenant's day counts every call paid for, a racing duplicate's included (it was paid too).
+  await ports.capacity?.spent(context, costUsd);
   return ports.goals.putCheckpoint({
     key,
     call,
     turn,
     ...(conversation ? { conversation } : {}),
-    costUsd: costOf(turn.modelId, turn.usage),
+    costUsd,
     createdAt: ports.now().toISOString(),
   });
 }

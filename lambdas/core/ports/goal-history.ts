@@ -1,15 +1,18 @@
 import * as z from "zod";
 import { GoalRecordSchema } from "../goal/goal-record";
+import { RECORD_SCHEMA } from "../goal/record-schema";
 import { ModelRoleSchema } from "../models/model-roles";
 import type { ModelCheckpoint } from "./goal-store";
 import type { StepRecord } from "./step-log";
 
 /**
- * The format of the step states this code writes and can fork from. A state written in a newer
- * format (a later version of goal-loops wrote it) is never read as this one: a fork from it is
- * refused, naming the step, instead of starting from a half-understood record.
+ * The format of the step states this code writes and can fork from: the record schema
+ * (record-schema.ts), since a step state holds a goal record. An older state is migrated forward as
+ * its record is; a state written in a newer format (a later version of goal-loops wrote it) is never
+ * read as this one: a fork from it is refused, naming the step, instead of starting from a
+ * half-understood record.
  */
-export const STEP_STATE_FORMAT = 1;
+export const STEP_STATE_FORMAT = RECORD_SCHEMA;
 
 /** A workspace file as a step state lists it: which version of the path the goal held then. */
 export const ManifestEntrySchema = z.object({

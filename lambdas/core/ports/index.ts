@@ -21,5 +21,6 @@ export * from "./run-control";
 export * from "./run-history";
 export * from "./step-log";
 export * from "./task-callback";
+export * from "./tenant-store";
 export * from "./tool-runner";
 export * from "./workspace";

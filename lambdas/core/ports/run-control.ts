@@ -1,3 +1,6 @@
+import type { Pattern } from "../goal/goal-spec";
+import type { VersionTarget } from "../goal/runs-on";
+
 /**
  * Starting and stopping a goal's runs (Step Functions executions named `${goalId}-${runId}`). The
  * adapters are lambdas/adapters/step-functions/sfn-run-starter.ts and sfn-run-stopper.ts; the core only sees these.
@@ -31,4 +34,19 @@ export interface RedriveRun {
   isRedrivable(run: RunRef): Promise<boolean>;
   /** Redrives it; false when Step Functions says it is not redrivable (any more). */
   redrive(run: RunRef): Promise<boolean>;
+}
+
+/**
+ * The deployed versions of each pattern's state machine: Step Functions versions, one per deploy,
+ * and the `live` alias the last deploy (or a rollback) points at one of them. The adapter is
+ * lambdas/adapters/step-functions/sfn-version-directory.ts.
+ */
+export interface VersionDirectory {
+  /** The version the pattern's live alias names now: where a new goal starts. */
+  live(pattern: Pattern): Promise<VersionTarget>;
+  /**
+   * The pattern's state machine version of the deployed version `version` (a sub-goal runs on its
+   * parent's); undefined when that deploy published none of the pattern, or it was removed.
+   */
+  ofVersion(pattern: Pattern, version: string): Promise<VersionTarget | undefined>;
 }

@@ -24,6 +24,8 @@ const ApiEnvSchema = z.object({
   /** The configured MCP servers (McpServers), comma-separated, and the function that lists their tools. */
   MCP_SERVER_NAMES: z.string().optional(),
   MCP_GATEWAY_FUNCTION: z.string().min(1).optional(),
+  /** How long (ms) the live alias's target is reused; the local stack sets 0. Unset: 5 s. */
+  LIVE_ALIAS_CACHE_MS: z.coerce.number().int().min(0).max(60_000).optional(),
 });
 
 export interface ApiConfig {
@@ -37,6 +39,8 @@ export interface ApiConfig {
   readonly toolNames: readonly string[];
   /** The MCP servers a GoalSpec may grant tools of, and the McpGateway function that lists them. */
   readonly mcp?: { readonly servers: readonly string[]; readonly gatewayFunction: string };
+  /** How long the live alias's target is reused (sfnVersionDirectory). */
+  readonly liveAliasCacheMs?: number;
 }
 
 /** Reads the API's environment; a missing or malformed variable stops the cold start, naming it. */
@@ -68,6 +72,9 @@ export function readApiConfig(env: Record<string, string | undefined>): ApiConfi
     ...modelsOf(parsed.data),
     toolNames: [...BUILT_IN_TOOL_NAMES, ...splitList(parsed.data.USER_TOOL_NAMES ?? "")],
     ...mcpOf(parsed.data),
+    ...(parsed.data.LIVE_ALIAS_CACHE_MS === undefined
+      ? {}
+      : { liveAliasCacheMs: parsed.data.LIVE_ALIAS_CACHE_MS }),
   };
 }
 

@@ -1,29 +1,59 @@
 import type { APIGatewayProxyEvent } from "aws-lambda";
+import * as z from "zod";
+import {
+  type CallerIdentity,
+  iamTenant,
+  isKnownTenant,
+  type TenantsSettings,
+  UnknownTenantError,
+} from "../../core/tenants/tenants-settings";
 import { MissingCallerIdentityError } from "./api-errors";
 
-/** Account ids as tenant ids: 12 digits in AWS, `local` from the local runtime. Never a key separator. */
-const TENANT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
-
-/** The calling principal for audit trails: its ARN when API Gateway gives one, else the account. */
-export function callerName(event: Pick<APIGatewayProxyEvent, "requestContext">): string {
-  const identity = event.requestContext?.identity;
-  return identity?.userArn ?? identity?.caller ?? callerTenant(event);
-}
+/**
+ * What the JWT authorizer (handlers/api/jwt-authorizer.ts) hands API Gateway as its context, which
+ * API Gateway puts in `requestContext.authorizer` of every request it let through. Only API Gateway
+ * (or the local API server, after the same check) writes it: a client cannot set it.
+ */
+export const AuthorizerContextSchema = z.object({
+  via: z.literal("jwt"),
+  tenantId: z.string().min(1).max(64),
+  caller: z.string().min(1).max(300),
+});
 
 /**
- * The caller's tenant. With IAM (SigV4) auth API Gateway puts the signing principal in
- * `requestContext.identity`; the tenant is its AWS account id, so every principal of one account
- * sees the same goals and no other account sees them. The local runtime sends the fixed account
- * id `local`, which makes the tenant `local`.
+ * Who calls and for which tenant (DESIGN §6): a JWT caller as its authorizer found it (tenant from
+ * the configured claim, caller from `sub`); an IAM (SigV4) caller from the signing principal API
+ * Gateway puts in `requestContext.identity`, its tenant by `tenants.iam` (principal patterns), else
+ * its account. The local runtime signs unsigned loopback calls as the account `local`. A caller
+ * without a tenant this deployment serves is an UnknownTenantError (403).
  */
-export function callerTenant(event: Pick<APIGatewayProxyEvent, "requestContext">): string {
-  // Typed as always present, but a hand-built or misrouted event may lack either level.
-  const accountId = event.requestContext?.identity?.accountId;
+export function callerIdentity(
+  event: Pick<APIGatewayProxyEvent, "requestContext">,
+  settings: TenantsSettings,
+): CallerIdentity {
+  // Typed as always present, but a hand-built or misrouted event may lack any level.
+  const authorizer: unknown = event.requestContext?.authorizer;
+  if (authorizer !== null && authorizer !== undefined) {
+    const context = AuthorizerContextSchema.safeParse(authorizer);
+    if (context.success) {
+      const { tenantId, caller } = context.data;
+      if (!isKnownTenant(settings, tenantId)) {
+        throw new UnknownTenantError(`The token's tenant is not one this deployment serves`);
+      }
+      return { tenantId, caller, via: "jwt" };
+    }
+  }
+  const identity = event.requestContext?.identity;
+  const accountId = identity?.accountId;
   if (typeof accountId !== "string" || accountId === "") {
-    throw new MissingCallerIdentityError("The request has no caller identity: IAM auth is required");
+    throw new MissingCallerIdentityError(
+      "The request has no caller identity: IAM auth or a bearer token is required",
+    );
   }
-  if (!TENANT_ID.test(accountId)) {
-    throw new MissingCallerIdentityError("The caller's account id is not one this API accepts");
+  const userArn = typeof identity?.userArn === "string" ? identity.userArn : undefined;
+  const tenantId = iamTenant(settings, { userArn, accountId });
+  if (tenantId === undefined || !isKnownTenant(settings, tenantId)) {
+    throw new UnknownTenantError("The caller's IAM principal belongs to no tenant this deployment serves");
   }
-  return accountId;
+  return { tenantId, caller: userArn ?? identity?.caller ?? accountId, via: "iam" };
 }

@@ -1,7 +1,8 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from "aws-lambda";
 import { clip } from "../../core/goal/text";
+import { DEFAULT_TENANTS_SETTINGS } from "../../core/tenants/tenants-settings";
 import { approvalsRoutes } from "./approvals";
-import { callerName, callerTenant } from "./caller-tenant";
+import { callerIdentity } from "./caller-tenant";
 import { openApiDocument } from "./contract/openapi-document";
 import { OPERATIONS } from "./contract/operations";
 import { getGoalsRoutes } from "./get-goals";
@@ -13,6 +14,7 @@ import { errorJson, internalError, knownErrorResponse } from "./http-responses";
 import { checkPathParams } from "./path-params";
 import { postGoalRoute } from "./post-goal";
 import { type ApiRequest, matchRoute, type Route, type RouteMatch, route } from "./routes";
+import { tenantRoutes } from "./tenants";
 
 export type GoalsApi = (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
 
@@ -97,6 +99,7 @@ export function goalsApiRoutes(deps: GoalsApiDeps): Route[] {
     ...approvalsRoutes(deps),
     ...goalDetailsRoutes(deps),
     ...goalHistoryRoutes(deps),
+    ...tenantRoutes(deps),
     streamedElsewhere,
     openApiRoute,
   ];
@@ -116,8 +119,7 @@ export function createGoalsApi(deps: GoalsApiDeps): GoalsApi {
       const match = matchRoute(routes, event.httpMethod, event.path);
       if (match.kind !== "found") return unmatched(match, event);
       const request: ApiRequest = {
-        tenantId: callerTenant(event),
-        caller: callerName(event),
+        ...callerIdentity(event, deps.tenants?.settings ?? DEFAULT_TENANTS_SETTINGS),
         params: checkPathParams(match.params),
         query: present(event.queryStringParameters),
         headers: present(event.headers, true),

@@ -7,7 +7,8 @@ import { commentFrame, eventFrame, retryFrame } from "../../core/goal/goal-event
 import { isFinal } from "../../core/goal/goal-status";
 import type { GoalEventWaiter } from "../../core/ports/goal-event-waiter";
 import type { GoalStore } from "../../core/ports/goal-store";
-import { callerTenant } from "./caller-tenant";
+import { DEFAULT_TENANTS_SETTINGS, type TenantsSettings } from "../../core/tenants/tenants-settings";
+import { callerIdentity } from "./caller-tenant";
 import { errorJson, internalError, knownErrorResponse } from "./http-responses";
 import { checkPathParams } from "./path-params";
 import { waitForEvents } from "./wait-for-events";
@@ -27,6 +28,8 @@ export interface EventStreamDeps {
   readonly waiter: GoalEventWaiter;
   readonly now: () => Date;
   readonly logger: Pick<Logger, "error" | "info">;
+  /** Who an IAM caller's tenant is (TENANTS). @default - each IAM caller is its account's tenant */
+  readonly tenants?: TenantsSettings;
   /**
    * The longest one stream lasts; the client then reconnects with Last-Event-ID. API Gateway ends
    * a streamed response at 15 minutes. @default 14 minutes
@@ -114,7 +117,7 @@ export async function streamGoalEvents(
   let after: number;
   let final: boolean;
   try {
-    const tenantId = callerTenant(event);
+    const { tenantId } = callerIdentity(event, deps.tenants ?? DEFAULT_TENANTS_SETTINGS);
     goalId = goalIdOf(event);
     after = resumeAfter(event);
     const found = await deps.store.getGoal(goalId);

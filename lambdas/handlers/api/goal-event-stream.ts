@@ -1,11 +1,12 @@
 import type { Writable } from "node:stream";
 import { Logger } from "@aws-lambda-powertools/logger";
-import type { APIGatewayProxyEvent } from "aws-lambda";
+import type { APIGatewayProxyEvent, StreamifyHandler } from "aws-lambda";
 import { DynamoDbGoalStore } from "../../adapters/dynamodb/dynamodb-goal-store";
 import { DynamoDbStreamLeases } from "../../adapters/dynamodb/limits/dynamodb-stream-leases";
 import { goalEventWaiterFromEnv } from "../../adapters/event-waiters/goal-event-waiter-from-env";
 import { createDocumentClient } from "../../adapters/goal-store-adapters";
 import { positiveIntEnv, requiredEnv } from "../handler-environment";
+import { tenantsSettingsFromEnv } from "../tenants-from-env";
 import { type StreamSink, streamGoalEvents } from "./event-stream";
 
 /**
@@ -23,6 +24,7 @@ const deps = {
   waiter: goalEventWaiterFromEnv(process.env),
   now: () => new Date(),
   logger,
+  tenants: tenantsSettingsFromEnv(),
   // api.stream.maxOpen: each open stream holds one concurrent execution of this function.
   ...(maxOpen > 0 ? { openStreams: { leases: new DynamoDbStreamLeases(client, tableName), maxOpen } } : {}),
 };
@@ -55,8 +57,25 @@ function lambdaSink(responseStream: Writable): StreamSink {
   };
 }
 
-export const handler = awslambda.streamifyResponse<APIGatewayProxyEvent>(
-  async (event, responseStream, context) => {
-    await streamGoalEvents(deps, event, lambdaSink(responseStream), () => context.getRemainingTimeInMillis());
-  },
-);
+const streamHandler: StreamifyHandler<APIGatewayProxyEvent, void> = async (
+  event,
+  responseStream,
+  context,
+) => {
+  await streamGoalEvents(deps, event, lambdaSink(responseStream), () => context.getRemainingTimeInMillis());
+};
+
+/**
+ * The runtime's `awslambda.streamifyResponse` exists only inside the Lambda runtime (and the local
+ * Lambda host's stand-in). Read through `globalThis` so that importing the bundle anywhere else (the
+ * bench's cold-import probe, a plain `node` process) loads it instead of throwing. The global alone
+ * proves nothing: the SDK's @aws/lambda-invoke-store creates `globalThis.awslambda` everywhere.
+ */
+const streamify = (globalThis as { awslambda?: Partial<typeof awslambda> }).awslambda?.streamifyResponse;
+
+/** Outside Lambda the handler exists but refuses to run: it has no response stream to write to. */
+const outsideLambda: StreamifyHandler<APIGatewayProxyEvent, void> = () => {
+  throw new Error("goal-event-stream runs only inside the Lambda runtime: the awslambda global is missing");
+};
+
+export const handler = streamify ? streamify(streamHandler) : outsideLambda;

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyResult } from "aws-lambda";
 import { copyHistory } from "../../core/fork/copy-history";
-import { checkedDecisions, forkRecord, forkRequestSha256 } from "../../core/fork/fork-goal";
+import { assertForkableOn, checkedDecisions, forkRecord, forkRequestSha256 } from "../../core/fork/fork-goal";
 import { forkPointOf } from "../../core/fork/fork-point";
 import { type ForkRequest, ForkRequestSchema, ReplayRequestSchema } from "../../core/fork/fork-request";
 import { replayGoal } from "../../core/fork/replay";
@@ -8,19 +8,22 @@ import { stepTimeline } from "../../core/fork/step-timeline";
 import type { GoalEvent } from "../../core/goal/goal-event";
 import { goalIdForIdempotencyKey } from "../../core/goal/goal-ids";
 import type { GoalRecord } from "../../core/goal/goal-record";
+import { runStateMachineArn } from "../../core/goal/runs-on";
 import { parseOrThrow } from "../../core/goal/validation";
 import { IdempotencyKeyReusedError } from "../../core/intake/goal-intake";
 import { assertModelsAllowed } from "../../core/models/model-allow-list";
 import { type Approval, GoalAlreadyExistsError, type VersionedGoal } from "../../core/ports/goal-store";
 import { HistoryUnavailableError, PatternUnavailableError } from "./api-errors";
 import { OPERATIONS } from "./contract/operations";
+import { startFirstRun } from "./first-run";
 import { tenantGoal } from "./get-goals";
 import type { GoalsApiDeps } from "./goals-api-deps";
 import { json } from "./http-responses";
-import { idempotencyKeyOf, scheduleDeadline, startFirstRun } from "./post-goal";
+import { idempotencyKeyOf, liveTarget, scheduleDeadline } from "./post-goal";
 import { ListStepsQuerySchema } from "./query-params";
 import { parseJsonBody } from "./request-body";
 import { type ApiRequest, type Route, route } from "./routes";
+import { admitted, startOrQueue, takeTenantStart } from "./tenant-admission";
 
 const DEFAULT_STEPS_PAGE = 50;
 /** Events read for a timeline's approvals, at most (a page is 1,000). */
@@ -85,6 +88,8 @@ async function postFork(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGat
     if (existing !== undefined) return repeatedFork(deps, existing, source, body);
   }
   const point = await forkPointOf({ goals: deps.store, history: ports.history }, source, body.atStep);
+  // A fork is a new goal of the tenant: it takes a start, and a slot or its turn, like a posted one.
+  await takeTenantStart(deps, request.tenantId);
   const decisions = checkedDecisions({
     request: body,
     point,
@@ -92,7 +97,10 @@ async function postFork(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGat
     approvals: await approvalsNamed(deps, body),
     caller: request.caller,
   });
-  const change = forkRecord({
+  // A fork is a new goal: it runs on the live version, which must read what this code copies for it.
+  const target = await liveTarget(deps, source.pattern);
+  assertForkableOn(target);
+  const made = forkRecord({
     source,
     point,
     request: body,
@@ -101,13 +109,15 @@ async function postFork(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGat
     caller: request.caller,
     revisionId: deps.newRevisionId(),
     now: deps.now(),
+    ...(target === undefined ? {} : { target }),
   });
-  if (deps.models !== undefined) assertModelsAllowed(change.record.spec, deps.models.allowedModelIds);
-  const stateMachineArn = deps.stateMachineArns[change.record.pattern];
+  if (deps.models !== undefined) assertModelsAllowed(made.record.spec, deps.models.allowedModelIds);
+  const stateMachineArn = runStateMachineArn(made.record, deps.stateMachineArns);
   if (stateMachineArn === undefined) {
-    const { pattern, patternReason } = change.record;
+    const { pattern, patternReason } = made.record;
     throw new PatternUnavailableError(pattern, patternReason, Object.keys(deps.stateMachineArns));
   }
+  const change = await admitted(deps, made);
   await copyHistory({ goals: deps.store, ...ports }, { point, record: change.record });
   let stored: VersionedGoal;
   try {
@@ -120,7 +130,7 @@ async function postFork(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGat
   }
   deps.logger.info("goal forked", { goalId, source: source.goalId, atStep: body.atStep });
   await scheduleDeadline(deps, stored.record);
-  await startFirstRun(deps, stored, stateMachineArn);
+  await startOrQueue(deps, stored, stateMachineArn);
   return forked(stored.record);
 }
 
@@ -146,7 +156,7 @@ async function repeatedFork(
   if (record.fork?.requestSha256 !== forkRequestSha256(source.goalId, body)) {
     throw new IdempotencyKeyReusedError(record.goalId);
   }
-  const stateMachineArn = deps.stateMachineArns[record.pattern];
+  const stateMachineArn = runStateMachineArn(record, deps.stateMachineArns);
   // Version 1: no step has loaded it yet, so its first run may never have started.
   if (record.status === "running" && existing.version === 1 && stateMachineArn !== undefined) {
     await startFirstRun(deps, existing, stateMachineArn);

@@ -10,9 +10,12 @@ import type { GoalStore } from "../../core/ports/goal-store";
 import type { HumanInputPublisher } from "../../core/ports/human-input-publisher";
 import type { McpCatalog } from "../../core/ports/mcp-catalog";
 import type { ModelClient } from "../../core/ports/model-client";
+import type { VersionDirectory } from "../../core/ports/run-control";
 import type { RunHistory } from "../../core/ports/run-history";
 import type { StepLog } from "../../core/ports/step-log";
+import type { TenantStore } from "../../core/ports/tenant-store";
 import type { Workspace } from "../../core/ports/workspace";
+import type { TenantsSettings } from "../../core/tenants/tenants-settings";
 
 /**
  * Everything the routes use, injected: the handler builds it once at module scope from the
@@ -23,6 +26,12 @@ export interface GoalsApiDeps {
   readonly startRun: StartRun;
   /** Pattern → state machine ARN, from STATE_MACHINE_ARNS. A pattern without one is not deployed. */
   readonly stateMachineArns: Readonly<Partial<Record<Pattern, string>>>;
+  /**
+   * The deployed versions: a new goal (or fork) is put on the version its pattern's live alias names,
+   * and stored in that version's record schema. Absent (tests): goals name no version and start on
+   * the live alias.
+   */
+  readonly versions?: VersionDirectory;
   readonly now: () => Date;
   /** A fresh random goal id, for a POST without an Idempotency-Key. */
   readonly newGoalId: () => string;
@@ -63,5 +72,14 @@ export interface GoalsApiDeps {
     readonly history: GoalHistory;
     readonly stepLog: Pick<StepLog, "putStep">;
     readonly workspace: Pick<Workspace, "readVersion" | "writeFile" | "listFiles">;
+  };
+  /**
+   * The tenants (TENANTS) and their items: who an IAM caller's tenant is, each tenant's limits on
+   * starts and concurrent goals, `GET /tenants/me` and `POST /tenants/{id}/limits`. Absent: every IAM
+   * caller is its account's tenant and no tenant limit applies (those routes answer 503).
+   */
+  readonly tenants?: {
+    readonly settings: TenantsSettings;
+    readonly store: TenantStore;
   };
 }

@@ -19,6 +19,7 @@ import { loadOnce } from "../../adapters/shared/load-once";
 import { INLINE_ONLY_FILE_MAX_BYTES, payloadSettingsFromEnv } from "../../adapters/shared/payload-settings";
 import { sfnRunHistory } from "../../adapters/step-functions/sfn-run-history";
 import { sfnRunStarter } from "../../adapters/step-functions/sfn-run-starter";
+import { sfnVersionDirectory } from "../../adapters/step-functions/sfn-version-directory";
 import { goalIdFromBytes, revisionIdFromBytes } from "../../core/goal/goal-ids";
 import type { DeadlineSchedule } from "../../core/ports/deadline-schedule";
 import type { HumanInputPublisher } from "../../core/ports/human-input-publisher";
@@ -26,6 +27,7 @@ import type { McpCatalog } from "../../core/ports/mcp-catalog";
 import type { ModelClient } from "../../core/ports/model-client";
 import { lambdaMcpGateway } from "../../tools/mcp-gateway-client";
 import { capacityGovernorFromEnv } from "../loop/capacity-from-env";
+import { tenantStoreFromEnv, tenantsSettingsFromEnv } from "../tenants-from-env";
 import { readApiConfig } from "./api-config";
 import { createGoalsApi } from "./create-goals-api";
 
@@ -95,6 +97,11 @@ const api = createGoalsApi({
   },
   startRun: sfnRunStarter(sfn),
   stateMachineArns: config.stateMachineArns,
+  versions: sfnVersionDirectory(
+    sfn,
+    config.stateMachineArns,
+    config.liveAliasCacheMs === undefined ? {} : { aliasCacheMs: config.liveAliasCacheMs },
+  ),
   now: () => new Date(),
   newGoalId: () => goalIdFromBytes(randomBytes(16)),
   publisher:
@@ -107,6 +114,7 @@ const api = createGoalsApi({
   runHistory: sfnRunHistory(sfn),
   deadlines,
   toolNames: config.toolNames,
+  tenants: { settings: tenantsSettingsFromEnv(), store: tenantStoreFromEnv(client) },
   ...(config.mcp === undefined ? {} : { mcp: mcpCatalog(config.mcp) }),
   ...(config.models === undefined
     ? {}

@@ -6,6 +6,7 @@ import {
 import { GoalLoopsError, ValidationError, type ValidationIssue } from "../../core/goal/errors";
 import { McpServerUnavailableError } from "../../core/intake/freeze-mcp-tools";
 import { IdempotencyKeyReusedError } from "../../core/intake/goal-intake";
+import { StartLimitError } from "../../core/tenants/start-pace";
 import { InvalidStatusError, PatternUnavailableError } from "./api-errors";
 
 const JSON_HEADERS = { "content-type": "application/json; charset=utf-8" } as const;
@@ -69,6 +70,12 @@ const KNOWN_ERRORS: Readonly<Record<string, KnownError>> = {
     headers: { "retry-after": "1" },
   },
   MissingCallerIdentityError: { statusCode: 401, code: "MissingCallerIdentity" },
+  // A signed-in caller whose tenant this deployment does not serve (tenants.known, tenants.iam).
+  UnknownTenant: { statusCode: 403, code: "UnknownTenant" },
+  // An operator's route (POST /tenants/{id}/limits) asked by anyone else.
+  Forbidden: { statusCode: 403, code: "Forbidden" },
+  // POST /goals over the tenant's startsPerMinute: nothing was stored (Retry-After from the error).
+  TenantStartLimit: { statusCode: 429, code: "TenantStartLimit" },
   GoalNotFoundError: { statusCode: 404, code: "GoalNotFound" },
   IdempotencyKeyReusedError: { statusCode: 422, code: "IdempotencyKeyReused" },
   ExecutionStartError: EXECUTION_START_FAILED,
@@ -76,6 +83,17 @@ const KNOWN_ERRORS: Readonly<Record<string, KnownError>> = {
   // A GoalSpec granted tools of an MCP server that could not list them: nothing was stored.
   McpServerUnavailableError: { statusCode: 502, code: "McpServerUnavailable" },
   McpGatewayFailed: { statusCode: 502, code: "McpGatewayFailed" },
+  // A record a newer goal-loops wrote: this API does not guess what it means, and writes nothing.
+  RecordSchemaTooNew: { statusCode: 409, code: "RecordSchemaTooNew" },
+  // A fork the live version could not run (a rollback across a record schema): nothing was made.
+  ForkTargetTooOld: { statusCode: 409, code: "ForkTargetTooOld" },
+  // Step Functions did not say which version a new goal starts on: nothing was stored.
+  VersionLookupError: {
+    statusCode: 503,
+    code: "VersionUnavailable",
+    message: "Step Functions did not say which deployed version to start on; nothing was stored, retry",
+    headers: { "retry-after": "1" },
+  },
   // Step Functions did not answer a runs read (throttling, access denied): the goal itself is fine.
   RunHistoryError: { statusCode: 502, code: "RunHistoryUnavailable" },
   // A fork whose source's workspace lost a file version the fork point names: nothing was created.
@@ -84,6 +102,11 @@ const KNOWN_ERRORS: Readonly<Record<string, KnownError>> = {
     statusCode: 503,
     code: "ServiceUnavailable",
     message: "this deployment keeps no goal history for the API (steps, fork, replay)",
+  },
+  TenantsUnavailable: {
+    statusCode: 503,
+    code: "ServiceUnavailable",
+    message: "this deployment keeps no tenant items for the API (GET /tenants/me, POST /tenants/{id}/limits)",
   },
   GoalStoreUnavailableError: {
     statusCode: 503,
@@ -99,6 +122,9 @@ function detailsOf(error: GoalLoopsError): Record<string, unknown> {
   if (error instanceof PatternUnavailableError) return { pattern: error.pattern };
   if (error instanceof McpServerUnavailableError) return { server: error.server, reason: error.reason.name };
   if (error instanceof InvalidStatusError) return { goalId: error.goalId, status: error.status };
+  if (error instanceof StartLimitError) {
+    return { limit: error.limit, tenantId: error.tenantId, retryAfterSeconds: error.retryAfterSeconds };
+  }
   if (error instanceof ExecutionStartError || error instanceof IdempotencyKeyReusedError) {
     return { goalId: error.goalId };
   }
@@ -111,7 +137,9 @@ export function knownErrorResponse(error: unknown): APIGatewayProxyResult | unde
   const known = KNOWN_ERRORS[error.name];
   if (!known) return undefined;
   const body = { code: known.code, message: known.message ?? error.message, ...detailsOf(error) };
-  return errorJson(known.statusCode, body, known.headers);
+  const retryAfter =
+    error instanceof StartLimitError ? { "retry-after": String(error.retryAfterSeconds) } : undefined;
+  return errorJson(known.statusCode, body, { ...known.headers, ...retryAfter });
 }
 
 /** An unexpected failure: nothing of the exception reaches the caller, only a request id to quote. */

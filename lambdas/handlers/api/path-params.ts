@@ -11,9 +11,10 @@ const PathParamsSchema = z.strictObject({
   goalId: PATH_PARAMETERS.goalId.optional(),
   approvalId: PATH_PARAMETERS.approvalId.optional(),
   runId: PATH_PARAMETERS.runId.optional(),
+  tenantId: PATH_PARAMETERS.tenantId.optional(),
 });
 
-/** The route's path parameters, or a ValidationError naming each malformed one (`goalId`, `approvalId`, `runId`). */
+/** The route's path parameters, or a ValidationError naming each malformed one (`goalId`, `approvalId`, `runId`, `tenantId`). */
 export function checkPathParams(params: Readonly<Record<string, string>>): Record<string, string> {
   const checked = parseOrThrow(PathParamsSchema, params, "path");
   return Object.fromEntries(

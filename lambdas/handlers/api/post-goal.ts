@@ -1,10 +1,9 @@
 import type { APIGatewayProxyResult } from "aws-lambda";
-import { ExecutionStartError } from "../../adapters/step-functions/sfn-run-starter";
 import { ValidationError } from "../../core/goal/errors";
 import { goalIdForIdempotencyKey } from "../../core/goal/goal-ids";
-import { fail } from "../../core/goal/goal-lifecycle";
 import type { GoalRecord } from "../../core/goal/goal-record";
-import type { GoalSpec } from "../../core/goal/goal-spec";
+import type { GoalSpec, Pattern } from "../../core/goal/goal-spec";
+import { runStateMachineArn, type VersionTarget } from "../../core/goal/runs-on";
 import {
   assertSameSubmission,
   FIRST_RUN_ID,
@@ -17,10 +16,12 @@ import { GoalAlreadyExistsError, type VersionedGoal } from "../../core/ports/goa
 import { PatternUnavailableError } from "./api-errors";
 import { OPERATIONS } from "./contract/operations";
 import { IdempotencyKeySchema } from "./contract/request-schemas";
+import { startFirstRun } from "./first-run";
 import type { GoalsApiDeps } from "./goals-api-deps";
 import { json } from "./http-responses";
 import { parseJsonBody } from "./request-body";
 import { type ApiRequest, type Route, route } from "./routes";
+import { admitted, startOrQueue, takeTenantStart } from "./tenant-admission";
 
 export function idempotencyKeyOf(request: ApiRequest): string | undefined {
   const key = request.headers["idempotency-key"];
@@ -57,7 +58,9 @@ async function postGoal(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGat
     if (existing !== undefined)
       return repeatedPost(deps, { ...existing.record, spec: parseSubmittedGoalSpec(body) });
   }
-  const change = await intakeGoal({
+  // A new goal: it takes one of the tenant's starts (429 when there is none) before anything is spent.
+  await takeTenantStart(deps, request.tenantId);
+  const intake = await intakeGoal({
     body,
     goalId,
     tenantId: request.tenantId,
@@ -71,12 +74,15 @@ async function postGoal(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGat
           tiers: deps.models.tiers,
           select: modelSelector(deps, deps.models, goalId),
         }),
+    target: (pattern) => liveTarget(deps, pattern),
   });
-  const { pattern, patternReason } = change.record;
-  const stateMachineArn = deps.stateMachineArns[pattern];
+  const { pattern, patternReason } = intake.record;
+  const stateMachineArn = runStateMachineArn(intake.record, deps.stateMachineArns);
   if (stateMachineArn === undefined) {
     throw new PatternUnavailableError(pattern, patternReason, Object.keys(deps.stateMachineArns));
   }
+  // Under the tenant's concurrency limit: a slot, or `waiting` for one (never dropped).
+  const change = await admitted(deps, intake);
 
   let stored: VersionedGoal;
   try {
@@ -87,8 +93,17 @@ async function postGoal(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGat
   }
   deps.logger.info("goal created", { goalId, pattern, patternReason, tenantId: request.tenantId });
   await scheduleDeadline(deps, stored.record);
-  await startFirstRun(deps, stored, stateMachineArn);
+  await startOrQueue(deps, stored, stateMachineArn);
   return accepted(stored.record);
+}
+
+/**
+ * The version a new goal of `pattern` starts on: the one the pattern's live alias names now. Undefined
+ * when the pattern is not deployed (the caller answers PatternUnavailable) or no directory is wired.
+ */
+export async function liveTarget(deps: GoalsApiDeps, pattern: Pattern): Promise<VersionTarget | undefined> {
+  if (deps.versions === undefined || deps.stateMachineArns[pattern] === undefined) return undefined;
+  return deps.versions.live(pattern);
 }
 
 /**
@@ -145,51 +160,12 @@ async function repeatedPost(deps: GoalsApiDeps, retried: GoalRecord): Promise<AP
     throw new GoalAlreadyExistsError(`Goal ${retried.goalId} exists but not for this tenant`);
   }
   assertSameSubmission(existing.record, retried);
-  const stateMachineArn = deps.stateMachineArns[existing.record.pattern];
+  const stateMachineArn = runStateMachineArn(existing.record, deps.stateMachineArns);
   if (existing.record.status === "running" && existing.record.runId === FIRST_RUN_ID && stateMachineArn) {
     await startFirstRun(deps, existing, stateMachineArn);
   }
   deps.logger.info("repeated goal request", { goalId: retried.goalId, status: existing.record.status });
   return accepted(existing.record);
-}
-
-/**
- * Starts run r1. When Step Functions refuses and the goal is still as created (version 1: no step
- * has loaded it yet), the goal is marked `failed` (stopReason infrastructure, redrivable) rather
- * than left `running` with no execution behind it; the caller gets a 502 naming the goal.
- */
-export async function startFirstRun(
-  deps: GoalsApiDeps,
-  goal: VersionedGoal,
-  stateMachineArn: string,
-): Promise<void> {
-  const { goalId, runId } = goal.record;
-  try {
-    await deps.startRun({ stateMachineArn, goalId, runId });
-  } catch (error) {
-    if (!(error instanceof ExecutionStartError)) throw error;
-    deps.logger.error("run did not start", { goalId, runId, error });
-    if (goal.version === 1) await markFailed(deps, goal, error);
-    throw error;
-  }
-}
-
-async function markFailed(
-  deps: GoalsApiDeps,
-  goal: VersionedGoal,
-  cause: ExecutionStartError,
-): Promise<void> {
-  const stopReason = { kind: "infrastructure", detail: cause.name, message: cause.message } as const;
-  try {
-    const failed = fail(goal.record, stopReason, deps.now());
-    await deps.store.commit(failed.record, goal.version, failed.events);
-  } catch (error) {
-    // A step that loaded the goal meanwhile owns it now; anything else is logged for an operator.
-    deps.logger.error("could not mark the goal failed after its run did not start", {
-      goalId: goal.record.goalId,
-      error,
-    });
-  }
 }
 
 export function postGoalRoute(deps: GoalsApiDeps): Route {

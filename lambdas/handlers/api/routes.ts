@@ -1,11 +1,14 @@
 import type { APIGatewayProxyResult } from "aws-lambda";
+import type { CallerVia } from "../../core/tenants/tenants-settings";
 import type { Operation } from "./contract/operations";
 
 /** One request as the routes see it: the caller's tenant and the decoded parts they read. */
 export interface ApiRequest {
   readonly tenantId: string;
-  /** Who calls, for audit trails (revision log, cancel reason): the IAM principal's ARN, else the tenant. */
+  /** Who calls, for audit trails (revision log, cancel reason): the IAM principal's ARN, or `jwt:<sub>`. */
   readonly caller: string;
+  /** How the caller signed in: IAM (SigV4; the local runtime's unsigned calls too) or a bearer token. */
+  readonly via: CallerVia;
   /** Path parameters from the route template (`{goalId}`), URL-decoded. */
   readonly params: Readonly<Record<string, string>>;
   readonly query: Readonly<Record<string, string>>;

@@ -12,6 +12,7 @@ import { sfnRunIsLive } from "../../adapters/step-functions/sfn-run-status";
 import { sfnRunStopper } from "../../adapters/step-functions/sfn-run-stopper";
 import { sfnTaskCallback } from "../../adapters/step-functions/sfn-task-callback";
 import { ON_ABANDON, PatternSchema } from "../../core/goal/goal-spec";
+import { runStateMachineArn } from "../../core/goal/runs-on";
 import { parseOrThrow } from "../../core/goal/validation";
 import { handleCancelRequested } from "../../core/human/handle-cancel";
 import { handlePauseRequested } from "../../core/human/handle-pause";
@@ -25,12 +26,17 @@ import { reviveDeadRun } from "../../core/loop/reattach-goal";
 import { compensateAbandoned } from "../../core/loop/revisions/abandon";
 import { sequentialRunIds } from "../../core/loop/run-ids";
 import { GOAL_ENDED, GoalEndedEnvelopeSchema, handleGoalEnded } from "../../core/loop/subgoals/goal-ended";
+import type { VersionedGoal } from "../../core/ports/goal-store";
+import { admitWaitingGoals } from "../../core/tenants/tenant-admission";
+import { tenantLimitsReader } from "../../core/tenants/tenant-directory";
 import { requiredEnv } from "../handler-environment";
 import { compensatorsFromEnv } from "../loop/compensators-from-env";
+import { tenantStoreFromEnv, tenantsSettingsFromEnv } from "../tenants-from-env";
 
 const logger = new Logger();
+const client = createDocumentClient();
 const { goals, workspace, stepLog } = createGoalStoreAdapters({
-  client: createDocumentClient(),
+  client,
   tableName: requiredEnv("GOAL_TABLE_NAME"),
 });
 // No explicit endpoint: the SDK honours AWS_ENDPOINT_URL_SFN (the local runtime's Step Functions).
@@ -55,6 +61,19 @@ const cancel = handleCancelRequested.bind(null, {
   stateMachineArns,
   now,
 });
+const tenantStore = tenantStoreFromEnv(client);
+const admission = {
+  goals,
+  tenants: tenantStore,
+  limits: tenantLimitsReader(tenantsSettingsFromEnv(), tenantStore),
+  startRun: async ({ record }: VersionedGoal) => {
+    // The version it was admitted on (pinned at intake), however long it waited for the slot.
+    const stateMachineArn = runStateMachineArn(record, stateMachineArns);
+    if (stateMachineArn === undefined) throw new Error(`pattern ${record.pattern} is not deployed`);
+    await startRun({ stateMachineArn, goalId: record.goalId, runId: record.runId });
+  },
+  now,
+};
 const goalEndedPorts = {
   goals,
   callback,
@@ -66,6 +85,11 @@ const goalEndedPorts = {
   // An abandoned plan's saga (ON_ABANDON, the configuration's compensation.onAbandon, unless its
   // GoalSpec says otherwise); the user tools' compensate functions load on the first one.
   compensateAbandoned: (goalId: string) => compensateAbandoned(sagaPorts, goalId, onAbandon),
+  // An ended goal's slot goes to its tenant's next waiting goals (tenants.limits concurrentGoals).
+  freeSlot: async (record: { tenantId: string; goalId: string }) => {
+    await tenantStore.releaseSlots(record.tenantId, [record.goalId]);
+    return admitWaitingGoals(admission, record.tenantId);
+  },
 };
 const others = {
   revision: handleRevisionRequested.bind(null, { goals, now }),

@@ -5,6 +5,7 @@ import { loadOnce } from "../../adapters/shared/load-once";
 import { sfnRunStarter } from "../../adapters/step-functions/sfn-run-starter";
 import { sfnRunIsLive } from "../../adapters/step-functions/sfn-run-status";
 import { sfnTaskCallback } from "../../adapters/step-functions/sfn-task-callback";
+import { sfnVersionDirectory } from "../../adapters/step-functions/sfn-version-directory";
 import { PATTERNS } from "../../core/goal/goal-spec";
 import { reviveDeadRun } from "../../core/loop/reattach-goal";
 import { awaitSubgoals } from "../../core/loop/subgoals/await-subgoals";
@@ -26,6 +27,8 @@ const settings = subgoalSettingsFromEnv(patterns);
 const now = () => new Date();
 const startRun = sfnRunStarter(sfn);
 const revivePorts = { goals, now, runIsLive: sfnRunIsLive(sfn), startRun, stateMachineArns };
+// Versions are immutable and the parent's deploy's ones never move: only `live` (a fallback) is cached briefly.
+const versions = sfnVersionDirectory(sfn, stateMachineArns);
 
 /** A child's deadline schedule (EventBridge Scheduler), loaded for the first child that has a deadline. */
 const deadlineSchedule = loadOnce(async () =>
@@ -44,6 +47,7 @@ export const handler = stepHandler(logger, AwaitSubgoalsPayloadSchema, (payload)
       now,
       startRun,
       stateMachineArns,
+      versions,
       reviveRun: (goalId) => reviveDeadRun(revivePorts, goalId),
       deadlines: {
         schedule: {

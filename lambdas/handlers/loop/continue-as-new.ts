@@ -18,7 +18,8 @@ const { goals } = createGoalStoreAdapters({
 const startRun = sfnRunStarter(new SFNClient({ region: process.env.AWS_REGION }));
 
 /**
- * ContinueAsNew: hands the goal to a new run, then starts that run's execution of this state machine,
+ * ContinueAsNew: hands the goal to a new run, then starts that run's execution on the version the goal
+ * runs on (`NewRun.stateMachineArn`),
  * named `${goalId}-${runId}`; a name already taken means an earlier attempt started it, which is fine.
  * Answers `continued` with the new run's id (the old execution's output says where the goal went).
  */
@@ -29,8 +30,12 @@ export const handler = stepHandler(
     const run = await continueAsNewStep({ goals, ids: sequentialRunIds, now: () => new Date() }, payload);
     if (!run)
       return { goalId: payload.goalId, runId: payload.runId, iteration: payload.iteration, next: "stop" };
-    await startRun({ stateMachineArn: payload.stateMachineArn, goalId: run.goalId, runId: run.runId });
-    logger.info("new run started", { newRunId: run.runId, executionName: run.executionName });
+    await startRun({ stateMachineArn: run.stateMachineArn, goalId: run.goalId, runId: run.runId });
+    logger.info("new run started", {
+      newRunId: run.runId,
+      executionName: run.executionName,
+      stateMachineArn: run.stateMachineArn,
+    });
     return { goalId: run.goalId, runId: run.runId, iteration: 0, next: "continued" };
   },
 );

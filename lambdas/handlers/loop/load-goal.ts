@@ -2,7 +2,7 @@ import { Logger } from "@aws-lambda-powertools/logger";
 import { createDocumentClient, createGoalStoreAdapters } from "../../adapters/goal-store-adapters";
 import { loadGoal } from "../../core/loop/load-goal";
 import { requiredEnv } from "../handler-environment";
-import { StatePayloadSchema } from "./state-payload";
+import { LoadGoalPayloadSchema } from "./state-payload";
 import { stepHandler } from "./step-handler";
 
 const logger = new Logger();
@@ -12,6 +12,6 @@ const { goals } = createGoalStoreAdapters({
 });
 
 /** LoadGoal: the first state of a run (see `loadGoal`). */
-export const handler = stepHandler(logger, StatePayloadSchema, (payload) =>
+export const handler = stepHandler(logger, LoadGoalPayloadSchema, (payload) =>
   loadGoal({ goals, now: () => new Date() }, payload),
 );

@@ -12,14 +12,21 @@ const servers = parseMcpServerManifest(process.env.MCP_SERVERS);
 /**
  * A server's auth header value: the variable `auth.env` names when it is set (the local stack sets
  * it from its own environment), else the Secrets Manager secret (deployed), read through
- * Powertools' cache so a rotation takes effect within minutes.
+ * Powertools' cache so a rotation takes effect within minutes, or at once after a 401.
  */
-async function authValue(server: McpServerEntry): Promise<string | undefined> {
+async function authValue(
+  server: McpServerEntry,
+  options: { readonly fresh: boolean } = { fresh: false },
+): Promise<string | undefined> {
   if (!server.auth) return undefined;
   const fromEnv = server.auth.env === undefined ? undefined : process.env[server.auth.env];
   if (fromEnv) return fromEnv;
   if (server.auth.secretId === undefined) return undefined;
-  const secret = await readSecretWhenNeeded(server.auth.secretId, { maxAge: SECRET_MAX_AGE_SECONDS });
+  // After the server refused the cached value: read past the cache once (a rotation just happened).
+  const secret = await readSecretWhenNeeded(server.auth.secretId, {
+    maxAge: SECRET_MAX_AGE_SECONDS,
+    ...(options.fresh ? { forceFetch: true } : {}),
+  });
   return typeof secret === "string" ? secret : undefined;
 }
 

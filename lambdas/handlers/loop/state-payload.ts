@@ -17,6 +17,14 @@ export const StatePayloadSchema = z.object({
 });
 export type StatePayload = z.infer<typeof StatePayloadSchema>;
 
+/**
+ * LoadGoal's payload: the execution input `{goalId, runId}` with the deployed version the state
+ * machine's first state (RunsOnVersion) adds from its definition.
+ */
+export const LoadGoalPayloadSchema = StatePayloadSchema.extend({
+  version: z.string().min(1).max(128).optional(),
+});
+
 /** ContinueAsNew's payload adds the running state machine's ARN (`$$.StateMachine.Id`). */
 export const ContinueAsNewPayloadSchema = StatePayloadSchema.extend({
   stateMachineArn: z.string().min(1),

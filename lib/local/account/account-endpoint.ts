@@ -6,7 +6,7 @@ import type { JsonObject, JsonValue } from "../shared/cloud-assembly-model";
 import { AwsApiError } from "../shared/errors";
 import { isJsonObject, parseJson } from "../shared/json";
 import { listen } from "../shared/listen";
-import { type AccountModel, accountModels, type LocalAccount } from "./local-account";
+import { type AccountModel, accountBedrockQuotas, accountModels, type LocalAccount } from "./local-account";
 
 export interface AccountEndpoint {
   /** Point the SDK here with `AWS_ENDPOINT_URL` (every service but Bedrock Runtime, which speaks HTTP/2). */
@@ -118,6 +118,21 @@ function jsonOperation(
       },
     };
   }
+  if (target === "ServiceQuotasV20190624.ListServiceQuotas") {
+    if (request.ServiceCode !== "bedrock") return { Quotas: [] };
+    return {
+      Quotas: accountBedrockQuotas(account).map((quota, index) => ({
+        ServiceCode: "bedrock",
+        ServiceName: "Amazon Bedrock",
+        QuotaCode: `L-LOCAL${String(index).padStart(4, "0")}`,
+        QuotaName: quota.name,
+        Value: quota.value,
+        Unit: "None",
+        Adjustable: true,
+        GlobalQuota: false,
+      })),
+    };
+  }
   if (target === "secretsmanager.DescribeSecret") {
     const id = String(request.SecretId ?? "");
     const secret = account.secrets
@@ -151,6 +166,19 @@ function restOperation(
   const [, first, second, third] = path.split("/").map(decodeURIComponent);
   if (method === "GET" && first === "inference-profiles" && second !== undefined) {
     return inferenceProfile(models, region, second);
+  }
+  if (method === "GET" && first === "2016-08-19" && second === "account-settings") {
+    const { concurrentExecutions, unreservedConcurrentExecutions } = account.lambda;
+    return {
+      AccountLimit: {
+        ConcurrentExecutions: concurrentExecutions,
+        UnreservedConcurrentExecutions: unreservedConcurrentExecutions ?? concurrentExecutions,
+        TotalCodeSize: 80_530_636_800,
+        CodeSizeUnzipped: 262_144_000,
+        CodeSizeZipped: 52_428_800,
+      },
+      AccountUsage: { TotalCodeSize: 0, FunctionCount: 0 },
+    };
   }
   if (method === "GET" && first === "foundation-models" && second !== undefined) {
     return foundationModel(models, region, second);

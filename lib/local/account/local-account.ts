@@ -25,6 +25,17 @@ export const LocalModelSchema = z.strictObject({
     .describe("The geographies it has inference profiles in; default: the catalog's"),
 });
 
+/** A region's Lambda concurrency before any increase (new accounts may start far lower). */
+export const DEFAULT_LAMBDA_CONCURRENCY = 1000;
+/**
+ * The local account's per-minute Bedrock quotas of every active model, on demand and cross-region:
+ * plausible numbers for a young account, not any account's real ones (`--account` sets others).
+ */
+export const DEFAULT_BEDROCK_QUOTAS = {
+  onDemand: { requestsPerMinute: 50, tokensPerMinute: 200_000 },
+  crossRegion: { requestsPerMinute: 100, tokensPerMinute: 400_000 },
+} as const;
+
 export const LocalAccountSchema = z.strictObject({
   accountId: z
     .string()
@@ -56,6 +67,29 @@ export const LocalAccountSchema = z.strictObject({
     )
     .default([]),
   apiGatewayCloudWatchRoleArn: z.string().min(1).nullable().default(null),
+  lambda: z
+    .strictObject({
+      concurrentExecutions: z.number().int().min(0).default(DEFAULT_LAMBDA_CONCURRENCY),
+      unreservedConcurrentExecutions: z.number().int().min(0).optional(),
+    })
+    .default({ concurrentExecutions: DEFAULT_LAMBDA_CONCURRENCY })
+    .describe(
+      "Lambda's account settings (GetAccountSettings); default 1,000 concurrent executions, none reserved",
+    ),
+  bedrockQuotas: z
+    .array(
+      z.strictObject({
+        name: z
+          .string()
+          .min(1)
+          .describe(
+            "As Service Quotas names it, e.g. 'Cross-Region InvokeModel tokens per minute for Claude Sonnet 5.5'",
+          ),
+        value: z.number().min(0),
+      }),
+    )
+    .optional()
+    .describe("Bedrock's quotas (Service Quotas); default: DEFAULT_BEDROCK_QUOTAS for every active model"),
 });
 
 export type LocalAccountInput = z.input<typeof LocalAccountSchema>;
@@ -118,4 +152,24 @@ function fromCatalog(known: KnownModel): AccountModel {
         }
       : { status: "ACTIVE" as const }),
   };
+}
+
+/** Bedrock's quotas as Service Quotas lists them: the account's own, else the defaults for its models. */
+export function accountBedrockQuotas(account: LocalAccount): readonly { name: string; value: number }[] {
+  if (account.bedrockQuotas !== undefined) return account.bedrockQuotas;
+  return [...accountModels(account).values()]
+    .filter((model) => model.status === "ACTIVE")
+    .flatMap((model) =>
+      (["onDemand", "crossRegion"] as const).flatMap((scope) => {
+        const label = scope === "onDemand" ? "On-demand" : "Cross-Region";
+        const quota = DEFAULT_BEDROCK_QUOTAS[scope];
+        return [
+          {
+            name: `${label} InvokeModel requests per minute for ${model.name}`,
+            value: quota.requestsPerMinute,
+          },
+          { name: `${label} InvokeModel tokens per minute for ${model.name}`, value: quota.tokensPerMinute },
+        ];
+      }),
+    );
 }

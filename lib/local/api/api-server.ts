@@ -2,11 +2,13 @@ import { randomUUID } from "node:crypto";
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import * as z from "zod";
+import type { BearerOutcome, JwtAuthorizerContext } from "../../../lambdas/adapters/oidc/authorize-bearer";
 import { clip } from "../../../lambdas/core/goal/text";
 import type { ApiRouteSpec, JsonObject, JsonValue } from "../shared/cloud-assembly-model";
 import { MalformedPathSegmentError } from "../shared/errors";
 import { listen, type RunningServer } from "../shared/listen";
 import { allowedMethods, guardedDecoder, matchRoute, type SegmentDecoder } from "./api-routes";
+import type { LocalRequest, LocalResponse } from "./local-issuer";
 import type { ObservedResponse } from "./openapi-response-check";
 
 export interface ApiServerOptions {
@@ -49,6 +51,18 @@ export interface ApiServerOptions {
   >;
   /** Local-only GET pages (the web console at `/console`): the file for a path, or undefined. */
   readonly pages?: (pathname: string) => Promise<{ contentType: string; body: string } | undefined>;
+  /**
+   * Local-only requests of any method answered by the runtime (the local OIDC issuer under
+   * `/_local/oidc` and `/_local/token`): an answer, or undefined to route the request as usual.
+   */
+  readonly localHandler?: (request: LocalRequest) => Promise<LocalResponse | undefined>;
+  /**
+   * Checks `Authorization: Bearer …` as the deployed JWT authorizer does (the same code): a denied
+   * request is answered 401 or 403 in the API's error shape, an allowed one reaches the function
+   * with the authorizer's context and no IAM identity. A request without a bearer token is the
+   * unsigned loopback caller (LOCAL_IDENTITY). Absent: bearer tokens are ignored.
+   */
+  readonly authorizeBearer?: (authorization: string) => Promise<BearerOutcome>;
 }
 
 /** The caller every local request is made as: the API maps it to tenant "local". */
@@ -136,6 +150,17 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     const { method, path } = target;
     const raw = rawRoutes.get(path);
     if (raw !== undefined) return raw(req, res, body);
+    const handled = await options.localHandler?.({
+      method,
+      path,
+      query: target.query,
+      body: body.toString("utf8"),
+    });
+    if (handled !== undefined) {
+      res.writeHead(handled.status, handled.headers);
+      res.end(handled.body);
+      return;
+    }
     const local = localRoutes.get(path);
     if (local !== undefined && method === "GET") {
       try {
@@ -172,7 +197,14 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       });
     }
     if (match === undefined) return sendUnmatched(res, method, path);
-    const event = proxyEvent(req, target, match.route, match.pathParameters, body, requestId);
+    const authorization = bearerHeader(req);
+    let authorizer: JwtAuthorizerContext | undefined;
+    if (authorization !== undefined && options.authorizeBearer !== undefined) {
+      const outcome = await options.authorizeBearer(authorization);
+      if (outcome.kind === "deny") return sendError(res, outcome.status, outcome.code, outcome.message);
+      authorizer = outcome.context;
+    }
+    const event = proxyEvent(req, target, match.route, match.pathParameters, body, requestId, authorizer);
     if (match.route.streaming) return streamResponse(options, onError, match.route, event, req, res);
     let result: JsonValue;
     try {
@@ -225,6 +257,12 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   }
 
   return listen(server, options.port ?? 8787);
+}
+
+/** The `Authorization` header when it carries a bearer token (any other scheme is the loopback caller). */
+function bearerHeader(req: IncomingMessage): string | undefined {
+  const value = req.headers.authorization;
+  return typeof value === "string" && /^bearer\s/i.test(value) ? value : undefined;
 }
 
 function guardBroken(): boolean {
@@ -386,6 +424,7 @@ function proxyEvent(
   pathParameters: Record<string, string> | null,
   body: Buffer,
   requestId: string,
+  authorizer?: JwtAuthorizerContext,
 ): JsonObject {
   const { method, path, query } = target;
   const headers = multiValues(headerPairs(req));
@@ -416,8 +455,11 @@ function proxyEvent(
       requestTime: now.toUTCString(),
       requestTimeEpoch: now.getTime(),
       domainName: req.headers.host ?? "127.0.0.1",
+      // A JWT caller has no IAM identity, as behind API Gateway's Lambda authorizer.
       identity: {
-        ...LOCAL_IDENTITY,
+        ...(authorizer === undefined
+          ? LOCAL_IDENTITY
+          : { accountId: null, caller: null, user: null, userArn: null }),
         accessKey: null,
         cognitoAuthenticationProvider: null,
         cognitoAuthenticationType: null,
@@ -427,7 +469,7 @@ function proxyEvent(
         sourceIp: req.socket.remoteAddress ?? "127.0.0.1",
         userAgent: req.headers["user-agent"] ?? null,
       },
-      authorizer: null,
+      authorizer: authorizer === undefined ? null : { ...authorizer, principalId: authorizer.caller },
     },
     body: body.length === 0 ? null : body.toString("utf8"),
     isBase64Encoded: false,

@@ -109,6 +109,11 @@ export interface LoadCloudAssemblyOptions {
    * @default - every stack holding a GoalLoops construct; an assembly with none (a test's own app) runs whole
    */
   readonly stack?: string;
+  /**
+   * The number the assembly's versions have (Lambda and state machine versions): the one the local
+   * stack keeps it under (kept-versions.ts). @default 1
+   */
+  readonly version?: number;
 }
 
 /**
@@ -149,7 +154,7 @@ export function loadCloudAssembly(
       `Stack '${options.stack}' holds ${inStack.length} GoalLoops constructs (${inStack.map((c) => c.path).join(", ")}); the local stack runs one`,
     );
   }
-  const stacks = artifacts.map((a) => readStackTemplate(a.stackName, a.templateFile));
+  const stacks = artifacts.map((a) => readStackTemplate(a.stackName, a.templateFile, options.version));
   return {
     outDir: absolute,
     stackNames: stacks.map((s) => s.stackName),

@@ -102,6 +102,59 @@ export function physicalIdOf(logicalId: string, resource: TemplateResource): Phy
   }
 }
 
+/** Resources whose ARN is another's with a qualifier; their physical ids come after the others'. */
+export const QUALIFIED_TYPES: readonly string[] = [
+  "AWS::Lambda::Version",
+  "AWS::Lambda::Alias",
+  "AWS::StepFunctions::StateMachineVersion",
+  "AWS::StepFunctions::StateMachineAlias",
+];
+
+const UNQUALIFIED_STATE_MACHINE = /^(arn:[^:]+:states:[^:]*:[^:]*:stateMachine:[^:]+)(?::[^:]+)?$/;
+
+/**
+ * A version's or an alias's physical id: its function's or state machine's ARN with the version
+ * number the local stack keeps this assembly under (`version`, see kept-versions.ts), or the
+ * alias's name. `resolve` resolves a property (the target's Ref) against the other resources.
+ */
+export function qualifiedPhysicalIdOf(
+  resource: TemplateResource,
+  version: number,
+  resolve: (value: unknown, property: string) => JsonValue,
+): PhysicalId {
+  const props = resource.Properties ?? {};
+  const type = resource.Type;
+  const functionArn = () => {
+    const target = String(resolve(props.FunctionName, "FunctionName"));
+    return target.startsWith("arn:") ? target : arn("lambda", `function:${target}`);
+  };
+  switch (type) {
+    case "AWS::Lambda::Version": {
+      const versionArn = `${functionArn()}:${version}`;
+      return { type, ref: versionArn, attributes: { Version: String(version), FunctionArn: versionArn } };
+    }
+    case "AWS::Lambda::Alias": {
+      const aliasArn = `${functionArn()}:${nameOr(props.Name, "live")}`;
+      return { type, ref: aliasArn, attributes: { AliasArn: aliasArn } };
+    }
+    case "AWS::StepFunctions::StateMachineVersion": {
+      const versionArn = `${String(resolve(props.StateMachineArn, "StateMachineArn"))}:${version}`;
+      return { type, ref: versionArn, attributes: { Arn: versionArn } };
+    }
+    default: {
+      // A state machine alias names its state machine only through the versions it routes to.
+      const routes = resolve(
+        props.RoutingConfiguration ?? props.DeploymentPreference,
+        "RoutingConfiguration",
+      );
+      const first = Array.isArray(routes) && isJsonObject(routes[0]) ? routes[0].StateMachineVersionArn : "";
+      const machine = UNQUALIFIED_STATE_MACHINE.exec(String(first))?.[1] ?? "";
+      const aliasArn = `${machine}:${nameOr(props.Name, "live")}`;
+      return { type, ref: aliasArn, attributes: { Arn: aliasArn } };
+    }
+  }
+}
+
 function pseudoParameters(stackName: string): Record<string, string> {
   return {
     "AWS::AccountId": account,

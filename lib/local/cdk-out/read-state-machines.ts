@@ -45,6 +45,7 @@ export function readStateMachines(stack: StackTemplate): StateMachineSpec[] {
     const props = StateMachinePropertiesSchema.parse(resource.Properties ?? {});
     const definition = resolveDefinition(stack, logicalId, props);
     const physical = stack.physicalIds.get(logicalId);
+    const published = publishedVersionOf(stack, logicalId);
     return {
       stackName: stack.stackName,
       logicalId,
@@ -52,8 +53,43 @@ export function readStateMachines(stack: StackTemplate): StateMachineSpec[] {
       arn: physical?.attributes.Arn ?? "",
       type: props.StateMachineType,
       definition,
+      ...(published === undefined ? {} : { published }),
     };
   });
+}
+
+const VersionPropertiesSchema = z.looseObject({
+  StateMachineArn: z.object({ Ref: z.string() }),
+  Description: z.string().optional(),
+});
+const AliasPropertiesSchema = z.looseObject({
+  Name: z.string(),
+  RoutingConfiguration: z.array(z.looseObject({ StateMachineVersionArn: z.unknown() })).optional(),
+});
+
+/**
+ * The version of the state machine `logicalId` the template publishes (AWS::StepFunctions::
+ * StateMachineVersion), with the aliases that route to it.
+ */
+function publishedVersionOf(stack: StackTemplate, logicalId: string): StateMachineSpec["published"] {
+  for (const [versionId, resource] of stack.resourcesOfType("AWS::StepFunctions::StateMachineVersion")) {
+    const props = VersionPropertiesSchema.safeParse(resource.Properties ?? {});
+    if (!props.success || props.data.StateMachineArn.Ref !== logicalId) continue;
+    const aliases = stack
+      .resourcesOfType("AWS::StepFunctions::StateMachineAlias")
+      .flatMap(([aliasId, alias]) => {
+        const aliasProps = AliasPropertiesSchema.safeParse(alias.Properties ?? {});
+        const routes = JSON.stringify(aliasProps.data?.RoutingConfiguration ?? []);
+        if (!aliasProps.success || !routes.includes(`"${versionId}"`)) return [];
+        return [stack.physicalIds.get(aliasId)?.ref ?? aliasId];
+      });
+    return {
+      arn: stack.physicalIds.get(versionId)?.ref ?? versionId,
+      description: props.data.Description ?? "",
+      aliases,
+    };
+  }
+  return undefined;
 }
 
 function resolveDefinition(

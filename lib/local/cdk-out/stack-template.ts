@@ -6,6 +6,8 @@ import {
   type IntrinsicContext,
   type PhysicalId,
   physicalIdOf,
+  QUALIFIED_TYPES,
+  qualifiedPhysicalIdOf,
   resolveIntrinsics,
   type TemplateResource,
 } from "./cfn-intrinsics";
@@ -33,7 +35,11 @@ export interface StackTemplate {
   resourcesOfType(...types: string[]): [string, TemplateResource][];
 }
 
-export function readStackTemplate(stackName: string, templateFile: string): StackTemplate {
+/**
+ * @param version the number its versions (Lambda and state machine) have locally: the one the
+ * local stack keeps this assembly under (kept-versions.ts), 1 when it keeps none.
+ */
+export function readStackTemplate(stackName: string, templateFile: string, version = 1): StackTemplate {
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(templateFile, "utf8"));
@@ -47,7 +53,10 @@ export function readStackTemplate(stackName: string, templateFile: string): Stac
     throw new CloudAssemblyError(`${templateFile} is not a CloudFormation template: ${parsed.error.message}`);
   }
   const { Resources: resources, Parameters: parameters = {} } = parsed.data;
-  const physicalIds = new Map(Object.entries(resources).map(([id, r]) => [id, physicalIdOf(id, r)] as const));
+  const physicalIds = new Map<string, PhysicalId>();
+  for (const [id, resource] of Object.entries(resources)) {
+    if (!QUALIFIED_TYPES.includes(resource.Type)) physicalIds.set(id, physicalIdOf(id, resource));
+  }
   const context: IntrinsicContext = {
     stackName,
     physicalIds,
@@ -58,6 +67,15 @@ export function readStackTemplate(stackName: string, templateFile: string): Stac
       ),
     ),
   };
+  // Versions before aliases: an alias names its state machine through the versions it routes to.
+  for (const type of QUALIFIED_TYPES) {
+    for (const [id, resource] of Object.entries(resources)) {
+      if (resource.Type !== type) continue;
+      const resolve = (value: unknown, property: string) =>
+        resolveIntrinsics(value, context, `${stackName}/${id} ${property}`);
+      physicalIds.set(id, qualifiedPhysicalIdOf(resource, version, resolve));
+    }
+  }
   return {
     stackName,
     resources,

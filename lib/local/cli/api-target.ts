@@ -8,6 +8,8 @@ export interface ApiTarget {
   readonly api?: string;
   readonly profile?: string;
   readonly region?: string;
+  /** A bearer token (`--token`, GOAL_LOOPS_TOKEN): sent instead of a SigV4 signature, locally too. */
+  readonly token?: string;
 }
 
 export function apiOption() {
@@ -24,18 +26,36 @@ export function profileOption() {
   );
 }
 
+export function tokenOption() {
+  return new Option(
+    "--token <jwt>",
+    "a bearer token of the API's OIDC issuer (locally: GET /_local/token?tenant=…), sent instead of a SigV4 signature",
+  ).env("GOAL_LOOPS_TOKEN");
+}
+
 export function regionOption() {
   return new Option("--region <region>", "the region to sign for, when --api is a custom domain");
 }
 
 /**
- * The client for a target: unsigned to the local stack (or any loopback URL), SigV4-signed to a
- * deployed API. Undefined, with the reason on stderr, when signing cannot be set up.
+ * The client for a target: with a bearer token when one is given (`--token`, GOAL_LOOPS_TOKEN),
+ * else unsigned to the local stack (or any loopback URL) and SigV4-signed to a deployed API. Undefined, with the reason on stderr, when signing cannot be set up.
  */
 export async function clientFor(target: ApiTarget): Promise<GoalLoopsClient | undefined> {
   // Loaded when a command runs, not when the CLI only prints its help.
   const { GoalLoopsClient } = await import("../../client/index");
-  if (target.api === undefined) return new GoalLoopsClient(`http://127.0.0.1:${target.port}`);
+  const url = target.api ?? `http://127.0.0.1:${target.port}`;
+  if (target.token !== undefined) {
+    const { BadTokenError, bearerFetch } = await import("../../client/bearer-fetch");
+    try {
+      return new GoalLoopsClient(url, { fetch: bearerFetch(target.token) });
+    } catch (error) {
+      if (!(error instanceof BadTokenError)) throw error;
+      process.stderr.write(`${error.message}\n`);
+      return undefined;
+    }
+  }
+  if (target.api === undefined) return new GoalLoopsClient(url);
   // The signer and the credential chain load only for a deployed API: local commands start faster.
   const { SigningSetupError, signedFetch } = await import("../../client/index");
   try {

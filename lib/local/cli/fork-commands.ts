@@ -6,7 +6,7 @@ import type { RevisionType } from "../../../lambdas/core/goal/goal-record";
 import { REVISION_TYPES } from "../../../lambdas/core/goal/revision-types";
 import { MODEL_ROLES } from "../../../lambdas/core/models/model-role-names";
 import type { GoalLoopsClient } from "../../client/index";
-import { type ApiTarget, apiOption, profileOption, regionOption } from "./api-target";
+import { type ApiTarget, apiOption, profileOption, regionOption, tokenOption } from "./api-target";
 
 export interface ForkCommandsIo {
   readonly write: (line: string) => void;
@@ -120,7 +120,8 @@ export function addForkCommands(program: Command, io: ForkCommandsIo): void {
       .addOption(io.portOption())
       .addOption(apiOption())
       .addOption(profileOption())
-      .addOption(regionOption());
+      .addOption(regionOption())
+      .addOption(tokenOption());
 
   target(
     program

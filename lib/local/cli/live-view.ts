@@ -43,6 +43,10 @@ export function activityOf(state: LiveState): string {
   const { snapshot, lastEvent } = state;
   if (snapshot.status === "waiting" && snapshot.waitingFor) return `waiting: ${snapshot.waitingFor.reason}`;
   if (snapshot.status !== "running") return snapshot.status;
+  const { activity } = snapshot;
+  if (activity?.kind === "waiting_for_capacity") {
+    return `waiting for ${activity.model} capacity (${activity.role}, ${activity.reason}) until ${activity.until.slice(11, 19)}`;
+  }
   if (lastEvent === undefined) return snapshot.activeTask ?? "starting";
   const tool = typeof lastEvent.name === "string" ? lastEvent.name : undefined;
   switch (lastEvent.type) {

@@ -56,7 +56,7 @@ interface Reply {
 /**
  * AWS Lambda's Invoke (restJson: `POST /2015-03-31/functions/{FunctionName}/invocations`) over the
  * local functions, for functions that call others with `@aws-sdk/client-lambda` through
- * `AWS_ENDPOINT_URL_LAMBDA`. Only `$LATEST` exists locally: no versions or aliases.
+ * `AWS_ENDPOINT_URL_LAMBDA`. `$LATEST` and the numbered versions the local stack keeps; no aliases.
  *
  * - `RequestResponse` (the default) answers 200 with the function's JSON result; a function that
  *   throws, times out or cannot start answers 200 with `X-Amz-Function-Error: Unhandled` and the
@@ -184,7 +184,7 @@ export async function startLambdaEndpoint(options: LambdaEndpointOptions): Promi
 
 /**
  * What LambdaHost finds the function by: its name, or its ARN when the caller named an account
- * (a partial ARN gets the local region). Only `$LATEST` exists locally.
+ * (a partial ARN gets the local region), qualified with a version number when one is asked for.
  */
 function functionRefOf(functionName: string, queryQualifier: string | null): string {
   const groups = FUNCTION_NAME.exec(functionName)?.groups;
@@ -207,14 +207,19 @@ function functionRefOf(functionName: string, queryQualifier: string | null): str
       ? name
       : `arn:${partition ?? LOCAL_ENVIRONMENT.partition}:lambda:${region ?? LOCAL_ENVIRONMENT.region}:${account}:function:${name}`;
   const qualifier = nameQualifier ?? queryQualifier ?? "$LATEST";
-  if (qualifier !== "$LATEST") {
+  if (qualifier === "$LATEST") return functionRef;
+  // A published version (a number) the local stack keeps; aliases are not run locally.
+  if (!/^\d+$/.test(qualifier)) {
     throw new AwsApiError(
       "ResourceNotFoundException",
-      `Function not found: ${functionRef}:${qualifier} (the local runtime has $LATEST only)`,
+      `Function not found: ${functionRef}:${qualifier} (the local runtime runs $LATEST and numbered versions)`,
       404,
     );
   }
-  return functionRef;
+  const arn = functionRef.startsWith("arn:")
+    ? functionRef
+    : `arn:${LOCAL_ENVIRONMENT.partition}:lambda:${LOCAL_ENVIRONMENT.region}:${LOCAL_ENVIRONMENT.account}:function:${name}`;
+  return `${arn}:${qualifier}`;
 }
 
 function invocationTypeOf(header: string | string[] | undefined): InvocationType {

@@ -22,6 +22,12 @@ interface Pool {
   coldStarts: number;
 }
 
+const QUALIFIED_FUNCTION = /^(arn:[^:]+:lambda:[^:]*:[^:]*:function:[^:]+):([^:]+)$/;
+
+/** Each version of a function runs in sandboxes of its own: they hold different code. */
+const poolKey = (spec: FunctionSpec) =>
+  spec.version === undefined ? spec.arn : `${spec.arn}:${spec.version}`;
+
 const prefixedLog: LogLine = (functionName, line, stream) =>
   (stream === "stdout" ? process.stdout : process.stderr).write(`[${functionName}] ${line}\n`);
 
@@ -38,14 +44,20 @@ export class LambdaHost {
   constructor(options: LambdaHostOptions) {
     this.options = options;
     for (const spec of options.functions) {
-      this.pools.set(spec.arn, { spec, idle: [], all: new Set(), waiting: [], coldStarts: 0 });
+      this.pools.set(poolKey(spec), { spec, idle: [], all: new Set(), waiting: [], coldStarts: 0 });
     }
   }
 
-  /** A function by name, ARN or qualified ARN (`…:function:name:$LATEST`). */
+  /**
+   * A function by name, ARN or qualified ARN: `…:function:name` and `…:$LATEST` are the newest
+   * synth's, `…:function:name:3` the version 3 kept (a step of a run pinned to it).
+   */
   find(functionRef: string): FunctionSpec | undefined {
-    const unqualified = functionRef.replace(/^(arn:[^:]+:lambda:[^:]*:[^:]*:function:[^:]+):[^:]+$/, "$1");
+    const match = QUALIFIED_FUNCTION.exec(functionRef);
+    const unqualified = match?.[1] ?? functionRef;
+    const qualifier = match?.[2] === "$LATEST" ? undefined : match?.[2];
     for (const { spec } of this.pools.values()) {
+      if (spec.version !== qualifier) continue;
       if (spec.arn === unqualified || spec.functionName === functionRef) return spec;
     }
     return undefined;
@@ -54,7 +66,7 @@ export class LambdaHost {
   /** The sandbox pool of a function, or Lambda's ResourceNotFoundException. */
   private poolOf(functionRef: string): Pool {
     const spec = this.find(functionRef);
-    const pool = spec === undefined ? undefined : this.pools.get(spec.arn);
+    const pool = spec === undefined ? undefined : this.pools.get(poolKey(spec));
     if (pool === undefined) {
       throw new AwsApiError("ResourceNotFoundException", `Function not found: ${functionRef}`, 404);
     }
@@ -69,7 +81,7 @@ export class LambdaHost {
   /** How many sandboxes of the function have started (cold starts). */
   coldStarts(functionRef: string): number {
     const spec = this.find(functionRef);
-    return spec === undefined ? 0 : (this.pools.get(spec.arn)?.coldStarts ?? 0);
+    return spec === undefined ? 0 : (this.pools.get(poolKey(spec))?.coldStarts ?? 0);
   }
 
   /**

@@ -35,6 +35,11 @@ export interface FunctionSpec {
   readonly memoryMb: number;
   /** `Environment.Variables` with every token resolved to a local name or ARN. */
   readonly environment: Readonly<Record<string, string>>;
+  /**
+   * The version this is (a number, as the local stack keeps its assembly); absent for `$LATEST`,
+   * the function as the newest synth has it.
+   */
+  readonly version?: string;
 }
 
 export interface StateMachineSpec {
@@ -46,6 +51,25 @@ export interface StateMachineSpec {
   readonly type: "STANDARD" | "EXPRESS";
   /** The ASL definition with tokens and `DefinitionSubstitutions` resolved. */
   readonly definition: JsonObject;
+  /**
+   * The version of it the template publishes (AWS::StepFunctions::StateMachineVersion), numbered as
+   * the local stack keeps the assembly, and the aliases (`…:live`) the template points at it.
+   */
+  readonly published?: {
+    readonly arn: string;
+    readonly description: string;
+    readonly aliases: readonly string[];
+  };
+}
+
+/** A published version of a state machine: its definition as the deploy that published it had it. */
+export interface StateMachineVersion {
+  /** `…:stateMachine:<name>:<n>`. */
+  readonly arn: string;
+  /** What the deploy described it with (`goal-loops version … record schema …`). */
+  readonly description: string;
+  readonly spec: StateMachineSpec;
+  readonly creationDate: Date;
 }
 
 export interface KeySchemaElement {

@@ -10,6 +10,11 @@ export class LocalSchedulesError extends GoalLoopsError {
   override readonly name = "LocalSchedulesError";
 }
 
+/** A rollback asked for a version the state folder does not keep (`npm start -- --rollback --to 7`). */
+export class UnknownVersionError extends GoalLoopsError {
+  override readonly name = "UnknownVersionError";
+}
+
 /** `cdk synth` failed or could not be started. */
 export class SynthError extends GoalLoopsError {
   override readonly name = "SynthError";

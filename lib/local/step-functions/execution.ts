@@ -49,7 +49,16 @@ export class Execution {
     readonly name: string,
     readonly input: JsonValue,
     readonly inputText: string,
-  ) {}
+    started: { readonly versionArn?: string; readonly aliasArn?: string } = {},
+  ) {
+    this.versionArn = started.versionArn;
+    this.aliasArn = started.aliasArn;
+  }
+
+  /** The version it runs (`stateMachineVersionArn`), when it was started on one or through an alias. */
+  readonly versionArn: string | undefined;
+  /** The alias it was started through (`stateMachineAliasArn`). */
+  readonly aliasArn: string | undefined;
 
   isRunning(): boolean {
     return this.status === "RUNNING";

@@ -42,6 +42,28 @@ const ListExecutionsSchema = z.object({
   nextToken: z.string().optional(),
 });
 
+const ListVersionsSchema = PageSchema.extend({ stateMachineArn: z.string() });
+const VersionArnSchema = z.object({ stateMachineVersionArn: z.string() });
+const AliasArnSchema = z.object({ stateMachineAliasArn: z.string() });
+const UpdateAliasSchema = AliasArnSchema.extend({
+  routingConfiguration: z
+    .array(z.object({ stateMachineVersionArn: z.string(), weight: z.number().int().min(0).max(100) }))
+    .optional(),
+  description: z.string().optional(),
+});
+
+/** DescribeStateMachineAlias's answer, or ResourceNotFound as AWS answers an unknown alias. */
+function aliasJson(runner: StateMachineRunner, aliasArn: string): JsonObject {
+  const target = runner.aliasTarget(aliasArn);
+  if (target === undefined) throw new AwsApiError("ResourceNotFound", `Resource not found: '${aliasArn}'`);
+  return {
+    stateMachineAliasArn: aliasArn,
+    name: aliasArn.slice(aliasArn.lastIndexOf(":") + 1),
+    routingConfiguration: [{ stateMachineVersionArn: target, weight: 100 }],
+    creationDate: runner.createdAt.getTime() / 1000,
+  };
+}
+
 /** Parses a request, or answers ValidationException naming the bad field, as AWS does. */
 function parse<S extends z.ZodType>(schema: S, request: JsonObject): z.output<S> {
   const result = schema.safeParse(request);
@@ -66,6 +88,8 @@ function describeExecution(execution: Execution): JsonObject {
   return withoutUndefined({
     executionArn: execution.executionArn,
     stateMachineArn: execution.stateMachineArn,
+    stateMachineVersionArn: execution.versionArn,
+    stateMachineAliasArn: execution.aliasArn,
     name: execution.name,
     status: execution.status,
     startDate: seconds(execution.startDate),
@@ -146,7 +170,11 @@ export function startSfnEndpoint(runner: StateMachineRunner, port = 0): Promise<
     },
     ListExecutions: (request) => {
       const { stateMachineArn, statusFilter, maxResults, nextToken } = parse(ListExecutionsSchema, request);
-      if (stateMachineArn !== undefined && !runner.stateMachineArns().includes(stateMachineArn)) {
+      const known = (arn: string) =>
+        runner.stateMachineArns().includes(arn) ||
+        runner.version(arn) !== undefined ||
+        runner.aliasTarget(arn) !== undefined;
+      if (stateMachineArn !== undefined && !known(stateMachineArn)) {
         throw new AwsApiError(
           "StateMachineDoesNotExist",
           `State Machine Does Not Exist: '${stateMachineArn}'`,
@@ -161,6 +189,8 @@ export function startSfnEndpoint(runner: StateMachineRunner, port = 0): Promise<
           withoutUndefined({
             executionArn: e.executionArn,
             stateMachineArn: e.stateMachineArn,
+            stateMachineVersionArn: e.versionArn,
+            stateMachineAliasArn: e.aliasArn,
             name: e.name,
             status: e.status,
             startDate: seconds(e.startDate),
@@ -196,8 +226,23 @@ export function startSfnEndpoint(runner: StateMachineRunner, port = 0): Promise<
         nextToken: next,
       });
     },
-    DescribeStateMachine: (request) => {
-      const spec = knownMachine(runner, parse(StateMachineArnSchema, request).stateMachineArn);
+    DescribeStateMachine: (request): JsonObject => {
+      const { stateMachineArn } = parse(StateMachineArnSchema, request);
+      const version = runner.version(stateMachineArn);
+      if (version !== undefined) {
+        // A version: its own definition and the description its deploy gave it.
+        return {
+          stateMachineArn: version.arn,
+          name: version.spec.name,
+          status: "ACTIVE",
+          definition: JSON.stringify(version.spec.definition),
+          roleArn: `arn:aws:iam::000000000000:role/${version.spec.name}-role`,
+          type: version.spec.type,
+          description: version.description,
+          creationDate: version.creationDate.getTime() / 1000,
+        };
+      }
+      const spec = knownMachine(runner, stateMachineArn);
       return {
         stateMachineArn: spec.arn,
         name: spec.name,
@@ -207,6 +252,50 @@ export function startSfnEndpoint(runner: StateMachineRunner, port = 0): Promise<
         type: spec.type,
         creationDate: runner.createdAt.getTime() / 1000,
       };
+    },
+    ListStateMachineVersions: (request) => {
+      const { stateMachineArn, maxResults, nextToken } = parse(ListVersionsSchema, request);
+      knownMachine(runner, stateMachineArn);
+      const { items, nextToken: next } = page(runner.versionsOf(stateMachineArn), maxResults, nextToken);
+      return withoutUndefined({
+        stateMachineVersions: items.map((version) => ({
+          stateMachineVersionArn: version.arn,
+          creationDate: version.creationDate.getTime() / 1000,
+        })),
+        nextToken: next,
+      });
+    },
+    DescribeStateMachineAlias: (request) => {
+      const { stateMachineAliasArn } = parse(AliasArnSchema, request);
+      return aliasJson(runner, stateMachineAliasArn);
+    },
+    ListStateMachineAliases: (request) => {
+      const { stateMachineArn } = parse(StateMachineArnSchema, request);
+      knownMachine(runner, stateMachineArn);
+      const aliasArn = `${stateMachineArn}:live`;
+      return {
+        stateMachineAliases:
+          runner.aliasTarget(aliasArn) === undefined
+            ? []
+            : [{ stateMachineAliasArn: aliasArn, creationDate: 0 }],
+      };
+    },
+    UpdateStateMachineAlias: (request) => {
+      const { stateMachineAliasArn, routingConfiguration } = parse(UpdateAliasSchema, request);
+      const [route, ...more] = routingConfiguration ?? [];
+      if (route === undefined || more.length > 0 || route.weight !== 100) {
+        // Routing between two versions (gradual rollout) is not run locally.
+        throw new AwsApiError(
+          "ValidationException",
+          "the local runtime routes an alias to one version (weight 100)",
+        );
+      }
+      runner.updateAlias(stateMachineAliasArn, route.stateMachineVersionArn);
+      return { updateDate: Date.now() / 1000 };
+    },
+    DeleteStateMachineVersion: (request) => {
+      runner.deleteVersion(parse(VersionArnSchema, request).stateMachineVersionArn);
+      return {};
     },
     SendTaskSuccess: (request) => {
       const { taskToken, output } = parse(SendTaskSuccessSchema, request);

@@ -7,8 +7,14 @@ import {
   StateMachine,
   type StateMachineDefinition,
 } from "aws-local-stepfunctions";
+import { unqualifiedStateMachineArn } from "../../../lambdas/core/goal/runs-on";
 import { walkStates } from "../cdk-out/read-state-machines";
-import type { JsonObject, JsonValue, StateMachineSpec } from "../shared/cloud-assembly-model";
+import type {
+  JsonObject,
+  JsonValue,
+  StateMachineSpec,
+  StateMachineVersion,
+} from "../shared/cloud-assembly-model";
 import { AwsApiError, CloudAssemblyError } from "../shared/errors";
 import { parseJson } from "../shared/json";
 import { Execution, type ExecutionStatus } from "./execution";
@@ -22,7 +28,16 @@ const EXECUTION_NAME = /^[^\s<>{}[\]?*"#%\\^|~`$&,;:/\p{Cc}]{1,80}$/u;
 const MAX_INPUT_BYTES = 256 * 1024;
 
 export interface StateMachineRunnerOptions {
+  /** The state machines as the newest synth has them (their unqualified ARNs). */
   readonly stateMachines: readonly StateMachineSpec[];
+  /** Their published versions, kept across deploys (kept-versions.ts). @default none */
+  readonly versions?: readonly StateMachineVersion[];
+  /** Aliases (`…:live`) by ARN: the version each routes every new execution to. @default none */
+  readonly aliases?: ReadonlyMap<string, string>;
+  /** Told when UpdateStateMachineAlias points an alias elsewhere (a rollback), to keep it. */
+  readonly onAliasUpdated?: (aliasArn: string, versionArn: string) => void;
+  /** Told when DeleteStateMachineVersion removed a version (`goal-loops versions --prune`). */
+  readonly onVersionDeleted?: (versionArn: string) => void;
   /** Invokes a Lambda function synchronously (the local LambdaHost). */
   readonly invokeFunction: (functionRef: string, payload: JsonValue) => Promise<JsonValue>;
   /**
@@ -48,6 +63,8 @@ interface LocalMachine {
 export class StateMachineRunner {
   readonly tokens = new TaskTokenRegistry();
   private readonly machines = new Map<string, LocalMachine>();
+  private readonly versionsByArn = new Map<string, StateMachineVersion>();
+  private readonly aliasTargets: Map<string, string>;
   private readonly executions = new Map<string, Execution>();
   /** How to stop each running execution (the engine's abort plus our bookkeeping). */
   private readonly aborters = new Map<string, (details: { error?: string; cause?: string }) => void>();
@@ -57,7 +74,8 @@ export class StateMachineRunner {
 
   constructor(options: StateMachineRunnerOptions) {
     this.options = options;
-    for (const spec of options.stateMachines) {
+    this.aliasTargets = new Map(options.aliases ?? []);
+    const compile = (arn: string, spec: StateMachineSpec) => {
       const unsupported = unsupportedResources(spec.definition);
       if (unsupported.length > 0) {
         throw new CloudAssemblyError(
@@ -68,17 +86,72 @@ export class StateMachineRunner {
       const definition = prepareDefinition(spec.definition);
       // The definition's own shape was checked when it was read; the engine validates it again here.
       const engine = new StateMachine(definition as unknown as StateMachineDefinition);
-      this.machines.set(spec.arn, { spec, definition, engine });
+      this.machines.set(arn, { spec, definition, engine });
+    };
+    for (const spec of options.stateMachines) compile(spec.arn, spec);
+    for (const version of options.versions ?? []) {
+      compile(version.arn, version.spec);
+      this.versionsByArn.set(version.arn, version);
     }
   }
 
+  /** The state machines' own (unqualified) ARNs. */
   stateMachineArns(): string[] {
-    return [...this.machines.keys()];
+    return this.options.stateMachines.map((spec) => spec.arn);
   }
 
-  /** The state machines this runner runs, as read from cdk.out. */
+  /** The state machines this runner runs, as the newest synth has them. */
   stateMachines(): StateMachineSpec[] {
-    return [...this.machines.values()].map((machine) => machine.spec);
+    return [...this.options.stateMachines];
+  }
+
+  /** A published version by its ARN. */
+  version(versionArn: string): StateMachineVersion | undefined {
+    return this.versionsByArn.get(versionArn);
+  }
+
+  /** The published versions of the state machine `stateMachineArn`, newest first. */
+  versionsOf(stateMachineArn: string): StateMachineVersion[] {
+    return [...this.versionsByArn.values()]
+      .filter((version) => unqualifiedStateMachineArn(version.arn) === stateMachineArn)
+      .sort((a, b) => versionNumber(b.arn) - versionNumber(a.arn));
+  }
+
+  /** The version an alias routes to, or undefined for no such alias. */
+  aliasTarget(aliasArn: string): string | undefined {
+    return this.aliasTargets.get(aliasArn);
+  }
+
+  /**
+   * DeleteStateMachineVersion: a version an alias routes to cannot go (ConflictException, as on
+   * AWS); an unknown one is already gone.
+   */
+  deleteVersion(versionArn: string): void {
+    if (!this.versionsByArn.has(versionArn)) return;
+    if ([...this.aliasTargets.values()].includes(versionArn)) {
+      throw new AwsApiError("ConflictException", `Version ${versionArn} is referenced by an alias`);
+    }
+    this.versionsByArn.delete(versionArn);
+    this.machines.delete(versionArn);
+    this.options.onVersionDeleted?.(versionArn);
+    this.options.log?.(`deleted ${versionArn}`);
+  }
+
+  /** UpdateStateMachineAlias: new executions through the alias start on `versionArn`. */
+  updateAlias(aliasArn: string, versionArn: string): void {
+    if (!this.aliasTargets.has(aliasArn)) {
+      throw new AwsApiError("ResourceNotFound", `Resource not found: '${aliasArn}'`);
+    }
+    const version = this.versionsByArn.get(versionArn);
+    if (
+      version === undefined ||
+      unqualifiedStateMachineArn(versionArn) !== unqualifiedStateMachineArn(aliasArn)
+    ) {
+      throw new AwsApiError("ResourceNotFound", `Resource not found: '${versionArn}'`);
+    }
+    this.aliasTargets.set(aliasArn, versionArn);
+    this.options.onAliasUpdated?.(aliasArn, versionArn);
+    this.options.log?.(`${aliasArn} now routes to ${versionArn}`);
   }
 
   /**
@@ -90,13 +163,18 @@ export class StateMachineRunner {
     input: string | JsonValue = {},
     name: string = randomUUID(),
   ): Execution {
-    const machine = this.machines.get(stateMachineArn);
+    // Through an alias: the version it routes to now; the run keeps that version to its end.
+    const aliasArn = this.aliasTargets.has(stateMachineArn) ? stateMachineArn : undefined;
+    const versionArn = aliasArn === undefined ? stateMachineArn : this.aliasTargets.get(stateMachineArn);
+    const machine = versionArn === undefined ? undefined : this.machines.get(versionArn);
     if (machine === undefined) {
       throw new AwsApiError("StateMachineDoesNotExist", `State Machine Does Not Exist: '${stateMachineArn}'`);
     }
     if (!EXECUTION_NAME.test(name)) throw new AwsApiError("InvalidName", `Invalid Name: '${name}'`);
     const inputText = typeof input === "string" ? input : JSON.stringify(input);
-    const executionArn = `${stateMachineArn.replace(":stateMachine:", ":execution:")}:${name}`;
+    // An execution of a version or alias has the state machine's own ARN in its ARN, as on AWS.
+    const machineArn = unqualifiedStateMachineArn(stateMachineArn);
+    const executionArn = `${machineArn.replace(":stateMachine:", ":execution:")}:${name}`;
     const existing = this.executions.get(executionArn);
     if (existing !== undefined) {
       if (existing.isRunning() && existing.inputText === inputText) return existing;
@@ -111,12 +189,16 @@ export class StateMachineRunner {
     } catch {
       throw new AwsApiError("InvalidExecutionInput", "Invalid State Machine Execution Input: not JSON");
     }
-    const execution = new Execution(executionArn, stateMachineArn, name, parsedInput, inputText);
+    const execution = new Execution(executionArn, machineArn, name, parsedInput, inputText, {
+      ...(versionArn === undefined || versionArn === machineArn ? {} : { versionArn }),
+      ...(aliasArn === undefined ? {} : { aliasArn }),
+    });
     // Registered before the run starts: the engine runs the first state synchronously, and a Lambda
     // there may already ask about this execution.
     this.executions.set(executionArn, execution);
     this.run(machine, execution);
-    this.options.log?.(`execution ${name} started on ${machine.spec.name}`);
+    const on = versionArn === machineArn ? "" : ` version ${versionNumber(versionArn ?? "")}`;
+    this.options.log?.(`execution ${name} started on ${machine.spec.name}${on}`);
     return execution;
   }
 
@@ -126,7 +208,11 @@ export class StateMachineRunner {
 
   list(filter: { stateMachineArn?: string; status?: ExecutionStatus } = {}): Execution[] {
     return [...this.executions.values()]
-      .filter((e) => filter.stateMachineArn === undefined || e.stateMachineArn === filter.stateMachineArn)
+      .filter(
+        (e) =>
+          filter.stateMachineArn === undefined ||
+          [e.stateMachineArn, e.versionArn, e.aliasArn].includes(filter.stateMachineArn),
+      )
       .filter((e) => filter.status === undefined || e.status === filter.status)
       .sort((a, b) => b.startDate.getTime() - a.startDate.getTime());
   }
@@ -235,4 +321,10 @@ export class StateMachineRunner {
       );
     })();
   }
+}
+
+/** The number of a version ARN (`…:stateMachine:<name>:3` → 3); 0 for anything else. */
+export function versionNumber(versionArn: string): number {
+  const number = Number(versionArn.slice(versionArn.lastIndexOf(":") + 1));
+  return Number.isInteger(number) ? number : 0;
 }

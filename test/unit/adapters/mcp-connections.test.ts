@@ -73,6 +73,44 @@ describe("the MCP gateway over Streamable HTTP", () => {
     expect(server.authorizations.every((value) => value === "Bearer s3cret")).toBe(true);
   });
 
+  it("reads a rotated credential afresh after a 401 and sends the call once more, with the new value", async () => {
+    // Prepare: the cached value is the old one; the server now takes only the new one
+    const freshReads: boolean[] = [];
+    const desk: McpServerEntry = {
+      name: "desk",
+      url: server.url,
+      auth: { header: "Authorization", secretId: "desk-token" },
+      connectTimeoutMs: 2_000,
+      callTimeoutMs: 1_000,
+    };
+    connections = new McpConnections(async (_server, options) => {
+      freshReads.push(options?.fresh ?? false);
+      return options?.fresh ? "Bearer rotated" : "Bearer old";
+    });
+    const gateway = createMcpGateway([desk], connections);
+    server.requireAuthorization("Bearer rotated");
+
+    // Act
+    const answer = (await gateway.handle({ action: "list", servers: ["desk"] })) as McpListAnswer;
+
+    // Assess
+    expect(answer.servers.desk).toMatchObject({ tools: expect.any(Array) });
+    expect(freshReads).toEqual([false, true]);
+    expect(server.authorizations.at(-1)).toBe("Bearer rotated");
+  });
+
+  it("answers McpUnauthorized when the fresh credential is refused too, after one more try", async () => {
+    // Prepare
+    server.requireAuthorization("Bearer nobody-has-this");
+    const gateway = gatewayFor({ auth: { header: "Authorization", env: "DESK_TOKEN" } });
+
+    // Act
+    const answer = (await gateway.handle({ action: "list", servers: ["desk"] })) as McpListAnswer;
+
+    // Assess
+    expect(answer.servers.desk).toMatchObject({ error: { name: "McpUnauthorized" } });
+  });
+
   it("applies the allow list and risk overrides", async () => {
     // Act
     const tools = await listDesk(gatewayFor({ allow: ["lookup", "delete"], risk: { delete: "reversible" } }));

@@ -7,10 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DynamoDbGoalStore } from "../../../lambdas/adapters/dynamodb/dynamodb-goal-store";
 import { DynamoDbStepLog } from "../../../lambdas/adapters/dynamodb/dynamodb-step-log";
 import { DynamoDbWorkspace } from "../../../lambdas/adapters/dynamodb/dynamodb-workspace";
+import { DynamoDbTenantStore } from "../../../lambdas/adapters/dynamodb/limits/dynamodb-tenant-store";
 import { DynamoDbReplayGuard } from "../../../lambdas/adapters/dynamodb/slack-replay-guard";
 import { approvalIdFromBytes } from "../../../lambdas/core/goal/goal-ids";
 import { waitFor } from "../../../lambdas/core/goal/goal-lifecycle";
 import { emailApprovers } from "../../../lambdas/core/human/email/email-approvers";
+import { DEFAULT_TENANTS_SETTINGS } from "../../../lambdas/core/tenants/tenants-settings";
 import { goalsApiRoutes } from "../../../lambdas/handlers/api/create-goals-api";
 import type { GoalsApiDeps } from "../../../lambdas/handlers/api/goals-api-deps";
 import { createEmailDoor, type EmailDoor } from "../../../lambdas/handlers/human/email/create-email-door";
@@ -111,7 +113,12 @@ describe("the goals API and the doors' handlers under generated bad input (proxy
     // As the handler wires it: the goal history behind the steps, fork and replay routes.
     const stepLog = new DynamoDbStepLog({ client: documents, tableName });
     const workspace = new DynamoDbWorkspace({ client: documents, tableName });
-    goalsApi = buildApi(store, { publisher, history: { history: stepLog, stepLog, workspace } }).api;
+    goalsApi = buildApi(store, {
+      publisher,
+      history: { history: stepLog, stepLog, workspace },
+      // As the handler wires it: the tenants' items behind GET /tenants/me and POST /tenants/{id}/limits.
+      tenants: { settings: DEFAULT_TENANTS_SETTINGS, store: new DynamoDbTenantStore(documents, tableName) },
+    }).api;
     slackDoor = createSlackDoor({
       goals: store,
       publisher,

@@ -123,6 +123,10 @@ export interface EventOptions {
   readonly query?: Record<string, string>;
   /** The caller's account id; null leaves the identity out. */
   readonly accountId: string | null;
+  /** The signing principal's ARN. @default arn:aws:iam::<accountId>:user/tester */
+  readonly userArn?: string;
+  /** What a Lambda authorizer put in the request context (a JWT caller), instead of an IAM identity. */
+  readonly authorizer?: Record<string, string>;
 }
 
 /** A REST (v1) proxy event as API Gateway or the local runtime builds it. */
@@ -148,7 +152,7 @@ export function apiEvent(options: EventOptions): APIGatewayProxyEvent {
     requestContext: {
       accountId: "123456789012",
       apiId: "api",
-      authorizer: null,
+      authorizer: options.authorizer ?? null,
       protocol: "HTTP/1.1",
       httpMethod: options.method,
       path: `/prod${options.path}`,
@@ -172,7 +176,9 @@ export function apiEvent(options: EventOptions): APIGatewayProxyEvent {
         sourceIp: "127.0.0.1",
         user: null,
         userAgent: "vitest",
-        userArn: options.accountId === null ? null : `arn:aws:iam::${options.accountId}:user/tester`,
+        userArn:
+          options.userArn ??
+          (options.accountId === null ? null : `arn:aws:iam::${options.accountId}:user/tester`),
       },
     },
   };

@@ -1,9 +1,15 @@
 import { randomUUID } from "node:crypto";
-import { SFNClient, StartExecutionCommand } from "@aws-sdk/client-sfn";
+import {
+  DescribeStateMachineAliasCommand,
+  DescribeStateMachineCommand,
+  SFNClient,
+  StartExecutionCommand,
+} from "@aws-sdk/client-sfn";
 import type { Context } from "aws-lambda";
 import { mockClient } from "aws-sdk-client-mock";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GOAL_ID_PATTERN } from "../../../lambdas/core/goal/goal-ids";
+import { versionDescription } from "../../../lambdas/core/goal/runs-on";
 import { createGoalTable } from "../../../lib/local/storage/create-goal-table";
 import { type DynamoBackend, dynamoClientFor, startDynalite } from "../../support/dynamo-backends";
 import { aGoalSpec, apiEvent, bodyOf, REACT_ARN } from "./api-harness";
@@ -60,6 +66,13 @@ describe("goals-api handler (module-scope wiring)", () => {
     // Prepare
     const { handler } = await import("../../../lambdas/handlers/api/goals-api");
     const context = lambdaContext();
+    // The deploy: react's live alias names version 3, described with the deploy's label.
+    sfn
+      .on(DescribeStateMachineAliasCommand, { stateMachineAliasArn: `${REACT_ARN}:live` })
+      .resolves({ routingConfiguration: [{ stateMachineVersionArn: `${REACT_ARN}:3`, weight: 100 }] });
+    sfn
+      .on(DescribeStateMachineCommand, { stateMachineArn: `${REACT_ARN}:3` })
+      .resolves({ description: versionDescription("0.1.0-0000abcd", 2) });
 
     // Act
     const created = await handler(
@@ -75,11 +88,12 @@ describe("goals-api handler (module-scope wiring)", () => {
     // Assess
     expect(created.statusCode).toBe(202);
     expect(goalId).toMatch(GOAL_ID_PATTERN);
+    // The goal starts on the version the alias names, and its snapshot says which deploy that is.
     expect(sfn.commandCalls(StartExecutionCommand)[0]?.args[0].input).toMatchObject({
-      stateMachineArn: REACT_ARN,
+      stateMachineArn: `${REACT_ARN}:3`,
       name: `${goalId}-r1`,
     });
     expect(fetched.statusCode).toBe(200);
-    expect(bodyOf(fetched)).toMatchObject({ goalId, status: "running" });
+    expect(bodyOf(fetched)).toMatchObject({ goalId, status: "running", version: "0.1.0-0000abcd" });
   });
 });

@@ -62,7 +62,7 @@ describe("the OpenAPI document", () => {
     );
   });
 
-  it("requires SigV4 on every goals route and nothing of the doors, which check their own signatures", () => {
+  it("takes SigV4 or a JWT bearer on every goals route, SigV4 alone on the operators' route, and nothing of the doors", () => {
     // Act
     const security = allOperations().map((op) => {
       const item = (DOCUMENT.paths as Record<string, Record<string, { security: unknown }>>)[op.path];
@@ -70,13 +70,19 @@ describe("the OpenAPI document", () => {
     });
 
     // Assess
+    const doors = ["slackInteractions", "slackCommands", "emailApprovalPage", "emailApprovalDecision"];
     for (const [operationId, required] of security) {
-      const door = ["slackInteractions", "slackCommands", "emailApprovalPage", "emailApprovalDecision"];
-      expect(required, operationId).toEqual(door.includes(operationId) ? [] : [{ sigv4: [] }]);
+      const expected = doors.includes(operationId)
+        ? []
+        : operationId === "setTenantLimits"
+          ? [{ sigv4: [] }]
+          : [{ sigv4: [] }, { jwt: [] }];
+      expect(required, operationId).toEqual(expected);
     }
     expect(DOCUMENT.components).toMatchObject({
       securitySchemes: {
         sigv4: { type: "apiKey", in: "header", "x-amazon-apigateway-authtype": "awsSigv4" },
+        jwt: { type: "http", scheme: "bearer", bearerFormat: "JWT" },
       },
     });
   });

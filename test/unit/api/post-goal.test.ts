@@ -62,7 +62,12 @@ describe("POST /goals", () => {
     });
     const starts = sfn.commandCalls(StartExecutionCommand).map((call) => call.args[0].input);
     expect(starts).toEqual([
-      { stateMachineArn: REACT_ARN, name: `${goalId}-r1`, input: JSON.stringify({ goalId, runId: "r1" }) },
+      // No version directory here: a goal without runsOn starts on its pattern's live alias.
+      {
+        stateMachineArn: `${REACT_ARN}:live`,
+        name: `${goalId}-r1`,
+        input: JSON.stringify({ goalId, runId: "r1" }),
+      },
     ]);
   });
 
@@ -114,7 +119,12 @@ describe("POST /goals", () => {
     expect(bodyOf(retry)).toEqual({ goalId, status: "running", pattern: "react", runId: FIRST_RUN_ID });
     const starts = sfn.commandCalls(StartExecutionCommand).map((call) => call.args[0].input);
     expect(starts).toEqual([
-      { stateMachineArn: REACT_ARN, name: `${goalId}-r1`, input: JSON.stringify({ goalId, runId: "r1" }) },
+      // No version directory here: a goal without runsOn starts on its pattern's live alias.
+      {
+        stateMachineArn: `${REACT_ARN}:live`,
+        name: `${goalId}-r1`,
+        input: JSON.stringify({ goalId, runId: "r1" }),
+      },
     ]);
   });
 

@@ -6,6 +6,7 @@ import { stepKey, stepStateKey } from "../../../lambdas/adapters/dynamodb/goal-t
 import { sha256Hex } from "../../../lambdas/core/goal/canonical-json";
 import type { GoalRecord } from "../../../lambdas/core/goal/goal-record";
 import { toSnapshot } from "../../../lambdas/core/goal/snapshot";
+import { STEP_STATE_FORMAT } from "../../../lambdas/core/ports/goal-history";
 import { apiEvent, bodyOf, buildApi } from "../api/api-harness";
 import {
   createGoal,
@@ -213,7 +214,9 @@ describe("POST /goals/{goalId}/fork and what the fork then does", () => {
   });
 
   it("refuses a step whose state was never recorded, or was recorded in a newer format", async () => {
-    // Prepare: step 1 loses its state (as before states were recorded); step 2's claims format 2.
+    // Prepare: step 1 loses its state (as before states were recorded); step 2's claims a format
+    // past this code's (a later goal-loops wrote it).
+    const newerFormat = STEP_STATE_FORMAT + 1;
     const source = await completedSource();
     const documents = documentClient();
     await documents.send(
@@ -222,7 +225,7 @@ describe("POST /goals/{goalId}/fork and what the fork then does", () => {
     await documents.send(
       new PutCommand({
         TableName: table.tableName,
-        Item: { ...stepStateKey(source.goalId, 2), format: 2, step: 2, state: new Uint8Array([1]) },
+        Item: { ...stepStateKey(source.goalId, 2), format: newerFormat, step: 2, state: new Uint8Array([1]) },
       }),
     );
 
@@ -234,7 +237,7 @@ describe("POST /goals/{goalId}/fork and what the fork then does", () => {
     expect(missing.statusCode).toBe(400);
     expect(JSON.stringify(bodyOf(missing))).toContain("no recorded state");
     expect(newer.statusCode).toBe(400);
-    expect(JSON.stringify(bodyOf(newer))).toContain("newer goal-loops (state format 2)");
+    expect(JSON.stringify(bodyOf(newer))).toContain(`newer goal-loops (state format ${newerFormat})`);
     documents.destroy();
   });
 

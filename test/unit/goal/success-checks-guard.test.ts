@@ -205,6 +205,18 @@ const RECORD_FREE = [
   "towardContract",
   "unsatisfiedCheckIds",
   "usageLess",
+  // Versions and record schemas: ARNs, descriptions, and a stored document's shape moved between
+  // schemas (a migration keeps the checks it finds; record-schema.test.ts reads every fixture).
+  "downgradeStored",
+  "liveAliasArn",
+  "parseVersionDescription",
+  "runStateMachineArn",
+  "runsOnFields",
+  "schemaMigrations",
+  "storedSchemaOf",
+  "unqualifiedStateMachineArn",
+  "upgradeStored",
+  "versionDescription",
 ];
 
 /** The human paths that may replace success checks: a revision's own checks, or a confirmed proposal. */

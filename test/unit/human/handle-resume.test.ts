@@ -61,7 +61,8 @@ describe("handleResumeRequested", () => {
       previousRunId: "r1",
       noProgressCycles: 0,
     });
-    expect(start.calls).toEqual([{ stateMachineArn: REACT_ARN, goalId: goal.goalId, runId: "r2" }]);
+    // A goal created without runsOn (as before versions) resumes on its pattern's live alias.
+    expect(start.calls).toEqual([{ stateMachineArn: `${REACT_ARN}:live`, goalId: goal.goalId, runId: "r2" }]);
     expect((await eventTypes(table, goal.goalId)).at(-1)).toBe("goal.resumed");
   });
 

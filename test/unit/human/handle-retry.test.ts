@@ -105,7 +105,8 @@ describe("handleRetryRequested", () => {
 
     // Assess
     expect(result).toEqual({ outcome: "new_run", goalId: goal.goalId, runId: "r2" });
-    expect(start.calls).toEqual([{ stateMachineArn: REACT_ARN, goalId: goal.goalId, runId: "r2" }]);
+    // A goal created without runsOn (as before versions) gets its new run on the live alias.
+    expect(start.calls).toEqual([{ stateMachineArn: `${REACT_ARN}:live`, goalId: goal.goalId, runId: "r2" }]);
     expect(answers.at(-1)?.next).toBe("completed");
     // The one reason call, paid by r1 and reused by r2: the retry pays for nothing again.
     expect(model.requests.map((request) => request.call)).toEqual([0]);

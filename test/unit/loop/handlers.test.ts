@@ -71,7 +71,8 @@ describe("ReAct step handlers", () => {
     expect(answer).toEqual({ goalId: goal.goalId, runId: "r2", iteration: 0, next: "continued" });
     expect(sfn.commandCalls(StartExecutionCommand).map((call) => call.args[0].input)).toEqual([
       {
-        stateMachineArn: STATE_MACHINE_ARN,
+        // A goal created without runsOn (as before versions) continues on the live alias.
+        stateMachineArn: `${STATE_MACHINE_ARN}:live`,
         name: `${goal.goalId}-r2`,
         input: JSON.stringify({ goalId: goal.goalId, runId: "r2" }),
       },

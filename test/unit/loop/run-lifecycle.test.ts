@@ -12,6 +12,7 @@ import {
   SETTINGS,
   startGoalTable,
   steppingClock,
+  TEST_STATE_MACHINE_ARN,
   writes,
 } from "./support";
 
@@ -201,7 +202,13 @@ describe("ReAct run lifecycle", () => {
 
     // Assess
     expect(firstRun.at(-1)).toMatchObject({ next: "continue_as_new", iteration: 2 });
-    expect(newRun).toEqual({ goalId: goal.goalId, runId: "r2", executionName: `${goal.goalId}-r2` });
+    // A goal created without runsOn (as before versions) continues on the live alias.
+    expect(newRun).toEqual({
+      goalId: goal.goalId,
+      runId: "r2",
+      executionName: `${goal.goalId}-r2`,
+      stateMachineArn: `${TEST_STATE_MACHINE_ARN}:live`,
+    });
     expect(retried).toEqual(newRun);
     expect(handedOver).toMatchObject({ runId: "r2", previousRunId: "r1", runIteration: 0, steps: 2 });
     expect(handedOver.usage).toEqual(before.usage);

@@ -42,6 +42,8 @@ import {
 } from "../../support/dynamo-backends";
 
 export const MODEL_ID = "scripted:react-test";
+/** The state machine ContinueAsNew is told it runs in (`$$.StateMachine.Id`). */
+export const TEST_STATE_MACHINE_ARN = "arn:aws:states:us-east-1:111111111111:stateMachine:loop";
 export const T0 = new Date("2026-03-01T09:00:00.000Z");
 
 /** A clock that moves one second on every reading, so event times are ordered and reproducible. */
@@ -389,7 +391,7 @@ export class ReactLoopDriver extends LoopDriver<LoopSettings> {
   }
 
   continueAsNew(position: StepResult) {
-    return continueAsNewStep(this.ports(), position);
+    return continueAsNewStep(this.ports(), { ...position, stateMachineArn: TEST_STATE_MACHINE_ARN });
   }
 
   step(position: StepResult): Promise<StepResult> | undefined {

@@ -1,12 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { type GoalLoopsConfigInput, GoalLoopsConfigSchema } from "../../../lib/config/goal-loops-config";
-import type { AccountReader, EmailIdentityInfo } from "../../../lib/preflight/account-reader";
+import type { EmailIdentityInfo } from "../../../lib/preflight/account-reader";
 import { checkApiGatewayRole } from "../../../lib/preflight/api-gateway-check";
 import { checkBootstrap } from "../../../lib/preflight/bootstrap-check";
 import { formatChecklist } from "../../../lib/preflight/checklist";
 import { checkConfiguration } from "../../../lib/preflight/config-checks";
-import { checkEmail } from "../../../lib/preflight/delivery-checks";
+import { checkEmail, checkSecretAges } from "../../../lib/preflight/delivery-checks";
 import { checkModel } from "../../../lib/preflight/model-checks";
+import { account } from "./support";
 
 /**
  * The checks' verdicts for account states that are awkward to set up end to end; the end-to-end
@@ -14,24 +15,6 @@ import { checkModel } from "../../../lib/preflight/model-checks";
  */
 
 const config = (input: GoalLoopsConfigInput) => GoalLoopsConfigSchema.parse(input);
-
-/** An account reader answering only what a test gives it; any other call fails the test. */
-function account(answers: Partial<AccountReader>): AccountReader {
-  const unexpected = (name: string) => () => {
-    throw new Error(`unexpected call: ${name}`);
-  };
-  return {
-    parameter: unexpected("parameter"),
-    inferenceProfile: unexpected("inferenceProfile"),
-    foundationModel: unexpected("foundationModel"),
-    sesAccount: unexpected("sesAccount"),
-    emailIdentity: unexpected("emailIdentity"),
-    secret: unexpected("secret"),
-    apiGatewayCloudWatchRoleArn: unexpected("apiGatewayCloudWatchRoleArn"),
-    converse: unexpected("converse"),
-    ...answers,
-  };
-}
 
 describe("checkBootstrap", () => {
   it.each([
@@ -273,5 +256,56 @@ describe("checkConfiguration and the checklist", () => {
     ]);
     expect(lines.at(-1)).toBe("2 blockers, 1 warning: fix the blockers before npx cdk deploy.");
     expect(lines[0]).toMatch(/^ {2}BLOCKER {2}approvers/);
+  });
+});
+
+describe("checkSecretAges", () => {
+  const NOW = new Date("2026-12-07T00:00:00Z");
+  const mcp = (name: string, secretName: string) => ({
+    name,
+    url: "https://mcp.example.com/mcp",
+    auth: { secretName },
+  });
+
+  it("names the owner of a secret older than its rotateAfterDays, and lists the stack's own owners", async () => {
+    // Prepare
+    const changed: Record<string, Date> = {
+      "tickets-token": new Date("2026-06-01T00:00:00Z"),
+      "docs-token": new Date("2026-12-01T00:00:00Z"),
+    };
+    const reader = account({
+      secret: async (name) => ({ arn: `arn:${name}`, changedDate: changed[name] }),
+    });
+    const settings = config({
+      tools: { mcp: [mcp("tickets", "tickets-token"), mcp("docs", "docs-token")] },
+      secrets: {
+        "mcp:tickets": { owner: "tickets-team@example.com", rotateAfterDays: 30 },
+        "mcp:docs": { owner: "docs team" },
+        slackSigningSecret: { owner: "slack-admins@example.com" },
+        "mcp:gone": { owner: "nobody@example.com" },
+      },
+    });
+
+    // Act
+    const results = await checkSecretAges(reader, settings, NOW);
+
+    // Assess
+    expect(results.map(({ check, status }) => `${status} ${check}`)).toEqual([
+      "warn secrets.mcp:tickets",
+      "ok secrets.mcp:docs",
+      "ok secrets.slackSigningSecret",
+      "warn secrets.mcp:gone",
+    ]);
+    expect(results[0]?.detail).toBe(
+      "tickets-token is 189 days old (rotateAfterDays 30): tickets-team@example.com should rotate it",
+    );
+    expect(results[2]?.detail).toContain("slack-admins@example.com");
+  });
+
+  it("refuses a secret key it does not know, naming the field", () => {
+    // Act + Assess
+    expect(() => config({ secrets: { githubToken: { owner: "me@example.com" } } })).toThrow(
+      /slackSigningSecret, slackBotToken, emailLinkKey, or mcp:<server name>/,
+    );
   });
 });

@@ -26,8 +26,20 @@ export class SlackSignatureError extends GoalLoopsError {
   }
 }
 
+/**
+ * The signing secret before the last rotation (Secrets Manager's `AWSPREVIOUS`), accepted until
+ * `acceptedUntil`: while a rotation is half done (Slack signs with one secret, the stack holds the
+ * other), clicks still verify; after the window only the current secret does.
+ */
+export interface PreviousSigningSecret {
+  readonly secret: string;
+  readonly acceptedUntil: Date;
+}
+
 export interface SlackRequestToVerify {
   readonly signingSecret: string;
+  /** @default - none: only the current secret verifies */
+  readonly previousSigningSecret?: PreviousSigningSecret;
   /** `X-Slack-Request-Timestamp`: epoch seconds, as text. */
   readonly timestamp: string | undefined;
   /** `X-Slack-Signature`: `v0=<hex>`. */
@@ -48,7 +60,7 @@ export function slackSignature(signingSecret: string, timestamp: string, rawBody
 /**
  * Checks a request as Slack documents it: both headers present, a timestamp within five minutes of
  * now either way (an old one is a replay, a future one a forged clock), and the signature compared
- * in constant time. Throws SlackSignatureError naming the first failure. Replays inside the window
+ * in constant time, with the current secret, then with the previous one inside its rotation window. Throws SlackSignatureError naming the first failure. Replays inside the window
  * are the ReplayGuard's job: this function keeps no state.
  */
 export function verifySlackRequest(request: SlackRequestToVerify): void {
@@ -60,10 +72,16 @@ export function verifySlackRequest(request: SlackRequestToVerify): void {
   const skew = Math.abs(Math.floor(request.now.getTime() / 1000) - Number(timestamp));
   if (skew > SLACK_TIMESTAMP_TOLERANCE_SECONDS) throw new SlackSignatureError("stale timestamp");
 
-  const expected = Buffer.from(slackSignature(request.signingSecret, timestamp, request.rawBody), "utf8");
   const received = Buffer.from(signature, "utf8");
+  if (signedWith(request.signingSecret, timestamp, request.rawBody, received)) return;
+  const previous = request.previousSigningSecret;
+  const inWindow = previous !== undefined && request.now.getTime() <= previous.acceptedUntil.getTime();
+  if (inWindow && signedWith(previous.secret, timestamp, request.rawBody, received)) return;
+  throw new SlackSignatureError("bad signature");
+}
+
+function signedWith(secret: string, timestamp: string, rawBody: string, received: Buffer): boolean {
+  const expected = Buffer.from(slackSignature(secret, timestamp, rawBody), "utf8");
   // timingSafeEqual needs equal lengths; a length mismatch reveals only the length of a public format.
-  if (received.length !== expected.length || !timingSafeEqual(received, expected)) {
-    throw new SlackSignatureError("bad signature");
-  }
+  return received.length === expected.length && timingSafeEqual(received, expected);
 }

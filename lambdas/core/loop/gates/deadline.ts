@@ -53,7 +53,9 @@ export async function enforceDeadline(
   const why = lapsed(loaded.record, now);
   if (!why)
     return { outcome: "ignored", reason: `goal is ${loaded.record.status}; nothing waits past its deadline` };
-  const approvalId = loaded.record.waitingFor?.approvalId;
+  // A goal waiting for its tenant's turn has no run and no approval to end: terminating it is all.
+  const approvalId =
+    loaded.record.waitingFor?.kind === "capacity" ? undefined : loaded.record.waitingFor?.approvalId;
   let subgoalToken: string | undefined;
   const { record } = await updateGoal(ports.goals, await readGoal(ports.goals, detail.goalId), (current) => {
     const still = lapsed(current, now);

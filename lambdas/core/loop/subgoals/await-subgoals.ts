@@ -2,10 +2,11 @@ import { type GoalChange, goalEvent, settle } from "../../goal/goal-change";
 import { waitFor } from "../../goal/goal-lifecycle";
 import type { GoalRecord } from "../../goal/goal-record";
 import type { Pattern } from "../../goal/goal-spec";
+import { runStateMachineArn, type VersionTarget } from "../../goal/runs-on";
 import { type SubgoalEntry, subgoalWaitId } from "../../goal/subgoals";
 import type { DeadlineSchedule } from "../../ports/deadline-schedule";
 import { GoalAlreadyExistsError, type VersionedGoal } from "../../ports/goal-store";
-import type { StartRun } from "../../ports/run-control";
+import type { StartRun, VersionDirectory } from "../../ports/run-control";
 import { reasonTurnOf } from "../act";
 import { executedStep } from "../off-plan-call";
 import { isRunningIn, type RunPosition, type StepResult, stopped } from "../step-result";
@@ -19,6 +20,12 @@ export interface AwaitSubgoalsPorts extends SettleChildrenPorts {
   readonly startRun: StartRun;
   /** Pattern → state machine ARN: where each child runs. */
   readonly stateMachineArns: Readonly<Partial<Record<Pattern, string>>>;
+  /**
+   * The deployed versions: a child runs on its parent's (the same deploy's version of the child's
+   * pattern), so parent and child read each other's records in one shape. Absent (tests): children
+   * name no version and start on the live alias.
+   */
+  readonly versions?: VersionDirectory;
   /** A child's deadline schedule, so its limits hold while it waits; failures are reported, not thrown. */
   readonly deadlines?: { readonly schedule: DeadlineSchedule; readonly onError: (error: unknown) => void };
 }
@@ -68,9 +75,11 @@ export async function awaitSubgoals(
   const spawns = spawnCallsOf(record, checkpoint.turn, turnKey, settings.defaultTools);
   const fresh = spawns.filter((spawn) => entryOf(record, spawn.callKey) === undefined);
   const now = ports.now();
+  const targets = fresh.length === 0 ? {} : await childTargets(ports, record, settings.patterns);
   const planned = planChildren(record, fresh, settings, {
     now,
     turn: turnKey,
+    targets,
     ...stepRequestOf(record, turnKey),
   });
   const entries = await storeChildren(ports, planned);
@@ -83,6 +92,27 @@ export async function awaitSubgoals(
   await startChildren(ports, recorded.record, turnKey);
   if (!awaitsSubgoals(recorded.record, spawns)) return answer(ports, input, "act");
   return park(ports, recorded, input, turnKey, spawns);
+}
+
+/**
+ * The version a child of each pattern runs on: its parent's deploy's version of that pattern, else
+ * (a parent from before versions, or a deploy that kept none of the pattern) the live one.
+ */
+async function childTargets(
+  ports: AwaitSubgoalsPorts,
+  parent: GoalRecord,
+  patterns: readonly Pattern[],
+): Promise<Partial<Record<Pattern, VersionTarget>>> {
+  const { versions } = ports;
+  if (versions === undefined) return {};
+  const version = parent.runsOn?.version;
+  const targets: Partial<Record<Pattern, VersionTarget>> = {};
+  for (const pattern of patterns) {
+    if (ports.stateMachineArns[pattern] === undefined) continue;
+    const same = version === undefined ? undefined : await versions.ofVersion(pattern, version);
+    targets[pattern] = same ?? (await versions.live(pattern));
+  }
+  return targets;
 }
 
 /** A plan step that carries a `subgoal`: the child is the one the plan describes. */
@@ -163,7 +193,7 @@ async function startChildren(ports: AwaitSubgoalsPorts, record: GoalRecord, turn
     const found = entry.goalId === undefined ? undefined : await ports.goals.getGoal(entry.goalId);
     const child = found?.record;
     if (child?.status !== "running" || child.runId !== CHILD_FIRST_RUN_ID) continue;
-    const stateMachineArn = ports.stateMachineArns[child.pattern];
+    const stateMachineArn = runStateMachineArn(child, ports.stateMachineArns);
     if (stateMachineArn === undefined) continue;
     await ports.startRun({ stateMachineArn, goalId: child.goalId, runId: CHILD_FIRST_RUN_ID });
     const deadline = child.spec.limits.deadline;

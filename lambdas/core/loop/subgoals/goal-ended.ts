@@ -48,7 +48,12 @@ export function goalEndedSignal(
   const ended = events.find((event) => END_EVENTS.has(event.type)) ?? (lateUsage ? events[0] : undefined);
   if (!ended || !isFinal(record.status)) return undefined;
   const abandoned = record.pattern === "plan_execute" && record.status !== "completed";
-  const concerned = record.spec.parentGoalId !== undefined || runningSubgoals(record).length > 0 || abandoned;
+  // A goal holding one of its tenant's slots frees it for the tenant's next waiting goal.
+  const concerned =
+    record.spec.parentGoalId !== undefined ||
+    runningSubgoals(record).length > 0 ||
+    abandoned ||
+    record.concurrencySlot === true;
   if (!concerned) return undefined;
   return {
     goalId: record.goalId,
@@ -64,6 +69,11 @@ export interface GoalEndedPorts extends SettleChildrenPorts {
   readonly cancelGoal: (goalId: string, reason: string) => Promise<unknown>;
   /** Undoes an abandoned plan_execute goal's completed steps when its `onAbandon` says so. */
   readonly compensateAbandoned?: (goalId: string) => Promise<unknown>;
+  /**
+   * Frees the tenant's slot an ended goal held and starts the tenant's next waiting goals
+   * (tenants/tenant-admission.ts). Absent: slots are freed when they run out (`takeSlotHealing`).
+   */
+  readonly freeSlot?: (record: GoalRecord) => Promise<unknown>;
 }
 
 export interface GoalEndedOutcome {
@@ -71,6 +81,8 @@ export interface GoalEndedOutcome {
   /** Running sub-goals cancelled because this goal ended. */
   readonly cancelled: readonly string[];
   readonly compensation?: unknown;
+  /** The waiting goals the freed slot started. */
+  readonly admitted?: unknown;
 }
 
 /**
@@ -99,9 +111,14 @@ export async function handleGoalEnded(
     record.pattern === "plan_execute" && record.status !== "completed" && ports.compensateAbandoned
       ? await ports.compensateAbandoned(record.goalId)
       : undefined;
+  const admitted =
+    record.concurrencySlot === true && ports.freeSlot !== undefined
+      ? await ports.freeSlot(record)
+      : undefined;
   return {
     ...(parent === undefined ? {} : { parent }),
     cancelled,
     ...(compensation === undefined ? {} : { compensation }),
+    ...(admitted === undefined ? {} : { admitted }),
   };
 }

@@ -4,6 +4,7 @@ import { type FrozenTool, isWholeServerGrant } from "../../goal/frozen-tools";
 import type { GoalChange } from "../../goal/goal-change";
 import type { GoalRecord } from "../../goal/goal-record";
 import { type GoalSpec, GoalSpecSchema, type Limits, type Pattern } from "../../goal/goal-spec";
+import type { VersionTarget } from "../../goal/runs-on";
 import {
   childGoalId,
   runningSubgoals,
@@ -78,7 +79,13 @@ export function planChildren(
   parent: GoalRecord,
   spawns: readonly SpawnCall[],
   settings: SubgoalSettings,
-  options: { readonly now: Date; readonly turn: { runId: string; iteration: number }; stepRequest?: unknown },
+  options: {
+    readonly now: Date;
+    readonly turn: { runId: string; iteration: number };
+    stepRequest?: unknown;
+    /** The version each pattern's child runs on (the parent's deploy): the child's record names it. */
+    readonly targets?: Readonly<Partial<Record<Pattern, VersionTarget>>>;
+  },
 ): PlannedSpawn[] {
   const { now, turn } = options;
   const budget = remainingBudget(parent);
@@ -126,6 +133,9 @@ export function planChildren(
         pattern: choice.pattern,
         patternReason: choice.reason,
         ...childFrozenTools(parent, spec),
+        ...(options.targets?.[choice.pattern] === undefined
+          ? {}
+          : { target: options.targets[choice.pattern] }),
       });
       const depth = (parent.depth ?? 0) + 1;
       const child: GoalChange = {

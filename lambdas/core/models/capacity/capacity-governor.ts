@@ -4,6 +4,8 @@ import type { GoalRecord } from "../../goal/goal-record";
 import type { CapacityStore } from "../../ports/capacity-store";
 import type { Clock } from "../../ports/clock";
 import type { TokenUsage } from "../../ports/model-client";
+import type { TenantLimits } from "../../tenants/tenant-limits";
+import { spendDay, TenantBudgetReachedError } from "../../tenants/tenant-spend";
 import type { ModelRole } from "../model-roles";
 import {
   bookedStartMs,
@@ -17,14 +19,22 @@ import {
   MAX_BOOKING_AHEAD_MS,
   rateFactor,
 } from "./capacity-lanes";
-import { type ModelQuotas, quotaOf, settledTokens } from "./model-quota";
+import { type ModelQuota, type ModelQuotas, quotaOf, settledTokens } from "./model-quota";
+
+/** The lane a call booked of its tenant's share of the model, settled with the model's own. */
+export type TenantLaneGrant = Pick<CapacityHold, "model" | "lane" | "tokenIntervalMs">;
 
 /** Capacity a call got: what to settle once its real usage is known, and when it could start (epoch ms). */
-export type CapacityGrant = Omit<CapacityHold, "slotAt"> & { readonly startMs: number };
+export type CapacityGrant = Omit<CapacityHold, "slotAt"> & {
+  readonly startMs: number;
+  readonly tenantLane?: TenantLaneGrant;
+};
 
 /** What the governor needs to know of the goal that asks (from its record, see `capacityContextOf`). */
 export interface CapacityContext {
   readonly priority: CapacityPriority;
+  /** The goal's tenant: its daily budget and its share of each model apply (tenants.limits). */
+  readonly tenantId?: string;
   /** When the goal began to wait for this call, if it did: its reach grows with the wait. */
   readonly waitingSince?: string;
   /** How many times this call has waited already (the backoff for a model without a quota). */
@@ -69,10 +79,13 @@ export class CapacityWaitError extends GoalLoopsError {
 export const FIRST_ASK: CapacityContext = { priority: "normal", attempts: 0 };
 
 /** The capacity context of a goal's next call, from its record: its priority and its wait so far. */
-export function capacityContextOf(record: Pick<GoalRecord, "spec" | "activity">): CapacityContext {
+export function capacityContextOf(
+  record: Pick<GoalRecord, "spec" | "activity"> & Partial<Pick<GoalRecord, "tenantId">>,
+): CapacityContext {
   const waiting = record.activity;
   return {
     priority: record.spec.priority ?? "normal",
+    ...(record.tenantId === undefined ? {} : { tenantId: record.tenantId }),
     attempts: waiting?.attempts ?? 0,
     ...(waiting === undefined ? {} : { waitingSince: waiting.since }),
     ...(waiting?.hold === undefined ? {} : { hold: waiting.hold }),
@@ -95,8 +108,32 @@ const MAX_BOOKING_CONFLICTS = 8;
 const THROTTLE_BACKOFF_BASE_MS = 1_000;
 const THROTTLE_BACKOFF_MAX_MS = 60_000;
 
+/** What the governor needs of the tenants (tenants/): their limits, and their spend per UTC day. */
+export interface TenantCapacity {
+  readonly limits: (tenantId: string) => Promise<TenantLimits>;
+  readonly spent: (tenantId: string, day: string) => Promise<number>;
+  /** Counts a call's cost toward the day; it must not throw (a lost count never fails a paid call). */
+  readonly addSpend: (tenantId: string, day: string, usd: number) => Promise<void>;
+}
+
+/** Where a tenant's lanes of a model live: a partition of their own beside the model's. */
+export function tenantLaneKey(modelId: string, tenantId: string): string {
+  return `${modelId}#tenant#${tenantId}`;
+}
+
+/** A share of a model's quota (at least one request and a thousand tokens a minute). */
+function shareOf(quota: ModelQuota, share: number): ModelQuota {
+  return {
+    ...quota,
+    requestsPerMinute: Math.max(1, Math.floor(quota.requestsPerMinute * share)),
+    tokensPerMinute: Math.max(1000, Math.floor(quota.tokensPerMinute * share)),
+  };
+}
+
 export interface CapacityGovernorPorts {
   readonly store: CapacityStore;
+  /** The tenants' budgets and shares; absent: no tenant limit is applied. */
+  readonly tenants?: TenantCapacity;
   readonly quotas: ModelQuotas;
   readonly now: Clock;
   readonly sleep?: (ms: number) => Promise<void>;
@@ -116,9 +153,11 @@ export class CapacityGovernor {
   private readonly now: Clock;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly random: () => number;
+  private readonly tenants: TenantCapacity | undefined;
 
   constructor(ports: CapacityGovernorPorts) {
     this.store = ports.store;
+    this.tenants = ports.tenants;
     this.quotas = ports.quotas;
     this.now = ports.now;
     this.sleep = ports.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
@@ -127,19 +166,73 @@ export class CapacityGovernor {
 
   /**
    * Capacity for one call of `tokens` quota tokens to `modelId`: a grant to settle after the call
-   * (undefined for a model without a quota), or a CapacityWaitError when the call must wait.
+   * (undefined for a model without a quota), or a CapacityWaitError when the call must wait. A goal
+   * whose tenant spent its daily budget gets a TenantBudgetReachedError (no call is made). A tenant
+   * with a `modelShare` books a lane of its own share of the quota first (reason `tenant_share`
+   * while it is full), then the model's lanes, so its calls never take more than its share.
    */
   async acquire(
     modelId: string,
     tokens: number,
     context: CapacityContext,
   ): Promise<CapacityGrant | undefined> {
+    const limits = await this.tenantLimits(context);
+    if (limits?.spendPerDayUsd !== undefined && context.tenantId !== undefined) {
+      await this.checkBudget(context.tenantId, limits.spendPerDayUsd);
+    }
     const quota = quotaOf(this.quotas, modelId);
     if (quota === undefined) return undefined;
     const hold = context.hold?.model === modelId ? context.hold : undefined;
     if (hold !== undefined) return this.spend(hold);
+    const share = limits?.modelShare;
+    let tenantLane: TenantLaneGrant | undefined;
+    if (share !== undefined && share < 1 && context.tenantId !== undefined) {
+      const key = tenantLaneKey(modelId, context.tenantId);
+      const booked =
+        context.hold?.model === key
+          ? await this.spend(context.hold, modelId, "tenant_share")
+          : await this.book(key, shareOf(quota, share), tokens, context, "tenant_share", modelId);
+      tenantLane = { model: booked.model, lane: booked.lane, tokenIntervalMs: booked.tokenIntervalMs };
+    }
+    const grant = await this.book(modelId, quota, tokens, { ...context, hold: undefined }, "quota", modelId);
+    return tenantLane === undefined ? grant : { ...grant, tenantLane };
+  }
+
+  /** The tenant's limits, for a call of a goal with a tenant when the governor knows the tenants. */
+  private async tenantLimits(context: CapacityContext): Promise<TenantLimits | undefined> {
+    if (this.tenants === undefined || context.tenantId === undefined) return undefined;
+    return this.tenants.limits(context.tenantId);
+  }
+
+  private async checkBudget(tenantId: string, budgetUsd: number): Promise<void> {
+    const day = spendDay(this.now());
+    const spent = await this.tenants?.spent(tenantId, day);
+    if (spent !== undefined && spent >= budgetUsd) {
+      throw new TenantBudgetReachedError(tenantId, spent, budgetUsd, day);
+    }
+  }
+
+  /** Counts a paid call's cost toward its tenant's day (nothing for a goal without a tenant). */
+  async spent(context: CapacityContext, usd: number): Promise<void> {
+    if (this.tenants === undefined || context.tenantId === undefined || !(usd > 0)) return;
+    await this.tenants.addSpend(context.tenantId, spendDay(this.now()), usd);
+  }
+
+  /**
+   * Books one of `key`'s lanes at `quota`'s pace (a model's, or a tenant's share of it): a grant now,
+   * or a CapacityWaitError for `modelId` with the moment booked ahead, or none when it is not yet
+   * this call's turn to book.
+   */
+  private async book(
+    key: string,
+    quota: ModelQuota,
+    tokens: number,
+    context: CapacityContext,
+    reason: CapacityWaitReason,
+    modelId: string,
+  ): Promise<CapacityGrant> {
     for (let conflicts = 0; conflicts < MAX_BOOKING_CONFLICTS; conflicts += 1) {
-      const state = await this.store.read(modelId);
+      const state = await this.store.read(key);
       const nowMs = this.now().getTime();
       const cost = laneCost(quota, rateFactor(state.rate, nowMs));
       const { lane, startMs } = chooseLane(state.lanes, laneCount(quota), tokens, cost, nowMs, this.random());
@@ -150,14 +243,14 @@ export class CapacityGovernor {
       if (ahead > reach) {
         // Not this call's turn to book yet: ask again once its reach could cover the free moment.
         const wait = context.mayBook === false ? ahead : Math.min(ahead - reach, 60_000);
-        throw new CapacityWaitError(modelId, waitSeconds(wait), "quota");
+        throw new CapacityWaitError(modelId, waitSeconds(wait), reason);
       }
       const change = laneChange(state.lanes.get(lane), tokens, cost, nowMs, nowMs + reach);
-      const after = await this.store.book(modelId, lane, change);
+      const after = await this.store.book(key, lane, change);
       if (after === undefined) continue;
       const bookedMs = bookedStartMs(after, tokens, cost, nowMs);
       const grant: CapacityGrant = {
-        model: modelId,
+        model: key,
         lane,
         tokens,
         tokenIntervalMs: cost.tokenIntervalMs,
@@ -169,7 +262,7 @@ export class CapacityGovernor {
       }
       const { startMs: _start, ...held } = grant;
       const slotAt = new Date(bookedMs).toISOString();
-      throw new CapacityWaitError(modelId, waitSeconds(bookedMs - nowMs), "quota", { ...held, slotAt });
+      throw new CapacityWaitError(modelId, holdWaitSeconds(bookedMs - nowMs), reason, { ...held, slotAt });
     }
     throw new CapacityWaitError(modelId, 1, "contention");
   }
@@ -178,13 +271,19 @@ export class CapacityGovernor {
   async settle(grant: CapacityGrant | undefined, usage: TokenUsage): Promise<void> {
     if (grant === undefined) return;
     const delta = settledTokens(grant.model, usage) - grant.tokens;
-    if (delta !== 0) await this.store.adjustTokens(grant.model, grant.lane, delta * grant.tokenIntervalMs);
+    if (delta === 0) return;
+    await this.store.adjustTokens(grant.model, grant.lane, delta * grant.tokenIntervalMs);
+    const { tenantLane } = grant;
+    if (tenantLane !== undefined) {
+      await this.store.adjustTokens(tenantLane.model, tenantLane.lane, delta * tenantLane.tokenIntervalMs);
+    }
   }
 
   /**
    * Bedrock throttled a call the governor let through (the account's quota is lower than the
-   * configured one, or another application uses it): the model's pace is halved, to recover over
-   * a minute, and the call books a later moment. Always throws the CapacityWaitError to wait with.
+   * configured one, or another application uses it): the model's pace is lowered (capacity-lanes.ts
+   * `loweredRate`), to recover over a minute, and the call books a later moment. Always throws the
+   * CapacityWaitError to wait with.
    */
   async throttled(modelId: string, tokens: number, context: CapacityContext): Promise<never> {
     const quota = quotaOf(this.quotas, modelId);
@@ -198,7 +297,8 @@ export class CapacityGovernor {
     const lowered = loweredRate(state.rate, this.now().getTime());
     if (lowered !== undefined) await this.store.setRate(modelId, state.rate, lowered);
     try {
-      await this.acquire(modelId, tokens, { ...context, hold: undefined });
+      // The model's lanes only: the tenant's share was booked for this call already.
+      await this.book(modelId, quota, tokens, { ...context, hold: undefined }, "quota", modelId);
     } catch (error) {
       if (!isCapacityWait(error)) throw error;
       throw new CapacityWaitError(modelId, error.waitSeconds, "throttled", error.hold);
@@ -208,10 +308,14 @@ export class CapacityGovernor {
   }
 
   /** A hold the goal booked before it waited: due now (or within a pause), or still ahead. */
-  private async spend(hold: CapacityHold): Promise<CapacityGrant> {
+  private async spend(
+    hold: CapacityHold,
+    modelId = hold.model,
+    reason: CapacityWaitReason = "quota",
+  ): Promise<CapacityGrant> {
     const ahead = Date.parse(hold.slotAt) - this.now().getTime();
     if (ahead > IN_PROCESS_WAIT_MS)
-      throw new CapacityWaitError(hold.model, waitSeconds(ahead), "quota", hold);
+      throw new CapacityWaitError(modelId, holdWaitSeconds(ahead), reason, hold);
     if (ahead > 0) await this.sleep(ahead);
     const { slotAt, ...grant } = hold;
     return { ...grant, startMs: Date.parse(slotAt) };
@@ -221,4 +325,13 @@ export class CapacityGovernor {
 /** Whole seconds for a Wait state: at least 1, at most MAX_BOOKING_AHEAD_MS. */
 function waitSeconds(ms: number): number {
   return Math.min(MAX_BOOKING_AHEAD_MS / 1000, Math.max(1, Math.ceil(ms / 1000)));
+}
+
+/**
+ * Whole seconds to wait for a booked moment `ms` ahead: rounded down, so the step runs again up to a
+ * second early and pauses in process until the moment itself (`spend`). Rounded up, every call would
+ * reach Bedrock up to a second late, by a different amount each, and calls booked apart would bunch.
+ */
+function holdWaitSeconds(ms: number): number {
+  return Math.min(MAX_BOOKING_AHEAD_MS / 1000, Math.max(1, Math.floor(ms / 1000)));
 }

@@ -13,8 +13,15 @@ import type { ModelQuota } from "./model-quota";
 
 /** A throttle never takes the rate below this share of the configured quota. */
 export const MIN_RATE_FACTOR = 0.05;
-/** A lowered rate climbs back by the whole quota over this long (from 50 % in 30 s). */
+/** A lowered rate climbs back by the whole quota over this long (from 70 % in 18 s). */
 export const RATE_RECOVERY_MS = 60_000;
+/**
+ * A throttle multiplies the rate by this: the AWS SDKs' adaptive retry mode lowers its send rate by
+ * the same factor (CUBIC's β = 0.7) when a service throttles. Halving would make every throttle
+ * from a burst that only arrived bunched (the account's quota is as configured) cost far more
+ * throughput than the throttle itself.
+ */
+export const RATE_DECREASE_FACTOR = 0.7;
 /** Throttles closer together than this lower the rate once: they answer the same burst. */
 export const RATE_DECREASE_GUARD_MS = 2_000;
 /** At most this many lanes per model: enough that concurrent bookings rarely collide on one item. */
@@ -32,10 +39,16 @@ export function rateFactor(rate: RateState | undefined, nowMs: number): number {
   return Math.min(1, Math.max(MIN_RATE_FACTOR, recovered));
 }
 
-/** The rate after a throttle at `nowMs`: halved, unless the last decrease answered the same burst. */
+/**
+ * The rate after a throttle at `nowMs`: RATE_DECREASE_FACTOR of what it was, unless the last
+ * decrease answered the same burst. Throttles in a row compound (0.7, 0.49, …) down to MIN_RATE_FACTOR.
+ */
 export function loweredRate(rate: RateState | undefined, nowMs: number): RateState | undefined {
   if (rate !== undefined && nowMs - rate.sinceMs < RATE_DECREASE_GUARD_MS) return undefined;
-  return { factor: Math.max(MIN_RATE_FACTOR, rateFactor(rate, nowMs) / 2), sinceMs: nowMs };
+  return {
+    factor: Math.max(MIN_RATE_FACTOR, rateFactor(rate, nowMs) * RATE_DECREASE_FACTOR),
+    sinceMs: nowMs,
+  };
 }
 
 /**

@@ -12,6 +12,7 @@ import { recordModelUsage } from "../../models/model-prices";
 import { modelFor } from "../../models/model-thinking";
 import type { Clock } from "../../ports/clock";
 import type { GoalStore, ModelCheckpoint, VersionedGoal } from "../../ports/goal-store";
+import { isTenantBudgetReached } from "../../tenants/tenant-spend";
 import { batchCheckpointKey, batchStepsLeft, batchTurnKey, markBatchStep } from "./batch";
 import type { ExecutePorts } from "./execute";
 import { executeRequest } from "./execute-prompt";
@@ -93,7 +94,7 @@ export async function executeBatchStep(
     } catch (error) {
       // Not made: Execute makes this call when it reaches the step, against the whole budget and
       // waiting for capacity if it has to.
-      if (isCostLimitReached(error) || isCapacityWait(error)) return answer;
+      if (isCostLimitReached(error) || isCapacityWait(error) || isTenantBudgetReached(error)) return answer;
       throw error;
     }
   }

@@ -2,7 +2,7 @@ import * as z from "zod";
 import { GoalEventSchema } from "../../../core/goal/goal-event";
 import { GoalSnapshotSchema } from "../../../core/goal/goal-record";
 import { GoalSpecSchema } from "../../../core/goal/goal-spec";
-import { allOperations, type Operation, PATH_PARAMETERS } from "./operations";
+import { allOperations, OPERATION_TAGS, type Operation, PATH_PARAMETERS } from "./operations";
 import { IdempotencyKeySchema, ReasonBodySchema } from "./request-schemas";
 import {
   AcceptedGoalSchema,
@@ -210,7 +210,7 @@ export function openApiDocument(options: { version?: OpenApiVersion } = {}): Jso
         },
       },
     ],
-    tags: ["goals", "steering", "approvals", "history", "doors", "document"].map((name) => ({ name })),
+    tags: OPERATION_TAGS.map((name) => ({ name })),
     paths,
     components: {
       // Input and output components never share a name: requests are `*Request` or named above.

@@ -7,6 +7,7 @@ import { GoalSnapshotSchema } from "../../../core/goal/goal-record";
 import { GoalSpecSchema } from "../../../core/goal/goal-spec";
 import { LimitsPatchSchema } from "../../../core/goal/limits";
 import { RevisionRequestSchema } from "../../../core/goal/revisions";
+import { TenantIdSchema, TenantLimitsPatchSchema } from "../../../core/tenants/tenant-limits";
 import { ListEventsQuerySchema, ListGoalsQuerySchema, ListStepsQuerySchema } from "../query-params";
 import {
   DecideBodySchema,
@@ -29,6 +30,8 @@ import {
   LimitsAnswerSchema,
   RevisionAcceptedSchema,
   RunHistoryPageSchema,
+  TenantLimitsAnswerSchema,
+  TenantMeSchema,
 } from "./response-schemas";
 
 /**
@@ -36,6 +39,18 @@ import {
  * generated from, and the typed client and the MCP server call through. A route, a parameter or a
  * field is written here (or in the schema named here) and nowhere else.
  */
+
+/** The document's tags, in the order it lists them. */
+export const OPERATION_TAGS = [
+  "goals",
+  "steering",
+  "approvals",
+  "history",
+  "tenants",
+  "doors",
+  "document",
+] as const;
+export type OperationTag = (typeof OPERATION_TAGS)[number];
 
 /** One answer of an operation: JSON with a schema, a stream of Server-Sent Events, or no body. */
 export interface OperationResponse {
@@ -52,7 +67,7 @@ export interface Operation {
   /** A template; each `{name}` is a path parameter described in PATH_PARAMETERS. */
   readonly path: string;
   readonly summary: string;
-  readonly tag: "goals" | "steering" | "approvals" | "history" | "doors" | "document";
+  readonly tag: OperationTag;
   readonly query?: z.ZodObject;
   readonly body?: { readonly schema: z.ZodType; readonly required: boolean };
   /** Takes an `Idempotency-Key` header: a retry answers as the first request did. */
@@ -61,8 +76,11 @@ export interface Operation {
   readonly responses: Readonly<Record<number, OperationResponse>>;
   /** Error statuses this operation answers on purpose (beyond the 4XX/5XX every route may). */
   readonly errors: readonly number[];
-  /** Who may call it: IAM (SigV4) like every goals route, or the door's own signature. */
-  readonly auth: "api" | "slack-signature" | "email-link";
+  /**
+   * Who may call it: `api` any caller of the goals API (IAM/SigV4, or a bearer token when
+   * api.auth.mode is jwt), `iam` IAM alone (an operator's route), or a door's own signature.
+   */
+  readonly auth: "api" | "iam" | "slack-signature" | "email-link";
 }
 
 /** The path parameters of every template, each in the shape the system issues. */
@@ -70,6 +88,7 @@ export const PATH_PARAMETERS = {
   goalId: GoalIdSchema,
   approvalId: ApprovalIdSchema,
   runId: RunIdSchema,
+  tenantId: TenantIdSchema,
 } as const satisfies Record<string, z.ZodType>;
 export type PathParameter = keyof typeof PATH_PARAMETERS;
 
@@ -279,7 +298,7 @@ export const OPERATIONS = {
     body: { schema: ForkRequestSchema, required: true },
     idempotent: true,
     responses: { 202: { description: "forked and started", schema: ForkedGoalSchema } },
-    errors: [400, 404, 409, 422],
+    errors: [400, 404, 409, 422, 429],
     auth: "api",
   }),
   replayGoal: operation({
@@ -314,6 +333,28 @@ export const OPERATIONS = {
     responses: { 200: { description: "decided", schema: DecidedApprovalSchema } },
     errors: [400, 404, 409, 410],
     auth: "api",
+  }),
+  getMyTenant: operation({
+    operationId: "getMyTenant",
+    method: "GET",
+    path: "/tenants/me",
+    tag: "tenants",
+    summary: "Who the caller is (tenant, how it signed in), its tenant's limits now and what it uses of them",
+    responses: { 200: { description: "the caller's tenant", schema: TenantMeSchema } },
+    errors: [],
+    auth: "api",
+  }),
+  setTenantLimits: operation({
+    operationId: "setTenantLimits",
+    method: "POST",
+    path: "/tenants/{tenantId}/limits",
+    tag: "tenants",
+    summary:
+      "An operator (an IAM principal tenants.admins names) sets a tenant's limits: a number sets one, null lifts it",
+    body: { schema: TenantLimitsPatchSchema, required: true },
+    responses: { 200: { description: "the limits now in effect", schema: TenantLimitsAnswerSchema } },
+    errors: [400, 403],
+    auth: "iam",
   }),
   getOpenApiDocument: operation({
     operationId: "getOpenApiDocument",

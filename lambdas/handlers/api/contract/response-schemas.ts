@@ -29,6 +29,9 @@ import {
   ReplanRequestSchema,
 } from "../../../core/goal/plan";
 import { APPROVAL_STATUSES } from "../../../core/ports/goal-store";
+import { TenantUsageSchema } from "../../../core/tenants/tenant-directory";
+import { TenantIdSchema, TenantLimitsSchema } from "../../../core/tenants/tenant-limits";
+import { CallerViaSchema } from "../../../core/tenants/tenants-settings";
 
 /**
  * What the goals API answers, route by route. The handlers build these answers, the OpenAPI
@@ -151,6 +154,24 @@ export type RunHistoryPage = z.infer<typeof RunHistoryPageSchema>;
 export { ReplayResultSchema, TimelineSchema };
 
 /**
+ * `GET /tenants/me`: who the caller is (its tenant, how it signed in, whether it may change
+ * limits), the limits its tenant runs under now, and what it uses of them.
+ */
+export const TenantMeSchema = z.object({
+  tenantId: TenantIdSchema,
+  caller: z.string(),
+  via: CallerViaSchema,
+  admin: z.boolean(),
+  limits: TenantLimitsSchema,
+  usage: TenantUsageSchema,
+});
+export type TenantMe = z.infer<typeof TenantMeSchema>;
+
+/** `POST /tenants/{tenantId}/limits` → 200: the limits now in effect for the tenant. */
+export const TenantLimitsAnswerSchema = z.object({ tenantId: TenantIdSchema, limits: TenantLimitsSchema });
+export type TenantLimitsAnswer = z.infer<typeof TenantLimitsAnswerSchema>;
+
+/**
  * `GET /goals/{goalId}/details`: what a person reads about a goal beyond its snapshot, for the
  * console: the contract as it stands, each check with its state and evidence, the plan, the
  * attempts and lessons, the revision log with what reconcile decided, revisions still queued, a
@@ -234,6 +255,10 @@ export const ApiErrorSchema = z.strictObject({
     reason: z.string().optional(),
     /** ApprovalAlreadyDecided, ApprovalExpired: the approval as it stands. */
     approval: ApprovalViewSchema.optional(),
+    /** TenantStartLimit (429): the limit that refused, its tenant, and the seconds Retry-After says. */
+    limit: z.string().optional(),
+    tenantId: z.string().optional(),
+    retryAfterSeconds: z.number().optional(),
   }),
   /** API Gateway's own answers (throttled, unsigned, unknown path) carry the request id here. */
   requestId: z.string().optional(),

@@ -56,8 +56,10 @@ export function createSlackDoor(deps: SlackDoorDeps): SlackDoor {
     try {
       const timestamp = header(event, "x-slack-request-timestamp");
       const signature = header(event, "x-slack-signature");
+      const previousSigningSecret = await deps.previousSigningSecret?.();
       verifySlackRequest({
         signingSecret: await deps.signingSecret(),
+        ...(previousSigningSecret === undefined ? {} : { previousSigningSecret }),
         timestamp,
         signature,
         rawBody,

@@ -2,6 +2,7 @@ import type { Logger } from "@aws-lambda-powertools/logger";
 import type { SecretSource } from "../../../adapters/secrets/slack-secrets";
 import type { SlackResponder } from "../../../adapters/slack/slack-responder";
 import type { ReplayGuard } from "../../../core/human/slack/replay-guard";
+import type { PreviousSigningSecret } from "../../../core/human/slack/verify-signature";
 import type { GoalStore } from "../../../core/ports/goal-store";
 import type { HumanInputPublisher } from "../../../core/ports/human-input-publisher";
 
@@ -11,6 +12,8 @@ export interface SlackDoorDeps {
   readonly publisher: HumanInputPublisher;
   readonly replayGuard: ReplayGuard;
   readonly signingSecret: SecretSource;
+  /** The signing secret before the last rotation and until when it verifies; absent: none. */
+  readonly previousSigningSecret?: () => Promise<PreviousSigningSecret | undefined>;
   /** Replaces the clicked message through `response_url`; absent locally, where no Slack exists. */
   readonly responder?: SlackResponder;
   /**

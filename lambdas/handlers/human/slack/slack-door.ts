@@ -3,13 +3,18 @@ import { Logger } from "@aws-lambda-powertools/logger";
 import { injectLambdaContext } from "@aws-lambda-powertools/logger/middleware";
 import { getSecret } from "@aws-lambda-powertools/parameters/secrets";
 import { EventBridgeClient } from "@aws-sdk/client-eventbridge";
+import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import middy from "@middy/core";
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from "aws-lambda";
 import { DynamoDbGoalStore } from "../../../adapters/dynamodb/dynamodb-goal-store";
 import { DynamoDbReplayGuard } from "../../../adapters/dynamodb/slack-replay-guard";
 import { EventBridgePublisher } from "../../../adapters/eventbridge/eventbridge-publisher";
 import { createDocumentClient, observedGoalStore } from "../../../adapters/goal-store-adapters";
-import { slackSecretsFromEnv } from "../../../adapters/secrets/slack-secrets";
+import { datedSecretVersionReader } from "../../../adapters/secrets/read-secret-version";
+import {
+  previousSlackSigningSecretSource,
+  slackSecretsFromEnv,
+} from "../../../adapters/secrets/slack-secrets";
 import { fetchSlackResponder } from "../../../adapters/slack/slack-responder";
 import { revisionIdFromBytes } from "../../../core/goal/goal-ids";
 import { listEnv, requiredEnv } from "../../handler-environment";
@@ -41,6 +46,11 @@ const door = createSlackDoor({
   replayGuard: new DynamoDbReplayGuard(client, tableName),
   // Every request is verified with the signing secret: Secrets Manager is loaded at init, not deferred.
   signingSecret: slackSecretsFromEnv(process.env, getSecret).signingSecret,
+  // Clicks signed before the last rotation still verify for a window (docs/operations.md, rotation).
+  previousSigningSecret: previousSlackSigningSecretSource(
+    process.env,
+    datedSecretVersionReader(new SecretsManagerClient({ region: process.env.AWS_REGION })),
+  ),
   // A second at most, so the click is acknowledged within Slack's 3 seconds even when Slack is slow.
   ...(postsToSlack ? { responder: fetchSlackResponder({ timeoutMs: 1000 }) } : {}),
   tenantId,

@@ -148,6 +148,38 @@ describe("POST /slack/interactions", () => {
     expect(publisher.events).toEqual([]);
   });
 
+  it("accepts a click signed with the previous signing secret inside the rotation window, and refuses it after", async () => {
+    // Prepare: the secret was rotated; Slack still signs with the old one
+    const previousSecret = "the-secret-before-rotation";
+    const door = (acceptedUntil: Date) =>
+      buildDoor(table, {
+        previousSigningSecret: async () => ({ secret: previousSecret, acceptedUntil }),
+      });
+    const inside = door(new Date(NOW.getTime() + 60_000));
+    const outside = door(new Date(NOW.getTime() - 1));
+    const [early, late] = [await waitingApproval(), await waitingApproval()];
+
+    // Act
+    const accepted = await inside.door(
+      slackEvent({
+        path: INTERACTIONS,
+        body: clickBody("approve", early.approvalId),
+        secret: previousSecret,
+      }),
+    );
+    const refused = await outside.door(
+      slackEvent({ path: INTERACTIONS, body: clickBody("approve", late.approvalId), secret: previousSecret }),
+    );
+
+    // Assess
+    expect(accepted.statusCode).toBe(200);
+    expect((await table.adapters.goals.getApproval(early.approvalId))?.status).toBe("approved");
+    expect(refused.statusCode).toBe(401);
+    expect(jsonBody(refused)).toMatchObject({ error: { reason: "bad signature" } });
+    expect(outside.publisher.events).toEqual([]);
+    expect((await table.adapters.goals.getApproval(late.approvalId))?.status).toBe("pending");
+  });
+
   it("refuses a replayed body with 401 even on another instance, and changes nothing", async () => {
     // Prepare: a signed Reject is delivered and decides; an eavesdropper keeps the request
     const approval = await waitingApproval();

@@ -148,3 +148,36 @@ describe("DynamoDbReplayGuard", () => {
     expect(Item?.ttl).toBeGreaterThan(1700000002 + 300);
   });
 });
+
+describe("verifySlackRequest with a previous signing secret", () => {
+  const body = "payload=%7B%7D";
+  const timestamp = String(Math.floor(DOC_NOW.getTime() / 1000));
+  const request = (secret: string, acceptedUntil: Date) => ({
+    signingSecret: "current-secret",
+    previousSigningSecret: { secret: "previous-secret", acceptedUntil },
+    timestamp,
+    signature: slackSignature(secret, timestamp, body),
+    rawBody: body,
+    now: DOC_NOW,
+  });
+
+  it("accepts the previous secret's signature until the window closes, and never after", () => {
+    // Act
+    const inside = refusal(() => verifySlackRequest(request("previous-secret", DOC_NOW)));
+    const outside = refusal(() =>
+      verifySlackRequest(request("previous-secret", new Date(DOC_NOW.getTime() - 1000))),
+    );
+    const current = refusal(() =>
+      verifySlackRequest(request("current-secret", new Date(DOC_NOW.getTime() - 1000))),
+    );
+    const neither = refusal(() => verifySlackRequest(request("some-other-secret", DOC_NOW)));
+
+    // Assess
+    expect([inside, outside, current, neither]).toEqual([
+      undefined,
+      "bad signature",
+      undefined,
+      "bad signature",
+    ]);
+  });
+});

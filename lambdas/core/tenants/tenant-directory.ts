@@ -1,0 +1,61 @@
+import * as z from "zod";
+import type { TenantStore } from "../ports/tenant-store";
+import { effectiveLimits, patchOverride, type TenantLimits, type TenantLimitsPatch } from "./tenant-limits";
+import { spendDay } from "./tenant-spend";
+import type { TenantsSettings } from "./tenants-settings";
+
+/** A tenant's limits in effect now: what the configuration says, with what an operator set over it. */
+export type TenantLimitsReader = (tenantId: string) => Promise<TenantLimits>;
+
+export function tenantLimitsReader(
+  settings: TenantsSettings,
+  store: Pick<TenantStore, "readOverride">,
+): TenantLimitsReader {
+  return async (tenantId) => effectiveLimits(settings.limits, tenantId, await store.readOverride(tenantId));
+}
+
+/** What a tenant uses now, beside its limits (`GET /tenants/me`). */
+export const TenantUsageSchema = z.object({
+  runningGoals: z
+    .number()
+    .int()
+    .min(0)
+    .describe(
+      "Goals holding one of its concurrent-goal slots (counted only while a concurrency limit is set)",
+    ),
+  spendTodayUsd: z.number().min(0).describe("Model spend of its goals today (UTC), in USD"),
+  day: z.string().describe("The UTC day the spend is counted for (YYYY-MM-DD)"),
+});
+export type TenantUsage = z.output<typeof TenantUsageSchema>;
+
+export async function tenantUsage(
+  store: Pick<TenantStore, "slotHolders" | "spend">,
+  tenantId: string,
+  now: Date,
+): Promise<TenantUsage> {
+  const day = spendDay(now);
+  const [holders, spent] = await Promise.all([store.slotHolders(tenantId), store.spend(tenantId, day)]);
+  return { runningGoals: holders.length, spendTodayUsd: spent, day };
+}
+
+/**
+ * An operator sets a tenant's limits (`POST /tenants/{id}/limits`): kept in the store over the
+ * configuration's until changed again. Answers the limits now in effect.
+ */
+export async function setTenantLimits(
+  ports: {
+    readonly settings: TenantsSettings;
+    readonly store: Pick<TenantStore, "readOverride" | "writeOverride">;
+  },
+  input: {
+    readonly tenantId: string;
+    readonly patch: TenantLimitsPatch;
+    readonly by: string;
+    readonly now: Date;
+  },
+): Promise<TenantLimits> {
+  const current = await ports.store.readOverride(input.tenantId);
+  const next = patchOverride(current, input.patch);
+  await ports.store.writeOverride(input.tenantId, next, input.by, input.now);
+  return effectiveLimits(ports.settings.limits, input.tenantId, next);
+}
