@@ -11,7 +11,7 @@ import type { RevisionRequest } from "../../lambdas/core/goal/revisions";
 import type { APPROVAL_STATUSES } from "../../lambdas/core/ports/goal-store";
 import type { TenantLimitsPatch } from "../../lambdas/core/tenants/tenant-limits";
 import { OPERATIONS, type Operation, type OperationId } from "../../lambdas/handlers/api/contract/operations";
-import { ApiErrorSchema } from "../../lambdas/handlers/api/contract/response-schemas";
+import { ApiErrorSchema, type EventPage } from "../../lambdas/handlers/api/contract/response-schemas";
 import { apiErrorFor, type GoalLoopsApiError, UnexpectedAnswerError } from "./client-errors";
 import { isRetryable, type RetryPolicy, retryDelayMs } from "./retry-policy";
 import { type ApiFetch, signedFetch } from "./sigv4-fetch";
@@ -186,13 +186,21 @@ export class GoalLoopsClient {
     });
   }
 
-  /** Events after `after` (a page); pass `nextSeq` as `after` next. */
-  listEvents(goalId: string, after = 0) {
+  /**
+   * Events after `after` (a page); pass `nextSeq` as `after` next. Typed by name (EventPage): the
+   * event's open catch-all written out in the declarations fails a consumer's type check.
+   */
+  listEvents(goalId: string, after = 0): Promise<EventPage> {
     return this.call("listEvents", { params: { goalId }, query: { after } });
   }
 
   /** The long poll: answers as soon as an event after `after` exists, or empty after `waitSeconds` (≤ 20). */
-  waitForEvents(goalId: string, after: number, waitSeconds: number, signal?: AbortSignal) {
+  waitForEvents(
+    goalId: string,
+    after: number,
+    waitSeconds: number,
+    signal?: AbortSignal,
+  ): Promise<EventPage> {
     return this.call("listEvents", {
       params: { goalId },
       query: { after, waitSeconds },
