@@ -5,6 +5,7 @@ import { setTenantLimits, tenantLimitsReader, tenantUsage } from "../../core/ten
 import { TenantIdSchema, TenantLimitsPatchSchema } from "../../core/tenants/tenant-limits";
 import { isTenantAdmin, NotAnAdminError } from "../../core/tenants/tenants-settings";
 import { OPERATIONS } from "./contract/operations";
+import type { TenantLimitsAnswer, TenantMe } from "./contract/response-schemas";
 import type { GoalsApiDeps } from "./goals-api-deps";
 import { json } from "./http-responses";
 import { parseJsonBody } from "./request-body";
@@ -40,7 +41,7 @@ async function getMe(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGatewa
     admin: isTenantAdmin(settings, request),
     limits,
     usage,
-  });
+  } satisfies TenantMe);
 }
 
 /**
@@ -65,7 +66,7 @@ async function postLimits(deps: GoalsApiDeps, request: ApiRequest): Promise<APIG
   );
   deps.logger.info("tenant limits changed", { tenantId, changed: Object.keys(patch), by: request.caller });
   await admitQueued(deps, { tenantId, goalId: "" });
-  return json(200, { tenantId, limits });
+  return json(200, { tenantId, limits } satisfies TenantLimitsAnswer);
 }
 
 export function tenantRoutes(deps: GoalsApiDeps): Route[] {

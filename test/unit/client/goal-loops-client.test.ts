@@ -135,4 +135,30 @@ describe("GoalLoopsClient control and approval calls", () => {
       { method: "POST", url: "/goals/g-1/cancel", body: "" },
     ]);
   });
+
+  it("reads the caller's tenant and posts an operator's limits to the tenant's route", async () => {
+    // Prepare
+    const me = {
+      tenantId: "team-a",
+      caller: "jwt:alice",
+      via: "jwt",
+      admin: false,
+      limits: { concurrentGoals: 2 },
+      usage: { runningGoals: 1, spendTodayUsd: 0.25, day: "2026-12-07" },
+    };
+    const fake = await serve(200, me);
+    server = fake.server;
+
+    // Act
+    const read = await fake.client.myTenant();
+    const set = await fake.client.setTenantLimits("team-a", { startsPerMinute: 30 });
+
+    // Assess: each answer parsed with its operation's schema (fields it does not name are dropped)
+    expect(read).toEqual(me);
+    expect(set).toEqual({ tenantId: "team-a", limits: { concurrentGoals: 2 } });
+    expect(fake.seen).toEqual([
+      { method: "GET", url: "/tenants/me", body: "" },
+      { method: "POST", url: "/tenants/team-a/limits", body: JSON.stringify({ startsPerMinute: 30 }) },
+    ]);
+  });
 });
