@@ -380,11 +380,12 @@ program
 program
   .command("mcp")
   .description(
-    "Goals as an MCP server on stdio (for hosts that launch servers as commands), against the local stack or a deployed one (--api, signed with your AWS credentials)",
+    "Goals as an MCP server on stdio (for hosts that launch servers as commands), against the local stack or a deployed one (--api, signed with your AWS credentials or --token)",
   )
   .addOption(apiOption())
   .addOption(profileOption())
   .addOption(regionOption())
+  .addOption(tokenOption())
   .addOption(portOption().default(8787).argParser(parsePort))
   .option(
     "--listen <port>",
@@ -397,9 +398,10 @@ program
       api,
       ...(options.profile === undefined ? {} : { profile: options.profile }),
       ...(options.region === undefined ? {} : { region: options.region }),
+      ...(options.token === undefined ? {} : { token: options.token }),
     };
     // Loaded here only: the SDK's server stays out of every other command.
-    const [{ runMcpListen, runMcpStdio }, { SigningSetupError }] = await Promise.all([
+    const [{ runMcpListen, runMcpStdio }, { BadTokenError, SigningSetupError }] = await Promise.all([
       import("../lib/mcp/mcp-command"),
       import("../lib/client/index"),
     ]);
@@ -412,7 +414,7 @@ program
       process.once("SIGINT", stop);
       process.once("SIGTERM", stop);
     } catch (error) {
-      if (!(error instanceof SigningSetupError)) throw error;
+      if (!(error instanceof SigningSetupError || error instanceof BadTokenError)) throw error;
       log(error.message);
       process.exitCode = 1;
     }

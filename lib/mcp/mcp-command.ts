@@ -1,5 +1,6 @@
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { API_VERSION } from "../../lambdas/handlers/api/contract/openapi-document";
+import { bearerFetch } from "../client/bearer-fetch";
 import { GoalLoopsClient } from "../client/goal-loops-client";
 import { signedFetch } from "../client/sigv4-fetch";
 import { createGoalsMcpServer } from "./goals-mcp-server";
@@ -10,14 +11,20 @@ export interface McpCommandOptions {
   readonly api: string;
   readonly profile?: string;
   readonly region?: string;
+  /** A bearer token (`--token`, GOAL_LOOPS_TOKEN): sent instead of a SigV4 signature, locally too. */
+  readonly token?: string;
 }
 
 /**
- * The client `goal-loops mcp` calls the API with: SigV4-signed with the user's credentials (the
- * SDK chain, or `--profile`) for a deployed stack, unsigned for a loopback URL (the local stack).
- * Throws SigningSetupError when no region can be told.
+ * The client `goal-loops mcp` calls the API with: with the bearer token when one is given, else
+ * SigV4-signed with the user's credentials (the SDK chain, or `--profile`) for a deployed stack and
+ * unsigned for a loopback URL (the local stack). Throws SigningSetupError when no region can be
+ * told, BadTokenError when the token is not a JWT.
  */
 export function mcpApiClient(options: McpCommandOptions): GoalLoopsClient {
+  if (options.token !== undefined) {
+    return new GoalLoopsClient(options.api, { fetch: bearerFetch(options.token) });
+  }
   return new GoalLoopsClient(options.api, {
     fetch: signedFetch({
       apiUrl: options.api,

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { BadTokenError } from "../../../lib/client/bearer-fetch";
 import { mcpApiClient } from "../../../lib/mcp/mcp-command";
 
 const SNAPSHOT_ANSWER = { items: [] };
@@ -31,6 +32,29 @@ describe("goal-loops mcp's API client", () => {
     // Assess
     expect(seen[0]?.url).toBe("http://127.0.0.1:8787/approvals?status=pending");
     expect(seen[0]?.headers.get("authorization")).toBeNull();
+  });
+
+  it("sends a bearer token (--token) instead of a signature, and refuses one that is not a JWT", async () => {
+    // Prepare
+    stubNetwork();
+    const token = "eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJl";
+
+    // Act
+    await mcpApiClient({
+      api: "https://abc123.execute-api.eu-west-1.amazonaws.com/v1",
+      token,
+    }).listApprovals();
+    const refusal = (() => {
+      try {
+        return mcpApiClient({ api: "http://127.0.0.1:8787", token: "not-a-jwt" });
+      } catch (error) {
+        return error;
+      }
+    })();
+
+    // Assess
+    expect(seen[0]?.headers.get("authorization")).toBe(`Bearer ${token}`);
+    expect(refusal).toBeInstanceOf(BadTokenError);
   });
 
   it("signs with SigV4 from the profile's credentials for a deployed API", async () => {
