@@ -22,6 +22,7 @@ const FRESH_MODULE_TESTS = [
   "test/unit/adapters/fault-injection.test.ts",
   "test/unit/adapters/bedrock-runtime-client.test.ts",
   "test/unit/adapters/xray-subsegments.test.ts",
+  "test/unit/api/jwt-authorizer-handler.test.ts",
 ];
 
 export default defineConfig({
