@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { JWT_AUTH_ENV } from "../../lambdas/adapters/oidc/jwt-settings";
 import { HANDLER_BUNDLE_FILE, HANDLER_BUNDLES, handlerBundleDir } from "../../lib/constructs/handler-bundles";
 import { loadCloudAssembly } from "../../lib/local/cdk-out/cdk-out";
 import type { FunctionSpec } from "../../lib/local/shared/cloud-assembly-model";
@@ -30,10 +31,26 @@ const bundleNameByHash = new Map(
   ]),
 );
 
-const bundleFile = (fn: FunctionSpec) => join(fn.assetDir, `${fn.handler.split(".")[0]}.mjs`);
+type BundleName = keyof typeof HANDLER_BUNDLES;
+
+/**
+ * The bundles only a configuration option deploys, so the shared end-to-end deployment lacks them:
+ * each with the environment that option gives its function.
+ */
+const OPTION_ONLY_BUNDLES: Partial<Record<BundleName, Readonly<Record<string, string>>>> = {
+  // api.auth.mode "jwt"
+  "jwt-authorizer": {
+    [JWT_AUTH_ENV]: JSON.stringify({ issuer: "https://login.example.com/", audience: "goal-loops" }),
+  },
+};
+
+/** What importInPlainNode needs of a function: its bundle, handler, environment and name. */
+type ImportedFunction = Pick<FunctionSpec, "assetDir" | "handler" | "environment" | "functionName">;
+
+const bundleFile = (fn: ImportedFunction) => join(fn.assetDir, `${fn.handler.split(".")[0]}.mjs`);
 
 /** Imports a function's bundle in a fresh `node` with the function's environment and dummy credentials. */
-async function importInPlainNode(fn: FunctionSpec): Promise<string> {
+async function importInPlainNode(fn: ImportedFunction): Promise<string> {
   try {
     await run(process.execPath, ["--input-type=module", "-e", IMPORT_SCRIPT, bundleFile(fn)], {
       env: {
@@ -57,7 +74,16 @@ async function importInPlainNode(fn: FunctionSpec): Promise<string> {
 describe("every Lambda bundle, outside Lambda", () => {
   // The shared end-to-end deployment holds every handler goal-loops ships (its doors and MCP
   // gateway included) and the example's tool functions, each with its deployed environment.
-  const functions = loadCloudAssembly(E2E_ASSEMBLY_DIR).functions;
+  const deployed = loadCloudAssembly(E2E_ASSEMBLY_DIR).functions;
+  const functions: ImportedFunction[] = [
+    ...deployed,
+    ...Object.entries(OPTION_ONLY_BUNDLES).map(([name, environment]) => ({
+      assetDir: handlerBundleDir(name as BundleName),
+      handler: "index.handler",
+      environment,
+      functionName: `${name} (option only)`,
+    })),
+  ];
 
   it("imports in a plain Node process with its deployed environment, without the runtime's globals", async () => {
     // Act: a few at a time, each in a fresh process (the module-level code runs as on a cold start)
