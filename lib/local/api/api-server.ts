@@ -225,14 +225,16 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
     res.statusCode = statusCode;
     res.end(isBase64Encoded ? Buffer.from(answer ?? "", "base64") : (answer ?? ""));
     if (!isBase64Encoded) {
-      const contentType = Object.entries(headers ?? {}).find(
-        ([name]) => name.toLowerCase() === "content-type",
-      )?.[1];
+      const header = (wanted: string): string | undefined => {
+        const value = Object.entries(headers ?? {}).find(([name]) => name.toLowerCase() === wanted)?.[1];
+        return value === undefined ? undefined : String(value);
+      };
       options.onResponse?.({
         method,
         route: match.route.resourcePath,
         status: statusCode,
-        contentType: contentType === undefined ? undefined : String(contentType),
+        contentType: header("content-type"),
+        allow: header("allow"),
         body: answer ?? "",
       });
     }

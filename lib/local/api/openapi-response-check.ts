@@ -16,6 +16,8 @@ export interface ObservedResponse {
   readonly route: string;
   readonly status: number;
   readonly contentType: string | undefined;
+  /** The `Allow` header, which a 405 must carry. */
+  readonly allow?: string | undefined;
   readonly body: string;
 }
 
@@ -60,6 +62,9 @@ export function openApiResponseChecker(
     });
     const item = paths[answer.route];
     const operation = isObject(item) ? item[answer.method.toLowerCase()] : undefined;
+    if (isObject(item) && operation === undefined && answer.status === 405) {
+      return violationOfMethodNotAllowed(answer, item, validatorFor, violation);
+    }
     if (!isObject(operation) || !isObject(operation.responses)) {
       return violation([`the document has no ${answer.method} ${answer.route}`]);
     }
@@ -74,6 +79,8 @@ export function openApiResponseChecker(
         ? undefined
         : violation([`status ${answer.status} is described without a body`]);
     }
+    // `content` lists the potential payloads (OpenAPI 3.1 §4.8.17.1): no body is one of them.
+    if (answer.body === "" && answer.contentType === undefined) return undefined;
     const media = content[mediaType];
     if (!isObject(media)) {
       return violation([
@@ -107,4 +114,48 @@ function resolveResponse(response: JsonObject, responses: JsonObject): JsonObjec
   if (ref === undefined) return response;
   const target = responses[ref];
   return isObject(target) ? target : {};
+}
+
+const HTTP_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
+
+/**
+ * A method the path does not list: the document says (info.description) that it answers 405
+ * `MethodNotAllowed` in the API's error shape (a door that serves pages, with a page), with `Allow`
+ * naming exactly the methods it lists.
+ */
+function violationOfMethodNotAllowed(
+  answer: ObservedResponse,
+  item: JsonObject,
+  validatorFor: (schema: JsonObject) => Validator,
+  violation: (problems: string[]) => ContractViolation,
+): ContractViolation | undefined {
+  const listed = HTTP_METHODS.filter((method) => isObject(item[method]))
+    .map((method) => method.toUpperCase())
+    .sort();
+  const allowed = (answer.allow ?? "")
+    .split(",")
+    .map((method) => method.trim().toUpperCase())
+    .filter((method) => method !== "")
+    .sort();
+  const problems: string[] = [];
+  if (allowed.join(",") !== listed.join(",")) {
+    problems.push(`Allow is '${answer.allow ?? ""}', the path lists ${listed.join(", ")}`);
+  }
+  const mediaType = (answer.contentType ?? "").split(";")[0]?.trim() ?? "";
+  if (mediaType === "text/html") {
+    // The e-mail door answers a browser: its 405 is a page, as all its answers are.
+    const servesPages = JSON.stringify(item).includes('"text/html"');
+    if (!servesPages) problems.push("a page answers the 405 on a path that serves no pages");
+    return problems.length > 0 ? violation(problems) : undefined;
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(answer.body);
+  } catch {
+    return violation([...problems, "the 405's body is not JSON"]);
+  }
+  const result = validatorFor({ $ref: "#/components/schemas/ApiError" }).validate(body);
+  if (!result.valid)
+    problems.push(...result.errors.map((error) => `${error.instanceLocation}: ${error.error}`));
+  return problems.length > 0 ? violation(problems) : undefined;
 }

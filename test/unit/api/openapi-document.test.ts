@@ -135,4 +135,48 @@ describe("the response check", () => {
       "status 201 is not described",
     ]);
   });
+
+  it("passes a 405 in the error shape whose Allow names the path's methods, and fails one that names others", () => {
+    // Prepare: DELETE on /goals, which lists GET and POST.
+    const methodNotAllowed = {
+      method: "DELETE",
+      route: "/goals",
+      status: 405,
+      contentType: "application/json; charset=utf-8",
+      body: JSON.stringify({
+        error: { code: "MethodNotAllowed", message: "DELETE is not allowed on /goals" },
+      }),
+    };
+
+    // Act
+    const described = check({ ...methodNotAllowed, allow: "POST, GET" });
+    const wrongAllow = check({ ...methodNotAllowed, allow: "GET" });
+    const missingAllow = check(methodNotAllowed);
+
+    // Assess
+    expect(described).toBeUndefined();
+    expect(wrongAllow?.problems).toEqual(["Allow is 'GET', the path lists GET, POST"]);
+    expect(missingAllow?.problems).toEqual(["Allow is '', the path lists GET, POST"]);
+  });
+
+  it("reads the Slack door's answers as Slack messages, and an empty acknowledgement as one", () => {
+    // Prepare
+    const slack = (body: unknown, status: number) => ({
+      method: "POST",
+      route: "/slack/interactions",
+      status,
+      contentType: "application/json; charset=utf-8",
+      body: JSON.stringify(body),
+    });
+
+    // Act
+    const refusal = check(slack({ response_type: "ephemeral", text: "not a slash command" }, 400));
+    const apiShapedRefusal = check(slack({ error: { code: "ValidationError", message: "bad" } }, 400));
+    const emptyAcknowledgement = check({ ...slack({}, 200), contentType: undefined, body: "" });
+
+    // Assess
+    expect(refusal).toBeUndefined();
+    expect(apiShapedRefusal?.problems.join("\n")).toMatch(/required property "text"/);
+    expect(emptyAcknowledgement).toBeUndefined();
+  });
 });

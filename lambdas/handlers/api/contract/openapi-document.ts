@@ -2,7 +2,14 @@ import * as z from "zod";
 import { GoalEventSchema } from "../../../core/goal/goal-event";
 import { GoalSnapshotSchema } from "../../../core/goal/goal-record";
 import { GoalSpecSchema } from "../../../core/goal/goal-spec";
-import { allOperations, OPERATION_TAGS, type Operation, PATH_PARAMETERS } from "./operations";
+import { SlackDoorAnswerSchema } from "../../../core/human/slack/slack-door-answer";
+import {
+  allOperations,
+  OPERATION_TAGS,
+  type Operation,
+  type OperationResponse,
+  PATH_PARAMETERS,
+} from "./operations";
 import { IdempotencyKeySchema, ReasonBodySchema } from "./request-schemas";
 import {
   AcceptedGoalSchema,
@@ -45,6 +52,7 @@ const NAMED_RESPONSES: ReadonlyArray<readonly [string, z.ZodType]> = [
   ["RevisionAccepted", RevisionAcceptedSchema],
   ["ApiError", ApiErrorSchema],
   ["GatewayFailure", GatewayFailureSchema],
+  ["SlackDoorAnswer", SlackDoorAnswerSchema],
 ];
 const NAMED_REQUESTS: ReadonlyArray<readonly [string, z.ZodType]> = [
   ["GoalSpec", GoalSpecSchema],
@@ -144,15 +152,21 @@ function operationObject(
 ): JsonObject {
   const base = capitalized(operation.operationId);
   const responses: JsonObject = {};
-  for (const [status, answer] of Object.entries(operation.responses)) {
+  const describe = (status: string, answer: OperationResponse): JsonObject => {
     const contentType = answer.contentType ?? (answer.schema ? "application/json" : undefined);
     const schema = answer.schema ? { $ref: refTo(output.add(`${base}${status}`, answer.schema)) } : undefined;
-    responses[status] = {
+    return {
       description: answer.description,
       ...(contentType === undefined ? {} : { content: { [contentType]: schema ? { schema } : {} } }),
     };
+  };
+  for (const [status, answer] of Object.entries(operation.responses))
+    responses[status] = describe(status, answer);
+  for (const status of operation.errors) {
+    const answer = operation.errorAnswers?.[status];
+    responses[String(status)] =
+      answer === undefined ? { $ref: "#/components/responses/Error" } : describe(String(status), answer);
   }
-  for (const status of operation.errors) responses[String(status)] = { $ref: "#/components/responses/Error" };
   responses["4XX"] = { $ref: "#/components/responses/Error" };
   responses["5XX"] = { $ref: "#/components/responses/ServerError" };
   const body = operation.body;
@@ -196,7 +210,7 @@ export function openApiDocument(options: { version?: OpenApiVersion } = {}): Jso
       title: "goal-loops goals API",
       version: API_VERSION,
       description:
-        "Start, watch and steer goal-directed agent loops. Errors are `{error: {code, message, …}}` with a stable `code`.",
+        "Start, watch and steer goal-directed agent loops. Errors are `{error: {code, message, …}}` with a stable `code`. A method a path does not list answers 405 `MethodNotAllowed` (the e-mail door: a page) with an `Allow` header naming the ones it does.",
     },
     servers: [
       { url: "http://127.0.0.1:8787", description: "the local stack (`npm start`)" },

@@ -7,6 +7,7 @@ import { GoalSnapshotSchema } from "../../../core/goal/goal-record";
 import { GoalSpecSchema } from "../../../core/goal/goal-spec";
 import { LimitsPatchSchema } from "../../../core/goal/limits";
 import { RevisionRequestSchema } from "../../../core/goal/revisions";
+import { SlackDoorAnswerSchema } from "../../../core/human/slack/slack-door-answer";
 import { TenantIdSchema, TenantLimitsPatchSchema } from "../../../core/tenants/tenant-limits";
 import { ListEventsQuerySchema, ListGoalsQuerySchema, ListStepsQuerySchema } from "../query-params";
 import {
@@ -76,6 +77,11 @@ export interface Operation {
   readonly responses: Readonly<Record<number, OperationResponse>>;
   /** Error statuses this operation answers on purpose (beyond the 4XX/5XX every route may). */
   readonly errors: readonly number[];
+  /**
+   * A door's error answers that are not in the API's error shape, by status (each also in
+   * `errors`): the Slack door's messages, the e-mail door's pages.
+   */
+  readonly errorAnswers?: Readonly<Record<number, OperationResponse>>;
   /**
    * Who may call it: `api` any caller of the goals API (IAM/SigV4, or a bearer token when
    * api.auth.mode is jwt), `iam` IAM alone (an operator's route), or a door's own signature.
@@ -375,6 +381,32 @@ export type OperationId = keyof typeof OPERATIONS;
  * (DESIGN §5). Described so the document covers every path the stack serves; their bodies are
  * Slack's and a browser form's, read by those handlers.
  */
+/**
+ * Slack's answers: empty (Slack leaves the conversation as it is) or a message. The body is
+ * optional, as OpenAPI's `content` lists only potential payloads.
+ */
+const SLACK_ANSWER: OperationResponse = {
+  description: "acknowledged: no body, or a message for the person who acted or the channel",
+  schema: SlackDoorAnswerSchema,
+};
+/** A request Slack sent that the door refuses (400) or a user who is not an approver (403). */
+const SLACK_REFUSALS: Readonly<Record<number, OperationResponse>> = {
+  400: {
+    description: "not a request the door understands, said as a message",
+    schema: SlackDoorAnswerSchema,
+  },
+  403: { description: "the user is not an approver, said as a message", schema: SlackDoorAnswerSchema },
+};
+/** The e-mail door answers a browser: every outcome is a page saying what happened. */
+function emailPages(statuses: readonly number[]): Readonly<Record<number, OperationResponse>> {
+  return Object.fromEntries(
+    statuses.map((status) => [
+      status,
+      { description: "a page saying what happened", contentType: "text/html" },
+    ]),
+  );
+}
+
 export const DOOR_OPERATIONS: readonly Operation[] = [
   {
     operationId: "slackInteractions",
@@ -382,8 +414,9 @@ export const DOOR_OPERATIONS: readonly Operation[] = [
     path: "/slack/interactions",
     tag: "doors",
     summary: "Slack's interactivity callback (buttons); Slack-signed (v0 HMAC, 5-minute window)",
-    responses: { 200: { description: "acknowledged" } },
-    errors: [401],
+    responses: { 200: SLACK_ANSWER },
+    errors: [400, 401, 403],
+    errorAnswers: SLACK_REFUSALS,
     auth: "slack-signature",
   },
   {
@@ -392,8 +425,9 @@ export const DOOR_OPERATIONS: readonly Operation[] = [
     path: "/slack/commands",
     tag: "doors",
     summary: "The `/goal` slash command; Slack-signed",
-    responses: { 200: { description: "acknowledged" } },
-    errors: [401],
+    responses: { 200: SLACK_ANSWER },
+    errors: [400, 401, 403],
+    errorAnswers: SLACK_REFUSALS,
     auth: "slack-signature",
   },
   {
@@ -404,6 +438,7 @@ export const DOOR_OPERATIONS: readonly Operation[] = [
     summary: "An emailed approval link: a confirmation page (a GET never decides)",
     responses: { 200: { description: "the confirmation page", contentType: "text/html" } },
     errors: [400, 403, 404],
+    errorAnswers: emailPages([400, 403, 404]),
     auth: "email-link",
   },
   {
@@ -414,6 +449,7 @@ export const DOOR_OPERATIONS: readonly Operation[] = [
     summary: "The confirmation page's form: decides the approval",
     responses: { 200: { description: "the outcome page", contentType: "text/html" } },
     errors: [400, 403, 404, 409, 410],
+    errorAnswers: emailPages([400, 403, 404, 409, 410]),
     auth: "email-link",
   },
 ];
