@@ -1,8 +1,7 @@
 import type { GoalEvent } from "../../lambdas/core/goal/goal-event";
 import { SseParser } from "../../lambdas/core/goal/goal-event-stream";
 import type { GoalSnapshot } from "../../lambdas/core/goal/goal-record";
-import type { ApprovalView } from "../../lambdas/handlers/api/approvals";
-import type { GoalDetails } from "../../lambdas/handlers/api/goal-details";
+import type { ApprovalView, GoalDetails } from "../../lambdas/handlers/api/contract/response-schemas";
 import { authorizedFetch } from "./auth";
 
 export type { ApprovalView, GoalDetails, GoalEvent, GoalSnapshot };

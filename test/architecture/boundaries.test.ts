@@ -23,7 +23,7 @@ const GRAPH = readImportGraph(
  */
 const isConstructLibrary = (file: string): boolean =>
   /^lib\/(index|goal-loops|goal-loops-stack|goal-loops-app|package-files)\.ts$/.test(file) ||
-  /^lib\/(constructs|config|preflight)\//.test(file) ||
+  /^lib\/(constructs|config|preflight|client)\//.test(file) ||
   file.startsWith("lambdas/") ||
   file === "bin/app.ts";
 

@@ -58,7 +58,7 @@ describe("the web console in headless Chromium, on the local stack", () => {
 
   /** Follows the goal's events until one of `type` is committed. */
   async function untilEvent(goalId: string, type: string): Promise<GoalEvent> {
-    for await (const event of e2e.client.streamEvents(goalId)) if (event.type === type) return event;
+    for await (const event of e2e.client.watch(goalId)) if (event.type === type) return event;
     throw new Error(`goal ${goalId} ended without a ${type} event`);
   }
 

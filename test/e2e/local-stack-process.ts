@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { cpSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { GoalsClient } from "../../lib/local/cli/goals-client";
+import { GoalLoopsClient } from "../../lib/client/index";
 import { PROJECT_DIR } from "./local-stack-harness";
 
 /**
@@ -12,7 +12,7 @@ import { PROJECT_DIR } from "./local-stack-harness";
  */
 export interface LocalStackProcess {
   readonly apiUrl: string;
-  readonly client: GoalsClient;
+  readonly client: GoalLoopsClient;
   /** Everything it printed so far. */
   readonly output: () => string;
   /** SIGKILL on its process group; resolves once it exited. */
@@ -83,7 +83,7 @@ export async function startLocalStackProcess(
     const apiUrl = await apiAddress(child, () => output, options.startupMs ?? 180_000);
     return {
       apiUrl,
-      client: new GoalsClient(apiUrl),
+      client: new GoalLoopsClient(apiUrl),
       output: () => output,
       kill: () => signalGroup(child, "SIGKILL", exited),
       stop: () => signalGroup(child, "SIGINT", exited),

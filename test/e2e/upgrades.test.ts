@@ -2,8 +2,8 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writ
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { GoalLoopsClient } from "../../lib/client/index";
 import { publishedVersionOf, readKeptVersions } from "../../lib/local/cdk-out/kept-versions";
-import type { GoalsClient } from "../../lib/local/cli/goals-client";
 import type { LocalStack } from "../../lib/local/local-stack";
 import { allEvents, type E2eStack, followGoal, PROJECT_DIR, startE2eStack } from "./local-stack-harness";
 import { runCli } from "./run-cli";
@@ -83,14 +83,14 @@ function reasonSystem(stack: LocalStack, goalId: string, call: number): string {
 }
 
 /** Approves the goal's pending approval through the API. */
-async function approvePending(client: GoalsClient, goalId: string): Promise<void> {
+async function approvePending(client: GoalLoopsClient, goalId: string): Promise<void> {
   const [approval] = (await client.listApprovals("pending")).filter((item) => item.goalId === goalId);
   if (approval === undefined) throw new Error(`goal ${goalId} has no pending approval`);
   await client.decideApproval(approval.approvalId, "approve");
 }
 
 /** Approves whatever the goal waits for, again and again, until it settles otherwise (at most 10). */
-async function approveUntilSettled(client: GoalsClient, goalId: string) {
+async function approveUntilSettled(client: GoalLoopsClient, goalId: string) {
   for (let round = 0; ; round += 1) {
     const snapshot = (await followGoal(client, goalId, { deadlineMs: 60_000 })).final;
     if (snapshot.status !== "waiting" || snapshot.waitingFor?.kind !== "approval" || round === 10)
@@ -101,7 +101,7 @@ async function approveUntilSettled(client: GoalsClient, goalId: string) {
 }
 
 /** Until the goal is no longer waiting after a decision, then until it settles. */
-async function untilSettledAfterDecision(client: GoalsClient, goalId: string) {
+async function untilSettledAfterDecision(client: GoalLoopsClient, goalId: string) {
   const deadline = Date.now() + 30_000;
   while ((await client.getGoal(goalId)).status === "waiting" && Date.now() < deadline) {
     await new Promise((resolveDelay) => setTimeout(resolveDelay, 100));
@@ -110,7 +110,7 @@ async function untilSettledAfterDecision(client: GoalsClient, goalId: string) {
 }
 
 /** The versions a goal's runs started on, from its `run.started` and `run.reattached` events. */
-async function runVersions(client: GoalsClient, goalId: string): Promise<unknown[]> {
+async function runVersions(client: GoalLoopsClient, goalId: string): Promise<unknown[]> {
   return (await allEvents(client, goalId))
     .filter((event) => event.type === "run.started" || event.type === "run.reattached")
     .map((event) => `${event.type} ${String((event as { version?: unknown }).version)}`);

@@ -23,34 +23,47 @@ import { parseOrThrow } from "./validation";
 /** The revision types that may replace the success checks, and only with checks a human supplied. */
 export const CHECK_CHANGING_REVISIONS: readonly RevisionType[] = ["modify_objective", "pivot", "redirect"];
 
-/** A human revision as submitted (`POST /goals/{goalId}/revisions`, the `/goal` directive, Slack). */
-export const RevisionInputSchema = QueuedRevisionSchema.pick({
+/** The fields of a human revision as a caller sends them; who asks is added by the door. */
+const RevisionFieldsSchema = QueuedRevisionSchema.pick({
   type: true,
   successChecks: true,
   reason: true,
+}).extend({
+  content: z.string().trim().min(1, "must not be empty").max(8000),
+  target: CorrectionTargetSchema.optional(),
+});
+
+/** Only a corrective revision names steps to undo; only the check-changing types replace checks. */
+function checkRevisionFields(
+  input: { type: RevisionType; target?: unknown; successChecks?: unknown },
+  ctx: z.RefinementCtx,
+): void {
+  if (input.target !== undefined && input.type !== "corrective") {
+    ctx.addIssue({
+      code: "custom",
+      path: ["target"],
+      message: `only a corrective revision names steps to undo, not ${input.type}`,
+    });
+  }
+  if (input.successChecks !== undefined && !CHECK_CHANGING_REVISIONS.includes(input.type)) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["successChecks"],
+      message: `only ${CHECK_CHANGING_REVISIONS.join(", ")} revisions may replace success checks, not ${input.type}`,
+    });
+  }
+}
+
+/** `POST /goals/{goalId}/revisions`: the body (the OpenAPI document and the client use this one). */
+export const RevisionRequestSchema = RevisionFieldsSchema.strict().superRefine(checkRevisionFields);
+export type RevisionRequest = z.input<typeof RevisionRequestSchema>;
+
+/** A human revision as submitted (`POST /goals/{goalId}/revisions`, the `/goal` directive, Slack). */
+export const RevisionInputSchema = RevisionFieldsSchema.extend({
+  requestedBy: z.string().min(1, "must name who asks"),
 })
-  .extend({
-    content: z.string().trim().min(1, "must not be empty").max(8000),
-    requestedBy: z.string().min(1, "must name who asks"),
-    target: CorrectionTargetSchema.optional(),
-  })
   .strict()
-  .superRefine((input, ctx) => {
-    if (input.target !== undefined && input.type !== "corrective") {
-      ctx.addIssue({
-        code: "custom",
-        path: ["target"],
-        message: `only a corrective revision names steps to undo, not ${input.type}`,
-      });
-    }
-    if (input.successChecks !== undefined && !CHECK_CHANGING_REVISIONS.includes(input.type)) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["successChecks"],
-        message: `only ${CHECK_CHANGING_REVISIONS.join(", ")} revisions may replace success checks, not ${input.type}`,
-      });
-    }
-  });
+  .superRefine(checkRevisionFields);
 export type RevisionInput = z.input<typeof RevisionInputSchema>;
 
 /**

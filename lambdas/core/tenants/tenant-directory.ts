@@ -1,3 +1,4 @@
+import * as z from "zod";
 import type { TenantStore } from "../ports/tenant-store";
 import { effectiveLimits, patchOverride, type TenantLimits, type TenantLimitsPatch } from "./tenant-limits";
 import { spendDay } from "./tenant-spend";
@@ -14,13 +15,18 @@ export function tenantLimitsReader(
 }
 
 /** What a tenant uses now, beside its limits (`GET /tenants/me`). */
-export interface TenantUsage {
-  /** Goals holding one of its concurrent-goal slots (counted only while a concurrency limit is set). */
-  readonly runningGoals: number;
-  /** Model spend of its goals today (UTC), in USD. */
-  readonly spendTodayUsd: number;
-  readonly day: string;
-}
+export const TenantUsageSchema = z.object({
+  runningGoals: z
+    .number()
+    .int()
+    .min(0)
+    .describe(
+      "Goals holding one of its concurrent-goal slots (counted only while a concurrency limit is set)",
+    ),
+  spendTodayUsd: z.number().min(0).describe("Model spend of its goals today (UTC), in USD"),
+  day: z.string().describe("The UTC day the spend is counted for (YYYY-MM-DD)"),
+});
+export type TenantUsage = z.output<typeof TenantUsageSchema>;
 
 export async function tenantUsage(
   store: Pick<TenantStore, "slotHolders" | "spend">,

@@ -9,6 +9,7 @@ import { MalformedPathSegmentError } from "../shared/errors";
 import { listen, type RunningServer } from "../shared/listen";
 import { allowedMethods, guardedDecoder, matchRoute, type SegmentDecoder } from "./api-routes";
 import type { LocalRequest, LocalResponse } from "./local-issuer";
+import type { ObservedResponse } from "./openapi-response-check";
 
 export interface ApiServerOptions {
   readonly routes: readonly ApiRouteSpec[];
@@ -36,6 +37,18 @@ export interface ApiServerOptions {
    * function: they do not exist in API Gateway.
    */
   readonly localRoutes?: Readonly<Record<string, () => Promise<JsonValue>>>;
+  /**
+   * Sees every answer a function gave (not the streamed ones), with the route's template: the
+   * end-to-end suite checks each against the OpenAPI document (openapi-response-check.ts).
+   */
+  readonly onResponse?: (answer: ObservedResponse) => void;
+  /**
+   * Local-only endpoints that answer the raw request themselves, by exact path (the MCP endpoint at
+   * `/mcp`): they get the body as read, and need not be in the API's routes.
+   */
+  readonly rawRoutes?: Readonly<
+    Record<string, (req: IncomingMessage, res: ServerResponse, body: Buffer) => Promise<void>>
+  >;
   /** Local-only GET pages (the web console at `/console`): the file for a path, or undefined. */
   readonly pages?: (pathname: string) => Promise<{ contentType: string; body: string } | undefined>;
   /**
@@ -98,6 +111,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const onError =
     options.onError ?? ((message: string, error?: unknown) => console.error(message, error ?? ""));
   const localRoutes = new Map(Object.entries(options.localRoutes ?? {}));
+  const rawRoutes = new Map(Object.entries(options.rawRoutes ?? {}));
   const server = http.createServer((req, res) => {
     const requestId = randomUUID();
     serve(req, res, requestId).catch((error: unknown) => {
@@ -134,6 +148,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       );
     }
     const { method, path } = target;
+    const raw = rawRoutes.get(path);
+    if (raw !== undefined) return raw(req, res, body);
     const handled = await options.localHandler?.({
       method,
       path,
@@ -208,6 +224,20 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       res.setHeader(name, values.map(String));
     res.statusCode = statusCode;
     res.end(isBase64Encoded ? Buffer.from(answer ?? "", "base64") : (answer ?? ""));
+    if (!isBase64Encoded) {
+      const header = (wanted: string): string | undefined => {
+        const value = Object.entries(headers ?? {}).find(([name]) => name.toLowerCase() === wanted)?.[1];
+        return value === undefined ? undefined : String(value);
+      };
+      options.onResponse?.({
+        method,
+        route: match.route.resourcePath,
+        status: statusCode,
+        contentType: header("content-type"),
+        allow: header("allow"),
+        body: answer ?? "",
+      });
+    }
   }
 
   /** 405 with Allow when another method serves the path, else 404; both in the API's error shape. */

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { approvalIdFromBytes } from "../../../lambdas/core/goal/goal-ids";
 import type { Approval } from "../../../lambdas/core/ports/goal-store";
-import { ApprovalViewSchema } from "../../../lambdas/handlers/api/approvals";
+import { ApprovalViewSchema } from "../../../lambdas/handlers/api/contract/response-schemas";
 import { aPendingApproval } from "../human/support";
 import { apiEvent, aTenant, bodyOf, buildApi, NOW, suiteStoreBackend } from "./api-harness";
 
