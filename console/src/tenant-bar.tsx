@@ -1,6 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import type { TenantMe } from "../../lambdas/handlers/api/contract/response-schemas";
-import { api } from "./api";
+import { client } from "./api";
 import { completeSignIn, currentToken, discoverIssuer, signIn, signOut } from "./auth";
 
 type Issuer = Awaited<ReturnType<typeof discoverIssuer>>;
@@ -32,7 +32,7 @@ export function TenantBar({ onSignedIn }: { readonly onSignedIn: () => void }) {
       if (failed !== undefined) setProblem(failed);
       else if (currentToken() !== undefined) onSignedIn();
       setIssuer(await discoverIssuer());
-      setMe(await api<TenantMe>("GET", "/tenants/me").catch(() => undefined));
+      setMe(await client.myTenant().catch(() => undefined));
     })();
   }, [onSignedIn]);
 

@@ -100,6 +100,11 @@ async function bundleConsole(projectDir: string): Promise<Bundle> {
     jsxImportSource: "preact",
     tsconfig: path.join(consoleDir, "tsconfig.json"),
     define: { GOAL_SPEC_JSON_SCHEMA: JSON.stringify(goalSpecJsonSchema()) },
+    // The typed client's modules also serve Node: hashing is aliased to a browser stand-in the page
+    // never calls, and the SigV4 signer's SDK packages (loaded on a signed request only; the page
+    // never signs) stay out of the bundle.
+    alias: { "node:crypto": path.join(consoleDir, "src", "browser-crypto.ts") },
+    external: ["@aws-sdk/*", "@smithy/*"],
     metafile: true,
     write: false,
     logLevel: "warning",

@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import type * as z from "zod";
 import type { ForkRequest } from "../../lambdas/core/fork/fork-request";
 import { type GoalEvent, GoalEventSchema } from "../../lambdas/core/goal/goal-event";
@@ -119,7 +118,7 @@ export class GoalLoopsClient {
       body = JSON.stringify(input.body);
     }
     // A retried POST /goals or fork must not make a second goal: the key makes the retry a replay.
-    const key = input.idempotencyKey ?? (operation.idempotent ? randomUUID() : undefined);
+    const key = input.idempotencyKey ?? (operation.idempotent ? globalThis.crypto.randomUUID() : undefined);
     if (key !== undefined) headers["idempotency-key"] = key;
     const response = await this.send(
       operation,
@@ -330,9 +329,11 @@ export class GoalLoopsClient {
       failures = 0;
       const parser = new SseParser();
       const decoder = new TextDecoder();
+      // A reader, not `for await` over the body: browsers without ReadableStream iteration (Safari) run this too.
+      const reader = response.body.getReader();
       try {
-        for await (const chunk of response.body) {
-          for (const frame of parser.push(decoder.decode(chunk, { stream: true }))) {
+        for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+          for (const frame of parser.push(decoder.decode(chunk.value, { stream: true }))) {
             const event = GoalEventSchema.safeParse(parseJson(frame.data));
             if (!event.success || event.data.seq <= after) continue;
             after = event.data.seq;
@@ -343,6 +344,9 @@ export class GoalLoopsClient {
         if (signal?.aborted) return;
         // The connection broke mid-stream: reopen from the last event seen.
         if (++failures > MAX_STREAM_FAILURES) throw error;
+      } finally {
+        // A caller that stops iterating early closes the connection.
+        reader.cancel().catch(() => undefined);
       }
     }
   }

@@ -242,3 +242,19 @@ describe("the rules above", () => {
     ]);
   });
 });
+
+describe("the console", () => {
+  it("calls the goals API only through the typed client: fetch appears only in its sign-in (auth.ts)", () => {
+    // Prepare
+    const dir = join(ROOT, "console", "src");
+    const sources = readdirSync(dir).filter((file) => /\.tsx?$/.test(file));
+
+    // Act
+    const fetching = sources.filter((file) => /\bfetch\(/.test(readFileSync(join(dir, file), "utf8")));
+    const usesClient = readFileSync(join(dir, "api.ts"), "utf8").includes("new GoalLoopsClient(");
+
+    // Assess
+    expect(fetching).toEqual(["auth.ts"]);
+    expect(usesClient).toBe(true);
+  });
+});
