@@ -306,6 +306,8 @@ const PreludeSchema = z.object({
   cookies: z.array(z.string()).nullish(),
 });
 const DELIMITER = Buffer.alloc(8);
+/** How much of a stream the contract check reads: its first frames say whether they conform. */
+const MAX_OBSERVED_STREAM_BYTES = 1024 * 1024;
 
 /**
  * A response-streaming route, as API Gateway serves one: the function's stream starts with a JSON
@@ -328,9 +330,20 @@ async function streamResponse(
   const gone = new AbortController();
   res.on("close", () => gone.abort());
   let head: Buffer | undefined = Buffer.alloc(0);
+  // What the client was sent, for onResponse (the contract check) when the stream ends.
+  const seen: { status?: number; contentType?: string; allow?: string; chunks: Buffer[]; bytes: number } = {
+    chunks: [],
+    bytes: 0,
+  };
+  const keep = (chunk: Uint8Array) => {
+    if (options.onResponse === undefined || seen.bytes >= MAX_OBSERVED_STREAM_BYTES) return;
+    seen.chunks.push(Buffer.from(chunk));
+    seen.bytes += chunk.length;
+  };
   const onChunk = (chunk: Uint8Array) => {
     if (head === undefined) {
       if (!res.writableEnded) res.write(chunk);
+      keep(chunk);
       return;
     }
     head = Buffer.concat([head, chunk]);
@@ -355,6 +368,12 @@ async function streamResponse(
     // Headers go out at once: a client of an event stream must see them before the first event.
     res.flushHeaders();
     if (body.length > 0) res.write(body);
+    const header = (name: string) => {
+      const value = res.getHeader(name);
+      return value === undefined ? undefined : String(value);
+    };
+    Object.assign(seen, { status: statusCode, contentType: header("content-type"), allow: header("allow") });
+    keep(body);
   };
   try {
     await options.invokeStreamingFunction(route.functionArn, event, onChunk, gone.signal);
@@ -369,6 +388,16 @@ async function streamResponse(
     return sendJson(res, 502, { message: "Internal server error" });
   }
   res.end();
+  if (seen.status !== undefined) {
+    options.onResponse?.({
+      method: req.method ?? "GET",
+      route: route.resourcePath,
+      status: seen.status,
+      contentType: seen.contentType,
+      allow: seen.allow,
+      body: Buffer.concat(seen.chunks).toString("utf8"),
+    });
+  }
 }
 
 function parseJsonOrUndefined(text: string): unknown {

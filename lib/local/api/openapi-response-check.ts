@@ -1,4 +1,5 @@
 import { Validator } from "@cfworker/json-schema";
+import { SseParser } from "../../../lambdas/core/goal/goal-event-stream";
 
 type JsonObject = { [key: string]: unknown };
 
@@ -87,6 +88,9 @@ export function openApiResponseChecker(
         `content type '${mediaType}' is not described (described: ${Object.keys(content).join(", ")})`,
       ]);
     }
+    if (mediaType === "text/event-stream" && isObject(media.schema)) {
+      return violationOfStream(answer.body, validatorFor(media.schema), violation);
+    }
     if (mediaType !== "application/json" || !isObject(media.schema)) return undefined;
     let body: unknown;
     try {
@@ -94,17 +98,29 @@ export function openApiResponseChecker(
     } catch {
       return violation(["the body is not JSON"]);
     }
-    const result = validatorFor(media.schema).validate(body);
-    if (result.valid) return undefined;
-    // The innermost errors name the drifted field; the outer ones only repeat that a $ref failed.
-    const problems = result.errors
-      .filter(
-        (error) => error.keyword !== "$ref" && error.keyword !== "properties" && error.keyword !== "items",
-      )
-      .map((error) => `${error.instanceLocation}: ${error.error}`);
-    return violation(problems.length > 0 ? problems : result.errors.map((error) => error.error));
+    const problems = problemsOf(validatorFor(media.schema), body);
+    return problems.length > 0 ? violation(problems) : undefined;
   };
 }
+
+/** The innermost errors name the drifted field; the outer ones only repeat that a $ref failed. */
+function problemsOf(validator: Validator, value: unknown): string[] {
+  const result = validator.validate(value);
+  if (result.valid) return [];
+  const innermost = result.errors.filter((error) => !OUTER_KEYWORDS.has(error.keyword));
+  return innermost.length > 0
+    ? innermost.map((error) => `${error.instanceLocation}: ${error.error}`)
+    : result.errors.map((error) => error.error);
+}
+const OUTER_KEYWORDS = new Set([
+  "$ref",
+  "properties",
+  "items",
+  "allOf",
+  "anyOf",
+  "oneOf",
+  "additionalProperties",
+]);
 
 function resolveResponse(response: JsonObject, responses: JsonObject): JsonObject {
   const ref =
@@ -157,5 +173,25 @@ function violationOfMethodNotAllowed(
   const result = validatorFor({ $ref: "#/components/schemas/ApiError" }).validate(body);
   if (!result.valid)
     problems.push(...result.errors.map((error) => `${error.instanceLocation}: ${error.error}`));
+  return problems.length > 0 ? violation(problems) : undefined;
+}
+
+/** An event stream as far as it was seen: each frame's `data:` must validate as one item. */
+function violationOfStream(
+  body: string,
+  validator: Validator,
+  violation: (problems: string[]) => ContractViolation,
+): ContractViolation | undefined {
+  const problems: string[] = [];
+  for (const frame of new SseParser().push(body)) {
+    let data: unknown;
+    try {
+      data = JSON.parse(frame.data);
+    } catch {
+      problems.push(`event ${frame.id}: its data is not JSON`);
+      continue;
+    }
+    problems.push(...problemsOf(validator, data).map((problem) => `event ${frame.id} ${problem}`));
+  }
   return problems.length > 0 ? violation(problems) : undefined;
 }

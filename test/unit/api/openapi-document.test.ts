@@ -179,4 +179,27 @@ describe("the response check", () => {
     expect(apiShapedRefusal?.problems.join("\n")).toMatch(/required property "text"/);
     expect(emptyAcknowledgement).toBeUndefined();
   });
+
+  it("reads an event stream frame by frame: each data validates as a goal event", () => {
+    // Prepare
+    const frame = (id: number, data: unknown) =>
+      `id: ${id}\nevent: step.completed\ndata: ${JSON.stringify(data)}\n\n`;
+    const event = { goalId: "g-1", seq: 1, type: "step.completed", at: "2026-12-07T09:00:00.000Z" };
+    const stream = (body: string) => ({
+      method: "GET",
+      route: "/goals/{goalId}/stream",
+      status: 200,
+      contentType: "text/event-stream",
+      body,
+    });
+
+    // Act
+    const conforming = check(stream(`: open\n\n${frame(1, event)}${frame(2, { ...event, seq: 2 })}`));
+    const drifted = check(stream(`${frame(1, event)}${frame(2, { ...event, seq: "2" })}`));
+
+    // Assess
+    expect(conforming).toBeUndefined();
+    expect(drifted?.problems).toEqual([expect.stringMatching(/^event 2 #\/seq: /)]);
+  });
 });
+

@@ -2,6 +2,7 @@ import * as z from "zod";
 import { ForkRequestSchema, ReplayRequestSchema } from "../../../core/fork/fork-request";
 import { ReplayResultSchema } from "../../../core/fork/replay";
 import { TimelineSchema } from "../../../core/fork/step-timeline";
+import { GoalEventSchema } from "../../../core/goal/goal-event";
 import { ApprovalIdSchema, GoalIdSchema, RunIdSchema } from "../../../core/goal/goal-ids";
 import { GoalSnapshotSchema } from "../../../core/goal/goal-record";
 import { GoalSpecSchema } from "../../../core/goal/goal-spec";
@@ -157,8 +158,10 @@ export const OPERATIONS = {
       "Server-Sent Events: one `event:` per goal event, `id:` its seq; resumes after `Last-Event-ID`; 204 when the goal is final and all was sent",
     responses: {
       200: {
-        description: "the stream; each `data:` is one goal event (GoalEvent)",
+        description:
+          "the stream; each `data:` is one goal event: the schema describes one event's data, as OpenAPI 3.2's itemSchema would",
         contentType: "text/event-stream",
+        schema: GoalEventSchema,
       },
       204: { description: "the goal is final and every event was sent" },
     },
