@@ -10,6 +10,7 @@ import { GoalLoopsClient } from "../../lib/client/index";
 import { type ContractViolation, openApiResponseChecker } from "../../lib/local/api/openapi-response-check";
 import { type LocalStack, startLocalStack } from "../../lib/local/local-stack";
 import type { LocalSecrets } from "../../lib/local/storage/local-secrets";
+import { assertNoViolations } from "./contract-checking-fetch";
 
 export const PROJECT_DIR = resolve(import.meta.dirname, "../..");
 /**
@@ -120,11 +121,7 @@ export async function startE2eStack(
     contractViolations: violations,
     stop: async () => {
       await stack.stop();
-      if (violations.length > 0) {
-        throw new Error(
-          `Answers the OpenAPI document does not describe:\n${JSON.stringify(violations, null, 2)}`,
-        );
-      }
+      assertNoViolations(violations);
       if (stateDir === undefined) rmSync(fixturesDir, { recursive: true, force: true });
       if (ownAssembly !== undefined) rmSync(ownAssembly, { recursive: true, force: true });
     },

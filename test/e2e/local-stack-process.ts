@@ -3,6 +3,8 @@ import { once } from "node:events";
 import { cpSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { GoalLoopsClient } from "../../lib/client/index";
+import type { ContractViolation } from "../../lib/local/api/openapi-response-check";
+import { assertNoViolations, contractCheckingFetch } from "./contract-checking-fetch";
 import { PROJECT_DIR } from "./local-stack-harness";
 
 /**
@@ -13,6 +15,8 @@ import { PROJECT_DIR } from "./local-stack-harness";
 export interface LocalStackProcess {
   readonly apiUrl: string;
   readonly client: GoalLoopsClient;
+  /** What the client was answered that the OpenAPI document does not describe; kill and stop throw on any. */
+  readonly contractViolations: readonly ContractViolation[];
   /** Everything it printed so far. */
   readonly output: () => string;
   /** SIGKILL on its process group; resolves once it exited. */
@@ -81,12 +85,20 @@ export async function startLocalStackProcess(
   const exited = once(child, "exit");
   try {
     const apiUrl = await apiAddress(child, () => output, options.startupMs ?? 180_000);
+    const violations: ContractViolation[] = [];
     return {
       apiUrl,
-      client: new GoalLoopsClient(apiUrl),
+      client: new GoalLoopsClient(apiUrl, { fetch: contractCheckingFetch(violations) }),
+      contractViolations: violations,
       output: () => output,
-      kill: () => signalGroup(child, "SIGKILL", exited),
-      stop: () => signalGroup(child, "SIGINT", exited),
+      kill: async () => {
+        await signalGroup(child, "SIGKILL", exited);
+        assertNoViolations(violations);
+      },
+      stop: async () => {
+        await signalGroup(child, "SIGINT", exited);
+        assertNoViolations(violations);
+      },
     };
   } catch (error) {
     await signalGroup(child, "SIGKILL", exited);

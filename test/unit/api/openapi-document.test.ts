@@ -202,4 +202,3 @@ describe("the response check", () => {
     expect(drifted?.problems).toEqual([expect.stringMatching(/^event 2 #\/seq: /)]);
   });
 });
-
