@@ -168,7 +168,11 @@ export async function pruneVersions(
   client: SFNClient,
   versions: readonly DeployedVersion[],
   keep: number,
-  options: { readonly lambda?: LambdaClient; readonly stateMachineArns?: readonly string[] } = {},
+  options: {
+    /** A deployed stack's Lambda client and name: its function versions are pruned too. */
+    readonly lambda?: { readonly client: LambdaClient; readonly stackName: string };
+    readonly stateMachineArns?: readonly string[];
+  } = {},
 ): Promise<PruneResult> {
   const newest = new Set(versions.slice(0, keep).map((version) => version.label));
   const candidates = versions.filter(
@@ -183,21 +187,26 @@ export async function pruneVersions(
   const plan =
     options.lambda === undefined || pruned.length === 0
       ? undefined
-      : await planFunctionVersionPrune(client, options.lambda, {
-          pruned,
-          kept: await remainingStateMachines(
-            client,
-            options.stateMachineArns ?? machinesOf(versions),
+      : await planFunctionVersionPrune(
+          client,
+          options.lambda.client,
+          {
             pruned,
-          ),
-        });
+            kept: await remainingStateMachines(
+              client,
+              options.stateMachineArns ?? machinesOf(versions),
+              pruned,
+            ),
+          },
+          options.lambda.stackName,
+        );
   for (const stateMachineVersionArn of pruned) {
     await client.send(new DeleteStateMachineVersionCommand({ stateMachineVersionArn }));
   }
   const functionVersions =
     plan === undefined || options.lambda === undefined
       ? []
-      : await deleteFunctionVersions(options.lambda, plan.deletable);
+      : await deleteFunctionVersions(options.lambda.client, plan.deletable);
   return {
     removed: removable,
     functionVersions,

@@ -3,6 +3,7 @@ import {
   type FunctionConfiguration,
   type LambdaClient,
   ListAliasesCommand,
+  ListTagsCommand,
   ListVersionsByFunctionCommand,
 } from "@aws-sdk/client-lambda";
 import { DescribeStateMachineCommand, type SFNClient } from "@aws-sdk/client-sfn";
@@ -16,8 +17,13 @@ import { DescribeStateMachineCommand, type SFNClient } from "@aws-sdk/client-sfn
  * state machine version named it, directly or through such an environment, and nothing that stays
  * names it: no remaining state machine version, not the state machine itself (new executions of
  * its unqualified ARN), no alias, no remaining function version's environment. `$LATEST` is no
- * numbered version and is never deleted.
+ * numbered version and is never deleted, and only the stack's own functions are touched (the tag
+ * CloudFormation puts on what it creates, `aws:cloudformation:stack-name`): a user tool given as a
+ * qualified `functionArn` of the user's own function is named by the definitions too, and is not ours.
  */
+
+/** The tag CloudFormation gives every resource of a stack it creates: the stack's name. */
+const STACK_NAME_TAG = "aws:cloudformation:stack-name";
 
 /** `arn:<partition>:lambda:<region>:<account>:function:<name>:<version>`: a numbered version's ARN. */
 const FUNCTION_VERSION_ARN = /arn:aws[a-z-]*:lambda:[a-z0-9-]+:\d{12}:function:[A-Za-z0-9_-]{1,64}:\d+/g;
@@ -52,6 +58,7 @@ export async function planFunctionVersionPrune(
   sfn: SFNClient,
   lambda: LambdaClient,
   machines: { readonly pruned: readonly string[]; readonly kept: readonly string[] },
+  stackName: string,
 ): Promise<FunctionVersionPlan> {
   const named = async (arns: readonly string[]) => {
     const found = new Set<string>();
@@ -76,7 +83,8 @@ export async function planFunctionVersionPrune(
   for (const arn of await functions.namedByRemainingVersions(candidates)) kept.add(arn);
   const deletable: string[] = [];
   for (const arn of [...candidates].sort()) {
-    if (kept.has(arn) || (await functions.aliasTargets(arn)).has(arn)) continue;
+    if (kept.has(arn) || !(await functions.ownedBy(arn, stackName))) continue;
+    if ((await functions.aliasTargets(arn)).has(arn)) continue;
     if (!(await functions.exists(arn))) continue;
     deletable.push(arn);
   }
@@ -101,6 +109,7 @@ export async function deleteFunctionVersions(
 class FunctionVersionIndex {
   private readonly versions = new Map<string, Promise<FunctionConfiguration[]>>();
   private readonly aliases = new Map<string, Promise<Set<string>>>();
+  private readonly stacks = new Map<string, Promise<string | undefined>>();
 
   constructor(private readonly lambda: LambdaClient) {}
 
@@ -143,6 +152,19 @@ class FunctionVersionIndex {
 
   async exists(versionArn: string): Promise<boolean> {
     return (await this.configurationOf(versionArn)) !== undefined;
+  }
+
+  /** Whether CloudFormation created the version's function in the stack `stackName`. */
+  async ownedBy(versionArn: string, stackName: string): Promise<boolean> {
+    const { functionArn } = splitVersionArn(versionArn);
+    let stack = this.stacks.get(functionArn);
+    if (stack === undefined) {
+      stack = this.lambda
+        .send(new ListTagsCommand({ Resource: functionArn }))
+        .then((listed) => listed.Tags?.[STACK_NAME_TAG]);
+      this.stacks.set(functionArn, stack);
+    }
+    return (await stack) === stackName;
   }
 
   /** The versions an alias of the version's function routes to (its version and weighted ones). */

@@ -116,7 +116,9 @@ export function addVersionCommands(program: Command, io: VersionCommandsIo): voi
         const keep = options.keep === undefined ? await configuredKeep(options.config) : Number(options.keep);
         const pruned = await pruneVersions(sfn.client, versions, keep, {
           stateMachineArns: sfn.stateMachineArns,
-          ...(sfn.lambda === undefined ? {} : { lambda: sfn.lambda }),
+          ...(sfn.lambda === undefined || options.stack === undefined
+            ? {}
+            : { lambda: { client: sfn.lambda, stackName: options.stack } }),
         });
         for (const line of formatPrune(pruned, keep)) write(line);
       }

@@ -2,6 +2,7 @@ import {
   DeleteFunctionCommand,
   LambdaClient,
   ListAliasesCommand,
+  ListTagsCommand,
   ListVersionsByFunctionCommand,
 } from "@aws-sdk/client-lambda";
 import {
@@ -90,14 +91,28 @@ function account(options: { ended?: readonly number[]; unreadableEnvironment?: s
     order.push(`states ${input.stateMachineVersionArn}`);
     return {};
   });
-  const versionsOf: Record<string, number> = { "S-act": 4, "S-reason": 4, "S-attempt": 2, "S-tool": 4 };
+  const versionsOf: Record<string, number> = {
+    "S-act": 4,
+    "S-reason": 4,
+    "S-attempt": 2,
+    "S-tool": 4,
+    theirs: 8,
+  };
   for (const [name, newest] of Object.entries(versionsOf)) {
     const environment = (n: number | string) =>
       name !== "S-act"
         ? undefined
         : fn("S-act", n) === options.unreadableEnvironment
           ? { Error: { ErrorCode: "KMSAccessDeniedException", Message: "no kms:Decrypt" } }
-          : { Variables: { TOOLS: JSON.stringify([{ name: "tool", functionArn: fn("S-tool", n) }]) } };
+          : {
+              Variables: {
+                TOOLS: JSON.stringify([
+                  { name: "tool", functionArn: fn("S-tool", n) },
+                  // A user's own function, given as a qualified functionArn; deploy 2 named its version 7.
+                  { name: "theirs", functionArn: fn("theirs", n === "2" ? 7 : 8) },
+                ]),
+              },
+            };
     lambda.on(ListVersionsByFunctionCommand, { FunctionName: `${FN}:${name}` }).resolves({
       Versions: ["$LATEST", ...Array.from({ length: newest }, (_, i) => String(i + 1))].map((version) => ({
         FunctionArn: fn(name, version),
@@ -105,6 +120,10 @@ function account(options: { ended?: readonly number[]; unreadableEnvironment?: s
         Environment: environment(version === "$LATEST" ? newest : version),
       })),
     });
+    // CloudFormation tags what it creates with its stack's name; the user's function is not the stack's.
+    lambda
+      .on(ListTagsCommand, { Resource: `${FN}:${name}` })
+      .resolves({ Tags: name === "theirs" ? { team: "tickets" } : { "aws:cloudformation:stack-name": "S" } });
     lambda.on(ListAliasesCommand, { FunctionName: `${FN}:${name}` }).resolves({
       Aliases: [
         { Name: "live", FunctionVersion: String(newest) },
@@ -134,12 +153,12 @@ describe("pruning a deployed stack's Lambda function versions", () => {
 
     // Act: keep the newest 1; deploys 3 and 2 go
     const result = await pruneVersions(new SFNClient({}), versions, 1, {
-      lambda: new LambdaClient({}),
+      lambda: { client: new LambdaClient({}), stackName: "S" },
       stateMachineArns: MACHINES,
     });
 
     // Assess: act and reason 2–3 and the tool version act 2 named; not S-attempt 1 (deploy 1 names
-    // it) nor 2 (deploy 4), not the tool's 3 (an alias), never $LATEST
+    // it) nor 2 (deploy 4), not the tool's 3 (an alias), not the user's own function, never $LATEST
     expect(result.removed.map((version) => version.label)).toEqual(["0.1.0-00000003", "0.1.0-00000002"]);
     const deleted = [fn("S-act", 2), fn("S-act", 3), fn("S-reason", 2), fn("S-reason", 3), fn("S-tool", 2)];
     expect(result.functionVersions).toEqual(deleted);
@@ -170,7 +189,7 @@ describe("pruning a deployed stack's Lambda function versions", () => {
 
     // Act
     const result = await pruneVersions(new SFNClient({}), versions, 1, {
-      lambda: new LambdaClient({}),
+      lambda: { client: new LambdaClient({}), stackName: "S" },
       stateMachineArns: MACHINES,
     });
 
@@ -186,7 +205,7 @@ describe("pruning a deployed stack's Lambda function versions", () => {
 
     // Act
     const result = await pruneVersions(new SFNClient({}), versions, 1, {
-      lambda: new LambdaClient({}),
+      lambda: { client: new LambdaClient({}), stackName: "S" },
       stateMachineArns: MACHINES,
     });
 
