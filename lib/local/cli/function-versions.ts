@@ -159,9 +159,13 @@ class FunctionVersionIndex {
     const { functionArn } = splitVersionArn(versionArn);
     let stack = this.stacks.get(functionArn);
     if (stack === undefined) {
-      stack = this.lambda
-        .send(new ListTagsCommand({ Resource: functionArn }))
-        .then((listed) => listed.Tags?.[STACK_NAME_TAG]);
+      stack = this.lambda.send(new ListTagsCommand({ Resource: functionArn })).then(
+        (listed) => listed.Tags?.[STACK_NAME_TAG],
+        (error: unknown) => {
+          if (isNotReadable(error)) return undefined;
+          throw error;
+        },
+      );
       this.stacks.set(functionArn, stack);
     }
     return (await stack) === stackName;
@@ -193,6 +197,17 @@ class FunctionVersionIndex {
   }
 
   private async listAllVersions(functionArn: string): Promise<FunctionConfiguration[]> {
+    try {
+      return await this.listEveryPage(functionArn);
+    } catch (error) {
+      // Another account's function (a user tool may be one) or one deleted since: not the stack's,
+      // so none of its versions is deleted, and what it invokes is not the stack's concern.
+      if (isNotReadable(error)) return [];
+      throw error;
+    }
+  }
+
+  private async listEveryPage(functionArn: string): Promise<FunctionConfiguration[]> {
     const versions: FunctionConfiguration[] = [];
     let Marker: string | undefined;
     do {
@@ -221,4 +236,10 @@ class FunctionVersionIndex {
     } while (Marker !== undefined);
     return targets;
   }
+}
+
+/** An answer that says the function is not this caller's to read: another account's, or gone. */
+function isNotReadable(error: unknown): boolean {
+  const name = error instanceof Error ? error.name : "";
+  return name === "AccessDeniedException" || name === "ResourceNotFoundException";
 }

@@ -25,6 +25,7 @@ const REFLEXION = `${STATES}:S-reflexion`;
 const MACHINES = [REACT, REFLEXION];
 const FN = "arn:aws:lambda:eu-west-1:111122223333:function";
 const fn = (name: string, version: number | string) => `${FN}:${name}:${version}`;
+const SHARED = "arn:aws:lambda:eu-west-1:444455556666:function:shared:3";
 
 /**
  * Four deploys of a stack (state machine versions 1–4, `live` on 4; goals run on 1 and 4; version
@@ -110,6 +111,8 @@ function account(options: { ended?: readonly number[]; unreadableEnvironment?: s
                   { name: "tool", functionArn: fn("S-tool", n) },
                   // A user's own function, given as a qualified functionArn; deploy 2 named its version 7.
                   { name: "theirs", functionArn: fn("theirs", n === "2" ? 7 : 8) },
+                  // Another account's function: reading it is denied.
+                  { name: "shared", functionArn: SHARED },
                 ]),
               },
             };
@@ -131,6 +134,11 @@ function account(options: { ended?: readonly number[]; unreadableEnvironment?: s
       ],
     });
   }
+  const denied = Object.assign(new Error("not authorized"), { name: "AccessDeniedException" });
+  lambda
+    .on(ListVersionsByFunctionCommand, { FunctionName: SHARED.slice(0, SHARED.lastIndexOf(":")) })
+    .rejects(denied);
+  lambda.on(ListTagsCommand, { Resource: SHARED.slice(0, SHARED.lastIndexOf(":")) }).rejects(denied);
   lambda.on(DeleteFunctionCommand).callsFake((input) => {
     order.push(`lambda ${input.FunctionName}:${input.Qualifier}`);
     return {};
@@ -158,7 +166,8 @@ describe("pruning a deployed stack's Lambda function versions", () => {
     });
 
     // Assess: act and reason 2–3 and the tool version act 2 named; not S-attempt 1 (deploy 1 names
-    // it) nor 2 (deploy 4), not the tool's 3 (an alias), not the user's own function, never $LATEST
+    // it) nor 2 (deploy 4), not the tool's 3 (an alias), not the user's own function nor another
+    // account's, never $LATEST
     expect(result.removed.map((version) => version.label)).toEqual(["0.1.0-00000003", "0.1.0-00000002"]);
     const deleted = [fn("S-act", 2), fn("S-act", 3), fn("S-reason", 2), fn("S-reason", 3), fn("S-tool", 2)];
     expect(result.functionVersions).toEqual(deleted);
