@@ -156,13 +156,17 @@ export async function buildVersionB(
     );
   }
   if (rebuilt.length === 0) throw new Error(`version B: no asset of ${assemblyA} is a handler bundle`);
+  // B's local runtime: the CLI's chunks and the worker files it loads beside them.
   const cliDir = join(root, "cli");
-  const cli = await build({ ...cliBuildOptions(projectDir, cliDir), plugins: [plugin] });
-  for (const output of cli.outputFiles) {
-    mkdirSync(dirname(output.path), { recursive: true });
-    writeFileSync(output.path, output.contents);
-  }
-  for (const file of CLI_WORKER_FILES) cpSync(join(projectDir, file), join(cliDir, basename(file)));
+  rebuilt.push(
+    build({ ...cliBuildOptions(projectDir, cliDir), plugins: [plugin] }).then((result) => {
+      for (const output of result.outputFiles) {
+        mkdirSync(dirname(output.path), { recursive: true });
+        writeFileSync(output.path, output.contents);
+      }
+      for (const file of CLI_WORKER_FILES) cpSync(join(projectDir, file), join(cliDir, basename(file)));
+    }),
+  );
   await Promise.all(rebuilt);
   const unused = PATCHES.filter((patch) => !used.has(patch.file));
   if (unused.length > 0)
