@@ -54,12 +54,14 @@ export async function startLocalStackProcess(
     readonly args?: readonly string[];
     /** More variables for the shell that runs it (AWS_ENDPOINT_URL_BEDROCK_RUNTIME …). */
     readonly env?: Readonly<Record<string, string>>;
+    /** The CLI script to run (another version's build of it); by default this repository's bin shim. */
+    readonly cli?: string;
   } = {},
 ): Promise<LocalStackProcess> {
   const child = spawn(
     process.execPath,
     [
-      join(PROJECT_DIR, "bin", "goal-loops.mjs"),
+      options.cli ?? join(PROJECT_DIR, "bin", "goal-loops.mjs"),
       "start",
       "--state-dir",
       stateDir,
@@ -73,7 +75,8 @@ export async function startLocalStackProcess(
       cwd: PROJECT_DIR,
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
-      ...(options.env === undefined ? {} : { env: { ...process.env, ...options.env } }),
+      // The bin shim quiets the AWS SDK's Node 20 notice; another CLI script is run without it.
+      env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true", ...process.env, ...options.env },
     },
   );
   let output = "";
