@@ -229,13 +229,14 @@ export class GoalLoops extends Construct {
       senderIdentity: props.approvalEmailSender ?? emailSender(this, config.approvals.email.sender),
       approvers: config.approvals.email.approvers,
     });
-    const { tenantId, approverUserIds, defaultChannel } = config.approvals.slack;
+    const { tenantId, channelTenants, approverUserIds, defaultChannel } = config.approvals.slack;
     this.slackDoor = new SlackDoor(this, "SlackDoor", {
       goalTable: this.goalTable,
       goalEventBus: this.goalEventBus,
       restApi: this.goalsApi.restApi,
       approverUserIds,
       ...(tenantId === undefined ? {} : { tenantId }),
+      ...(channelTenants === undefined ? {} : { channelTenants }),
       ...(defaultChannel === undefined ? {} : { defaultChannel }),
     });
     this.wireApprovalNotifiers();
