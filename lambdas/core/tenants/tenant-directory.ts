@@ -1,3 +1,4 @@
+import type { GoalStore } from "../ports/goal-store";
 import type { TenantStore } from "../ports/tenant-store";
 import { effectiveLimits, patchOverride, type TenantLimits, type TenantLimitsPatch } from "./tenant-limits";
 import { spendDay } from "./tenant-spend";
@@ -15,21 +16,33 @@ export function tenantLimitsReader(
 
 /** What a tenant uses now, beside its limits (`GET /tenants/me`). */
 export interface TenantUsage {
-  /** Goals holding one of its concurrent-goal slots (counted only while a concurrency limit is set). */
+  /** Its goals whose status is `running` now (a waiting or paused goal is not running). */
   readonly runningGoals: number;
+  /**
+   * Its goals counted against `limits.concurrentGoals`: started and not yet ended, a waiting or
+   * paused one included. Counted only while the tenant has a concurrency limit (0 without one).
+   */
+  readonly concurrentGoals: number;
   /** Model spend of its goals today (UTC), in USD. */
   readonly spendTodayUsd: number;
   readonly day: string;
 }
 
 export async function tenantUsage(
-  store: Pick<TenantStore, "slotHolders" | "spend">,
+  ports: {
+    readonly store: Pick<TenantStore, "slotHolders" | "spend">;
+    readonly goals: Pick<GoalStore, "countGoals">;
+  },
   tenantId: string,
   now: Date,
 ): Promise<TenantUsage> {
   const day = spendDay(now);
-  const [holders, spent] = await Promise.all([store.slotHolders(tenantId), store.spend(tenantId, day)]);
-  return { runningGoals: holders.length, spendTodayUsd: spent, day };
+  const [running, holders, spent] = await Promise.all([
+    ports.goals.countGoals({ tenantId, status: "running" }),
+    ports.store.slotHolders(tenantId),
+    ports.store.spend(tenantId, day),
+  ]);
+  return { runningGoals: running, concurrentGoals: holders.length, spendTodayUsd: spent, day };
 }
 
 /**
