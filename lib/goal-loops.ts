@@ -270,6 +270,7 @@ export class GoalLoops extends Construct {
     const otherAlarms = [
       ...(this.goalEventBus.deadLetterAlarm === undefined ? [] : [this.goalEventBus.deadLetterAlarm]),
       ...Object.values(this.secretAges?.alarms ?? {}),
+      ...(this.secretAges === undefined ? [] : [this.secretAges.probeFailedAlarm]),
     ];
     return new Operations(this, "Operations", {
       goalTable: this.goalTable,

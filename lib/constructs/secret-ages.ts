@@ -58,6 +58,11 @@ export class SecretAges extends Construct {
   readonly probe: GoalLoopFunction;
   /** One alarm per secret, by its `secrets.<key>`. */
   readonly alarms: Readonly<Record<string, Alarm>>;
+  /**
+   * The probe failed (a secret it could not describe, a denied call): its ages are stale. Apart from
+   * the per-function error alarms, whose 5-minute count a monthly run's three attempts never reach.
+   */
+  readonly probeFailedAlarm: Alarm;
 
   constructor(scope: Construct, id: string, props: SecretAgesProps) {
     super(scope, id);
@@ -103,6 +108,14 @@ export class SecretAges extends Construct {
       });
     }
     this.alarms = alarms;
+    this.probeFailedAlarm = new Alarm(this, "ProbeFailedAlarm", {
+      alarmDescription: `The secret-age probe ${this.probe.function.functionName} failed: its log names the secret it could not describe; the secrets' ages are not measured until it runs again.`,
+      metric: this.probe.function.metricErrors({ period: Duration.days(1), statistic: "Sum" }),
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
   }
 
   /** DescribeSecret only, on each secret only: it reads dates, never a value. */

@@ -109,7 +109,7 @@ describe("SecretAges (GoalLoops with owners in secrets)", () => {
   it("alarms per secret above its rotateAfterDays, naming the secret and its owner, on the alarm topic", () => {
     // Prepare
     const alarms = [...resourcesOf(template, "AWS::CloudWatch::Alarm")].filter(([id]) =>
-      id.startsWith("SecretAges"),
+      id.startsWith("SecretAgesSecretAge"),
     );
     const [topicId] = onlyResource(template, "AWS::SNS::Topic");
 
@@ -139,11 +139,23 @@ describe("SecretAges (GoalLoops with owners in secrets)", () => {
     );
   });
 
-  it("alarms on the probe's own errors, like every function's", () => {
+  it("alarms on the probe's first failed run of a day, besides the 5-minute error alarm every function has", () => {
+    // Prepare
     const [probeId] = onlyResource(template, "AWS::Lambda::Function", "SecretAgesProbe");
+    const [topicId] = onlyResource(template, "AWS::SNS::Topic");
+
+    // Assess
     template.hasResourceProperties("AWS::CloudWatch::Alarm", {
       MetricName: "Errors",
       Dimensions: [{ Name: "FunctionName", Value: { Ref: probeId } }],
+      Period: 86400,
+      Threshold: 1,
+      AlarmActions: [{ Ref: topicId }],
+    });
+    template.hasResourceProperties("AWS::CloudWatch::Alarm", {
+      MetricName: "Errors",
+      Dimensions: [{ Name: "FunctionName", Value: { Ref: probeId } }],
+      Period: 300,
     });
   });
 
