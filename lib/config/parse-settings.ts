@@ -36,6 +36,12 @@ export function parseSettings<S extends z.ZodType>(
           `${fieldPath(path, [...issue.path, key])} is not a setting${known ? `; known: ${known}` : ""}`,
       );
     }
+    if (issue.code === "invalid_key") {
+      // A record's key that its key schema refuses: name the key and why, not the value under it.
+      const key = issue.path.at(-1);
+      const why = issue.issues.map((inner) => inner.message).join("; ");
+      return [`${fieldPath(path, issue.path.slice(0, -1)) || "(root)"} key '${String(key)}' ${why}`];
+    }
     if (issue.path.length === 0 && issue.code === "invalid_type") {
       return [`${path || "the settings"} must be an object; got ${shown(value)}`];
     }
