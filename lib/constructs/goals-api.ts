@@ -171,8 +171,7 @@ export interface GoalsApiProps {
  * The goals HTTP API (DESIGN §6) on API Gateway: a REST API whose every method requires IAM
  * (SigV4) authorization or a bearer token checked by a JWT authorizer, or two REST APIs with the
  * same routes, one each way (`iamBesideJwt`), served by one Lambda function through proxy
- * integrations. POST /goals
- * bodies are validated against the GoalSpec schema (generated from zod) before the function runs;
+ * integrations. POST /goals bodies are validated against the GoalSpec schema (generated from zod) before the function runs;
  * the stage is throttled, traced with X-Ray, and writes JSON access logs and error-level execution
  * logs without request or response bodies.
  */
@@ -552,6 +551,9 @@ function validateProps(props: GoalsApiProps): void {
     !Token.isUnresolved(throttlingBurstLimit)
   ) {
     throw new Error(`GoalsApi: throttlingBurstLimit must be a whole number; got ${throttlingBurstLimit}`);
+  }
+  if (props.iamBesideJwt === true && props.jwtAuth === undefined) {
+    throw new Error("GoalsApi: iamBesideJwt needs jwtAuth, the issuer's settings of the bearer-token API");
   }
   const { maxOpenStreams } = props;
   if (

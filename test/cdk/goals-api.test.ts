@@ -563,6 +563,20 @@ describe("GoalsApi with api.auth iam+jwt", () => {
     ];
   });
 
+  it("refuses iamBesideJwt without the issuer's settings", () => {
+    // Prepare
+    const stack = new Stack(new App(), "BadStack");
+    const goalTable = new GoalTable(stack, "GoalTable");
+    const react = new StateMachine(stack, "React", {
+      definitionBody: DefinitionBody.fromChainable(new Pass(stack, "P")),
+    });
+
+    // Act + Assess
+    expect(
+      () => new GoalsApi(stack, "GoalsApi", { goalTable, stateMachines: { react }, iamBesideJwt: true }),
+    ).toThrow("GoalsApi: iamBesideJwt needs jwtAuth");
+  });
+
   it("serves the same routes on both APIs: IAM on the one, the JWT authorizer on the other but for the operators' route", () => {
     // Act
     const iamRoutes = routesOf(template, iamApiId);
