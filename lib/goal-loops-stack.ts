@@ -13,6 +13,8 @@ export const GOAL_LOOPS_OUTPUTS = {
   planExecuteStateMachineArn: "PlanExecuteStateMachineArn",
   reflexionStateMachineArn: "ReflexionStateMachineArn",
   goalsApiUrl: "GoalsApiUrl",
+  /** Only with `api.auth.mode: "iam+jwt"`: the same routes for bearer tokens. */
+  jwtApiUrl: "JwtApiUrl",
 } as const;
 
 export interface GoalLoopsStackProps extends StackProps {
@@ -61,8 +63,16 @@ export class GoalLoopsStack extends Stack {
       });
     }
     new CfnOutput(this, GOAL_LOOPS_OUTPUTS.goalsApiUrl, {
-      description: "Base URL of the goals API (IAM-signed requests): POST /goals, GET /goals …",
+      description:
+        "Base URL of the goals API (IAM-signed requests; with api.auth.mode jwt, bearer tokens): POST /goals, GET /goals …",
       value: goalLoops.goalsApi.url,
     });
+    if (goalLoops.goalsApi.jwtUrl !== undefined) {
+      new CfnOutput(this, GOAL_LOOPS_OUTPUTS.jwtApiUrl, {
+        description:
+          "Base URL of the goals API for bearer tokens (Authorization: Bearer <JWT of api.auth.jwt's issuer>): the same routes as GoalsApiUrl",
+        value: goalLoops.goalsApi.jwtUrl,
+      });
+    }
   }
 }

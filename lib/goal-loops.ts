@@ -3,6 +3,7 @@ import type { ISecret } from "aws-cdk-lib/aws-secretsmanager";
 import { EmailIdentity, type IEmailIdentity } from "aws-cdk-lib/aws-ses";
 import { Construct } from "constructs";
 import { TENANTS_ENV } from "../lambdas/core/tenants/tenants-settings";
+import { takesBearerTokens } from "./config/deployment-config";
 import {
   type GoalLoopsConfig,
   type GoalLoopsConfigInput,
@@ -190,8 +191,8 @@ export class GoalLoops extends Construct {
       throttlingBurstLimit: config.api.throttling.burstLimit,
       maxOpenStreams: config.api.stream.maxOpen,
       cloudWatchRole: config.api.manageAccountCloudWatchRole,
-      ...(config.api.auth.mode === "jwt" && config.api.auth.jwt !== undefined
-        ? { jwtAuth: config.api.auth.jwt }
+      ...(takesBearerTokens(config.api.auth.mode) && config.api.auth.jwt !== undefined
+        ? { jwtAuth: config.api.auth.jwt, iamBesideJwt: config.api.auth.mode === "iam+jwt" }
         : {}),
       ...(config.tenants === undefined ? {} : { tenants: config.tenants }),
     });
@@ -277,6 +278,7 @@ export class GoalLoops extends Construct {
       stateMachines: Object.fromEntries(this.loops.map((loop) => [loop.pattern, loop.stateMachine])),
       functions,
       restApi: this.goalsApi.restApi,
+      ...(this.goalsApi.jwtRestApi === undefined ? {} : { jwtRestApi: this.goalsApi.jwtRestApi }),
       ...(otherAlarms.length === 0 ? {} : { otherAlarms }),
       ...(alarmEmail === undefined ? {} : { alarmEmail }),
       pendingApprovalAlarmAfter: Duration.seconds(pendingApprovalAlarmSeconds),

@@ -108,7 +108,12 @@ export const ApiStreamConfigSchema = z
   .describe("The goals' event streams (Server-Sent Events)");
 
 /** How callers of the goals API sign in (`api.auth`). */
-export const API_AUTH_MODES = ["iam", "jwt"] as const;
+export const API_AUTH_MODES = ["iam", "jwt", "iam+jwt"] as const;
+
+/** Whether a mode takes bearer tokens (and so needs `api.auth.jwt`). */
+export function takesBearerTokens(mode: (typeof API_AUTH_MODES)[number]): boolean {
+  return mode === "jwt" || mode === "iam+jwt";
+}
 
 export const ApiAuthConfigSchema = z
   .strictObject({
@@ -116,16 +121,16 @@ export const ApiAuthConfigSchema = z
       .enum(API_AUTH_MODES)
       .default("iam")
       .describe(
-        "iam: every route takes SigV4, the tenant from tenants.iam or the account; jwt: every route takes a bearer token of api.auth.jwt's issuer, checked by a Lambda authorizer, the tenant from its claim (POST /tenants/{id}/limits stays IAM, for operators)",
+        "iam: every route takes SigV4, the tenant from tenants.iam or the account; jwt: every route takes a bearer token of api.auth.jwt's issuer, checked by a Lambda authorizer, the tenant from its claim (POST /tenants/{id}/limits stays IAM, for operators); iam+jwt: both side by side, each on a REST API of its own with the same routes (GoalsApiUrl takes SigV4, JwtApiUrl bearer tokens), and one handler sees either caller as {tenantId, caller, via}",
       ),
     jwt: JwtAuthSettingsSchema.optional(),
   })
   .superRefine((auth, context) => {
-    if (auth.mode === "jwt" && auth.jwt === undefined) {
+    if (takesBearerTokens(auth.mode) && auth.jwt === undefined) {
       context.addIssue({
         code: "custom",
         path: ["jwt"],
-        message: "mode jwt needs the issuer's settings here",
+        message: `mode ${auth.mode} needs the issuer's settings here`,
       });
     }
   })
@@ -215,11 +220,12 @@ export interface ApiAuthConfig {
   /**
    * `iam`: SigV4 on every route. `jwt`: a bearer token of `jwt`'s issuer on every route (a Lambda
    * authorizer checks it), except the operators' `POST /tenants/{id}/limits`, which stays IAM.
+   * `iam+jwt`: both, on two REST APIs with the same routes (`GoalsApiUrl` SigV4, `JwtApiUrl` bearer).
    *
    * @default "iam"
    */
   readonly mode?: (typeof API_AUTH_MODES)[number];
-  /** @default - none; required with mode `jwt` */
+  /** @default - none; required with modes `jwt` and `iam+jwt` */
   readonly jwt?: JwtAuthSettingsInput;
 }
 

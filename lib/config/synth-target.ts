@@ -23,3 +23,11 @@ export interface GoalLoopsMetadata {
   /** The goal-loops package version whose construct (and pre-built bundles) the app used. */
   readonly version: string;
 }
+
+/**
+ * The CloudFormation `Metadata` key of a REST API whose routes repeat another's of the same stack
+ * (the bearer-token API of `api.auth.mode: "iam+jwt"`). The local runtime serves signed, bearer and
+ * unsigned callers on one set of routes, so it skips the methods of an API marked with it; its
+ * value says which API's routes it repeats.
+ */
+export const DUPLICATE_ROUTES_METADATA = "goal-loops:duplicate-routes-of";

@@ -1,4 +1,4 @@
-import { Arn, ArnFormat, Duration, Stack, Token } from "aws-cdk-lib";
+import { Arn, ArnFormat, type CfnResource, Duration, Stack, Token } from "aws-cdk-lib";
 import {
   AccessLogFormat,
   AuthorizationType,
@@ -24,6 +24,7 @@ import { goalSpecJsonSchema, PATTERNS, type Pattern } from "../../lambdas/core/g
 import { TENANTS_ENV, type TenantsSettings } from "../../lambdas/core/tenants/tenants-settings";
 import { OPERATIONS, type Operation } from "../../lambdas/handlers/api/contract/operations";
 import { DEFAULT_MAX_OPEN_STREAMS } from "../config/deployment-config";
+import { DUPLICATE_ROUTES_METADATA } from "../config/synth-target";
 import { allowModels } from "./bedrock-model-access";
 import { AUTHORIZER_DENIAL_TEMPLATE } from "./gateway-error-templates";
 import type { GoalEventBus } from "./goal-event-bus";
@@ -126,11 +127,22 @@ export interface GoalsApiProps {
    * Bearer tokens (JWT) of an OIDC issuer instead of IAM on every route (`api.auth.jwt`): a Lambda
    * TOKEN authorizer checks each token (issuer, audience, expiry, a key of the issuer's JWKS) and
    * hands the handlers `{via, tenantId, caller}`. The operators' `POST /tenants/{id}/limits` stays
-   * IAM. A REST API method takes one authorization type, so a route is either IAM or JWT.
+   * IAM. A REST API method takes one authorization type, so a route is either IAM or JWT; for both
+   * side by side, see `iamBesideJwt`.
    *
    * @default - IAM (SigV4) on every route
    */
   readonly jwtAuth?: JwtAuthSettings;
+
+  /**
+   * With `jwtAuth`, IAM callers keep an API of their own (`api.auth.mode: "iam+jwt"`): `restApi`
+   * takes SigV4 on every route, as without `jwtAuth`, and `jwtRestApi` serves the same routes,
+   * through the same functions, behind the JWT authorizer. A REST API method takes one
+   * authorization type, so two ways in on the same routes are two APIs.
+   *
+   * @default false - with `jwtAuth`, one API, behind the authorizer
+   */
+  readonly iamBesideJwt?: boolean;
 
   /**
    * `tenants` of the configuration (TENANTS): who an IAM caller's tenant is, which tenants exist,
@@ -157,13 +169,17 @@ export interface GoalsApiProps {
 
 /**
  * The goals HTTP API (DESIGN §6) on API Gateway: a REST API whose every method requires IAM
- * (SigV4) authorization, served by one Lambda function through proxy integrations. POST /goals
- * bodies are validated against the GoalSpec schema (generated from zod) before the function runs;
+ * (SigV4) authorization or a bearer token checked by a JWT authorizer, or two REST APIs with the
+ * same routes, one each way (`iamBesideJwt`), served by one Lambda function through proxy
+ * integrations. POST /goals bodies are validated against the GoalSpec schema (generated from zod) before the function runs;
  * the stage is throttled, traced with X-Ray, and writes JSON access logs and error-level execution
  * logs without request or response bodies.
  */
 export class GoalsApi extends Construct {
+  /** The API: IAM on every route, or with `jwtAuth` alone the JWT authorizer. The doors add their routes here. */
   readonly restApi: RestApi;
+  /** With `iamBesideJwt`: the same routes as `restApi` behind the JWT authorizer. */
+  readonly jwtRestApi?: RestApi;
   readonly handler: GoalLoopFunction;
   /** The JWT authorizer's function, when the API takes bearer tokens (`jwtAuth`). */
   readonly authorizer?: GoalLoopFunction;
@@ -171,10 +187,15 @@ export class GoalsApi extends Construct {
   readonly eventStream: GoalEventStream;
   /** The URL of the stage, ending with a slash: `https://{id}.execute-api.{region}.amazonaws.com/v1/`. */
   readonly url: string;
+  /** With `iamBesideJwt`: the URL of `jwtRestApi`'s stage, ending with a slash. */
+  readonly jwtUrl?: string;
+
+  private readonly props: GoalsApiProps;
 
   constructor(scope: Construct, id: string, props: GoalsApiProps) {
     super(scope, id);
     validateProps(props);
+    this.props = props;
 
     const stateMachineArns = Object.fromEntries(
       Object.entries(props.stateMachines).map(([pattern, stateMachine]) => [
@@ -259,19 +280,48 @@ export class GoalsApi extends Construct {
       });
     }
 
-    const accessLogs = new LogGroup(this, "AccessLogs", {
+    const cloudWatchRole = props.cloudWatchRole ?? false;
+    const both = tokenAuthorizer !== undefined && props.iamBesideJwt === true;
+    this.restApi = this.serveRoutes("RestApi", both ? undefined : tokenAuthorizer, cloudWatchRole);
+    this.url = this.restApi.url;
+    if (both) {
+      const jwtRestApi = this.serveRoutes("JwtRestApi", tokenAuthorizer, false);
+      // The account's CloudWatch role, when this stack sets it, must be in place before either stage logs.
+      const account = this.restApi.node.tryFindChild("Account");
+      if (account !== undefined) jwtRestApi.deploymentStage.node.addDependency(account);
+      (jwtRestApi.node.defaultChild as CfnResource).addMetadata(
+        DUPLICATE_ROUTES_METADATA,
+        Stack.of(this).getLogicalId(this.restApi.node.defaultChild as CfnResource),
+      );
+      this.jwtRestApi = jwtRestApi;
+      this.jwtUrl = jwtRestApi.url;
+    }
+  }
+
+  /**
+   * One REST API of the goals routes (`id` RestApi, or JwtRestApi beside it): IAM on every route,
+   * or the JWT `authorizer` on every route but the operators'; its stage, access logs, gateway
+   * error answers and cdk-nag acknowledgements.
+   */
+  private serveRoutes(
+    id: "RestApi" | "JwtRestApi",
+    authorizer: IAuthorizer | undefined,
+    cloudWatchRole: boolean,
+  ): RestApi {
+    const { props } = this;
+    const prefix = id === "RestApi" ? "" : "Jwt";
+    const accessLogs = new LogGroup(this, `${prefix}AccessLogs`, {
       retention: props.logRetention ?? RetentionDays.ONE_MONTH,
     });
-    const cloudWatchRole = props.cloudWatchRole ?? false;
-    this.restApi = new RestApi(this, "RestApi", {
-      restApiName: `${Stack.of(this).stackName}-goals`,
-      description: "goal-loops goals API",
-      // Callers are SDK and CLI clients signing with SigV4: a regional endpoint, no CloudFront hop.
+    const restApi = new RestApi(this, id, {
+      restApiName: `${Stack.of(this).stackName}-goals${prefix === "" ? "" : "-jwt"}`,
+      description: prefix === "" ? "goal-loops goals API" : "goal-loops goals API, bearer tokens (JWT)",
+      // Callers are SDK, CLI and browser clients: a regional endpoint, no CloudFront hop.
       endpointTypes: [EndpointType.REGIONAL],
       defaultMethodOptions:
-        tokenAuthorizer === undefined
+        authorizer === undefined
           ? { authorizationType: AuthorizationType.IAM }
-          : { authorizationType: AuthorizationType.CUSTOM, authorizer: tokenAuthorizer },
+          : { authorizationType: AuthorizationType.CUSTOM, authorizer },
       cloudWatchRole,
       deployOptions: {
         stageName: props.stageName ?? "v1",
@@ -287,12 +337,12 @@ export class GoalsApi extends Construct {
       },
     });
     // The stack outputs the URL under a stable name; RestApi's own output would repeat it.
-    this.restApi.node.tryRemoveChild("Endpoint");
-    this.url = this.restApi.url;
-    this.addRoutes();
-    this.answerOtherMethods();
-    this.shapeGatewayErrors(props.jwtAuth !== undefined);
-    this.acknowledgeNagFindings(cloudWatchRole, props.jwtAuth !== undefined);
+    restApi.node.tryRemoveChild("Endpoint");
+    this.addRoutes(restApi, prefix);
+    this.answerOtherMethods(restApi);
+    this.shapeGatewayErrors(restApi, authorizer !== undefined);
+    this.acknowledgeNagFindings(restApi, cloudWatchRole, authorizer !== undefined);
+    return restApi;
   }
 
   /**
@@ -300,8 +350,7 @@ export class GoalsApi extends Construct {
    * path, query and header parameters its schemas name. The function validates bodies and values
    * with the same schemas; at the edge only the GoalSpec model is checked too (draft 4, from zod).
    */
-  private addRoutes(): void {
-    const api = this.restApi;
+  private addRoutes(api: RestApi, idPrefix: string): void {
     const integration = this.handlerIntegration();
     const validator = api.addRequestValidator("RequestValidator", {
       validateRequestBody: true,
@@ -332,7 +381,7 @@ export class GoalsApi extends Construct {
         requestValidator: validator,
         requestParameters: requestParametersOf(operation),
         ...(operation.operationId === OPERATIONS.createGoal.operationId
-          ? { requestModels: { "application/json": this.goalSpecModel(api) } }
+          ? { requestModels: { "application/json": this.goalSpecModel(api, idPrefix) } }
           : {}),
       });
     }
@@ -353,9 +402,9 @@ export class GoalsApi extends Construct {
    * does not serve (`DELETE /goals`) reaches the handler, which answers 405 with `Allow`, as the
    * local runtime does. Without it API Gateway answers 403 "Missing Authentication Token".
    */
-  private answerOtherMethods(): void {
+  private answerOtherMethods(api: RestApi): void {
     const integration = this.handlerIntegration();
-    const resources = new Set(this.restApi.methods.map((method) => method.resource));
+    const resources = new Set(api.methods.map((method) => method.resource));
     for (const resource of resources) resource.addMethod("ANY", integration);
   }
 
@@ -363,9 +412,9 @@ export class GoalsApi extends Construct {
    * The GoalSpec model, from the zod schema (the single source) converted to the draft-4 dialect
    * API Gateway validates with. An L1 model, because the L2 takes CDK's typed JsonSchema.
    */
-  private goalSpecModel(api: RestApi): IModel {
+  private goalSpecModel(api: RestApi, idPrefix: string): IModel {
     const schema = toJsonSchemaDraft4(goalSpecJsonSchema());
-    const model = new CfnModel(this, "GoalSpecModel", {
+    const model = new CfnModel(this, `${idPrefix}GoalSpecModel`, {
       restApiId: api.restApiId,
       name: "GoalSpec",
       contentType: "application/json",
@@ -375,7 +424,7 @@ export class GoalsApi extends Construct {
     // As the L2 Model does: a changed schema makes a new deployment, or the stage keeps the old one.
     api.latestDeployment?.addToLogicalId({ goalSpecModel: schema });
     api.latestDeployment?.node.addDependency(model);
-    return Model.fromModelName(this, "GoalSpecModelRef", model.ref);
+    return Model.fromModelName(this, `${idPrefix}GoalSpecModelRef`, model.ref);
   }
 
   /**
@@ -384,30 +433,32 @@ export class GoalsApi extends Construct {
    * allow no escaping: only `$context.error.messageString` (already a quoted JSON string) and
    * plain identifiers go into the templates, never the path or a header.
    */
-  private shapeGatewayErrors(jwt: boolean): void {
+  private shapeGatewayErrors(api: RestApi, jwt: boolean): void {
     const template = (code: string, message = "$context.error.messageString", extra = "") => ({
       "application/json": `{"error":{"code":${code},"message":${message}${extra}},"requestId":"$context.requestId"}`,
     });
     // A body that fails the model: the handler's own parse gives precise issues for what gets through.
-    this.restApi.addGatewayResponse("BadRequestBody", {
+    api.addGatewayResponse("BadRequestBody", {
       type: ResponseType.BAD_REQUEST_BODY,
       templates: template('"ValidationError"', undefined, ',"issues":[]'),
     });
     // A signed request for a path no resource serves (methods of a served path reach the handler).
-    this.restApi.addGatewayResponse("ResourceNotFound", {
+    api.addGatewayResponse("ResourceNotFound", {
       type: ResponseType.RESOURCE_NOT_FOUND,
       templates: template('"RouteNotFound"'),
     });
-    // API Gateway cannot tell an unknown path from an unsigned request here (both are this 403).
-    this.restApi.addGatewayResponse("MissingAuthenticationToken", {
+    // API Gateway cannot tell an unknown path from an unsigned request to an IAM method (both are this 403).
+    api.addGatewayResponse("MissingAuthenticationToken", {
       type: ResponseType.MISSING_AUTHENTICATION_TOKEN,
       templates: template(
         '"MissingAuthenticationToken"',
-        '"No route for this method and path, or the request is not signed with SigV4 (every goals route takes IAM auth)"',
+        jwt
+          ? '"No route for this method and path, or the request is not signed with SigV4 (the operators\' routes take IAM auth)"'
+          : '"No route for this method and path, or the request is not signed with SigV4 (every goals route takes IAM auth)"',
       ),
     });
     // The JWT authorizer refused the token (or the header is no bearer token): 401, as the local API answers.
-    this.restApi.addGatewayResponse("Unauthorized", {
+    api.addGatewayResponse("Unauthorized", {
       type: ResponseType.UNAUTHORIZED,
       templates: template(
         '"Unauthorized"',
@@ -418,30 +469,30 @@ export class GoalsApi extends Construct {
     // and message it put in its context, as the local API answers them. Only with the authorizer: an
     // IAM method's own denial carries no authorizer context (its ACCESS_DENIED stays Default4xx's).
     if (jwt) {
-      this.restApi.addGatewayResponse("AccessDenied", {
+      api.addGatewayResponse("AccessDenied", {
         type: ResponseType.ACCESS_DENIED,
         statusCode: "403",
         templates: { "application/json": AUTHORIZER_DENIAL_TEMPLATE },
       });
     }
     // Every other gateway 4xx (throttled, bad signature, expired token, too large): its type as the code.
-    this.restApi.addGatewayResponse("Default4xx", {
+    api.addGatewayResponse("Default4xx", {
       type: ResponseType.DEFAULT_4XX,
       templates: template('"$context.error.responseType"'),
     });
   }
 
-  private acknowledgeNagFindings(cloudWatchRole: boolean, jwt: boolean): void {
+  private acknowledgeNagFindings(api: RestApi, cloudWatchRole: boolean, jwt: boolean): void {
     const reason = jwt
       ? "Every method requires a JWT checked by a Lambda authorizer (any OIDC issuer, Cognito among them: api.auth.jwt), " +
         "or IAM (SigV4) for the operators' route; a Cognito authorizer would tie the API to one user pool."
       : "Every method requires IAM (SigV4) authorization, which DESIGN §6 allows beside JWT: callers are SDK, CLI and " +
         "service clients with AWS credentials, and the tenant comes from the IAM caller; no Cognito user pool is involved.";
-    for (const method of this.restApi.methods) acknowledgeNag(method, "AwsSolutions-COG4", reason);
+    for (const method of api.methods) acknowledgeNag(method, "AwsSolutions-COG4", reason);
     acknowledgeNag(
-      this.restApi.deploymentStage,
+      api.deploymentStage,
       "AwsSolutions-APIG3",
-      "Only IAM-signed requests reach the integration and the stage is throttled; a WAF web ACL is an account perimeter " +
+      `Only ${jwt ? "requests with a token the authorizer accepts (or IAM-signed ones)" : "IAM-signed requests"} reach the integration and the stage is throttled; a WAF web ACL is an account perimeter ` +
         "decision (and a monthly cost) left to the deployer, who can associate one with this stage.",
     );
     if (cloudWatchRole) {
@@ -450,7 +501,7 @@ export class GoalsApi extends Construct {
         "service-role/AmazonAPIGatewayPushToCloudWatchLogs",
       );
       acknowledgeNag(
-        this.restApi,
+        api,
         `AwsSolutions-IAM4[Policy::${nagReferenceName(this, managedPolicyArn)}]`,
         "API Gateway's account-level CloudWatch role, which stage execution logging requires; AWS maintains the policy for exactly this purpose.",
       );
@@ -500,6 +551,9 @@ function validateProps(props: GoalsApiProps): void {
     !Token.isUnresolved(throttlingBurstLimit)
   ) {
     throw new Error(`GoalsApi: throttlingBurstLimit must be a whole number; got ${throttlingBurstLimit}`);
+  }
+  if (props.iamBesideJwt === true && props.jwtAuth === undefined) {
+    throw new Error("GoalsApi: iamBesideJwt needs jwtAuth, the issuer's settings of the bearer-token API");
   }
   const { maxOpenStreams } = props;
   if (

@@ -44,6 +44,13 @@ export interface OperationsProps {
   readonly functions: readonly GoalLoopFunction[];
   /** The goals API: its 5XX answers alarm. */
   readonly restApi: RestApi;
+  /**
+   * The goals API for bearer tokens beside `restApi` (`api.auth.mode: "iam+jwt"`): its 5XX answers
+   * alarm too, and the dashboard graphs both.
+   *
+   * @default - one API
+   */
+  readonly jwtRestApi?: RestApi;
   /** Alarms made elsewhere (the event bus's dead-letter queue) that notify through this topic too. */
   readonly otherAlarms?: readonly Alarm[];
 
@@ -182,6 +189,18 @@ export class Operations extends Construct {
         { description: "The goals API answered 5XX." },
       ),
     );
+    if (props.jwtRestApi !== undefined) {
+      add(
+        "JwtApi5xx",
+        atLeast(
+          this,
+          "JwtApi5xx",
+          props.jwtRestApi.metricServerError({ period: FIVE_MINUTES, statistic: "Sum" }),
+          props.api5xxPerFiveMinutes ?? OPERATIONS_DEFAULTS.api5xxPerFiveMinutes,
+          { description: "The goals API for bearer tokens (JwtApiUrl) answered 5XX." },
+        ),
+      );
+    }
     const approvalSeconds =
       props.pendingApprovalAlarmAfter?.toSeconds() ?? OPERATIONS_DEFAULTS.pendingApprovalAlarmSeconds;
     add(
@@ -358,6 +377,14 @@ export class Operations extends Construct {
       GOAL_METRICS.goalsFailed,
       GOAL_METRICS.goalsCancelled,
     ];
+    // Each API's lines, named by their API when there are two (api.auth.mode iam+jwt).
+    const apis: [string, RestApi][] =
+      props.jwtRestApi === undefined
+        ? [["", props.restApi]]
+        : [
+            ["IAM ", props.restApi],
+            ["JWT ", props.jwtRestApi],
+          ];
     const dashboard = new Dashboard(this, "Dashboard", {
       dashboardName: props.dashboardName ?? `${Stack.of(this).stackName}-goal-loops`,
       defaultInterval: Duration.hours(24),
@@ -500,11 +527,13 @@ export class Operations extends Construct {
       }),
       new GraphWidget({
         title: "API requests / 4XX / 5XX",
-        left: [props.restApi.metricCount({ period: FIVE_MINUTES, statistic: "Sum" })],
-        right: [
-          props.restApi.metricClientError({ period: FIVE_MINUTES, statistic: "Sum" }),
-          props.restApi.metricServerError({ period: FIVE_MINUTES, statistic: "Sum" }),
-        ],
+        left: apis.map(([name, api]) =>
+          api.metricCount({ period: FIVE_MINUTES, statistic: "Sum", label: `${name}requests` }),
+        ),
+        right: apis.flatMap(([name, api]) => [
+          api.metricClientError({ period: FIVE_MINUTES, statistic: "Sum", label: `${name}4XX` }),
+          api.metricServerError({ period: FIVE_MINUTES, statistic: "Sum", label: `${name}5XX` }),
+        ]),
         width: 8,
       }),
     );

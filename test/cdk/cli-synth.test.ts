@@ -67,14 +67,16 @@ const PASSING: readonly SynthCase[] = [
     config: () => ({ models: { dataResidency: true } }),
   },
   {
-    // Also the JWT authorizer (a Cognito issuer) and tenants with limits: their functions and grants.
-    name: "dataResidency, JWT auth and tenants in us-east-1",
+    // Also IAM and the JWT authorizer (a Cognito issuer) side by side, two REST APIs over the same
+    // functions (each function's resource policy holds both APIs' permissions), and tenants with
+    // limits: their functions and grants. Plain jwt mode is test/cdk/goals-api.test.ts's.
+    name: "dataResidency, IAM and JWT auth and tenants in us-east-1",
     region: "us-east-1",
     config: () => ({
       models: { dataResidency: true },
       api: {
         auth: {
-          mode: "jwt",
+          mode: "iam+jwt",
           jwt: {
             issuer: "https://cognito-idp.us-east-1.amazonaws.com/us-east-1_Example1",
             audience: "console-client-id",

@@ -281,3 +281,33 @@ describe("URLs Lambda cannot reach", () => {
     expect(goalLoops.config.tools.mcp[0]?.url).toBe("http://127.0.0.1:3001/mcp");
   });
 });
+
+describe("api.auth", () => {
+  const jwt = { issuer: "https://issuer.example.com/", audience: "goal-loops", tenantClaim: "tenant" };
+
+  it("refuses modes jwt and iam+jwt without the issuer's settings, naming the field", () => {
+    // Act + Assess
+    for (const mode of ["jwt", "iam+jwt"] as const) {
+      expect(
+        () => new GoalLoops(new Stack(unbundledTestApp(), "S"), "G", { api: { auth: { mode } } }),
+      ).toThrow(`api.auth.jwt mode ${mode} needs the issuer's settings here`);
+    }
+  });
+
+  it("iam+jwt outputs both URLs, each its own API's stage; jwt outputs one", () => {
+    // Act
+    const both = stackOf({ api: { auth: { mode: "iam+jwt", jwt } } });
+    const jwtOnly = stackOf({ api: { auth: { mode: "jwt", jwt } } });
+
+    // Assess
+    const stageUrlOf = (template: Template, output: string) =>
+      JSON.stringify(template.findOutputs(output)[output]?.Value);
+    const [iamApiId] = onlyResource(both, "AWS::ApiGateway::RestApi", "GoalsApiRestApi");
+    const [jwtApiId] = onlyResource(both, "AWS::ApiGateway::RestApi", "GoalsApiJwtRestApi");
+    expect(stageUrlOf(both, "GoalsApiUrl")).toContain(`"Ref":"${iamApiId}"`);
+    expect(stageUrlOf(both, "JwtApiUrl")).toContain(`"Ref":"${jwtApiId}"`);
+    both.resourceCountIs("AWS::ApiGateway::RestApi", 2);
+    expect(Object.keys(jwtOnly.findOutputs("JwtApiUrl"))).toEqual([]);
+    jwtOnly.resourceCountIs("AWS::ApiGateway::RestApi", 1);
+  });
+});

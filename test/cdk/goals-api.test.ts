@@ -6,6 +6,7 @@ import { z } from "zod";
 import { JwtAuthSettingsSchema } from "../../lambdas/adapters/oidc/jwt-settings";
 import { goalSpecJsonSchema } from "../../lambdas/core/goal/goal-spec";
 import { TenantsSettingsSchema } from "../../lambdas/core/tenants/tenants-settings";
+import { DUPLICATE_ROUTES_METADATA } from "../../lib/config/synth-target";
 import { GoalEventBus } from "../../lib/constructs/goal-event-bus";
 import { GoalTable } from "../../lib/constructs/goal-table";
 import { GoalsApi, type GoalsApiProps } from "../../lib/constructs/goals-api";
@@ -50,8 +51,8 @@ function synthesize(extra: Partial<GoalsApiProps> = {}): Synthesized {
   return { template, stateMachineId, handlerId, handler };
 }
 
-/** Each method as "VERB /path", from its resource chain. */
-function routesOf(template: Template): Map<string, TemplateResource> {
+/** Each method as "VERB /path", from its resource chain; only `restApiId`'s, when given. */
+function routesOf(template: Template, restApiId?: string): Map<string, TemplateResource> {
   const resources = resourcesOf(template, "AWS::ApiGateway::Resource");
   const pathOf = (resourceId: unknown): string => {
     const id =
@@ -61,10 +62,16 @@ function routesOf(template: Template): Map<string, TemplateResource> {
     return `${pathOf(resource.Properties.ParentId)}/${String(resource.Properties.PathPart)}`;
   };
   return new Map(
-    [...resourcesOf(template, "AWS::ApiGateway::Method").values()].map((method) => [
-      `${String(method.Properties.HttpMethod)} ${pathOf(method.Properties.ResourceId)}`,
-      method,
-    ]),
+    [...resourcesOf(template, "AWS::ApiGateway::Method").values()]
+      .filter(
+        (method) =>
+          restApiId === undefined ||
+          JSON.stringify(method.Properties.RestApiId) === JSON.stringify({ Ref: restApiId }),
+      )
+      .map((method) => [
+        `${String(method.Properties.HttpMethod)} ${pathOf(method.Properties.ResourceId)}`,
+        method,
+      ]),
   );
 }
 
@@ -529,5 +536,132 @@ describe("GoalsApi with api.auth jwt", () => {
         id,
       ).toEqual(tenants);
     }
+  });
+});
+
+describe("GoalsApi with api.auth iam+jwt", () => {
+  const jwtAuth = JwtAuthSettingsSchema.parse({
+    issuer: "https://issuer.example.com/",
+    audience: "goal-loops",
+    tenantClaim: "tenant",
+  });
+  let template: Template;
+  let handlerId: string;
+  let iamApiId: string;
+  let jwtApiId: string;
+
+  beforeAll(() => {
+    // Prepare + Act
+    const synthesized = synthesize({ jwtAuth, iamBesideJwt: true, cloudWatchRole: true });
+    template = synthesized.template;
+    handlerId = synthesized.handlerId;
+    const apis = [...resourcesOf(template, "AWS::ApiGateway::RestApi").keys()];
+    expect(apis).toHaveLength(2);
+    [iamApiId = "", jwtApiId = ""] = [
+      apis.find((id) => id.startsWith("GoalsApiRestApi")),
+      apis.find((id) => id.startsWith("GoalsApiJwtRestApi")),
+    ];
+  });
+
+  it("refuses iamBesideJwt without the issuer's settings", () => {
+    // Prepare
+    const stack = new Stack(new App(), "BadStack");
+    const goalTable = new GoalTable(stack, "GoalTable");
+    const react = new StateMachine(stack, "React", {
+      definitionBody: DefinitionBody.fromChainable(new Pass(stack, "P")),
+    });
+
+    // Act + Assess
+    expect(
+      () => new GoalsApi(stack, "GoalsApi", { goalTable, stateMachines: { react }, iamBesideJwt: true }),
+    ).toThrow("GoalsApi: iamBesideJwt needs jwtAuth");
+  });
+
+  it("serves the same routes on both APIs: IAM on the one, the JWT authorizer on the other but for the operators' route", () => {
+    // Act
+    const iamRoutes = routesOf(template, iamApiId);
+    const jwtRoutes = routesOf(template, jwtApiId);
+    const [authorizerId] = onlyResource(template, "AWS::ApiGateway::Authorizer");
+
+    // Assess
+    expect([...jwtRoutes.keys()].sort()).toEqual([...iamRoutes.keys()].sort());
+    expect(jwtRoutes.has("GET /goals/{goalId}/stream")).toBe(true);
+    expect(jwtRoutes.has("ANY /goals")).toBe(true);
+    for (const [route, method] of iamRoutes) {
+      expect(method.Properties.AuthorizationType, route).toBe("AWS_IAM");
+      expect(method.Properties.AuthorizerId, route).toBeUndefined();
+    }
+    for (const [route, method] of jwtRoutes) {
+      if (route === "POST /tenants/{tenantId}/limits") {
+        expect(method.Properties.AuthorizationType, route).toBe("AWS_IAM");
+        continue;
+      }
+      expect(method.Properties.AuthorizationType, route).toBe("CUSTOM");
+      expect(method.Properties.AuthorizerId, route).toEqual({ Ref: authorizerId });
+    }
+  });
+
+  it("lets each API invoke the API and stream functions with one permission per API, scoped to that API", () => {
+    // Prepare
+    const [streamId] = onlyResource(template, "AWS::Lambda::Function", "GoalsApiEventStreamHandler");
+    const permissions = [...resourcesOf(template, "AWS::Lambda::Permission").values()];
+
+    // Act
+    const sourceApis = (functionId: string) =>
+      permissions
+        .filter((permission) =>
+          JSON.stringify(permission.Properties.FunctionName).includes(`"${functionId}"`),
+        )
+        .map((permission) => flattenReferences(permission.Properties.SourceArn));
+
+    // Assess
+    for (const functionId of [handlerId, streamId]) {
+      const sources = sourceApis(functionId);
+      expect(sources, functionId).toHaveLength(2);
+      expect(
+        sources.filter((arn) => arn.includes(`<${iamApiId}>/*/*/*`)),
+        functionId,
+      ).toHaveLength(1);
+      expect(
+        sources.filter((arn) => arn.includes(`<${jwtApiId}>/*/*/*`)),
+        functionId,
+      ).toHaveLength(1);
+    }
+  });
+
+  it("gives each API its stage, access logs and error answers; the authorizer's Deny shape only on the JWT API", () => {
+    // Assess
+    template.resourceCountIs("AWS::ApiGateway::Stage", 2);
+    const responses = [...resourcesOf(template, "AWS::ApiGateway::GatewayResponse").values()];
+    const typesOf = (apiId: string) =>
+      responses
+        .filter(
+          (response) => JSON.stringify(response.Properties.RestApiId) === JSON.stringify({ Ref: apiId }),
+        )
+        .map((response) => String(response.Properties.ResponseType))
+        .sort();
+    const shared = [
+      "BAD_REQUEST_BODY",
+      "DEFAULT_4XX",
+      "MISSING_AUTHENTICATION_TOKEN",
+      "RESOURCE_NOT_FOUND",
+      "UNAUTHORIZED",
+    ];
+    expect(typesOf(iamApiId)).toEqual(shared);
+    expect(typesOf(jwtApiId)).toEqual([...shared, "ACCESS_DENIED"].sort());
+  });
+
+  it("sets the account's CloudWatch role once, before either stage deploys, and marks the JWT API as repeating the IAM one's routes", () => {
+    // Assess
+    const [accountId] = onlyResource(template, "AWS::ApiGateway::Account");
+    for (const stage of resourcesOf(template, "AWS::ApiGateway::Stage").values()) {
+      expect((stage as { DependsOn?: string[] }).DependsOn ?? []).toContain(accountId);
+    }
+    const metadataOf = (id: string): unknown =>
+      z
+        .object({ Metadata: z.record(z.string(), z.unknown()).optional() })
+        .parse(template.toJSON().Resources[id]).Metadata?.[DUPLICATE_ROUTES_METADATA];
+    expect(metadataOf(jwtApiId)).toBe(iamApiId);
+    expect(metadataOf(iamApiId)).toBeUndefined();
   });
 });

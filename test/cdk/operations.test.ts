@@ -277,3 +277,55 @@ describe("Operations without an alarm e-mail", () => {
     );
   });
 });
+
+describe("Operations with api.auth iam+jwt (two goals APIs)", () => {
+  let template: Template;
+  let goalLoops: GoalLoops;
+
+  beforeAll(() => {
+    // Prepare + Act
+    const stack = new Stack(unbundledTestApp(), "Both");
+    goalLoops = new GoalLoops(stack, "Default", {
+      api: {
+        auth: {
+          mode: "iam+jwt",
+          jwt: { issuer: "https://issuer.example.com/", audience: "goal-loops", tenantClaim: "tenant" },
+        },
+      },
+    });
+    template = Template.fromStack(stack);
+  });
+
+  it("alarms on each API's 5XX, each alarm on its own API", () => {
+    // Act
+    const apiNames = alarmsOf(template)
+      .filter((alarm) => alarm.Properties.MetricName === "5XXError")
+      .map((alarm) => JSON.stringify(alarm.Properties.Dimensions));
+    const apiIds = resourcesOf(template, "AWS::ApiGateway::RestApi").map(([id]) => id);
+
+    // Assess
+    expect(apiIds).toHaveLength(2);
+    expect(apiNames).toHaveLength(2);
+    for (const apiId of apiIds) {
+      const restApiName = Stack.of(goalLoops).resolve(
+        resourcesOf(template, "AWS::ApiGateway::RestApi").find(([id]) => id === apiId)?.[1].Properties.Name,
+      );
+      expect(apiNames.filter((dimensions) => dimensions.includes(JSON.stringify(restApiName)))).toHaveLength(
+        1,
+      );
+    }
+  });
+
+  it("graphs both APIs' requests, 4XX and 5XX on the dashboard, each line named by its API", () => {
+    // Prepare
+    const [, dashboard] = resourcesOf(template, "AWS::CloudWatch::Dashboard")[0] ?? [];
+
+    // Act
+    const body = JSON.stringify(Stack.of(goalLoops).resolve(dashboard?.Properties.DashboardBody));
+
+    // Assess
+    for (const label of ["IAM requests", "JWT requests", "IAM 4XX", "JWT 4XX", "IAM 5XX", "JWT 5XX"]) {
+      expect(body).toContain(label);
+    }
+  });
+});

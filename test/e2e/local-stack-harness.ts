@@ -15,7 +15,9 @@ import { assertNoViolations } from "./contract-checking-fetch";
 export const PROJECT_DIR = resolve(import.meta.dirname, "../..");
 /**
  * The configuration the end-to-end files share (Lambda and MCP tools, notify channels, approver
- * lists), synthesized once by global setup into E2E_ASSEMBLY_DIR: one synth, not one per file.
+ * lists), synthesized once by global setup into E2E_ASSEMBLY_DIR: one synth, not one per file. Its
+ * `api.auth.mode` is iam+jwt, two REST APIs with the same routes, so every file also checks that
+ * the local API serves them once (the local issuer signs the bearer tokens, whatever api.auth.jwt says).
  */
 export const E2E_CONFIG = join(PROJECT_DIR, "test", "e2e", "config", "goal-loops.e2e.config.json");
 export const E2E_ASSEMBLY_DIR = join(PROJECT_DIR, "cdk.out", "e2e-config");

@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { DUPLICATE_ROUTES_METADATA } from "../../config/synth-target";
 import type { ApiRouteSpec } from "../shared/cloud-assembly-model";
 import { CloudAssemblyError } from "../shared/errors";
 import type { StackTemplate } from "./stack-template";
@@ -14,10 +15,18 @@ const ResourceSchema = z.looseObject({ ParentId: z.string(), PathPart: z.string(
 
 /**
  * REST API (API Gateway v1) methods whose integration is a Lambda proxy (AWS_PROXY), as
- * method + resource path → function. Mock integrations (CORS preflight) are left out.
+ * method + resource path → function. Mock integrations (CORS preflight) are left out, and so are
+ * the methods of an API that repeats another's routes (DUPLICATE_ROUTES_METADATA: the bearer-token
+ * API of `api.auth.mode: "iam+jwt"`), since the local API serves every kind of caller on one set.
  */
 export function readApiRoutes(stack: StackTemplate): ApiRouteSpec[] {
   const paths = resourcePaths(stack);
+  const duplicates = new Set(
+    stack
+      .resourcesOfType("AWS::ApiGateway::RestApi")
+      .filter(([, resource]) => resource.Metadata?.[DUPLICATE_ROUTES_METADATA] !== undefined)
+      .map(([logicalId]) => logicalId),
+  );
   return stack.resourcesOfType("AWS::ApiGateway::Method").flatMap(([logicalId, resource]) => {
     const { HttpMethod, ResourceId, RestApiId, Integration } = resource.Properties ?? {};
     const parsed = MethodSchema.safeParse(
@@ -30,6 +39,7 @@ export function readApiRoutes(stack: StackTemplate): ApiRouteSpec[] {
     }
     const method = parsed.data;
     if (method.Integration?.Type !== "AWS_PROXY") return [];
+    if (duplicates.has(method.RestApiId)) return [];
     // `…/2015-03-31/functions/<arn>/invocations`, or `…/2021-11-15/functions/<arn>/response-streaming-invocations`.
     const uri = /\/functions\/(.+?)\/(response-streaming-invocations|invocations)$/.exec(
       method.Integration.Uri ?? "",

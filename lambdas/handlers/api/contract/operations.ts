@@ -85,7 +85,7 @@ export interface Operation {
   readonly errorAnswers?: Readonly<Record<number, OperationResponse>>;
   /**
    * Who may call it: `api` any caller of the goals API (IAM/SigV4, or a bearer token when
-   * api.auth.mode is jwt), `iam` IAM alone (an operator's route), or a door's own signature.
+   * api.auth.mode is jwt or iam+jwt), `iam` IAM alone (an operator's route), or a door's own signature.
    */
   readonly auth: "api" | "iam" | "slack-signature" | "email-link";
 }

@@ -3,7 +3,8 @@ import type { Operation } from "./operations";
 /**
  * The security schemes of the document. Every goals route takes IAM (SigV4); with `api.auth.mode:
  * "jwt"` a JWT Lambda authorizer guards them and a bearer token of the configured OIDC issuer is
- * taken instead. An operator's route (`auth: "iam"`) stays IAM alone in either mode.
+ * taken instead, and with `"iam+jwt"` both, each at its own URL (GoalsApiUrl, JwtApiUrl). An
+ * operator's route (`auth: "iam"`) stays IAM alone in every mode.
  */
 export const SECURITY_SCHEMES = {
   sigv4: {
@@ -21,7 +22,7 @@ export const SECURITY_SCHEMES = {
     scheme: "bearer",
     bearerFormat: "JWT",
     description:
-      'A bearer token of the OIDC issuer api.auth.jwt names (a deployment with `api.auth.mode: "jwt"`); ' +
+      "A bearer token of the OIDC issuer api.auth.jwt names (a deployment with `api.auth.mode` `jwt`, or `iam+jwt` at its JwtApiUrl); " +
       "its tenant claim is the caller's tenant. The local stack's issuer hands them out at `/_local/token`.",
   },
 } as const satisfies Record<string, Record<string, unknown>>;
