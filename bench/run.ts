@@ -3,13 +3,15 @@
  * fixtures (no network), each beside its budget from bench/budgets.json. Prints a table, writes
  * bench/results.json, exits 1 when a budget is missed. `-- --markdown` also prints the table for docs/performance.md;
  * `-- --cli-only` measures the CLI's start alone (a few seconds) and prints it without writing results.json;
- * `-- --capacity-only` adds the capacity burst (about two minutes) to it, likewise.
+ * `-- --capacity-only` adds the capacity burst (about two minutes) to it, likewise;
+ * `-- --bundles-only` measures the bundles alone (synthesizing cdk.out when stale), likewise.
  */
 
 import { readFileSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
 import { priceOf } from "../lambdas/core/models/model-prices";
+import { loadCloudAssembly } from "../lib/local/cdk-out/cdk-out";
 import type { FunctionSpec } from "../lib/local/shared/cloud-assembly-model";
 import { type BenchStack, runsOf, settleQuietly, startBenchStack } from "./bench-stack";
 import { type BundleFigure, measureBundles, measureSdkFloor, type SdkFloor } from "./bundles";
@@ -452,6 +454,17 @@ function bundleFigures(
   );
 }
 
+/** The bundles of cdk.out: their sizes and cold imports against the SDK floor of the same run. */
+function bundleStage(): void {
+  log(`(${elapsed()}) bundles …`);
+  const functions = loadCloudAssembly(join(BENCH_DIR, "..", "cdk.out")).functions;
+  bundleFigures(
+    functions,
+    measureBundles(functions, IMPORT_RUNS),
+    measureSdkFloor(join(BENCH_DIR, ".."), IMPORT_RUNS),
+  );
+}
+
 /** Prints the figures gathered so far without writing results.json (a partial run). */
 function printPartial(machine: string): void {
   process.stdout.write(`${table(figures)}\n\nmachine: ${machine}\n`);
@@ -468,6 +481,12 @@ async function main(): Promise<void> {
   if (process.argv.includes("--cli-only")) return printPartial(machine);
   if (process.argv.includes("--capacity-only")) {
     await capacityStage();
+    return printPartial(machine);
+  }
+  if (process.argv.includes("--bundles-only")) {
+    const { ensureSynthesized } = await import("../lib/local/cdk-out/ensure-synthesized");
+    await ensureSynthesized({ projectDir: join(BENCH_DIR, ".."), outDir: join(BENCH_DIR, "..", "cdk.out"), log });
+    bundleStage();
     return printPartial(machine);
   }
 
@@ -652,14 +671,7 @@ async function main(): Promise<void> {
   );
 
   // 4. Bundles, last, with nothing else running.
-  log(`(${elapsed()}) bundles …`);
-  const { loadCloudAssembly } = await import("../lib/local/cdk-out/cdk-out");
-  const functions = loadCloudAssembly(join(BENCH_DIR, "..", "cdk.out")).functions;
-  bundleFigures(
-    functions,
-    measureBundles(functions, IMPORT_RUNS),
-    measureSdkFloor(join(BENCH_DIR, ".."), IMPORT_RUNS),
-  );
+  bundleStage();
 
   const missed = figures.filter((figure) => figure.met === false || figure.met === null);
   const results = {
