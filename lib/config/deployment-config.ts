@@ -118,7 +118,7 @@ export const ApiAuthConfigSchema = z
       .describe(
         "iam: every route takes SigV4, the tenant from tenants.iam or the account; jwt: every route takes a bearer token of api.auth.jwt's issuer, checked by a Lambda authorizer, the tenant from its claim (POST /tenants/{id}/limits stays IAM, for operators)",
       ),
-    jwt: JwtAuthSettingsSchema.optional(),
+    jwt: z.optional(JwtAuthSettingsSchema),
   })
   .superRefine((auth, context) => {
     if (auth.mode === "jwt" && auth.jwt === undefined) {

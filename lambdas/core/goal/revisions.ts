@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "../zod";
 import { canonicalJson } from "./canonical-json";
 import { RevisionNotFoundError, ValidationError } from "./errors";
 import { type GoalChange, goalEvent, settle } from "./goal-change";
@@ -24,33 +24,39 @@ import { parseOrThrow } from "./validation";
 export const CHECK_CHANGING_REVISIONS: readonly RevisionType[] = ["modify_objective", "pivot", "redirect"];
 
 /** A human revision as submitted (`POST /goals/{goalId}/revisions`, the `/goal` directive, Slack). */
-export const RevisionInputSchema = QueuedRevisionSchema.pick({
-  type: true,
-  successChecks: true,
-  reason: true,
-})
-  .extend({
-    content: z.string().trim().min(1, "must not be empty").max(8000),
-    requestedBy: z.string().min(1, "must name who asks"),
-    target: CorrectionTargetSchema.optional(),
-  })
-  .strict()
-  .superRefine((input, ctx) => {
-    if (input.target !== undefined && input.type !== "corrective") {
-      ctx.addIssue({
-        code: "custom",
-        path: ["target"],
-        message: `only a corrective revision names steps to undo, not ${input.type}`,
-      });
-    }
-    if (input.successChecks !== undefined && !CHECK_CHANGING_REVISIONS.includes(input.type)) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["successChecks"],
-        message: `only ${CHECK_CHANGING_REVISIONS.join(", ")} revisions may replace success checks, not ${input.type}`,
-      });
-    }
-  });
+export const RevisionInputSchema = z
+  .strictObject(
+    z.extend(
+      z.pick(QueuedRevisionSchema, {
+        type: true,
+        successChecks: true,
+        reason: true,
+      }),
+      {
+        content: z.string().check(z.trim(), z.minLength(1, "must not be empty"), z.maxLength(8000)),
+        requestedBy: z.string().check(z.minLength(1, "must name who asks")),
+        target: z.optional(CorrectionTargetSchema),
+      },
+    ).shape,
+  )
+  .check(
+    z.superRefine((input, ctx) => {
+      if (input.target !== undefined && input.type !== "corrective") {
+        ctx.addIssue({
+          code: "custom",
+          path: ["target"],
+          message: `only a corrective revision names steps to undo, not ${input.type}`,
+        });
+      }
+      if (input.successChecks !== undefined && !CHECK_CHANGING_REVISIONS.includes(input.type)) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["successChecks"],
+          message: `only ${CHECK_CHANGING_REVISIONS.join(", ")} revisions may replace success checks, not ${input.type}`,
+        });
+      }
+    }),
+  );
 export type RevisionInput = z.input<typeof RevisionInputSchema>;
 
 /**

@@ -1,9 +1,9 @@
 import type { APIGatewayProxyResult } from "aws-lambda";
-import * as z from "zod";
 import { GatedCallSchema } from "../../core/goal/goal-record";
 import { parseOrThrow } from "../../core/goal/validation";
 import { decideApprovalFromDoor } from "../../core/human/decide-approval";
 import { APPROVAL_STATUSES, type Approval } from "../../core/ports/goal-store";
+import * as z from "../../core/zod";
 import type { GoalsApiDeps } from "./goals-api-deps";
 import { errorJson, json } from "./http-responses";
 import { parseJsonBody } from "./request-body";
@@ -21,19 +21,19 @@ export const ApprovalViewSchema = z.strictObject({
   action: z.strictObject({
     kind: z.string(),
     summary: z.string(),
-    calls: z.array(GatedCallSchema).optional(),
+    calls: z.optional(z.array(GatedCallSchema)),
   }),
-  revision: z.number().int().min(1),
+  revision: z.number().check(z.int(), z.gte(1)),
   requestedAt: z.iso.datetime(),
   expiresAt: z.iso.datetime(),
-  decision: z
-    .strictObject({
+  decision: z.optional(
+    z.strictObject({
       decision: z.enum(["approve", "reject"]),
       decidedBy: z.string(),
-      comment: z.string().optional(),
+      comment: z.optional(z.string()),
       decidedAt: z.iso.datetime(),
-    })
-    .optional(),
+    }),
+  ),
 });
 export type ApprovalView = z.infer<typeof ApprovalViewSchema>;
 
@@ -67,19 +67,19 @@ export function toApprovalView(approval: Approval): ApprovalView {
 
 /** `GET /approvals?status=&limit=` (status defaults to pending). */
 const ListApprovalsQuerySchema = z.object({
-  status: z.enum(APPROVAL_STATUSES).default("pending"),
-  limit: z
-    .string()
-    .regex(/^\d{1,4}$/, "must be a whole number")
-    .transform(Number)
-    .pipe(z.number().int().min(1).max(1000))
-    .optional(),
+  status: z._default(z.enum(APPROVAL_STATUSES), "pending"),
+  limit: z.optional(
+    z.pipe(
+      z.pipe(z.string().check(z.regex(/^\d{1,4}$/, "must be a whole number")), z.transform(Number)),
+      z.number().check(z.int(), z.gte(1), z.lte(1000)),
+    ),
+  ),
 });
 
 /** `POST /approvals/{approvalId}` */
 const DecideBodySchema = z.strictObject({
   decision: z.enum(["approve", "reject"]),
-  comment: z.string().trim().min(1).max(2000).optional(),
+  comment: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(2000))),
 });
 
 async function listApprovals(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGatewayProxyResult> {

@@ -1,5 +1,4 @@
 import type { APIGatewayProxyResult } from "aws-lambda";
-import * as z from "zod";
 import { ValidationError } from "../../core/goal/errors";
 import type { GoalRecord } from "../../core/goal/goal-record";
 import { isFinal } from "../../core/goal/goal-status";
@@ -11,6 +10,7 @@ import { parseOrThrow } from "../../core/goal/validation";
 import { parseDirective } from "../../core/human/directive";
 import { HUMAN_INPUT_DETAIL_TYPES } from "../../core/human/human-input-events";
 import { raiseLimits } from "../../core/human/raise-limits";
+import * as z from "../../core/zod";
 import { InvalidStatusError } from "./api-errors";
 import { tenantGoal } from "./get-goals";
 import type { GoalsApiDeps } from "./goals-api-deps";
@@ -18,7 +18,7 @@ import { json } from "./http-responses";
 import { parseJsonBody } from "./request-body";
 import type { ApiRequest, Route } from "./routes";
 
-const DirectiveBodySchema = z.strictObject({ text: z.string().max(8000) });
+const DirectiveBodySchema = z.strictObject({ text: z.string().check(z.maxLength(8000)) });
 
 /**
  * Checks a revision exactly as the resume handler will queue it (the same core function, on the
@@ -166,7 +166,9 @@ async function postLimits(deps: GoalsApiDeps, request: ApiRequest): Promise<APIG
 }
 
 /** The body of `pause` and `cancel`: optional, and then `{reason?}` only. */
-const ReasonBodySchema = z.strictObject({ reason: z.string().trim().min(1).max(2000).optional() });
+const ReasonBodySchema = z.strictObject({
+  reason: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(2000))),
+});
 
 function optionalReasonBody(request: ApiRequest, label: string): z.infer<typeof ReasonBodySchema> {
   return request.body === undefined || request.body.trim() === ""

@@ -1,5 +1,4 @@
 import type { APIGatewayProxyResult } from "aws-lambda";
-import * as z from "zod";
 import { checkProgress } from "../../core/goal/evidence/check-evidence";
 import { EvidenceSchema } from "../../core/goal/evidence/evidence";
 import { RunIdSchema } from "../../core/goal/goal-ids";
@@ -28,6 +27,7 @@ import {
 } from "../../core/goal/plan";
 import { parseOrThrow } from "../../core/goal/validation";
 import { GoalNotFoundError } from "../../core/ports/goal-store";
+import * as z from "../../core/zod";
 import { tenantGoal } from "./get-goals";
 import type { GoalsApiDeps } from "./goals-api-deps";
 import { errorJson, json } from "./http-responses";
@@ -43,7 +43,7 @@ import type { ApiRequest, Route } from "./routes";
 export const GoalDetailsSchema = z.object({
   goalId: z.string(),
   status: GoalStatusSchema,
-  revision: z.number().int(),
+  revision: z.number().check(z.int()),
   pattern: PatternSchema,
   patternReason: z.string(),
   contract: z.object({
@@ -54,8 +54,8 @@ export const GoalDetailsSchema = z.object({
     limits: LimitsSchema,
     tools: z.array(z.string()),
     approval: ApprovalPolicySchema,
-    models: ModelOverridesSchema.optional(),
-    hints: HintsSchema.optional(),
+    models: z.optional(ModelOverridesSchema),
+    hints: z.optional(HintsSchema),
   }),
   checks: z.array(
     z.object({
@@ -63,23 +63,23 @@ export const GoalDetailsSchema = z.object({
       description: z.string(),
       verify: VerifySchema,
       state: z.enum(["met", "partial", "not_met"]),
-      evidence: EvidenceSchema.nullable(),
+      evidence: z.nullable(EvidenceSchema),
     }),
   ),
-  plan: z
-    .object({
-      version: z.number().int(),
+  plan: z.nullable(
+    z.object({
+      version: z.number().check(z.int()),
       steps: z.array(PlanStepStateSchema),
-      current: PlanStateSchema.shape.current.unwrap().nullable(),
-      pendingReplan: ReplanRequestSchema.nullable(),
+      current: z.nullable(PlanStateSchema.shape.current.def.innerType),
+      pendingReplan: z.nullable(ReplanRequestSchema),
       history: z.array(ReplanRecordSchema),
-    })
-    .nullable(),
-  attempts: z.number().int(),
+    }),
+  ),
+  attempts: z.number().check(z.int()),
   lessons: z.array(LessonSchema),
   revisions: z.array(RevisionLogEntrySchema),
   queuedRevisions: z.array(QueuedRevisionSchema),
-  contractProposal: ContractProposalSchema.nullable(),
+  contractProposal: z.nullable(ContractProposalSchema),
   tools: z.array(
     z.object({
       name: z.string(),
@@ -90,7 +90,7 @@ export const GoalDetailsSchema = z.object({
     }),
   ),
   runId: z.string(),
-  previousRunId: z.string().nullable(),
+  previousRunId: z.nullable(z.string()),
 });
 export type GoalDetails = z.infer<typeof GoalDetailsSchema>;
 
@@ -153,13 +153,13 @@ async function getDetails(deps: GoalsApiDeps, request: ApiRequest): Promise<APIG
 
 /** A run id as the loop makes them (`r1`, `r2` …); anything else cannot be one of the goal's runs. */
 const HistoryQuerySchema = z.object({
-  nextToken: z.string().min(1).max(4096).optional(),
-  maxResults: z
-    .string()
-    .regex(/^\d{1,4}$/, "must be a whole number")
-    .transform(Number)
-    .pipe(z.number().int().min(1).max(1000))
-    .optional(),
+  nextToken: z.optional(z.string().check(z.minLength(1), z.maxLength(4096))),
+  maxResults: z.optional(
+    z.pipe(
+      z.pipe(z.string().check(z.regex(/^\d{1,4}$/, "must be a whole number")), z.transform(Number)),
+      z.number().check(z.int(), z.gte(1), z.lte(1000)),
+    ),
+  ),
 });
 
 /** Every run the goal had, oldest first: the run ids its events name, and the current one. */

@@ -1,7 +1,7 @@
-import * as z from "zod";
 import { ApprovalIdSchema, GoalIdSchema, RunIdSchema } from "../../core/goal/goal-ids";
 import { parseOrThrow } from "../../core/goal/validation";
 import { TenantIdSchema } from "../../core/tenants/tenant-limits";
+import * as z from "../../core/zod";
 
 /**
  * The path parameters of the routes' templates, each in the shape the system issues. Checked
@@ -9,10 +9,10 @@ import { TenantIdSchema } from "../../core/tenants/tenant-limits";
  * path trick) is a 400 naming the parameter and never reaches a DynamoDB key (at most 2,048 bytes).
  */
 const PathParamsSchema = z.strictObject({
-  goalId: GoalIdSchema.optional(),
-  approvalId: ApprovalIdSchema.optional(),
-  runId: RunIdSchema.optional(),
-  tenantId: TenantIdSchema.optional(),
+  goalId: z.optional(GoalIdSchema),
+  approvalId: z.optional(ApprovalIdSchema),
+  runId: z.optional(RunIdSchema),
+  tenantId: z.optional(TenantIdSchema),
 });
 
 /** The route's path parameters, or a ValidationError naming each malformed one (`goalId`, `approvalId`, `runId`, `tenantId`). */

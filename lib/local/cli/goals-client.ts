@@ -14,6 +14,7 @@ import { LimitsSchema, type SuccessCheck } from "../../../lambdas/core/goal/goal
 import { isFinal } from "../../../lambdas/core/goal/goal-status";
 import type { LimitsPatch } from "../../../lambdas/core/goal/limits";
 import { type APPROVAL_STATUSES, ApprovalSchema } from "../../../lambdas/core/ports/goal-store";
+import * as mini from "../../../lambdas/core/zod";
 import { type GoalDetails, GoalDetailsSchema } from "../../../lambdas/handlers/api/goal-details";
 
 const AcceptedGoalSchema = z.object({
@@ -77,9 +78,12 @@ export type RunHistoryPage = z.infer<typeof RunHistorySchema>;
 const EventPageSchema = z.object({ items: z.array(GoalEventSchema), nextSeq: z.number().int() });
 
 /** An approval as the API shows it: the stored record without its task token (which never leaves the store). */
-export const PublicApprovalSchema = ApprovalSchema.omit({ taskToken: true, tenantId: true }).extend({
-  action: ApprovalSchema.shape.action.partial({ fingerprint: true }),
-});
+export const PublicApprovalSchema = mini.extend(
+  mini.omit(ApprovalSchema, { taskToken: true, tenantId: true }),
+  {
+    action: mini.partial(ApprovalSchema.shape.action, { fingerprint: true }),
+  },
+);
 export type PublicApproval = z.infer<typeof PublicApprovalSchema>;
 export type ApprovalListStatus = (typeof APPROVAL_STATUSES)[number];
 
@@ -378,7 +382,7 @@ export class GoalsClient {
     }
   }
 
-  private post<S extends z.ZodType>(path: string, schema: S, body: unknown): Promise<z.output<S>> {
+  private post<S extends z.core.$ZodType>(path: string, schema: S, body: unknown): Promise<z.output<S>> {
     return this.request(
       "POST",
       path,
@@ -387,7 +391,7 @@ export class GoalsClient {
     );
   }
 
-  private async request<S extends z.ZodType>(
+  private async request<S extends z.core.$ZodType>(
     method: string,
     path: string,
     schema: S,
@@ -403,7 +407,7 @@ export class GoalsClient {
         error.success ? error.data.error : { code: `HTTP${response.status}`, message: text.slice(0, 500) },
       );
     }
-    const parsed = schema.safeParse(json);
+    const parsed = z.safeParse(schema, json);
     if (!parsed.success) {
       throw new Error(`Unexpected answer from ${method} ${path}: ${parsed.error.message}`);
     }
