@@ -11,17 +11,6 @@ import { workspaceListTool } from "./workspace-list";
 import { workspaceReadTool } from "./workspace-read";
 import { workspaceWriteTool } from "./workspace-write";
 
-/**
- * The tools a goal may use when its GoalSpec lists no `tools`: the workspace tools, which change
- * nothing outside the goal. `notify` and `http_request` reach the world, so a goal must name them.
- */
-export const DEFAULT_TOOL_NAMES: readonly string[] = ["workspace_list", "workspace_read", "workspace_write"];
-
-/** The tools granted to a goal: its GoalSpec `tools` when given, else DEFAULT_TOOL_NAMES. */
-export function grantedToolNames(specTools: readonly string[] | undefined): readonly string[] {
-  return specTools ?? DEFAULT_TOOL_NAMES;
-}
-
 /** One call whose input passed the tool's schema, with the risk that input carries. */
 export interface PreparedToolCall {
   readonly risk: ToolRisk;

@@ -4,7 +4,7 @@ import { parseOrThrow } from "../../core/goal/validation";
 import { selectPattern } from "../../core/intake/pattern-selector";
 import type { SubgoalSettings } from "../../core/loop/subgoals/plan-children";
 import * as z from "../../core/zod";
-import { DEFAULT_TOOL_NAMES } from "../../tools/tool-registry";
+import { DEFAULT_TOOL_NAMES } from "../../tools/default-tools";
 import { listEnv, positiveIntEnv, requiredEnv } from "../handler-environment";
 
 /** What a child's `patternReason` adds when no rule decided: no `select` call is made for a sub-goal. */
