@@ -485,7 +485,11 @@ async function main(): Promise<void> {
   }
   if (process.argv.includes("--bundles-only")) {
     const { ensureSynthesized } = await import("../lib/local/cdk-out/ensure-synthesized");
-    await ensureSynthesized({ projectDir: join(BENCH_DIR, ".."), outDir: join(BENCH_DIR, "..", "cdk.out"), log });
+    await ensureSynthesized({
+      projectDir: join(BENCH_DIR, ".."),
+      outDir: join(BENCH_DIR, "..", "cdk.out"),
+      log,
+    });
     bundleStage();
     return printPartial(machine);
   }
