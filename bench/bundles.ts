@@ -19,6 +19,10 @@ export interface BundleFigure {
   readonly ownImportMs: number;
   /** The `@aws-sdk/*` packages the bundle loaded, outermost requests only, in load order. */
   readonly sdkPackages: readonly string[];
+  /** Median ms to load those packages alone in a fresh process (and build the clients every step builds). */
+  readonly sdkFloorMs: number;
+  /** The median of each run's cold import divided by the floor measured right after it. */
+  readonly overSdkFloor: number;
 }
 
 /**
@@ -107,44 +111,6 @@ function runProbe<T>(
 }
 
 /**
- * Each Lambda bundle's size (index.mjs in its cdk.out asset folder) and its cold import time: the
- * median of `runs` fresh Node processes, each importing the bundle once with the function's
- * environment (module-level clients are built, no request is made). @aws-sdk/* is external in the
- * bundles; it resolves from node_modules here as from the runtime in Lambda. Each figure also splits
- * the import into the SDK's share and the bundle's own, to show which one a budget overrun comes from.
- */
-export function measureBundles(functions: readonly FunctionSpec[], runs: number): BundleFigure[] {
-  return functions.map((fn) => {
-    const file = join(fn.assetDir, `${fn.handler.split(".")[0]}.mjs`);
-    const totals: number[] = [];
-    const sdkTimes: number[] = [];
-    const ownTimes: number[] = [];
-    let sdkPackages: readonly string[] = [];
-    for (let run = 0; run < runs; run += 1) {
-      const result = runProbe(
-        IMPORT_PROBE,
-        [file],
-        probeEnvironment(fn),
-        ProbeResultSchema,
-        `importing ${fn.functionName} (${file})`,
-      );
-      totals.push(result.totalMs);
-      sdkTimes.push(result.sdkMs);
-      ownTimes.push(result.totalMs - result.sdkMs);
-      sdkPackages = result.sdkPackages;
-    }
-    return {
-      functionName: fn.functionName,
-      bytes: statSync(file).size,
-      coldImportMs: median(totals),
-      sdkImportMs: median(sdkTimes),
-      ownImportMs: median(ownTimes),
-      sdkPackages,
-    };
-  });
-}
-
-/**
  * Loads the SDK packages given (argv[2], comma-separated) the way the bundles load them (CommonJS
  * `require` from the project's node_modules, in the bundle's order) and builds the clients every
  * step builds at module scope, the DynamoDB document client and the Bedrock runtime client, when
@@ -171,31 +137,59 @@ process.stdout.write(JSON.stringify({ totalMs: performance.now() - started }));
 const FloorResultSchema = z.object({ totalMs: z.number() });
 
 /**
- * What the SDK alone costs a cold process on this machine for each set of SDK packages a bundle
- * loads (keyed by the packages, comma-joined, in load order): the floor under the cold import of
- * that bundle, which can import no faster than its SDK loads. Bundles that load the same packages
- * share one measurement.
+ * Each Lambda bundle's size (index.mjs in its cdk.out asset folder) and its cold import time: the
+ * median of `runs` fresh Node processes, each importing the bundle once with the function's
+ * environment (module-level clients are built, no request is made). @aws-sdk/* is external in the
+ * bundles; it resolves from node_modules here as from the runtime in Lambda. Each figure also splits
+ * the import into the SDK's share and the bundle's own, to show which one a budget overrun comes from.
+ * Right after each import, a fresh process loads the same SDK packages alone (SDK_FLOOR_PROBE): the
+ * pair runs at the same load, and the figure is the median of the pairs' ratios.
  */
-export function measureSdkFloors(
-  projectDir: string,
-  bundles: readonly BundleFigure[],
+export function measureBundles(
+  functions: readonly FunctionSpec[],
   runs: number,
-): Map<string, number> {
+  projectDir: string,
+): BundleFigure[] {
   const resolveFrom = join(projectDir, "package.json");
-  const floors = new Map<string, number>();
-  for (const key of new Set(bundles.map((bundle) => bundle.sdkPackages.join(",")))) {
-    const times: number[] = [];
+  return functions.map((fn) => {
+    const file = join(fn.assetDir, `${fn.handler.split(".")[0]}.mjs`);
+    const totals: number[] = [];
+    const sdkTimes: number[] = [];
+    const ownTimes: number[] = [];
+    const floors: number[] = [];
+    const ratios: number[] = [];
+    let sdkPackages: readonly string[] = [];
     for (let run = 0; run < runs; run += 1) {
       const result = runProbe(
+        IMPORT_PROBE,
+        [file],
+        probeEnvironment(fn),
+        ProbeResultSchema,
+        `importing ${fn.functionName} (${file})`,
+      );
+      sdkPackages = result.sdkPackages;
+      const floor = runProbe(
         SDK_FLOOR_PROBE,
-        [resolveFrom, key],
+        [resolveFrom, sdkPackages.join(",")],
         probeEnvironment(),
         FloorResultSchema,
-        `loading the SDK packages alone (${key || "none"})`,
+        `loading ${fn.functionName}'s SDK packages alone (${sdkPackages.join(", ") || "none"})`,
       );
-      times.push(result.totalMs);
+      totals.push(result.totalMs);
+      sdkTimes.push(result.sdkMs);
+      ownTimes.push(result.totalMs - result.sdkMs);
+      floors.push(floor.totalMs);
+      ratios.push(result.totalMs / floor.totalMs);
     }
-    floors.set(key, median(times));
-  }
-  return floors;
+    return {
+      functionName: fn.functionName,
+      bytes: statSync(file).size,
+      coldImportMs: median(totals),
+      sdkImportMs: median(sdkTimes),
+      ownImportMs: median(ownTimes),
+      sdkPackages,
+      sdkFloorMs: median(floors),
+      overSdkFloor: median(ratios),
+    };
+  });
 }

@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { priceOf } from "../lambdas/core/models/model-prices";
 import { loadCloudAssembly } from "../lib/local/cdk-out/cdk-out";
 import { type BenchStack, runsOf, settleQuietly, startBenchStack } from "./bench-stack";
-import { type BundleFigure, measureBundles, measureSdkFloors } from "./bundles";
+import { type BundleFigure, measureBundles } from "./bundles";
 import { type BurstRun, measureCapacityBurst, waitSpread } from "./capacity-burst";
 import { measureCliStart } from "./cli-start";
 import { FIXTURES, LARGE_FILE, largePayloadGoalSpec, longGoalSpec } from "./fixtures";
@@ -404,12 +404,12 @@ async function capacityStage(): Promise<void> {
 }
 
 /**
- * Each bundle's size, the median size, and each cold import against the floor measured in the same
- * run: the SDK packages that bundle loads, loaded alone (with the DynamoDB document client and the
- * Bedrock runtime client built when it loads them, as every step does). A ratio holds on a loaded
- * machine where milliseconds do not.
+ * Each bundle's size, the median size, and each cold import against the floor measured beside it:
+ * the SDK packages that bundle loads, loaded alone (with the DynamoDB document client and the
+ * Bedrock runtime client built when it loads them, as every step does). A ratio of two processes
+ * run one after the other holds on a loaded machine where milliseconds do not.
  */
-function bundleFigures(bundles: readonly BundleFigure[], floors: ReadonlyMap<string, number>): void {
+function bundleFigures(bundles: readonly BundleFigure[]): void {
   const section = "bundles";
   for (const bundle of bundles) {
     figures.push(
@@ -426,16 +426,15 @@ function bundleFigures(bundles: readonly BundleFigure[], floors: ReadonlyMap<str
     ),
   );
   for (const bundle of bundles) {
-    const floorMs = floors.get(bundle.sdkPackages.join(",")) ?? Number.NaN;
     const packages = bundle.sdkPackages.map((name) => name.replace("@aws-sdk/", "")).join(", ");
     figures.push(
       atMost(
         section,
         `${bundle.functionName} cold import / its SDK packages alone, median of ${IMPORT_RUNS}`,
-        bundle.coldImportMs / floorMs,
+        bundle.overSdkFloor,
         budget("coldImportOverSdkFloor"),
         "",
-        `${bundle.coldImportMs.toFixed(0)} / ${floorMs.toFixed(0)} ms (${packages || "no SDK"}); inside: @aws-sdk/* ${bundle.sdkImportMs.toFixed(0)} ms, own code ${bundle.ownImportMs.toFixed(0)} ms`,
+        `${bundle.coldImportMs.toFixed(0)} / ${bundle.sdkFloorMs.toFixed(0)} ms (${packages || "no SDK"}); inside: @aws-sdk/* ${bundle.sdkImportMs.toFixed(0)} ms, own code ${bundle.ownImportMs.toFixed(0)} ms`,
       ),
     );
   }
@@ -445,8 +444,7 @@ function bundleFigures(bundles: readonly BundleFigure[], floors: ReadonlyMap<str
 function bundleStage(): void {
   log(`(${elapsed()}) bundles …`);
   const functions = loadCloudAssembly(join(BENCH_DIR, "..", "cdk.out")).functions;
-  const bundles = measureBundles(functions, IMPORT_RUNS);
-  bundleFigures(bundles, measureSdkFloors(join(BENCH_DIR, ".."), bundles, IMPORT_RUNS));
+  bundleFigures(measureBundles(functions, IMPORT_RUNS, join(BENCH_DIR, "..")));
 }
 
 /** Prints the figures gathered so far, and their notes, without writing results.json (a partial run). */
