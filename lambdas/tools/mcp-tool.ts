@@ -7,8 +7,9 @@ import { WorkspaceFileTooLargeError } from "../core/ports/workspace";
 import type * as z from "../core/zod";
 import { contentArtifactPath } from "./artifact-paths";
 import type { JsonObject, ToolEnvironment, ToolOutput } from "./built-in-tool";
-import { inputSchemaFromJsonSchema, modelInputSchema } from "./json-schema-input";
+import { inputSchemaFromJsonSchema } from "./json-schema-input";
 import type { McpContent, McpGatewayClient } from "./mcp-gateway-contract";
+import { mcpToolSpec } from "./mcp-tool-spec";
 import { ToolCallError } from "./tool-call-error";
 import type { RegisteredTool } from "./tool-registry";
 
@@ -25,7 +26,7 @@ export function mcpTool(tool: FrozenTool, gateway: McpGatewayClient): Registered
   let inputSchema: z.core.$ZodType | undefined;
   return {
     name: tool.name,
-    spec: { name: tool.name, description: tool.description, inputSchema: modelInputSchema(tool.inputSchema) },
+    spec: mcpToolSpec(tool),
     prepare(input) {
       inputSchema ??= inputSchemaFromJsonSchema(tool.inputSchema);
       const parsed = parseOrThrow(inputSchema, input, `input for tool '${tool.name}'`) as JsonObject;
