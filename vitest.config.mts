@@ -23,6 +23,8 @@ const FRESH_MODULE_TESTS = [
   "test/unit/adapters/bedrock-runtime-client.test.ts",
   "test/unit/adapters/xray-subsegments.test.ts",
   "test/unit/api/jwt-authorizer-handler.test.ts",
+  // Stubs the AWS credential and config files' variables that the SDK's credential chain reads.
+  "test/unit/mcp/mcp-command.test.ts",
 ];
 
 export default defineConfig({

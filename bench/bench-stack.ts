@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import type { GoalSnapshot } from "../lambdas/core/goal/goal-record";
 import type { ModelQuota } from "../lambdas/core/models/capacity/model-quota";
-import { GoalsClient } from "../lib/local/cli/goals-client";
+import { GoalLoopsClient } from "../lib/client/index";
 import { type LocalStack, startLocalStack } from "../lib/local/local-stack";
 import { followGoal, PROJECT_DIR } from "../test/e2e/local-stack-harness";
 import { type DynamoProxy, startDynamoProxy } from "./dynamo-proxy";
@@ -16,7 +16,7 @@ const QUIET_POLL_MS = 100;
 
 export interface BenchStack {
   readonly stack: LocalStack;
-  readonly client: GoalsClient;
+  readonly client: GoalLoopsClient;
   /** The counting proxy in front of DynamoDB, when asked for (it adds a hop to every request). */
   readonly store: DynamoProxy | undefined;
   /** The counting proxy in front of S3 (the payload bucket), with the one in front of DynamoDB. */
@@ -64,7 +64,7 @@ export async function startBenchStack(options: {
   if (payloads) payloads.target = stack.endpoints.s3;
   return {
     stack,
-    client: new GoalsClient(stack.apiUrl),
+    client: new GoalLoopsClient(stack.apiUrl),
     store,
     payloads,
     writeFixture: (name, fixture) =>
@@ -106,7 +106,7 @@ export async function settleQuietly(
 
 /** Polls a goal until it settles (invariants checked on every snapshot) or the deadline passes. */
 export async function settle(
-  client: GoalsClient,
+  client: GoalLoopsClient,
   goalId: string,
   deadlineMs: number,
   pollMs = 50,

@@ -11,7 +11,7 @@ import { join, resolve } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import { DynamoDbGoalStore } from "../lambdas/adapters/dynamodb/dynamodb-goal-store";
 import type { GoalEvent } from "../lambdas/core/goal/goal-event";
-import { GoalsClient } from "../lib/local/cli/goals-client";
+import { GoalLoopsClient } from "../lib/client/index";
 import { type LocalStack, startLocalStack } from "../lib/local/local-stack";
 import { localStoreClient } from "../lib/local/storage/local-store-client";
 
@@ -59,14 +59,14 @@ async function commitEvent(store: DynamoDbGoalStore, goalId: string, n: number):
 }
 
 export async function measureLiveEvents(stack: LocalStack, samples: number) {
-  const client = new GoalsClient(stack.apiUrl);
+  const client = new GoalLoopsClient(stack.apiUrl);
   const tableName = stack.model.functions.find((fn) => fn.environment.GOAL_TABLE_NAME)?.environment
     .GOAL_TABLE_NAME;
   if (tableName === undefined) throw new Error("no goal table in cdk.out");
   const documents = localStoreClient({ dynamodb: stack.endpoints.dynamodb, s3: stack.endpoints.s3 });
   const store = new DynamoDbGoalStore({ client: documents, tableName });
   const { goalId } = await client.submitGoal(WAITING_GOAL);
-  for await (const event of client.streamEvents(goalId)) if (event.type === "approval.requested") break;
+  for await (const event of client.watch(goalId)) if (event.type === "approval.requested") break;
   const longPoll: number[] = [];
   const stream: number[] = [];
   try {
@@ -82,7 +82,7 @@ export async function measureLiveEvents(stack: LocalStack, samples: number) {
     let wake: () => void = () => undefined;
     const after = (await client.getGoal(goalId)).lastEventId;
     const reading = (async () => {
-      for await (const event of client.streamEvents(goalId, { after, signal: opened.signal })) {
+      for await (const event of client.watch(goalId, { after, signal: opened.signal })) {
         arrivals.push({ event, at: Date.now() });
         wake();
       }

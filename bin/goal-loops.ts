@@ -9,6 +9,7 @@ import type { SuccessCheck } from "../lambdas/core/goal/goal-spec";
 import { REVISION_TYPES } from "../lambdas/core/goal/revision-types";
 import { CHECK_FORMS, DIRECTIVE_FORMS } from "../lambdas/core/human/directive-forms";
 import { APPROVAL_STATUSES } from "../lambdas/core/ports/approval-statuses";
+import type { ApprovalListStatus, GoalLoopsClient } from "../lib/client/index";
 import {
   type ApiTarget,
   apiOption,
@@ -18,7 +19,6 @@ import {
 } from "../lib/local/cli/api-target";
 import type { OutputMode } from "../lib/local/cli/follow-goal";
 import { addForkCommands } from "../lib/local/cli/fork-commands";
-import type { ApprovalListStatus, GoalsClient } from "../lib/local/cli/goals-client";
 import type { ToolListing } from "../lib/local/cli/list-tools";
 import type { ApprovalMode } from "../lib/local/cli/run-goal";
 import { addVersionCommands } from "../lib/local/cli/version-commands";
@@ -124,11 +124,11 @@ program
   .option("--verbose", "with a stack started in process, show its runtime and function logs on stderr", false)
   .option("--auto-approve", "approve every approval of this goal without asking", false)
   .action(async (goalFile: string, options: RunOptions) => {
-    const [{ GoalsClient }, { GoalFileError, runGoal }] = await Promise.all([
-      import("../lib/local/cli/goals-client"),
+    const [{ GoalLoopsClient }, { GoalFileError, runGoal }] = await Promise.all([
+      import("../lib/client/index"),
       import("../lib/local/cli/run-goal"),
     ]);
-    let client = new GoalsClient(`http://127.0.0.1:${options.port}`);
+    let client = new GoalLoopsClient(`http://127.0.0.1:${options.port}`);
     let stop: (() => Promise<void>) | undefined;
     if (!(await client.isReachable())) {
       log(`No local stack on port ${options.port}: starting one in this process (in memory)...`);
@@ -144,7 +144,7 @@ program
         log: options.verbose ? log : () => undefined,
         functionLog: options.verbose ? (name, line) => log(`[${name}] ${line}`) : () => undefined,
       });
-      client = new GoalsClient(stack.apiUrl);
+      client = new GoalLoopsClient(stack.apiUrl);
       stop = () => stack.stop();
     }
     // Approvals: --auto-approve answers them; a terminal asks; without one (CI) the run exits 2.
@@ -199,10 +199,10 @@ function portOption() {
  * with SigV4): exit 1 with a clear message when nothing answers there, or when the API refuses
  * (its status, code and message, e.g. 409 already decided).
  */
-async function control(target: ApiTarget, act: (client: GoalsClient) => Promise<void>): Promise<void> {
-  const [{ clientFor }, { GoalsApiError }] = await Promise.all([
+async function control(target: ApiTarget, act: (client: GoalLoopsClient) => Promise<void>): Promise<void> {
+  const [{ clientFor }, { GoalLoopsApiError }] = await Promise.all([
     import("../lib/local/cli/api-target"),
-    import("../lib/local/cli/goals-client"),
+    import("../lib/client/index"),
   ]);
   const client = await clientFor(target);
   if (client === undefined) {
@@ -222,7 +222,7 @@ async function control(target: ApiTarget, act: (client: GoalsClient) => Promise<
     await act(client);
     process.exitCode = 0;
   } catch (error) {
-    if (!(error instanceof GoalsApiError)) throw error;
+    if (!(error instanceof GoalLoopsApiError)) throw error;
     const hint = REFUSAL_HINTS[error.body.code];
     log(`Refused: ${error.message}${hint ? ` (${hint})` : ""}`);
     for (const issue of error.body.issues ?? []) log(`  ${issue.path || "(root)"}: ${issue.message}`);
@@ -343,10 +343,8 @@ program
   .action(async (options: ApiTarget & { listen: number }) => {
     const api = options.api ?? `http://127.0.0.1:${options.port}`;
     // Loaded here only: the other commands never bundle the console nor load the signer.
-    const [{ startConsoleServer }, { SigningSetupError, signedFetch }] = await Promise.all([
-      import("../lib/local/cli/console-server"),
-      import("../lib/local/cli/signed-fetch"),
-    ]);
+    const [{ startConsoleServer }, { BadTokenError, bearerFetch, SigningSetupError, signedFetch }] =
+      await Promise.all([import("../lib/local/cli/console-server"), import("../lib/client/index")]);
     try {
       const server = await startConsoleServer({
         apiUrl: api,
@@ -358,7 +356,7 @@ program
                 ...(options.profile === undefined ? {} : { profile: options.profile }),
                 ...(options.region === undefined ? {} : { region: options.region }),
               })
-            : (await import("../lib/local/cli/bearer-fetch")).bearerFetch(options.token),
+            : bearerFetch(options.token),
         port: options.listen,
       });
       write(
@@ -371,10 +369,53 @@ program
     } catch (error) {
       const expected =
         error instanceof SigningSetupError ||
-        Reflect.get(Object(error), "name") === "BadTokenError" ||
+        error instanceof BadTokenError ||
         Reflect.get(Object(error), "code") === "EADDRINUSE";
       if (!expected) throw error;
       log(error instanceof Error ? error.message : String(error));
+      process.exitCode = 1;
+    }
+  });
+
+program
+  .command("mcp")
+  .description(
+    "Goals as an MCP server on stdio (for hosts that launch servers as commands), against the local stack or a deployed one (--api, signed with your AWS credentials or --token)",
+  )
+  .addOption(apiOption())
+  .addOption(profileOption())
+  .addOption(regionOption())
+  .addOption(tokenOption())
+  .addOption(portOption().default(8787).argParser(parsePort))
+  .option(
+    "--listen <port>",
+    "serve Streamable HTTP at http://127.0.0.1:<port>/mcp instead of stdio",
+    parsePort,
+  )
+  .action(async (options: ApiTarget & { listen?: number }) => {
+    const api = options.api ?? `http://127.0.0.1:${options.port}`;
+    const target = {
+      api,
+      ...(options.profile === undefined ? {} : { profile: options.profile }),
+      ...(options.region === undefined ? {} : { region: options.region }),
+      ...(options.token === undefined ? {} : { token: options.token }),
+    };
+    // Loaded here only: the SDK's server stays out of every other command.
+    const [{ runMcpListen, runMcpStdio }, { BadTokenError, SigningSetupError }] = await Promise.all([
+      import("../lib/mcp/mcp-command"),
+      import("../lib/client/index"),
+    ]);
+    try {
+      if (options.listen === undefined) return await runMcpStdio(target);
+      const server = await runMcpListen({ ...target, port: options.listen });
+      // stdout is free here (no stdio transport): say where it listens.
+      write(`goal-loops MCP server on ${server.url} (API ${api})`);
+      const stop = () => void server.close().then(() => process.exit(0));
+      process.once("SIGINT", stop);
+      process.once("SIGTERM", stop);
+    } catch (error) {
+      if (!(error instanceof SigningSetupError || error instanceof BadTokenError)) throw error;
+      log(error.message);
       process.exitCode = 1;
     }
   });

@@ -1,8 +1,33 @@
 /**
  * What the package exports for a CDK app of one's own: the `GoalLoops` construct, the stack
- * `cdk deploy` uses, and the configuration's schema, types and loader (`goal-loops.config.json`).
+ * `cdk deploy` uses, and the configuration's schema, types and loader (`goal-loops.config.json`);
+ * and for a service that calls a deployed stack: the typed client of its API (`GoalLoopsClient`).
  */
 
+export type { GoalEvent } from "../lambdas/core/goal/goal-event";
+export type { GoalSnapshot } from "../lambdas/core/goal/goal-record";
+export { OPERATIONS, type OperationId } from "../lambdas/handlers/api/contract/operations";
+export {
+  type AcceptedGoal,
+  ApiValidationError,
+  ApprovalClosedApiError,
+  type ApprovalView,
+  type EventPage,
+  type GoalDetails,
+  GoalLoopsApiError,
+  GoalLoopsClient,
+  type GoalLoopsClientOptions,
+  type GoalSpecInput,
+  InvalidStatusApiError,
+  NotFoundApiError,
+  type OperationAnswer,
+  type OperationInput,
+  type RetryPolicy,
+  ServerApiError,
+  SigningSetupError,
+  ThrottledApiError,
+  UnexpectedAnswerError,
+} from "./client/index";
 export type {
   ApiConfig,
   ApiThrottlingConfig,

@@ -1,5 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
-import { ApiError, type ApprovalView, api } from "./api";
+import { APPROVAL_STATUSES, type ApprovalStatus } from "../../lambdas/core/ports/approval-statuses";
+import { type ApprovalView, client, GoalLoopsApiError } from "./api";
 import { when } from "./format";
 
 function Approval(props: { approval: ApprovalView; onDecided: () => void }) {
@@ -8,15 +9,15 @@ function Approval(props: { approval: ApprovalView; onDecided: () => void }) {
   const [answer, setAnswer] = useState("");
   const decide = async (decision: "approve" | "reject") => {
     try {
-      const decided = await api<{ approval: ApprovalView }>(
-        "POST",
-        `/approvals/${encodeURIComponent(approval.approvalId)}`,
-        { decision, ...(comment.trim() ? { comment } : {}) },
+      const decided = await client.decideApproval(
+        approval.approvalId,
+        decision,
+        comment.trim() ? comment : undefined,
       );
-      setAnswer(`${decided.approval.status}`);
+      setAnswer(`${decided.status}`);
       props.onDecided();
     } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
+      if (!(error instanceof GoalLoopsApiError)) throw error;
       // 409: somebody decided first; 410: expired or superseded. Said as it is.
       const plain =
         error.status === 409
@@ -24,7 +25,7 @@ function Approval(props: { approval: ApprovalView; onDecided: () => void }) {
           : error.status === 410
             ? "Expired: it can no longer be decided"
             : error.code;
-      setAnswer(`${error.status} ${plain}: ${error.message}`);
+      setAnswer(`${error.status} ${plain}: ${error.body.message}`);
     }
   };
   return (
@@ -79,9 +80,8 @@ function Approval(props: { approval: ApprovalView; onDecided: () => void }) {
 
 export function ApprovalsView() {
   const [items, setItems] = useState<ApprovalView[]>([]);
-  const [status, setStatus] = useState("pending");
-  const load = () =>
-    api<{ items: ApprovalView[] }>("GET", `/approvals?status=${status}`).then((page) => setItems(page.items));
+  const [status, setStatus] = useState<ApprovalStatus>("pending");
+  const load = () => client.listApprovals(status).then(setItems);
   useEffect(() => {
     void load();
   }, [status]);
@@ -93,9 +93,9 @@ export function ApprovalsView() {
           aria-label="Approval status"
           name="approvalStatus"
           value={status}
-          onChange={(e) => setStatus(e.currentTarget.value)}
+          onChange={(e) => setStatus(e.currentTarget.value as ApprovalStatus)}
         >
-          {["pending", "approved", "rejected", "expired", "superseded"].map((value) => (
+          {APPROVAL_STATUSES.map((value) => (
             <option value={value} key={value}>
               {value}
             </option>

@@ -1,6 +1,6 @@
 import { Validator } from "@cfworker/json-schema";
 import { useState } from "preact/hooks";
-import { ApiError, api } from "./api";
+import { client, GoalLoopsApiError } from "./api";
 
 /** The GoalSpec JSON Schema, generated from the zod GoalSpec when the console is built. */
 declare const GOAL_SPEC_JSON_SCHEMA: Record<string, unknown>;
@@ -124,14 +124,14 @@ export function GoalForm(props: { onCreated: (goalId: string) => void }) {
     }
     setBusy(true);
     try {
-      const accepted = await api<{ goalId: string }>("POST", "/goals", body);
+      const accepted = await client.submitGoal(body);
       props.onCreated(accepted.goalId);
     } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
+      if (!(error instanceof GoalLoopsApiError)) throw error;
       const fromApi: Record<string, string> = {};
-      for (const issue of error.issues) fromApi[issue.path] ??= issue.message;
+      for (const issue of error.body.issues ?? []) fromApi[issue.path] ??= issue.message;
       setErrors(fromApi);
-      setMessage(`${error.status} ${error.code}: ${error.message}`);
+      setMessage(`${error.status} ${error.code}: ${error.body.message}`);
     } finally {
       setBusy(false);
     }

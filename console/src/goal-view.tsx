@@ -1,7 +1,8 @@
 import { useEffect, useState } from "preact/hooks";
+import { REVISION_TYPES, type RevisionType } from "../../lambdas/core/goal/revision-types";
 import {
-  ApiError,
-  api,
+  client,
+  failureText,
   followEvents,
   type GoalDetails,
   type GoalEvent,
@@ -70,7 +71,7 @@ function turnsOf(events: readonly GoalEvent[]) {
 
 function Actions(props: { goal: GoalSnapshot; onDone: () => void }) {
   const { goal } = props;
-  const [type, setType] = useState("add_constraint");
+  const [type, setType] = useState<RevisionType>("add_constraint");
   const [content, setContent] = useState("");
   const [checkId, setCheckId] = useState("");
   const [checkPath, setCheckPath] = useState("");
@@ -83,15 +84,10 @@ function Actions(props: { goal: GoalSnapshot; onDone: () => void }) {
       setResult(`${what}: accepted`);
       props.onDone();
     } catch (error) {
-      setResult(
-        error instanceof ApiError
-          ? `${what}: ${error.status} ${error.code}: ${error.message}`
-          : String(error),
-      );
+      setResult(`${what}: ${failureText(error)}`);
     }
   };
   const changesContract = ["redirect", "pivot", "modify_objective"].includes(type);
-  const base = `/goals/${encodeURIComponent(goal.goalId)}`;
   return (
     <section class="card" data-testid="actions">
       <h3>Steer</h3>
@@ -100,17 +96,9 @@ function Actions(props: { goal: GoalSnapshot; onDone: () => void }) {
           aria-label="Revision type"
           name="revisionType"
           value={type}
-          onChange={(e) => setType(e.currentTarget.value)}
+          onChange={(e) => setType(e.currentTarget.value as RevisionType)}
         >
-          {[
-            "add_constraint",
-            "redirect",
-            "pivot",
-            "modify_objective",
-            "corrective",
-            "refinement",
-            "inject_context",
-          ].map((value) => (
+          {REVISION_TYPES.map((value) => (
             <option value={value} key={value}>
               {value}
             </option>
@@ -144,7 +132,7 @@ function Actions(props: { goal: GoalSnapshot; onDone: () => void }) {
         data-testid="revise"
         onClick={() =>
           run("revise", () =>
-            api("POST", `${base}/revisions`, {
+            client.revise(goal.goalId, {
               type,
               content,
               ...(changesContract && checkId
@@ -168,21 +156,21 @@ function Actions(props: { goal: GoalSnapshot; onDone: () => void }) {
         <button
           type="button"
           data-testid="pause"
-          onClick={() => run("pause", () => api("POST", `${base}/pause`, {}))}
+          onClick={() => run("pause", () => client.pause(goal.goalId))}
         >
           Pause
         </button>
         <button
           type="button"
           data-testid="resume"
-          onClick={() => run("resume", () => api("POST", `${base}/resume`))}
+          onClick={() => run("resume", () => client.resume(goal.goalId))}
         >
           Resume
         </button>
-        <button type="button" onClick={() => run("retry", () => api("POST", `${base}/retry`))}>
+        <button type="button" onClick={() => run("retry", () => client.retry(goal.goalId))}>
           Retry
         </button>
-        <button type="button" onClick={() => run("cancel", () => api("POST", `${base}/cancel`, {}))}>
+        <button type="button" onClick={() => run("cancel", () => client.cancel(goal.goalId))}>
           Cancel
         </button>
       </div>
@@ -203,7 +191,7 @@ function Actions(props: { goal: GoalSnapshot; onDone: () => void }) {
           type="button"
           onClick={() =>
             run("raise limits", () =>
-              api("POST", `${base}/limits`, {
+              client.setLimits(goal.goalId, {
                 ...(maxCostUsd ? { maxCostUsd: Number(maxCostUsd) } : {}),
                 ...(maxSteps ? { maxSteps: Number(maxSteps) } : {}),
               }),
@@ -222,16 +210,16 @@ function Runs(props: { goalId: string; version: number }) {
   const [runs, setRuns] = useState<RunItem[] | string>([]);
   const [open, setOpen] = useState<{ runId: string; events: HistoryEvent[] } | undefined>();
   useEffect(() => {
-    api<{ items: RunItem[] }>("GET", `/goals/${encodeURIComponent(props.goalId)}/runs`).then(
+    client.listRuns(props.goalId).then(
       (answer) => setRuns(answer.items),
-      (error: unknown) => setRuns(error instanceof Error ? error.message : String(error)),
+      (error: unknown) => setRuns(failureText(error)),
     );
   }, [props.goalId, props.version]);
   const show = async (runId: string) => {
-    const page = await api<{ events: HistoryEvent[] }>(
-      "GET",
-      `/goals/${encodeURIComponent(props.goalId)}/runs/${encodeURIComponent(runId)}/history?maxResults=500`,
-    );
+    const page = await client.call("getRunHistory", {
+      params: { goalId: props.goalId, runId },
+      query: { maxResults: 500 },
+    });
     setOpen({ runId, events: page.events });
   };
   if (typeof runs === "string") return <p>{runs}</p>;
@@ -299,19 +287,16 @@ export function GoalView(props: { goalId: string }) {
 
   const refresh = async () => {
     try {
-      const [snapshot, more] = await Promise.all([
-        api<GoalSnapshot>("GET", `/goals/${encodeURIComponent(goalId)}`),
-        api<GoalDetails>("GET", `/goals/${encodeURIComponent(goalId)}/details`),
-      ]);
+      const [snapshot, more] = await Promise.all([client.getGoal(goalId), client.getDetails(goalId)]);
       setGoal(snapshot);
       setDetails(more);
       // Sub-goals, where the API has them.
-      api<{ items: GoalSnapshot[] }>("GET", `/goals/${encodeURIComponent(goalId)}/children`).then(
+      client.listChildren(goalId).then(
         (answer) => setChildren(answer.items ?? []),
         () => undefined,
       );
     } catch (failure) {
-      setError(failure instanceof Error ? failure.message : String(failure));
+      setError(failureText(failure));
     }
   };
 

@@ -1,5 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
-import { api, type GoalSnapshot } from "./api";
+import type { GoalStatus } from "../../lambdas/core/goal/goal-record";
+import { client, failureText, type GoalSnapshot } from "./api";
 import { age, money } from "./format";
 import { GoalForm } from "./goal-form";
 
@@ -10,13 +11,12 @@ export function GoalsView() {
   const [goals, setGoals] = useState<GoalSnapshot[]>([]);
   const [error, setError] = useState("");
   useEffect(() => {
-    const query = status === "" ? "" : `?status=${status}`;
-    api<{ items: GoalSnapshot[] }>("GET", `/goals${query}`).then(
+    client.listGoals(status === "" ? {} : { status: status as GoalStatus }).then(
       (page) => {
         setGoals([...page.items].sort((a, b) => b.createdAt.localeCompare(a.createdAt)));
         setError("");
       },
-      (failure: unknown) => setError(failure instanceof Error ? failure.message : String(failure)),
+      (failure: unknown) => setError(failureText(failure)),
     );
   }, [status]);
   return (

@@ -1,17 +1,9 @@
 import { useEffect, useState } from "preact/hooks";
 import type { Timeline, TimelineApproval, TimelineStep } from "../../lambdas/core/fork/step-timeline";
-import { ApiError, api, type GoalSnapshot } from "./api";
+import { REVISION_TYPES, type RevisionType } from "../../lambdas/core/goal/revision-types";
+import { client, failureText, type GoalSnapshot } from "./api";
 import { money } from "./format";
 
-const REVISION_TYPES = [
-  "add_constraint",
-  "refinement",
-  "inject_context",
-  "redirect",
-  "pivot",
-  "modify_objective",
-  "corrective",
-] as const;
 const ROLES = ["default", "reason", "plan", "execute", "attempt", "evaluate", "reflect", "judge"] as const;
 
 /**
@@ -25,7 +17,7 @@ function ForkForm(props: {
   onClose: () => void;
 }) {
   const { goalId, step } = props;
-  const [type, setType] = useState<string>("add_constraint");
+  const [type, setType] = useState<RevisionType>("add_constraint");
   const [content, setContent] = useState("");
   const [role, setRole] = useState<string>("default");
   const [modelId, setModelId] = useState("");
@@ -37,10 +29,10 @@ function ForkForm(props: {
   const submit = async (event: Event) => {
     event.preventDefault();
     const chosen = Object.entries(decisions).filter(
-      ([, decision]) => decision === "approve" || decision === "reject",
+      (entry): entry is [string, "approve" | "reject"] => entry[1] === "approve" || entry[1] === "reject",
     );
     try {
-      const fork = await api<{ goalId: string }>("POST", `/goals/${encodeURIComponent(goalId)}/fork`, {
+      const fork = await client.fork(goalId, {
         atStep: step.step,
         ...(content.trim() === "" ? {} : { revision: { type, content } }),
         ...(modelId.trim() === "" ? {} : { models: { [role]: modelId.trim() } }),
@@ -50,11 +42,7 @@ function ForkForm(props: {
       });
       location.hash = `#/goals/${fork.goalId}`;
     } catch (failure) {
-      setError(
-        failure instanceof ApiError
-          ? `${failure.status} ${failure.code}: ${failure.message}${failure.issues.map((issue) => ` (${issue.path}: ${issue.message})`).join("")}`
-          : String(failure),
-      );
+      setError(failureText(failure));
     }
   };
 
@@ -75,7 +63,7 @@ function ForkForm(props: {
           id={id("type")}
           name="forkRevisionType"
           value={type}
-          onChange={(e) => setType(e.currentTarget.value)}
+          onChange={(e) => setType(e.currentTarget.value as RevisionType)}
         >
           {REVISION_TYPES.map((value) => (
             <option value={value} key={value}>
@@ -158,12 +146,13 @@ export function StepTimeline(props: { goal: GoalSnapshot; version: number }) {
   const [forks, setForks] = useState<GoalSnapshot[]>([]);
   const [open, setOpen] = useState<number | undefined>();
   useEffect(() => {
-    api<Timeline>("GET", `/goals/${encodeURIComponent(goal.goalId)}/steps?limit=100`).then(
-      setTimeline,
-      (error: unknown) => setTimeline(error instanceof Error ? error.message : String(error)),
-    );
+    client
+      .steps(goal.goalId, { limit: 100 })
+      .then(setTimeline, (error: unknown) =>
+        setTimeline(error instanceof Error ? error.message : String(error)),
+      );
     // The forks of this goal, from the caller's goals (a fork's snapshot names its source).
-    api<{ items: GoalSnapshot[] }>("GET", "/goals?limit=1000").then(
+    client.listGoals({ limit: 1000 }).then(
       (answer) => setForks(answer.items.filter((item) => item.forkedFrom?.goalId === goal.goalId)),
       () => undefined,
     );

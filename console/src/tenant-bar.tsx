@@ -1,15 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
-import { api } from "./api";
+import type { TenantMe } from "../../lambdas/handlers/api/contract/response-schemas";
+import { client } from "./api";
 import { completeSignIn, currentToken, discoverIssuer, signIn, signOut } from "./auth";
-
-/** `GET /tenants/me`: who the console calls as, and what its tenant may use. */
-interface TenantMe {
-  readonly tenantId: string;
-  readonly caller: string;
-  readonly via: "iam" | "jwt";
-  readonly limits: Readonly<Record<string, number>>;
-  readonly usage?: Readonly<Record<string, unknown>>;
-}
 
 type Issuer = Awaited<ReturnType<typeof discoverIssuer>>;
 
@@ -40,7 +32,7 @@ export function TenantBar({ onSignedIn }: { readonly onSignedIn: () => void }) {
       if (failed !== undefined) setProblem(failed);
       else if (currentToken() !== undefined) onSignedIn();
       setIssuer(await discoverIssuer());
-      setMe(await api<TenantMe>("GET", "/tenants/me").catch(() => undefined));
+      setMe(await client.myTenant().catch(() => undefined));
     })();
   }, [onSignedIn]);
 

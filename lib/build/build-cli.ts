@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
-import { build, type Metafile } from "esbuild";
+import { type BuildOptions, build, type Metafile } from "esbuild";
 import { goalSpecJsonSchema } from "../../lambdas/core/goal/goal-spec";
 import { BUILD_TOOLING, projectPaths, staleReason, writeAtomically, writeBuildRecord } from "./build-record";
 
@@ -20,7 +20,7 @@ export const CLI_RECORD = "dist/build/cli.json";
  * and its handler loader, plain JavaScript that runs as it is. They sit beside the CLI's chunks,
  * where `new URL("./lambda-worker.mjs", import.meta.url)` finds them.
  */
-const WORKER_FILES = ["lib/local/lambda/lambda-worker.mjs", "lib/local/lambda/load-handler.mjs"];
+export const CLI_WORKER_FILES = ["lib/local/lambda/lambda-worker.mjs", "lib/local/lambda/load-handler.mjs"];
 
 /**
  * The CLI and the web console as the package ships them. The CLI is bin/goal-loops.ts bundled
@@ -37,7 +37,7 @@ export async function buildCli(options: BuildCliOptions): Promise<boolean> {
   log(`Building the CLI and the console into dist/cli and dist/console (${reason})`);
   const builtAt = Date.now();
   const [cli, consoleBundle] = await Promise.all([bundleCli(projectDir), bundleConsole(projectDir)]);
-  const workers = WORKER_FILES.map((file) => {
+  const workers = CLI_WORKER_FILES.map((file) => {
     const target = path.join(projectDir, "dist", "cli", path.basename(file));
     writeAtomically(target, readFileSync(path.join(projectDir, file)));
     return target;
@@ -50,7 +50,7 @@ export async function buildCli(options: BuildCliOptions): Promise<boolean> {
       ...new Set([
         ...projectPaths(projectDir, Object.keys(cli.metafile.inputs)),
         ...projectPaths(projectDir, Object.keys(consoleBundle.metafile.inputs)),
-        ...WORKER_FILES,
+        ...CLI_WORKER_FILES,
         // The console's GoalSpec JSON Schema is generated from it (a define, not an import).
         "lambdas/core/goal/goal-spec.ts",
         ...BUILD_TOOLING,
@@ -67,21 +67,7 @@ interface Bundle {
 }
 
 async function bundleCli(projectDir: string): Promise<Bundle> {
-  const result = await build({
-    absWorkingDir: projectDir,
-    entryPoints: { "goal-loops": path.join(projectDir, "bin", "goal-loops.ts") },
-    outdir: path.join(projectDir, "dist", "cli"),
-    bundle: true,
-    splitting: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    packages: "external",
-    minify: true,
-    metafile: true,
-    write: false,
-    logLevel: "warning",
-  });
+  const result = await build(cliBuildOptions(projectDir, path.join(projectDir, "dist", "cli")));
   for (const output of result.outputFiles) writeAtomically(output.path, output.contents);
   return { metafile: result.metafile, outputs: result.outputFiles.map((output) => output.path) };
 }
@@ -100,12 +86,43 @@ async function bundleConsole(projectDir: string): Promise<Bundle> {
     jsxImportSource: "preact",
     tsconfig: path.join(consoleDir, "tsconfig.json"),
     define: { GOAL_SPEC_JSON_SCHEMA: JSON.stringify(goalSpecJsonSchema()) },
+    // The typed client's modules also serve Node: hashing is aliased to a browser stand-in the page
+    // never calls, and the SigV4 signer's SDK packages (loaded on a signed request only; the page
+    // never signs) stay out of the bundle.
+    alias: { "node:crypto": path.join(consoleDir, "src", "browser-crypto.ts") },
+    external: ["@aws-sdk/*", "@smithy/*"],
     metafile: true,
     write: false,
     logLevel: "warning",
   });
   for (const output of result.outputFiles) writeAtomically(output.path, output.contents);
   return { metafile: result.metafile, outputs: result.outputFiles.map((output) => output.path) };
+}
+
+/**
+ * The esbuild options of the CLI, its chunks written to `outdir` (in memory: `write: false`), with
+ * the worker files (CLI_WORKER_FILES) to copy beside them. Shared with the upgrade end-to-end test,
+ * which builds a later version's CLI from patched sources with the same settings.
+ */
+export function cliBuildOptions(
+  projectDir: string,
+  outdir: string,
+): BuildOptions & { metafile: true; write: false } {
+  return {
+    absWorkingDir: projectDir,
+    entryPoints: { "goal-loops": path.join(projectDir, "bin", "goal-loops.ts") },
+    outdir,
+    bundle: true,
+    splitting: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    packages: "external",
+    minify: true,
+    metafile: true,
+    write: false,
+    logLevel: "warning",
+  };
 }
 
 /** Chunks of an earlier build (their names carry content hashes) would otherwise ship too. */

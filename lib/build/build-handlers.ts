@@ -1,5 +1,5 @@
 import path from "node:path";
-import { build } from "esbuild";
+import { type BuildOptions, build } from "esbuild";
 import {
   BUNDLE_EXTERNALS,
   BUNDLE_MAIN_FIELDS,
@@ -56,9 +56,37 @@ async function buildOne(
   aliases: Record<string, string>,
 ): Promise<void> {
   const builtAt = Date.now();
-  const outDir = handlerBundleDir(name);
-  const outfile = path.join(outDir, HANDLER_BUNDLE_FILE);
-  const result = await build({
+  const outfile = path.join(handlerBundleDir(name), HANDLER_BUNDLE_FILE);
+  const result = await build(handlerBuildOptions(projectDir, name, outfile, aliases));
+  const [output] = result.outputFiles;
+  if (output === undefined || result.outputFiles.length !== 1) {
+    throw new Error(
+      `esbuild wrote ${result.outputFiles.length} files for ${name}; a Lambda bundle is one file`,
+    );
+  }
+  // Replaced in place (esbuild writes no other file): a synth running meanwhile hashes a whole bundle.
+  writeAtomically(outfile, output.contents);
+  const metafileName = path.join(projectDir, "dist", "build", "lambdas", `${name}.meta.json`);
+  writeAtomically(metafileName, JSON.stringify(result.metafile));
+  writeBuildRecord(recordFile(projectDir, name), {
+    builtAt,
+    inputs: [...projectPaths(projectDir, Object.keys(result.metafile.inputs)), ...BUILD_TOOLING],
+    outputs: projectPaths(projectDir, [outfile]),
+  });
+}
+
+/**
+ * The esbuild options of one handler's bundle, written to `outfile` (in memory: `write: false`).
+ * Shared with the upgrade end-to-end test, which builds a later version's bundles from patched
+ * sources with the same settings.
+ */
+export function handlerBuildOptions(
+  projectDir: string,
+  name: HandlerBundleName,
+  outfile: string,
+  aliases: Record<string, string> = sdkRequireAliases(),
+): BuildOptions & { metafile: true; write: false } {
+  return {
     absWorkingDir: projectDir,
     entryPoints: [path.join(projectDir, "lambdas", "handlers", HANDLER_BUNDLES[name])],
     outfile,
@@ -75,20 +103,5 @@ async function buildOne(
     metafile: true,
     write: false,
     logLevel: "warning",
-  });
-  const [output] = result.outputFiles;
-  if (output === undefined || result.outputFiles.length !== 1) {
-    throw new Error(
-      `esbuild wrote ${result.outputFiles.length} files for ${name}; a Lambda bundle is one file`,
-    );
-  }
-  // Replaced in place (esbuild writes no other file): a synth running meanwhile hashes a whole bundle.
-  writeAtomically(outfile, output.contents);
-  const metafileName = path.join(projectDir, "dist", "build", "lambdas", `${name}.meta.json`);
-  writeAtomically(metafileName, JSON.stringify(result.metafile));
-  writeBuildRecord(recordFile(projectDir, name), {
-    builtAt,
-    inputs: [...projectPaths(projectDir, Object.keys(result.metafile.inputs)), ...BUILD_TOOLING],
-    outputs: projectPaths(projectDir, [outfile]),
-  });
+  };
 }

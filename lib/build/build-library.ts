@@ -3,6 +3,7 @@ import path from "node:path";
 import { build } from "esbuild";
 import type ts from "typescript";
 import { BUILD_TOOLING, projectPaths, staleReason, writeAtomically, writeBuildRecord } from "./build-record";
+import { OPENAPI_FILE, openApiDocumentText } from "./openapi-file";
 
 export interface BuildLibraryOptions {
   readonly projectDir: string;
@@ -45,6 +46,9 @@ export async function buildLibrary(options: BuildLibraryOptions): Promise<boolea
     logLevel: "warning",
   });
   for (const output of result.outputFiles) writeAtomically(output.path, output.contents);
+  // The API's OpenAPI document beside the library that holds its client: `goal-loops/openapi.json`.
+  const openApiFile = path.join(projectDir, OPENAPI_FILE);
+  writeAtomically(openApiFile, openApiDocumentText());
   const metafile = path.join(projectDir, "dist", "build", "library.meta.json");
   writeAtomically(metafile, JSON.stringify(result.metafile));
   const declarations = await emitDeclarations(projectDir);
@@ -57,7 +61,7 @@ export async function buildLibrary(options: BuildLibraryOptions): Promise<boolea
         ...BUILD_TOOLING,
       ]),
     ],
-    outputs: projectPaths(projectDir, [outfile, ...declarations.outputs]),
+    outputs: projectPaths(projectDir, [outfile, openApiFile, ...declarations.outputs]),
   });
   return true;
 }

@@ -1,7 +1,8 @@
 /**
  * lib/build: the package's build, run in a clone only (esbuild and TypeScript are development
  * dependencies): the Lambda handler bundles (build-handlers.ts), the construct library and its
- * declarations (build-library.ts), the CLI and the console (build-cli.ts), each rebuilt when one of
+ * declarations and the API's OpenAPI document (build-library.ts, openapi-file.ts; `npm run openapi`
+ * writes the docs' copy, write-openapi-docs.ts), the CLI and the console (build-cli.ts), each rebuilt when one of
  * its inputs is newer than its build record (build-record.ts). `npm run build` and `npm pack` run
  * all of it (bin/build.ts); `bin/app.ts` rebuilds the handler bundles before a synth, the tests'
  * setup everything, and bin/goal-loops.mjs the CLI.
@@ -13,3 +14,4 @@ export * from "./build-handlers";
 export * from "./build-library";
 export * from "./build-package";
 export * from "./build-record";
+export * from "./openapi-file";

@@ -6,6 +6,7 @@ import {
   EndpointType,
   type IAuthorizer,
   type IModel,
+  type IResource,
   LambdaIntegration,
   LogGroupLogDestination,
   MethodLoggingLevel,
@@ -21,6 +22,7 @@ import { Construct } from "constructs";
 import { JWT_AUTH_ENV, type JwtAuthSettings } from "../../lambdas/adapters/oidc/jwt-settings";
 import { goalSpecJsonSchema, PATTERNS, type Pattern } from "../../lambdas/core/goal/goal-spec";
 import { TENANTS_ENV, type TenantsSettings } from "../../lambdas/core/tenants/tenants-settings";
+import { OPERATIONS, type Operation } from "../../lambdas/handlers/api/contract/operations";
 import { DEFAULT_MAX_OPEN_STREAMS } from "../config/deployment-config";
 import { allowModels } from "./bedrock-model-access";
 import type { GoalEventBus } from "./goal-event-bus";
@@ -292,6 +294,11 @@ export class GoalsApi extends Construct {
     this.acknowledgeNagFindings(cloudWatchRole, props.jwtAuth !== undefined);
   }
 
+  /**
+   * A method for every operation of the API's contract (lambdas/handlers/api/contract), with the
+   * path, query and header parameters its schemas name. The function validates bodies and values
+   * with the same schemas; at the edge only the GoalSpec model is checked too (draft 4, from zod).
+   */
   private addRoutes(): void {
     const api = this.restApi;
     const integration = this.handlerIntegration();
@@ -299,112 +306,35 @@ export class GoalsApi extends Construct {
       validateRequestBody: true,
       validateRequestParameters: true,
     });
-
-    const goals = api.root.addResource("goals");
-    goals.addMethod("POST", integration, {
-      requestValidator: validator,
-      requestModels: { "application/json": this.goalSpecModel(api) },
-      requestParameters: { "method.request.header.Idempotency-Key": false },
-    });
-    goals.addMethod("GET", integration, {
-      requestValidator: validator,
-      requestParameters: {
-        "method.request.querystring.status": false,
-        "method.request.querystring.limit": false,
-        "method.request.querystring.cursor": false,
-      },
-    });
-    const goal = goals.addResource("{goalId}");
-    goal.addMethod("GET", integration, {
-      requestValidator: validator,
-      requestParameters: { "method.request.path.goalId": true },
-    });
-    goal.addResource("events").addMethod("GET", integration, {
-      requestValidator: validator,
-      requestParameters: {
-        "method.request.path.goalId": true,
-        "method.request.querystring.after": false,
-        "method.request.querystring.waitSeconds": false,
-      },
-    });
-    this.eventStream.addRoute(goal);
-    // What the console reads beyond the snapshot: the contract, evidence, plan and lessons, the runs.
-    goal.addResource("details").addMethod("GET", integration, {
-      requestValidator: validator,
-      requestParameters: { "method.request.path.goalId": true },
-    });
-    const runs = goal.addResource("runs");
-    runs.addMethod("GET", integration, {
-      requestValidator: validator,
-      requestParameters: { "method.request.path.goalId": true },
-    });
-    runs
-      .addResource("{runId}")
-      .addResource("history")
-      .addMethod("GET", integration, {
+    const resources = new Map<string, IResource>([["", api.root]]);
+    const resourceFor = (path: string): IResource => {
+      let resource = api.root;
+      let at = "";
+      for (const part of path.split("/").filter((segment) => segment !== "")) {
+        at = `${at}/${part}`;
+        const known = resources.get(at);
+        resource = known ?? resource.addResource(part);
+        resources.set(at, resource);
+      }
+      return resource;
+    };
+    for (const operation of Object.values(OPERATIONS)) {
+      // The stream has a function of its own (response streaming), which adds `stream` under the goal.
+      if (operation.operationId === OPERATIONS.streamEvents.operationId) {
+        this.eventStream.addRoute(resourceFor(operation.path.replace(/\/stream$/, "")));
+        continue;
+      }
+      const resource = resourceFor(operation.path);
+      resource.addMethod(operation.method, integration, {
+        // The operators' route takes IAM whatever api.auth says (the JWT authorizer is the default).
+        ...(operation.auth === "iam" ? IAM_METHOD : {}),
         requestValidator: validator,
-        requestParameters: {
-          "method.request.path.goalId": true,
-          "method.request.path.runId": true,
-          "method.request.querystring.nextToken": false,
-          "method.request.querystring.maxResults": false,
-        },
-      });
-    goal.addResource("children").addMethod("GET", integration, {
-      requestValidator: validator,
-      requestParameters: { "method.request.path.goalId": true },
-    });
-    // Steering a goal: each publishes one human-input event; the function validates the bodies.
-    for (const control of ["revisions", "directive", "pause", "resume", "retry", "limits", "cancel"]) {
-      goal.addResource(control).addMethod("POST", integration, {
-        requestValidator: validator,
-        requestParameters: { "method.request.path.goalId": true },
+        requestParameters: requestParametersOf(operation),
+        ...(operation.operationId === OPERATIONS.createGoal.operationId
+          ? { requestModels: { "application/json": this.goalSpecModel(api) } }
+          : {}),
       });
     }
-    // A goal's history: its steps, a fork from one of them, a replay of them (the function validates the bodies).
-    goal.addResource("steps").addMethod("GET", integration, {
-      requestValidator: validator,
-      requestParameters: {
-        "method.request.path.goalId": true,
-        "method.request.querystring.after": false,
-        "method.request.querystring.limit": false,
-      },
-    });
-    goal.addResource("fork").addMethod("POST", integration, {
-      requestValidator: validator,
-      requestParameters: {
-        "method.request.path.goalId": true,
-        "method.request.header.Idempotency-Key": false,
-      },
-    });
-    goal.addResource("replay").addMethod("POST", integration, {
-      requestValidator: validator,
-      requestParameters: { "method.request.path.goalId": true },
-    });
-    // Approvals: the caller's list, and a decision (the function validates the body).
-    const approvals = api.root.addResource("approvals");
-    approvals.addMethod("GET", integration, {
-      requestValidator: validator,
-      requestParameters: {
-        "method.request.querystring.status": false,
-        "method.request.querystring.limit": false,
-      },
-    });
-    approvals.addResource("{approvalId}").addMethod("POST", integration, {
-      requestValidator: validator,
-      requestParameters: { "method.request.path.approvalId": true },
-    });
-    // Tenants: the caller's own, and the operators' route, which takes IAM whatever api.auth says.
-    const tenants = api.root.addResource("tenants");
-    tenants.addResource("me").addMethod("GET", integration);
-    tenants
-      .addResource("{tenantId}")
-      .addResource("limits")
-      .addMethod("POST", integration, {
-        ...IAM_METHOD,
-        requestValidator: validator,
-        requestParameters: { "method.request.path.tenantId": true },
-      });
   }
 
   /**
@@ -515,6 +445,17 @@ export class GoalsApi extends Construct {
       );
     }
   }
+}
+
+/** The parameters API Gateway checks before the function: path ones required, query and headers optional. */
+function requestParametersOf(operation: Operation): Record<string, boolean> {
+  const parameters: Record<string, boolean> = {};
+  for (const match of operation.path.matchAll(/\{(\w+)\}/g))
+    parameters[`method.request.path.${match[1]}`] = true;
+  for (const name of Object.keys(operation.query?.shape ?? {}))
+    parameters[`method.request.querystring.${name}`] = false;
+  if (operation.idempotent) parameters["method.request.header.Idempotency-Key"] = false;
+  return parameters;
 }
 
 function validateProps(props: GoalsApiProps): void {

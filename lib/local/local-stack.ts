@@ -16,12 +16,16 @@ import {
   type TenantsSettings,
   TenantsSettingsSchema,
 } from "../../lambdas/core/tenants/tenants-settings";
+import { API_VERSION } from "../../lambdas/handlers/api/contract/openapi-document";
+import { GoalLoopsClient } from "../client/goal-loops-client";
+import { serveMcpRequest } from "../mcp/mcp-http";
 import { packageFile } from "../package-files";
 import { startAccountEndpoint } from "./account/account-endpoint";
 import { type LocalAccount, localAccount } from "./account/local-account";
 import { LOCAL_IDENTITY, startApiServer } from "./api/api-server";
 import { consoleFile } from "./api/console-assets";
 import { createLocalIssuer, type LocalIssuer } from "./api/local-issuer";
+import type { ObservedResponse } from "./api/openapi-response-check";
 import { type BedrockEndpoint, startBedrockEndpoint } from "./bedrock/bedrock-endpoint";
 import type { BedrockUpstream } from "./bedrock/bedrock-upstream";
 import type { OpenAiServer } from "./bedrock/openai-chat-client";
@@ -140,6 +144,8 @@ export interface LocalStackOptions {
   readonly environment?: Readonly<Record<string, string>>;
   /** Runtime messages (synth, executions). @default console.log */
   readonly log?: (line: string) => void;
+  /** Sees every answer of the API's functions (the end-to-end suite checks them against the OpenAPI document). */
+  readonly onApiResponse?: (answer: ObservedResponse) => void;
   /** The functions' own output. @default each line on stdout/stderr, prefixed with the function name */
   readonly functionLog?: LogLine;
 }
@@ -309,6 +315,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     // The local OIDC issuer and its verifier: bearer tokens are checked by the deployed code.
     const issuer = await createLocalIssuer();
     const tenants = synthesizedTenants(model);
+    // The issuer and /mcp (which calls the API over HTTP as its caller would) need the URL the server listens on.
     let apiUrl = "";
     let verify: JwtVerifier | undefined;
     const api = await startApiServer({
@@ -335,6 +342,14 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       onError: (message, error) => log(error === undefined ? message : `${message}: ${errorText(error)}`),
       // The web console, built from console/ on its first request.
       pages: consoleFile,
+      rawRoutes: {
+        "/mcp": (req, res, body) =>
+          serveMcpRequest(req, res, body, {
+            clientFor: (authorization) => mcpClient(apiUrl, authorization),
+            version: API_VERSION,
+          }),
+      },
+      ...(options.onApiResponse === undefined ? {} : { onResponse: options.onApiResponse }),
     });
     stops.push(api.close);
     apiUrl = api.url;
@@ -523,4 +538,16 @@ function synthesizedQuotas(model: CloudAssemblyModel): ModelQuotas {
     );
   }
   return parsed.data;
+}
+
+/**
+ * The client an `/mcp` request calls the API with: the local API, with the caller's bearer token
+ * passed on (a JWT of the stack's issuer) and nothing else; locally an unsigned call is the one
+ * local tenant, exactly as the same caller's HTTP request is.
+ */
+function mcpClient(apiUrl: string, authorization: string | undefined): GoalLoopsClient {
+  const token = /^Bearer (\S+)$/i.exec(authorization ?? "")?.[1];
+  return new GoalLoopsClient(apiUrl, {
+    auth: token === undefined ? { kind: "none" } : { kind: "bearer", token },
+  });
 }

@@ -23,7 +23,7 @@ const GRAPH = readImportGraph(
  */
 const isConstructLibrary = (file: string): boolean =>
   /^lib\/(index|goal-loops|goal-loops-stack|goal-loops-app|package-files)\.ts$/.test(file) ||
-  /^lib\/(constructs|config|preflight)\//.test(file) ||
+  /^lib\/(constructs|config|preflight|client)\//.test(file) ||
   file.startsWith("lambdas/") ||
   file === "bin/app.ts";
 
@@ -240,5 +240,21 @@ describe("the rules above", () => {
     expect(forbiddenImports(graph, localImportsUpward)).toEqual([
       "lib/local/scheduler/endpoint.ts → lib/local/unknown/x.ts",
     ]);
+  });
+});
+
+describe("the console", () => {
+  it("calls the goals API only through the typed client: fetch appears only in its sign-in (auth.ts)", () => {
+    // Prepare
+    const dir = join(ROOT, "console", "src");
+    const sources = readdirSync(dir).filter((file) => /\.tsx?$/.test(file));
+
+    // Act
+    const fetching = sources.filter((file) => /\bfetch\(/.test(readFileSync(join(dir, file), "utf8")));
+    const usesClient = readFileSync(join(dir, "api.ts"), "utf8").includes("new GoalLoopsClient(");
+
+    // Assess
+    expect(fetching).toEqual(["auth.ts"]);
+    expect(usesClient).toBe(true);
   });
 });

@@ -58,7 +58,7 @@ describe("the web console in headless Chromium, on the local stack", () => {
 
   /** Follows the goal's events until one of `type` is committed. */
   async function untilEvent(goalId: string, type: string): Promise<GoalEvent> {
-    for await (const event of e2e.client.streamEvents(goalId)) if (event.type === type) return event;
+    for await (const event of e2e.client.watch(goalId)) if (event.type === type) return event;
     throw new Error(`goal ${goalId} ended without a ${type} event`);
   }
 
@@ -85,6 +85,11 @@ describe("the web console in headless Chromium, on the local stack", () => {
     );
     expect(eventTypes.some((text) => text?.includes("goal.completed"))).toBe(true);
     expect(await page.textContent("[data-testid=turns]")).toMatch(/tools: workspace_write/);
+    // The deployed version the goal runs on, as GET /goals/{id} names it (issue 35).
+    const goalId = /#\/goals\/(g-[0-9a-z]+)/.exec(page.url())?.[1] ?? "";
+    const { version } = await e2e.client.getGoal(goalId);
+    expect(version).toEqual(expect.any(String));
+    expect(await page.textContent("[data-testid=goal-version]")).toBe(version);
     await page.click("text=State history");
     await page.waitForSelector("[data-testid=run-history] tr");
     expect(await page.textContent("[data-testid=run-history]")).toMatch(/ExecutionSucceeded/);

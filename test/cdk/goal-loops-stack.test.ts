@@ -639,6 +639,7 @@ function expectedAcknowledgments(template: Template): string[] {
       "approvals/{approvalId}/POST",
       "tenants/me/GET",
       "tenants/{tenantId}/limits/POST",
+      "openapi.json/GET",
       // The ANY method of each served path, for the handler's 405 with Allow.
       ...[
         "goals",
@@ -657,6 +658,7 @@ function expectedAcknowledgments(template: Template): string[] {
         "approvals/{approvalId}",
         "tenants/me",
         "tenants/{tenantId}/limits",
+        "openapi.json",
       ].map((path) => `${path}/ANY`),
     ].map((method) => `AwsSolutions-COG4 @ ${at(`GoalsApi/RestApi/Default/${method}/Resource`)}`),
     `AwsSolutions-SMG4 @ ${at("EmailDoor/LinkSecret/Resource")}`,

@@ -107,6 +107,7 @@ describe("GoalsApi", () => {
         "POST /goals/{goalId}/replay",
         "GET /approvals",
         "POST /approvals/{approvalId}",
+        "GET /openapi.json",
         "GET /tenants/me",
         "POST /tenants/{tenantId}/limits",
         // Every other method of a served path reaches the function, which answers 405 with Allow.
@@ -125,6 +126,7 @@ describe("GoalsApi", () => {
           ...["steps", "fork", "replay"].map((h) => `/goals/{goalId}/${h}`),
           "/approvals",
           "/approvals/{approvalId}",
+          "/openapi.json",
           "/tenants/me",
           "/tenants/{tenantId}/limits",
         ].map((path) => `ANY ${path}`),
@@ -179,6 +181,7 @@ describe("GoalsApi", () => {
     expect(routes.get("GET /goals/{goalId}/events")?.Properties.RequestParameters).toEqual({
       "method.request.path.goalId": true,
       "method.request.querystring.after": false,
+      "method.request.querystring.limit": false,
       "method.request.querystring.waitSeconds": false,
     });
     for (const control of ["revisions", "directive", "pause", "resume", "retry", "limits", "cancel"]) {

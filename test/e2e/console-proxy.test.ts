@@ -5,8 +5,8 @@ import { join } from "node:path";
 import { Sha256 } from "@smithy/core/checksum";
 import { SignatureV4 } from "@smithy/signature-v4";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { signedFetch } from "../../lib/client/index";
 import { startConsoleServer } from "../../lib/local/cli/console-server";
-import { signedFetch } from "../../lib/local/cli/signed-fetch";
 import type { RunningServer } from "../../lib/local/shared/listen";
 import { type E2eStack, startE2eStack } from "./local-stack-harness";
 

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { GoalSnapshot } from "../../lambdas/core/goal/goal-record";
 import { checkInvariants } from "../../lambdas/core/goal/invariants";
-import type { GoalsClient } from "../../lib/local/cli/goals-client";
+import type { GoalLoopsClient } from "../../lib/client/index";
 import type { LocalOutboxEntry } from "../../lib/local/storage/local-outbox";
 import { allEvents } from "./local-stack-harness";
 import { type LocalStackProcess, startLocalStackProcess, writeFixtures } from "./local-stack-process";
@@ -147,7 +147,7 @@ const ENDED = new Set(["completed", "failed", "terminated", "paused", "cancelled
  * every snapshot seen must keep the DESIGN §4 invariants.
  */
 async function until(
-  client: GoalsClient,
+  client: GoalLoopsClient,
   goalIds: readonly string[],
   ready: (snapshot: GoalSnapshot) => boolean,
   what: string,

@@ -4,7 +4,7 @@ import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stepKey } from "../../lambdas/adapters/dynamodb/goal-table-keys";
 import type { GoalSnapshot } from "../../lambdas/core/goal/goal-record";
-import { GoalsApiError } from "../../lib/local/cli/goals-client";
+import { GoalLoopsApiError } from "../../lib/client/index";
 import { localStoreClient, payloadSettingsOf } from "../../lib/local/storage/local-store-client";
 import { PLAN_GATE, REACT_SIX } from "./fork-goals";
 import { allEvents, type E2eStack, followGoal, PROJECT_DIR, startE2eStack } from "./local-stack-harness";
@@ -177,7 +177,7 @@ describe("Rerun from any step: fork and replay on the local stack", () => {
     const refused = await e2e.client.fork(source.goalId, { atStep: 7 }).catch((error: unknown) => error);
 
     // Assess
-    expect(refused).toBeInstanceOf(GoalsApiError);
+    expect(refused).toBeInstanceOf(GoalLoopsApiError);
     expect(refused).toMatchObject({
       status: 400,
       body: {

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GoalsApiError } from "../../lib/local/cli/goals-client";
+import { GoalLoopsApiError } from "../../lib/client/index";
 import { allEvents, type E2eStack, followGoal, PROJECT_DIR, startE2eStack } from "./local-stack-harness";
 
 function triageGoal(overrides: Record<string, unknown> = {}): Record<string, unknown> {
@@ -131,8 +131,8 @@ describe("a Lambda tool from the configuration", () => {
       .catch((error: unknown) => error);
 
     // Assess
-    expect(refusal).toBeInstanceOf(GoalsApiError);
-    const { status, body } = refusal as GoalsApiError;
+    expect(refusal).toBeInstanceOf(GoalLoopsApiError);
+    const { status, body } = refusal as GoalLoopsApiError;
     expect(status).toBe(400);
     expect(body.issues).toEqual([
       { path: "tools.1", message: expect.stringContaining("'send_fax' is not a tool of this deployment") },

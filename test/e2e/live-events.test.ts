@@ -31,7 +31,7 @@ describe("live events on the local stack: the event stream (SSE) and the long po
     const decoder = new TextDecoder();
     for await (const chunk of response.body ?? []) frames.push(...parser.push(decoder.decode(chunk)));
     const resumed = [];
-    for await (const event of e2e.client.streamEvents(goalId, { after: 5 })) resumed.push(event);
+    for await (const event of e2e.client.watch(goalId, { after: 5 })) resumed.push(event);
     const afterFinal = await fetch(`${e2e.stack.apiUrl}/goals/${goalId}/stream`, {
       headers: { "last-event-id": String(frames.length) },
     });
@@ -75,7 +75,7 @@ describe("live events on the local stack: the event stream (SSE) and the long po
       approval: { requireFor: ["workspace_write"] },
     });
     const seen: GoalEvent[] = [];
-    for await (const event of e2e.client.streamEvents(goalId)) {
+    for await (const event of e2e.client.watch(goalId)) {
       seen.push(event);
       if (event.type === "approval.requested") break;
     }

@@ -5,9 +5,12 @@ import { join, resolve } from "node:path";
 import type { GoalSnapshot, GoalStatus } from "../../lambdas/core/goal/goal-record";
 import { checkInvariants } from "../../lambdas/core/goal/invariants";
 import type { ModelQuota } from "../../lambdas/core/models/capacity/model-quota";
-import { GoalsClient } from "../../lib/local/cli/goals-client";
+import { openApiDocument } from "../../lambdas/handlers/api/contract/openapi-document";
+import { GoalLoopsClient } from "../../lib/client/index";
+import { type ContractViolation, openApiResponseChecker } from "../../lib/local/api/openapi-response-check";
 import { type LocalStack, startLocalStack } from "../../lib/local/local-stack";
 import type { LocalSecrets } from "../../lib/local/storage/local-secrets";
+import { assertNoViolations } from "./contract-checking-fetch";
 
 export const PROJECT_DIR = resolve(import.meta.dirname, "../..");
 /**
@@ -22,10 +25,12 @@ export const E2E_WEBHOOK_PORT = 3002;
 
 export interface E2eStack {
   readonly stack: LocalStack;
-  readonly client: GoalsClient;
+  readonly client: GoalLoopsClient;
   readonly fixturesDir: string;
   /** Every line the runtime and the functions logged so far (checked for secrets that must not leak). */
   readonly logLines: readonly string[];
+  /** Answers the OpenAPI document does not describe, so far; stop() fails when there are any. */
+  readonly contractViolations: readonly ContractViolation[];
   /** Writes one more fixture file `<name>.json` for `scripted:<name>`. */
   writeFixture(name: string, fixture: unknown): void;
   stop(): Promise<void>;
@@ -73,6 +78,9 @@ export async function startE2eStack(
     for (const file of readdirSync(source)) cpSync(join(source, file), join(fixturesDir, file));
   }
   const logLines: string[] = [];
+  // Every answer of every end-to-end test is checked against the OpenAPI document the API serves.
+  const checkAnswer = openApiResponseChecker(openApiDocument());
+  const violations: ContractViolation[] = [];
   const ownAssembly = options.configFile === undefined ? undefined : ownAssemblyDir();
   const stack = await startLocalStack({
     projectDir: PROJECT_DIR,
@@ -88,6 +96,10 @@ export async function startE2eStack(
     fixturesDir,
     ...(stateDir === undefined ? { inMemory: true } : { stateDir }),
     log: (line) => logLines.push(line),
+    onApiResponse: (answer) => {
+      const violation = checkAnswer(answer);
+      if (violation !== undefined) violations.push(violation);
+    },
     functionLog: (_name, line) => logLines.push(line),
     ...(options.secrets === undefined ? {} : { secrets: options.secrets }),
     ...(options.notifyEndpoints === undefined ? {} : { notifyEndpoints: options.notifyEndpoints }),
@@ -101,13 +113,15 @@ export async function startE2eStack(
   });
   return {
     stack,
-    client: new GoalsClient(stack.apiUrl),
+    client: new GoalLoopsClient(stack.apiUrl),
     fixturesDir,
     logLines,
     writeFixture: (name, fixture) =>
       writeFileSync(join(fixturesDir, `${name}.json`), JSON.stringify(fixture)),
+    contractViolations: violations,
     stop: async () => {
       await stack.stop();
+      assertNoViolations(violations);
       if (stateDir === undefined) rmSync(fixturesDir, { recursive: true, force: true });
       if (ownAssembly !== undefined) rmSync(ownAssembly, { recursive: true, force: true });
     },
@@ -138,7 +152,7 @@ const SETTLED: ReadonlySet<GoalStatus> = new Set([
  * every snapshot seen on the way. Returns the settled snapshot and every snapshot observed.
  */
 export async function followGoal(
-  client: GoalsClient,
+  client: GoalLoopsClient,
   goalId: string,
   options: { deadlineMs?: number; pollMs?: number } = {},
 ): Promise<{ final: GoalSnapshot; seen: readonly GoalSnapshot[] }> {
@@ -158,7 +172,7 @@ export async function followGoal(
 }
 
 /** Every event of a goal, following `nextSeq` pages. */
-export async function allEvents(client: GoalsClient, goalId: string) {
+export async function allEvents(client: GoalLoopsClient, goalId: string) {
   const items = [];
   let after = 0;
   for (;;) {

@@ -2,7 +2,9 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { cpSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { GoalsClient } from "../../lib/local/cli/goals-client";
+import { GoalLoopsClient } from "../../lib/client/index";
+import type { ContractViolation } from "../../lib/local/api/openapi-response-check";
+import { assertNoViolations, contractCheckingFetch } from "./contract-checking-fetch";
 import { PROJECT_DIR } from "./local-stack-harness";
 
 /**
@@ -12,7 +14,9 @@ import { PROJECT_DIR } from "./local-stack-harness";
  */
 export interface LocalStackProcess {
   readonly apiUrl: string;
-  readonly client: GoalsClient;
+  readonly client: GoalLoopsClient;
+  /** What the client was answered that the OpenAPI document does not describe; kill and stop throw on any. */
+  readonly contractViolations: readonly ContractViolation[];
   /** Everything it printed so far. */
   readonly output: () => string;
   /** SIGKILL on its process group; resolves once it exited. */
@@ -50,12 +54,14 @@ export async function startLocalStackProcess(
     readonly args?: readonly string[];
     /** More variables for the shell that runs it (AWS_ENDPOINT_URL_BEDROCK_RUNTIME …). */
     readonly env?: Readonly<Record<string, string>>;
+    /** The CLI script to run (another version's build of it); by default this repository's bin shim. */
+    readonly cli?: string;
   } = {},
 ): Promise<LocalStackProcess> {
   const child = spawn(
     process.execPath,
     [
-      join(PROJECT_DIR, "bin", "goal-loops.mjs"),
+      options.cli ?? join(PROJECT_DIR, "bin", "goal-loops.mjs"),
       "start",
       "--state-dir",
       stateDir,
@@ -69,7 +75,8 @@ export async function startLocalStackProcess(
       cwd: PROJECT_DIR,
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
-      ...(options.env === undefined ? {} : { env: { ...process.env, ...options.env } }),
+      // The bin shim quiets the AWS SDK's Node 20 notice; another CLI script is run without it.
+      env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true", ...process.env, ...options.env },
     },
   );
   let output = "";
@@ -81,12 +88,20 @@ export async function startLocalStackProcess(
   const exited = once(child, "exit");
   try {
     const apiUrl = await apiAddress(child, () => output, options.startupMs ?? 180_000);
+    const violations: ContractViolation[] = [];
     return {
       apiUrl,
-      client: new GoalsClient(apiUrl),
+      client: new GoalLoopsClient(apiUrl, { fetch: contractCheckingFetch(violations) }),
+      contractViolations: violations,
       output: () => output,
-      kill: () => signalGroup(child, "SIGKILL", exited),
-      stop: () => signalGroup(child, "SIGINT", exited),
+      kill: async () => {
+        await signalGroup(child, "SIGKILL", exited);
+        assertNoViolations(violations);
+      },
+      stop: async () => {
+        await signalGroup(child, "SIGINT", exited);
+        assertNoViolations(violations);
+      },
     };
   } catch (error) {
     await signalGroup(child, "SIGKILL", exited);

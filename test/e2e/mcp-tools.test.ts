@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GoalsApiError } from "../../lib/local/cli/goals-client";
+import { GoalLoopsApiError } from "../../lib/client/index";
 import { type EverythingServer, startEverythingServer } from "../support/mcp-everything-server";
 import { allEvents, E2E_MCP_PORT, type E2eStack, followGoal, startE2eStack } from "./local-stack-harness";
 
@@ -138,8 +138,8 @@ describe("MCP tools from the configuration", () => {
       .catch((error: unknown) => error);
 
     // Assess
-    expect(refusal).toBeInstanceOf(GoalsApiError);
-    const { status, body } = refusal as GoalsApiError;
+    expect(refusal).toBeInstanceOf(GoalLoopsApiError);
+    const { status, body } = refusal as GoalLoopsApiError;
     expect(status).toBe(400);
     expect(body.issues).toEqual([
       { path: "tools.1", message: expect.stringContaining("offers no tool 'everything__launch-rocket'") },
@@ -186,8 +186,8 @@ describe("MCP tools from the configuration", () => {
       .catch((error: unknown) => error);
 
     // Assess
-    expect(refusal).toBeInstanceOf(GoalsApiError);
-    const { status, body } = refusal as GoalsApiError;
+    expect(refusal).toBeInstanceOf(GoalLoopsApiError);
+    const { status, body } = refusal as GoalLoopsApiError;
     expect(status).toBe(502);
     expect(body).toMatchObject({
       code: "McpServerUnavailable",

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GoalsApiError } from "../../lib/local/cli/goals-client";
+import { GoalLoopsApiError } from "../../lib/client/index";
 import { allEvents, type E2eStack, followGoal, PROJECT_DIR, startE2eStack } from "./local-stack-harness";
 
 function exampleGoal(name: string): Record<string, unknown> {
@@ -136,8 +136,8 @@ describe("ReAct end to end on the local stack (HTTP API, cdk.out bundles)", () =
     const refusal = await e2e.client.submitGoal(spec).catch((error: unknown) => error);
 
     // Assess
-    expect(refusal).toBeInstanceOf(GoalsApiError);
-    const { status, body } = refusal as GoalsApiError;
+    expect(refusal).toBeInstanceOf(GoalLoopsApiError);
+    const { status, body } = refusal as GoalLoopsApiError;
     expect(status).toBe(400);
     expect(body.code).toBe("ValidationError");
     expect(body.issues?.map((issue) => issue.path).sort()).toEqual(

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { DynamoDbGoalStore } from "../../lambdas/adapters/dynamodb/dynamodb-goal-store";
 import { EventBridgePublisher } from "../../lambdas/adapters/eventbridge/eventbridge-publisher";
 import { decideApprovalFromDoor } from "../../lambdas/core/human/decide-approval";
-import { GoalsApiError, GoalsClient } from "../../lib/local/cli/goals-client";
+import { GoalLoopsApiError, GoalLoopsClient } from "../../lib/client/index";
 import type { LocalStack } from "../../lib/local/local-stack";
 import { LOCAL_ENVIRONMENT } from "../../lib/local/shared/cloud-assembly-model";
 import { localDynamoClient } from "../../lib/local/storage/dynamo";
@@ -57,7 +57,7 @@ function decideThroughTheBus(stack: LocalStack, approvalId: string) {
 }
 
 /** Waits until the goal no longer waits: the decision travels over the bus to the resume handler. */
-async function untilWoken(client: GoalsClient, goalId: string, deadlineMs = 30_000): Promise<void> {
+async function untilWoken(client: GoalLoopsClient, goalId: string, deadlineMs = 30_000): Promise<void> {
   const deadline = Date.now() + deadlineMs;
   while ((await client.getGoal(goalId)).status === "waiting") {
     if (Date.now() > deadline)
@@ -70,13 +70,13 @@ async function untilWoken(client: GoalsClient, goalId: string, deadlineMs = 30_0
  * `POST /approvals/{id}` the moment the API answers (a stack still starting refuses with a 5xx or
  * not at all): the decision lands while the restarted stack re-attaches its goals.
  */
-async function approveAsSoonAsAnswered(client: GoalsClient, approvalId: string, deadlineMs = 60_000) {
+async function approveAsSoonAsAnswered(client: GoalLoopsClient, approvalId: string, deadlineMs = 60_000) {
   const deadline = Date.now() + deadlineMs;
   for (;;) {
     try {
       return await client.decideApproval(approvalId, "approve");
     } catch (error) {
-      const refusedForGood = error instanceof GoalsApiError && error.status < 500;
+      const refusedForGood = error instanceof GoalLoopsApiError && error.status < 500;
       if (refusedForGood || Date.now() > deadline) throw error;
       await new Promise((resolveDelay) => setTimeout(resolveDelay, 10));
     }
@@ -146,7 +146,10 @@ describe("restarting the local stack while a goal waits for approval", () => {
       // Act: restart on the same folder, and approve A while it is still starting
       const port = await freePort();
       const starting = startE2eStack({ stateDir: folder, port });
-      const decided = await approveAsSoonAsAnswered(new GoalsClient(`http://127.0.0.1:${port}`), approvalId);
+      const decided = await approveAsSoonAsAnswered(
+        new GoalLoopsClient(`http://127.0.0.1:${port}`),
+        approvalId,
+      );
       const after = await starting;
       try {
         await untilWoken(after.client, accepted.goalId);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GoalsApiError } from "../../lib/local/cli/goals-client";
+import { GoalLoopsApiError } from "../../lib/client/index";
 import { allEvents, type E2eStack, followGoal, startE2eStack } from "./local-stack-harness";
 
 /**
@@ -64,7 +64,7 @@ describe("retrying a failed goal over HTTP", () => {
     // Assess
     expect(failed).toMatchObject({ status: "failed" });
     expect(callsBeforeRetry).toBe(4);
-    expect(refusedBefore).toBeInstanceOf(GoalsApiError);
+    expect(refusedBefore).toBeInstanceOf(GoalLoopsApiError);
     expect(requested).toEqual({ goalId: accepted.goalId, requested: "retry" });
     expect(final.status).toBe("completed");
     expect(final.runId).toBe("r2");

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GoalSnapshot } from "../../lambdas/core/goal/goal-record";
-import { bearerFetch } from "../../lib/local/cli/bearer-fetch";
-import { GoalsClient } from "../../lib/local/cli/goals-client";
+import { bearerFetch, GoalLoopsClient } from "../../lib/client/index";
 import { allEvents, type E2eStack, followGoal, startE2eStack } from "./local-stack-harness";
 import { runCli } from "./run-cli";
 
@@ -78,16 +77,16 @@ describe("two tenants on one local stack, signed in with the local issuer's toke
   let e2e: E2eStack;
   let tokenA: string;
   let tokenB: string;
-  let a: GoalsClient;
-  let b: GoalsClient;
+  let a: GoalLoopsClient;
+  let b: GoalLoopsClient;
 
   beforeAll(async () => {
     e2e = await startE2eStack({ e2eConfig: true });
     e2e.writeFixture("priced-tenant-report", PRICED_FIXTURE);
     tokenA = await mint("team-a", "alice");
     tokenB = await mint("team-b", "bob");
-    a = new GoalsClient(e2e.stack.apiUrl, { fetch: bearerFetch(tokenA) });
-    b = new GoalsClient(e2e.stack.apiUrl, { fetch: bearerFetch(tokenB) });
+    a = new GoalLoopsClient(e2e.stack.apiUrl, { fetch: bearerFetch(tokenA) });
+    b = new GoalLoopsClient(e2e.stack.apiUrl, { fetch: bearerFetch(tokenB) });
   });
 
   afterAll(async () => {
@@ -125,7 +124,7 @@ describe("two tenants on one local stack, signed in with the local issuer's toke
   }
 
   /** Polls a goal as `client` until `done` holds of it, keeping every snapshot seen. */
-  async function until(client: GoalsClient, goalId: string, done: (goal: GoalSnapshot) => boolean) {
+  async function until(client: GoalLoopsClient, goalId: string, done: (goal: GoalSnapshot) => boolean) {
     const seen: GoalSnapshot[] = [];
     for (const deadline = Date.now() + 120_000; ; ) {
       const goal = await client.getGoal(goalId);

@@ -1,19 +1,37 @@
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { decompressJson, SCHEMA_ATTRIBUTE } from "../../lambdas/adapters/dynamodb/dynamodb-items";
+import { goalKey } from "../../lambdas/adapters/dynamodb/goal-table-keys";
+import { RECORD_SCHEMA } from "../../lambdas/core/goal/record-schema";
+import type { GoalLoopsClient } from "../../lib/client/index";
+import { type BedrockEndpoint, startBedrockEndpoint } from "../../lib/local/bedrock/bedrock-endpoint";
+import { loadCloudAssembly } from "../../lib/local/cdk-out/cdk-out";
 import { publishedVersionOf, readKeptVersions } from "../../lib/local/cdk-out/kept-versions";
-import type { GoalsClient } from "../../lib/local/cli/goals-client";
-import type { LocalStack } from "../../lib/local/local-stack";
-import { allEvents, type E2eStack, followGoal, PROJECT_DIR, startE2eStack } from "./local-stack-harness";
+import { localDynamoClient } from "../../lib/local/storage/dynamo";
+import { allEvents, followGoal, PROJECT_DIR } from "./local-stack-harness";
+import { type LocalStackProcess, startLocalStackProcess, writeFixtures } from "./local-stack-process";
 import { runCli } from "./run-cli";
+import {
+  buildVersionB,
+  GAINED_FIELD,
+  GAINED_VALUE,
+  NEW_PROMPT,
+  OLD_PROMPT,
+  SCHEMA_B,
+} from "./upgrade-version-b";
 
-/** The project's cdk.out, as global setup synthesized it: version A. */
+/** The project's cdk.out, as global setup synthesized it: version A (this checkout's code). */
 const ASSEMBLY_A = join(PROJECT_DIR, "cdk.out");
 
-/** The sentence of the reason prompt version B changes, and what B says instead. */
-const OLD_PROMPT = "You are an agent working toward the goal below, one step at a time.";
-const NEW_PROMPT = "You are an agent working toward the goal below, one careful step at a time (version B).";
+/** Credentials and region for the recorder's signed calls to the stand-in Bedrock (never real ones). */
+const RECORDER_ENV = {
+  AWS_ACCESS_KEY_ID: "AKIDUPGRADETEST00001",
+  AWS_SECRET_ACCESS_KEY: "upgrade-test-secret-key",
+  AWS_REGION: "eu-west-1",
+};
 
 /** Tell ops (irreversible: waits for an approval), then write a note (no approval): two reason calls. */
 const UPGRADE_GOAL = {
@@ -49,48 +67,15 @@ const UPGRADE_FIXTURE = {
   ],
 };
 
-/**
- * Version B: a copy of version A with what a new deploy changes: the reason prompt's first
- * sentence (in every bundle that has it) and the deploy label (which a real synth derives from the
- * definitions and the functions' code). Inside cdk.out, as a synth's output is.
- */
-function assemblyB(labelA: string, labelB: string): string {
-  const dir = mkdtempSync(join(ASSEMBLY_A, "e2e-upgrade-"));
-  for (const entry of readdirSync(ASSEMBLY_A, { withFileTypes: true })) {
-    if (entry.isDirectory() && !entry.name.startsWith("asset.")) continue;
-    cpSync(join(ASSEMBLY_A, entry.name), join(dir, entry.name), { recursive: true });
-  }
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const files = entry.isDirectory()
-      ? readdirSync(join(dir, entry.name)).map((file) => join(dir, entry.name, file))
-      : [join(dir, entry.name)];
-    for (const file of files.filter((name) => name.endsWith(".mjs") || name.endsWith(".template.json"))) {
-      const text = readFileSync(file, "utf8");
-      const changed = text.replaceAll(OLD_PROMPT, NEW_PROMPT).replaceAll(labelA, labelB);
-      if (changed !== text) writeFileSync(file, changed);
-    }
-  }
-  return dir;
-}
-
-/** The system prompt of a goal's n-th reason call, as the local Bedrock endpoint received it. */
-function reasonSystem(stack: LocalStack, goalId: string, call: number): string {
-  const record = stack.bedrock
-    .calls()
-    .find((c) => c.goalId === goalId && c.role === "reason" && c.call === call);
-  if (record === undefined) throw new Error(`goal ${goalId} made no reason call ${call}`);
-  return JSON.stringify(record.request.system);
-}
-
 /** Approves the goal's pending approval through the API. */
-async function approvePending(client: GoalsClient, goalId: string): Promise<void> {
+async function approvePending(client: GoalLoopsClient, goalId: string): Promise<void> {
   const [approval] = (await client.listApprovals("pending")).filter((item) => item.goalId === goalId);
   if (approval === undefined) throw new Error(`goal ${goalId} has no pending approval`);
   await client.decideApproval(approval.approvalId, "approve");
 }
 
 /** Approves whatever the goal waits for, again and again, until it settles otherwise (at most 10). */
-async function approveUntilSettled(client: GoalsClient, goalId: string) {
+async function approveUntilSettled(client: GoalLoopsClient, goalId: string) {
   for (let round = 0; ; round += 1) {
     const snapshot = (await followGoal(client, goalId, { deadlineMs: 60_000 })).final;
     if (snapshot.status !== "waiting" || snapshot.waitingFor?.kind !== "approval" || round === 10)
@@ -101,7 +86,7 @@ async function approveUntilSettled(client: GoalsClient, goalId: string) {
 }
 
 /** Until the goal is no longer waiting after a decision, then until it settles. */
-async function untilSettledAfterDecision(client: GoalsClient, goalId: string) {
+async function untilSettledAfterDecision(client: GoalLoopsClient, goalId: string) {
   const deadline = Date.now() + 30_000;
   while ((await client.getGoal(goalId)).status === "waiting" && Date.now() < deadline) {
     await new Promise((resolveDelay) => setTimeout(resolveDelay, 100));
@@ -110,57 +95,125 @@ async function untilSettledAfterDecision(client: GoalsClient, goalId: string) {
 }
 
 /** The versions a goal's runs started on, from its `run.started` and `run.reattached` events. */
-async function runVersions(client: GoalsClient, goalId: string): Promise<unknown[]> {
+async function runVersions(client: GoalLoopsClient, goalId: string): Promise<unknown[]> {
   return (await allEvents(client, goalId))
     .filter((event) => event.type === "run.started" || event.type === "run.reattached")
     .map((event) => `${event.type} ${String((event as { version?: unknown }).version)}`);
 }
 
-describe("upgrading the local stack while goals wait (npm start on a kept state folder)", () => {
+/** The model calls of one goal and role, as the Bedrock endpoint received them, by call index. */
+function modelCall(endpoint: BedrockEndpoint, goalId: string, role: string, call: number) {
+  const record = endpoint.calls().find((c) => c.goalId === goalId && c.role === role && c.call === call);
+  if (record === undefined) throw new Error(`goal ${goalId} made no ${role} call ${call}`);
+  const request = record.request as {
+    system?: unknown;
+    messages?: { content?: Record<string, unknown>[] }[];
+  };
+  const toolResults = (request.messages ?? []).flatMap((message) =>
+    (message.content ?? []).flatMap((block) => (block.toolResult === undefined ? [] : [block.toolResult])),
+  );
+  return { system: JSON.stringify(request.system), toolResults: JSON.stringify(toolResults) };
+}
+
+/** The goal's item as DynamoDB holds it: its record schema attribute and the record in its state. */
+async function storedGoal(dynamodbUrl: string, goalId: string) {
+  const documents = DynamoDBDocumentClient.from(localDynamoClient(dynamodbUrl));
+  try {
+    const { Item } = await documents.send(new GetCommand({ TableName: GOAL_TABLE, Key: goalKey(goalId) }));
+    if (Item === undefined) throw new Error(`goal ${goalId} has no item`);
+    const state = decompressJson(Item.state as Uint8Array, `goal ${goalId}`) as {
+      record: Record<string, unknown>;
+    };
+    return { item: Item, schema: Item[SCHEMA_ATTRIBUTE] as unknown, record: state.record };
+  } finally {
+    documents.destroy();
+  }
+}
+
+/** The goal table of the stack (the same in A and B). */
+const GOAL_TABLE =
+  loadCloudAssembly(ASSEMBLY_A, {})
+    .functions.map((fn) => fn.environment.GOAL_TABLE_NAME)
+    .find(Boolean) ?? "";
+
+/** The DynamoDB endpoint a running `goal-loops start` printed. */
+function dynamodbOf(stack: LocalStackProcess): string {
+  const found = /DynamoDB\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(stack.output());
+  if (!found?.[1]) throw new Error(`the stack printed no DynamoDB endpoint:\n${stack.output()}`);
+  return found[1];
+}
+
+describe("upgrading goal-loops start while goals wait (npm start on a kept state folder)", () => {
   const stateDir = mkdtempSync(join(tmpdir(), "goal-loops-upgrade-"));
+  const upstreamFixtures = mkdtempSync(join(tmpdir(), "goal-loops-upgrade-model-"));
   const labelA = publishedVersionOf(ASSEMBLY_A, undefined)?.label ?? "";
   const labelB = `${labelA}-b`;
-  let dirB = "";
-  let running: E2eStack | undefined;
+  let versionB: { readonly assemblyDir: string; readonly cli: string } | undefined;
+  /**
+   * The endpoint log: every model call of every run goes to this Bedrock endpoint (the local one, in
+   * this process) through `--record`, so the test reads the exact requests each version sent.
+   */
+  let bedrock: BedrockEndpoint | undefined;
+  let running: LocalStackProcess | undefined;
 
-  beforeAll(() => {
-    mkdirSync(stateDir, { recursive: true });
-    dirB = assemblyB(labelA, labelB);
-  });
+  beforeAll(async () => {
+    writeFixtures(stateDir, {});
+    bedrock = await startBedrockEndpoint({
+      fixturesDir: writeFixtures(upstreamFixtures, { "upgrade-react": UPGRADE_FIXTURE }),
+    });
+    versionB = await buildVersionB(PROJECT_DIR, ASSEMBLY_A, { a: labelA, b: labelB });
+  }, 120_000);
 
   afterAll(async () => {
     await running?.stop();
+    await bedrock?.close();
     rmSync(stateDir, { recursive: true, force: true });
-    if (dirB !== "") rmSync(dirB, { recursive: true, force: true });
+    rmSync(upstreamFixtures, { recursive: true, force: true });
+    if (versionB !== undefined) rmSync(dirname(versionB.assemblyDir), { recursive: true, force: true });
   });
 
-  /** Stops what runs, then starts the stack on `cdkOutDir` with the kept state folder. */
-  async function restart(cdkOutDir: string, rollback?: { to?: number }): Promise<E2eStack> {
+  /**
+   * Stops what runs (Ctrl+C), then runs `goal-loops start --state-dir <kept> --app <cdk.out>` of
+   * version A (this repository's CLI on its cdk.out) or B (B's CLI on B's cdk.out).
+   */
+  async function restart(version: "A" | "B", more: readonly string[] = []): Promise<LocalStackProcess> {
     await running?.stop();
     running = undefined;
-    running = await startE2eStack({ stateDir, cdkOutDir, ...(rollback === undefined ? {} : { rollback }) });
-    running.writeFixture("upgrade-react", UPGRADE_FIXTURE);
+    if (versionB === undefined || bedrock === undefined) throw new Error("setup did not finish");
+    running = await startLocalStackProcess(stateDir, {
+      ...(version === "B" ? { cli: versionB.cli } : {}),
+      args: [
+        "--app",
+        version === "B" ? versionB.assemblyDir : ASSEMBLY_A,
+        "--record",
+        "upgrade-run",
+        ...more,
+      ],
+      env: { AWS_ENDPOINT_URL_BEDROCK_RUNTIME: bedrock.url, ...RECORDER_ENV },
+    });
     return running;
   }
 
-  it("finishes old goals of every pattern on their version, starts new ones on the new version, and on the old one after a rollback", async () => {
-    // Prepare: on version A, a goal waits for its approval; then the stack stops
+  it("finishes old goals of every pattern on their version, starts new ones on the new version and on the old one after a rollback, and old code never reads a new record", async () => {
+    if (bedrock === undefined) throw new Error("setup did not finish");
+    const endpoint = bedrock;
+    // Prepare: on version A, a goal of each pattern waits for its approval; then the stack stops
     expect(labelA).toMatch(/^\d+\.\d+\.\d+-[0-9a-f]{8}$/);
-    const a = await restart(ASSEMBLY_A);
+    const a = await restart("A");
     const old = await a.client.submitGoal(UPGRADE_GOAL);
     const oldWaiting = (await followGoal(a.client, old.goalId)).final;
     const others = [await a.client.submitGoal(PLAN_GOAL), await a.client.submitGoal(REFLEXION_GOAL)];
     const othersWaiting = [];
     for (const goal of others) othersWaiting.push((await followGoal(a.client, goal.goalId)).final);
 
-    // Act 1: restart on version B, approve the old goal, start a new one
-    const b = await restart(dirB);
+    // Act 1: restart on version B (a new prompt, notify's new result shape, a record field and schema)
+    const b = await restart("B");
     await approvePending(b.client, old.goalId);
     const oldFinal = await untilSettledAfterDecision(b.client, old.goalId);
     const fresh = await b.client.submitGoal(UPGRADE_GOAL);
     const freshWaiting = (await followGoal(b.client, fresh.goalId)).final;
-    const oldSecondPrompt = reasonSystem(b.stack, old.goalId, 1);
-    const freshPrompt = reasonSystem(b.stack, fresh.goalId, 0);
+    const oldSecondCall = modelCall(endpoint, old.goalId, "reason", 1);
+    const freshFirstCall = modelCall(endpoint, fresh.goalId, "reason", 0);
     const oldRuns = await runVersions(b.client, old.goalId);
     const othersFinal = [];
     const othersRuns = [];
@@ -168,28 +221,44 @@ describe("upgrading the local stack while goals wait (npm start on a kept state 
       othersFinal.push(await approveUntilSettled(b.client, goal.goalId));
       othersRuns.push(await runVersions(b.client, goal.goalId));
     }
+    const oldStored = await storedGoal(dynamodbOf(b), old.goalId);
+    const freshStored = await storedGoal(dynamodbOf(b), fresh.goalId);
 
     // Act 2: roll back; the goal that started on B finishes on B, a new goal starts on A
-    const rolledBack = await restart(dirB, {});
+    const rolledBack = await restart("B", ["--rollback"]);
     await approvePending(rolledBack.client, fresh.goalId);
     const freshFinal = await untilSettledAfterDecision(rolledBack.client, fresh.goalId);
+    const freshSecondCall = modelCall(endpoint, fresh.goalId, "reason", 1);
     const afterRollback = await rolledBack.client.submitGoal(UPGRADE_GOAL);
     const afterRollbackWaiting = (await followGoal(rolledBack.client, afterRollback.goalId)).final;
-    const afterRollbackPrompt = reasonSystem(rolledBack.stack, afterRollback.goalId, 0);
+    const afterRollbackCall = modelCall(endpoint, afterRollback.goalId, "reason", 0);
+    const afterRollbackStored = await storedGoal(dynamodbOf(rolledBack), afterRollback.goalId);
     const freshRuns = await runVersions(rolledBack.client, fresh.goalId);
 
     // Act 3: the CLI lists the versions, then points new goals at B again
-    const port = new URL(rolledBack.stack.apiUrl).port;
+    const port = new URL(rolledBack.apiUrl).port;
     const listed = await runCli(["versions", "--port", port]);
     const forward = await runCli(["rollback", "--to", labelB, "--port", port]);
     const afterForward = await rolledBack.client.submitGoal(UPGRADE_GOAL);
     const afterForwardWaiting = (await followGoal(rolledBack.client, afterForward.goalId)).final;
+    const kept = readKeptVersions(stateDir);
+    const newRecordBefore = await storedGoal(dynamodbOf(rolledBack), afterForward.goalId);
 
-    // Assess: the old goal ran A's prompt after the upgrade, and every run of it started on A
+    // Act 4: start version A's code again on the same folder: it meets records B wrote
+    const backOnA = await restart("A");
+    const readByA = await fetch(`${backOnA.apiUrl}/goals/${afterForward.goalId}`);
+    const readByABody = (await readByA.json()) as { error?: { code?: string } };
+    const newRecordAfter = await storedGoal(dynamodbOf(backOnA), afterForward.goalId);
+    await approvePending(backOnA.client, afterRollback.goalId);
+    const afterRollbackFinal = await untilSettledAfterDecision(backOnA.client, afterRollback.goalId);
+
+    // Assess: the old goal ran A's prompt and A's notify after the upgrade; every run of it started on A
     expect(oldWaiting).toMatchObject({ status: "waiting", version: labelA });
     expect(oldFinal).toMatchObject({ status: "completed", version: labelA });
-    expect(oldSecondPrompt).toContain(OLD_PROMPT);
-    expect(oldSecondPrompt).not.toContain("version B");
+    expect(oldSecondCall.system).toContain(OLD_PROMPT);
+    expect(oldSecondCall.system).not.toContain("version B");
+    expect(oldSecondCall.toolResults).toContain("createdAt");
+    expect(oldSecondCall.toolResults).not.toContain("recordedAt");
     expect(oldRuns).toEqual([`run.started ${labelA}`, `run.reattached ${labelA}`]);
     // The other patterns' goals waited on A and finished on A after the upgrade
     for (const [index, waiting] of othersWaiting.entries()) {
@@ -198,34 +267,52 @@ describe("upgrading the local stack while goals wait (npm start on a kept state 
       expect(othersRuns[index]).toContain(`run.reattached ${labelA}`);
       expect(othersRuns[index]?.every((run) => String(run).endsWith(` ${labelA}`))).toBe(true);
     }
-    // New goals run B
+    // The record: B wrote the old goal in A's schema, without the field A does not know; its own in B's
+    expect(oldStored.schema).toBe(RECORD_SCHEMA);
+    expect(oldStored.record).not.toHaveProperty(GAINED_FIELD);
+    expect(freshStored.schema).toBe(SCHEMA_B);
+    expect(freshStored.record).toMatchObject({ [GAINED_FIELD]: GAINED_VALUE });
+    // New goals run B: its prompt, and its notify's result shape
     expect(freshWaiting).toMatchObject({ status: "waiting", version: labelB });
-    expect(freshPrompt).toContain(NEW_PROMPT);
-    // After the rollback: the goal on B finished on B, a new goal runs A again
+    expect(freshFirstCall.system).toContain(NEW_PROMPT);
+    expect(freshSecondCall.toolResults).toContain("recordedAt");
+    expect(freshSecondCall.toolResults).not.toContain("createdAt");
+    // After the rollback: the goal on B finished on B, a new goal runs A again, stored in A's schema
     expect(freshFinal).toMatchObject({ status: "completed", version: labelB });
     expect(freshRuns).toEqual([`run.started ${labelB}`, `run.reattached ${labelB}`]);
     expect(afterRollbackWaiting).toMatchObject({ status: "waiting", version: labelA });
-    expect(afterRollbackPrompt).toContain(OLD_PROMPT);
-    expect(afterRollbackPrompt).not.toContain("version B");
+    expect(afterRollbackCall.system).toContain(OLD_PROMPT);
+    expect(afterRollbackCall.system).not.toContain("version B");
+    expect(afterRollbackStored.schema).toBe(RECORD_SCHEMA);
+    expect(afterRollbackStored.record).not.toHaveProperty(GAINED_FIELD);
     // `goal-loops versions`: newest first, A live with the goal that waits on it; `rollback --to B`
     expect(listed.code).toBe(0);
     expect(listed.stdout.split("\n").filter((line) => line !== "")).toEqual([
-      expect.stringMatching(new RegExp(`^  ${labelB} .*0 goals running$`)),
-      expect.stringMatching(new RegExp(`^\\* ${labelA} .*1 goal running  live$`)),
+      expect.stringMatching(new RegExp(`^  ${labelB} .*record schema ${SCHEMA_B}\\)  0 goals running$`)),
+      expect.stringMatching(
+        new RegExp(`^\\* ${labelA} .*record schema ${RECORD_SCHEMA}\\)  1 goal running  live$`),
+      ),
     ]);
     expect(forward).toMatchObject({
       code: 0,
-      stdout: expect.stringContaining(`New goals start on ${labelB}`),
+      stdout: expect.stringContaining(`New goals start on ${labelB} (record schema ${SCHEMA_B})`),
     });
     expect(afterForwardWaiting).toMatchObject({ status: "waiting", version: labelB });
     // The state folder keeps both versions, and the alias of every pattern names B again
-    const kept = readKeptVersions(stateDir);
-    expect(kept.versions.map((version) => [version.number, version.label])).toEqual([
-      [1, labelA],
-      [2, labelB],
+    expect(kept.versions.map((version) => [version.number, version.label, version.schema])).toEqual([
+      [1, labelA, RECORD_SCHEMA],
+      [2, labelB, SCHEMA_B],
     ]);
     expect(new Set(Object.values(kept.live))).toEqual(new Set([2]));
-  }, 300_000);
+    // Version A's code meets a record B wrote: it stops with the named error and writes nothing
+    expect(backOnA.output()).toContain(`goal ${afterForward.goalId} not re-attached: RecordSchemaTooNew`);
+    expect(readByA.status).toBe(409);
+    expect(readByABody.error?.code).toBe("RecordSchemaTooNew");
+    expect(newRecordAfter.item).toEqual(newRecordBefore.item);
+    expect(newRecordBefore.schema).toBe(SCHEMA_B);
+    // while the goal B's code created on A (in A's schema) finishes on A under A's code
+    expect(afterRollbackFinal).toMatchObject({ status: "completed", version: labelA });
+  }, 420_000);
 
   it("refuses npm start -- --rollback in memory, where no version is kept", async () => {
     // Act

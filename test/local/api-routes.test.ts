@@ -52,6 +52,10 @@ describe("matchRoute", () => {
     ["GET", "/goals/g-1/events/extra"],
     ["GET", "/files"],
     ["GET", "/"],
+    // An empty segment names no resource (API Gateway has no such route): not the goal list.
+    ["GET", "//goals"],
+    ["GET", "/goals//events"],
+    ["GET", "/goals//"],
   ])("finds no route for %s %s", (method, path) => {
     // Act + Assess
     expect(matchRoute(routes, method, path)).toBeUndefined();

@@ -11,8 +11,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as z from "zod";
+import { GoalLoopsClient } from "../../lib/client/index";
 import { HANDLER_BUNDLES } from "../../lib/constructs/handler-bundles";
-import { GoalsClient } from "../../lib/local/cli/goals-client";
 import { followGoal } from "../e2e/local-stack-harness";
 import { run, type ServingProcess, startServing } from "./commands";
 import { writeConsumerProject } from "./consumer-project";
@@ -112,6 +112,9 @@ describe("the package npm pack makes", () => {
         "cjs-resolves-to-esm",
         // The package ships its own types: DefinitelyTyped has nothing to add (and it is offline).
         "--no-definitely-typed",
+        // A JSON document (the OpenAPI file), not code: only `exports` names it, which node10 never reads.
+        "--exclude-entrypoints",
+        "openapi.json",
         "--format",
         "table-flipped",
       ],
@@ -137,6 +140,7 @@ describe("the package npm pack makes", () => {
         "dist/cli/lambda-worker.mjs",
         "dist/console/app.js",
         "dist/console/app.css",
+        "dist/openapi.json",
         "lib/config/goal-loops.config.schema.json",
         "examples/goals/write-release-summary.json",
         "examples/fixtures/write-release-summary.json",
@@ -286,7 +290,7 @@ describe("a CDK app of one's own composing GoalLoops, installed from the tarball
     // Prepare
     if (serving === undefined)
       throw new Error(`the stack did not start:\n${synth?.output ?? install.output}`);
-    const client = new GoalsClient(serving.apiUrl);
+    const client = new GoalLoopsClient(serving.apiUrl);
     const example = JSON.parse(
       readFileSync(
         path.join(project, "node_modules/goal-loops/examples/goals/write-release-summary.json"),

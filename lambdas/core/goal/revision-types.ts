@@ -11,3 +11,4 @@ export const REVISION_TYPES = [
   "pivot",
   "inject_context",
 ] as const;
+export type RevisionType = (typeof REVISION_TYPES)[number];

@@ -23,40 +23,50 @@ import { parseOrThrow } from "./validation";
 /** The revision types that may replace the success checks, and only with checks a human supplied. */
 export const CHECK_CHANGING_REVISIONS: readonly RevisionType[] = ["modify_objective", "pivot", "redirect"];
 
+/** The fields of a human revision as a caller sends them; who asks is added by the door. */
+const REVISION_FIELDS = z.extend(
+  z.pick(QueuedRevisionSchema, {
+    type: true,
+    successChecks: true,
+    reason: true,
+  }),
+  {
+    content: z.string().check(z.trim(), z.minLength(1, "must not be empty"), z.maxLength(8000)),
+    target: z.optional(CorrectionTargetSchema),
+  },
+).shape;
+
+/** Only a corrective revision names steps to undo; only the check-changing types replace checks. */
+const checkRevisionFields = z.superRefine(
+  (input: { type: RevisionType; target?: unknown; successChecks?: unknown }, ctx) => {
+    if (input.target !== undefined && input.type !== "corrective") {
+      ctx.addIssue({
+        code: "custom",
+        path: ["target"],
+        message: `only a corrective revision names steps to undo, not ${input.type}`,
+      });
+    }
+    if (input.successChecks !== undefined && !CHECK_CHANGING_REVISIONS.includes(input.type)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["successChecks"],
+        message: `only ${CHECK_CHANGING_REVISIONS.join(", ")} revisions may replace success checks, not ${input.type}`,
+      });
+    }
+  },
+);
+
+/** `POST /goals/{goalId}/revisions`: the body (the OpenAPI document and the client use this one). */
+export const RevisionRequestSchema = z.strictObject(REVISION_FIELDS).check(checkRevisionFields);
+export type RevisionRequest = z.input<typeof RevisionRequestSchema>;
+
 /** A human revision as submitted (`POST /goals/{goalId}/revisions`, the `/goal` directive, Slack). */
 export const RevisionInputSchema = z
-  .strictObject(
-    z.extend(
-      z.pick(QueuedRevisionSchema, {
-        type: true,
-        successChecks: true,
-        reason: true,
-      }),
-      {
-        content: z.string().check(z.trim(), z.minLength(1, "must not be empty"), z.maxLength(8000)),
-        requestedBy: z.string().check(z.minLength(1, "must name who asks")),
-        target: z.optional(CorrectionTargetSchema),
-      },
-    ).shape,
-  )
-  .check(
-    z.superRefine((input, ctx) => {
-      if (input.target !== undefined && input.type !== "corrective") {
-        ctx.addIssue({
-          code: "custom",
-          path: ["target"],
-          message: `only a corrective revision names steps to undo, not ${input.type}`,
-        });
-      }
-      if (input.successChecks !== undefined && !CHECK_CHANGING_REVISIONS.includes(input.type)) {
-        ctx.addIssue({
-          code: "custom",
-          path: ["successChecks"],
-          message: `only ${CHECK_CHANGING_REVISIONS.join(", ")} revisions may replace success checks, not ${input.type}`,
-        });
-      }
-    }),
-  );
+  .strictObject({
+    ...REVISION_FIELDS,
+    requestedBy: z.string().check(z.minLength(1, "must name who asks")),
+  })
+  .check(checkRevisionFields);
 export type RevisionInput = z.input<typeof RevisionInputSchema>;
 
 /**

@@ -3,3 +3,4 @@
  * without loading zod.
  */
 export const APPROVAL_STATUSES = ["pending", "approved", "rejected", "expired", "superseded"] as const;
+export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];

@@ -1,4 +1,5 @@
 import type { TenantStore } from "../ports/tenant-store";
+import * as z from "../zod";
 import { effectiveLimits, patchOverride, type TenantLimits, type TenantLimitsPatch } from "./tenant-limits";
 import { spendDay } from "./tenant-spend";
 import type { TenantsSettings } from "./tenants-settings";
@@ -14,13 +15,20 @@ export function tenantLimitsReader(
 }
 
 /** What a tenant uses now, beside its limits (`GET /tenants/me`). */
-export interface TenantUsage {
-  /** Goals holding one of its concurrent-goal slots (counted only while a concurrency limit is set). */
-  readonly runningGoals: number;
-  /** Model spend of its goals today (UTC), in USD. */
-  readonly spendTodayUsd: number;
-  readonly day: string;
-}
+export const TenantUsageSchema = z.object({
+  runningGoals: z
+    .number()
+    .check(
+      z.int(),
+      z.gte(0),
+      z.describe(
+        "Goals holding one of its concurrent-goal slots (counted only while a concurrency limit is set)",
+      ),
+    ),
+  spendTodayUsd: z.number().check(z.gte(0), z.describe("Model spend of its goals today (UTC), in USD")),
+  day: z.string().check(z.describe("The UTC day the spend is counted for (YYYY-MM-DD)")),
+});
+export type TenantUsage = z.output<typeof TenantUsageSchema>;
 
 export async function tenantUsage(
   store: Pick<TenantStore, "slotHolders" | "spend">,

@@ -86,7 +86,8 @@ export const TENANTS_ENV = "TENANTS";
 export const DEFAULT_TENANTS_SETTINGS: TenantsSettings = TenantsSettingsSchema.parse({});
 
 /** How a caller reached the API: signed with IAM (SigV4), or with a bearer token of the configured issuer. */
-export type CallerVia = "iam" | "jwt";
+export const CallerViaSchema = z.enum(["iam", "jwt"]);
+export type CallerVia = z.output<typeof CallerViaSchema>;
 
 /** Who calls and for which tenant, however they signed in: what every route is scoped by. */
 export interface CallerIdentity {

@@ -1,41 +1,14 @@
 import type { APIGatewayProxyResult } from "aws-lambda";
-import { GatedCallSchema } from "../../core/goal/goal-record";
 import { parseOrThrow } from "../../core/goal/validation";
 import { decideApprovalFromDoor } from "../../core/human/decide-approval";
-import { APPROVAL_STATUSES, type Approval } from "../../core/ports/goal-store";
-import * as z from "../../core/zod";
+import type { Approval } from "../../core/ports/goal-store";
+import { OPERATIONS } from "./contract/operations";
+import { DecideBodySchema, ListApprovalsQuerySchema } from "./contract/request-schemas";
+import { type ApprovalView, ApprovalViewSchema } from "./contract/response-schemas";
 import type { GoalsApiDeps } from "./goals-api-deps";
 import { errorJson, json } from "./http-responses";
 import { parseJsonBody } from "./request-body";
-import type { ApiRequest, Route } from "./routes";
-
-/**
- * An approval as the API shows it. Built field by field from the stored approval (never spread):
- * the task token and the action's fingerprint stay in the store.
- */
-export const ApprovalViewSchema = z.strictObject({
-  approvalId: z.string(),
-  goalId: z.string(),
-  runId: z.string(),
-  status: z.enum(APPROVAL_STATUSES),
-  action: z.strictObject({
-    kind: z.string(),
-    summary: z.string(),
-    calls: z.optional(z.array(GatedCallSchema)),
-  }),
-  revision: z.number().check(z.int(), z.gte(1)),
-  requestedAt: z.iso.datetime(),
-  expiresAt: z.iso.datetime(),
-  decision: z.optional(
-    z.strictObject({
-      decision: z.enum(["approve", "reject"]),
-      decidedBy: z.string(),
-      comment: z.optional(z.string()),
-      decidedAt: z.iso.datetime(),
-    }),
-  ),
-});
-export type ApprovalView = z.infer<typeof ApprovalViewSchema>;
+import { type ApiRequest, type Route, route } from "./routes";
 
 export function toApprovalView(approval: Approval): ApprovalView {
   const { decision } = approval;
@@ -64,23 +37,6 @@ export function toApprovalView(approval: Approval): ApprovalView {
         }),
   });
 }
-
-/** `GET /approvals?status=&limit=` (status defaults to pending). */
-const ListApprovalsQuerySchema = z.object({
-  status: z._default(z.enum(APPROVAL_STATUSES), "pending"),
-  limit: z.optional(
-    z.pipe(
-      z.pipe(z.string().check(z.regex(/^\d{1,4}$/, "must be a whole number")), z.transform(Number)),
-      z.number().check(z.int(), z.gte(1), z.lte(1000)),
-    ),
-  ),
-});
-
-/** `POST /approvals/{approvalId}` */
-const DecideBodySchema = z.strictObject({
-  decision: z.enum(["approve", "reject"]),
-  comment: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(2000))),
-});
 
 async function listApprovals(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGatewayProxyResult> {
   const query = parseOrThrow(ListApprovalsQuerySchema, request.query, "query");
@@ -133,7 +89,7 @@ async function decideApproval(deps: GoalsApiDeps, request: ApiRequest): Promise<
 
 export function approvalsRoutes(deps: GoalsApiDeps): Route[] {
   return [
-    { method: "GET", path: "/approvals", handle: (request) => listApprovals(deps, request) },
-    { method: "POST", path: "/approvals/{approvalId}", handle: (request) => decideApproval(deps, request) },
+    route(OPERATIONS.listApprovals, (request) => listApprovals(deps, request)),
+    route(OPERATIONS.decideApproval, (request) => decideApproval(deps, request)),
   ];
 }

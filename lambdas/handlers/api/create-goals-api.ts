@@ -3,6 +3,8 @@ import { clip } from "../../core/goal/text";
 import { DEFAULT_TENANTS_SETTINGS } from "../../core/tenants/tenants-settings";
 import { approvalsRoutes } from "./approvals";
 import { callerIdentity } from "./caller-tenant";
+import { openApiDocument } from "./contract/openapi-document";
+import { OPERATIONS } from "./contract/operations";
 import { getGoalsRoutes } from "./get-goals";
 import { goalControlRoutes } from "./goal-control";
 import { goalDetailsRoutes } from "./goal-details";
@@ -11,7 +13,7 @@ import type { GoalsApiDeps } from "./goals-api-deps";
 import { errorJson, internalError, knownErrorResponse } from "./http-responses";
 import { checkPathParams } from "./path-params";
 import { postGoalRoute } from "./post-goal";
-import { type ApiRequest, matchRoute, type Route, type RouteMatch } from "./routes";
+import { type ApiRequest, matchRoute, type Route, type RouteMatch, route } from "./routes";
 import { tenantRoutes } from "./tenants";
 
 export type GoalsApi = (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
@@ -71,15 +73,22 @@ function bodyText(event: APIGatewayProxyEvent): string | undefined {
  * it is listed here so another method on that path is a 405 with `Allow: GET` from this function,
  * which API Gateway's ANY method sends it to. A GET never reaches this function deployed or locally.
  */
-const streamedElsewhere: Route = {
-  method: "GET",
-  path: "/goals/{goalId}/stream",
-  handle: async () =>
-    errorJson(400, {
-      code: "StreamNotServedHere",
-      message: "GET /goals/{goalId}/stream is answered by the event stream function, which streams",
-    }),
-};
+const streamedElsewhere: Route = route(OPERATIONS.streamEvents, async () =>
+  errorJson(400, {
+    code: "StreamNotServedHere",
+    message: "GET /goals/{goalId}/stream is answered by the event stream function, which streams",
+  }),
+);
+
+/**
+ * `GET /openapi.json`: the document generated from the same operations table the routes above
+ * come from, built on the first request (some 100 ms) and kept for the container's life.
+ */
+let document: string | undefined;
+const openApiRoute: Route = route(OPERATIONS.getOpenApiDocument, async () => {
+  document ??= JSON.stringify(openApiDocument());
+  return { statusCode: 200, headers: { "content-type": "application/json; charset=utf-8" }, body: document };
+});
 
 /** Every route of the goals API, in matching order (a 405's `Allow` lists methods in this order). */
 export function goalsApiRoutes(deps: GoalsApiDeps): Route[] {
@@ -92,6 +101,7 @@ export function goalsApiRoutes(deps: GoalsApiDeps): Route[] {
     ...goalHistoryRoutes(deps),
     ...tenantRoutes(deps),
     streamedElsewhere,
+    openApiRoute,
   ];
 }
 

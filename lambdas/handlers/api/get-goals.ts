@@ -6,10 +6,11 @@ import { toSnapshot } from "../../core/goal/snapshot";
 import { startedSubgoals } from "../../core/goal/subgoals";
 import { parseOrThrow } from "../../core/goal/validation";
 import { GoalNotFoundError } from "../../core/ports/goal-store";
+import { OPERATIONS } from "./contract/operations";
 import type { GoalsApiDeps } from "./goals-api-deps";
 import { json } from "./http-responses";
 import { ListEventsQuerySchema, ListGoalsQuerySchema } from "./query-params";
-import type { ApiRequest, Route } from "./routes";
+import { type ApiRequest, type Route, route } from "./routes";
 import { waitForEvents } from "./wait-for-events";
 
 function goalIdParam(request: ApiRequest): string {
@@ -84,9 +85,9 @@ async function listEvents(deps: GoalsApiDeps, request: ApiRequest): Promise<APIG
 
 export function getGoalsRoutes(deps: GoalsApiDeps): Route[] {
   return [
-    { method: "GET", path: "/goals", handle: (request) => listGoals(deps, request) },
-    { method: "GET", path: "/goals/{goalId}", handle: (request) => getGoal(deps, request) },
-    { method: "GET", path: "/goals/{goalId}/events", handle: (request) => listEvents(deps, request) },
-    { method: "GET", path: "/goals/{goalId}/children", handle: (request) => listChildren(deps, request) },
+    route(OPERATIONS.listGoals, (request) => listGoals(deps, request)),
+    route(OPERATIONS.getGoal, (request) => getGoal(deps, request)),
+    route(OPERATIONS.listEvents, (request) => listEvents(deps, request)),
+    route(OPERATIONS.listChildren, (request) => listChildren(deps, request)),
   ];
 }

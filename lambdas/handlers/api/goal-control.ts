@@ -10,15 +10,14 @@ import { parseOrThrow } from "../../core/goal/validation";
 import { parseDirective } from "../../core/human/directive";
 import { HUMAN_INPUT_DETAIL_TYPES } from "../../core/human/human-input-events";
 import { raiseLimits } from "../../core/human/raise-limits";
-import * as z from "../../core/zod";
 import { InvalidStatusError } from "./api-errors";
+import { OPERATIONS } from "./contract/operations";
+import { DirectiveBodySchema, type ReasonBody, ReasonBodySchema } from "./contract/request-schemas";
 import { tenantGoal } from "./get-goals";
 import type { GoalsApiDeps } from "./goals-api-deps";
 import { json } from "./http-responses";
 import { parseJsonBody } from "./request-body";
-import type { ApiRequest, Route } from "./routes";
-
-const DirectiveBodySchema = z.strictObject({ text: z.string().check(z.maxLength(8000)) });
+import { type ApiRequest, type Route, route } from "./routes";
 
 /**
  * Checks a revision exactly as the resume handler will queue it (the same core function, on the
@@ -165,12 +164,7 @@ async function postLimits(deps: GoalsApiDeps, request: ApiRequest): Promise<APIG
   return json(200, { goalId: goal.goalId, limits });
 }
 
-/** The body of `pause` and `cancel`: optional, and then `{reason?}` only. */
-const ReasonBodySchema = z.strictObject({
-  reason: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(2000))),
-});
-
-function optionalReasonBody(request: ApiRequest, label: string): z.infer<typeof ReasonBodySchema> {
+function optionalReasonBody(request: ApiRequest, label: string): ReasonBody {
   return request.body === undefined || request.body.trim() === ""
     ? {}
     : parseOrThrow(ReasonBodySchema, parseJsonBody(request.body), label);
@@ -227,12 +221,12 @@ async function requestControl(
 /** The routes through which a human steers a goal; each publishes one human-input event. */
 export function goalControlRoutes(deps: GoalsApiDeps): Route[] {
   return [
-    { method: "POST", path: "/goals/{goalId}/revisions", handle: (request) => postRevision(deps, request) },
-    { method: "POST", path: "/goals/{goalId}/directive", handle: (request) => postDirective(deps, request) },
-    { method: "POST", path: "/goals/{goalId}/pause", handle: (request) => postPause(deps, request) },
-    { method: "POST", path: "/goals/{goalId}/resume", handle: (request) => postResume(deps, request) },
-    { method: "POST", path: "/goals/{goalId}/retry", handle: (request) => postRetry(deps, request) },
-    { method: "POST", path: "/goals/{goalId}/limits", handle: (request) => postLimits(deps, request) },
-    { method: "POST", path: "/goals/{goalId}/cancel", handle: (request) => postCancel(deps, request) },
+    route(OPERATIONS.reviseGoal, (request) => postRevision(deps, request)),
+    route(OPERATIONS.postDirective, (request) => postDirective(deps, request)),
+    route(OPERATIONS.pauseGoal, (request) => postPause(deps, request)),
+    route(OPERATIONS.resumeGoal, (request) => postResume(deps, request)),
+    route(OPERATIONS.retryGoal, (request) => postRetry(deps, request)),
+    route(OPERATIONS.setLimits, (request) => postLimits(deps, request)),
+    route(OPERATIONS.cancelGoal, (request) => postCancel(deps, request)),
   ];
 }

@@ -1,98 +1,16 @@
 import type { APIGatewayProxyResult } from "aws-lambda";
 import { checkProgress } from "../../core/goal/evidence/check-evidence";
-import { EvidenceSchema } from "../../core/goal/evidence/evidence";
 import { RunIdSchema } from "../../core/goal/goal-ids";
-import {
-  ContractProposalSchema,
-  type GoalRecord,
-  GoalStatusSchema,
-  QueuedRevisionSchema,
-  RevisionLogEntrySchema,
-} from "../../core/goal/goal-record";
-import {
-  ApprovalPolicySchema,
-  HintsSchema,
-  LimitsSchema,
-  ModelOverridesSchema,
-  PatternSchema,
-  SuccessCheckSchema,
-  VerifySchema,
-} from "../../core/goal/goal-spec";
-import { LessonSchema } from "../../core/goal/lesson";
-import {
-  PlanStateSchema,
-  PlanStepStateSchema,
-  ReplanRecordSchema,
-  ReplanRequestSchema,
-} from "../../core/goal/plan";
+import type { GoalRecord } from "../../core/goal/goal-record";
 import { parseOrThrow } from "../../core/goal/validation";
 import { GoalNotFoundError } from "../../core/ports/goal-store";
-import * as z from "../../core/zod";
+import { OPERATIONS } from "./contract/operations";
+import { RunHistoryQuerySchema } from "./contract/request-schemas";
+import type { GoalDetails } from "./contract/response-schemas";
 import { tenantGoal } from "./get-goals";
 import type { GoalsApiDeps } from "./goals-api-deps";
 import { errorJson, json } from "./http-responses";
-import type { ApiRequest, Route } from "./routes";
-
-/**
- * `GET /goals/{goalId}/details`: what a person reads about a goal beyond its snapshot, for the
- * console: the contract as it stands, each check with its state and evidence, the plan, the
- * attempts and lessons, the revision log with what reconcile decided, revisions still queued, a
- * new contract waiting for confirmation, and the MCP tools frozen into it. Built field by field:
- * nothing internal (checkpoints, fingerprints, task tokens, run markers) is included.
- */
-export const GoalDetailsSchema = z.object({
-  goalId: z.string(),
-  status: GoalStatusSchema,
-  revision: z.number().check(z.int()),
-  pattern: PatternSchema,
-  patternReason: z.string(),
-  contract: z.object({
-    objective: z.string(),
-    scope: z.array(z.string()),
-    constraints: z.array(z.string()),
-    successChecks: z.array(SuccessCheckSchema),
-    limits: LimitsSchema,
-    tools: z.array(z.string()),
-    approval: ApprovalPolicySchema,
-    models: z.optional(ModelOverridesSchema),
-    hints: z.optional(HintsSchema),
-  }),
-  checks: z.array(
-    z.object({
-      id: z.string(),
-      description: z.string(),
-      verify: VerifySchema,
-      state: z.enum(["met", "partial", "not_met"]),
-      evidence: z.nullable(EvidenceSchema),
-    }),
-  ),
-  plan: z.nullable(
-    z.object({
-      version: z.number().check(z.int()),
-      steps: z.array(PlanStepStateSchema),
-      current: z.nullable(PlanStateSchema.shape.current.def.innerType),
-      pendingReplan: z.nullable(ReplanRequestSchema),
-      history: z.array(ReplanRecordSchema),
-    }),
-  ),
-  attempts: z.number().check(z.int()),
-  lessons: z.array(LessonSchema),
-  revisions: z.array(RevisionLogEntrySchema),
-  queuedRevisions: z.array(QueuedRevisionSchema),
-  contractProposal: z.nullable(ContractProposalSchema),
-  tools: z.array(
-    z.object({
-      name: z.string(),
-      server: z.string(),
-      tool: z.string(),
-      risk: z.string(),
-      definitionHash: z.string(),
-    }),
-  ),
-  runId: z.string(),
-  previousRunId: z.nullable(z.string()),
-});
-export type GoalDetails = z.infer<typeof GoalDetailsSchema>;
+import { type ApiRequest, type Route, route } from "./routes";
 
 export function goalDetails(record: GoalRecord): GoalDetails {
   const progress = checkProgress(record);
@@ -151,17 +69,6 @@ async function getDetails(deps: GoalsApiDeps, request: ApiRequest): Promise<APIG
   return json(200, goalDetails(await tenantGoal(deps, request)));
 }
 
-/** A run id as the loop makes them (`r1`, `r2` …); anything else cannot be one of the goal's runs. */
-const HistoryQuerySchema = z.object({
-  nextToken: z.optional(z.string().check(z.minLength(1), z.maxLength(4096))),
-  maxResults: z.optional(
-    z.pipe(
-      z.pipe(z.string().check(z.regex(/^\d{1,4}$/, "must be a whole number")), z.transform(Number)),
-      z.number().check(z.int(), z.gte(1), z.lte(1000)),
-    ),
-  ),
-});
-
 /** Every run the goal had, oldest first: the run ids its events name, and the current one. */
 async function runIdsOf(deps: GoalsApiDeps, record: GoalRecord): Promise<string[]> {
   const ids = new Set<string>();
@@ -211,7 +118,7 @@ async function listRuns(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGat
 
 /** `GET /goals/{goalId}/runs/{runId}/history?nextToken=&maxResults=`: a page of the run's state history. */
 async function runHistory(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGatewayProxyResult> {
-  const query = parseOrThrow(HistoryQuerySchema, request.query, "query");
+  const query = parseOrThrow(RunHistoryQuerySchema, request.query, "query");
   const runId = parseOrThrow(RunIdSchema, request.params.runId ?? "", "runId");
   const record = await tenantGoal(deps, request);
   const runs = runsOf(deps, record);
@@ -228,12 +135,8 @@ async function runHistory(deps: GoalsApiDeps, request: ApiRequest): Promise<APIG
 
 export function goalDetailsRoutes(deps: GoalsApiDeps): Route[] {
   return [
-    { method: "GET", path: "/goals/{goalId}/details", handle: (request) => getDetails(deps, request) },
-    { method: "GET", path: "/goals/{goalId}/runs", handle: (request) => listRuns(deps, request) },
-    {
-      method: "GET",
-      path: "/goals/{goalId}/runs/{runId}/history",
-      handle: (request) => runHistory(deps, request),
-    },
+    route(OPERATIONS.getDetails, (request) => getDetails(deps, request)),
+    route(OPERATIONS.listRuns, (request) => listRuns(deps, request)),
+    route(OPERATIONS.getRunHistory, (request) => runHistory(deps, request)),
   ];
 }

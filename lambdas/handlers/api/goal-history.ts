@@ -14,6 +14,7 @@ import { IdempotencyKeyReusedError } from "../../core/intake/goal-intake";
 import { assertModelsAllowed } from "../../core/models/model-allow-list";
 import { type Approval, GoalAlreadyExistsError, type VersionedGoal } from "../../core/ports/goal-store";
 import { HistoryUnavailableError, PatternUnavailableError } from "./api-errors";
+import { OPERATIONS } from "./contract/operations";
 import { startFirstRun } from "./first-run";
 import { tenantGoal } from "./get-goals";
 import type { GoalsApiDeps } from "./goals-api-deps";
@@ -21,7 +22,7 @@ import { json } from "./http-responses";
 import { idempotencyKeyOf, liveTarget, scheduleDeadline } from "./post-goal";
 import { ListStepsQuerySchema } from "./query-params";
 import { parseJsonBody } from "./request-body";
-import type { ApiRequest, Route } from "./routes";
+import { type ApiRequest, type Route, route } from "./routes";
 import { admitted, startOrQueue, takeTenantStart } from "./tenant-admission";
 
 const DEFAULT_STEPS_PAGE = 50;
@@ -188,8 +189,8 @@ async function postReplay(deps: GoalsApiDeps, request: ApiRequest): Promise<APIG
 /** A goal's history: its steps, a fork from one of them, and a replay of them. */
 export function goalHistoryRoutes(deps: GoalsApiDeps): Route[] {
   return [
-    { method: "GET", path: "/goals/{goalId}/steps", handle: (request) => listSteps(deps, request) },
-    { method: "POST", path: "/goals/{goalId}/fork", handle: (request) => postFork(deps, request) },
-    { method: "POST", path: "/goals/{goalId}/replay", handle: (request) => postReplay(deps, request) },
+    route(OPERATIONS.listSteps, (request) => listSteps(deps, request)),
+    route(OPERATIONS.forkGoal, (request) => postFork(deps, request)),
+    route(OPERATIONS.replayGoal, (request) => postReplay(deps, request)),
   ];
 }

@@ -1,7 +1,6 @@
-import { ApprovalIdSchema, GoalIdSchema, RunIdSchema } from "../../core/goal/goal-ids";
 import { parseOrThrow } from "../../core/goal/validation";
-import { TenantIdSchema } from "../../core/tenants/tenant-limits";
 import * as z from "../../core/zod";
+import { PATH_PARAMETERS } from "./contract/operations";
 
 /**
  * The path parameters of the routes' templates, each in the shape the system issues. Checked
@@ -9,10 +8,10 @@ import * as z from "../../core/zod";
  * path trick) is a 400 naming the parameter and never reaches a DynamoDB key (at most 2,048 bytes).
  */
 const PathParamsSchema = z.strictObject({
-  goalId: z.optional(GoalIdSchema),
-  approvalId: z.optional(ApprovalIdSchema),
-  runId: z.optional(RunIdSchema),
-  tenantId: z.optional(TenantIdSchema),
+  goalId: z.optional(PATH_PARAMETERS.goalId),
+  approvalId: z.optional(PATH_PARAMETERS.approvalId),
+  runId: z.optional(PATH_PARAMETERS.runId),
+  tenantId: z.optional(PATH_PARAMETERS.tenantId),
 });
 
 /** The route's path parameters, or a ValidationError naming each malformed one (`goalId`, `approvalId`, `runId`, `tenantId`). */

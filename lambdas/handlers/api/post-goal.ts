@@ -14,20 +14,19 @@ import type { PatternChoice } from "../../core/intake/pattern-selector";
 import { type ModelSelection, selectWithModel } from "../../core/intake/select-call";
 import { GoalAlreadyExistsError, type VersionedGoal } from "../../core/ports/goal-store";
 import { PatternUnavailableError } from "./api-errors";
+import { OPERATIONS } from "./contract/operations";
+import { IdempotencyKeySchema } from "./contract/request-schemas";
 import { startFirstRun } from "./first-run";
 import type { GoalsApiDeps } from "./goals-api-deps";
 import { json } from "./http-responses";
 import { parseJsonBody } from "./request-body";
-import type { ApiRequest, Route } from "./routes";
+import { type ApiRequest, type Route, route } from "./routes";
 import { admitted, startOrQueue, takeTenantStart } from "./tenant-admission";
-
-/** Printable ASCII, like the header values clients generate (UUIDs, ULIDs, hashes). */
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 export function idempotencyKeyOf(request: ApiRequest): string | undefined {
   const key = request.headers["idempotency-key"];
   if (key === undefined) return undefined;
-  if (!IDEMPOTENCY_KEY.test(key)) {
+  if (!IdempotencyKeySchema.safeParse(key).success) {
     const message = "must be 1-255 printable ASCII characters without spaces";
     throw new ValidationError(`Invalid Idempotency-Key header: ${message}`, [
       { path: "Idempotency-Key", message },
@@ -170,5 +169,5 @@ async function repeatedPost(deps: GoalsApiDeps, retried: GoalRecord): Promise<AP
 }
 
 export function postGoalRoute(deps: GoalsApiDeps): Route {
-  return { method: "POST", path: "/goals", handle: (request) => postGoal(deps, request) };
+  return route(OPERATIONS.createGoal, (request) => postGoal(deps, request));
 }

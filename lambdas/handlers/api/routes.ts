@@ -1,5 +1,6 @@
 import type { APIGatewayProxyResult } from "aws-lambda";
 import type { CallerVia } from "../../core/tenants/tenants-settings";
+import type { Operation } from "./contract/operations";
 
 /** One request as the routes see it: the caller's tenant and the decoded parts they read. */
 export interface ApiRequest {
@@ -22,6 +23,11 @@ export interface Route {
   /** A path template: `/goals/{goalId}/events`. */
   readonly path: string;
   readonly handle: (request: ApiRequest) => Promise<APIGatewayProxyResult>;
+}
+
+/** A route of an operation of the contract: its method and path come from the operations table. */
+export function route(operation: Pick<Operation, "method" | "path">, handle: Route["handle"]): Route {
+  return { method: operation.method, path: operation.path, handle };
 }
 
 export type RouteMatch =

@@ -4,10 +4,12 @@ import { parseOrThrow } from "../../core/goal/validation";
 import { setTenantLimits, tenantLimitsReader, tenantUsage } from "../../core/tenants/tenant-directory";
 import { TenantIdSchema, TenantLimitsPatchSchema } from "../../core/tenants/tenant-limits";
 import { isTenantAdmin, NotAnAdminError } from "../../core/tenants/tenants-settings";
+import { OPERATIONS } from "./contract/operations";
+import type { TenantLimitsAnswer, TenantMe } from "./contract/response-schemas";
 import type { GoalsApiDeps } from "./goals-api-deps";
 import { json } from "./http-responses";
 import { parseJsonBody } from "./request-body";
-import type { ApiRequest, Route } from "./routes";
+import { type ApiRequest, type Route, route } from "./routes";
 import { admitQueued } from "./tenant-admission";
 
 /** The deployment wired no tenant store into the API: the tenants routes cannot answer. */
@@ -39,7 +41,7 @@ async function getMe(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGatewa
     admin: isTenantAdmin(settings, request),
     limits,
     usage,
-  });
+  } satisfies TenantMe);
 }
 
 /**
@@ -64,12 +66,12 @@ async function postLimits(deps: GoalsApiDeps, request: ApiRequest): Promise<APIG
   );
   deps.logger.info("tenant limits changed", { tenantId, changed: Object.keys(patch), by: request.caller });
   await admitQueued(deps, { tenantId, goalId: "" });
-  return json(200, { tenantId, limits });
+  return json(200, { tenantId, limits } satisfies TenantLimitsAnswer);
 }
 
 export function tenantRoutes(deps: GoalsApiDeps): Route[] {
   return [
-    { method: "GET", path: "/tenants/me", handle: (request) => getMe(deps, request) },
-    { method: "POST", path: "/tenants/{tenantId}/limits", handle: (request) => postLimits(deps, request) },
+    route(OPERATIONS.getMyTenant, (request) => getMe(deps, request)),
+    route(OPERATIONS.setTenantLimits, (request) => postLimits(deps, request)),
   ];
 }

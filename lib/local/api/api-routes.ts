@@ -22,7 +22,15 @@ export const guardedDecoder: SegmentDecoder = (parameter, segment) => {
   }
 };
 
-const segmentsOf = (path: string) => path.split("/").filter((s) => s !== "");
+/**
+ * `/goals/g-1` → ["goals", "g-1"]. An empty segment is kept (`//goals` names no resource, as in API
+ * Gateway, where it is no route); only one trailing slash is dropped.
+ */
+const segmentsOf = (path: string) => {
+  const segments = path.split("/").slice(1);
+  if (segments.at(-1) === "") segments.pop();
+  return segments;
+};
 
 /** Literal segments beat `{param}`, which beats `{proxy+}`; an exact method beats ANY (as API Gateway). */
 const RANK = { literal: 0, param: 1, greedy: 2 } as const;
@@ -54,7 +62,7 @@ function matchPath(
       return { params, ranks };
     }
     const segment = pathSegments[i];
-    if (segment === undefined) return undefined;
+    if (segment === undefined || segment === "") return undefined;
     const param = /^\{(.+)\}$/.exec(part)?.[1];
     if (param !== undefined) {
       params.set(param, decode(param, segment));

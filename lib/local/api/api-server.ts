@@ -9,6 +9,7 @@ import { MalformedPathSegmentError } from "../shared/errors";
 import { listen, type RunningServer } from "../shared/listen";
 import { allowedMethods, guardedDecoder, matchRoute, type SegmentDecoder } from "./api-routes";
 import type { LocalRequest, LocalResponse } from "./local-issuer";
+import type { ObservedResponse } from "./openapi-response-check";
 
 export interface ApiServerOptions {
   readonly routes: readonly ApiRouteSpec[];
@@ -36,6 +37,18 @@ export interface ApiServerOptions {
    * function: they do not exist in API Gateway.
    */
   readonly localRoutes?: Readonly<Record<string, () => Promise<JsonValue>>>;
+  /**
+   * Sees every answer a function gave (not the streamed ones), with the route's template: the
+   * end-to-end suite checks each against the OpenAPI document (openapi-response-check.ts).
+   */
+  readonly onResponse?: (answer: ObservedResponse) => void;
+  /**
+   * Local-only endpoints that answer the raw request themselves, by exact path (the MCP endpoint at
+   * `/mcp`): they get the body as read, and need not be in the API's routes.
+   */
+  readonly rawRoutes?: Readonly<
+    Record<string, (req: IncomingMessage, res: ServerResponse, body: Buffer) => Promise<void>>
+  >;
   /** Local-only GET pages (the web console at `/console`): the file for a path, or undefined. */
   readonly pages?: (pathname: string) => Promise<{ contentType: string; body: string } | undefined>;
   /**
@@ -98,6 +111,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
   const onError =
     options.onError ?? ((message: string, error?: unknown) => console.error(message, error ?? ""));
   const localRoutes = new Map(Object.entries(options.localRoutes ?? {}));
+  const rawRoutes = new Map(Object.entries(options.rawRoutes ?? {}));
   const server = http.createServer((req, res) => {
     const requestId = randomUUID();
     serve(req, res, requestId).catch((error: unknown) => {
@@ -134,6 +148,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       );
     }
     const { method, path } = target;
+    const raw = rawRoutes.get(path);
+    if (raw !== undefined) return raw(req, res, body);
     const handled = await options.localHandler?.({
       method,
       path,
@@ -208,6 +224,20 @@ export async function startApiServer(options: ApiServerOptions): Promise<Running
       res.setHeader(name, values.map(String));
     res.statusCode = statusCode;
     res.end(isBase64Encoded ? Buffer.from(answer ?? "", "base64") : (answer ?? ""));
+    if (!isBase64Encoded) {
+      const header = (wanted: string): string | undefined => {
+        const value = Object.entries(headers ?? {}).find(([name]) => name.toLowerCase() === wanted)?.[1];
+        return value === undefined ? undefined : String(value);
+      };
+      options.onResponse?.({
+        method,
+        route: match.route.resourcePath,
+        status: statusCode,
+        contentType: header("content-type"),
+        allow: header("allow"),
+        body: answer ?? "",
+      });
+    }
   }
 
   /** 405 with Allow when another method serves the path, else 404; both in the API's error shape. */
@@ -276,6 +306,8 @@ const PreludeSchema = z.object({
   cookies: z.array(z.string()).nullish(),
 });
 const DELIMITER = Buffer.alloc(8);
+/** How much of a stream the contract check reads: its first frames say whether they conform. */
+const MAX_OBSERVED_STREAM_BYTES = 1024 * 1024;
 
 /**
  * A response-streaming route, as API Gateway serves one: the function's stream starts with a JSON
@@ -298,9 +330,20 @@ async function streamResponse(
   const gone = new AbortController();
   res.on("close", () => gone.abort());
   let head: Buffer | undefined = Buffer.alloc(0);
+  // What the client was sent, for onResponse (the contract check) when the stream ends.
+  const seen: { status?: number; contentType?: string; allow?: string; chunks: Buffer[]; bytes: number } = {
+    chunks: [],
+    bytes: 0,
+  };
+  const keep = (chunk: Uint8Array) => {
+    if (options.onResponse === undefined || seen.bytes >= MAX_OBSERVED_STREAM_BYTES) return;
+    seen.chunks.push(Buffer.from(chunk));
+    seen.bytes += chunk.length;
+  };
   const onChunk = (chunk: Uint8Array) => {
     if (head === undefined) {
       if (!res.writableEnded) res.write(chunk);
+      keep(chunk);
       return;
     }
     head = Buffer.concat([head, chunk]);
@@ -325,6 +368,12 @@ async function streamResponse(
     // Headers go out at once: a client of an event stream must see them before the first event.
     res.flushHeaders();
     if (body.length > 0) res.write(body);
+    const header = (name: string) => {
+      const value = res.getHeader(name);
+      return value === undefined ? undefined : String(value);
+    };
+    Object.assign(seen, { status: statusCode, contentType: header("content-type"), allow: header("allow") });
+    keep(body);
   };
   try {
     await options.invokeStreamingFunction(route.functionArn, event, onChunk, gone.signal);
@@ -339,6 +388,16 @@ async function streamResponse(
     return sendJson(res, 502, { message: "Internal server error" });
   }
   res.end();
+  if (seen.status !== undefined) {
+    options.onResponse?.({
+      method: req.method ?? "GET",
+      route: route.resourcePath,
+      status: seen.status,
+      contentType: seen.contentType,
+      allow: seen.allow,
+      body: Buffer.concat(seen.chunks).toString("utf8"),
+    });
+  }
 }
 
 function parseJsonOrUndefined(text: string): unknown {

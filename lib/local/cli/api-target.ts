@@ -1,5 +1,5 @@
 import { Option } from "commander";
-import type { GoalsClient } from "./goals-client";
+import type { GoalLoopsClient } from "../../client/index";
 
 /** Where a command sends its requests: the local stack on `port`, or a deployed API (`--api`). */
 export interface ApiTarget {
@@ -41,25 +41,25 @@ export function regionOption() {
  * The client for a target: with a bearer token when one is given (`--token`, GOAL_LOOPS_TOKEN),
  * else unsigned to the local stack (or any loopback URL) and SigV4-signed to a deployed API. Undefined, with the reason on stderr, when signing cannot be set up.
  */
-export async function clientFor(target: ApiTarget): Promise<GoalsClient | undefined> {
+export async function clientFor(target: ApiTarget): Promise<GoalLoopsClient | undefined> {
   // Loaded when a command runs, not when the CLI only prints its help.
-  const { GoalsClient } = await import("./goals-client");
+  const { GoalLoopsClient } = await import("../../client/index");
   const url = target.api ?? `http://127.0.0.1:${target.port}`;
   if (target.token !== undefined) {
-    const { BadTokenError, bearerFetch } = await import("./bearer-fetch");
+    const { BadTokenError, bearerFetch } = await import("../../client/bearer-fetch");
     try {
-      return new GoalsClient(url, { fetch: bearerFetch(target.token) });
+      return new GoalLoopsClient(url, { fetch: bearerFetch(target.token) });
     } catch (error) {
       if (!(error instanceof BadTokenError)) throw error;
       process.stderr.write(`${error.message}\n`);
       return undefined;
     }
   }
-  if (target.api === undefined) return new GoalsClient(url);
+  if (target.api === undefined) return new GoalLoopsClient(url);
   // The signer and the credential chain load only for a deployed API: local commands start faster.
-  const { SigningSetupError, signedFetch } = await import("./signed-fetch");
+  const { SigningSetupError, signedFetch } = await import("../../client/index");
   try {
-    return new GoalsClient(target.api, {
+    return new GoalLoopsClient(target.api, {
       fetch: signedFetch({
         apiUrl: target.api,
         ...(target.profile === undefined ? {} : { profile: target.profile }),

@@ -1,7 +1,7 @@
 import http, { type IncomingMessage, type ServerResponse } from "node:http";
+import type { ApiFetch } from "../../client/index";
 import { consoleFile } from "../api/console-assets";
 import { listen, type RunningServer } from "../shared/listen";
-import type { ApiFetch } from "./goals-client";
 
 export interface ConsoleServerOptions {
   /** The goals API the console talks to (the local stack, or a deployed stage URL). */

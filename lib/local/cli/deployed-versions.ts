@@ -1,3 +1,4 @@
+import type { LambdaClient } from "@aws-sdk/client-lambda";
 import {
   DeleteStateMachineVersionCommand,
   DescribeStateMachineAliasCommand,
@@ -10,6 +11,7 @@ import {
 } from "@aws-sdk/client-sfn";
 import { GoalLoopsError } from "../../../lambdas/core/goal/errors";
 import { LIVE_ALIAS, parseVersionDescription } from "../../../lambdas/core/goal/runs-on";
+import { deleteFunctionVersions, planFunctionVersionPrune } from "./function-versions";
 
 /**
  * The deployed versions of a stack's loops, read and changed through the Step Functions API alone,
@@ -142,9 +144,20 @@ export async function rollBack(
   return target;
 }
 
+/** What `--prune` removed: the deploys, and the Lambda function versions only they named. */
+export interface PruneResult {
+  readonly removed: readonly DeployedVersion[];
+  /** Deleted Lambda versions (a deployed stack's prune; the local stack keeps bundles per version folder). */
+  readonly functionVersions: readonly string[];
+  /** Why no Lambda version was deleted although pruned deploys named some (function-versions.ts). */
+  readonly functionVersionsKeptBecause?: string;
+}
+
 /**
  * Deletes the versions no goal runs on or may run on again, keeping the live one and the `keep`
- * newest deploys. Returns the deploys removed.
+ * newest deploys; given a Lambda client (a deployed stack), also the Lambda function versions that
+ * only the deleted versions named (function-versions.ts), after the state machine versions, so no
+ * remaining version ever names a deleted function version.
  *
  * A goal whose run ended without the goal ending (paused, failed and retryable, parked for a
  * continue-as-new) starts its next run on the version it is pinned to, so a version with any
@@ -155,7 +168,12 @@ export async function pruneVersions(
   client: SFNClient,
   versions: readonly DeployedVersion[],
   keep: number,
-): Promise<DeployedVersion[]> {
+  options: {
+    /** A deployed stack's Lambda client and name: its function versions are pruned too. */
+    readonly lambda?: { readonly client: LambdaClient; readonly stackName: string };
+    readonly stateMachineArns?: readonly string[];
+  } = {},
+): Promise<PruneResult> {
   const newest = new Set(versions.slice(0, keep).map((version) => version.label));
   const candidates = versions.filter(
     (version) => !version.live && version.running === 0 && !newest.has(version.label),
@@ -165,12 +183,57 @@ export async function pruneVersions(
     const ran = await Promise.all(version.machines.map((machine) => ranOn(client, machine.versionArn)));
     if (!ran.includes(true)) removable.push(version);
   }
-  for (const version of removable) {
-    for (const machine of version.machines) {
-      await client.send(new DeleteStateMachineVersionCommand({ stateMachineVersionArn: machine.versionArn }));
+  const pruned = removable.flatMap((version) => version.machines.map((machine) => machine.versionArn));
+  const plan =
+    options.lambda === undefined || pruned.length === 0
+      ? undefined
+      : await planFunctionVersionPrune(
+          client,
+          options.lambda.client,
+          {
+            pruned,
+            kept: await remainingStateMachines(
+              client,
+              options.stateMachineArns ?? machinesOf(versions),
+              pruned,
+            ),
+          },
+          options.lambda.stackName,
+        );
+  for (const stateMachineVersionArn of pruned) {
+    await client.send(new DeleteStateMachineVersionCommand({ stateMachineVersionArn }));
+  }
+  const functionVersions =
+    plan === undefined || options.lambda === undefined
+      ? []
+      : await deleteFunctionVersions(options.lambda.client, plan.deletable);
+  return {
+    removed: removable,
+    functionVersions,
+    ...(plan?.blockedBy === undefined ? {} : { functionVersionsKeptBecause: plan.blockedBy }),
+  };
+}
+
+/** Each state machine and every version of it that is not pruned: what stays to name functions. */
+async function remainingStateMachines(
+  client: SFNClient,
+  stateMachineArns: readonly string[],
+  pruned: readonly string[],
+): Promise<string[]> {
+  const remaining: string[] = [];
+  for (const stateMachineArn of stateMachineArns) {
+    remaining.push(stateMachineArn);
+    for (const versionArn of await versionArnsOf(client, stateMachineArn)) {
+      if (!pruned.includes(versionArn)) remaining.push(versionArn);
     }
   }
-  return removable;
+  return remaining;
+}
+
+function machinesOf(versions: readonly DeployedVersion[]): string[] {
+  return [
+    ...new Set(versions.flatMap((version) => version.machines.map((machine) => machine.stateMachineArn))),
+  ];
 }
 
 /** `goal-loops versions`' table: one line per deploy, newest first. */
@@ -181,6 +244,22 @@ export function formatVersions(versions: readonly DeployedVersion[]): string[] {
     const goals = `${version.running} goal${version.running === 1 ? "" : "s"} running`;
     return `${version.live ? "*" : " "} ${version.label}  (version ${numbers}, record schema ${version.schema})  ${goals}${version.live ? "  live" : ""}`;
   });
+}
+
+/** What `goal-loops versions --prune` says it did. */
+export function formatPrune(result: PruneResult, keep: number): string[] {
+  if (result.removed.length === 0) {
+    return [`Nothing to prune (keeping the newest ${keep}, the live one and those goals run on)`];
+  }
+  const lines = [`Pruned ${result.removed.map((version) => version.label).join(", ")}`];
+  if (result.functionVersions.length > 0) {
+    lines.push(`Deleted ${result.functionVersions.length} Lambda function versions only they named:`);
+    lines.push(...result.functionVersions.map((arn) => `  ${arn}`));
+  }
+  if (result.functionVersionsKeptBecause !== undefined) {
+    lines.push(`Kept every Lambda function version: ${result.functionVersionsKeptBecause}`);
+  }
+  return lines;
 }
 
 async function versionArnsOf(client: SFNClient, stateMachineArn: string): Promise<string[]> {

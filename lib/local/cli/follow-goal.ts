@@ -1,7 +1,7 @@
 import type { GoalEvent } from "../../../lambdas/core/goal/goal-event";
 import type { GoalSnapshot } from "../../../lambdas/core/goal/goal-record";
+import type { GoalDetails, GoalLoopsClient } from "../../client/index";
 import { formatEvent } from "./format-progress";
-import type { GoalDetails, GoalsClient } from "./goals-client";
 import { type LiveState, renderLiveView } from "./live-view";
 
 /** Event types after which a goal's details (evidence, plan, lessons, contract) may differ. */
@@ -20,7 +20,7 @@ export interface Screen {
 export type OnCaughtUp = (snapshot: GoalSnapshot) => Promise<"continue" | "stop"> | "continue" | "stop";
 
 export interface FollowOptions {
-  readonly client: GoalsClient;
+  readonly client: GoalLoopsClient;
   readonly goalId: string;
   readonly mode: OutputMode;
   readonly screen: Screen;
@@ -53,7 +53,7 @@ export async function followGoal(options: FollowOptions): Promise<GoalSnapshot> 
   if (view) await refresh();
   try {
     if (state.snapshot.lastEventId === 0 || !(await caughtUp(options, state.snapshot))) {
-      for await (const event of client.streamEvents(goalId, { signal: stop.signal })) {
+      for await (const event of client.watch(goalId, { signal: stop.signal })) {
         if (mode === "events") screen.write(formatEvent(event));
         if (mode === "json") screen.write(JSON.stringify(event));
         await refresh(event);

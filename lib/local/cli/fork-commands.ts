@@ -5,13 +5,13 @@ import type { Timeline } from "../../../lambdas/core/fork/step-timeline";
 import type { RevisionType } from "../../../lambdas/core/goal/goal-record";
 import { REVISION_TYPES } from "../../../lambdas/core/goal/revision-types";
 import { MODEL_ROLES } from "../../../lambdas/core/models/model-role-names";
+import type { GoalLoopsClient } from "../../client/index";
 import { type ApiTarget, apiOption, profileOption, regionOption, tokenOption } from "./api-target";
-import type { GoalsClient } from "./goals-client";
 
 export interface ForkCommandsIo {
   readonly write: (line: string) => void;
   /** Runs one command against the target (the CLI's own: reachability, API errors, exit codes). */
-  readonly control: (target: ApiTarget, act: (client: GoalsClient) => Promise<void>) => Promise<void>;
+  readonly control: (target: ApiTarget, act: (client: GoalLoopsClient) => Promise<void>) => Promise<void>;
   /** The `--port` option every control command takes. */
   readonly portOption: () => Option;
 }

@@ -1,6 +1,6 @@
 import type { GoalEvent } from "../../../lambdas/core/goal/goal-event";
 import type { GoalSnapshot } from "../../../lambdas/core/goal/goal-record";
-import type { PublicApproval } from "./goals-client";
+import type { ApprovalView } from "../../client/index";
 
 /** Fields every event has; the line shows the rest. */
 const COMMON_FIELDS = new Set(["goalId", "seq", "type", "at", "runId"]);
@@ -55,7 +55,7 @@ export function formatSummary(snapshot: GoalSnapshot): string {
 }
 
 /** A pending approval as the `run` prompt and `status` show it: what exactly would be approved. */
-export function formatApproval(approval: PublicApproval): string {
+export function formatApproval(approval: ApprovalView): string {
   return [
     `Approval ${approval.approvalId} for goal ${approval.goalId} (revision ${approval.revision}, run ${approval.runId})`,
     `  action: ${approval.action.kind}: ${formatValue(approval.action.summary)}`,

@@ -1,5 +1,5 @@
 import type { GoalSnapshot } from "../../../lambdas/core/goal/goal-record";
-import type { GoalsClient } from "./goals-client";
+import type { GoalLoopsClient } from "../../client/index";
 
 /** How deep `status` follows sub-goals: the configuration allows at most 10 levels. */
 const MAX_TREE_DEPTH = 10;
@@ -21,7 +21,7 @@ function treeLine(snapshot: GoalSnapshot): string {
  * as it is now: the goal's own line first, then each child's under it, and theirs under them.
  */
 export async function formatGoalTree(
-  client: Pick<GoalsClient, "listChildren">,
+  client: Pick<GoalLoopsClient, "listChildren">,
   root: GoalSnapshot,
 ): Promise<string[]> {
   const lines = [treeLine(root)];

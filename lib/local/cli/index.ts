@@ -1,6 +1,6 @@
 /**
- * cli/: the `goal-loops` commands' own code: the HTTP client of the goals API (goals-client.ts) and
- * its SigV4 signing for a deployed stack (signed-fetch.ts, api-target.ts), following a goal live
+ * cli/: the `goal-loops` commands' own code: which API a command talks to (api-target.ts; the
+ * client itself is the package's GoalLoopsClient, lib/client), following a goal live
  * and formatting its progress (follow-goal.ts, live-view.ts, format-progress.ts, format-tree.ts),
  * running one goal in the terminal (run-goal.ts), listing tools (list-tools.ts), a goal's steps,
  * forks and replays (fork-commands.ts), the deployed versions and rollback through the Step
@@ -14,9 +14,7 @@ export * from "./follow-goal";
 export * from "./fork-commands";
 export * from "./format-progress";
 export * from "./format-tree";
-export * from "./goals-client";
 export * from "./list-tools";
 export * from "./live-view";
 export * from "./run-goal";
-export * from "./signed-fetch";
 export * from "./version-commands";

@@ -1,6 +1,6 @@
 import type { GoalEvent } from "../../../lambdas/core/goal/goal-event";
 import type { GoalSnapshot } from "../../../lambdas/core/goal/goal-record";
-import type { GoalDetails } from "./goals-client";
+import type { GoalDetails } from "../../client/index";
 
 /** What the compact view shows: the snapshot, the details (checks, plan) and the latest event. */
 export interface LiveState {

@@ -1,8 +1,8 @@
 import { readFile } from "node:fs/promises";
 import type { GoalSnapshot, GoalStatus } from "../../../lambdas/core/goal/goal-record";
+import { GoalLoopsApiError, type GoalLoopsClient } from "../../client/index";
 import { followGoal, type OutputMode, type Screen } from "./follow-goal";
 import { formatApproval, formatSummary } from "./format-progress";
-import { GoalsApiError, type GoalsClient } from "./goals-client";
 
 /** Exit codes of `goal-loops run` (DESIGN §6). */
 export const EXIT_CODES = { completed: 0, failed: 1, waitingOrPaused: 2 } as const;
@@ -18,7 +18,7 @@ const STOPPING: Readonly<Record<GoalStatus, number | undefined>> = {
 };
 
 export interface RunGoalOptions {
-  readonly client: GoalsClient;
+  readonly client: GoalLoopsClient;
   readonly goalFile: string;
   /** Overrides the goal's default model (`models.default`), e.g. `scripted:write-summary`. */
   readonly model?: string;
@@ -49,11 +49,11 @@ export async function runGoal(options: RunGoalOptions): Promise<number> {
   const { client, write } = options;
   const json = options.mode === "json";
   const spec = await readGoalFile(options.goalFile, options.model);
-  let accepted: Awaited<ReturnType<GoalsClient["submitGoal"]>>;
+  let accepted: Awaited<ReturnType<GoalLoopsClient["submitGoal"]>>;
   try {
     accepted = await client.submitGoal(spec);
   } catch (error) {
-    if (!(error instanceof GoalsApiError)) throw error;
+    if (!(error instanceof GoalLoopsApiError)) throw error;
     write(`${options.goalFile} was refused: ${error.message}`);
     for (const issue of error.body.issues ?? []) write(`  ${issue.path || "(root)"}: ${issue.message}`);
     return EXIT_CODES.failed;
@@ -107,7 +107,7 @@ const SUBGOAL_POLL_MS = 500;
  * approval this run answers none of (not interactive), or the human skipped one.
  */
 async function followSubgoals(
-  client: GoalsClient,
+  client: GoalLoopsClient,
   waiting: GoalSnapshot,
   mode: ApprovalMode,
   answered: Set<string>,
@@ -136,7 +136,7 @@ async function followSubgoals(
  * (the id comes from the API, never a token). `pending` when it is not listed yet.
  */
 async function answerApproval(
-  client: GoalsClient,
+  client: GoalLoopsClient,
   snapshot: Pick<GoalSnapshot, "goalId">,
   approvalId: string,
   mode: Exclude<ApprovalMode, { kind: "none" }>,
@@ -168,7 +168,7 @@ async function answerApproval(
         : `Approval ${approvalId} ${decided.status} (${approval.action.summary})`,
     );
   } catch (error) {
-    if (!(error instanceof GoalsApiError)) throw error;
+    if (!(error instanceof GoalLoopsApiError)) throw error;
     // Decided elsewhere first (409), expired (410) or gone (404): the goal moves on without us.
     write(
       json

@@ -1,3 +1,4 @@
+import type { LambdaClient } from "@aws-sdk/client-lambda";
 import type { SFNClient } from "@aws-sdk/client-sfn";
 import { type Command, Option } from "commander";
 import { LOCAL_ENVIRONMENT } from "../shared/cloud-assembly-model";
@@ -29,23 +30,26 @@ export const LOCAL_STEP_FUNCTIONS_ROUTE = "/_local/step-functions";
 async function stepFunctionsOf(
   target: VersionTarget,
   log: (line: string) => void,
-): Promise<{ client: SFNClient; stateMachineArns: string[] } | undefined> {
+): Promise<{ client: SFNClient; stateMachineArns: string[]; lambda?: LambdaClient } | undefined> {
   const { SFNClient } = await import("@aws-sdk/client-sfn");
   if (target.stack !== undefined) {
-    const [{ defaultProvider }, { stackStateMachines }] = await Promise.all([
+    const [{ defaultProvider }, { stackStateMachines }, { LambdaClient }] = await Promise.all([
       import("@aws-sdk/credential-provider-node"),
       import("./deployed-versions"),
+      import("@aws-sdk/client-lambda"),
     ]);
-    const client = new SFNClient({
+    const config = {
       ...(target.region === undefined ? {} : { region: target.region }),
       credentials: defaultProvider(target.profile === undefined ? {} : { profile: target.profile }),
-    });
+    };
+    const client = new SFNClient(config);
     const stateMachineArns = await stackStateMachines(client, target.stack);
     if (stateMachineArns.length === 0) {
       log(`No state machines named ${target.stack}-… in this account and region (check --stack, --region)`);
       return undefined;
     }
-    return { client, stateMachineArns };
+    // Deployed, each deploy also published a version of every function: --prune removes those too.
+    return { client, stateMachineArns, lambda: new LambdaClient(config) };
   }
   const answer = await fetch(`http://127.0.0.1:${target.port}${LOCAL_STEP_FUNCTIONS_ROUTE}`).catch(
     () => undefined,
@@ -103,17 +107,20 @@ export function addVersionCommands(program: Command, io: VersionCommandsIo): voi
         process.exitCode = 1;
         return;
       }
-      const { formatVersions, listDeployedVersions, pruneVersions } = await import("./deployed-versions");
+      const { formatPrune, formatVersions, listDeployedVersions, pruneVersions } = await import(
+        "./deployed-versions"
+      );
       const versions = await listDeployedVersions(sfn.client, sfn.stateMachineArns);
       for (const line of formatVersions(versions)) write(line);
       if (options.prune) {
         const keep = options.keep === undefined ? await configuredKeep(options.config) : Number(options.keep);
-        const removed = await pruneVersions(sfn.client, versions, keep);
-        write(
-          removed.length === 0
-            ? `Nothing to prune (keeping the newest ${keep}, the live one and those goals run on)`
-            : `Pruned ${removed.map((version) => version.label).join(", ")}`,
-        );
+        const pruned = await pruneVersions(sfn.client, versions, keep, {
+          stateMachineArns: sfn.stateMachineArns,
+          ...(sfn.lambda === undefined || options.stack === undefined
+            ? {}
+            : { lambda: { client: sfn.lambda, stackName: options.stack } }),
+        });
+        for (const line of formatPrune(pruned, keep)) write(line);
       }
       process.exitCode = 0;
     });

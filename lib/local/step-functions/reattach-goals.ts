@@ -4,6 +4,7 @@ import { goalKey, statusPrefix } from "../../../lambdas/adapters/dynamodb/goal-t
 import { TABLE_DESIGN } from "../../../lambdas/adapters/dynamodb/table-design";
 import { executionArnOf } from "../../../lambdas/adapters/step-functions/sfn-run-stopper";
 import { type Pattern, PatternSchema } from "../../../lambdas/core/goal/goal-spec";
+import { RecordSchemaTooNewError } from "../../../lambdas/core/goal/record-schema";
 import { executionName } from "../../../lambdas/core/loop/continue-as-new";
 import { type ReattachedGoal, reviveDeadRun } from "../../../lambdas/core/loop/reattach-goal";
 import type { RunRef } from "../../../lambdas/core/ports/run-control";
@@ -56,7 +57,8 @@ export async function reattachGoals(options: ReattachGoalsOptions): Promise<Reat
       },
     };
     for (const goalId of await liveGoalIds(client, tableName)) {
-      const pattern = (await goals.getGoal(goalId))?.record.pattern;
+      const pattern = await patternOf(goals, goalId, log);
+      if (pattern === null) continue;
       const stateMachineArn = pattern === undefined ? undefined : stateMachineArns[pattern];
       if (stateMachineArn === undefined) {
         log(`goal ${goalId} has no state machine for pattern '${pattern ?? "?"}'; not re-attached`);
@@ -74,6 +76,25 @@ export async function reattachGoals(options: ReattachGoalsOptions): Promise<Reat
     }
   }
   return reattached;
+}
+
+/**
+ * The goal's pattern, or null when a newer goal-loops stored its record (a state folder that ran a
+ * later version, restarted on this one): this runtime cannot read it, so the goal is left as it is,
+ * unread and unwritten, for a goal-loops that reads its schema; the other goals are re-attached.
+ */
+async function patternOf(
+  goals: DynamoDbGoalStore,
+  goalId: string,
+  log: (line: string) => void,
+): Promise<Pattern | undefined | null> {
+  try {
+    return (await goals.getGoal(goalId))?.record.pattern;
+  } catch (error) {
+    if (!(error instanceof RecordSchemaTooNewError)) throw error;
+    log(`goal ${goalId} not re-attached: ${error.name}: ${error.message}`);
+    return null;
+  }
 }
 
 /**

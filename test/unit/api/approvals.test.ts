@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import * as z from "zod";
 import { approvalIdFromBytes } from "../../../lambdas/core/goal/goal-ids";
 import type { Approval } from "../../../lambdas/core/ports/goal-store";
-import { ApprovalViewSchema } from "../../../lambdas/handlers/api/approvals";
+import { ApprovalViewSchema } from "../../../lambdas/handlers/api/contract/response-schemas";
 import { aPendingApproval } from "../human/support";
 import { apiEvent, aTenant, bodyOf, buildApi, NOW, suiteStoreBackend } from "./api-harness";
 

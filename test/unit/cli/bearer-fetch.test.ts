@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BadTokenError, bearerFetch } from "../../../lib/client/bearer-fetch";
 import { clientFor } from "../../../lib/local/cli/api-target";
-import { BadTokenError, bearerFetch } from "../../../lib/local/cli/bearer-fetch";
 import { listen, type RunningServer } from "../../../lib/local/shared/listen";
 
 const TOKEN = "eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJl";

@@ -132,7 +132,7 @@ describe("deployed versions", () => {
     const removed = await pruneVersions(new SFNClient({}), versions, 1);
 
     // Assess
-    expect(removed.map((v) => v.label)).toEqual(["0.1.0-00000003", "0.1.0-00000002"]);
+    expect(removed.removed.map((v) => v.label)).toEqual(["0.1.0-00000003", "0.1.0-00000002"]);
     expect(
       sfn
         .commandCalls(DeleteStateMachineVersionCommand)
@@ -149,7 +149,7 @@ describe("deployed versions", () => {
     const removed = await pruneVersions(new SFNClient({}), versions, 1);
 
     // Assess
-    expect(removed.map((v) => v.label)).toEqual(["0.1.0-00000003"]);
+    expect(removed.removed.map((v) => v.label)).toEqual(["0.1.0-00000003"]);
     expect(
       sfn
         .commandCalls(DeleteStateMachineVersionCommand)

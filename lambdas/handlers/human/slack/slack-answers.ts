@@ -5,23 +5,29 @@ import { clip } from "../../../core/goal/text";
 import type { SlackMessage } from "../../../core/human/slack/block-kit";
 import { isSlackResponseUrl, SLACK_RESPONSE_URL_HOSTS } from "../../../core/human/slack/response-url";
 import { isSlackApprover, notAnApproverText } from "../../../core/human/slack/slack-approvers";
+import type { SlackDoorAnswer } from "../../../core/human/slack/slack-door-answer";
 import { json } from "../../api/http-responses";
 import type { SlackDoorDeps } from "./slack-door-deps";
 
 /** An acknowledgement with nothing to show: Slack leaves the conversation as it is. */
 export const OK_EMPTY: APIGatewayProxyResult = { statusCode: 200, headers: {}, body: "" };
 
+/** Every answer with a body is a Slack message, as the OpenAPI document describes the door's. */
+export function slackAnswer(statusCode: number, answer: SlackDoorAnswer): APIGatewayProxyResult {
+  return json(statusCode, answer);
+}
+
 /** A message only the person who acted sees. Slack shows only 200 answers, so user errors are 200 too. */
 export function ephemeral(text: string, statusCode = 200): APIGatewayProxyResult {
-  return json(statusCode, { response_type: "ephemeral", text });
+  return slackAnswer(statusCode, { response_type: "ephemeral", text });
 }
 
 export function ephemeralMessage(message: SlackMessage): APIGatewayProxyResult {
-  return json(200, { response_type: "ephemeral", text: message.text, blocks: message.blocks });
+  return slackAnswer(200, { response_type: "ephemeral", text: message.text, blocks: message.blocks });
 }
 
 export function inChannelMessage(text: string): APIGatewayProxyResult {
-  return json(200, { response_type: "in_channel", text });
+  return slackAnswer(200, { response_type: "in_channel", text });
 }
 
 /**
@@ -67,11 +73,15 @@ export async function refuseNonApprover(
 ): Promise<APIGatewayProxyResult | undefined> {
   if (isSlackApprover(deps.approverUserIds, userId)) return undefined;
   deps.logger.warn("slack request from a user who is not an approver refused", { user: userId });
-  const message = { response_type: "ephemeral", replace_original: false, text: notAnApproverText(userId) };
+  const message: SlackDoorAnswer = {
+    response_type: "ephemeral",
+    replace_original: false,
+    text: notAnApproverText(userId),
+  };
   if (deps.responder !== undefined && responseUrl !== undefined) {
     await deps.responder.respond(responseUrl, message).catch((error: unknown) => {
       deps.logger.warn("could not tell the refused user through response_url", { error });
     });
   }
-  return json(403, message);
+  return slackAnswer(403, message);
 }

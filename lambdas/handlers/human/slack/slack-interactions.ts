@@ -9,18 +9,19 @@ import {
   approvalView,
 } from "../../../core/human/slack/approval-message";
 import type { SlackMessage } from "../../../core/human/slack/block-kit";
+import type { SlackDoorAnswer } from "../../../core/human/slack/slack-door-answer";
 import {
   type BlockActionsPayload,
   BlockActionsPayloadSchema,
   InteractionTypeSchema,
   slackActor,
 } from "../../../core/human/slack/slack-payloads";
-import { json } from "../../api/http-responses";
 import {
   ephemeral,
   OK_EMPTY,
   refuseForeignResponseUrl,
   refuseNonApprover,
+  slackAnswer,
   tenantGoal,
 } from "./slack-answers";
 import type { SlackDoorDeps } from "./slack-door-deps";
@@ -107,11 +108,11 @@ async function decide(
   const goal = outcome.kind === "not_found" ? undefined : await tenantGoal(deps, outcome.approval.goalId);
   const message = replacement(approvalOutcomeMessage(outcome, goal && toSnapshot(goal)));
   await respondThroughUrl(deps, payload, message);
-  return json(200, message);
+  return slackAnswer(200, message);
 }
 
 /** The updated message as an interaction answer: it replaces the one that was clicked. */
-function replacement(message: SlackMessage): Record<string, unknown> {
+function replacement(message: SlackMessage): SlackDoorAnswer {
   return { replace_original: true, text: message.text, blocks: message.blocks };
 }
 
@@ -119,7 +120,7 @@ function replacement(message: SlackMessage): Record<string, unknown> {
 async function respondThroughUrl(
   deps: SlackDoorDeps,
   payload: BlockActionsPayload,
-  message: Record<string, unknown>,
+  message: SlackDoorAnswer,
 ): Promise<void> {
   if (deps.responder === undefined || payload.response_url === undefined) return;
   try {

@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { GoalsApiError, GoalsClient } from "../../../lib/local/cli/goals-client";
+import { GoalLoopsApiError, GoalLoopsClient } from "../../../lib/client/index";
 
 interface Seen {
   method: string;
@@ -13,7 +13,7 @@ interface Seen {
 async function serve(
   status: number,
   body: unknown,
-): Promise<{ client: GoalsClient; seen: Seen[]; server: Server }> {
+): Promise<{ client: GoalLoopsClient; seen: Seen[]; server: Server }> {
   const seen: Seen[] = [];
   const server = createServer((request, response) => {
     let text = "";
@@ -28,7 +28,7 @@ async function serve(
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
-  return { client: new GoalsClient(`http://127.0.0.1:${port}`), seen, server };
+  return { client: new GoalLoopsClient(`http://127.0.0.1:${port}`), seen, server };
 }
 
 const APPROVAL = {
@@ -42,7 +42,7 @@ const APPROVAL = {
   expiresAt: "2026-11-30T18:00:00.000Z",
 };
 
-describe("GoalsClient control and approval calls", () => {
+describe("GoalLoopsClient control and approval calls", () => {
   let server: Server | undefined;
 
   afterEach(async () => {
@@ -69,7 +69,7 @@ describe("GoalsClient control and approval calls", () => {
     ]);
   });
 
-  it("turns a 409 error body into a GoalsApiError with its status, code and message", async () => {
+  it("turns a 409 error body into a GoalLoopsApiError with its status, code and message", async () => {
     // Prepare
     const fake = await serve(409, {
       error: { code: "ApprovalAlreadyDecided", message: "Approval 'ap-1' was already approved" },
@@ -80,7 +80,7 @@ describe("GoalsClient control and approval calls", () => {
     const error = await fake.client.decideApproval("ap-1", "reject").catch((caught: unknown) => caught);
 
     // Assess
-    expect(error).toBeInstanceOf(GoalsApiError);
+    expect(error).toBeInstanceOf(GoalLoopsApiError);
     expect(error).toMatchObject({
       status: 409,
       body: { code: "ApprovalAlreadyDecided" },
@@ -123,7 +123,7 @@ describe("GoalsClient control and approval calls", () => {
     await fake.client.cancel("g-1");
 
     // Assess
-    expect(revision).toEqual({ revisionId: "rv-1" });
+    expect(revision).toEqual({ goalId: "g-1", revisionId: "rv-1" });
     expect(fake.seen).toEqual([
       {
         method: "POST",
@@ -133,6 +133,32 @@ describe("GoalsClient control and approval calls", () => {
       { method: "POST", url: "/goals/g-1/resume", body: "" },
       { method: "POST", url: "/goals/g-1/cancel", body: JSON.stringify({ reason: "done" }) },
       { method: "POST", url: "/goals/g-1/cancel", body: "" },
+    ]);
+  });
+
+  it("reads the caller's tenant and posts an operator's limits to the tenant's route", async () => {
+    // Prepare
+    const me = {
+      tenantId: "team-a",
+      caller: "jwt:alice",
+      via: "jwt",
+      admin: false,
+      limits: { concurrentGoals: 2 },
+      usage: { runningGoals: 1, spendTodayUsd: 0.25, day: "2026-12-07" },
+    };
+    const fake = await serve(200, me);
+    server = fake.server;
+
+    // Act
+    const read = await fake.client.myTenant();
+    const set = await fake.client.setTenantLimits("team-a", { startsPerMinute: 30 });
+
+    // Assess: each answer parsed with its operation's schema (fields it does not name are dropped)
+    expect(read).toEqual(me);
+    expect(set).toEqual({ tenantId: "team-a", limits: { concurrentGoals: 2 } });
+    expect(fake.seen).toEqual([
+      { method: "GET", url: "/tenants/me", body: "" },
+      { method: "POST", url: "/tenants/team-a/limits", body: JSON.stringify({ startsPerMinute: 30 }) },
     ]);
   });
 });

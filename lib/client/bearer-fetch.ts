@@ -1,4 +1,4 @@
-import type { ApiFetch } from "./goals-client";
+import type { ApiFetch } from "./sigv4-fetch";
 
 /** Where the CLI reads a bearer token when `--token` is not given. */
 export const TOKEN_ENV = "GOAL_LOOPS_TOKEN";

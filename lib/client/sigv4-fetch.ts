@@ -1,7 +1,10 @@
-import { defaultProvider } from "@aws-sdk/credential-provider-node";
-import { Sha256 } from "@smithy/core/checksum";
-import { SignatureV4 } from "@smithy/signature-v4";
-import type { ApiFetch } from "./goals-client";
+/**
+ * SigV4 signing for a deployed goals API, and the rule for when to sign. The SDK packages load on
+ * the first signed request only: a client of the local stack never loads them.
+ */
+
+/** What the client sends requests with: `fetch`, or one that signs them. */
+export type ApiFetch = (url: string, init?: RequestInit) => Promise<Response>;
 
 /** A deployed API's stage URL: `https://{id}.execute-api.{region}.amazonaws.com/{stage}/`. */
 const EXECUTE_API_HOST = /^[a-z0-9]+\.execute-api\.([a-z0-9-]+)\.amazonaws\.com(\.cn)?$/;
@@ -35,8 +38,8 @@ export interface SignedFetchOptions {
 /**
  * A fetch that signs every request with SigV4 for `execute-api` with the caller's AWS credentials
  * (the SDK's credential chain: environment, `--profile`, SSO, shared files, container and instance
- * roles), as the deployed API's IAM authorization wants. The deployed stack needs no other auth.
- * Requests to a loopback URL (the local stack) go out unsigned.
+ * roles), as the deployed API's IAM authorization wants. Requests to a loopback URL go out unsigned.
+ * Throws SigningSetupError at once when no region can be told.
  */
 export function signedFetch(options: SignedFetchOptions): ApiFetch {
   const base = new URL(options.apiUrl);
@@ -47,20 +50,31 @@ export function signedFetch(options: SignedFetchOptions): ApiFetch {
       `Cannot tell the region of ${base.host}: pass --region (or set AWS_REGION) for a custom domain`,
     );
   }
-  const signer = new SignatureV4({
-    service: "execute-api",
-    region,
-    sha256: Sha256,
-    credentials: defaultProvider(options.profile === undefined ? {} : { profile: options.profile }),
-  });
+  let signer:
+    | Promise<{ sign: (request: SignableRequest) => Promise<{ headers: Record<string, string> }> }>
+    | undefined;
+  const signerFor = async () => {
+    const [{ defaultProvider }, { Sha256 }, { SignatureV4 }] = await Promise.all([
+      import("@aws-sdk/credential-provider-node"),
+      import("@smithy/core/checksum"),
+      import("@smithy/signature-v4"),
+    ]);
+    return new SignatureV4({
+      service: "execute-api",
+      region,
+      sha256: Sha256,
+      credentials: defaultProvider(options.profile === undefined ? {} : { profile: options.profile }),
+    });
+  };
   return async (url, init = {}) => {
+    signer ??= signerFor();
     const target = new URL(url);
     const headers: Record<string, string> = { host: target.host };
     new Headers(init.headers).forEach((value, name) => {
       headers[name] = value;
     });
     const body = typeof init.body === "string" ? init.body : undefined;
-    const signed = await signer.sign({
+    const signed = await (await signer).sign({
       method: (init.method ?? "GET").toUpperCase(),
       protocol: target.protocol,
       hostname: target.hostname,
@@ -72,4 +86,15 @@ export function signedFetch(options: SignedFetchOptions): ApiFetch {
     });
     return fetch(url, { ...init, headers: signed.headers });
   };
+}
+
+interface SignableRequest {
+  method: string;
+  protocol: string;
+  hostname: string;
+  port?: number;
+  path: string;
+  query: Record<string, string>;
+  headers: Record<string, string>;
+  body?: string;
 }
