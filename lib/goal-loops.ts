@@ -1,4 +1,5 @@
 import { Annotations, Aspects, Duration, RemovalPolicy, Stack, Token } from "aws-cdk-lib";
+import type { ISecret } from "aws-cdk-lib/aws-secretsmanager";
 import { EmailIdentity, type IEmailIdentity } from "aws-cdk-lib/aws-ses";
 import { Construct } from "constructs";
 import { TENANTS_ENV } from "../lambdas/core/tenants/tenants-settings";
@@ -34,6 +35,7 @@ import { PlanExecuteLoop } from "./constructs/plan-execute-loop";
 import { ReactLoop } from "./constructs/react-loop";
 import { ReflexionLoop } from "./constructs/reflexion-loop";
 import { ResumeHandler } from "./constructs/resume-handler";
+import { type OwnedStackSecret, SecretAges } from "./constructs/secret-ages";
 import { SlackDoor } from "./constructs/slack-door";
 import { packageVersion } from "./package-files";
 
@@ -101,6 +103,8 @@ export class GoalLoops extends Construct {
   readonly mcpServers?: McpServers;
   /** The models the steps call, checked against the stack's region, defaults picked. */
   readonly models: ResolvedModels;
+  /** The monthly age of each secret with an owner (`secrets`) and its alarm, when any has one. */
+  readonly secretAges?: SecretAges;
   /** Alarms, their SNS topic, the dashboard and the pending-approvals probe (`operations`). */
   readonly operations: Operations;
   /** Where `notify` sends (`notify.channels`), when any channel is configured. */
@@ -225,17 +229,19 @@ export class GoalLoops extends Construct {
       senderIdentity: props.approvalEmailSender ?? emailSender(this, config.approvals.email.sender),
       approvers: config.approvals.email.approvers,
     });
-    const { tenantId, approverUserIds, defaultChannel } = config.approvals.slack;
+    const { tenantId, channelTenants, approverUserIds, defaultChannel } = config.approvals.slack;
     this.slackDoor = new SlackDoor(this, "SlackDoor", {
       goalTable: this.goalTable,
       goalEventBus: this.goalEventBus,
       restApi: this.goalsApi.restApi,
       approverUserIds,
       ...(tenantId === undefined ? {} : { tenantId }),
+      ...(channelTenants === undefined ? {} : { channelTenants }),
       ...(defaultChannel === undefined ? {} : { defaultChannel }),
     });
     this.wireApprovalNotifiers();
     this.notifyDestinations = this.wireNotifyDestinations(config);
+    this.secretAges = this.createSecretAges(config);
     this.operations = this.createOperations(config.operations);
     this.shareTenants(config.tenants);
   }
@@ -261,16 +267,50 @@ export class GoalLoops extends Construct {
       .findAll()
       .filter((construct): construct is GoalLoopFunction => construct instanceof GoalLoopFunction);
     const { alarmEmail, pendingApprovalAlarmSeconds, ...thresholds } = settings;
-    const deadLetterAlarm = this.goalEventBus.deadLetterAlarm;
+    const otherAlarms = [
+      ...(this.goalEventBus.deadLetterAlarm === undefined ? [] : [this.goalEventBus.deadLetterAlarm]),
+      ...Object.values(this.secretAges?.alarms ?? {}),
+      ...(this.secretAges === undefined ? [] : [this.secretAges.probeFailedAlarm]),
+    ];
     return new Operations(this, "Operations", {
       goalTable: this.goalTable,
       stateMachines: Object.fromEntries(this.loops.map((loop) => [loop.pattern, loop.stateMachine])),
       functions,
       restApi: this.goalsApi.restApi,
-      ...(deadLetterAlarm === undefined ? {} : { otherAlarms: [deadLetterAlarm] }),
+      ...(otherAlarms.length === 0 ? {} : { otherAlarms }),
       ...(alarmEmail === undefined ? {} : { alarmEmail }),
       pendingApprovalAlarmAfter: Duration.seconds(pendingApprovalAlarmSeconds),
       ...thresholds,
+    });
+  }
+
+  /**
+   * `secrets`: every secret the stack reads whose owner the configuration names, aged monthly with
+   * an alarm each. An `mcp:<server>` key without a server that has `auth.secretName` is a synth
+   * warning (preflight names it too), not an error: the owner entry may outlive the server.
+   */
+  private createSecretAges(config: GoalLoopsConfig): SecretAges | undefined {
+    const own: Readonly<Record<string, ISecret>> = {
+      slackSigningSecret: this.slackDoor.signingSecret,
+      slackBotToken: this.slackDoor.botToken,
+      emailLinkKey: this.emailDoor.linkSecret,
+    };
+    const secrets: OwnedStackSecret[] = [];
+    for (const [key, { owner, rotateAfterDays }] of Object.entries(config.secrets)) {
+      const secret = key.startsWith("mcp:") ? this.mcpServers?.authSecrets.get(key.slice(4)) : own[key];
+      if (secret === undefined) {
+        Annotations.of(this).addWarningV2(
+          "goal-loops:unowned-secret-key",
+          `secrets.${key}: no MCP server with auth.secretName is called ${key.slice(4)}; its age is not watched`,
+        );
+        continue;
+      }
+      secrets.push({ key, secret, owner, rotateAfterDays });
+    }
+    if (secrets.length === 0) return undefined;
+    return new SecretAges(this, "SecretAges", {
+      secrets,
+      metricsNamespace: config.operations.metricsNamespace,
     });
   }
 

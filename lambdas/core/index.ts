@@ -17,6 +17,7 @@
  * - patterns/  what one pattern does: react/, plan-execute/, reflexion/ (never importing each other).
  * - intake/    a submitted GoalSpec becoming a running goal, its pattern chosen.
  * - fork/      rerunning from any step: a fork started where its source stood, a replay, the timeline.
+ * - operations/ what the deployment measures of itself for operators: owned secrets' ages.
  *
  * Handlers and other core files import the files directly, never this index, so that each Lambda
  * bundle carries only what it uses (test/architecture checks it).
@@ -27,6 +28,7 @@ export * as human from "./human";
 export * as intake from "./intake";
 export * as loop from "./loop";
 export * as models from "./models";
+export * as operations from "./operations";
 export * as patterns from "./patterns";
 export * as ports from "./ports";
 export * as tenants from "./tenants";

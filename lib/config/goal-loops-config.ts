@@ -8,6 +8,10 @@ import { ON_ABANDON, type OnAbandon } from "../../lambdas/core/goal/goal-spec";
 import { DEFAULT_PLAN_STEP_CONCURRENCY, MAX_PLAN_STEP_CONCURRENCY } from "../../lambdas/core/goal/plan";
 import { DEFAULT_SUBGOAL_MAX_CHILDREN, DEFAULT_SUBGOAL_MAX_DEPTH } from "../../lambdas/core/goal/subgoals";
 import { ThinkingSettingsSchema } from "../../lambdas/core/goal/thinking-settings";
+import {
+  SLACK_CHANNEL_ID_PATTERN,
+  SlackChannelTenantsSchema,
+} from "../../lambdas/core/human/slack/slack-tenants";
 import { ModelQuotasSchema } from "../../lambdas/core/models/capacity/model-quota";
 import type { ModelRole } from "../../lambdas/core/models/model-roles";
 import { TenantIdSchema } from "../../lambdas/core/tenants/tenant-limits";
@@ -55,8 +59,7 @@ const MAX_APPROVAL_TIMEOUT_SECONDS = 30 * 24 * 60 * 60;
 export const HOST_NAME_PATTERN =
   /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
 
-/** Slack channel ids: `C…` (public), `G…` (private), `D…` (direct message). */
-export const SLACK_CHANNEL_ID_PATTERN = /^[CGD][A-Z0-9]{2,31}$/;
+export { SLACK_CHANNEL_ID_PATTERN };
 
 const ModelIdSchema = z
   .string()
@@ -103,7 +106,12 @@ export const SlackConfigSchema = z
     tenantId: z
       .optional(TenantIdSchema)
       .describe(
-        "The one tenant whose goals this Slack workspace may see and decide (an account id, or a tenant of tenants.iam or a token's claim); default: the deploying account's",
+        "The tenant whose goals this Slack workspace may see and decide from any channel channelTenants does not name (an account id, or a tenant of tenants.iam or a token's claim); default: the deploying account's",
+      ),
+    channelTenants: z
+      .optional(SlackChannelTenantsSchema)
+      .describe(
+        'Slack channel id → the tenant a click or /goal command from that channel acts for, such as {"C0123ABCD": "team-a"}; other channels act for tenantId; default: none',
       ),
     approverUserIds: z
       .array(z.string().regex(SLACK_USER_ID_PATTERN, "must be a Slack user id such as U0123ABCD"))
@@ -564,12 +572,21 @@ export interface RoleThinkingConfig {
 /** The Slack door. */
 export interface SlackConfig {
   /**
-   * The one tenant (an AWS account id, or a tenant of `tenants`) whose goals and approvals this
-   * Slack workspace may see and decide; every other tenant's are answered as unknown.
+   * The tenant (an AWS account id, or a tenant of `tenants`) whose goals and approvals this Slack
+   * workspace may see and decide from every channel `channelTenants` does not name; every other
+   * tenant's are answered as unknown.
    *
    * @default - the deploying account (the tenant of API callers signing with its credentials)
    */
   readonly tenantId?: string;
+  /**
+   * Slack channel ids (`C0123ABCD`) mapped to the tenant a click or `/goal` command from that
+   * channel acts for; every other channel acts for `tenantId`. Another tenant's goal or approval
+   * is answered as unknown, as everywhere.
+   *
+   * @default - none: every channel acts for `tenantId`
+   */
+  readonly channelTenants?: Readonly<Record<string, string>>;
   /**
    * The Slack user ids (`U0123ABCD`, `W0123ABCD`) who may press Approve / Reject and use `/goal`.
    * Anyone else is refused (HTTP 403, told to ask the deployer) and nothing changes.

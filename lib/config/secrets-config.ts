@@ -3,7 +3,8 @@ import { wholeNumber } from "./parse-settings";
 
 /**
  * `secrets` of the configuration: who owns each secret the stack reads, and how old it may get
- * before `goal-loops preflight` names it. Keys: the stack's own secrets by role, and an MCP
+ * before `goal-loops preflight` names it and the deployed stack's monthly secret-age alarm fires
+ * (lib/constructs/secret-ages.ts). Keys: the stack's own secrets by role, and an MCP
  * server's credential as `mcp:<server name>`.
  */
 export const STACK_SECRETS = ["slackSigningSecret", "slackBotToken", "emailLinkKey"] as const;
@@ -27,7 +28,9 @@ export const SecretOwnerConfigSchema = z
       .describe("Who rotates the secret: an e-mail address or a team"),
     rotateAfterDays: wholeNumber({ min: 1, max: 3650 }, "days")
       .default(DEFAULT_ROTATE_AFTER_DAYS)
-      .describe("How old the secret's current value may get before preflight names it for its owner"),
+      .describe(
+        "How old the secret's current value may get before preflight and the monthly secret-age alarm name it for its owner",
+      ),
   })
   .describe("A secret's owner and rotation age");
 

@@ -25,6 +25,7 @@ import { TENANTS_ENV, type TenantsSettings } from "../../lambdas/core/tenants/te
 import { OPERATIONS, type Operation } from "../../lambdas/handlers/api/contract/operations";
 import { DEFAULT_MAX_OPEN_STREAMS } from "../config/deployment-config";
 import { allowModels } from "./bedrock-model-access";
+import { AUTHORIZER_DENIAL_TEMPLATE } from "./gateway-error-templates";
 import type { GoalEventBus } from "./goal-event-bus";
 import { GoalEventStream } from "./goal-event-stream";
 import { GoalLoopFunction, type GoalLoopLogLevel } from "./goal-loop-function";
@@ -290,7 +291,7 @@ export class GoalsApi extends Construct {
     this.url = this.restApi.url;
     this.addRoutes();
     this.answerOtherMethods();
-    this.shapeGatewayErrors();
+    this.shapeGatewayErrors(props.jwtAuth !== undefined);
     this.acknowledgeNagFindings(cloudWatchRole, props.jwtAuth !== undefined);
   }
 
@@ -383,7 +384,7 @@ export class GoalsApi extends Construct {
    * allow no escaping: only `$context.error.messageString` (already a quoted JSON string) and
    * plain identifiers go into the templates, never the path or a header.
    */
-  private shapeGatewayErrors(): void {
+  private shapeGatewayErrors(jwt: boolean): void {
     const template = (code: string, message = "$context.error.messageString", extra = "") => ({
       "application/json": `{"error":{"code":${code},"message":${message}${extra}},"requestId":"$context.requestId"}`,
     });
@@ -413,6 +414,16 @@ export class GoalsApi extends Construct {
         '"Send Authorization: Bearer <token> with a valid, unexpired token of the configured issuer"',
       ),
     });
+    // The JWT authorizer's Deny (a valid token of a tenant this deployment does not serve): the code
+    // and message it put in its context, as the local API answers them. Only with the authorizer: an
+    // IAM method's own denial carries no authorizer context (its ACCESS_DENIED stays Default4xx's).
+    if (jwt) {
+      this.restApi.addGatewayResponse("AccessDenied", {
+        type: ResponseType.ACCESS_DENIED,
+        statusCode: "403",
+        templates: { "application/json": AUTHORIZER_DENIAL_TEMPLATE },
+      });
+    }
     // Every other gateway 4xx (throttled, bad signature, expired token, too large): its type as the code.
     this.restApi.addGatewayResponse("Default4xx", {
       type: ResponseType.DEFAULT_4XX,

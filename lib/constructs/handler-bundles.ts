@@ -32,6 +32,7 @@ export const HANDLER_BUNDLES = {
   "email-door": "human/email/email-door.ts",
   "slack-door": "human/slack/slack-door.ts",
   "pending-approvals-probe": "human/pending-approvals-probe.ts",
+  "secret-age-probe": "operations/secret-age-probe.ts",
 } as const;
 
 export type HandlerBundleName = keyof typeof HANDLER_BUNDLES;

@@ -1,5 +1,5 @@
 import { Duration } from "aws-cdk-lib";
-import { Secret } from "aws-cdk-lib/aws-secretsmanager";
+import { type ISecret, Secret } from "aws-cdk-lib/aws-secretsmanager";
 import { Construct } from "constructs";
 import type { McpServerEntry } from "../../lambdas/tools/mcp-servers";
 import { type McpServerConfig, mcpServerEntry } from "../config/mcp-servers-config";
@@ -24,6 +24,8 @@ export class McpServers extends Construct {
   readonly gateway: GoalLoopFunction;
   /** The server names, for the goals API to tell an MCP grant from an unknown tool. */
   readonly names: readonly string[];
+  /** Each server's auth secret (`auth.secretName`), by server name: the gateway reads them. */
+  readonly authSecrets: ReadonlyMap<string, ISecret>;
 
   constructor(scope: Construct, id: string, props: McpServersProps) {
     super(scope, id);
@@ -39,9 +41,11 @@ export class McpServers extends Construct {
       memorySize: 512,
       environment: { MCP_SERVERS: JSON.stringify(manifest) },
     });
+    const authSecrets = new Map<string, ISecret>();
     for (const server of props.servers) {
       if (server.auth?.secretName === undefined) continue;
       const secret = Secret.fromSecretNameV2(this, `${server.name}Auth`, server.auth.secretName);
+      authSecrets.set(server.name, secret);
       secret.grantRead(this.gateway);
       acknowledgeWildcardResource(
         this.gateway.role,
@@ -49,6 +53,7 @@ export class McpServers extends Construct {
         `Secrets Manager appends six random characters to a secret's ARN; the grant names the configured secret '${server.auth.secretName}' of MCP server '${server.name}' and nothing else.`,
       );
     }
+    this.authSecrets = authSecrets;
   }
 
   /** The variables a function that lists or calls MCP tools needs. */

@@ -470,6 +470,19 @@ export class Operations extends Construct {
         width: 12,
       }),
     );
+    dashboard.addWidgets(
+      new GraphWidget({
+        title: "Owned secrets' age in days (secrets.<name>; each alarms past its rotateAfterDays)",
+        left: [
+          new MathExpression({
+            expression: `SEARCH('{${this.metricsNamespace},service,${METRIC_DIMENSIONS.secret}} MetricName="${GOAL_METRICS.secretAgeDays}"', 'Maximum', 86400)`,
+            label: "",
+            period: Duration.days(1),
+          }),
+        ],
+        width: 24,
+      }),
+    );
     const executions = (metric: (sm: StateMachine) => IMetric) =>
       Object.values(props.stateMachines).map((sm) => metric(sm));
     dashboard.addWidgets(

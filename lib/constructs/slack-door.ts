@@ -6,7 +6,12 @@ import { type ISecret, Secret } from "aws-cdk-lib/aws-secretsmanager";
 import { Construct } from "constructs";
 import { PARTITION_PREFIXES } from "../../lambdas/adapters/dynamodb/table-design";
 import { SLACK_ROUTES } from "../../lambdas/core/human/slack/slack-routes";
+import {
+  SLACK_CHANNEL_TENANTS_ENV,
+  SlackChannelTenantsSchema,
+} from "../../lambdas/core/human/slack/slack-tenants";
 import { SLACK_CHANNEL_ID_PATTERN, SLACK_USER_ID_PATTERN } from "../config/goal-loops-config";
+import { parseSettings } from "../config/parse-settings";
 import type { GoalEventBus } from "./goal-event-bus";
 import type { GoalItemAccess } from "./goal-item-grant";
 import { GoalLoopFunction, type GoalLoopLogLevel } from "./goal-loop-function";
@@ -50,13 +55,20 @@ export interface SlackDoorProps {
   readonly botToken?: ISecret;
 
   /**
-   * The one tenant (AWS account id of the API callers) whose goals and approvals this Slack
-   * workspace may see and change; others are answered as unknown. A workspace is always bound to
-   * one tenant.
+   * The tenant whose goals and approvals this Slack workspace may see and change from any channel
+   * `channelTenants` does not name; others are answered as unknown.
    *
    * @default - the stack's account: the tenant of API callers signing with its credentials
    */
   readonly tenantId?: string;
+
+  /**
+   * Slack channel ids mapped to the tenant a click or `/goal` command from that channel acts for,
+   * in place of `tenantId`.
+   *
+   * @default - none: every channel acts for `tenantId`
+   */
+  readonly channelTenants?: Readonly<Record<string, string>>;
 
   /**
    * The Slack users (`U0123ABCD`, `W0123ABCD`) who may press Approve / Reject and use `/goal`.
@@ -128,6 +140,9 @@ export class SlackDoor extends Construct {
         GOAL_EVENT_BUS_NAME: props.goalEventBus.eventBus.eventBusName,
         SLACK_SIGNING_SECRET_ARN: this.signingSecret.secretArn,
         SLACK_TENANT_ID: props.tenantId ?? Stack.of(this).account,
+        ...(Object.keys(props.channelTenants ?? {}).length === 0
+          ? {}
+          : { [SLACK_CHANNEL_TENANTS_ENV]: JSON.stringify(props.channelTenants) }),
         ...(approverUserIds.length === 0 ? {} : { SLACK_APPROVER_USER_IDS: approverUserIds.join(",") }),
       },
     });
@@ -179,7 +194,10 @@ export class SlackDoor extends Construct {
 }
 
 function validateProps(props: SlackDoorProps): void {
-  const { defaultChannel, tenantId, approverUserIds = [] } = props;
+  const { defaultChannel, tenantId, approverUserIds = [], channelTenants } = props;
+  if (channelTenants !== undefined) {
+    parseSettings(SlackChannelTenantsSchema, channelTenants, "SlackDoor", "channelTenants");
+  }
   for (const userId of approverUserIds) {
     if (!Token.isUnresolved(userId) && !SLACK_USER_ID_PATTERN.test(userId)) {
       throw new Error(`SlackDoor: approverUserIds must be Slack user ids such as U0123ABCD; got '${userId}'`);

@@ -23,6 +23,7 @@ import {
   SESv2Client,
 } from "@aws-sdk/client-sesv2";
 import { GetParameterCommand, ParameterNotFound, SSMClient } from "@aws-sdk/client-ssm";
+import { secretChangedDate } from "../../lambdas/adapters/secrets/secret-changed-date";
 import type { AccountReader } from "./account-reader";
 
 export interface AwsAccountReaderOptions {
@@ -123,7 +124,7 @@ export function awsAccountReader(options: AwsAccountReaderOptions): AccountReade
         return {
           arn: secret.ARN ?? name,
           ...(secret.DeletedDate === undefined ? {} : { deletedDate: secret.DeletedDate }),
-          ...changed(secret.LastRotatedDate ?? secret.LastChangedDate ?? secret.CreatedDate),
+          ...changed(secretChangedDate(secret)),
         };
       } catch (error) {
         if (error instanceof SecretNotFound) return undefined;

@@ -1,3 +1,4 @@
+import { isOverdue, overdueMessage, secretAgeDays } from "../../lambdas/core/operations/secret-age";
 import type { GoalLoopsConfig } from "../config/goal-loops-config";
 import { type AccountReader, describeError } from "./account-reader";
 import { blocker, type CheckResult, ok, skip, warn } from "./checklist";
@@ -140,12 +141,11 @@ export async function checkSecrets(account: AccountReader, config: GoalLoopsConf
   return results;
 }
 
-const DAY_MS = 24 * 3600 * 1000;
-
 /**
  * `secrets.<name>.owner`: each owned secret preflight can find by name (an MCP server's
  * `auth.secretName`) whose value is older than its `rotateAfterDays` is a warning that names its
- * owner. The stack's own secrets get their names at deploy: their owners are listed, not aged.
+ * owner. The stack's own secrets get their names at deploy: their owners are listed, not aged here;
+ * the deployed secret-age probe ages them all every month (lib/constructs/secret-ages.ts).
  */
 export async function checkSecretAges(
   account: AccountReader,
@@ -170,14 +170,10 @@ export async function checkSecretAges(
     }
     try {
       const changedDate = (await account.secret(name))?.changedDate;
-      const ageDays =
-        changedDate === undefined ? undefined : Math.floor((now.getTime() - changedDate.getTime()) / DAY_MS);
+      const ageDays = changedDate === undefined ? undefined : secretAgeDays(changedDate, now);
       results.push(
-        ageDays !== undefined && ageDays > rotateAfterDays
-          ? warn(
-              check,
-              `${name} is ${ageDays} days old (rotateAfterDays ${rotateAfterDays}): ${owner} should rotate it`,
-            )
+        ageDays !== undefined && isOverdue(ageDays, rotateAfterDays)
+          ? warn(check, overdueMessage(name, ageDays, { owner, rotateAfterDays }))
           : ok(check, `owned by ${owner}${ageDays === undefined ? "" : `, ${ageDays} days old`}`),
       );
     } catch (error) {

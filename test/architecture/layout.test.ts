@@ -36,6 +36,7 @@ const reachesIntoPattern = (from: string, to: string): boolean =>
  */
 const LAYERS: Readonly<Record<string, number>> = {
   goal: 0,
+  operations: 0,
   ports: 1,
   tenants: 1,
   models: 2,

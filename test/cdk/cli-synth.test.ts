@@ -27,7 +27,11 @@ interface SynthCase {
   readonly config?: (workDir: string) => unknown;
 }
 
-/** The tools example as a deployer would give it: its MCP server at a URL Lambda can reach. */
+/**
+ * The tools example as a deployer would give it: its MCP server at a URL Lambda can reach, with a
+ * credential; and owners for that credential and the stack's own secrets (the secret-age probe and
+ * its alarms).
+ */
 function toolsExampleDeployable(): unknown {
   const example = JSON.parse(
     readFileSync(join(PROJECT_DIR, "examples/goal-loops.tools.config.json"), "utf8"),
@@ -40,7 +44,16 @@ function toolsExampleDeployable(): unknown {
       mcp: config.tools.mcp.map((server: { url: string }) => ({
         ...server,
         url: "https://mcp.example.com/mcp",
+        auth: { secretName: "goal-loops/mcp-token" },
       })),
+    },
+    secrets: {
+      slackSigningSecret: { owner: "slack-admins@example.com", rotateAfterDays: 90 },
+      slackBotToken: { owner: "slack-admins@example.com" },
+      emailLinkKey: { owner: "ops team" },
+      ...Object.fromEntries(
+        config.tools.mcp.map((server: { name: string }) => [`mcp:${server.name}`, { owner: "tools team" }]),
+      ),
     },
   };
 }

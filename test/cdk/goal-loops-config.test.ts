@@ -102,6 +102,28 @@ describe("goal-loops.config.json", () => {
     );
   });
 
+  it("refuses a Slack channel map whose key is not a channel id or whose tenant is not a tenant id, naming each", () => {
+    // Prepare
+    const file = join(folder, "channel-tenants.json");
+    writeFileSync(
+      file,
+      JSON.stringify({
+        approvals: {
+          slack: { channelTenants: { C0TEAMA: "team-a", "#team-b": "team-b", C0TEAMC: "team c" } },
+        },
+      }),
+    );
+
+    // Act
+    const load = () => loadConfigFile(file);
+
+    // Assess
+    expect(load).toThrow(
+      "approvals.slack.channelTenants key '#team-b' must be a Slack channel id such as C0123ABCD",
+    );
+    expect(load).toThrow(/approvals\.slack\.channelTenants\.C0TEAMC must be a tenant id/);
+  });
+
   it("refuses heavy or fast models that are not in models.allowed", () => {
     // Act
     const parsed = GoalLoopsConfigSchema.safeParse({

@@ -230,6 +230,15 @@ describe("GoalsApi", () => {
     return { status: response.Properties.StatusCode, body: JSON.parse(rendered) };
   }
 
+  it("leaves IAM's own ACCESS_DENIED to the default 4xx response: without the JWT authorizer no denial carries a context", () => {
+    // Assess
+    const types = [...resourcesOf(template, "AWS::ApiGateway::GatewayResponse").values()].map(
+      (response) => response.Properties.ResponseType,
+    );
+    expect(types).not.toContain("ACCESS_DENIED");
+    expect(gatewayResponse("DEFAULT_4XX").body).toMatchObject({ error: { code: "DEFAULT_4XX" } });
+  });
+
   it("answers a body the model rejects in the API's error shape", () => {
     // Act
     const { body } = gatewayResponse("BAD_REQUEST_BODY", "Invalid request body");
@@ -496,6 +505,18 @@ describe("GoalsApi with api.auth jwt", () => {
     template.hasResourceProperties("AWS::ApiGateway::GatewayResponse", {
       ResponseType: "UNAUTHORIZED",
       ResponseTemplates: { "application/json": Match.stringLikeRegexp('"code":"Unauthorized"') },
+    });
+  });
+
+  it("answers the authorizer's Deny 403 with the code and message of its context, in the API's error shape", () => {
+    // Assess
+    template.hasResourceProperties("AWS::ApiGateway::GatewayResponse", {
+      ResponseType: "ACCESS_DENIED",
+      StatusCode: "403",
+      ResponseTemplates: {
+        "application/json":
+          '{"error":{"code":"$context.authorizer.code","message":"$context.authorizer.message"},"requestId":"$context.requestId"}',
+      },
     });
   });
 

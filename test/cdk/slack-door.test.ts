@@ -143,7 +143,33 @@ describe("SlackDoor", () => {
     ]);
   });
 
+  it("gives the door the channels bound to tenants of their own", () => {
+    // Prepare
+    const { stack: other, make } = build(() => ({
+      channelTenants: { C0TEAMA: "team-a", G0TEAMB: "team-b" },
+    }));
+
+    // Act
+    make();
+
+    // Assess
+    const [, fn] = onlyResource(Template.fromStack(other), "AWS::Lambda::Function", "SlackDoorHandler");
+    expect(fn.Properties.Environment).toEqual({
+      Variables: expect.objectContaining({
+        SLACK_CHANNEL_TENANTS: JSON.stringify({ C0TEAMA: "team-a", G0TEAMB: "team-b" }),
+      }),
+    });
+  });
+
   it.each([
+    [
+      { channelTenants: { "#team-a": "team-a" } },
+      /channelTenants key '#team-a' must be a Slack channel id such as C0123ABCD/,
+    ],
+    [
+      { channelTenants: { C0TEAMA: "default" } },
+      /channelTenants\.C0TEAMA 'default' names the default limits, not a tenant/,
+    ],
     [{ defaultChannel: "#ops" }, /defaultChannel must be a Slack channel id/],
     [{ tenantId: "a#b" }, /tenantId must be a tenant id/],
     [{ approverUserIds: ["ana"] }, /approverUserIds must be Slack user ids such as U0123ABCD; got 'ana'/],

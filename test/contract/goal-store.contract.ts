@@ -676,6 +676,24 @@ export function describeGoalStoreContract(backendName: string, start: StartBacke
         expect(runningAfter.items).toHaveLength(1);
       });
 
+      it("counts a tenant's goals of one status, following a commit, never another tenant's", async () => {
+        // Prepare
+        const tenantId = `tenant-${randomUUID()}`;
+        const [running] = await createGoals(tenantId, ["running", "running", "paused", "running"]);
+        await createGoals(`tenant-${randomUUID()}`, ["running"]);
+        if (!running) throw new Error("goals not created");
+
+        // Act
+        const before = await store.countGoals({ tenantId, status: "running" });
+        await store.commit({ ...running, status: "paused", activeTask: null }, 1, []);
+        const runningAfter = await store.countGoals({ tenantId, status: "running" });
+        const pausedAfter = await store.countGoals({ tenantId, status: "paused" });
+        const none = await store.countGoals({ tenantId, status: "completed" });
+
+        // Assess
+        expect([before, runningAfter, pausedAfter, none]).toEqual([3, 2, 2, 0]);
+      });
+
       it("a cursor that is garbage or from another listing is a ValidationError naming cursor", async () => {
         // Prepare
         const tenantA = `tenant-${randomUUID()}`;

@@ -1,6 +1,8 @@
+import { createHmac } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GoalSnapshot } from "../../lambdas/core/goal/goal-record";
 import { bearerFetch, GoalLoopsClient } from "../../lib/client/index";
+import type { LocalSecrets } from "../../lib/local/storage/local-secrets";
 import { allEvents, type E2eStack, followGoal, startE2eStack } from "./local-stack-harness";
 import { runCli } from "./run-cli";
 
@@ -16,6 +18,15 @@ interface Answer {
   readonly headers: Headers;
   readonly body: Record<string, unknown>;
 }
+
+const SECRETS: LocalSecrets = {
+  slackSigningSecret: "tenants-e2e-slack-signing-secret-0123456789",
+  slackBotToken: "xoxb-tenants-e2e-bot-token",
+  emailLinkSecret: "tenants-e2e-email-link-secret-0123456789abcdef0123",
+};
+/** The Slack approver of the end-to-end configuration, and its channel bound to team-a (channelTenants). */
+const SLACK_APPROVER = "U123ABC";
+const TEAM_A_CHANNEL = "C0TEAMA";
 
 /** Billed like Claude Sonnet: each turn costs $0.123 (1,000 tokens in, 8,000 out). */
 const USAGE = { inputTokens: 1000, outputTokens: 8000 };
@@ -81,7 +92,7 @@ describe("two tenants on one local stack, signed in with the local issuer's toke
   let b: GoalLoopsClient;
 
   beforeAll(async () => {
-    e2e = await startE2eStack({ e2eConfig: true });
+    e2e = await startE2eStack({ e2eConfig: true, secrets: SECRETS });
     e2e.writeFixture("priced-tenant-report", PRICED_FIXTURE);
     tokenA = await mint("team-a", "alice");
     tokenB = await mint("team-b", "bob");
@@ -202,6 +213,79 @@ describe("two tenants on one local stack, signed in with the local issuer's toke
     expect(decided.status).toBe(200);
     await e2e.stack.events.idle();
     const seen = await until(a, goalId, (goal) => goal.status === "completed");
+    expect(seen.at(-1)).toMatchObject({ status: "completed" });
+  }, 240_000);
+
+  /** A request to the Slack door, signed as Slack signs (v0 HMAC of the raw body with the signing secret). */
+  async function slack(path: "/slack/interactions" | "/slack/commands", body: string) {
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const signature = createHmac("sha256", SECRETS.slackSigningSecret)
+      .update(`v0:${timestamp}:${body}`)
+      .digest("hex");
+    const response = await fetch(`${e2e.stack.apiUrl}${path}`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        "x-slack-request-timestamp": timestamp,
+        "x-slack-signature": `v0=${signature}`,
+      },
+      body,
+      signal: AbortSignal.timeout(30_000),
+    });
+    return { status: response.status, text: await response.text() };
+  }
+
+  const click = (approvalId: string, channelId: string) =>
+    new URLSearchParams({
+      payload: JSON.stringify({
+        type: "block_actions",
+        user: { id: SLACK_APPROVER, username: "ana" },
+        team: { id: "T0E2E", domain: "acme" },
+        actions: [{ type: "button", action_id: "approve", block_id: "approval", value: approvalId }],
+        channel: { id: channelId, name: "team" },
+        container: { type: "message", message_ts: `${Date.now() / 1000}`, channel_id: channelId },
+      }),
+    }).toString();
+
+  const command = (text: string, channelId: string) =>
+    new URLSearchParams({
+      team_id: "T0E2E",
+      channel_id: channelId,
+      user_id: SLACK_APPROVER,
+      command: "/goal",
+      text,
+      trigger_id: `${Date.now()}`,
+    }).toString();
+
+  it("acts in Slack for team-a only from team-a's channel: elsewhere A's goal and approval are unknown", async () => {
+    // Prepare: A's goal waits for A's approval of its notify
+    const accepted = await a.submitGoal(notifyGoal);
+    const { final: waiting } = await followGoal(a, accepted.goalId);
+    expect(waiting).toMatchObject({ status: "waiting", waitingFor: { kind: "approval" } });
+    const approvalId = waiting.waitingFor?.approvalId ?? "";
+
+    // Act: from the workspace's channel (the loopback tenant's), then from team-a's
+    const statusElsewhere = await slack("/slack/commands", command(`${accepted.goalId} status`, "C123"));
+    const clickElsewhere = await slack("/slack/interactions", click(approvalId, "C123"));
+    await e2e.stack.events.idle();
+    const stillPending = (await a.listApprovals("pending")).map((approval) => approval.approvalId);
+    const statusInTeamChannel = await slack(
+      "/slack/commands",
+      command(`${accepted.goalId} status`, TEAM_A_CHANNEL),
+    );
+    const clickInTeamChannel = await slack("/slack/interactions", click(approvalId, TEAM_A_CHANNEL));
+
+    // Assess: unknown elsewhere, nothing decided; decided from team-a's channel, and the goal completes
+    expect(statusElsewhere.status).toBe(200);
+    expect(statusElsewhere.text).toContain("does not exist");
+    expect(clickElsewhere.status).toBe(200);
+    expect(clickElsewhere.text).toContain("does not exist");
+    expect(stillPending).toContain(approvalId);
+    expect(statusInTeamChannel.text).toContain(`Goal ${accepted.goalId} is waiting`);
+    expect(clickInTeamChannel.status).toBe(200);
+    expect(clickInTeamChannel.text).not.toContain("does not exist");
+    await e2e.stack.events.idle();
+    const seen = await until(a, accepted.goalId, (goal) => goal.status === "completed");
     expect(seen.at(-1)).toMatchObject({ status: "completed" });
   }, 240_000);
 

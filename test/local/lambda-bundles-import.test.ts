@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { JWT_AUTH_ENV } from "../../lambdas/adapters/oidc/jwt-settings";
+import { OWNED_SECRETS_ENV } from "../../lambdas/core/operations/secret-age";
 import { HANDLER_BUNDLE_FILE, HANDLER_BUNDLES, handlerBundleDir } from "../../lib/constructs/handler-bundles";
 import { loadCloudAssembly } from "../../lib/local/cdk-out/cdk-out";
 import type { FunctionSpec } from "../../lib/local/shared/cloud-assembly-model";
@@ -41,6 +42,12 @@ const OPTION_ONLY_BUNDLES: Partial<Record<BundleName, Readonly<Record<string, st
   // api.auth.mode "jwt"
   "jwt-authorizer": {
     [JWT_AUTH_ENV]: JSON.stringify({ issuer: "https://login.example.com/", audience: "goal-loops" }),
+  },
+  // an owner in secrets
+  "secret-age-probe": {
+    [OWNED_SECRETS_ENV]: JSON.stringify([
+      { key: "emailLinkKey", secretId: "goal-loops/link", owner: "ops team", rotateAfterDays: 90 },
+    ]),
   },
 };
 

@@ -273,9 +273,9 @@ describe("a CDK app of one's own composing GoalLoops, installed from the tarball
     expect(types.filter((type) => type.endsWith("AWS::StepFunctions::StateMachine"))).toHaveLength(3);
     // No bundling at synth: every function's code is a pre-built bundle of the package, as shipped.
     const functions = Object.values(template.Resources).filter((r) => r.Type === "AWS::Lambda::Function");
-    // Every bundle but those only an option deploys: the MCP gateway (tools.mcp) and the JWT
-    // authorizer (api.auth.mode "jwt"); this app sets neither.
-    const optionOnly = ["mcp-gateway", "jwt-authorizer"];
+    // Every bundle but those only an option deploys: the MCP gateway (tools.mcp), the JWT
+    // authorizer (api.auth.mode "jwt") and the secret-age probe (owners in secrets); this app sets none.
+    const optionOnly = ["mcp-gateway", "jwt-authorizer", "secret-age-probe"];
     expect(functions.length).toBeGreaterThanOrEqual(Object.keys(HANDLER_BUNDLES).length - optionOnly.length);
     expect(new Set(functions.map((fn) => fn.Metadata?.["aws:asset:is-bundled"]))).toEqual(new Set([false]));
     // Nothing in the assembly points back into this repository: the bundles came from the tarball.

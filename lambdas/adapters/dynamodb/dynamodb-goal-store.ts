@@ -311,6 +311,39 @@ export class DynamoDbGoalStore implements GoalStore {
     return lastKey === undefined ? { items } : { items, cursor: encodeCursor(lastKey) };
   }
 
+  async countGoals(query: { tenantId: string; status: GoalStatus }): Promise<number> {
+    if (!GoalStatusSchema.safeParse(query.status).success) {
+      throw invalidField("status", `must be one of ${GoalStatusSchema.options.join(", ")}`);
+    }
+    const index = TABLE_DESIGN.statusIndex;
+    let count = 0;
+    let startKey: Record<string, unknown> | undefined;
+    // Select COUNT reads only keys' worth of capacity and returns no items; a page ends at 1 MB.
+    do {
+      const output = await this.client
+        .send(
+          new QueryCommand({
+            TableName: this.tableName,
+            IndexName: index.name,
+            KeyConditionExpression: "#gpk = :partition AND begins_with(#gsk, :prefix)",
+            ExpressionAttributeNames: { "#gpk": index.partitionKey, "#gsk": index.sortKey },
+            ExpressionAttributeValues: {
+              ":partition": goalsPartition(query.tenantId),
+              ":prefix": statusPrefix(query.status),
+            },
+            Select: "COUNT",
+            ExclusiveStartKey: startKey,
+          }),
+        )
+        .catch((error: unknown) => {
+          throw toStoreError(error, "countGoals");
+        });
+      count += output.Count ?? 0;
+      startKey = output.LastEvaluatedKey;
+    } while (startKey !== undefined);
+    return count;
+  }
+
   async listEvents(
     goalId: string,
     query: { after?: number; limit?: number },

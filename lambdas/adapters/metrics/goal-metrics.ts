@@ -23,6 +23,8 @@ export const GOAL_METRICS = {
   approvalWaitSeconds: "ApprovalWaitSeconds",
   oldestPendingApprovalAgeSeconds: "OldestPendingApprovalAgeSeconds",
   capacityWaits: "CapacityWaits",
+  /** Days since an owned secret's value last changed, per `Secret` (its `secrets.<key>`), published monthly. */
+  secretAgeDays: "SecretAgeDays",
 } as const;
 export type GoalMetricName = (typeof GOAL_METRICS)[keyof typeof GOAL_METRICS];
 
@@ -37,6 +39,8 @@ export const METRIC_DIMENSIONS = {
   outcome: "Outcome",
   /** Why a call waited for capacity: `quota` (the governor's pace), `throttled` (Bedrock refused), `contention`. */
   reason: "Reason",
+  /** The `secrets.<key>` of the configuration an owned secret's age is published under. */
+  secret: "Secret",
 } as const;
 
 export type MetricUnitName = "Count" | "Seconds" | "None";

@@ -122,6 +122,11 @@ export interface GoalStore {
     limit?: number;
     cursor?: string;
   }): Promise<Page<GoalRecord>>;
+  /**
+   * How many of the tenant's goals have `status` now (GET /tenants/me's running goals): a count of
+   * the status index, no goal read.
+   */
+  countGoals(query: { tenantId: string; status: GoalStatus }): Promise<number>;
   /** Events with `seq > after`, oldest first; `nextSeq` is what to pass as `after` next time. */
   listEvents(
     goalId: string,

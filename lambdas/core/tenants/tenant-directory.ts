@@ -1,3 +1,4 @@
+import type { GoalStore } from "../ports/goal-store";
 import type { TenantStore } from "../ports/tenant-store";
 import * as z from "../zod";
 import { effectiveLimits, patchOverride, type TenantLimits, type TenantLimitsPatch } from "./tenant-limits";
@@ -21,8 +22,15 @@ export const TenantUsageSchema = z.object({
     .check(
       z.int(),
       z.gte(0),
+      z.describe("Its goals whose status is `running` now (a waiting or paused goal is not running)"),
+    ),
+  concurrentGoals: z
+    .number()
+    .check(
+      z.int(),
+      z.gte(0),
       z.describe(
-        "Goals holding one of its concurrent-goal slots (counted only while a concurrency limit is set)",
+        "Its goals counted against limits.concurrentGoals: started and not yet ended, a waiting or paused one included; counted only while the tenant has a concurrency limit (0 without one)",
       ),
     ),
   spendTodayUsd: z.number().check(z.gte(0), z.describe("Model spend of its goals today (UTC), in USD")),
@@ -31,13 +39,20 @@ export const TenantUsageSchema = z.object({
 export type TenantUsage = z.output<typeof TenantUsageSchema>;
 
 export async function tenantUsage(
-  store: Pick<TenantStore, "slotHolders" | "spend">,
+  ports: {
+    readonly store: Pick<TenantStore, "slotHolders" | "spend">;
+    readonly goals: Pick<GoalStore, "countGoals">;
+  },
   tenantId: string,
   now: Date,
 ): Promise<TenantUsage> {
   const day = spendDay(now);
-  const [holders, spent] = await Promise.all([store.slotHolders(tenantId), store.spend(tenantId, day)]);
-  return { runningGoals: holders.length, spendTodayUsd: spent, day };
+  const [running, holders, spent] = await Promise.all([
+    ports.goals.countGoals({ tenantId, status: "running" }),
+    ports.store.slotHolders(tenantId),
+    ports.store.spend(tenantId, day),
+  ]);
+  return { runningGoals: running, concurrentGoals: holders.length, spendTodayUsd: spent, day };
 }
 
 /**

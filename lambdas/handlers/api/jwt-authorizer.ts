@@ -61,6 +61,16 @@ export async function handler(event: APIGatewayTokenAuthorizerEvent): Promise<AP
   return {
     principalId: "refused",
     policyDocument: policy("Deny", resource),
-    context: { code: outcome.code, message: outcome.message },
+    context: { code: gatewayTemplateText(outcome.code), message: gatewayTemplateText(outcome.message) },
   };
+}
+
+/**
+ * Text the ACCESS_DENIED gateway response can put inside a JSON string as it is: that template
+ * substitutes `$context.authorizer.<key>` without escaping (it is not VTL), so a quote, backslash or
+ * control character would break the body. The messages are the authorizer's own; this keeps them so.
+ */
+export function gatewayTemplateText(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it removes
+  return text.replace(/["\\\u0000-\u001f]/g, "");
 }

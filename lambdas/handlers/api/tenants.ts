@@ -26,13 +26,14 @@ function tenantsOf(deps: GoalsApiDeps): NonNullable<GoalsApiDeps["tenants"]> {
 
 /**
  * `GET /tenants/me`: who the caller is (its tenant, how it signed in), the limits its tenant runs
- * under now, and what it uses of them (goals holding slots, today's model spend).
+ * under now, and what it uses: its running goals, the goals counted against its concurrency limit,
+ * today's model spend.
  */
 async function getMe(deps: GoalsApiDeps, request: ApiRequest): Promise<APIGatewayProxyResult> {
   const { settings, store } = tenantsOf(deps);
   const [limits, usage] = await Promise.all([
     tenantLimitsReader(settings, store)(request.tenantId),
-    tenantUsage(store, request.tenantId, deps.now()),
+    tenantUsage({ store, goals: deps.store }, request.tenantId, deps.now()),
   ]);
   return json(200, {
     tenantId: request.tenantId,

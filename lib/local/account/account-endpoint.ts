@@ -135,19 +135,32 @@ function jsonOperation(
   }
   if (target === "secretsmanager.DescribeSecret") {
     const id = String(request.SecretId ?? "");
+    const arnOf = (name: string) =>
+      `arn:aws:secretsmanager:${region}:${account.accountId}:secret:${name}-AbCdEf`;
+    // SecretId is a name or the full ARN, as Secrets Manager takes either.
     const secret = account.secrets
       .map((entry) => (typeof entry === "string" ? { name: entry } : entry))
-      .find((entry) => entry.name === id);
+      .find((entry) => entry.name === id || arnOf(entry.name) === id);
     if (secret === undefined) {
       throw new AwsApiError("ResourceNotFoundException", "Secrets Manager can't find the specified secret.");
     }
+    // Secrets Manager returns only the fields that have a value (DescribeSecret's reference).
+    const dates = {
+      DeletedDate: "deletedDate" in secret ? secret.deletedDate : undefined,
+      LastChangedDate: "lastChangedDate" in secret ? secret.lastChangedDate : undefined,
+      LastRotatedDate: "lastRotatedDate" in secret ? secret.lastRotatedDate : undefined,
+    };
     return {
-      ARN: `arn:aws:secretsmanager:${region}:${account.accountId}:secret:${secret.name}-AbCdEf`,
+      ARN: arnOf(secret.name),
       Name: secret.name,
-      CreatedDate: epochSeconds("2026-01-01T00:00:00Z"),
-      ...("deletedDate" in secret && secret.deletedDate !== undefined
-        ? { DeletedDate: epochSeconds(secret.deletedDate) }
-        : {}),
+      CreatedDate: epochSeconds(
+        ("createdDate" in secret ? secret.createdDate : undefined) ?? "2026-01-01T00:00:00Z",
+      ),
+      ...Object.fromEntries(
+        Object.entries(dates).flatMap(([field, iso]) =>
+          iso === undefined ? [] : [[field, epochSeconds(iso)]],
+        ),
+      ),
     };
   }
   throw new AwsApiError(

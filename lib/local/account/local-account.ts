@@ -62,10 +62,17 @@ export const LocalAccountSchema = z.strictObject({
     .array(
       z.union([
         z.string().min(1),
-        z.strictObject({ name: z.string().min(1), deletedDate: IsoDateSchema.optional() }),
+        z.strictObject({
+          name: z.string().min(1),
+          deletedDate: IsoDateSchema.optional(),
+          createdDate: IsoDateSchema.optional().describe("default 2026-01-01T00:00:00Z"),
+          lastChangedDate: IsoDateSchema.optional(),
+          lastRotatedDate: IsoDateSchema.optional(),
+        }),
       ]),
     )
-    .default([]),
+    .default([])
+    .describe("Secrets Manager: each secret by name (or with its dates, as DescribeSecret answers them)"),
   apiGatewayCloudWatchRoleArn: z.string().min(1).nullable().default(null),
   lambda: z
     .strictObject({

@@ -1,7 +1,10 @@
 import { createServer } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { JWT_AUTH_ENV } from "../../../lambdas/adapters/oidc/jwt-settings";
-import { TENANTS_ENV } from "../../../lambdas/core/tenants/tenants-settings";
+import { authorizeBearer } from "../../../lambdas/adapters/oidc/authorize-bearer";
+import { JWT_AUTH_ENV, JwtAuthSettingsSchema } from "../../../lambdas/adapters/oidc/jwt-settings";
+import { createJwtVerifier } from "../../../lambdas/adapters/oidc/jwt-verifier";
+import { TENANTS_ENV, TenantsSettingsSchema } from "../../../lambdas/core/tenants/tenants-settings";
+import { AUTHORIZER_DENIAL_TEMPLATE } from "../../../lib/constructs/gateway-error-templates";
 import { createLocalIssuer, type LocalIssuer } from "../../../lib/local/api/local-issuer";
 import { listen, type RunningServer } from "../../../lib/local/shared/listen";
 
@@ -17,6 +20,7 @@ describe("the JWT authorizer function", () => {
   let issuer: LocalIssuer;
   let server: RunningServer;
   let handler: typeof import("../../../lambdas/handlers/api/jwt-authorizer").handler;
+  let gatewayTemplateText: typeof import("../../../lambdas/handlers/api/jwt-authorizer").gatewayTemplateText;
 
   beforeAll(async () => {
     issuer = await createLocalIssuer();
@@ -34,7 +38,7 @@ describe("the JWT authorizer function", () => {
     process.env[JWT_AUTH_ENV] = JSON.stringify(issuer.jwtSettings(server.url));
     process.env[TENANTS_ENV] = JSON.stringify({ known: ["team-a"] });
     process.env.POWERTOOLS_LOG_LEVEL = "SILENT";
-    ({ handler } = await import("../../../lambdas/handlers/api/jwt-authorizer"));
+    ({ handler, gatewayTemplateText } = await import("../../../lambdas/handlers/api/jwt-authorizer"));
   });
 
   afterAll(async () => {
@@ -100,5 +104,34 @@ describe("the JWT authorizer function", () => {
       }),
     ]);
     expect(result.context).toMatchObject({ code: "UnknownTenant" });
+  });
+
+  it("denies in a way the ACCESS_DENIED gateway response turns into the local API's 403 body", async () => {
+    // Prepare: API Gateway substitutes $context.authorizer.<key> with the Deny's context values as they are
+    const token = await issuer.mint(server.url, { tenant: "team-z", sub: "zoe" });
+    const local = await authorizeBearer(
+      createJwtVerifier(JwtAuthSettingsSchema.parse(issuer.jwtSettings(server.url))),
+      TenantsSettingsSchema.parse({ known: ["team-a"] }),
+      `Bearer ${token}`,
+    );
+
+    // Act
+    const result = await handler(event(`Bearer ${token}`));
+    const body = AUTHORIZER_DENIAL_TEMPLATE.replaceAll(
+      /\$context\.authorizer\.([a-zA-Z]+)/g,
+      (_, key: string) => String(result.context?.[key] ?? ""),
+    ).replace("$context.requestId", "req-1");
+
+    // Assess: the same code and message as the local stack's 403 (lib/local/api/api-server.ts)
+    if (local.kind !== "deny") throw new Error("the local decision allowed the token");
+    expect(JSON.parse(body)).toEqual({
+      error: { code: local.code, message: local.message },
+      requestId: "req-1",
+    });
+    expect(local).toMatchObject({ status: 403, code: "UnknownTenant" });
+  });
+
+  it("keeps a denial's context text JSON-safe, since the gateway template does not escape it", () => {
+    expect(gatewayTemplateText('the "tenant" claim\\ is\nbad')).toBe("the tenant claim isbad");
   });
 });

@@ -243,6 +243,38 @@ describe("tenants in one account", () => {
     expect(await tenantStore.slotHolders("team-c")).toEqual([second]);
   });
 
+  it("counts a tenant's running goals at GET /tenants/me with or without a concurrency limit, apart from the goals that limit counts", async () => {
+    // Prepare: team-d has no concurrency limit, team-e may run one goal at once
+    const settings = {
+      ...mapping,
+      iam: [
+        { principal: `arn:aws:iam::${ACCOUNT}:role/team-d-*`, tenant: "team-d" },
+        { principal: `arn:aws:iam::${ACCOUNT}:role/team-e-*`, tenant: "team-e" },
+      ],
+      limits: { "team-e": { concurrentGoals: 1 } },
+    };
+    let tick = 0;
+    const { api } = apiWith(settings, { now: () => new Date(NOW.getTime() + 1000 * tick++) });
+    const teamD = `arn:aws:sts::${ACCOUNT}:assumed-role/team-d-ci/s`;
+    const teamE = `arn:aws:sts::${ACCOUNT}:assumed-role/team-e-ci/s`;
+    const post = (arn: string) =>
+      api(apiEvent({ method: "POST", path: "/goals", body: aGoalSpec(), ...as(arn) }));
+    const me = async (arn: string) =>
+      bodyOf(await api(apiEvent({ method: "GET", path: "/tenants/me", ...as(arn) }))).usage;
+
+    // Act
+    const postedD = [bodyOf(await post(teamD)), bodyOf(await post(teamD))];
+    const postedE = [bodyOf(await post(teamE)), bodyOf(await post(teamE))];
+    const usageD = await me(teamD);
+    const usageE = await me(teamE);
+
+    // Assess: team-d's two goals run, though no slot counts them; team-e's second waits for its turn
+    expect(postedD.map((body) => body.status)).toEqual(["running", "running"]);
+    expect(postedE.map((body) => body.status)).toEqual(["running", "waiting"]);
+    expect(usageD).toMatchObject({ runningGoals: 2, concurrentGoals: 0 });
+    expect(usageE).toMatchObject({ runningGoals: 1, concurrentGoals: 1 });
+  });
+
   it("shows the caller its tenant, limits and use, and lets only an operator change them", async () => {
     // Prepare
     const { api } = apiWith({
@@ -278,15 +310,22 @@ describe("tenants in one account", () => {
       }),
     );
     const after = bodyOf(await api(apiEvent({ method: "GET", path: "/tenants/me", ...as(TEAM_A_ROLE) })));
+    // team-a's goals the earlier tests started, as its own listing shows them
+    const running = bodyOf(
+      await api(
+        apiEvent({ method: "GET", path: "/goals", query: { status: "running" }, ...as(TEAM_A_ROLE) }),
+      ),
+    ).items as unknown[];
 
     // Assess
+    expect(running.length).toBeGreaterThan(0);
     expect(me).toMatchObject({
       tenantId: "team-a",
       caller: TEAM_A_ROLE,
       via: "iam",
       admin: false,
       limits: { concurrentGoals: 3, spendPerDayUsd: 5 },
-      usage: { runningGoals: 0, spendTodayUsd: 0, day: "2026-03-01" },
+      usage: { runningGoals: running.length, concurrentGoals: 0, spendTodayUsd: 0, day: "2026-03-01" },
     });
     expect([byTeam.statusCode, byJwt.statusCode]).toEqual([403, 403]);
     expect(bodyOf(byTeam).error).toMatchObject({ code: "Forbidden" });

@@ -1,7 +1,7 @@
 /**
  * human/slack/: approval and the `/goal` command in Slack: request signature verification and
  * replay guard, the Block Kit approval message and goal snapshot, the slash command's grammar and
- * the request payloads.
+ * the request payloads, and which tenant a request from a channel acts for.
  * Not here: the Slack Web API calls (lambdas/adapters) or the door's Lambda
  * (lambdas/handlers/human/slack).
  *
@@ -17,4 +17,5 @@ export * from "./slack-approvers";
 export * from "./slack-command";
 export * from "./slack-payloads";
 export * from "./slack-routes";
+export * from "./slack-tenants";
 export * from "./verify-signature";

@@ -18,8 +18,17 @@ export const BlockActionsPayloadSchema = z.looseObject({
   ),
   /** Where the message can be replaced (Slack's documented way to update the source message). */
   response_url: z.optional(z.url()),
+  /** The conversation the clicked message is in, when it is in one. */
+  channel: z.nullish(z.looseObject({ id: z.string().check(z.minLength(1)) })),
+  /** The clicked message: its conversation again (`channel_id`), as Slack's container carries it. */
+  container: z.nullish(z.looseObject({ channel_id: z.optional(z.string().check(z.minLength(1))) })),
 });
 export type BlockActionsPayload = z.infer<typeof BlockActionsPayloadSchema>;
+
+/** The channel a click came from: the payload's `channel`, else its message container's. */
+export function clickChannelOf(payload: BlockActionsPayload): string | undefined {
+  return payload.channel?.id ?? payload.container?.channel_id ?? undefined;
+}
 
 /** Any interaction: only its type is needed to tell block actions from shortcuts, views and the rest. */
 export const InteractionTypeSchema = z.looseObject({ type: z.string() });

@@ -6,6 +6,7 @@ import type { SlackMessage } from "../../../core/human/slack/block-kit";
 import { isSlackResponseUrl, SLACK_RESPONSE_URL_HOSTS } from "../../../core/human/slack/response-url";
 import { isSlackApprover, notAnApproverText } from "../../../core/human/slack/slack-approvers";
 import type { SlackDoorAnswer } from "../../../core/human/slack/slack-door-answer";
+import { slackTenantOf } from "../../../core/human/slack/slack-tenants";
 import { json } from "../../api/http-responses";
 import type { SlackDoorDeps } from "./slack-door-deps";
 
@@ -31,14 +32,29 @@ export function inChannelMessage(text: string): APIGatewayProxyResult {
 }
 
 /**
- * The goal, when it exists and belongs to the workspace's tenant; otherwise undefined (not
+ * The tenant a request from `channelId` acts for: the channel's (`approvals.slack.channelTenants`),
+ * else the workspace's.
+ */
+export function requestTenant(deps: SlackDoorDeps, channelId: string | undefined): string {
+  return slackTenantOf(
+    { workspaceTenantId: deps.tenantId, channelTenants: deps.channelTenants ?? new Map() },
+    channelId,
+  );
+}
+
+/**
+ * The goal, when it exists and belongs to `tenantId` (the request's); otherwise undefined (not
  * probeable). An id the system never issues is not looked up: it cannot name a goal.
  */
-export async function tenantGoal(deps: SlackDoorDeps, goalId: string): Promise<GoalRecord | undefined> {
+export async function tenantGoal(
+  deps: SlackDoorDeps,
+  tenantId: string,
+  goalId: string,
+): Promise<GoalRecord | undefined> {
   if (!GOAL_ID_PATTERN.test(goalId)) return undefined;
   const found = await deps.goals.getGoal(goalId);
   if (found === undefined) return undefined;
-  if (found.record.tenantId !== deps.tenantId) return undefined;
+  if (found.record.tenantId !== tenantId) return undefined;
   return found.record;
 }
 

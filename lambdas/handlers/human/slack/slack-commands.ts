@@ -16,6 +16,7 @@ import {
   inChannelMessage,
   refuseForeignResponseUrl,
   refuseNonApprover,
+  requestTenant,
   tenantGoal,
 } from "./slack-answers";
 import type { SlackDoorDeps } from "./slack-door-deps";
@@ -46,7 +47,8 @@ export async function handleCommand(deps: SlackDoorDeps, rawBody: string): Promi
     if (error instanceof DirectiveError) return ephemeral(error.message);
     throw error;
   }
-  const goal = await tenantGoal(deps, command.goalId);
+  // The channel's tenant when it has one, else the workspace's: another tenant's goal is unknown.
+  const goal = await tenantGoal(deps, requestTenant(deps, parsed.data.channel_id), command.goalId);
   if (goal === undefined) {
     return ephemeral(
       `Goal \`${escapeMrkdwn(command.goalId)}\` does not exist (goal ids are \`g-\` and 26 characters).`,

@@ -17,10 +17,16 @@ export interface SlackDoorDeps {
   /** Replaces the clicked message through `response_url`; absent locally, where no Slack exists. */
   readonly responder?: SlackResponder;
   /**
-   * The one tenant whose goals and approvals this Slack workspace may see and change; others are
-   * answered as unknown (SLACK_TENANT_ID: the configured tenant, else the deploying account).
+   * The tenant whose goals and approvals this Slack workspace may see and change from a channel
+   * `channelTenants` does not name; others are answered as unknown (SLACK_TENANT_ID: the
+   * configured tenant, else the deploying account).
    */
   readonly tenantId: string;
+  /**
+   * Channels bound to a tenant of their own (SLACK_CHANNEL_TENANTS): a request from one acts for
+   * that tenant instead. Absent: none.
+   */
+  readonly channelTenants?: ReadonlyMap<string, string>;
   /** The Slack users who may act (SLACK_APPROVER_USER_IDS); anyone else is refused with a 403. */
   readonly approverUserIds: ReadonlySet<string>;
   readonly now: () => Date;

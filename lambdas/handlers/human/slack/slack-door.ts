@@ -19,6 +19,7 @@ import { fetchSlackResponder } from "../../../adapters/slack/slack-responder";
 import { revisionIdFromBytes } from "../../../core/goal/goal-ids";
 import { listEnv, requiredEnv } from "../../handler-environment";
 import { createSlackDoor } from "./create-slack-door";
+import { slackChannelTenantsFromEnv } from "./slack-channel-tenants-env";
 
 /**
  * The Slack door (`POST /slack/interactions`, `POST /slack/commands`), a function of its own
@@ -30,8 +31,10 @@ import { createSlackDoor } from "./create-slack-door";
 const logger = new Logger();
 const client = createDocumentClient();
 const tableName = requiredEnv("GOAL_TABLE_NAME");
-// Always bound to one tenant: the construct sets the configured one or the deploying account.
+// Always bound to a tenant: the construct sets the configured one or the deploying account.
 const tenantId = requiredEnv("SLACK_TENANT_ID");
+// Channels with a tenant of their own (approvals.slack.channelTenants); unset means none.
+const channelTenants = slackChannelTenantsFromEnv(process.env);
 // Unset means nobody: every click and command is refused until the deployer lists approvers.
 const approverUserIds = new Set(listEnv("SLACK_APPROVER_USER_IDS"));
 // Locally (NOTIFY_DELIVERY=outbox) there is no Slack to post back to: the answer's body is the update.
@@ -54,6 +57,7 @@ const door = createSlackDoor({
   // A second at most, so the click is acknowledged within Slack's 3 seconds even when Slack is slow.
   ...(postsToSlack ? { responder: fetchSlackResponder({ timeoutMs: 1000 }) } : {}),
   tenantId,
+  channelTenants,
   approverUserIds,
   now: () => new Date(),
   newRevisionId: () => revisionIdFromBytes(randomBytes(12)),

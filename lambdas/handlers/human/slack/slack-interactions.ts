@@ -13,6 +13,7 @@ import type { SlackDoorAnswer } from "../../../core/human/slack/slack-door-answe
 import {
   type BlockActionsPayload,
   BlockActionsPayloadSchema,
+  clickChannelOf,
   InteractionTypeSchema,
   slackActor,
 } from "../../../core/human/slack/slack-payloads";
@@ -21,6 +22,7 @@ import {
   OK_EMPTY,
   refuseForeignResponseUrl,
   refuseNonApprover,
+  requestTenant,
   slackAnswer,
   tenantGoal,
 } from "./slack-answers";
@@ -45,7 +47,8 @@ function decisionOf(actionId: string): "approve" | "reject" | undefined {
 /**
  * `POST /slack/interactions` after the signature was verified: a click from someone not on the
  * approver list is refused (403) before anything is read; an approver's Approve or Reject click decides
- * the approval through the one decide function, and the answer is the message with the outcome in
+ * the approval through the one decide function, for the tenant of the click's channel (else the
+ * workspace's), and the answer is the message with the outcome in
  * place of the buttons. Interactions this app does not handle are acknowledged and ignored.
  */
 export async function handleInteraction(
@@ -85,6 +88,8 @@ async function decide(
   approvalId: string,
   decision: "approve" | "reject",
 ): Promise<APIGatewayProxyResult> {
+  // The channel's tenant when it has one, else the workspace's: another tenant's approval is unknown.
+  const tenantId = requestTenant(deps, clickChannelOf(payload));
   const result = await decideApprovalFromDoor(
     { goals: deps.goals, publisher: deps.publisher, now: deps.now },
     {
@@ -92,7 +97,7 @@ async function decide(
       decision,
       decidedBy: slackActor(payload.user.id),
       channel: "slack",
-      tenantId: deps.tenantId,
+      tenantId,
     },
   );
   deps.logger.info("slack decision", {
@@ -100,12 +105,14 @@ async function decide(
     decision,
     outcome: result.outcome,
     user: payload.user.id,
+    tenantId,
   });
   const outcome: ApprovalMessageOutcome =
     result.outcome === "not_found"
       ? { kind: "not_found", approvalId }
       : { kind: result.outcome, approval: approvalView(result.approval) };
-  const goal = outcome.kind === "not_found" ? undefined : await tenantGoal(deps, outcome.approval.goalId);
+  const goal =
+    outcome.kind === "not_found" ? undefined : await tenantGoal(deps, tenantId, outcome.approval.goalId);
   const message = replacement(approvalOutcomeMessage(outcome, goal && toSnapshot(goal)));
   await respondThroughUrl(deps, payload, message);
   return slackAnswer(200, message);

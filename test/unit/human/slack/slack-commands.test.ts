@@ -134,6 +134,37 @@ describe("POST /slack/commands (/goal)", () => {
     expect(publisher.events).toEqual([]);
   });
 
+  it("acts for a bound channel's tenant there, and for the workspace's tenant everywhere else", async () => {
+    // Prepare
+    const teamGoal = await createGoal(table, "team-a");
+    const workspaceGoal = await createGoal(table);
+    const { door, publisher } = buildDoor(table, { channelTenants: new Map([["C0TEAMA", "team-a"]]) });
+    const url = "https://hooks.slack.com/commands/T0TEAM/1/abc";
+    const ask = (text: string, channel: string, secondsAgo: number) =>
+      door(
+        slackEvent({
+          path: COMMANDS,
+          body: commandBody(text, "U0ANA", url, channel),
+          timestamp: String(Number(NOW_SECONDS) - secondsAgo),
+        }),
+      );
+
+    // Act
+    const teamFromItsChannel = await ask(`${teamGoal.goalId} status`, "C0TEAMA", 0);
+    const teamFromElsewhere = await ask(`${teamGoal.goalId} add-constraint no Fridays`, "C0OPS", 1);
+    const workspaceFromTeamChannel = await ask(`${workspaceGoal.goalId} status`, "C0TEAMA", 2);
+    const workspaceFromElsewhere = await ask(`${workspaceGoal.goalId} status`, "C0OPS", 3);
+
+    // Assess
+    expect(jsonBody(teamFromItsChannel).text).toBe(`Goal ${teamGoal.goalId} is running (step 0, revision 1)`);
+    expect(String(jsonBody(teamFromElsewhere).text)).toContain("does not exist");
+    expect(String(jsonBody(workspaceFromTeamChannel).text)).toContain("does not exist");
+    expect(jsonBody(workspaceFromElsewhere).text).toBe(
+      `Goal ${workspaceGoal.goalId} is running (step 0, revision 1)`,
+    );
+    expect(publisher.events).toEqual([]);
+  });
+
   it.each(["status", "add-constraint never deploy on Fridays"])(
     "refuses `%s` from a user not on the approver list with 403, and publishes nothing",
     async (command) => {

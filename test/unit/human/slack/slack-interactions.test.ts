@@ -29,9 +29,9 @@ describe("POST /slack/interactions", () => {
   });
   afterAll(() => table.stop());
 
-  /** A goal waiting for a pending approval, as the gate leaves it. */
-  async function waitingApproval(): Promise<Approval> {
-    const goal = await createGoal(table);
+  /** A goal (of `tenantId`, by default TENANT) waiting for a pending approval, as the gate leaves it. */
+  async function waitingApproval(tenantId?: string): Promise<Approval> {
+    const goal = await createGoal(table, tenantId);
     const approval = aPendingApproval(goal.goalId, goal.tenantId);
     await table.adapters.goals.putApproval(approval);
     const stored = await table.adapters.goals.getGoal(goal.goalId);
@@ -261,6 +261,71 @@ describe("POST /slack/interactions", () => {
     expect(JSON.stringify(jsonBody(result).blocks)).toContain("does not exist");
     expect((await table.adapters.goals.getApproval(approval.approvalId))?.status).toBe("pending");
     expect(publisher.events).toEqual([]);
+  });
+
+  describe("with a channel bound to a tenant of its own (approvals.slack.channelTenants)", () => {
+    const TEAM_A = "team-a";
+    const TEAM_A_CHANNEL = "C0TEAMA";
+    const channelTenants = new Map([[TEAM_A_CHANNEL, TEAM_A]]);
+    const URL = "https://hooks.slack.com/actions/T0TEAM/1/abc";
+
+    it("decides the channel's tenant's approval from that channel", async () => {
+      // Prepare
+      const approval = await waitingApproval(TEAM_A);
+      const { door, publisher } = buildDoor(table, { channelTenants });
+
+      // Act
+      const result = await door(
+        slackEvent({
+          path: INTERACTIONS,
+          body: clickBody("approve", approval.approvalId, "U0ANA", URL, TEAM_A_CHANNEL),
+        }),
+      );
+
+      // Assess
+      expect(result.statusCode).toBe(200);
+      expect(JSON.stringify(jsonBody(result).blocks)).not.toContain("does not exist");
+      expect((await table.adapters.goals.getApproval(approval.approvalId))?.status).toBe("approved");
+      expect(publisher.events.map((event) => event.detailType)).toEqual(["Approval Decided"]);
+    });
+
+    it("answers the channel's tenant's approval as unknown from any other channel, which acts for the workspace's tenant", async () => {
+      // Prepare
+      const approval = await waitingApproval(TEAM_A);
+      const { door, publisher } = buildDoor(table, { channelTenants });
+
+      // Act
+      const result = await door(
+        slackEvent({
+          path: INTERACTIONS,
+          body: clickBody("approve", approval.approvalId, "U0ANA", URL, "C0OPS"),
+        }),
+      );
+
+      // Assess
+      expect(JSON.stringify(jsonBody(result).blocks)).toContain("does not exist");
+      expect((await table.adapters.goals.getApproval(approval.approvalId))?.status).toBe("pending");
+      expect(publisher.events).toEqual([]);
+    });
+
+    it("answers the workspace's tenant's approval as unknown from the bound channel", async () => {
+      // Prepare
+      const approval = await waitingApproval();
+      const { door, publisher } = buildDoor(table, { channelTenants });
+
+      // Act
+      const result = await door(
+        slackEvent({
+          path: INTERACTIONS,
+          body: clickBody("reject", approval.approvalId, "U0ANA", URL, TEAM_A_CHANNEL),
+        }),
+      );
+
+      // Assess
+      expect(JSON.stringify(jsonBody(result).blocks)).toContain("does not exist");
+      expect((await table.adapters.goals.getApproval(approval.approvalId))?.status).toBe("pending");
+      expect(publisher.events).toEqual([]);
+    });
   });
 
   it("acknowledges interactions it does not handle with an empty 200", async () => {

@@ -196,12 +196,16 @@ export function slackEvent(request: SignedRequest): APIGatewayProxyEvent {
   });
 }
 
-/** A block_actions interaction body: one click on `actionId` with `value`, form-encoded as Slack sends it. */
+/**
+ * A block_actions interaction body: one click on `actionId` with `value` in `channelId`,
+ * form-encoded as Slack sends it (the channel both as `channel` and in the message's `container`).
+ */
 export function clickBody(
   actionId: string,
   value: string,
   userId = "U0ANA",
   responseUrl = "https://hooks.slack.com/actions/T0TEAM/1/abc",
+  channelId = "C0OPS",
 ): string {
   const payload = {
     type: "block_actions",
@@ -211,21 +215,23 @@ export function clickBody(
       { type: "button", action_id: actionId, block_id: "approval", value, action_ts: "1772357400.1" },
     ],
     response_url: responseUrl,
-    container: { type: "message", message_ts: "1772357000.000100", channel_id: "C0OPS" },
+    channel: { id: channelId, name: "ops" },
+    container: { type: "message", message_ts: "1772357000.000100", channel_id: channelId },
   };
   return new URLSearchParams({ payload: JSON.stringify(payload) }).toString();
 }
 
-/** A `/goal` slash command body, form-encoded as Slack sends it. */
+/** A `/goal` slash command body from `channelId`, form-encoded as Slack sends it. */
 export function commandBody(
   text: string,
   userId = "U0ANA",
   responseUrl = "https://hooks.slack.com/commands/T0TEAM/1/abc",
+  channelId = "C0OPS",
 ): string {
   return new URLSearchParams({
     token: "deprecated-verification-token",
     team_id: "T0TEAM",
-    channel_id: "C0OPS",
+    channel_id: channelId,
     user_id: userId,
     user_name: "ana",
     command: "/goal",
