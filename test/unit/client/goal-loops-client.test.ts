@@ -144,7 +144,7 @@ describe("GoalLoopsClient control and approval calls", () => {
       via: "jwt",
       admin: false,
       limits: { concurrentGoals: 2 },
-      usage: { runningGoals: 1, spendTodayUsd: 0.25, day: "2026-12-07" },
+      usage: { runningGoals: 1, concurrentGoals: 1, spendTodayUsd: 0.25, day: "2026-12-07" },
     };
     const fake = await serve(200, me);
     server = fake.server;
