@@ -17,6 +17,12 @@ export interface BundleFigure {
    * The median of each run's total minus its SDK time, so it need not equal cold minus SDK medians.
    */
   readonly ownImportMs: number;
+  /** The `@aws-sdk/*` packages the bundle loaded, outermost requests only, in load order. */
+  readonly sdkPackages: readonly string[];
+  /** Median ms to load those packages alone in a fresh process (and build the clients every step builds). */
+  readonly sdkFloorMs: number;
+  /** The median of each run's cold import divided by the floor measured right after it. */
+  readonly overSdkFloor: number;
 }
 
 /**
@@ -30,10 +36,12 @@ import Module from "node:module";
 const load = Module._load;
 let sdkMs = 0;
 let inSdk = false;
+const sdkPackages = [];
 Module._load = function (request, ...rest) {
   if (inSdk || typeof request !== "string" || !request.startsWith("@aws-sdk/")) {
     return load.call(this, request, ...rest);
   }
+  if (!sdkPackages.includes(request)) sdkPackages.push(request);
   const loadStarted = performance.now();
   inSdk = true;
   try {
@@ -45,11 +53,15 @@ Module._load = function (request, ...rest) {
 };
 const started = performance.now();
 await import(process.argv[1]);
-process.stdout.write(JSON.stringify({ totalMs: performance.now() - started, sdkMs }));
+process.stdout.write(JSON.stringify({ totalMs: performance.now() - started, sdkMs, sdkPackages }));
 `;
 
 /** What the probe prints. */
-const ProbeResultSchema = z.object({ totalMs: z.number(), sdkMs: z.number() });
+const ProbeResultSchema = z.object({
+  totalMs: z.number(),
+  sdkMs: z.number(),
+  sdkPackages: z.array(z.string()),
+});
 
 function safeJson(text: string): unknown {
   try {
@@ -99,18 +111,54 @@ function runProbe<T>(
 }
 
 /**
+ * Loads the SDK packages given (argv[2], comma-separated) the way the bundles load them (CommonJS
+ * `require` from the project's node_modules, in the bundle's order) and builds the clients every
+ * step builds at module scope, the DynamoDB document client and the Bedrock runtime client, when
+ * their packages are among them; nothing else: no goal-loops code, no Powertools, no zod. Other
+ * clients a function builds are loaded, not built, so the floor stays at or below what the SDK
+ * itself costs that function.
+ */
+const SDK_FLOOR_PROBE = `
+import { createRequire } from "node:module";
+const require = createRequire(process.argv[1]);
+const packages = process.argv[2] === "" ? [] : process.argv[2].split(",");
+const started = performance.now();
+const loaded = Object.fromEntries(packages.map((name) => [name, require(name)]));
+const dynamodb = loaded["@aws-sdk/client-dynamodb"];
+const documents = loaded["@aws-sdk/lib-dynamodb"];
+if (dynamodb && documents) {
+  documents.DynamoDBDocumentClient.from(new dynamodb.DynamoDBClient({ region: process.env.AWS_REGION }));
+}
+const bedrock = loaded["@aws-sdk/client-bedrock-runtime"];
+if (bedrock) new bedrock.BedrockRuntimeClient({ region: process.env.AWS_REGION });
+process.stdout.write(JSON.stringify({ totalMs: performance.now() - started }));
+`;
+
+const FloorResultSchema = z.object({ totalMs: z.number() });
+
+/**
  * Each Lambda bundle's size (index.mjs in its cdk.out asset folder) and its cold import time: the
  * median of `runs` fresh Node processes, each importing the bundle once with the function's
  * environment (module-level clients are built, no request is made). @aws-sdk/* is external in the
  * bundles; it resolves from node_modules here as from the runtime in Lambda. Each figure also splits
  * the import into the SDK's share and the bundle's own, to show which one a budget overrun comes from.
+ * Right after each import, a fresh process loads the same SDK packages alone (SDK_FLOOR_PROBE): the
+ * pair runs at the same load, and the figure is the median of the pairs' ratios.
  */
-export function measureBundles(functions: readonly FunctionSpec[], runs: number): BundleFigure[] {
+export function measureBundles(
+  functions: readonly FunctionSpec[],
+  runs: number,
+  projectDir: string,
+): BundleFigure[] {
+  const resolveFrom = join(projectDir, "package.json");
   return functions.map((fn) => {
     const file = join(fn.assetDir, `${fn.handler.split(".")[0]}.mjs`);
     const totals: number[] = [];
     const sdkTimes: number[] = [];
     const ownTimes: number[] = [];
+    const floors: number[] = [];
+    const ratios: number[] = [];
+    let sdkPackages: readonly string[] = [];
     for (let run = 0; run < runs; run += 1) {
       const result = runProbe(
         IMPORT_PROBE,
@@ -119,9 +167,19 @@ export function measureBundles(functions: readonly FunctionSpec[], runs: number)
         ProbeResultSchema,
         `importing ${fn.functionName} (${file})`,
       );
+      sdkPackages = result.sdkPackages;
+      const floor = runProbe(
+        SDK_FLOOR_PROBE,
+        [resolveFrom, sdkPackages.join(",")],
+        probeEnvironment(),
+        FloorResultSchema,
+        `loading ${fn.functionName}'s SDK packages alone (${sdkPackages.join(", ") || "none"})`,
+      );
       totals.push(result.totalMs);
       sdkTimes.push(result.sdkMs);
       ownTimes.push(result.totalMs - result.sdkMs);
+      floors.push(floor.totalMs);
+      ratios.push(result.totalMs / floor.totalMs);
     }
     return {
       functionName: fn.functionName,
@@ -129,59 +187,9 @@ export function measureBundles(functions: readonly FunctionSpec[], runs: number)
       coldImportMs: median(totals),
       sdkImportMs: median(sdkTimes),
       ownImportMs: median(ownTimes),
+      sdkPackages,
+      sdkFloorMs: median(floors),
+      overSdkFloor: median(ratios),
     };
   });
-}
-
-/**
- * Loads the SDK packages a loop step needs, the way the bundles load them (CommonJS `require` from
- * the project's node_modules), and builds their clients with defaults, and nothing else: no
- * goal-loops code, no Powertools, no zod. With `bedrock` it adds the Bedrock runtime client that
- * every model-calling step builds too.
- */
-const SDK_FLOOR_PROBE = `
-import { createRequire } from "node:module";
-const require = createRequire(process.argv[1]);
-const started = performance.now();
-const { DynamoDBClient } = require("@aws-sdk/client-dynamodb");
-const { DynamoDBDocumentClient } = require("@aws-sdk/lib-dynamodb");
-DynamoDBDocumentClient.from(new DynamoDBClient({ region: process.env.AWS_REGION }));
-if (process.argv[2] === "bedrock") {
-  const { BedrockRuntimeClient } = require("@aws-sdk/client-bedrock-runtime");
-  new BedrockRuntimeClient({ region: process.env.AWS_REGION });
-}
-process.stdout.write(JSON.stringify({ totalMs: performance.now() - started }));
-`;
-
-const FloorResultSchema = z.object({ totalMs: z.number() });
-
-export interface SdkFloor {
-  /** Median ms to load the two DynamoDB packages and build the document client. */
-  readonly dynamoDbMs: number;
-  /** The same with the Bedrock runtime client added. */
-  readonly withBedrockMs: number;
-}
-
-/**
- * What the SDK alone costs a cold process on this machine: the floor under the cold import of a
- * bundle that builds these clients, which can import no faster than they load. Printed beside the
- * budget so a reader can tell how much of it is left for the bundle's own code.
- */
-export function measureSdkFloor(projectDir: string, runs: number): SdkFloor {
-  const resolveFrom = join(projectDir, "package.json");
-  const medianOf = (variant: "dynamodb" | "bedrock") => {
-    const times: number[] = [];
-    for (let run = 0; run < runs; run += 1) {
-      const result = runProbe(
-        SDK_FLOOR_PROBE,
-        [resolveFrom, variant],
-        probeEnvironment(),
-        FloorResultSchema,
-        `loading the SDK clients alone (${variant})`,
-      );
-      times.push(result.totalMs);
-    }
-    return median(times);
-  };
-  return { dynamoDbMs: medianOf("dynamodb"), withBedrockMs: medianOf("bedrock") };
 }

@@ -1,8 +1,8 @@
-import type * as z from "zod";
 import { ValidationError } from "../core/goal/errors";
 import { type ThinkingSettings, ThinkingSettingsSchema } from "../core/goal/thinking-settings";
 import { parseOrThrow } from "../core/goal/validation";
 import type { ModelTiers } from "../core/models/model-tiers";
+import type * as z from "../core/zod";
 
 /** The deployment's `models.thinking` as JSON, set by the constructs that run model calls. */
 export const MODEL_THINKING_ENV = "MODEL_THINKING";
@@ -73,7 +73,7 @@ export function parseModelThinking(value: string | undefined): ThinkingSettings 
 export function parseJsonEnv<T>(
   name: string,
   value: string | undefined,
-  schema: z.ZodType<T>,
+  schema: z.core.$ZodType<T>,
   what: string,
 ): T | undefined {
   if (value === undefined || value.trim() === "") return undefined;

@@ -1,4 +1,3 @@
-import * as z from "zod";
 import { ValidationError } from "../core/goal/errors";
 import type { FrozenTool } from "../core/goal/frozen-tools";
 import { parseOrThrow } from "../core/goal/validation";
@@ -6,6 +5,7 @@ import type { ToolUseBlock } from "../core/ports/model-client";
 import type { Outbox } from "../core/ports/outbox";
 import type { ToolCallContext, ToolOutcome, ToolRisk, ToolRunner } from "../core/ports/tool-runner";
 import type { Workspace } from "../core/ports/workspace";
+import * as z from "../core/zod";
 import type { NotifyPolicy, ToolEnvironment } from "./built-in-tool";
 import type { McpGatewayClient } from "./mcp-gateway-contract";
 import { mcpTool } from "./mcp-tool";
@@ -20,14 +20,13 @@ export const MIN_TOOL_OUTPUT_INLINE_BYTES = 256;
 
 const RunnerLimitsSchema = z.object({
   /** Tool output (as JSON) above this many bytes becomes a workspace artifact the model gets a reference to. */
-  inlineLimitBytes: z
-    .number()
-    .int()
-    .min(MIN_TOOL_OUTPUT_INLINE_BYTES)
-    .default(DEFAULT_TOOL_OUTPUT_INLINE_BYTES),
-  httpTimeoutMs: z.number().int().positive().default(10_000),
+  inlineLimitBytes: z._default(
+    z.number().check(z.int(), z.gte(MIN_TOOL_OUTPUT_INLINE_BYTES)),
+    DEFAULT_TOOL_OUTPUT_INLINE_BYTES,
+  ),
+  httpTimeoutMs: z._default(z.number().check(z.int(), z.positive()), 10_000),
   /** Response body bytes `http_request` keeps; well under a store item so an overflow can be stored. */
-  maxResponseBytes: z.number().int().positive().default(131_072),
+  maxResponseBytes: z._default(z.number().check(z.int(), z.positive()), 131_072),
 });
 
 export interface BuiltInToolRunnerOptions {

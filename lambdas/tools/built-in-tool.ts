@@ -1,10 +1,10 @@
-import type { z } from "zod";
 import type { ArtifactObservation } from "../core/goal/evidence/cycle-observations";
 import type { JsonValue } from "../core/goal/goal-change";
 import type { ToolUseBlock } from "../core/ports/model-client";
 import type { Outbox } from "../core/ports/outbox";
 import type { ToolCallContext, ToolDefinition } from "../core/ports/tool-runner";
 import type { Workspace } from "../core/ports/workspace";
+import type * as z from "../core/zod";
 import type { NotifyChannels, NotifyDestination } from "./notify-destinations";
 import type { ToolCallError } from "./tool-call-error";
 
@@ -79,7 +79,7 @@ export interface ToolOutput {
  * `refuse` is a policy check that runs before any approval is asked for: a call the tool would refuse
  * anyway never waits for a human.
  */
-export interface BuiltInTool<S extends z.ZodType = z.ZodType> extends ToolDefinition<S> {
+export interface BuiltInTool<S extends z.core.$ZodType = z.core.$ZodType> extends ToolDefinition<S> {
   refuse?(input: z.output<S>, env: ToolEnvironment): ToolCallError | undefined;
   /** Throws ToolCallError for failures the model can act on; anything else is an infrastructure failure. */
   execute(input: z.output<S>, env: ToolEnvironment): Promise<ToolOutput>;

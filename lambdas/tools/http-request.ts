@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "../core/zod";
 import type { BuiltInTool, JsonObject } from "./built-in-tool";
 import { ToolCallError } from "./tool-call-error";
 
@@ -9,19 +9,25 @@ const KEPT_HEADERS = ["content-type", "content-length", "location", "etag", "las
 
 export const HttpRequestInputSchema = z
   .strictObject({
-    method: z
-      .enum(HTTP_METHODS)
-      .describe("HTTP method; anything but GET changes something and waits for a human approval"),
+    method: z.enum(HTTP_METHODS).register(z.globalRegistry, {
+      description: "HTTP method; anything but GET changes something and waits for a human approval",
+    }),
     url: z
       .url({ protocol: /^https?$/, error: "must be an absolute http or https URL" })
-      .max(2048)
-      .describe("Absolute http(s) URL; its host must be in the deployment's allow-list"),
-    body: z.string().max(100_000).optional().describe("Request body (not allowed with GET)"),
+      .check(z.maxLength(2048))
+      .register(z.globalRegistry, {
+        description: "Absolute http(s) URL; its host must be in the deployment's allow-list",
+      }),
+    body: z
+      .optional(z.string().check(z.maxLength(100_000)))
+      .register(z.globalRegistry, { description: "Request body (not allowed with GET)" }),
   })
-  .refine((input) => input.method !== "GET" || input.body === undefined, {
-    path: ["body"],
-    message: "a GET request has no body",
-  });
+  .check(
+    z.refine((input) => input.method !== "GET" || input.body === undefined, {
+      path: ["body"],
+      message: "a GET request has no body",
+    }),
+  );
 export type HttpRequestInput = z.output<typeof HttpRequestInputSchema>;
 
 function describeFailure(error: unknown): string {

@@ -2,6 +2,7 @@
 export * from "./artifact-paths";
 export * from "./built-in-tool";
 export * from "./built-in-tool-runner";
+export * from "./default-tools";
 export * from "./http-request";
 export * from "./notify";
 export * from "./notify-destinations";

@@ -12,12 +12,3 @@ export function inputSchemaFromJsonSchema(inputSchema: Record<string, unknown>):
     return z.record(z.string(), z.json());
   }
 }
-
-/**
- * The schema as Bedrock gets it in `toolSpec.inputSchema.json`: without the `$schema` dialect tag
- * (MCP servers stamp draft-07; the model needs only the shape).
- */
-export function modelInputSchema<T extends Record<string, unknown>>(inputSchema: T): Omit<T, "$schema"> {
-  const { $schema: _dialect, ...shape } = inputSchema;
-  return shape;
-}

@@ -1,14 +1,17 @@
-import * as z from "zod";
 import { ValidationError } from "../core/goal/errors";
 import type { JsonValue } from "../core/goal/goal-change";
 import { clip } from "../core/goal/text";
 import { parseOrThrow } from "../core/goal/validation";
 import type { ToolCompensators } from "../core/loop/revisions/compensate";
+import * as z from "../core/zod";
 import type { JsonObject } from "./built-in-tool";
 import type { LambdaInvoker } from "./lambda-tool";
 
 /** `TOOL_COMPENSATORS`: each user tool with a `compensate` function, by name, its function's ARN. */
-export const CompensatorManifestSchema = z.record(z.string().min(1), z.string().min(1));
+export const CompensatorManifestSchema = z.record(
+  z.string().check(z.minLength(1)),
+  z.string().check(z.minLength(1)),
+);
 
 const CompensateErrorSchema = z.object({ error: z.object({ name: z.string(), message: z.string() }) });
 

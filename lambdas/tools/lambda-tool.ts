@@ -1,9 +1,9 @@
-import * as z from "zod";
 import { ValidationError } from "../core/goal/errors";
 import type { JsonValue } from "../core/goal/goal-change";
 import { clip } from "../core/goal/text";
 import { parseOrThrow } from "../core/goal/validation";
 import type { ToolRisk } from "../core/ports/tool-runner";
+import * as z from "../core/zod";
 import type { JsonObject } from "./built-in-tool";
 import { inputSchemaFromJsonSchema } from "./json-schema-input";
 import { ToolCallError } from "./tool-call-error";
@@ -11,11 +11,11 @@ import type { RegisteredTool } from "./tool-registry";
 
 /** One user Lambda tool as the CDK construct describes it to the acting functions (`USER_TOOLS`). */
 export const LambdaToolEntrySchema = z.object({
-  name: z.string().min(1),
-  description: z.string().min(1),
+  name: z.string().check(z.minLength(1)),
+  description: z.string().check(z.minLength(1)),
   inputSchema: z.record(z.string(), z.json()),
   risk: z.enum(["read", "reversible", "irreversible"]),
-  functionArn: z.string().min(1),
+  functionArn: z.string().check(z.minLength(1)),
 });
 export type LambdaToolEntry = z.infer<typeof LambdaToolEntrySchema>;
 export const LambdaToolManifestSchema = z.array(LambdaToolEntrySchema);
@@ -34,7 +34,11 @@ export interface LambdaInvoker {
 
 /** The error a tool function answers with (`{error: {name, message, fatal?}}`): the model reads it. */
 const ToolAnswerErrorSchema = z.object({
-  error: z.object({ name: z.string().min(1).max(100), message: z.string(), fatal: z.boolean().optional() }),
+  error: z.object({
+    name: z.string().check(z.minLength(1), z.maxLength(100)),
+    message: z.string(),
+    fatal: z.optional(z.boolean()),
+  }),
 });
 
 /** Characters of a function's error message the model gets. */
@@ -48,7 +52,7 @@ const ERROR_MESSAGE_CHARS = 2000;
  * like an AccessDenied. The input is checked against the tool's JSON Schema before the call.
  */
 export function lambdaTool(entry: LambdaToolEntry, invoker: LambdaInvoker): RegisteredTool {
-  let inputSchema: z.ZodType | undefined;
+  let inputSchema: z.core.$ZodType | undefined;
   const schema = () => {
     inputSchema ??= inputSchemaFromJsonSchema(entry.inputSchema);
     return inputSchema;

@@ -1,5 +1,5 @@
-import * as z from "zod";
 import { FrozenToolSchema } from "../core/goal/frozen-tools";
+import * as z from "../core/zod";
 
 /**
  * The McpGateway function's event and answers. One function holds the MCP client (315 KB bundled,
@@ -7,17 +7,17 @@ import { FrozenToolSchema } from "../core/goal/frozen-tools";
  * and the acting steps (calls) invoke it, so neither carries the client nor sees a secret.
  */
 
-const ServerNameSchema = z.string().min(1).max(32);
+const ServerNameSchema = z.string().check(z.minLength(1), z.maxLength(32));
 
 export const McpListRequestSchema = z.object({
   action: z.literal("list"),
-  servers: z.array(ServerNameSchema).min(1),
+  servers: z.array(ServerNameSchema).check(z.minLength(1)),
 });
 
 export const McpCallRequestSchema = z.object({
   action: z.literal("call"),
   server: ServerNameSchema,
-  tool: z.string().min(1),
+  tool: z.string().check(z.minLength(1)),
   /** The definition the goal froze: the call is refused when the server's tool is no longer it. */
   definitionHash: z.string(),
   arguments: z.record(z.string(), z.json()),
@@ -34,7 +34,10 @@ export const McpGatewayRequestSchema = z.discriminatedUnion("action", [
 export type McpGatewayRequest = z.infer<typeof McpGatewayRequestSchema>;
 
 /** A failure the gateway names (McpServerUnreachable, McpTimeout, McpProtocolError, McpToolChanged …). */
-export const McpGatewayErrorSchema = z.object({ name: z.string().min(1), message: z.string() });
+export const McpGatewayErrorSchema = z.object({
+  name: z.string().check(z.minLength(1)),
+  message: z.string(),
+});
 export type McpGatewayError = z.infer<typeof McpGatewayErrorSchema>;
 
 export const McpServerListingSchema = z.union([
@@ -57,16 +60,16 @@ export const McpContentSchema = z.discriminatedUnion("type", [
   z.looseObject({
     type: z.literal("resource_link"),
     uri: z.string(),
-    name: z.string().optional(),
-    mimeType: z.string().optional(),
+    name: z.optional(z.string()),
+    mimeType: z.optional(z.string()),
   }),
   z.looseObject({
     type: z.literal("resource"),
     resource: z.looseObject({
       uri: z.string(),
-      mimeType: z.string().optional(),
-      text: z.string().optional(),
-      blob: z.string().optional(),
+      mimeType: z.optional(z.string()),
+      text: z.optional(z.string()),
+      blob: z.optional(z.string()),
     }),
   }),
 ]);
@@ -75,8 +78,8 @@ export type McpContent = z.infer<typeof McpContentSchema>;
 export const McpCallAnswerSchema = z.union([
   z.object({
     content: z.array(McpContentSchema),
-    structuredContent: z.record(z.string(), z.json()).optional(),
-    isError: z.boolean().optional(),
+    structuredContent: z.optional(z.record(z.string(), z.json())),
+    isError: z.optional(z.boolean()),
   }),
   z.object({ error: McpGatewayErrorSchema }),
 ]);

@@ -1,7 +1,7 @@
-import * as z from "zod";
 import { ValidationError } from "../core/goal/errors";
 import { ToolRiskSchema } from "../core/goal/frozen-tools";
 import { parseOrThrow } from "../core/goal/validation";
+import * as z from "../core/zod";
 
 /**
  * One MCP server as the McpServers construct describes it to the McpGateway function
@@ -9,23 +9,23 @@ import { parseOrThrow } from "../core/goal/validation";
  * header and the time limits.
  */
 export const McpServerEntrySchema = z.object({
-  name: z.string().min(1),
+  name: z.string().check(z.minLength(1)),
   url: z.url(),
   /** Only these tools are offered; absent: every tool the server lists. */
-  allow: z.array(z.string()).optional(),
+  allow: z.optional(z.array(z.string())),
   /** Risk per tool name, over what the annotations say. */
-  risk: z.record(z.string(), ToolRiskSchema).optional(),
-  auth: z
-    .object({
-      header: z.string().min(1),
+  risk: z.optional(z.record(z.string(), ToolRiskSchema)),
+  auth: z.optional(
+    z.object({
+      header: z.string().check(z.minLength(1)),
       /** The Secrets Manager secret (name or ARN) holding the header's value (deployed). */
-      secretId: z.string().optional(),
+      secretId: z.optional(z.string()),
       /** The environment variable holding it (the local stack; wins when set). */
-      env: z.string().optional(),
-    })
-    .optional(),
-  connectTimeoutMs: z.number().int().positive(),
-  callTimeoutMs: z.number().int().positive(),
+      env: z.optional(z.string()),
+    }),
+  ),
+  connectTimeoutMs: z.number().check(z.int(), z.positive()),
+  callTimeoutMs: z.number().check(z.int(), z.positive()),
 });
 export type McpServerEntry = z.infer<typeof McpServerEntrySchema>;
 

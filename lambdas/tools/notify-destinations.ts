@@ -1,6 +1,6 @@
-import * as z from "zod";
 import { ValidationError } from "../core/goal/errors";
 import { parseOrThrow } from "../core/goal/validation";
+import * as z from "../core/zod";
 
 /** Slack channel ids: `C…` (public), `G…` (private), `D…` (direct message). */
 const SLACK_CHANNEL_ID = /^[CGD][A-Z0-9]{2,31}$/;
@@ -20,41 +20,45 @@ export const SlackDestinationSchema = z
     type: z.literal("slack"),
     channel: z
       .string()
-      .regex(SLACK_CHANNEL_ID, "must be a Slack channel id such as C0123ABCD")
-      .describe("The Slack channel id the bot posts to (chat.postMessage); the bot must be a member"),
+      .check(z.regex(SLACK_CHANNEL_ID, "must be a Slack channel id such as C0123ABCD"))
+      .register(z.globalRegistry, {
+        description: "The Slack channel id the bot posts to (chat.postMessage); the bot must be a member",
+      }),
   })
-  .describe("Post to a Slack channel with the Slack door's bot token");
+  .register(z.globalRegistry, { description: "Post to a Slack channel with the Slack door's bot token" });
 
 export const EmailDestinationSchema = z
   .strictObject({
     type: z.literal("email"),
     to: z
       .array(z.email("must be an e-mail address"))
-      .min(1)
-      .max(50)
-      .describe("Recipients (SES v2 SendEmail, from notify.emailSender)"),
+      .check(z.minLength(1), z.maxLength(50))
+      .register(z.globalRegistry, { description: "Recipients (SES v2 SendEmail, from notify.emailSender)" }),
     subject: z
-      .string()
-      .min(1)
-      .max(200)
-      .default("goal-loops notification")
-      .describe("The e-mail's subject; default: 'goal-loops notification'"),
+      ._default(z.string().check(z.minLength(1), z.maxLength(200)), "goal-loops notification")
+      .register(z.globalRegistry, {
+        description: "The e-mail's subject; default: 'goal-loops notification'",
+      }),
   })
-  .describe("Send an e-mail through SES v2");
+  .register(z.globalRegistry, { description: "Send an e-mail through SES v2" });
 
 export const WebhookDestinationSchema = z
   .strictObject({
     type: z.literal("webhook"),
     url: z
       .url({ protocol: /^https?$/, error: "must be an absolute https URL" })
-      .max(2048)
-      .refine((url) => {
-        const parsed = new URL(url);
-        return parsed.protocol === "https:" || isLoopbackHost(parsed.hostname);
-      }, "must be https (plain http only to 127.0.0.1 or localhost, for local tests)")
-      .describe("Where the message is POSTed as JSON; its host must be in http.allowedHosts"),
+      .check(
+        z.maxLength(2048),
+        z.refine((url) => {
+          const parsed = new URL(url);
+          return parsed.protocol === "https:" || isLoopbackHost(parsed.hostname);
+        }, "must be https (plain http only to 127.0.0.1 or localhost, for local tests)"),
+      )
+      .register(z.globalRegistry, {
+        description: "Where the message is POSTed as JSON; its host must be in http.allowedHosts",
+      }),
   })
-  .describe("POST the message as JSON to an allow-listed HTTPS endpoint");
+  .register(z.globalRegistry, { description: "POST the message as JSON to an allow-listed HTTPS endpoint" });
 
 export const NotifyDestinationSchema = z.discriminatedUnion("type", [
   SlackDestinationSchema,
@@ -64,7 +68,9 @@ export const NotifyDestinationSchema = z.discriminatedUnion("type", [
 export type NotifyDestination = z.output<typeof NotifyDestinationSchema>;
 
 export const NotifyChannelsSchema = z.record(
-  z.string().regex(NOTIFY_CHANNEL_NAME_PATTERN, "must be a channel name: letters, digits, . _ - (up to 64)"),
+  z
+    .string()
+    .check(z.regex(NOTIFY_CHANNEL_NAME_PATTERN, "must be a channel name: letters, digits, . _ - (up to 64)")),
   NotifyDestinationSchema,
 );
 export type NotifyChannels = z.output<typeof NotifyChannelsSchema>;

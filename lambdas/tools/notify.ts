@@ -1,18 +1,18 @@
-import * as z from "zod";
 import type { OutboxDeliveryOutcome, OutboxMessage } from "../core/ports/outbox";
+import * as z from "../core/zod";
 import type { BuiltInTool, JsonObject, NotifyPolicy, ToolEnvironment, ToolOutput } from "./built-in-tool";
 import { describeDestination, type NotifyDestination } from "./notify-destinations";
 import { ToolCallError } from "./tool-call-error";
 
 export const NotifyInputSchema = z.strictObject({
-  channel: z
-    .string()
-    .min(1)
-    .max(100)
-    .describe(
+  channel: z.string().check(z.minLength(1), z.maxLength(100)).register(z.globalRegistry, {
+    description:
       "Who the message is for: one of the deployment's notify channels, e.g. 'ops' or 'release-team'",
-    ),
-  message: z.string().min(1).max(4000).describe("The message text a human will read"),
+  }),
+  message: z
+    .string()
+    .check(z.minLength(1), z.maxLength(4000))
+    .register(z.globalRegistry, { description: "The message text a human will read" }),
 });
 type NotifyInput = z.output<typeof NotifyInputSchema>;
 

@@ -1,7 +1,7 @@
-import * as z from "zod";
 import { parseOrThrow } from "../core/goal/validation";
 import type { ToolSpec } from "../core/ports/model-client";
 import type { ToolRisk } from "../core/ports/tool-runner";
+import * as z from "../core/zod";
 import type { BuiltInTool, ToolEnvironment, ToolOutput } from "./built-in-tool";
 import { httpRequestTool } from "./http-request";
 import { notifyTool } from "./notify";
@@ -10,17 +10,6 @@ import type { ToolCallError } from "./tool-call-error";
 import { workspaceListTool } from "./workspace-list";
 import { workspaceReadTool } from "./workspace-read";
 import { workspaceWriteTool } from "./workspace-write";
-
-/**
- * The tools a goal may use when its GoalSpec lists no `tools`: the workspace tools, which change
- * nothing outside the goal. `notify` and `http_request` reach the world, so a goal must name them.
- */
-export const DEFAULT_TOOL_NAMES: readonly string[] = ["workspace_list", "workspace_read", "workspace_write"];
-
-/** The tools granted to a goal: its GoalSpec `tools` when given, else DEFAULT_TOOL_NAMES. */
-export function grantedToolNames(specTools: readonly string[] | undefined): readonly string[] {
-  return specTools ?? DEFAULT_TOOL_NAMES;
-}
 
 /** One call whose input passed the tool's schema, with the risk that input carries. */
 export interface PreparedToolCall {
@@ -39,7 +28,7 @@ export interface RegisteredTool {
 }
 
 /** The risk of one call: a constant for most tools, a function of the input for some (http_request). */
-export function riskOf<S extends z.ZodType>(tool: BuiltInTool<S>, input: z.output<S>): ToolRisk {
+export function riskOf<S extends z.core.$ZodType>(tool: BuiltInTool<S>, input: z.output<S>): ToolRisk {
   return typeof tool.risk === "function" ? tool.risk(input) : tool.risk;
 }
 
@@ -48,12 +37,12 @@ export function riskOf<S extends z.ZodType>(tool: BuiltInTool<S>, input: z.outpu
  * (draft 2020-12) on the root; tool schemas are plain objects the model fills in, so the dialect tag
  * is dropped rather than sent with every request.
  */
-function bedrockInputSchema(schema: z.ZodType): Record<string, unknown> {
+function bedrockInputSchema(schema: z.core.$ZodType): Record<string, unknown> {
   const { $schema: _dialect, ...inputSchema } = z.toJSONSchema(schema, { io: "input" });
   return inputSchema;
 }
 
-export function registerTool<S extends z.ZodType>(tool: BuiltInTool<S>): RegisteredTool {
+export function registerTool<S extends z.core.$ZodType>(tool: BuiltInTool<S>): RegisteredTool {
   // Built on first use and then kept: converting a schema to JSON Schema is not free, and a
   // function that only runs tools (Act) never sends specs, so its cold start skips it.
   let spec: ToolSpec | undefined;

@@ -1,24 +1,18 @@
-import * as z from "zod";
 import { WorkspacePathSchema } from "../core/goal/goal-spec";
+import * as z from "../core/zod";
 import type { BuiltInTool } from "./built-in-tool";
 import { ToolCallError } from "./tool-call-error";
 
 export const WorkspaceReadInputSchema = z.strictObject({
-  path: WorkspacePathSchema.describe("Relative path of the file in the goal's workspace"),
-  offset: z
-    .number()
-    .int()
-    .min(0)
-    .max(100_000_000)
-    .optional()
-    .describe("First character to return (default 0): page through a file too large to read at once"),
+  path: WorkspacePathSchema.clone().register(z.globalRegistry, {
+    description: "Relative path of the file in the goal's workspace",
+  }),
+  offset: z.optional(z.number().check(z.int(), z.gte(0), z.lte(100_000_000))).register(z.globalRegistry, {
+    description: "First character to return (default 0): page through a file too large to read at once",
+  }),
   length: z
-    .number()
-    .int()
-    .min(1)
-    .max(1_000_000)
-    .optional()
-    .describe("Most characters to return (default: the rest of the file)"),
+    .optional(z.number().check(z.int(), z.gte(1), z.lte(1_000_000)))
+    .register(z.globalRegistry, { description: "Most characters to return (default: the rest of the file)" }),
 });
 
 export const workspaceReadTool: BuiltInTool<typeof WorkspaceReadInputSchema> = {

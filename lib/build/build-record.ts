@@ -28,6 +28,8 @@ export const BUILD_TOOLING = [
   "lib/constructs/bundle-options.ts",
   "lib/constructs/handler-bundles.ts",
   "package.json",
+  // Declares the handlers' own modules free of import side effects (esbuild drops unused ones).
+  "lambdas/package.json",
 ] as const;
 
 /** Why the step recorded in `recordFile` must run again, or undefined when it is fresh. */

@@ -21,17 +21,17 @@ type PathParams<P extends string> = P extends `${string}{${infer Name}}${infer R
   : never;
 type Op<K extends OperationId> = (typeof OPERATIONS)[K];
 type SuccessSchemas<O> = O extends { responses: infer R }
-  ? { [S in keyof R]: R[S] extends { schema: infer Z extends z.ZodType } ? Z : never }[keyof R]
+  ? { [S in keyof R]: R[S] extends { schema: infer Z extends z.core.$ZodType } ? Z : never }[keyof R]
   : never;
 
 /** What one operation takes: its path parameters, query, body, and an Idempotency-Key where it has one. */
 export type OperationInput<K extends OperationId> = ([PathParams<Op<K>["path"]>] extends [never]
   ? { readonly params?: undefined }
   : { readonly params: Readonly<Record<PathParams<Op<K>["path"]>, string>> }) &
-  (Op<K> extends { query: infer Q extends z.ZodObject }
+  (Op<K> extends { query: infer Q extends z.core.$ZodObject }
     ? { readonly query?: { readonly [N in keyof z.input<Q>]?: string | number } }
     : { readonly query?: undefined }) &
-  (Op<K> extends { body: { schema: infer B extends z.ZodType; required: infer R } }
+  (Op<K> extends { body: { schema: infer B extends z.core.$ZodType; required: infer R } }
     ? R extends true
       ? { readonly body: z.input<B> }
       : { readonly body?: z.input<B> }

@@ -123,7 +123,7 @@ export const ApiAuthConfigSchema = z
       .describe(
         "iam: every route takes SigV4, the tenant from tenants.iam or the account; jwt: every route takes a bearer token of api.auth.jwt's issuer, checked by a Lambda authorizer, the tenant from its claim (POST /tenants/{id}/limits stays IAM, for operators); iam+jwt: both side by side, each on a REST API of its own with the same routes (GoalsApiUrl takes SigV4, JwtApiUrl bearer tokens), and one handler sees either caller as {tenantId, caller, via}",
       ),
-    jwt: JwtAuthSettingsSchema.optional(),
+    jwt: z.optional(JwtAuthSettingsSchema),
   })
   .superRefine((auth, context) => {
     if (takesBearerTokens(auth.mode) && auth.jwt === undefined) {

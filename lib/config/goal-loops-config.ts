@@ -85,12 +85,16 @@ export const ModelsConfigSchema = z
       .describe(
         "Keep model requests in the stack region's geography: the region's geographic inference profiles (us., eu., jp. …, 10 % over list) instead of global ones",
       ),
-    thinking: ThinkingSettingsSchema.optional().describe(
-      "Thinking mode and effort per model role (reason, plan, …); default: adaptive, effort high where the loop decides, low where it transcribes, medium for execute",
-    ),
-    quotas: ModelQuotasSchema.optional().describe(
-      "Bedrock quotas by model id, inference profile id or prefix* (Service Quotas: requests and tokens per minute): every goal's calls are paced within them, and a goal without capacity waits instead of failing; default: no pacing (a throttle still only waits)",
-    ),
+    thinking: z
+      .optional(ThinkingSettingsSchema)
+      .describe(
+        "Thinking mode and effort per model role (reason, plan, …); default: adaptive, effort high where the loop decides, low where it transcribes, medium for execute",
+      ),
+    quotas: z
+      .optional(ModelQuotasSchema)
+      .describe(
+        "Bedrock quotas by model id, inference profile id or prefix* (Service Quotas: requests and tokens per minute): every goal's calls are paced within them, and a goal without capacity waits instead of failing; default: no pacing (a throttle still only waits)",
+      ),
   })
   .describe("Which Bedrock models the loops call, and how much each role thinks");
 
@@ -99,12 +103,16 @@ export const SLACK_USER_ID_PATTERN = /^[UW][A-Z0-9]{2,31}$/;
 
 export const SlackConfigSchema = z
   .strictObject({
-    tenantId: TenantIdSchema.optional().describe(
-      "The tenant whose goals this Slack workspace may see and decide from any channel channelTenants does not name (an account id, or a tenant of tenants.iam or a token's claim); default: the deploying account's",
-    ),
-    channelTenants: SlackChannelTenantsSchema.optional().describe(
-      'Slack channel id → the tenant a click or /goal command from that channel acts for, such as {"C0123ABCD": "team-a"}; other channels act for tenantId; default: none',
-    ),
+    tenantId: z
+      .optional(TenantIdSchema)
+      .describe(
+        "The tenant whose goals this Slack workspace may see and decide from any channel channelTenants does not name (an account id, or a tenant of tenants.iam or a token's claim); default: the deploying account's",
+      ),
+    channelTenants: z
+      .optional(SlackChannelTenantsSchema)
+      .describe(
+        'Slack channel id → the tenant a click or /goal command from that channel acts for, such as {"C0123ABCD": "team-a"}; other channels act for tenantId; default: none',
+      ),
     approverUserIds: z
       .array(z.string().regex(SLACK_USER_ID_PATTERN, "must be a Slack user id such as U0123ABCD"))
       .max(100)
@@ -247,9 +255,11 @@ export const ToolsConfigSchema = z
 
 export const NotifyConfigSchema = z
   .strictObject({
-    channels: NotifyChannelsSchema.default({}).describe(
-      "Where notify {channel, message} goes, by channel name: Slack, e-mail or a webhook; default: none (deployed, every notify is refused)",
-    ),
+    channels: z
+      ._default(NotifyChannelsSchema, {})
+      .describe(
+        "Where notify {channel, message} goes, by channel name: Slack, e-mail or a webhook; default: none (deployed, every notify is refused)",
+      ),
     emailSender: z
       .email("must be an e-mail address")
       .optional()
@@ -396,7 +406,7 @@ export const GoalLoopsConfigSchema = z
     notify: NotifyConfigSchema.default({ channels: {} }),
     logs: LogsConfigSchema.default({ retentionDays: DEFAULT_LOG_RETENTION_DAYS, removalPolicy: "retain" }),
     data: DataConfigSchema.default({ removalPolicy: "retain" }),
-    tenants: TenantsSettingsSchema.optional(),
+    tenants: z.optional(TenantsSettingsSchema),
     secrets: SecretsConfigSchema.default({}),
     api: ApiConfigSchema.default({
       auth: { mode: "iam" },

@@ -20,13 +20,13 @@ export function wholeNumber({ min, max }: { readonly min: number; readonly max: 
  * (`payloads.inlineMaxBytes`), what it expected and what it got. `where` names what the value was
  * given to (a construct, or the configuration file).
  */
-export function parseSettings<S extends z.ZodType>(
+export function parseSettings<S extends z.core.$ZodType>(
   schema: S,
   value: unknown,
   where: string,
   path = "",
 ): z.output<S> {
-  const result = schema.safeParse(value ?? {});
+  const result = z.safeParse(schema, value ?? {});
   if (result.success) return result.data;
   const problems = result.error.issues.flatMap((issue) => {
     if (issue.code === "unrecognized_keys") {
@@ -52,17 +52,24 @@ export function parseSettings<S extends z.ZodType>(
   throw new ConfigError(`${where}: ${problems.join("; ")}`);
 }
 
-/** The keys an object schema at `path` knows, for a misspelt one. */
-function knownKeys(schema: z.ZodType, path: readonly PropertyKey[]): string | undefined {
+/**
+ * The keys an object schema at `path` knows, for a misspelt one. By zod's core classes, which the
+ * classic schemas of lib/ and the zod/mini schemas of lambdas/ share.
+ */
+function knownKeys(schema: z.core.$ZodType, path: readonly PropertyKey[]): string | undefined {
   let node: unknown = schema;
   for (const key of [...path, undefined]) {
-    while (node instanceof z.ZodDefault || node instanceof z.ZodOptional || node instanceof z.ZodPipe) {
-      node = node instanceof z.ZodPipe ? node.in : node.unwrap();
+    while (
+      node instanceof z.core.$ZodDefault ||
+      node instanceof z.core.$ZodOptional ||
+      node instanceof z.core.$ZodPipe
+    ) {
+      node = node instanceof z.core.$ZodPipe ? node._zod.def.in : node._zod.def.innerType;
     }
     if (key === undefined) break;
-    node = node instanceof z.ZodObject ? node.shape[String(key)] : undefined;
+    node = node instanceof z.core.$ZodObject ? node._zod.def.shape[String(key)] : undefined;
   }
-  return node instanceof z.ZodObject ? Object.keys(node.shape).join(", ") : undefined;
+  return node instanceof z.core.$ZodObject ? Object.keys(node._zod.def.shape).join(", ") : undefined;
 }
 
 function fieldPath(prefix: string, path: readonly PropertyKey[]): string {

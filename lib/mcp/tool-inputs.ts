@@ -2,6 +2,7 @@ import * as z from "zod";
 import { GoalSpecSchema } from "../../lambdas/core/goal/goal-spec";
 import { RevisionRequestSchema } from "../../lambdas/core/goal/revisions";
 import { APPROVAL_STATUSES } from "../../lambdas/core/ports/goal-store";
+import { describe } from "../../lambdas/core/zod";
 import { PATH_PARAMETERS } from "../../lambdas/handlers/api/contract/operations";
 import { DecideBodySchema, ReasonBodySchema } from "../../lambdas/handlers/api/contract/request-schemas";
 
@@ -11,7 +12,8 @@ import { DecideBodySchema, ReasonBodySchema } from "../../lambdas/handlers/api/c
  * another over MCP.
  */
 
-const goalId = PATH_PARAMETERS.goalId.describe("The goal's id (`g-…`), as start_goal answered it");
+// The contract's schemas are zod/mini (the Lambda code's): described through a check, on a copy.
+const goalId = PATH_PARAMETERS.goalId.check(describe("The goal's id (`g-…`), as start_goal answered it"));
 
 export const GoalRefInput = z.strictObject({ goalId });
 
@@ -36,10 +38,11 @@ export const ListApprovalsInput = z.strictObject({
 });
 
 /** `decision` has no default: a host that leaves it out gets an error, never an approval. */
-export const DecideApprovalInput = DecideBodySchema.extend({
-  approvalId: PATH_PARAMETERS.approvalId.describe("The approval's id (`ap-…`), from list_approvals"),
+export const DecideApprovalInput = z.strictObject({
+  ...DecideBodySchema.shape,
+  approvalId: PATH_PARAMETERS.approvalId.check(describe("The approval's id (`ap-…`), from list_approvals")),
 });
 
 export const ReviseGoalInput = z.strictObject({ goalId, revision: RevisionRequestSchema });
 
-export const ReasonedControlInput = ReasonBodySchema.extend({ goalId });
+export const ReasonedControlInput = z.strictObject({ ...ReasonBodySchema.shape, goalId });

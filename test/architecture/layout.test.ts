@@ -31,8 +31,8 @@ const reachesIntoPattern = (from: string, to: string): boolean =>
 
 /**
  * The core's layers, bottom first: a folder imports only its own layer and the ones below. The
- * three vocabularies below are the exception: every layer may name a model role, a human-input
- * event type or a step result (the state machine's payload).
+ * vocabularies below are the exception: every layer may name a model role, a human-input event
+ * type or a step result (the state machine's payload), and builds its schemas with core/zod.ts.
  */
 const LAYERS: Readonly<Record<string, number>> = {
   goal: 0,
@@ -50,6 +50,7 @@ const VOCABULARIES = new Set([
   "lambdas/core/models/model-roles.ts",
   "lambdas/core/human/human-input-events.ts",
   "lambdas/core/loop/step-result.ts",
+  "lambdas/core/zod.ts",
 ]);
 const layerOf = (file: string): number | undefined => LAYERS[file.split("/")[2] ?? ""];
 const importsUpward = (from: string, to: string): boolean => {

@@ -54,8 +54,8 @@ const PATCHES: readonly SourcePatch[] = [
   },
   {
     file: "lambdas/core/goal/goal-record.ts",
-    from: "  runsOn: RunsOnSchema.optional(),\n",
-    to: `  runsOn: RunsOnSchema.optional(),\n  ${GAINED_FIELD}: z.string().optional(),\n`,
+    from: "  runsOn: z.optional(RunsOnSchema),\n",
+    to: `  runsOn: z.optional(RunsOnSchema),\n  ${GAINED_FIELD}: z.optional(z.string()),\n`,
   },
   {
     file: "lambdas/core/goal/create-goal.ts",

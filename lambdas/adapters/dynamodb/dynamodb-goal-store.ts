@@ -5,7 +5,6 @@ import {
   type QueryCommandInput,
   UpdateCommand,
 } from "@aws-sdk/lib-dynamodb";
-import * as z from "zod";
 import type { GoalLoopsError } from "../../core/goal/errors";
 import { type GoalEvent, GoalEventSchema, type NewGoalEvent } from "../../core/goal/goal-event";
 import {
@@ -41,6 +40,7 @@ import {
   type Page,
   type VersionedGoal,
 } from "../../core/ports/goal-store";
+import * as z from "../../core/zod";
 import { isConditionalCheckFailed, isValidationException, toStoreError } from "../shared/store-errors";
 import { DynamoDbEventLog, numberEvents } from "./dynamodb-event-log";
 import { getItemConsistently } from "./dynamodb-get-item";
@@ -104,15 +104,16 @@ const GoalStateSchema = z.object({
  * before keep them as the plain `record` and `pendingEvents` attributes, still read.
  */
 const CompressedGoalItemSchema = z.object({
-  version: z.number().int().min(1),
+  version: z.number().check(z.int(), z.gte(1)),
   state: z.instanceof(Uint8Array),
 });
-const PlainGoalItemSchema = GoalStateSchema.extend({ version: z.number().int().min(1) });
+const PlainGoalItemSchema = z.extend(GoalStateSchema, { version: z.number().check(z.int(), z.gte(1)) });
 
 /** A fingerprint item: the first step that saw the fingerprint. Written once, never changed. */
-const FingerprintItemSchema = z.object({ step: z.number().int().min(0) });
+const FingerprintItemSchema = z.object({ step: z.number().check(z.int(), z.gte(0)) });
 
-const DecidedStatusSchema = ApprovalSchema.shape.status.exclude(["pending"]);
+const { pending: _pending, ...decidedStatuses } = ApprovalSchema.shape.status.def.entries;
+const DecidedStatusSchema = z.enum(decidedStatuses);
 
 interface IndexPage {
   readonly items: readonly Record<string, unknown>[];

@@ -1,5 +1,4 @@
 import { brotliCompressSync, brotliDecompressSync, constants as zlibConstants } from "node:zlib";
-import * as z from "zod";
 import {
   OLDEST_RECORD_SCHEMA,
   RECORD_SCHEMA,
@@ -7,6 +6,7 @@ import {
   storedSchemaOf,
   upgradeStored,
 } from "../../core/goal/record-schema";
+import * as z from "../../core/zod";
 import { CorruptStoreItemError } from "../shared/store-errors";
 
 /**
@@ -18,8 +18,12 @@ export function toDocument(value: unknown): unknown {
 }
 
 /** Parses what was read back from the table, or throws CorruptStoreItemError: never a silent cast. */
-export function parseStoredItem<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
-  const result = schema.safeParse(value);
+export function parseStoredItem<S extends z.core.$ZodType>(
+  schema: S,
+  value: unknown,
+  what: string,
+): z.output<S> {
+  const result = z.safeParse(schema, value);
   if (result.success) return result.data;
   const details = z.prettifyError(result.error);
   throw new CorruptStoreItemError(`Stored ${what} does not match its schema: ${details}`, {
@@ -70,7 +74,7 @@ export function schemaAttribute(schema: number = RECORD_SCHEMA): Record<string, 
  * goal-loops wrote it (before anything is parsed), migrated forward when an older one did, then
  * checked against `schema`. `storedSchema` is the item's SCHEMA_ATTRIBUTE (absent: 1).
  */
-export function parseVersionedItem<S extends z.ZodType>(
+export function parseVersionedItem<S extends z.core.$ZodType>(
   schema: S,
   kind: StoredKind,
   document: unknown,

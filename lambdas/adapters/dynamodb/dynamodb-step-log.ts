@@ -1,5 +1,4 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import * as z from "zod";
 import { upgradeStored } from "../../core/goal/record-schema";
 import { parseOrThrow } from "../../core/goal/validation";
 import { ModelRoleSchema } from "../../core/models/model-roles";
@@ -14,6 +13,7 @@ import {
 } from "../../core/ports/goal-history";
 import type { ModelCheckpoint } from "../../core/ports/goal-store";
 import { type StepLog, type StepRecord, StepRecordSchema } from "../../core/ports/step-log";
+import * as z from "../../core/zod";
 import { getItemConsistently } from "./dynamodb-get-item";
 import { queryGoalPartition } from "./dynamodb-goal-partition";
 import { readCheckpoint } from "./dynamodb-goal-store";
@@ -53,14 +53,20 @@ function readStep(item: Record<string, unknown>): StepRecord {
 }
 
 /** A step state item: its format in the clear (read before anything is parsed), the state compressed. */
-const StateItemSchema = z.object({ format: z.number().int().min(1), state: z.instanceof(Uint8Array) });
-const FingerprintItemSchema = z.object({ fingerprint: z.string(), step: z.number().int().min(0) });
+const StateItemSchema = z.object({
+  format: z.number().check(z.int(), z.gte(1)),
+  state: z.instanceof(Uint8Array),
+});
+const FingerprintItemSchema = z.object({
+  fingerprint: z.string(),
+  step: z.number().check(z.int(), z.gte(0)),
+});
 /** A workspace file item as a manifest reads it (a deletion's tombstone is no file). */
 const ManifestItemSchema = z.object({
   path: z.string(),
   sha256: z.string(),
-  version: z.number().int().min(1),
-  deleted: z.literal(true).optional(),
+  version: z.number().check(z.int(), z.gte(1)),
+  deleted: z.optional(z.literal(true)),
 });
 
 /**

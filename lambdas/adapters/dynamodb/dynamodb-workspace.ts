@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
 import { type DynamoDBDocumentClient, PutCommand, type PutCommandInput } from "@aws-sdk/lib-dynamodb";
-import * as z from "zod";
 import { WorkspacePathSchema } from "../../core/goal/goal-spec";
 import { parseOrThrow } from "../../core/goal/validation";
 import { ConcurrentModificationError } from "../../core/ports/goal-store";
@@ -14,6 +13,7 @@ import {
   type WorkspaceWriteResult,
   WriterSchema,
 } from "../../core/ports/workspace";
+import * as z from "../../core/zod";
 import { INLINE_ONLY_FILE_MAX_BYTES } from "../shared/payload-settings";
 import { isConditionalCheckFailed, toStoreError } from "../shared/store-errors";
 import { getItemConsistently } from "./dynamodb-get-item";
@@ -36,23 +36,26 @@ const WRITE_ATTEMPTS = 5;
 const PK = TABLE_DESIGN.partitionKey;
 
 const WriteInputSchema = z.object({
-  goalId: z.string().min(1),
+  goalId: z.string().check(z.minLength(1)),
   path: WorkspacePathSchema,
   content: z.string(),
   writtenBy: WriterSchema,
 });
 
 /** A file item: a live file, or the tombstone a deletion leaves (its version count goes on). */
-const StoredFileSchema = WorkspaceFileSchema.extend({ deleted: z.literal(true).optional() });
+const StoredFileSchema = z.extend(WorkspaceFileSchema, { deleted: z.optional(z.literal(true)) });
 type StoredFile = z.infer<typeof StoredFileSchema>;
 
-const WorkspaceEntrySchema = WorkspaceFileSchema.pick({
-  path: true,
-  sha256: true,
-  size: true,
-  version: true,
-  updatedAt: true,
-}).extend({ deleted: z.literal(true).optional() });
+const WorkspaceEntrySchema = z.extend(
+  z.pick(WorkspaceFileSchema, {
+    path: true,
+    sha256: true,
+    size: true,
+    version: true,
+    updatedAt: true,
+  }),
+  { deleted: z.optional(z.literal(true)) },
+);
 const ENTRY_ATTRIBUTES = Object.keys(WorkspaceEntrySchema.shape);
 
 /** What one replaced version held: kept so a compensation can restore any version, not just the last. */
@@ -141,7 +144,7 @@ export class DynamoDbWorkspace implements Workspace {
 
   async deleteFile(input: Parameters<Workspace["deleteFile"]>[0]): Promise<{ readonly deleted: boolean }> {
     const { goalId, path, writtenBy } = parseOrThrow(
-      WriteInputSchema.omit({ content: true }),
+      z.omit(WriteInputSchema, { content: true }),
       toDocument(input),
       "workspace delete",
     );

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
-import * as z from "zod";
 import { ValidationError } from "../../core/goal/errors";
 import type { GoalRecord, GoalStatus } from "../../core/goal/goal-record";
 import type { Approval, ApprovalStatus, CheckpointKey } from "../../core/ports/goal-store";
+import * as z from "../../core/zod";
 import { PARTITION_PREFIXES, TABLE_DESIGN } from "./table-design";
 
 /** Key builders for the single-table design in table-design.ts: the only place key strings are spelled. */

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import * as z from "zod";
+import * as z from "../../core/zod";
 import type { PayloadStore } from "../shared/payload-store";
 import { CorruptStoreItemError, GoalStoreBackendError } from "../shared/store-errors";
 import { estimateItemBytes, estimateValueBytes } from "./item-size";
@@ -41,14 +41,14 @@ const DYNAMODB_ITEM_MAX_BYTES = 400 * 1024 - 4096;
 /** How many stored keys one client remembers, so a body it just read or wrote is not put again. */
 const KNOWN_KEYS_MAX = 10_000;
 
-const PathSchema = z.array(z.union([z.string(), z.number().int().min(0)])).min(1);
+const PathSchema = z.array(z.union([z.string(), z.number().check(z.int(), z.gte(0))])).check(z.minLength(1));
 type Path = z.infer<typeof PathSchema>;
 
 export const OffloadedValueSchema = z.object({
   path: PathSchema,
-  key: z.string().min(1),
-  sha256: z.string().regex(/^[0-9a-f]{64}$/),
-  size: z.number().int().min(0),
+  key: z.string().check(z.minLength(1)),
+  sha256: z.string().check(z.regex(/^[0-9a-f]{64}$/)),
+  size: z.number().check(z.int(), z.gte(0)),
   encoding: z.enum(["utf8", "json", "binary"]),
 });
 export type OffloadedValue = z.infer<typeof OffloadedValueSchema>;

@@ -1,7 +1,7 @@
 import { createRemoteJWKSet, customFetch, type JWTPayload, jwtVerify } from "jose";
-import * as z from "zod";
 import { GoalLoopsError } from "../../core/goal/errors";
 import { TenantIdSchema } from "../../core/tenants/tenant-limits";
+import * as z from "../../core/zod";
 import type { JwtAuthSettings } from "./jwt-settings";
 
 /** Why a bearer token was refused: each is a 401, its reason logged and (locally) shown. */

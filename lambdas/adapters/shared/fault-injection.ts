@@ -1,4 +1,3 @@
-import * as z from "zod";
 import { canonicalJson } from "../../core/goal/canonical-json";
 import type { JsonValue } from "../../core/goal/goal-change";
 import { parseOrThrow } from "../../core/goal/validation";
@@ -7,6 +6,7 @@ import type { GoalStore, ModelCheckpoint } from "../../core/ports/goal-store";
 import type { ModelClient, ModelRequest } from "../../core/ports/model-client";
 import type { Outbox, OutboxDeliveryOutcome, OutboxMessage } from "../../core/ports/outbox";
 import type { Workspace } from "../../core/ports/workspace";
+import * as z from "../../core/zod";
 
 /**
  * Chaos-testing hook, in the manner of AWS FIS's Lambda fault injection: inert unless this variable
@@ -20,46 +20,58 @@ export const FAULT_INJECTION_ENV = "GOAL_LOOPS_FAULT_INJECTION";
  * role's call number (the goal's n-th call of the role, counted from 0) was stored for the first
  * time — the model was paid, the step has not returned, as when a sandbox runs out of memory.
  */
-const CheckpointFaultSchema = z
-  .string()
-  .transform((value) => value.split(":"))
-  .pipe(
+const CheckpointFaultSchema = z.pipe(
+  z.pipe(
+    z.pipe(
+      z.string(),
+      z.transform((value) => value.split(":")),
+    ),
     z.tuple([
       z.literal("crash-after-checkpoint"),
       ModelRoleSchema,
-      z.string().regex(/^\d+$/, "must be a whole number").transform(Number),
+      z.pipe(z.string().check(z.regex(/^\d+$/, "must be a whole number")), z.transform(Number)),
     ]),
-  )
-  .transform(([kind, role, call]) => ({ kind, role, call }));
+  ),
+  z.transform(([kind, role, call]) => ({ kind, role, call })),
+);
 
 /**
  * `crash-after-notify-sent`: the process exits right after a `notify` message was sent and its
  * receipt recorded for the first time — delivered, but the step has not checkpointed its result.
  */
-const NotifyFaultSchema = z.literal("crash-after-notify-sent").transform((kind) => ({ kind }));
+const NotifyFaultSchema = z.pipe(
+  z.literal("crash-after-notify-sent"),
+  z.transform((kind) => ({ kind })),
+);
 
 /**
  * `drop-reasoning`: the model client sends every request without its reasoning blocks, as a loop
  * that rebuilds its history would: the thinking round trip switched off, so a test shows the
  * strict local Bedrock endpoint (and Bedrock) refusing the second call of a tool-use cycle.
  */
-const ReasoningFaultSchema = z.literal("drop-reasoning").transform((kind) => ({ kind }));
+const ReasoningFaultSchema = z.pipe(
+  z.literal("drop-reasoning"),
+  z.transform((kind) => ({ kind })),
+);
 
 /**
  * `crash-after-compensation:<index>`: the process exits right after a saga's undo of its call number
  * `index` (0 for the first call it undoes) changed the workspace — a file restored or deleted — and
  * before the saga recorded it, as when a sandbox dies mid-saga.
  */
-const CompensationFaultSchema = z
-  .string()
-  .transform((value) => value.split(":"))
-  .pipe(
+const CompensationFaultSchema = z.pipe(
+  z.pipe(
+    z.pipe(
+      z.string(),
+      z.transform((value) => value.split(":")),
+    ),
     z.tuple([
       z.literal("crash-after-compensation"),
-      z.string().regex(/^\d+$/, "must be a whole number").transform(Number),
+      z.pipe(z.string().check(z.regex(/^\d+$/, "must be a whole number")), z.transform(Number)),
     ]),
-  )
-  .transform(([kind, index]) => ({ kind, index }));
+  ),
+  z.transform(([kind, index]) => ({ kind, index })),
+);
 
 const FaultSpecSchema = z.union([
   NotifyFaultSchema,

@@ -1,5 +1,5 @@
-import * as z from "zod";
 import { parseOrThrow } from "../../core/goal/validation";
+import * as z from "../../core/zod";
 
 /**
  * The payload settings' defaults, shared by the CDK construct that sets them and the functions that
@@ -22,15 +22,20 @@ export const PAYLOAD_SETTINGS_LIMITS = {
 /** The largest file the workspace keeps without a payload bucket: two copies fit one DynamoDB item. */
 export const INLINE_ONLY_FILE_MAX_BYTES = 190 * 1024;
 
-const intFromEnv = ({ min, max }: { min: number; max: number }) => z.coerce.number().int().min(min).max(max);
+const intFromEnv = ({ min, max }: { min: number; max: number }) =>
+  z.coerce.number().check(z.int(), z.gte(min), z.lte(max));
 
 /** The payload bucket's settings as the GoalTable construct sets them on every function it grants. */
 const PayloadEnvironmentSchema = z.object({
-  PAYLOAD_BUCKET_NAME: z.string().min(3),
-  PAYLOAD_INLINE_MAX_BYTES: intFromEnv(PAYLOAD_SETTINGS_LIMITS.inlineMaxBytes).default(
+  PAYLOAD_BUCKET_NAME: z.string().check(z.minLength(3)),
+  PAYLOAD_INLINE_MAX_BYTES: z._default(
+    intFromEnv(PAYLOAD_SETTINGS_LIMITS.inlineMaxBytes),
     PAYLOAD_SETTINGS_DEFAULTS.inlineMaxBytes,
   ),
-  PAYLOAD_MAX_BYTES: intFromEnv(PAYLOAD_SETTINGS_LIMITS.maxBytes).default(PAYLOAD_SETTINGS_DEFAULTS.maxBytes),
+  PAYLOAD_MAX_BYTES: z._default(
+    intFromEnv(PAYLOAD_SETTINGS_LIMITS.maxBytes),
+    PAYLOAD_SETTINGS_DEFAULTS.maxBytes,
+  ),
 });
 
 export interface PayloadEnvironment {

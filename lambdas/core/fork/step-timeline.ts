@@ -1,4 +1,3 @@
-import * as z from "zod";
 import { ForkedFromSchema } from "../goal/fork";
 import type { GoalEvent } from "../goal/goal-event";
 import type { GoalRecord } from "../goal/goal-record";
@@ -8,12 +7,13 @@ import { ModelRoleSchema } from "../models/model-roles";
 import type { GoalHistory, StepState } from "../ports/goal-history";
 import type { GoalStore } from "../ports/goal-store";
 import type { StepRecord } from "../ports/step-log";
+import * as z from "../zod";
 import { type ForkPoint, stepStateOf, unfinishedBatchSteps } from "./fork-point";
 import { indexCheckpoints, matchTurn, usageBetween, workspaceSha256 } from "./step-turns";
 
 /** One step of `GET /goals/{goalId}/steps`: what it did, what it cost, its checkpoint, whether a fork can start after it. */
 export const TimelineStepSchema = z.object({
-  step: z.number().int().min(1),
+  step: z.number().check(z.int(), z.gte(1)),
   /** What the pattern calls a step: a ReAct iteration, a plan step, a Reflexion attempt. */
   kind: z.enum(["iteration", "plan_step", "attempt"]),
   /** `iteration 3`, `plan step notify-ops`, `attempt 2`. */
@@ -25,18 +25,23 @@ export const TimelineStepSchema = z.object({
     toolCalls: z.array(z.object({ name: z.string(), status: z.enum(["success", "error"]) })),
   }),
   /** Model calls and cost since the step before it (the acting call, judges, planning, reflection). */
-  cost: z.object({ usd: z.number(), modelCalls: z.number().int() }).optional(),
+  cost: z.optional(z.object({ usd: z.number(), modelCalls: z.number().check(z.int()) })),
   /** The checkpointed turn the step acted on. */
-  checkpoint: z
-    .object({ role: ModelRoleSchema, call: z.number().int(), runId: z.string(), iteration: z.number().int() })
-    .optional(),
+  checkpoint: z.optional(
+    z.object({
+      role: ModelRoleSchema,
+      call: z.number().check(z.int()),
+      runId: z.string(),
+      iteration: z.number().check(z.int()),
+    }),
+  ),
   /** A step this fork shares with the goal it was forked from (made there, not paid again here). */
   inherited: z.boolean(),
   /** The workspace right after the step: how many files, and one hash over paths and contents. */
-  workspace: z.object({ files: z.number().int(), sha256: z.string() }).optional(),
+  workspace: z.optional(z.object({ files: z.number().check(z.int()), sha256: z.string() })),
   /** Whether `POST /goals/{goalId}/fork {atStep}` can start after this step, and why not. */
   forkable: z.boolean(),
-  whyNotForkable: z.string().optional(),
+  whyNotForkable: z.optional(z.string()),
 });
 export type TimelineStep = z.infer<typeof TimelineStepSchema>;
 
@@ -47,9 +52,9 @@ export const TimelineApprovalSchema = z.object({
   summary: z.string(),
   requestedAt: z.string(),
   /** The last step counted before it was asked: a fork at this step or earlier may decide it otherwise. */
-  afterStep: z.number().int().min(0),
-  decision: z.enum(["approve", "reject"]).optional(),
-  decidedBy: z.string().optional(),
+  afterStep: z.number().check(z.int(), z.gte(0)),
+  decision: z.optional(z.enum(["approve", "reject"])),
+  decidedBy: z.optional(z.string()),
 });
 export type TimelineApproval = z.infer<typeof TimelineApprovalSchema>;
 
@@ -57,10 +62,10 @@ export type TimelineApproval = z.infer<typeof TimelineApprovalSchema>;
 export const TimelineSchema = z.object({
   goalId: z.string(),
   /** The goal and step this goal was forked from, for a fork: its steps up to that one are shared. */
-  forkedFrom: ForkedFromSchema.optional(),
+  forkedFrom: z.optional(ForkedFromSchema),
   items: z.array(TimelineStepSchema),
   /** Pass as `after` for the next page; absent on the last. */
-  nextAfter: z.number().int().optional(),
+  nextAfter: z.optional(z.number().check(z.int())),
   approvals: z.array(TimelineApprovalSchema),
 });
 export type Timeline = z.infer<typeof TimelineSchema>;

@@ -1,5 +1,5 @@
-import * as z from "zod";
 import { ModelRoleSchema } from "../models/model-roles";
+import * as z from "../zod";
 import { GoalIdSchema } from "./goal-ids";
 import { type Usage, UsageSchema } from "./usage";
 
@@ -7,12 +7,10 @@ import { type Usage, UsageSchema } from "./usage";
  * A fork's origin, as its GoalSpec and snapshot show it: the goal it was forked from and the step
  * of that goal it starts after (`POST /goals/{goalId}/fork`). Set by the system, refused from users.
  */
-export const ForkedFromSchema = z
-  .object({
-    goalId: GoalIdSchema,
-    step: z.number().int().min(1),
-  })
-  .strict();
+export const ForkedFromSchema = z.strictObject({
+  goalId: GoalIdSchema,
+  step: z.number().check(z.int(), z.gte(1)),
+});
 export type ForkedFrom = z.infer<typeof ForkedFromSchema>;
 
 /**
@@ -26,11 +24,11 @@ export const ForkDecisionSchema = z.object({
   kind: z.string(),
   fingerprint: z.string(),
   decision: z.enum(["approve", "reject"]),
-  comment: z.string().max(2000).optional(),
+  comment: z.optional(z.string().check(z.maxLength(2000))),
   /** Who asked for the fork: the decision is theirs. */
   decidedBy: z.string(),
   /** The fork's approval it decided, once it did. */
-  usedBy: z.string().optional(),
+  usedBy: z.optional(z.string()),
 });
 export type ForkDecision = z.infer<typeof ForkDecisionSchema>;
 
@@ -45,14 +43,14 @@ export const ForkStateSchema = z.object({
    * 1 for a fork of a goal no fork made, 2 for a fork of such a fork … It names the fork's run ids
    * (`f<generation>-r1`) apart from the run ids of the checkpoints it inherits.
    */
-  generation: z.number().int().min(1),
+  generation: z.number().check(z.int(), z.gte(1)),
   /** SHA-256 of the fork request: the same Idempotency-Key with another request is refused. */
-  requestSha256: z.string().regex(/^[a-f0-9]{64}$/),
+  requestSha256: z.string().check(z.regex(/^[a-f0-9]{64}$/)),
   inherited: z.object({
     usage: UsageSchema,
     usageByRole: z.partialRecord(ModelRoleSchema, UsageSchema),
   }),
-  decisions: z.array(ForkDecisionSchema).max(50),
+  decisions: z.array(ForkDecisionSchema).check(z.maxLength(50)),
 });
 export type ForkState = z.infer<typeof ForkStateSchema>;
 

@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "../zod";
 
 /**
  * The shape of an MCP tool frozen into a goal (see frozen-tools.ts for how tools are frozen). Kept
@@ -10,11 +10,11 @@ export const BEDROCK_TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /** The MCP annotation hints risk is read from (other hints are kept for display only). */
 export const McpAnnotationsSchema = z.looseObject({
-  title: z.string().optional(),
-  readOnlyHint: z.boolean().optional(),
-  destructiveHint: z.boolean().optional(),
-  idempotentHint: z.boolean().optional(),
-  openWorldHint: z.boolean().optional(),
+  title: z.optional(z.string()),
+  readOnlyHint: z.optional(z.boolean()),
+  destructiveHint: z.optional(z.boolean()),
+  idempotentHint: z.optional(z.boolean()),
+  openWorldHint: z.optional(z.boolean()),
 });
 export type McpAnnotations = z.infer<typeof McpAnnotationsSchema>;
 
@@ -31,17 +31,17 @@ export type RiskReason = z.infer<typeof RiskReasonSchema>;
 
 export const FrozenToolSchema = z.object({
   /** `<server>__<tool>`: what the model calls and a GoalSpec's tools[] names. */
-  name: z.string().regex(BEDROCK_TOOL_NAME),
+  name: z.string().check(z.regex(BEDROCK_TOOL_NAME)),
   source: z.literal("mcp"),
-  server: z.string().min(1),
+  server: z.string().check(z.minLength(1)),
   /** The tool's own name on its server. */
-  tool: z.string().min(1),
+  tool: z.string().check(z.minLength(1)),
   description: z.string(),
   inputSchema: z.record(z.string(), z.json()),
-  annotations: McpAnnotationsSchema.optional(),
+  annotations: z.optional(McpAnnotationsSchema),
   risk: ToolRiskSchema,
   riskReason: RiskReasonSchema,
   /** sha256 of the server's definition (name, description, input schema, annotations). */
-  definitionHash: z.string().regex(/^[0-9a-f]{64}$/),
+  definitionHash: z.string().check(z.regex(/^[0-9a-f]{64}$/)),
 });
 export type FrozenTool = z.infer<typeof FrozenToolSchema>;

@@ -1,4 +1,4 @@
-import type * as z from "zod";
+import type * as z from "../zod";
 import { canonicalJson, sha256Hex } from "./canonical-json";
 import {
   BEDROCK_TOOL_NAME,

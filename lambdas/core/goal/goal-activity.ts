@@ -1,18 +1,18 @@
-import * as z from "zod";
 import { ModelRoleSchema } from "../models/model-roles";
+import * as z from "../zod";
 
 /**
  * A booked moment of a model's quota that a goal waits for: kept on the goal while it waits in a
  * Wait state, and spent when its step runs again at `slotAt` (no second booking).
  */
 export const CapacityHoldSchema = z.object({
-  model: z.string().min(1),
-  lane: z.number().int().min(0),
+  model: z.string().check(z.minLength(1)),
+  lane: z.number().check(z.int(), z.gte(0)),
   slotAt: z.iso.datetime(),
   /** The quota tokens reserved for the call (its input estimate plus `maxTokens`). */
-  tokens: z.number().int().min(0),
+  tokens: z.number().check(z.int(), z.gte(0)),
   /** Milliseconds of the lane's token TAT per token when it was booked, to settle at the same rate. */
-  tokenIntervalMs: z.number().positive(),
+  tokenIntervalMs: z.number().check(z.positive()),
 });
 export type CapacityHold = z.infer<typeof CapacityHoldSchema>;
 
@@ -30,7 +30,7 @@ export type CapacityWaitReason = (typeof CAPACITY_WAIT_REASONS)[number];
  */
 export const CapacityWaitActivitySchema = z.object({
   kind: z.literal("waiting_for_capacity"),
-  model: z.string().min(1),
+  model: z.string().check(z.minLength(1)),
   role: ModelRoleSchema,
   /** When the goal began to wait for this call (kept across its waits). */
   since: z.iso.datetime(),
@@ -38,8 +38,8 @@ export const CapacityWaitActivitySchema = z.object({
   until: z.iso.datetime(),
   reason: z.enum(CAPACITY_WAIT_REASONS),
   /** How many times this call has waited. */
-  attempts: z.number().int().min(1),
-  hold: CapacityHoldSchema.optional(),
+  attempts: z.number().check(z.int(), z.gte(1)),
+  hold: z.optional(CapacityHoldSchema),
 });
 export type CapacityWaitActivity = z.infer<typeof CapacityWaitActivitySchema>;
 

@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import type * as z from "../zod";
 import type { NewGoalEvent } from "./goal-event";
 import type { GoalRecord } from "./goal-record";
 import { assertInvariants } from "./invariants";

@@ -1,18 +1,19 @@
-import * as z from "zod";
+import * as z from "../zod";
 
 /**
  * One entry of a goal's append-only event log. `seq` is gap-free per goal, starting at 1.
  * Type-specific fields sit beside the common ones, as `GET /goals/{id}/events` shows them.
  */
-export const GoalEventSchema = z
-  .object({
+export const GoalEventSchema = z.catchall(
+  z.object({
     goalId: z.string(),
-    seq: z.number().int().min(1),
-    type: z.string().min(1),
+    seq: z.number().check(z.int(), z.gte(1)),
+    type: z.string().check(z.minLength(1)),
     at: z.iso.datetime(),
-    runId: z.string().optional(),
-  })
-  .catchall(z.json());
+    runId: z.optional(z.string()),
+  }),
+  z.json(),
+);
 export type GoalEvent = z.infer<typeof GoalEventSchema>;
 
 /**

@@ -1,5 +1,5 @@
-import * as z from "zod";
 import { ModelRoleSchema } from "../models/model-roles";
+import * as z from "../zod";
 import { EvidenceSchema } from "./evidence/evidence";
 import { ForkedFromSchema, ForkStateSchema } from "./fork";
 import { FrozenToolSchema } from "./frozen-tool";
@@ -40,7 +40,7 @@ export const WaitingForSchema = z.object({
   /** Why it waits, shown to humans ("irreversible tool notify", "limit maxSteps reached"). */
   reason: z.string(),
   /** The sub-goals a `subgoal` wait waits on. */
-  goalIds: z.array(z.string()).optional(),
+  goalIds: z.optional(z.array(z.string())),
 });
 export type WaitingFor = z.infer<typeof WaitingForSchema>;
 
@@ -49,7 +49,7 @@ export const ResumeConditionSchema = z.object({
   eventType: z.string(),
   approvalId: z.string(),
   /** The goal revision the pending action was approved against; a revised goal re-asks. */
-  revision: z.number().int().min(1),
+  revision: z.number().check(z.int(), z.gte(1)),
 });
 export type ResumeCondition = z.infer<typeof ResumeConditionSchema>;
 
@@ -79,7 +79,7 @@ export const StopReasonSchema = z.object({
   detail: z.string(),
   message: z.string(),
   /** The model role involved, when a model call failed. */
-  role: ModelRoleSchema.optional(),
+  role: z.optional(ModelRoleSchema),
   at: z.iso.datetime(),
 });
 export type StopReason = z.infer<typeof StopReasonSchema>;
@@ -90,10 +90,10 @@ export type StopReason = z.infer<typeof StopReasonSchema>;
  * that waits keeps waiting and pauses once its wait is over. A resume before then withdraws it.
  */
 export const PauseRequestSchema = z.object({
-  by: z.string().min(1),
-  reason: z.string().max(2000).optional(),
+  by: z.string().check(z.minLength(1)),
+  reason: z.optional(z.string().check(z.maxLength(2000))),
   /** The door it came through (`api`, `cli` …), for the audit trail. */
-  channel: z.string().min(1),
+  channel: z.string().check(z.minLength(1)),
   at: z.iso.datetime(),
 });
 export type PauseRequest = z.infer<typeof PauseRequestSchema>;
@@ -106,12 +106,13 @@ export type RevisionType = z.infer<typeof RevisionTypeSchema>;
  * What a `corrective` revision undoes: step `fromStep` and every later one, newest first (a saga).
  * Submitted as `{fromStep: N}`, or `{step: N}` as DESIGN first named it; stored as `fromStep`.
  */
-export const CorrectionTargetSchema = z
-  .union([
-    z.strictObject({ fromStep: z.number().int().min(1) }),
-    z.strictObject({ step: z.number().int().min(1) }),
-  ])
-  .transform((target) => ({ fromStep: "fromStep" in target ? target.fromStep : target.step }));
+export const CorrectionTargetSchema = z.pipe(
+  z.union([
+    z.strictObject({ fromStep: z.number().check(z.int(), z.gte(1)) }),
+    z.strictObject({ step: z.number().check(z.int(), z.gte(1)) }),
+  ]),
+  z.transform((target) => ({ fromStep: "fromStep" in target ? target.fromStep : target.step })),
+);
 export type CorrectionTarget = z.output<typeof CorrectionTargetSchema>;
 
 /** A human revision as queued in the goal's inbox, before it is applied at a step boundary. */
@@ -119,13 +120,13 @@ export const QueuedRevisionSchema = z.object({
   revisionId: z.string(),
   type: RevisionTypeSchema,
   /** Data, never instructions: revision text cannot change success checks or grant tools. */
-  content: z.string().min(1).max(8000),
+  content: z.string().check(z.minLength(1), z.maxLength(8000)),
   /** New success checks, only from a human and only for modify_objective / pivot / redirect. */
-  successChecks: GoalSpecSchema.shape.successChecks.optional(),
+  successChecks: z.optional(GoalSpecSchema.shape.successChecks),
   requestedBy: z.string(),
-  reason: z.string().max(2000).optional(),
+  reason: z.optional(z.string().check(z.maxLength(2000))),
   /** A `corrective` revision's target: the first step its saga undoes. */
-  target: z.object({ fromStep: z.number().int().min(1) }).optional(),
+  target: z.optional(z.object({ fromStep: z.number().check(z.int(), z.gte(1)) })),
   requestedAt: z.iso.datetime(),
 });
 export type QueuedRevision = z.infer<typeof QueuedRevisionSchema>;
@@ -134,26 +135,24 @@ export type QueuedRevision = z.infer<typeof QueuedRevisionSchema>;
  * What the `reconcile` model call decided about finished work when a revision was applied. It is model
  * output: it can only discard evidence (never add it) and cannot touch the success checks.
  */
-export const ReconcileResultSchema = z
-  .object({
-    summary: z.string().max(4000).default(""),
-    /** Finished work that stays valid under the revised goal. */
-    keep: z.array(z.string().max(1000)).max(100).default([]),
-    /** Finished work that no longer counts. */
-    discard: z.array(z.string().max(1000)).max(100).default([]),
-    /** New work the revision asks for. */
-    add: z.array(z.string().max(1000)).max(100).default([]),
-    /** Success checks whose evidence no longer holds under the revised goal. */
-    discardEvidenceFor: z.array(z.string()).max(20).default([]),
-    /** Whether the work so far must start over (recorded; a planning loop replans from scratch). */
-    restart: z.boolean().default(false),
-    /**
-     * The success checks the model proposes for a revision that changes what the goal is for and
-     * carried none: they count only once a human confirms them (ContractProposalSchema).
-     */
-    proposedChecks: z.array(SuccessCheckSchema).max(20).optional(),
-  })
-  .strict();
+export const ReconcileResultSchema = z.strictObject({
+  summary: z._default(z.string().check(z.maxLength(4000)), ""),
+  /** Finished work that stays valid under the revised goal. */
+  keep: z._default(z.array(z.string().check(z.maxLength(1000))).check(z.maxLength(100)), []),
+  /** Finished work that no longer counts. */
+  discard: z._default(z.array(z.string().check(z.maxLength(1000))).check(z.maxLength(100)), []),
+  /** New work the revision asks for. */
+  add: z._default(z.array(z.string().check(z.maxLength(1000))).check(z.maxLength(100)), []),
+  /** Success checks whose evidence no longer holds under the revised goal. */
+  discardEvidenceFor: z._default(z.array(z.string()).check(z.maxLength(20)), []),
+  /** Whether the work so far must start over (recorded; a planning loop replans from scratch). */
+  restart: z._default(z.boolean(), false),
+  /**
+   * The success checks the model proposes for a revision that changes what the goal is for and
+   * carried none: they count only once a human confirms them (ContractProposalSchema).
+   */
+  proposedChecks: z.optional(z.array(SuccessCheckSchema).check(z.maxLength(20))),
+});
 export type ReconcileResult = z.infer<typeof ReconcileResultSchema>;
 
 /**
@@ -165,43 +164,43 @@ export type ReconcileResult = z.infer<typeof ReconcileResultSchema>;
 export const ContractProposalSchema = z.object({
   revisionId: z.string(),
   /** The revision that changed the objective. */
-  revision: z.number().int().min(2),
-  checks: z.array(SuccessCheckSchema).max(20),
+  revision: z.number().check(z.int(), z.gte(2)),
+  checks: z.array(SuccessCheckSchema).check(z.maxLength(20)),
   outcome: z.enum(["pending", "rejected"]),
-  approvalId: z.string().optional(),
-  decidedBy: z.string().optional(),
-  comment: z.string().max(2000).optional(),
+  approvalId: z.optional(z.string()),
+  decidedBy: z.optional(z.string()),
+  comment: z.optional(z.string().check(z.maxLength(2000))),
 });
 export type ContractProposal = z.infer<typeof ContractProposalSchema>;
 
 /** An applied revision in the append-only log: who, what, when, why, and the revision it made. */
-export const RevisionLogEntrySchema = QueuedRevisionSchema.extend({
-  revision: z.number().int().min(2),
+export const RevisionLogEntrySchema = z.extend(QueuedRevisionSchema, {
+  revision: z.number().check(z.int(), z.gte(2)),
   appliedAt: z.iso.datetime(),
-  reconcile: ReconcileResultSchema.optional(),
+  reconcile: z.optional(ReconcileResultSchema),
 });
 export type RevisionLogEntry = z.infer<typeof RevisionLogEntrySchema>;
 
 /** A `corrective` revision: finished work must be compensated (undone or fixed) before going on. */
 export const PendingCorrectionSchema = z.object({
   revisionId: z.string(),
-  revision: z.number().int().min(2),
+  revision: z.number().check(z.int(), z.gte(2)),
   content: z.string(),
   /** The first step to undo, with every later one (a saga); absent: the last reversible call only. */
-  fromStep: z.number().int().min(1).optional(),
+  fromStep: z.optional(z.number().check(z.int(), z.gte(1))),
   requestedAt: z.iso.datetime(),
 });
 export type PendingCorrection = z.infer<typeof PendingCorrectionSchema>;
 
 export const LastCycleSchema = z.object({
   runId: z.string(),
-  iteration: z.number().int().min(0),
+  iteration: z.number().check(z.int(), z.gte(0)),
   /** Whether the cycle changed the evidence set (invariant 4: then `noProgressCycles` is 0). */
   progress: z.boolean(),
   /** Check ids satisfied when the cycle ended; the next cycle's "newly satisfied" is relative to it. */
   satisfiedChecks: z.array(z.string()),
   /** The step's turn ended without tool calls: the model said it is done (a claim, not evidence). */
-  claimedDone: z.boolean().optional(),
+  claimedDone: z.optional(z.boolean()),
   at: z.iso.datetime(),
 });
 export type LastCycle = z.infer<typeof LastCycleSchema>;
@@ -220,7 +219,7 @@ export const LOOP_PHASES = ["started", "verified", "planned", "reflected", "reas
  */
 export const LoopMarkerSchema = z.object({
   runId: z.string(),
-  iteration: z.number().int().min(0),
+  iteration: z.number().check(z.int(), z.gte(0)),
   phase: z.enum(LOOP_PHASES),
 });
 export type LoopMarker = z.infer<typeof LoopMarkerSchema>;
@@ -237,9 +236,9 @@ export const TakeoverSchema = z.object({
    * gates, the plan step in progress and logged steps are recorded under it.
    */
   runId: z.string(),
-  iteration: z.number().int().min(0),
+  iteration: z.number().check(z.int(), z.gte(0)),
   /** How far the old run got in the iteration; absent when it had not started it. */
-  phase: z.enum(LOOP_PHASES).optional(),
+  phase: z.optional(z.enum(LOOP_PHASES)),
 });
 export type Takeover = z.infer<typeof TakeoverSchema>;
 
@@ -257,14 +256,14 @@ export const CheckApprovalSchema = z.object({
   checkId: z.string(),
   outcome: z.enum(["pending", "approved", "rejected"]),
   /** The goal's `steps` when it was asked. */
-  atStep: z.number().int().min(0),
-  approvalId: z.string().optional(),
-  decidedBy: z.string().optional(),
-  comment: z.string().max(2000).optional(),
+  atStep: z.number().check(z.int(), z.gte(0)),
+  approvalId: z.optional(z.string()),
+  decidedBy: z.optional(z.string()),
+  comment: z.optional(z.string().check(z.maxLength(2000))),
 });
 export type CheckApproval = z.infer<typeof CheckApprovalSchema>;
 
-export const ToolDecisionSchema = StepDecisionSchema.extend({ tool: z.string() });
+export const ToolDecisionSchema = z.extend(StepDecisionSchema, { tool: z.string() });
 export type ToolDecision = z.infer<typeof ToolDecisionSchema>;
 
 /**
@@ -279,28 +278,28 @@ export type ToolDecision = z.infer<typeof ToolDecisionSchema>;
 export const GatedCallSchema = z.object({
   name: z.string(),
   input: z.json(),
-  server: z.string().optional(),
-  tool: z.string().optional(),
-  definitionHash: z.string().optional(),
+  server: z.optional(z.string()),
+  tool: z.optional(z.string()),
+  definitionHash: z.optional(z.string()),
 });
 export type GatedCall = z.infer<typeof GatedCallSchema>;
 
 export const ActionGateSchema = z.object({
   /** With `iteration`, the gated turn's position: its run's lineage (run-lineage.ts). */
   runId: z.string(),
-  iteration: z.number().int().min(0),
+  iteration: z.number().check(z.int(), z.gte(0)),
   /** toolUseIds of the gated calls in the turn. */
-  toolUseIds: z.array(z.string()).min(1),
+  toolUseIds: z.array(z.string()).check(z.minLength(1)),
   /** Tool names and canonical input hash of the gated calls: what the approval binds to. */
   fingerprint: z.string(),
   /** One line a human reads ("notify #ops: Release 1.2 is out"). */
-  summary: z.string().max(2000),
+  summary: z.string().check(z.maxLength(2000)),
   /** The gated calls in full (gates recorded before they were kept have only the summary). */
-  calls: z.array(GatedCallSchema).max(50).optional(),
-  approvalId: z.string().optional(),
+  calls: z.optional(z.array(GatedCallSchema).check(z.maxLength(50))),
+  approvalId: z.optional(z.string()),
   outcome: z.enum(["pending", "approved", "rejected", "expired"]),
-  decidedBy: z.string().optional(),
-  comment: z.string().max(2000).optional(),
+  decidedBy: z.optional(z.string()),
+  comment: z.optional(z.string().check(z.maxLength(2000))),
 });
 export type ActionGate = z.infer<typeof ActionGateSchema>;
 
@@ -313,7 +312,7 @@ export const GoalRecordSchema = z.object({
   tenantId: z.string(),
   status: GoalStatusSchema,
   /** Starts at 1; each applied human revision adds one. */
-  revision: z.number().int().min(1),
+  revision: z.number().check(z.int(), z.gte(1)),
   pattern: PatternSchema,
   /** Why the pattern was chosen (the selector's rule, or "requested"). */
   patternReason: z.string(),
@@ -322,27 +321,27 @@ export const GoalRecordSchema = z.object({
    * The MCP tools the goal was granted, as their servers listed them when it started: what the model
    * is offered and what an approval binds to, for the goal's whole life (revisions grant no tools).
    */
-  frozenTools: z.array(FrozenToolSchema).optional(),
+  frozenTools: z.optional(z.array(FrozenToolSchema)),
   runId: z.string(),
   /** The run this one continued from (resume or continue-as-new); the checkpoint is the goal itself. */
-  previousRunId: z.string().optional(),
+  previousRunId: z.optional(z.string()),
   /** Iterations inside the current run; continue-as-new resets it. */
-  runIteration: z.number().int().min(0),
+  runIteration: z.number().check(z.int(), z.gte(0)),
   /** Set while running: the step the goal is in (`reason`, `act`, `verify` …). */
-  activeTask: z.string().nullable(),
+  activeTask: z.nullable(z.string()),
   /** Set while the running goal waits for model capacity (see CapacityWaitActivitySchema). */
-  activity: CapacityWaitActivitySchema.optional(),
-  waitingFor: WaitingForSchema.nullable(),
-  resumeCondition: ResumeConditionSchema.nullable(),
-  steps: z.number().int().min(0),
-  noProgressCycles: z.number().int().min(0),
+  activity: z.optional(CapacityWaitActivitySchema),
+  waitingFor: z.nullable(WaitingForSchema),
+  resumeCondition: z.nullable(ResumeConditionSchema),
+  steps: z.number().check(z.int(), z.gte(0)),
+  noProgressCycles: z.number().check(z.int(), z.gte(0)),
   /** Evidence that currently satisfies a success check, one entry per satisfied check. */
   evidence: z.array(EvidenceSchema),
   /**
    * Legacy: fingerprints of everything seen, as records kept them before the goal store held one
    * item per fingerprint (`GoalStore.seenBefore`). Still read (they count as seen), never grown.
    */
-  seenFingerprints: z.array(z.string()).optional(),
+  seenFingerprints: z.optional(z.array(z.string())),
   /** The latest progress notes, newest last; the prompt shows the last three. */
   progressNotes: z.array(z.string()),
   usage: UsageSchema,
@@ -352,87 +351,93 @@ export const GoalRecordSchema = z.object({
    */
   usageByRole: z.partialRecord(ModelRoleSchema, UsageSchema),
   /** Each role's latest call that returned reasoning text: its summary, bounded (never a signature). */
-  reasoningByRole: z.partialRecord(ModelRoleSchema, LatestReasoningSchema).optional(),
-  stopReason: StopReasonSchema.nullable(),
+  reasoningByRole: z.optional(z.partialRecord(ModelRoleSchema, LatestReasoningSchema)),
+  stopReason: z.nullable(StopReasonSchema),
   /** A human's pause the loop has not reached a step boundary to apply yet; see PauseRequestSchema. */
-  pauseRequest: PauseRequestSchema.optional(),
+  pauseRequest: z.optional(PauseRequestSchema),
   inbox: z.array(QueuedRevisionSchema),
   revisionLog: z.array(RevisionLogEntrySchema),
   /** Human context from `refinement` and `inject_context` revisions, oldest first (shown in prompts). */
-  contextNotes: z.array(z.string()).optional(),
+  contextNotes: z.optional(z.array(z.string())),
   /** `corrective` revisions whose compensation has not run yet. */
-  pendingCorrections: z.array(PendingCorrectionSchema).optional(),
+  pendingCorrections: z.optional(z.array(PendingCorrectionSchema)),
   /** The last verify cycle: whether it made progress and which checks were satisfied after it. */
-  lastCycle: LastCycleSchema.nullable().optional(),
+  lastCycle: z.optional(z.nullable(LastCycleSchema)),
   /** Tools whose latest call failed, oldest first: one that succeeds again clears a blocker (progress). */
-  openBlockers: z.array(z.string()).optional(),
+  openBlockers: z.optional(z.array(z.string())),
   /** Unsatisfied checks that new evidence moved toward (a file they name, a result of their tool). */
-  partialChecks: z.array(z.string()).optional(),
+  partialChecks: z.optional(z.array(z.string())),
   /** Replans requested so far (plan_execute); the limit is reached when it exceeds `maxReplans`. */
-  replans: z.number().int().min(0).optional(),
+  replans: z.optional(z.number().check(z.int(), z.gte(0))),
   /** The plan_execute loop's plan, step statuses, pending replan and replan history. */
-  planState: PlanStateSchema.optional(),
+  planState: z.optional(PlanStateSchema),
   /** Attempts started so far (reflexion); the limit is reached when it equals `maxAttempts`. */
-  attempts: z.number().int().min(0).optional(),
+  attempts: z.optional(z.number().check(z.int(), z.gte(0))),
   /** Lessons the reflexion loop drew from failed attempts, oldest first; every attempt prompt shows them. */
-  lessons: z.array(LessonSchema).optional(),
+  lessons: z.optional(z.array(LessonSchema)),
   /** The approval gate of the current reason turn's tool calls, if it needed one. */
-  actionGate: ActionGateSchema.nullable().optional(),
+  actionGate: z.optional(z.nullable(ActionGateSchema)),
   /** The loop's progress in the current run (see LoopMarkerSchema); absent before the first run loads. */
-  loop: LoopMarkerSchema.optional(),
+  loop: z.optional(LoopMarkerSchema),
   /** The iteration this run took over from the previous one (re-attach, retry); see TakeoverSchema. */
-  takeover: TakeoverSchema.optional(),
+  takeover: z.optional(TakeoverSchema),
   /**
    * The failed run a retry is redriving (Step Functions `RedriveExecution`): its RecordFailure, run
    * again by the redrive, hands the run back to the loop instead of failing it, once.
    */
-  redriving: z.string().optional(),
+  redriving: z.optional(z.string()),
   /**
    * A model call the rest of `maxCostUsd` could not pay for at its worst case, so it was not made:
    * until a call is made again, `checkLimits` counts it (the goal waits for a limit decision).
    */
-  costShortfall: z
-    .object({ role: ModelRoleSchema, neededUsd: z.number().nonnegative(), at: z.iso.datetime() })
-    .optional(),
+  costShortfall: z.optional(
+    z.object({ role: ModelRoleSchema, neededUsd: z.number().check(z.nonnegative()), at: z.iso.datetime() }),
+  ),
   /** The last unrecoverable tool failure a human was asked about (react, reflexion); see ToolDecisionSchema. */
-  toolDecision: ToolDecisionSchema.optional(),
+  toolDecision: z.optional(ToolDecisionSchema),
   /** The last `approval` success check put to a human; see CheckApprovalSchema. */
-  checkApproval: CheckApprovalSchema.optional(),
+  checkApproval: z.optional(CheckApprovalSchema),
   /** A new contract waiting for a human to confirm it; see ContractProposalSchema. */
-  contractProposal: ContractProposalSchema.optional(),
+  contractProposal: z.optional(ContractProposalSchema),
   /**
    * The goal holds one of its tenant's concurrent-goal slots (tenants.limits concurrentGoals) until it
    * ends: its end is announced (`Goal Ended`) so the slot goes to the tenant's next waiting goal.
    */
-  concurrencySlot: z.boolean().optional(),
+  concurrencySlot: z.optional(z.boolean()),
   /** How many parents are above this goal: 0 (or absent) for a goal a user posted, 1 for its sub-goals … */
-  depth: z.number().int().min(0).optional(),
+  depth: z.optional(z.number().check(z.int(), z.gte(0))),
   /** The goal's `spawn_subgoal` calls: the children they started, or why they were refused. */
-  subgoals: z.array(SubgoalEntrySchema).optional(),
+  subgoals: z.optional(z.array(SubgoalEntrySchema)),
   /** The task token the goal waits on while its children run (never shown anywhere). */
-  subgoalWait: SubgoalWaitSchema.optional(),
+  subgoalWait: z.optional(SubgoalWaitSchema),
   /** The latest compensation saga (a corrective revision's with a target, or an abandoned plan's). */
-  saga: SagaSchema.optional(),
+  saga: z.optional(SagaSchema),
   /** Steps earlier sagas undid: a later saga leaves them alone. */
-  compensatedSteps: z
-    .array(z.object({ fromStep: z.number().int().min(1), toStep: z.number().int().min(0) }))
-    .max(50)
-    .optional(),
+  compensatedSteps: z.optional(
+    z
+      .array(
+        z.object({
+          fromStep: z.number().check(z.int(), z.gte(1)),
+          toStep: z.number().check(z.int(), z.gte(0)),
+        }),
+      )
+      .check(z.maxLength(50)),
+  ),
   /**
    * A fork's own bookkeeping (its origin is `spec.forkedFrom`): the usage it inherited from its
    * source, the decisions its request gave in advance, its generation; see ForkStateSchema.
    */
-  fork: ForkStateSchema.optional(),
+  fork: z.optional(ForkStateSchema),
   /**
    * The record schema its goal is stored in (record-schema.ts): the one its version reads. Every
    * writer keeps it, so a newer function (the API, the resume handler) writes an older goal's record
    * in the shape that goal's own steps read. Absent: this code's RECORD_SCHEMA.
    */
-  schema: z.number().int().min(1).optional(),
+  schema: z.optional(z.number().check(z.int(), z.gte(1))),
   /** The deployed version the goal runs on; absent for a goal created before versions existed. */
-  runsOn: RunsOnSchema.optional(),
+  runsOn: z.optional(RunsOnSchema),
   /** Sequence number of the last event appended for this goal (0 before any). */
-  lastEventSeq: z.number().int().min(0),
+  lastEventSeq: z.number().check(z.int(), z.gte(0)),
   createdAt: z.iso.datetime(),
   updatedAt: z.iso.datetime(),
 });
@@ -442,34 +447,34 @@ export type GoalRecord = z.infer<typeof GoalRecordSchema>;
 export const GoalSnapshotSchema = z.object({
   goalId: z.string(),
   status: GoalStatusSchema,
-  revision: z.number().int(),
+  revision: z.number().check(z.int()),
   pattern: PatternSchema,
   patternReason: z.string(),
   objective: z.string(),
-  activeTask: z.string().nullable(),
+  activeTask: z.nullable(z.string()),
   /** While running: the step it is in, or the model capacity it waits for (DESIGN §4). */
-  activity: GoalActivitySchema.optional(),
+  activity: z.optional(GoalActivitySchema),
   runId: z.string(),
-  lastEventId: z.number().int(),
-  noProgressCycles: z.number().int(),
-  waitingFor: WaitingForSchema.nullable(),
-  resumeCondition: ResumeConditionSchema.nullable(),
+  lastEventId: z.number().check(z.int()),
+  noProgressCycles: z.number().check(z.int()),
+  waitingFor: z.nullable(WaitingForSchema),
+  resumeCondition: z.nullable(ResumeConditionSchema),
   satisfiedChecks: z.array(z.string()),
   unsatisfiedChecks: z.array(z.string()),
-  lastEvidence: EvidenceSchema.nullable(),
-  steps: z.number().int(),
+  lastEvidence: z.nullable(EvidenceSchema),
+  steps: z.number().check(z.int()),
   /**
    * What the goal was billed for. A fork's `inherited` is its source's usage up to the fork point:
    * shown apart, counted in no total here, never billed again.
    */
-  usage: UsageSchema.omit({ cacheWriteTokens: true }).extend({
-    inherited: UsageSchema.omit({ cacheWriteTokens: true }).optional(),
+  usage: z.extend(z.omit(UsageSchema, { cacheWriteTokens: true }), {
+    inherited: z.optional(z.omit(UsageSchema, { cacheWriteTokens: true })),
   }),
   /**
    * Tokens, calls and cost per model role that made calls (`plan` on the heavy model, `execute` on
    * the fast one …), billed to this goal (a fork's inherited calls are in `usage.inherited`).
    */
-  usageByRole: z.partialRecord(ModelRoleSchema, UsageSchema.omit({ cacheWriteTokens: true })),
+  usageByRole: z.partialRecord(ModelRoleSchema, z.omit(UsageSchema, { cacheWriteTokens: true })),
   /**
    * Per model role, what its latest call that returned reasoning text reasoned (the model's
    * summary, bounded): why the agent acted as it did. Every call's is in its `model.usage` event.
@@ -482,41 +487,41 @@ export const GoalSnapshotSchema = z.object({
    * a human is being asked about it) or `not_met`; `overall` from 0 to 1, a partial check as half.
    */
   progress: z.object({
-    overall: z.number().min(0).max(1),
+    overall: z.number().check(z.gte(0), z.lte(1)),
     checks: z.record(z.string(), z.enum(["met", "partial", "not_met"])),
   }),
-  stopReason: StopReasonSchema.nullable(),
+  stopReason: z.nullable(StopReasonSchema),
   /** A human asked to pause the goal and it has not reached the step boundary where it pauses yet. */
-  pauseRequested: PauseRequestSchema.optional(),
+  pauseRequested: z.optional(PauseRequestSchema),
   /** The goal that started this one as a sub-goal (absent for a goal a user posted). */
-  parentGoalId: z.string().optional(),
+  parentGoalId: z.optional(z.string()),
   /** The goal and step this goal was forked from (`POST /goals/{goalId}/fork`); absent for any other goal. */
-  forkedFrom: ForkedFromSchema.optional(),
+  forkedFrom: z.optional(ForkedFromSchema),
   /**
    * The sub-goals this goal started, as they are now (`GET /goals/{goalId}` reads them; a listing
    * shows the status each had when the parent last heard of it, and no progress).
    */
-  children: z
-    .array(
+  children: z.optional(
+    z.array(
       z.object({
         goalId: z.string(),
         status: GoalStatusSchema,
-        progress: z
-          .object({
-            overall: z.number().min(0).max(1),
+        progress: z.optional(
+          z.object({
+            overall: z.number().check(z.gte(0), z.lte(1)),
             checks: z.record(z.string(), z.enum(["met", "partial", "not_met"])),
-          })
-          .optional(),
+          }),
+        ),
         objective: z.string(),
         /** What a waiting child waits for: a human's answer shows here, under its parent. */
-        waitingFor: WaitingForSchema.nullable().optional(),
+        waitingFor: z.optional(z.nullable(WaitingForSchema)),
       }),
-    )
-    .optional(),
+    ),
+  ),
   /** The latest compensation saga: how far it is, and the calls no compensator could undo. */
-  compensation: SagaSchema.omit({ processed: true }).optional(),
+  compensation: z.optional(z.omit(SagaSchema, { processed: true })),
   /** The deployed version the goal runs on (`runsOn.version`); null for a goal older than versions. */
-  version: z.string().nullable(),
+  version: z.nullable(z.string()),
   createdAt: z.string(),
   updatedAt: z.string(),
 });

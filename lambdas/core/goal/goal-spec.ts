@@ -1,5 +1,5 @@
-import * as z from "zod";
 import { MODEL_ROLES } from "../models/model-roles";
+import * as z from "../zod";
 import { ForkedFromSchema } from "./fork";
 import { assertWithinJsonBounds, GOAL_SPEC_BOUNDS } from "./json-bounds";
 import { ThinkingSettingsSchema } from "./thinking-settings";
@@ -8,9 +8,11 @@ import { parseOrThrow } from "./validation";
 /** Ids that are safe in keys, URLs and prompts: `tests-pass`, `report_1`. */
 const IdentifierSchema = z
   .string()
-  .regex(
-    /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/,
-    "must be 1-64 letters, digits, '-' or '_', starting with a letter or digit",
+  .check(
+    z.regex(
+      /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/,
+      "must be 1-64 letters, digits, '-' or '_', starting with a letter or digit",
+    ),
   );
 
 /**
@@ -19,61 +21,54 @@ const IdentifierSchema = z
  */
 const ToolGrantSchema = z
   .string()
-  .regex(
-    /^(?:[A-Za-z0-9][A-Za-z0-9_-]{0,63}|[A-Za-z][A-Za-z0-9-]{0,31}__\*)$/,
-    "must be a tool name (1-64 letters, digits, '-' or '_', starting with a letter or digit) or <mcp-server>__*",
+  .check(
+    z.regex(
+      /^(?:[A-Za-z0-9][A-Za-z0-9_-]{0,63}|[A-Za-z][A-Za-z0-9-]{0,31}__\*)$/,
+      "must be a tool name (1-64 letters, digits, '-' or '_', starting with a letter or digit) or <mcp-server>__*",
+    ),
   );
 
-const NonEmptyText = (max: number) => z.string().trim().min(1, "must not be empty").max(max);
+const NonEmptyText = (max: number) =>
+  z.string().check(z.trim(), z.minLength(1, "must not be empty"), z.maxLength(max));
 
 /** Workspace paths are relative, normalised and cannot climb out of the goal's workspace. */
-export const WorkspacePathSchema = z
-  .string()
-  .min(1, "must not be empty")
-  .max(512)
-  .refine((path) => !path.startsWith("/") && !path.split("/").some((part) => part === ".." || part === ""), {
+export const WorkspacePathSchema = z.string().check(
+  z.minLength(1, "must not be empty"),
+  z.maxLength(512),
+  z.refine((path) => !path.startsWith("/") && !path.split("/").some((part) => part === ".." || part === ""), {
     message: "must be a relative path without '..' or empty segments",
-  });
+  }),
+);
 
-export const ArtifactCheckSchema = z
-  .object({
-    kind: z.literal("artifact"),
-    path: WorkspacePathSchema,
-    contains: z.string().min(1).optional(),
-  })
-  .strict();
+export const ArtifactCheckSchema = z.strictObject({
+  kind: z.literal("artifact"),
+  path: WorkspacePathSchema,
+  contains: z.optional(z.string().check(z.minLength(1))),
+});
 
 /** A predicate over a recorded tool result: all given conditions must hold. */
-export const ToolResultExpectationSchema = z
-  .object({
-    status: z.enum(["success", "error"]).default("success"),
-    contains: z.string().min(1).optional(),
-    equals: z.json().optional(),
-  })
-  .strict();
+export const ToolResultExpectationSchema = z.strictObject({
+  status: z._default(z.enum(["success", "error"]), "success"),
+  contains: z.optional(z.string().check(z.minLength(1))),
+  equals: z.optional(z.json()),
+});
 
-export const ToolResultCheckSchema = z
-  .object({
-    kind: z.literal("tool_result"),
-    tool: IdentifierSchema,
-    expect: ToolResultExpectationSchema,
-  })
-  .strict();
+export const ToolResultCheckSchema = z.strictObject({
+  kind: z.literal("tool_result"),
+  tool: IdentifierSchema,
+  expect: ToolResultExpectationSchema,
+});
 
-export const ApprovalCheckSchema = z
-  .object({
-    kind: z.literal("approval"),
-    prompt: NonEmptyText(2000),
-  })
-  .strict();
+export const ApprovalCheckSchema = z.strictObject({
+  kind: z.literal("approval"),
+  prompt: NonEmptyText(2000),
+});
 
 /** The weakest evidence: a model's judgement against a rubric, labelled as such wherever it appears. */
-export const ModelJudgeCheckSchema = z
-  .object({
-    kind: z.literal("model_judge"),
-    rubric: NonEmptyText(4000),
-  })
-  .strict();
+export const ModelJudgeCheckSchema = z.strictObject({
+  kind: z.literal("model_judge"),
+  rubric: NonEmptyText(4000),
+});
 
 export const VerifySchema = z.discriminatedUnion("kind", [
   ArtifactCheckSchema,
@@ -84,13 +79,11 @@ export const VerifySchema = z.discriminatedUnion("kind", [
 export type Verify = z.infer<typeof VerifySchema>;
 export type VerifyKind = Verify["kind"];
 
-export const SuccessCheckSchema = z
-  .object({
-    id: IdentifierSchema,
-    description: NonEmptyText(1000),
-    verify: VerifySchema,
-  })
-  .strict();
+export const SuccessCheckSchema = z.strictObject({
+  id: IdentifierSchema,
+  description: NonEmptyText(1000),
+  verify: VerifySchema,
+});
 export type SuccessCheck = z.infer<typeof SuccessCheckSchema>;
 
 export const DEFAULT_LIMITS = {
@@ -101,16 +94,17 @@ export const DEFAULT_LIMITS = {
   maxAttempts: 3,
 } as const;
 
-export const LimitsSchema = z
-  .object({
-    maxSteps: z.number().int().min(1).max(100_000).default(DEFAULT_LIMITS.maxSteps),
-    maxCostUsd: z.number().positive().max(10_000).default(DEFAULT_LIMITS.maxCostUsd),
-    deadline: z.iso.datetime({ offset: true }).optional(),
-    maxNoProgressCycles: z.number().int().min(1).max(1000).default(DEFAULT_LIMITS.maxNoProgressCycles),
-    maxReplans: z.number().int().min(0).max(1000).default(DEFAULT_LIMITS.maxReplans),
-    maxAttempts: z.number().int().min(1).max(1000).default(DEFAULT_LIMITS.maxAttempts),
-  })
-  .strict();
+export const LimitsSchema = z.strictObject({
+  maxSteps: z._default(z.number().check(z.int(), z.gte(1), z.lte(100_000)), DEFAULT_LIMITS.maxSteps),
+  maxCostUsd: z._default(z.number().check(z.positive(), z.lte(10_000)), DEFAULT_LIMITS.maxCostUsd),
+  deadline: z.optional(z.iso.datetime({ offset: true })),
+  maxNoProgressCycles: z._default(
+    z.number().check(z.int(), z.gte(1), z.lte(1000)),
+    DEFAULT_LIMITS.maxNoProgressCycles,
+  ),
+  maxReplans: z._default(z.number().check(z.int(), z.gte(0), z.lte(1000)), DEFAULT_LIMITS.maxReplans),
+  maxAttempts: z._default(z.number().check(z.int(), z.gte(1), z.lte(1000)), DEFAULT_LIMITS.maxAttempts),
+});
 export type Limits = z.infer<typeof LimitsSchema>;
 
 /**
@@ -118,16 +112,14 @@ export type Limits = z.infer<typeof LimitsSchema>;
  * limit leaves the others to whoever applies it (a limit decision keeps them; a sub-goal carves
  * them from its parent's budget).
  */
-export const OptionalLimitsSchema = z
-  .object({
-    maxSteps: LimitsSchema.shape.maxSteps.unwrap().optional(),
-    maxCostUsd: LimitsSchema.shape.maxCostUsd.unwrap().optional(),
-    deadline: LimitsSchema.shape.deadline,
-    maxNoProgressCycles: LimitsSchema.shape.maxNoProgressCycles.unwrap().optional(),
-    maxReplans: LimitsSchema.shape.maxReplans.unwrap().optional(),
-    maxAttempts: LimitsSchema.shape.maxAttempts.unwrap().optional(),
-  })
-  .strict();
+export const OptionalLimitsSchema = z.strictObject({
+  maxSteps: z.optional(LimitsSchema.shape.maxSteps.def.innerType),
+  maxCostUsd: z.optional(LimitsSchema.shape.maxCostUsd.def.innerType),
+  deadline: LimitsSchema.shape.deadline,
+  maxNoProgressCycles: z.optional(LimitsSchema.shape.maxNoProgressCycles.def.innerType),
+  maxReplans: z.optional(LimitsSchema.shape.maxReplans.def.innerType),
+  maxAttempts: z.optional(LimitsSchema.shape.maxAttempts.def.innerType),
+});
 
 export const PATTERNS = ["react", "plan_execute", "reflexion"] as const;
 export const PatternSchema = z.enum(PATTERNS);
@@ -135,47 +127,49 @@ export type Pattern = z.infer<typeof PatternSchema>;
 export const RequestedPatternSchema = z.enum([...PATTERNS, "auto"]);
 export type RequestedPattern = z.infer<typeof RequestedPatternSchema>;
 
-export const HintsSchema = z
-  .object({
-    /** The route is unknown and has to be found by trying things. */
-    exploratory: z.boolean().optional(),
-    /** The result's quality matters more than its speed: attempt, evaluate, reflect, retry. */
-    qualityCritical: z.boolean().optional(),
-    /** A known procedure: `true`, or its steps in order. */
-    procedure: z.union([z.boolean(), z.array(NonEmptyText(500)).min(1).max(50)]).optional(),
-  })
-  .strict();
+export const HintsSchema = z.strictObject({
+  /** The route is unknown and has to be found by trying things. */
+  exploratory: z.optional(z.boolean()),
+  /** The result's quality matters more than its speed: attempt, evaluate, reflect, retry. */
+  qualityCritical: z.optional(z.boolean()),
+  /** A known procedure: `true`, or its steps in order. */
+  procedure: z.optional(
+    z.union([z.boolean(), z.array(NonEmptyText(500)).check(z.minLength(1), z.maxLength(50))]),
+  ),
+});
 export type Hints = z.infer<typeof HintsSchema>;
 
 export const APPROVAL_CHANNELS = ["api", "cli", "slack", "email"] as const;
 
-export const ApprovalPolicySchema = z
-  .object({
-    /** Tools that always need a human approval before they run, whatever their risk. */
-    requireFor: z.array(IdentifierSchema).max(50).default([]),
-    /** Tools that skip the approval gate even when irreversible. */
-    preAuthorized: z.array(IdentifierSchema).max(50).default([]),
-    channels: z.array(z.enum(APPROVAL_CHANNELS)).max(4).default(["api"]),
-    /** Slack channel id for approval messages (`C0123…`), when `slack` is a channel. */
-    slackChannel: z.string().min(1).max(64).optional(),
-    /** Address for approval emails, when `email` is a channel. */
-    email: z.email().optional(),
-  })
-  .strict();
+export const ApprovalPolicySchema = z.strictObject({
+  /** Tools that always need a human approval before they run, whatever their risk. */
+  requireFor: z._default(z.array(IdentifierSchema).check(z.maxLength(50)), []),
+  /** Tools that skip the approval gate even when irreversible. */
+  preAuthorized: z._default(z.array(IdentifierSchema).check(z.maxLength(50)), []),
+  channels: z._default(z.array(z.enum(APPROVAL_CHANNELS)).check(z.maxLength(4)), ["api"]),
+  /** Slack channel id for approval messages (`C0123…`), when `slack` is a channel. */
+  slackChannel: z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
+  /** Address for approval emails, when `email` is a channel. */
+  email: z.optional(z.email()),
+});
 export type ApprovalPolicy = z.infer<typeof ApprovalPolicySchema>;
 
 const modelOverrideShape = Object.fromEntries(
-  ["default", ...MODEL_ROLES].map((key) => [key, z.string().min(1).max(256).optional()]),
-) as Record<"default" | (typeof MODEL_ROLES)[number], z.ZodOptional<z.ZodString>>;
+  ["default", ...MODEL_ROLES].map((key) => [
+    key,
+    z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
+  ]),
+) as Record<"default" | (typeof MODEL_ROLES)[number], z.ZodMiniOptional<z.ZodMiniString>>;
 
 /**
  * Per-role model ids; `default` applies to every role not named. Checked against the allow-list.
  * `thinking` sets a role's thinking mode and effort over the deployment's, checked against the
  * role's model when the goal is taken in.
  */
-export const ModelOverridesSchema = z
-  .object({ ...modelOverrideShape, thinking: ThinkingSettingsSchema.optional() })
-  .strict();
+export const ModelOverridesSchema = z.strictObject({
+  ...modelOverrideShape,
+  thinking: z.optional(ThinkingSettingsSchema),
+});
 export type ModelOverrides = z.infer<typeof ModelOverridesSchema>;
 
 /**
@@ -192,7 +186,7 @@ export type OnAbandon = (typeof ON_ABANDON)[number];
 /** Success check ids are unique within a contract: evidence and revisions name a check by its id. */
 export function refuseDuplicateCheckIds(
   contract: { readonly successChecks: readonly { readonly id: string }[] },
-  ctx: z.RefinementCtx,
+  ctx: z.core.$RefinementCtx,
 ): void {
   const seen = new Set<string>();
   contract.successChecks.forEach((check, index) => {
@@ -209,34 +203,35 @@ export function refuseDuplicateCheckIds(
 
 /** The goal contract a user submits (`POST /goals`). zod is the single source of this shape. */
 export const GoalSpecSchema = z
-  .object({
+  .strictObject({
     objective: NonEmptyText(4000),
-    scope: z.array(NonEmptyText(1000)).max(50).optional(),
+    scope: z.optional(z.array(NonEmptyText(1000)).check(z.maxLength(50))),
     successChecks: z
       .array(SuccessCheckSchema)
-      .min(1, "must list at least one success check")
-      .max(20, "must list at most 20 success checks"),
-    constraints: z.array(NonEmptyText(1000)).max(50).optional(),
-    limits: LimitsSchema.default(() => LimitsSchema.parse({})),
-    pattern: RequestedPatternSchema.default("auto"),
-    hints: HintsSchema.optional(),
-    tools: z.array(ToolGrantSchema).max(50).optional(),
-    approval: ApprovalPolicySchema.default(() => ApprovalPolicySchema.parse({})),
-    models: ModelOverridesSchema.optional(),
+      .check(
+        z.minLength(1, "must list at least one success check"),
+        z.maxLength(20, "must list at most 20 success checks"),
+      ),
+    constraints: z.optional(z.array(NonEmptyText(1000)).check(z.maxLength(50))),
+    limits: z._default(LimitsSchema, () => LimitsSchema.parse({})),
+    pattern: z._default(RequestedPatternSchema, "auto"),
+    hints: z.optional(HintsSchema),
+    tools: z.optional(z.array(ToolGrantSchema).check(z.maxLength(50))),
+    approval: z._default(ApprovalPolicySchema, () => ApprovalPolicySchema.parse({})),
+    models: z.optional(ModelOverridesSchema),
     /** Set by the system for a sub-goal; refused in a GoalSpec a user submits (intake). */
-    parentGoalId: IdentifierSchema.optional(),
+    parentGoalId: z.optional(IdentifierSchema),
     /** Set by the system for a fork (`POST /goals/{goalId}/fork`); refused in a GoalSpec a user submits. */
-    forkedFrom: ForkedFromSchema.optional(),
+    forkedFrom: z.optional(ForkedFromSchema),
     /**
      * What becomes of a plan_execute goal's completed steps when it ends `terminated` or `cancelled`:
      * `keep` them, or `compensate` them (undone in reverse order). Absent: the deployment's setting.
      */
-    onAbandon: z.enum(ON_ABANDON).optional(),
+    onAbandon: z.optional(z.enum(ON_ABANDON)),
     /** How its model calls queue when a model's quota is short; absent: `normal` (a sub-goal: its parent's). */
-    priority: z.enum(GOAL_PRIORITIES).optional(),
+    priority: z.optional(z.enum(GOAL_PRIORITIES)),
   })
-  .strict()
-  .superRefine(refuseDuplicateCheckIds);
+  .check(z.superRefine(refuseDuplicateCheckIds));
 
 /** The GoalSpec as submitted (defaults optional). */
 export type GoalSpecInput = z.input<typeof GoalSpecSchema>;

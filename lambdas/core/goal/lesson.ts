@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "../zod";
 
 /** How long one lesson may be: one or two sentences, with room to spare. */
 export const MAX_LESSON_CHARS = 600;
@@ -9,8 +9,8 @@ export const MAX_LESSON_CHARS = 600;
  */
 export const LessonSchema = z.object({
   /** The attempt the lesson is about (`record.attempts` when it failed), from 1. */
-  attempt: z.number().int().min(1),
-  text: z.string().trim().min(1).max(MAX_LESSON_CHARS),
+  attempt: z.number().check(z.int(), z.gte(1)),
+  text: z.string().check(z.trim(), z.minLength(1), z.maxLength(MAX_LESSON_CHARS)),
   at: z.iso.datetime(),
 });
 export type Lesson = z.infer<typeof LessonSchema>;

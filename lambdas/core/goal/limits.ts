@@ -1,5 +1,5 @@
-import * as z from "zod";
 import { HUMAN_INPUT_DETAIL_TYPES } from "../human/human-input-events";
+import * as z from "../zod";
 import { GoalStatusError, ValidationError } from "./errors";
 import { type GoalChange, goalEvent, settle } from "./goal-change";
 import type { GoalRecord } from "./goal-record";
@@ -99,9 +99,11 @@ export function awaitLimitDecision(
  * The limits a human may change in a decision, with the GoalSpec's bounds. Built without the spec's
  * defaults: a patch naming one limit must not reset the others.
  */
-export const LimitsPatchSchema = OptionalLimitsSchema.refine((patch) => Object.keys(patch).length > 0, {
-  message: "must change at least one limit",
-});
+export const LimitsPatchSchema = OptionalLimitsSchema.check(
+  z.refine((patch) => Object.keys(patch).length > 0, {
+    message: "must change at least one limit",
+  }),
+);
 export type LimitsPatch = z.input<typeof LimitsPatchSchema>;
 
 /**

@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "../zod";
 import { SubgoalRequestSchema } from "./subgoals";
 
 /**
@@ -20,12 +20,15 @@ export const MAX_PLAN_STEP_CONCURRENCY = MAX_PLAN_STEPS;
 /** Step ids and tool names: safe in prompts, events and keys (`fetch-notes`, `step_2`). */
 const IdentifierSchema = z
   .string()
-  .regex(
-    /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/,
-    "must be 1-64 letters, digits, '-' or '_', starting with a letter or digit",
+  .check(
+    z.regex(
+      /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/,
+      "must be 1-64 letters, digits, '-' or '_', starting with a letter or digit",
+    ),
   );
 
-const Text = (max: number) => z.string().trim().min(1, "must not be empty").max(max);
+const Text = (max: number) =>
+  z.string().check(z.trim(), z.minLength(1, "must not be empty"), z.maxLength(max));
 
 /**
  * A machine-checkable completion predicate over the step's tool result (its text or JSON): every
@@ -33,18 +36,20 @@ const Text = (max: number) => z.string().trim().min(1, "must not be empty").max(
  */
 export const StepExpectSchema = z
   .object({
-    contains: z.string().min(1).max(500).optional(),
-    equals: z.json().optional(),
+    contains: z.optional(z.string().check(z.minLength(1), z.maxLength(500))),
+    equals: z.optional(z.json()),
   })
-  .refine((expect) => expect.contains !== undefined || expect.equals !== undefined, {
-    message: "must give contains or equals",
-  });
+  .check(
+    z.refine((expect) => expect.contains !== undefined || expect.equals !== undefined, {
+      message: "must give contains or equals",
+    }),
+  );
 export type StepExpect = z.infer<typeof StepExpectSchema>;
 
 /** When the step is done: a sentence a human reads, and optionally a predicate the loop checks. */
 export const CompletionSchema = z.object({
   text: Text(500),
-  expect: StepExpectSchema.optional(),
+  expect: z.optional(StepExpectSchema),
 });
 
 /**
@@ -52,22 +57,28 @@ export const CompletionSchema = z.object({
  * answered in text); `critical: false` lets the loop skip the step when it fails.
  */
 export const PlanStepSchema = z.object({
-  id: IdentifierSchema.describe("Unique step id, e.g. 'read-notes'"),
-  action: Text(500).describe("What the executor does in this one step"),
-  tool: IdentifierSchema.optional().describe("The one tool the step uses; omit for a step answered in text"),
+  id: IdentifierSchema.clone().register(z.globalRegistry, {
+    description: "Unique step id, e.g. 'read-notes'",
+  }),
+  action: Text(500).register(z.globalRegistry, { description: "What the executor does in this one step" }),
+  tool: z.optional(IdentifierSchema).register(z.globalRegistry, {
+    description: "The one tool the step uses; omit for a step answered in text",
+  }),
   dependsOn: z
-    .array(IdentifierSchema)
-    .max(MAX_PLAN_STEPS)
-    .default([])
-    .describe("Ids of the steps whose results this step needs"),
-  expected: Text(500).describe("The result the step should produce"),
-  completion: CompletionSchema.describe(
-    "When the step is done; expect.contains / expect.equals is checked against the tool's result",
-  ),
-  critical: z.boolean().default(true).describe("false when the goal can do without this step"),
-  subgoal: SubgoalRequestSchema.optional().describe(
-    "A sub-goal this step is: its contract (objective, successChecks, pattern?, limits?, tools?, models?). The step's tool is spawn_subgoal; the step is done when the sub-goal completes",
-  ),
+    ._default(z.array(IdentifierSchema).check(z.maxLength(MAX_PLAN_STEPS)), [])
+    .register(z.globalRegistry, { description: "Ids of the steps whose results this step needs" }),
+  expected: Text(500).register(z.globalRegistry, { description: "The result the step should produce" }),
+  completion: CompletionSchema.clone().register(z.globalRegistry, {
+    description:
+      "When the step is done; expect.contains / expect.equals is checked against the tool's result",
+  }),
+  critical: z
+    ._default(z.boolean(), true)
+    .register(z.globalRegistry, { description: "false when the goal can do without this step" }),
+  subgoal: z.optional(SubgoalRequestSchema).register(z.globalRegistry, {
+    description:
+      "A sub-goal this step is: its contract (objective, successChecks, pattern?, limits?, tools?, models?). The step's tool is spawn_subgoal; the step is done when the sub-goal completes",
+  }),
 });
 export type PlanStep = z.infer<typeof PlanStepSchema>;
 export type PlanStepInput = z.input<typeof PlanStepSchema>;
@@ -107,14 +118,14 @@ export const REPLAN_TRIGGERS = [
 ] as const;
 export type ReplanTrigger = (typeof REPLAN_TRIGGERS)[number];
 
-const StepIdsSchema = z.array(z.string()).max(MAX_PLAN_STEPS);
+const StepIdsSchema = z.array(z.string()).check(z.maxLength(MAX_PLAN_STEPS));
 
 /** A plan step with what the loop knows about it; `result` is a bounded excerpt for dependents' prompts. */
-export const PlanStepStateSchema = PlanStepSchema.extend({
+export const PlanStepStateSchema = z.extend(PlanStepSchema, {
   status: z.enum(PLAN_STEP_STATUSES),
-  attempts: z.number().int().min(0),
-  lastResult: z.enum(STEP_OUTCOMES).optional(),
-  result: z.string().max(600).optional(),
+  attempts: z.number().check(z.int(), z.gte(0)),
+  lastResult: z.optional(z.enum(STEP_OUTCOMES)),
+  result: z.optional(z.string().check(z.maxLength(600))),
 });
 export type PlanStepState = z.infer<typeof PlanStepStateSchema>;
 
@@ -124,16 +135,16 @@ export const ReplanRequestSchema = z.object({
   strategy: z.enum(REPLAN_STRATEGIES),
   /** The steps the trigger is about (the failed step first). */
   stepIds: StepIdsSchema,
-  reason: z.string().max(2000),
+  reason: z.string().check(z.maxLength(2000)),
   /** Seconds to wait before the plan call: > 0 when the previous replan had no successful step since. */
-  cooldownSeconds: z.number().int().min(0),
+  cooldownSeconds: z.number().check(z.int(), z.gte(0)),
   requestedAt: z.iso.datetime(),
 });
 export type ReplanRequest = z.infer<typeof ReplanRequestSchema>;
 
 export const ReplanRecordSchema = z.object({
   /** The plan version the replan made. */
-  version: z.number().int().min(1),
+  version: z.number().check(z.int(), z.gte(1)),
   trigger: z.enum(REPLAN_TRIGGERS),
   strategy: z.enum(REPLAN_STRATEGIES),
   stepIds: StepIdsSchema,
@@ -144,19 +155,19 @@ export type ReplanRecord = z.infer<typeof ReplanRecordSchema>;
 /** An unrecoverable step failure a human decides on: approve → replan around it, reject → terminated. */
 export const StepDecisionSchema = z.object({
   stepId: z.string(),
-  errorName: z.string().max(200),
-  message: z.string().max(1000),
+  errorName: z.string().check(z.maxLength(200)),
+  message: z.string().check(z.maxLength(1000)),
   outcome: z.enum(["pending", "approved"]),
-  decidedBy: z.string().optional(),
-  comment: z.string().max(2000).optional(),
+  decidedBy: z.optional(z.string()),
+  comment: z.optional(z.string().check(z.maxLength(2000))),
 });
 export type StepDecision = z.infer<typeof StepDecisionSchema>;
 
 /** Where a batch turn is checkpointed: (goal, `runId`, `iteration`, execute, `ordinal`). */
 export const BatchTurnKeySchema = z.object({
   runId: z.string(),
-  iteration: z.number().int().min(0),
-  ordinal: z.number().int().min(1),
+  iteration: z.number().check(z.int(), z.gte(0)),
+  ordinal: z.number().check(z.int(), z.gte(1)),
 });
 export type BatchTurnKey = z.infer<typeof BatchTurnKeySchema>;
 
@@ -164,13 +175,13 @@ export type BatchTurnKey = z.infer<typeof BatchTurnKeySchema>;
 export const BatchStepSchema = z.object({
   stepId: z.string(),
   /** 1 + the step's index in the plan: two turns of one batch never share a checkpoint key. */
-  ordinal: z.number().int().min(1),
+  ordinal: z.number().check(z.int(), z.gte(1)),
   /** The goal's execute call number the turn is made as (fixtures, `requestMetadata.call`). */
-  call: z.number().int().min(0),
+  call: z.number().check(z.int(), z.gte(0)),
   /** The turn's usage is on the goal (the branch that made it, or the step that acted on it, counted it). */
   counted: z.boolean(),
   /** A call of the turn waits for a human: the batch's ungated steps act first. */
-  gated: z.boolean().optional(),
+  gated: z.optional(z.boolean()),
 });
 export type BatchStep = z.infer<typeof BatchStepSchema>;
 
@@ -182,10 +193,10 @@ export type BatchStep = z.infer<typeof BatchStepSchema>;
  * counted) behind.
  */
 export const PlanBatchSchema = z.object({
-  version: z.number().int().min(1),
+  version: z.number().check(z.int(), z.gte(1)),
   runId: z.string(),
-  iteration: z.number().int().min(0),
-  steps: z.array(BatchStepSchema).min(1).max(MAX_PLAN_STEPS),
+  iteration: z.number().check(z.int(), z.gte(0)),
+  steps: z.array(BatchStepSchema).check(z.minLength(1), z.maxLength(MAX_PLAN_STEPS)),
 });
 export type PlanBatch = z.infer<typeof PlanBatchSchema>;
 
@@ -196,36 +207,36 @@ export type PlanBatch = z.infer<typeof PlanBatchSchema>;
  */
 export const PlanStateSchema = z.object({
   /** 0 until the first valid plan; each valid plan or revision adds one. */
-  version: z.number().int().min(0),
+  version: z.number().check(z.int(), z.gte(0)),
   /** The goal revision the plan has taken into account; a newer one is a replan trigger. */
-  revisionSeen: z.number().int().min(1),
-  steps: z.array(PlanStepStateSchema).max(MAX_PLAN_STEPS),
+  revisionSeen: z.number().check(z.int(), z.gte(1)),
+  steps: z.array(PlanStepStateSchema).check(z.maxLength(MAX_PLAN_STEPS)),
   /**
    * The step the executor's turn of (run, iteration) works on, until Observe classifies it; `runId`
    * names the run's lineage (run-lineage.ts), so a run that takes the step over finds it.
    */
-  current: z
-    .object({
+  current: z.optional(
+    z.object({
       stepId: z.string(),
       runId: z.string(),
-      iteration: z.number().int().min(0),
+      iteration: z.number().check(z.int(), z.gte(0)),
       /** Where the step's executor turn is checkpointed when a batch made it (see PlanBatch). */
-      turn: BatchTurnKeySchema.optional(),
-    })
-    .optional(),
+      turn: z.optional(BatchTurnKeySchema),
+    }),
+  ),
   /** The ready steps whose executor turns were made at once (ExecuteBatch); see PlanBatch. */
-  batch: PlanBatchSchema.optional(),
-  pending: ReplanRequestSchema.optional(),
+  batch: z.optional(PlanBatchSchema),
+  pending: z.optional(ReplanRequestSchema),
   /** What was wrong with the last plan answer (zod issues), for the next plan prompt. */
-  invalidIssues: z.array(z.string().max(300)).max(10).optional(),
-  decision: StepDecisionSchema.optional(),
+  invalidIssues: z.optional(z.array(z.string().check(z.maxLength(300))).check(z.maxLength(10))),
+  decision: z.optional(StepDecisionSchema),
   /** The plan waits for a human approval (`approval.requireFor` has "plan"; asked again after a global replan). */
   needsApproval: z.boolean(),
-  requests: z.number().int().min(0),
-  served: z.number().int().min(0),
+  requests: z.number().check(z.int(), z.gte(0)),
+  served: z.number().check(z.int(), z.gte(0)),
   /** Since the last replan: when, and whether a step succeeded (no success → the next replan cools down). */
-  sinceReplan: z.object({ at: z.iso.datetime(), succeeded: z.boolean() }).optional(),
-  history: z.array(ReplanRecordSchema).max(KEPT_REPLANS),
+  sinceReplan: z.optional(z.object({ at: z.iso.datetime(), succeeded: z.boolean() })),
+  history: z.array(ReplanRecordSchema).check(z.maxLength(KEPT_REPLANS)),
 });
 export type PlanState = z.infer<typeof PlanStateSchema>;
 

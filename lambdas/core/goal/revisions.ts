@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "../zod";
 import { canonicalJson } from "./canonical-json";
 import { RevisionNotFoundError, ValidationError } from "./errors";
 import { type GoalChange, goalEvent, settle } from "./goal-change";
@@ -24,46 +24,49 @@ import { parseOrThrow } from "./validation";
 export const CHECK_CHANGING_REVISIONS: readonly RevisionType[] = ["modify_objective", "pivot", "redirect"];
 
 /** The fields of a human revision as a caller sends them; who asks is added by the door. */
-const RevisionFieldsSchema = QueuedRevisionSchema.pick({
-  type: true,
-  successChecks: true,
-  reason: true,
-}).extend({
-  content: z.string().trim().min(1, "must not be empty").max(8000),
-  target: CorrectionTargetSchema.optional(),
-});
+const REVISION_FIELDS = z.extend(
+  z.pick(QueuedRevisionSchema, {
+    type: true,
+    successChecks: true,
+    reason: true,
+  }),
+  {
+    content: z.string().check(z.trim(), z.minLength(1, "must not be empty"), z.maxLength(8000)),
+    target: z.optional(CorrectionTargetSchema),
+  },
+).shape;
 
 /** Only a corrective revision names steps to undo; only the check-changing types replace checks. */
-function checkRevisionFields(
-  input: { type: RevisionType; target?: unknown; successChecks?: unknown },
-  ctx: z.RefinementCtx,
-): void {
-  if (input.target !== undefined && input.type !== "corrective") {
-    ctx.addIssue({
-      code: "custom",
-      path: ["target"],
-      message: `only a corrective revision names steps to undo, not ${input.type}`,
-    });
-  }
-  if (input.successChecks !== undefined && !CHECK_CHANGING_REVISIONS.includes(input.type)) {
-    ctx.addIssue({
-      code: "custom",
-      path: ["successChecks"],
-      message: `only ${CHECK_CHANGING_REVISIONS.join(", ")} revisions may replace success checks, not ${input.type}`,
-    });
-  }
-}
+const checkRevisionFields = z.superRefine(
+  (input: { type: RevisionType; target?: unknown; successChecks?: unknown }, ctx) => {
+    if (input.target !== undefined && input.type !== "corrective") {
+      ctx.addIssue({
+        code: "custom",
+        path: ["target"],
+        message: `only a corrective revision names steps to undo, not ${input.type}`,
+      });
+    }
+    if (input.successChecks !== undefined && !CHECK_CHANGING_REVISIONS.includes(input.type)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["successChecks"],
+        message: `only ${CHECK_CHANGING_REVISIONS.join(", ")} revisions may replace success checks, not ${input.type}`,
+      });
+    }
+  },
+);
 
 /** `POST /goals/{goalId}/revisions`: the body (the OpenAPI document and the client use this one). */
-export const RevisionRequestSchema = RevisionFieldsSchema.strict().superRefine(checkRevisionFields);
+export const RevisionRequestSchema = z.strictObject(REVISION_FIELDS).check(checkRevisionFields);
 export type RevisionRequest = z.input<typeof RevisionRequestSchema>;
 
 /** A human revision as submitted (`POST /goals/{goalId}/revisions`, the `/goal` directive, Slack). */
-export const RevisionInputSchema = RevisionFieldsSchema.extend({
-  requestedBy: z.string().min(1, "must name who asks"),
-})
-  .strict()
-  .superRefine(checkRevisionFields);
+export const RevisionInputSchema = z
+  .strictObject({
+    ...REVISION_FIELDS,
+    requestedBy: z.string().check(z.minLength(1, "must name who asks")),
+  })
+  .check(checkRevisionFields);
 export type RevisionInput = z.input<typeof RevisionInputSchema>;
 
 /**

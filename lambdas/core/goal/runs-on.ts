@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "../zod";
 import type { Pattern } from "./goal-spec";
 
 /**
@@ -15,9 +15,9 @@ export const LIVE_ALIAS = "live";
  */
 export const RunsOnSchema = z.object({
   /** The version's label (`0.1.0-3f2a9c1e`), the same for every pattern of one deploy. */
-  version: z.string().min(1).max(128),
+  version: z.string().check(z.minLength(1), z.maxLength(128)),
   /** The pattern's state machine version the goal's runs start on (`…:stateMachine:<name>:<n>`). */
-  stateMachineVersionArn: z.string().min(1).max(2048),
+  stateMachineVersionArn: z.string().check(z.minLength(1), z.maxLength(2048)),
 });
 export type RunsOn = z.infer<typeof RunsOnSchema>;
 

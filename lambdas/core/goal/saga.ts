@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "../zod";
 
 /**
  * A compensation saga (DESIGN §5): the calls of a range of completed steps undone in reverse order,
@@ -19,10 +19,10 @@ export const SAGA_TRIGGERS = ["corrective", "abandoned"] as const;
 
 /** A call of the range that has no compensator: the human sees it was not undone, and why. */
 export const UncompensatedCallSchema = z.object({
-  step: z.number().int().min(1),
+  step: z.number().check(z.int(), z.gte(1)),
   tool: z.string(),
   toolUseId: z.string(),
-  reason: z.string().max(300),
+  reason: z.string().check(z.maxLength(300)),
 });
 export type UncompensatedCall = z.infer<typeof UncompensatedCallSchema>;
 
@@ -30,20 +30,20 @@ export const SagaSchema = z.object({
   sagaId: z.string(),
   trigger: z.enum(SAGA_TRIGGERS),
   /** The corrective revision that asked for it. */
-  revisionId: z.string().optional(),
+  revisionId: z.optional(z.string()),
   /** The first step undone (with every later one, up to `toStep`). */
-  fromStep: z.number().int().min(1),
-  toStep: z.number().int().min(0),
+  fromStep: z.number().check(z.int(), z.gte(1)),
+  toStep: z.number().check(z.int(), z.gte(0)),
   status: z.enum(["running", "completed"]),
   /** Calls of the saga's order handled so far (undone, found undone, skipped or reported). */
-  processed: z.number().int().min(0),
+  processed: z.number().check(z.int(), z.gte(0)),
   /** Calls whose compensator undid them. */
-  undone: z.number().int().min(0),
-  notCompensable: z.array(UncompensatedCallSchema).max(MAX_NAMED_CALLS),
+  undone: z.number().check(z.int(), z.gte(0)),
+  notCompensable: z.array(UncompensatedCallSchema).check(z.maxLength(MAX_NAMED_CALLS)),
   /** Compensators that ran and failed, or found the call's effect changed since: left for a human. */
-  failed: z.array(UncompensatedCallSchema).max(MAX_NAMED_CALLS),
+  failed: z.array(UncompensatedCallSchema).check(z.maxLength(MAX_NAMED_CALLS)),
   startedAt: z.iso.datetime(),
-  completedAt: z.iso.datetime().optional(),
+  completedAt: z.optional(z.iso.datetime()),
 });
 export type Saga = z.infer<typeof SagaSchema>;
 

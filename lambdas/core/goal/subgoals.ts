@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import * as z from "zod";
 import { ModelRoleSchema } from "../models/model-roles";
+import * as z from "../zod";
 import { goalIdFromBytes } from "./goal-ids";
 import {
   GoalSpecSchema,
@@ -40,30 +40,41 @@ export const SubgoalLimitsSchema = OptionalLimitsSchema;
  * parent's), `limits` within what the parent has left. Its approval policy is the parent's.
  */
 export const SubgoalRequestSchema = z
-  .object({
-    objective: spec.objective.describe("What the sub-goal must achieve, in one or two sentences"),
+  .strictObject({
+    objective: spec.objective
+      .clone()
+      .register(z.globalRegistry, { description: "What the sub-goal must achieve, in one or two sentences" }),
     successChecks: z
-      .array(spec.successChecks.element)
-      .min(1, "must list at least one success check")
-      .max(20, "must list at most 20 success checks")
-      .describe("How the sub-goal proves it is done: the same success checks a GoalSpec takes"),
+      .array(spec.successChecks.def.element)
+      .check(
+        z.minLength(1, "must list at least one success check"),
+        z.maxLength(20, "must list at most 20 success checks"),
+      )
+      .register(z.globalRegistry, {
+        description: "How the sub-goal proves it is done: the same success checks a GoalSpec takes",
+      }),
     scope: spec.scope,
     constraints: spec.constraints,
-    hints: HintsSchema.optional(),
-    pattern: RequestedPatternSchema.optional().describe(
-      "react, plan_execute, reflexion or auto (the default: the selector's rules pick)",
-    ),
-    limits: SubgoalLimitsSchema.optional().describe(
-      "At most what the parent has left; by default a share of the parent's remaining cost and steps, and its deadline",
-    ),
-    tools: spec.tools.describe("A subset of the parent's tools; default: all of them"),
-    models: ModelOverridesSchema.optional().describe("Models from the allow-list; default: the parent's"),
-    priority: spec.priority.describe(
-      "high, normal or low: how its model calls queue when a model's quota is short; default: the parent's",
-    ),
+    hints: z.optional(HintsSchema),
+    pattern: z.optional(RequestedPatternSchema).register(z.globalRegistry, {
+      description: "react, plan_execute, reflexion or auto (the default: the selector's rules pick)",
+    }),
+    limits: z.optional(SubgoalLimitsSchema).register(z.globalRegistry, {
+      description:
+        "At most what the parent has left; by default a share of the parent's remaining cost and steps, and its deadline",
+    }),
+    tools: spec.tools
+      .clone()
+      .register(z.globalRegistry, { description: "A subset of the parent's tools; default: all of them" }),
+    models: z
+      .optional(ModelOverridesSchema)
+      .register(z.globalRegistry, { description: "Models from the allow-list; default: the parent's" }),
+    priority: spec.priority.clone().register(z.globalRegistry, {
+      description:
+        "high, normal or low: how its model calls queue when a model's quota is short; default: the parent's",
+    }),
   })
-  .strict()
-  .superRefine(refuseDuplicateCheckIds);
+  .check(z.superRefine(refuseDuplicateCheckIds));
 export type SubgoalRequest = z.infer<typeof SubgoalRequestSchema>;
 export type SubgoalRequestInput = z.input<typeof SubgoalRequestSchema>;
 
@@ -72,12 +83,12 @@ export const SUBGOAL_END_STATUSES = ["completed", "cancelled", "terminated"] as 
 
 /** Tokens, calls and cost, as the goal record counts them (goal-record.ts's UsageSchema). */
 const EntryUsageSchema = z.object({
-  inputTokens: z.number().int().min(0),
-  outputTokens: z.number().int().min(0),
-  cacheReadTokens: z.number().int().min(0),
-  cacheWriteTokens: z.number().int().min(0),
-  modelCalls: z.number().int().min(0),
-  costUsd: z.number().min(0),
+  inputTokens: z.number().check(z.int(), z.gte(0)),
+  outputTokens: z.number().check(z.int(), z.gte(0)),
+  cacheReadTokens: z.number().check(z.int(), z.gte(0)),
+  cacheWriteTokens: z.number().check(z.int(), z.gte(0)),
+  modelCalls: z.number().check(z.int(), z.gte(0)),
+  costUsd: z.number().check(z.gte(0)),
 });
 
 /**
@@ -91,21 +102,23 @@ export const SubgoalEntrySchema = z.object({
   toolUseId: z.string(),
   /** The run and iteration whose turn made the call (its checkpoint's). */
   runId: z.string(),
-  iteration: z.number().int().min(0),
+  iteration: z.number().check(z.int(), z.gte(0)),
   status: z.enum(["running", ...SUBGOAL_END_STATUSES, "refused"]),
   /** The child's goal id (absent for a refused call). */
-  goalId: z.string().optional(),
-  objective: z.string().max(300),
-  pattern: z.string().optional(),
+  goalId: z.optional(z.string()),
+  objective: z.string().check(z.maxLength(300)),
+  pattern: z.optional(z.string()),
   /** What the child may spend: reserved from the parent's budget while it runs. */
-  reserved: z.object({ maxCostUsd: z.number().min(0), maxSteps: z.number().int().min(0) }).optional(),
+  reserved: z.optional(
+    z.object({ maxCostUsd: z.number().check(z.gte(0)), maxSteps: z.number().check(z.int(), z.gte(0)) }),
+  ),
   /** The child's usage once it ended: already added to the parent's. */
-  usage: EntryUsageSchema.optional(),
+  usage: z.optional(EntryUsageSchema),
   /** The same per model role (added to the parent's usage by role). */
-  usageByRole: z.partialRecord(ModelRoleSchema, EntryUsageSchema).optional(),
-  refusal: z.object({ name: z.string(), message: z.string().max(2000) }).optional(),
+  usageByRole: z.optional(z.partialRecord(ModelRoleSchema, EntryUsageSchema)),
+  refusal: z.optional(z.object({ name: z.string(), message: z.string().check(z.maxLength(2000)) })),
   startedAt: z.iso.datetime(),
-  endedAt: z.iso.datetime().optional(),
+  endedAt: z.optional(z.iso.datetime()),
 });
 export type SubgoalEntry = z.infer<typeof SubgoalEntrySchema>;
 
@@ -118,8 +131,8 @@ export const SubgoalWaitSchema = z.object({
   waitId: z.string(),
   /** The run and iteration of the turn whose calls started the children. */
   runId: z.string(),
-  iteration: z.number().int().min(0),
-  taskToken: z.string().max(2048),
+  iteration: z.number().check(z.int(), z.gte(0)),
+  taskToken: z.string().check(z.maxLength(2048)),
   since: z.iso.datetime(),
 });
 export type SubgoalWait = z.infer<typeof SubgoalWaitSchema>;

@@ -1,5 +1,5 @@
-import * as z from "zod";
 import { MODEL_ROLES, type ModelRole } from "../models/model-roles";
+import * as z from "../zod";
 
 /**
  * How much a model thinks before it answers, as Anthropic's `output_config.effort` names it: the
@@ -26,45 +26,46 @@ export const MIN_THINKING_BUDGET_TOKENS = 1024;
 
 /** One role's thinking: each field left out takes the next source's (GoalSpec, then config, then default). */
 export const ThinkingSettingSchema = z
-  .object({
-    mode: ThinkingModeSchema.optional().describe(
-      "adaptive (the model decides, at effort), lowest (the least the model allows), or a thinking type the model takes: between_tools, disabled, enabled",
-    ),
-    effort: ThinkingEffortSchema.optional().describe("low, medium, high, xhigh or max"),
+  .strictObject({
+    mode: z.optional(ThinkingModeSchema).register(z.globalRegistry, {
+      description:
+        "adaptive (the model decides, at effort), lowest (the least the model allows), or a thinking type the model takes: between_tools, disabled, enabled",
+    }),
+    effort: z
+      .optional(ThinkingEffortSchema)
+      .register(z.globalRegistry, { description: "low, medium, high, xhigh or max" }),
     budgetTokens: z
-      .number()
-      .int()
-      .min(MIN_THINKING_BUDGET_TOKENS)
-      .max(128_000)
-      .optional()
-      .describe("Thinking tokens for mode enabled (manual budget; only models that take one)"),
+      .optional(z.number().check(z.int(), z.gte(MIN_THINKING_BUDGET_TOKENS), z.lte(128_000)))
+      .register(z.globalRegistry, {
+        description: "Thinking tokens for mode enabled (manual budget; only models that take one)",
+      }),
   })
-  .strict()
-  .superRefine((setting, context) => {
-    if (setting.budgetTokens !== undefined && setting.mode !== "enabled") {
-      context.addIssue({
-        code: "custom",
-        path: ["budgetTokens"],
-        message: "is only taken with mode 'enabled' (a manual budget)",
-      });
-    }
-    if (setting.mode === "enabled" && setting.budgetTokens === undefined) {
-      context.addIssue({
-        code: "custom",
-        path: ["budgetTokens"],
-        message: "is required with mode 'enabled' (a manual budget)",
-      });
-    }
-  });
+  .check(
+    z.superRefine((setting, context) => {
+      if (setting.budgetTokens !== undefined && setting.mode !== "enabled") {
+        context.addIssue({
+          code: "custom",
+          path: ["budgetTokens"],
+          message: "is only taken with mode 'enabled' (a manual budget)",
+        });
+      }
+      if (setting.mode === "enabled" && setting.budgetTokens === undefined) {
+        context.addIssue({
+          code: "custom",
+          path: ["budgetTokens"],
+          message: "is required with mode 'enabled' (a manual budget)",
+        });
+      }
+    }),
+  );
 export type ThinkingSetting = z.infer<typeof ThinkingSettingSchema>;
 
 const roleShape = Object.fromEntries(
-  MODEL_ROLES.map((role) => [role, ThinkingSettingSchema.optional()]),
-) as Record<ModelRole, z.ZodOptional<typeof ThinkingSettingSchema>>;
+  MODEL_ROLES.map((role) => [role, z.optional(ThinkingSettingSchema)]),
+) as Record<ModelRole, z.ZodMiniOptional<typeof ThinkingSettingSchema>>;
 
 /** Thinking per model role (`models.thinking` in the configuration and in a GoalSpec). */
-export const ThinkingSettingsSchema = z
-  .object(roleShape)
-  .strict()
-  .describe("Thinking mode and effort per model role; a role left out keeps its default");
+export const ThinkingSettingsSchema = z.strictObject(roleShape).register(z.globalRegistry, {
+  description: "Thinking mode and effort per model role; a role left out keeps its default",
+});
 export type ThinkingSettings = z.infer<typeof ThinkingSettingsSchema>;

@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import * as z from "../zod";
 import { ValidationError, type ValidationIssue } from "./errors";
 
 /** Formats a zod path (`["successChecks", 0, "verify"]`) as `successChecks.0.verify`. */
@@ -10,8 +10,12 @@ export function formatIssuePath(path: readonly PropertyKey[]): string {
  * Parses `input` with `schema`, or throws a ValidationError whose issues name every bad field's path.
  * `what` names the thing being parsed for the message ("GoalSpec", "revision").
  */
-export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, what: string): z.output<S> {
-  const result = schema.safeParse(input);
+export function parseOrThrow<S extends z.core.$ZodType>(
+  schema: S,
+  input: unknown,
+  what: string,
+): z.output<S> {
+  const result = z.safeParse(schema, input);
   if (result.success) return result.data;
   const issues: ValidationIssue[] = result.error.issues.flatMap((issue) =>
     // An unknown key is reported on its parent by zod; name the key itself so a typo is easy to find.

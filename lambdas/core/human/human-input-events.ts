@@ -6,9 +6,9 @@
  * No AWS SDK import.
  */
 
-import * as z from "zod";
 import { QueuedRevisionSchema } from "../goal/goal-record";
 import { parseOrThrow } from "../goal/validation";
+import * as z from "../zod";
 
 /** The `source` of every human-input event. */
 export const HUMAN_INPUT_SOURCE = "goal-loops.human";
@@ -36,11 +36,11 @@ export type HumanInputChannel = z.infer<typeof HumanInputChannelSchema>;
 
 /** `detail` of `Approval Decided`: one decision on one approval, already taken (exactly once) by the door. */
 export const ApprovalDecidedDetailSchema = z.object({
-  approvalId: z.string().min(1),
-  goalId: z.string().min(1),
+  approvalId: z.string().check(z.minLength(1)),
+  goalId: z.string().check(z.minLength(1)),
   decision: z.enum(["approve", "reject"]),
-  decidedBy: z.string().min(1),
-  comment: z.string().max(2000).optional(),
+  decidedBy: z.string().check(z.minLength(1)),
+  comment: z.optional(z.string().check(z.maxLength(2000))),
   channel: HumanInputChannelSchema,
   decidedAt: z.iso.datetime(),
 });
@@ -48,12 +48,12 @@ export type ApprovalDecidedDetail = z.infer<typeof ApprovalDecidedDetailSchema>;
 
 /** `detail` of `Revision Requested`: a revision to queue in the goal's inbox (DESIGN §5). */
 export const RevisionRequestedDetailSchema = z.object({
-  goalId: z.string().min(1),
-  revisionId: z.string().min(1),
+  goalId: z.string().check(z.minLength(1)),
+  revisionId: z.string().check(z.minLength(1)),
   type: QueuedRevisionSchema.shape.type,
   content: QueuedRevisionSchema.shape.content,
   successChecks: QueuedRevisionSchema.shape.successChecks,
-  requestedBy: z.string().min(1),
+  requestedBy: z.string().check(z.minLength(1)),
   reason: QueuedRevisionSchema.shape.reason,
   target: QueuedRevisionSchema.shape.target,
   channel: HumanInputChannelSchema,
@@ -63,9 +63,9 @@ export type RevisionRequestedDetail = z.infer<typeof RevisionRequestedDetailSche
 
 /** `detail` of `Pause Requested`: pause a running or waiting goal at its next step boundary. */
 export const PauseRequestedDetailSchema = z.object({
-  goalId: z.string().min(1),
-  requestedBy: z.string().min(1),
-  reason: z.string().max(2000).optional(),
+  goalId: z.string().check(z.minLength(1)),
+  requestedBy: z.string().check(z.minLength(1)),
+  reason: z.optional(z.string().check(z.maxLength(2000))),
   channel: HumanInputChannelSchema,
   requestedAt: z.iso.datetime(),
 });
@@ -76,8 +76,8 @@ export type PauseRequestedDetail = z.infer<typeof PauseRequestedDetailSchema>;
  * the goal has not reached yet.
  */
 export const ResumeRequestedDetailSchema = z.object({
-  goalId: z.string().min(1),
-  requestedBy: z.string().min(1),
+  goalId: z.string().check(z.minLength(1)),
+  requestedBy: z.string().check(z.minLength(1)),
   channel: HumanInputChannelSchema,
   requestedAt: z.iso.datetime(),
 });

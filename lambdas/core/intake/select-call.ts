@@ -1,4 +1,3 @@
-import * as z from "zod";
 import type { GoalSpec, Pattern } from "../goal/goal-spec";
 import { PatternSchema } from "../goal/goal-spec";
 import { packRolePrompt } from "../models/context/role-prompt";
@@ -8,6 +7,7 @@ import { type ModelChoice, modelFor, thinkingFields } from "../models/model-thin
 import type { ModelTiers } from "../models/model-tiers";
 import type { ModelCheckpoint } from "../ports/goal-store";
 import type { ModelRequest, ModelTurn } from "../ports/model-client";
+import * as z from "../zod";
 import type { PatternChoice } from "./pattern-selector";
 
 /** Output budget of a selection: one small JSON object. */
@@ -17,7 +17,7 @@ export const CHOOSE_PATTERN_TOOL = "choose_pattern";
 
 const SelectionSchema = z.object({
   pattern: PatternSchema,
-  reason: z.string().trim().min(1).max(500),
+  reason: z.string().check(z.trim(), z.minLength(1), z.maxLength(500)),
 });
 
 export const SELECT_INSTRUCTIONS = [

@@ -1,4 +1,3 @@
-import * as z from "zod";
 import { FIRST_TASK } from "../goal/create-goal";
 import { goalEvent, settle } from "../goal/goal-change";
 import { fail, terminate } from "../goal/goal-lifecycle";
@@ -7,15 +6,16 @@ import { clip } from "../goal/text";
 import { parseModelCallContext } from "../models/model-call";
 import type { Clock } from "../ports/clock";
 import type { GoalStore } from "../ports/goal-store";
+import * as z from "../zod";
 import { nextOnLoad } from "./load-goal";
 import { isRunningIn, type StepResult } from "./step-result";
 import { updateGoal } from "./update-goal";
 
 /** The `$.error` a Step Functions Catch adds: `Cause` is the Lambda's error JSON, as a string. */
-export const StepErrorSchema = z.object({ Error: z.string(), Cause: z.string().optional() });
+export const StepErrorSchema = z.object({ Error: z.string(), Cause: z.optional(z.string()) });
 export type StepError = z.infer<typeof StepErrorSchema>;
 
-const LambdaCauseSchema = z.object({ errorType: z.string().optional(), errorMessage: z.string() });
+const LambdaCauseSchema = z.object({ errorType: z.optional(z.string()), errorMessage: z.string() });
 
 /** Longest message kept in the stop reason; the full one stays in the execution history. */
 const MAX_MESSAGE = 2000;

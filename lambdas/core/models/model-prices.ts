@@ -1,27 +1,25 @@
-import * as z from "zod";
 import { UnknownModelPriceError } from "../goal/errors";
 import { type GoalChange, goalEvent, settle } from "../goal/goal-change";
 import { EMPTY_USAGE, type GoalRecord, type Usage } from "../goal/goal-record";
 import { clip } from "../goal/text";
 import { parseOrThrow } from "../goal/validation";
 import type { ModelTurn, TokenUsage } from "../ports/model-client";
+import * as z from "../zod";
 import priceFile from "./model-prices.json" with { type: "json" };
 import type { ModelRole } from "./model-roles";
 
 /** USD per one million tokens of each kind. */
-export const ModelPriceSchema = z
-  .object({
-    input: z.number().min(0),
-    output: z.number().min(0),
-    cacheRead: z.number().min(0),
-    cacheWrite: z.number().min(0),
-  })
-  .strict();
+export const ModelPriceSchema = z.strictObject({
+  input: z.number().check(z.gte(0)),
+  output: z.number().check(z.gte(0)),
+  cacheRead: z.number().check(z.gte(0)),
+  cacheWrite: z.number().check(z.gte(0)),
+});
 export type ModelPrice = z.infer<typeof ModelPriceSchema>;
 
 export const PriceTableSchema = z.object({
-  $comment: z.string().optional(),
-  models: z.record(z.string().min(1), ModelPriceSchema),
+  $comment: z.optional(z.string()),
+  models: z.record(z.string().check(z.minLength(1)), ModelPriceSchema),
 });
 
 /** The price table from model-prices.json, checked once when the module loads. */

@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "../zod";
 
 import { MODEL_ROLES, type ModelRole } from "./model-role-names";
 

@@ -1,7 +1,7 @@
-import * as z from "zod";
 import type { GoalSpec } from "../goal/goal-spec";
 import type { ThinkingSettings } from "../goal/thinking-settings";
 import { parseOrThrow } from "../goal/validation";
+import * as z from "../zod";
 import { MODEL_ROLES, type ModelRole } from "./model-roles";
 import tierFile from "./model-tiers.json" with { type: "json" };
 
@@ -9,11 +9,11 @@ export const MODEL_TIERS = ["heavy", "fast"] as const;
 export type ModelTier = (typeof MODEL_TIERS)[number];
 
 const TierFileSchema = z.object({
-  $comment: z.string().optional(),
+  $comment: z.optional(z.string()),
   roles: z.object(
     Object.fromEntries(MODEL_ROLES.map((role) => [role, z.enum(MODEL_TIERS)])) as Record<
       ModelRole,
-      z.ZodEnum<{ heavy: "heavy"; fast: "fast" }>
+      z.ZodMiniEnum<{ heavy: "heavy"; fast: "fast" }>
     >,
   ),
 });

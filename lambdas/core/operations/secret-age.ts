@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "../zod";
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -12,10 +12,10 @@ export const OWNED_SECRETS_ENV = "OWNED_SECRETS";
  */
 export const OwnedSecretSchema = z.strictObject({
   /** `slackSigningSecret`, `slackBotToken`, `emailLinkKey` or `mcp:<server name>`. */
-  key: z.string().min(1),
-  secretId: z.string().min(1),
-  owner: z.string().min(1),
-  rotateAfterDays: z.number().int().min(1),
+  key: z.string().check(z.minLength(1)),
+  secretId: z.string().check(z.minLength(1)),
+  owner: z.string().check(z.minLength(1)),
+  rotateAfterDays: z.number().check(z.int(), z.gte(1)),
 });
 export type OwnedSecret = z.infer<typeof OwnedSecretSchema>;
 

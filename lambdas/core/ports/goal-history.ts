@@ -1,7 +1,7 @@
-import * as z from "zod";
 import { GoalRecordSchema } from "../goal/goal-record";
 import { RECORD_SCHEMA } from "../goal/record-schema";
 import { ModelRoleSchema } from "../models/model-roles";
+import * as z from "../zod";
 import type { ModelCheckpoint } from "./goal-store";
 import type { StepRecord } from "./step-log";
 
@@ -18,7 +18,7 @@ export const STEP_STATE_FORMAT = RECORD_SCHEMA;
 export const ManifestEntrySchema = z.object({
   path: z.string(),
   sha256: z.string(),
-  version: z.number().int().min(1),
+  version: z.number().check(z.int(), z.gte(1)),
 });
 export type ManifestEntry = z.infer<typeof ManifestEntrySchema>;
 
@@ -30,18 +30,18 @@ export type ManifestEntry = z.infer<typeof ManifestEntrySchema>;
 export const StepStateSchema = z.object({
   format: z.literal(STEP_STATE_FORMAT),
   goalId: z.string(),
-  step: z.number().int().min(1),
+  step: z.number().check(z.int(), z.gte(1)),
   /** The record with the step counted (evidence, progress, plan, lessons, usage, revision). */
   record: GoalRecordSchema,
   /**
    * How many calls of each role the goal had checkpointed then: the call numbers a fork's next call
    * of the role continues from (fixtures and `requestMetadata.call`), and which checkpoints it inherits.
    */
-  calls: z.partialRecord(ModelRoleSchema, z.number().int().min(0)),
+  calls: z.partialRecord(ModelRoleSchema, z.number().check(z.int(), z.gte(0))),
   /** The workspace then: each file's path, content hash and version. */
   workspace: z.array(ManifestEntrySchema),
   /** The plan step the step executed (plan_execute). */
-  planStepId: z.string().optional(),
+  planStepId: z.optional(z.string()),
   at: z.iso.datetime(),
 });
 export type StepState = z.infer<typeof StepStateSchema>;

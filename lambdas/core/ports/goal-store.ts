@@ -1,8 +1,8 @@
-import * as z from "zod";
 import { GoalLoopsError } from "../goal/errors";
 import type { GoalEvent, NewGoalEvent } from "../goal/goal-event";
 import { GatedCallSchema, type GoalRecord, type GoalStatus } from "../goal/goal-record";
 import { ModelRoleSchema } from "../models/model-roles";
+import * as z from "../zod";
 import { APPROVAL_STATUSES } from "./approval-statuses";
 import { ModelTurnSchema, TurnConversationSchema } from "./model-client";
 
@@ -28,22 +28,22 @@ export const ApprovalSchema = z.object({
     summary: z.string(),
     fingerprint: z.string(),
     /** A tool gate's calls in full: exactly what approving lets run. */
-    calls: z.array(GatedCallSchema).max(50).optional(),
+    calls: z.optional(z.array(GatedCallSchema).check(z.maxLength(50))),
   }),
   /** The goal revision the request was made against. */
-  revision: z.number().int().min(1),
+  revision: z.number().check(z.int(), z.gte(1)),
   /** Step Functions task token. Stored only here, never returned by the API or put in any message. */
-  taskToken: z.string().max(2048),
+  taskToken: z.string().check(z.maxLength(2048)),
   requestedAt: z.iso.datetime(),
   expiresAt: z.iso.datetime(),
-  decision: z
-    .object({
+  decision: z.optional(
+    z.object({
       decision: z.enum(["approve", "reject"]),
       decidedBy: z.string(),
-      comment: z.string().max(2000).optional(),
+      comment: z.optional(z.string().check(z.maxLength(2000))),
       decidedAt: z.iso.datetime(),
-    })
-    .optional(),
+    }),
+  ),
 });
 export type Approval = z.infer<typeof ApprovalSchema>;
 export type ApprovalStatus = Approval["status"];
@@ -52,21 +52,21 @@ export type ApprovalStatus = Approval["status"];
 export const CheckpointKeySchema = z.object({
   goalId: z.string(),
   runId: z.string(),
-  iteration: z.number().int().min(0),
+  iteration: z.number().check(z.int(), z.gte(0)),
   role: ModelRoleSchema,
   /** Tells apart several calls of one role in one step (one judge call per model_judge check). */
-  ordinal: z.number().int().min(0).default(0),
+  ordinal: z._default(z.number().check(z.int(), z.gte(0)), 0),
 });
 export type CheckpointKey = z.infer<typeof CheckpointKeySchema>;
 
 export const ModelCheckpointSchema = z.object({
   key: CheckpointKeySchema,
   /** The role's call number for this goal (fixtures and `requestMetadata.call`). */
-  call: z.number().int().min(0),
+  call: z.number().check(z.int(), z.gte(0)),
   turn: ModelTurnSchema,
   /** The conversation the call was made in, for a role whose later prompts show the turn again. */
-  conversation: TurnConversationSchema.optional(),
-  costUsd: z.number().min(0),
+  conversation: z.optional(TurnConversationSchema),
+  costUsd: z.number().check(z.gte(0)),
   createdAt: z.iso.datetime(),
 });
 export type ModelCheckpoint = z.infer<typeof ModelCheckpointSchema>;

@@ -1,7 +1,7 @@
-import * as z from "zod";
 import { GoalLoopsError } from "../goal/errors";
 import { MIN_THINKING_BUDGET_TOKENS, ThinkingEffortSchema } from "../goal/thinking-settings";
 import { ModelRoleSchema } from "../models/model-roles";
+import * as z from "../zod";
 
 /** A JSON value as the model sees it in tool inputs and results. */
 const JsonSchema = z.json();
@@ -27,7 +27,7 @@ export type ToolResultBlock = z.infer<typeof ToolResultBlockSchema>;
  * back byte for byte, or not at all: never edited, truncated or moved to another history.
  */
 export const ReasoningContentSchema = z.union([
-  z.object({ reasoningText: z.object({ text: z.string(), signature: z.string().optional() }) }),
+  z.object({ reasoningText: z.object({ text: z.string(), signature: z.optional(z.string()) }) }),
   z.object({ redactedContent: z.base64() }),
 ]);
 export type ReasoningContent = z.infer<typeof ReasoningContentSchema>;
@@ -46,7 +46,7 @@ export type ContentBlock = z.infer<typeof ContentBlockSchema>;
 
 export const MessageSchema = z.object({
   role: z.enum(["user", "assistant"]),
-  content: z.array(ContentBlockSchema).min(1),
+  content: z.array(ContentBlockSchema).check(z.minLength(1)),
 });
 export type Message = z.infer<typeof MessageSchema>;
 
@@ -70,9 +70,12 @@ export const ThinkingRequestSchema = z.discriminatedUnion("type", [
   /** No up-front thinking, only between tool calls (Claude Sonnet 5.5's lowest setting). */
   z.object({ type: z.literal("between_tools"), effort: ThinkingEffortSchema, summarized: z.boolean() }),
   /** No thinking; the effort still shapes the answer on models that take one. */
-  z.object({ type: z.literal("disabled"), effort: ThinkingEffortSchema.optional() }),
+  z.object({ type: z.literal("disabled"), effort: z.optional(ThinkingEffortSchema) }),
   /** A manual thinking budget (models without adaptive thinking). */
-  z.object({ type: z.literal("enabled"), budgetTokens: z.number().int().min(MIN_THINKING_BUDGET_TOKENS) }),
+  z.object({
+    type: z.literal("enabled"),
+    budgetTokens: z.number().check(z.int(), z.gte(MIN_THINKING_BUDGET_TOKENS)),
+  }),
 ]);
 export type ThinkingRequest = z.infer<typeof ThinkingRequestSchema>;
 
@@ -81,7 +84,7 @@ export const ModelRequestSchema = z.object({
   goalId: z.string(),
   role: ModelRoleSchema,
   /** The n-th call of this role for this goal, counted from the goal's checkpoints, from 0. */
-  call: z.number().int().min(0),
+  call: z.number().check(z.int(), z.gte(0)),
   /** System prompt blocks; a `cachePoint` block may follow the stable prefix. */
   system: z.array(
     z.union([
@@ -93,16 +96,16 @@ export const ModelRequestSchema = z.object({
    * Ends with a user message: the Claude 5.5 models answer 400 to an assistant prefill (a last
    * assistant message the model would continue).
    */
-  messages: z
-    .array(MessageSchema)
-    .min(1)
-    .refine((messages) => messages.length === 0 || messages.at(-1)?.role === "user", {
+  messages: z.array(MessageSchema).check(
+    z.minLength(1),
+    z.refine((messages) => messages.length === 0 || messages.at(-1)?.role === "user", {
       message: "must end with a user message (Claude 5.5 models refuse an assistant prefill)",
     }),
-  tools: z.array(ToolSpecSchema).optional(),
+  ),
+  tools: z.optional(z.array(ToolSpecSchema)),
   /** The output ceiling, thinking included (thinking tokens count toward it and are billed as output). */
-  maxTokens: z.number().int().positive().optional(),
-  thinking: ThinkingRequestSchema.optional(),
+  maxTokens: z.optional(z.number().check(z.int(), z.positive())),
+  thinking: z.optional(ThinkingRequestSchema),
   // No temperature, top_p or tool choice: the Claude 5.5 models answer 400 to each of them, so the
   // port cannot express them and no request carries them.
 });
@@ -122,11 +125,11 @@ export const STOP_REASONS = [
 export const StopReasonSchema = z.enum(STOP_REASONS);
 
 export const TokenUsageSchema = z.object({
-  inputTokens: z.number().int().min(0),
+  inputTokens: z.number().check(z.int(), z.gte(0)),
   /** As Bedrock reports it: thinking tokens are inside, not counted apart (they are billed as output). */
-  outputTokens: z.number().int().min(0),
-  cacheReadTokens: z.number().int().min(0),
-  cacheWriteTokens: z.number().int().min(0),
+  outputTokens: z.number().check(z.int(), z.gte(0)),
+  cacheReadTokens: z.number().check(z.int(), z.gte(0)),
+  cacheWriteTokens: z.number().check(z.int(), z.gte(0)),
 });
 export type TokenUsage = z.infer<typeof TokenUsageSchema>;
 
@@ -150,7 +153,7 @@ export type ModelTurn = z.infer<typeof ModelTurnSchema>;
  * to everything before them.
  */
 export const TurnConversationSchema = z.object({
-  key: z.string().min(1),
+  key: z.string().check(z.minLength(1)),
   prompt: z.string(),
 });
 export type TurnConversation = z.infer<typeof TurnConversationSchema>;

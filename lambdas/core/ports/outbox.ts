@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "../zod";
 
 /**
  * Where one delivered message stands: the `notify` tool's ledger of a real send (Slack, SES, a
@@ -46,7 +46,7 @@ export const OutboxMessageSchema = z.object({
   message: z.string(),
   createdAt: z.iso.datetime(),
   /** Absent for a message the outbox only records (local runs, approvals). */
-  delivery: OutboxDeliverySchema.optional(),
+  delivery: z.optional(OutboxDeliverySchema),
 });
 export type OutboxMessage = z.infer<typeof OutboxMessageSchema>;
 

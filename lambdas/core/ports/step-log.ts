@@ -1,5 +1,5 @@
-import * as z from "zod";
 import { ArtifactObservationSchema, ToolResultObservationSchema } from "../goal/evidence/cycle-observations";
+import * as z from "../zod";
 import { ModelTurnSchema, ToolResultBlockSchema, TurnConversationSchema } from "./model-client";
 
 /**
@@ -9,17 +9,17 @@ import { ModelTurnSchema, ToolResultBlockSchema, TurnConversationSchema } from "
 export const StepRecordSchema = z.object({
   goalId: z.string(),
   /** The goal's global step number (across runs), from 1. */
-  step: z.number().int().min(1),
+  step: z.number().check(z.int(), z.gte(1)),
   /** The lineage of the run that acted (run-lineage.ts): with `iteration`, the turn's position. */
   runId: z.string(),
-  iteration: z.number().int().min(0),
+  iteration: z.number().check(z.int(), z.gte(0)),
   turn: ModelTurnSchema,
   /**
    * The conversation the turn was made in (from its checkpoint): the prompt shows `prompt` before the
    * turn, and the turn verbatim, reasoning blocks included, while the conversation is the same.
    * Absent on steps logged before it was kept: they are shown without their reasoning.
    */
-  conversation: TurnConversationSchema.optional(),
+  conversation: z.optional(TurnConversationSchema),
   /** Results for every toolUse block of `turn`, in order; bounded, large outputs are artifacts. */
   toolResults: z.array(ToolResultBlockSchema),
   /** What verify counts: the recorded tool results and the workspace files the calls wrote. */

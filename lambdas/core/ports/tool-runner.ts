@@ -1,7 +1,7 @@
-import type { z } from "zod";
 import { canonicalJson, sha256Hex } from "../goal/canonical-json";
 import type { ArtifactObservation, ToolResultObservation } from "../goal/evidence/cycle-observations";
 import type { FrozenTool } from "../goal/frozen-tools";
+import type * as z from "../zod";
 import type { ToolResultBlock, ToolSpec, ToolUseBlock } from "./model-client";
 
 /** How much a tool can change the world. Risk decides whether a call needs a human approval gate. */
@@ -57,7 +57,7 @@ export interface ToolOutcome {
 }
 
 /** A tool as registered: the zod schema is the single source of its input shape. */
-export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
+export interface ToolDefinition<S extends z.core.$ZodType = z.core.$ZodType> {
   readonly name: string;
   readonly description: string;
   readonly inputSchema: S;

@@ -1,10 +1,10 @@
-import * as z from "zod";
 import { GoalLoopsError } from "../goal/errors";
+import * as z from "../zod";
 
 /** Who wrote a workspace file: the tool call that did it (audit trail and idempotency). */
 export const WriterSchema = z.object({
   runId: z.string(),
-  iteration: z.number().int().min(0),
+  iteration: z.number().check(z.int(), z.gte(0)),
   toolUseId: z.string(),
 });
 export type Writer = z.infer<typeof WriterSchema>;
@@ -16,11 +16,11 @@ export const WorkspaceFileSchema = z.object({
   content: z.string(),
   sha256: z.string(),
   /** UTF-8 bytes of `content`. */
-  size: z.number().int().min(0),
+  size: z.number().check(z.int(), z.gte(0)),
   /** 1 for a new file; each changing write adds one. */
-  version: z.number().int().min(1),
+  version: z.number().check(z.int(), z.gte(1)),
   /** The content this write replaced (null for a new file): `workspace_write`'s compensation restores it. */
-  previous: z.object({ content: z.string(), sha256: z.string() }).nullable(),
+  previous: z.nullable(z.object({ content: z.string(), sha256: z.string() })),
   writtenBy: WriterSchema,
   updatedAt: z.iso.datetime(),
 });

@@ -1,6 +1,6 @@
-import * as z from "zod";
 import type { GoalStore } from "../ports/goal-store";
 import type { TenantStore } from "../ports/tenant-store";
+import * as z from "../zod";
 import { effectiveLimits, patchOverride, type TenantLimits, type TenantLimitsPatch } from "./tenant-limits";
 import { spendDay } from "./tenant-spend";
 import type { TenantsSettings } from "./tenants-settings";
@@ -19,18 +19,22 @@ export function tenantLimitsReader(
 export const TenantUsageSchema = z.object({
   runningGoals: z
     .number()
-    .int()
-    .min(0)
-    .describe("Its goals whose status is `running` now (a waiting or paused goal is not running)"),
+    .check(
+      z.int(),
+      z.gte(0),
+      z.describe("Its goals whose status is `running` now (a waiting or paused goal is not running)"),
+    ),
   concurrentGoals: z
     .number()
-    .int()
-    .min(0)
-    .describe(
-      "Its goals counted against limits.concurrentGoals: started and not yet ended, a waiting or paused one included; counted only while the tenant has a concurrency limit (0 without one)",
+    .check(
+      z.int(),
+      z.gte(0),
+      z.describe(
+        "Its goals counted against limits.concurrentGoals: started and not yet ended, a waiting or paused one included; counted only while the tenant has a concurrency limit (0 without one)",
+      ),
     ),
-  spendTodayUsd: z.number().min(0).describe("Model spend of its goals today (UTC), in USD"),
-  day: z.string().describe("The UTC day the spend is counted for (YYYY-MM-DD)"),
+  spendTodayUsd: z.number().check(z.gte(0), z.describe("Model spend of its goals today (UTC), in USD")),
+  day: z.string().check(z.describe("The UTC day the spend is counted for (YYYY-MM-DD)")),
 });
 export type TenantUsage = z.output<typeof TenantUsageSchema>;
 

@@ -1,5 +1,5 @@
-import * as z from "zod";
 import { GoalLoopsError } from "../goal/errors";
+import * as z from "../zod";
 import { DEFAULT_LIMITS_KEY, TenantIdSchema, TenantLimitsTableSchema } from "./tenant-limits";
 
 /**
@@ -11,71 +11,71 @@ import { DEFAULT_LIMITS_KEY, TenantIdSchema, TenantLimitsTableSchema } from "./t
 /** An IAM principal ARN, or a pattern of them with `*` (any run of characters) and `?` (one). */
 export const PrincipalPatternSchema = z
   .string()
-  .max(2048)
-  .regex(
-    /^arn:[a-z*-]+:(iam|sts)::(\d{12}|\*):[A-Za-z0-9+=,.@_/*?-]+$/,
-    "must be an IAM or STS principal ARN, or a pattern of them with * and ?, such as arn:aws:iam::123456789012:role/team-a-*",
+  .check(
+    z.maxLength(2048),
+    z.regex(
+      /^arn:[a-z*-]+:(iam|sts)::(\d{12}|\*):[A-Za-z0-9+=,.@_/*?-]+$/,
+      "must be an IAM or STS principal ARN, or a pattern of them with * and ?, such as arn:aws:iam::123456789012:role/team-a-*",
+    ),
   );
 
 export const IamTenantMappingSchema = z
   .strictObject({
-    principal: PrincipalPatternSchema.describe(
-      "A role or user ARN pattern; a session of an assumed role matches its role's ARN (arn:aws:iam::<account>:role/<name>) as well as its own",
-    ),
-    tenant: TenantIdSchema.describe("The tenant of the principals the pattern matches"),
+    principal: PrincipalPatternSchema.clone().register(z.globalRegistry, {
+      description:
+        "A role or user ARN pattern; a session of an assumed role matches its role's ARN (arn:aws:iam::<account>:role/<name>) as well as its own",
+    }),
+    tenant: TenantIdSchema.clone().register(z.globalRegistry, {
+      description: "The tenant of the principals the pattern matches",
+    }),
   })
-  .describe("IAM principals whose tenant is not their account");
+  .register(z.globalRegistry, { description: "IAM principals whose tenant is not their account" });
 
 export const TenantsSettingsSchema = z
   .strictObject({
-    iam: z
-      .array(IamTenantMappingSchema)
-      .max(200)
-      .default([])
-      .describe(
+    iam: z._default(z.array(IamTenantMappingSchema).check(z.maxLength(200)), []).register(z.globalRegistry, {
+      description:
         "IAM principal patterns → tenant ids, the first match wins; default: none (every caller is its account's tenant)",
-      ),
-    accountFallback: z
-      .boolean()
-      .default(true)
-      .describe(
+    }),
+    accountFallback: z._default(z.boolean(), true).register(z.globalRegistry, {
+      description:
         "Whether an IAM caller no pattern matches is its AWS account's tenant (true) or refused with 403 (false)",
-      ),
-    known: z
-      .array(TenantIdSchema)
-      .max(1000)
-      .optional()
-      .describe(
+    }),
+    known: z.optional(z.array(TenantIdSchema).check(z.maxLength(1000))).register(z.globalRegistry, {
+      description:
         "When set, the only tenants the API serves (besides those tenants.iam and tenants.limits name): any other caller is refused with 403; default: any tenant IAM or a valid token names",
-      ),
+    }),
     admins: z
-      .array(PrincipalPatternSchema)
-      .max(50)
-      .default([])
-      .describe(
-        "IAM principal patterns that may change any tenant's limits (POST /tenants/{id}/limits); default: none",
-      ),
-    limits: TenantLimitsTableSchema.default({}),
+      ._default(z.array(PrincipalPatternSchema).check(z.maxLength(50)), [])
+      .register(z.globalRegistry, {
+        description:
+          "IAM principal patterns that may change any tenant's limits (POST /tenants/{id}/limits); default: none",
+      }),
+    limits: z._default(TenantLimitsTableSchema, {}),
   })
-  .superRefine((settings, context) => {
-    if (settings.known?.includes(DEFAULT_LIMITS_KEY)) {
-      context.addIssue({
-        code: "custom",
-        path: ["known"],
-        message: `'${DEFAULT_LIMITS_KEY}' is not a tenant id`,
-      });
-    }
-    settings.iam.forEach((mapping, index) => {
-      if (mapping.tenant === DEFAULT_LIMITS_KEY) {
+  .check(
+    z.superRefine((settings, context) => {
+      if (settings.known?.includes(DEFAULT_LIMITS_KEY)) {
         context.addIssue({
           code: "custom",
-          path: ["iam", index, "tenant"],
-          message: `'${DEFAULT_LIMITS_KEY}' names the default limits, not a tenant`,
+          path: ["known"],
+          message: `'${DEFAULT_LIMITS_KEY}' is not a tenant id`,
         });
       }
-    });
-  })
-  .describe("Tenants inside one deployment: who belongs to which, and what each may use");
+      settings.iam.forEach((mapping, index) => {
+        if (mapping.tenant === DEFAULT_LIMITS_KEY) {
+          context.addIssue({
+            code: "custom",
+            path: ["iam", index, "tenant"],
+            message: `'${DEFAULT_LIMITS_KEY}' names the default limits, not a tenant`,
+          });
+        }
+      });
+    }),
+  )
+  .register(z.globalRegistry, {
+    description: "Tenants inside one deployment: who belongs to which, and what each may use",
+  });
 export type TenantsSettings = z.output<typeof TenantsSettingsSchema>;
 export type TenantsSettingsInput = z.input<typeof TenantsSettingsSchema>;
 

@@ -1,5 +1,4 @@
 import type { APIGatewayProxyEvent } from "aws-lambda";
-import * as z from "zod";
 import {
   type CallerIdentity,
   iamTenant,
@@ -7,6 +6,7 @@ import {
   type TenantsSettings,
   UnknownTenantError,
 } from "../../core/tenants/tenants-settings";
+import * as z from "../../core/zod";
 import { MissingCallerIdentityError } from "./api-errors";
 
 /**
@@ -16,8 +16,8 @@ import { MissingCallerIdentityError } from "./api-errors";
  */
 export const AuthorizerContextSchema = z.object({
   via: z.literal("jwt"),
-  tenantId: z.string().min(1).max(64),
-  caller: z.string().min(1).max(300),
+  tenantId: z.string().check(z.minLength(1), z.maxLength(64)),
+  caller: z.string().check(z.minLength(1), z.maxLength(300)),
 });
 
 /**

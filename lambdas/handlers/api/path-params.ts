@@ -1,5 +1,5 @@
-import * as z from "zod";
 import { parseOrThrow } from "../../core/goal/validation";
+import * as z from "../../core/zod";
 import { PATH_PARAMETERS } from "./contract/operations";
 
 /**
@@ -8,10 +8,10 @@ import { PATH_PARAMETERS } from "./contract/operations";
  * path trick) is a 400 naming the parameter and never reaches a DynamoDB key (at most 2,048 bytes).
  */
 const PathParamsSchema = z.strictObject({
-  goalId: PATH_PARAMETERS.goalId.optional(),
-  approvalId: PATH_PARAMETERS.approvalId.optional(),
-  runId: PATH_PARAMETERS.runId.optional(),
-  tenantId: PATH_PARAMETERS.tenantId.optional(),
+  goalId: z.optional(PATH_PARAMETERS.goalId),
+  approvalId: z.optional(PATH_PARAMETERS.approvalId),
+  runId: z.optional(PATH_PARAMETERS.runId),
+  tenantId: z.optional(PATH_PARAMETERS.tenantId),
 });
 
 /** The route's path parameters, or a ValidationError naming each malformed one (`goalId`, `approvalId`, `runId`, `tenantId`). */

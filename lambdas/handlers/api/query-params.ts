@@ -1,24 +1,23 @@
-import * as z from "zod";
 import { GoalStatusSchema } from "../../core/goal/goal-record";
+import * as z from "../../core/zod";
 
 /** The store's largest page; a bigger `limit` is refused here rather than silently cut. */
 const MAX_PAGE_SIZE = 1000;
 
 /** A whole number in a query string, kept apart from `""`, `1.5` or `1e3` that Number() would accept. */
 const wholeNumber = (min: number, max: number) =>
-  z
-    .string()
-    .regex(/^\d{1,15}$/, "must be a whole number")
-    .transform(Number)
-    .pipe(z.number().int().min(min).max(max));
+  z.pipe(
+    z.pipe(z.string().check(z.regex(/^\d{1,15}$/, "must be a whole number")), z.transform(Number)),
+    z.number().check(z.int(), z.gte(min), z.lte(max)),
+  );
 
-const LimitParam = wholeNumber(1, MAX_PAGE_SIZE).optional();
+const LimitParam = z.optional(wholeNumber(1, MAX_PAGE_SIZE));
 
 /** `GET /goals?status=&limit=&cursor=` */
 export const ListGoalsQuerySchema = z.object({
-  status: GoalStatusSchema.optional(),
+  status: z.optional(GoalStatusSchema),
   limit: LimitParam,
-  cursor: z.string().min(1).max(4096).optional(),
+  cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(4096))),
 });
 export type ListGoalsQuery = z.infer<typeof ListGoalsQuerySchema>;
 
@@ -27,10 +26,10 @@ export const MAX_WAIT_SECONDS = 20;
 
 /** `GET /goals/{goalId}/events?after=N&limit=&waitSeconds=S` */
 export const ListEventsQuerySchema = z.object({
-  after: wholeNumber(0, Number.MAX_SAFE_INTEGER).optional(),
+  after: z.optional(wholeNumber(0, Number.MAX_SAFE_INTEGER)),
   limit: LimitParam,
   /** Long poll: wait up to S seconds (at most 20) for a first event after `after`. */
-  waitSeconds: wholeNumber(0, MAX_WAIT_SECONDS).optional(),
+  waitSeconds: z.optional(wholeNumber(0, MAX_WAIT_SECONDS)),
 });
 export type ListEventsQuery = z.infer<typeof ListEventsQuerySchema>;
 
@@ -39,6 +38,6 @@ export const MAX_STEPS_PAGE = 100;
 
 /** `GET /goals/{goalId}/steps?after=N&limit=` */
 export const ListStepsQuerySchema = z.object({
-  after: wholeNumber(0, Number.MAX_SAFE_INTEGER).optional(),
-  limit: wholeNumber(1, MAX_STEPS_PAGE).optional(),
+  after: z.optional(wholeNumber(0, Number.MAX_SAFE_INTEGER)),
+  limit: z.optional(wholeNumber(1, MAX_STEPS_PAGE)),
 });

@@ -3,7 +3,6 @@ import { injectLambdaContext } from "@aws-lambda-powertools/logger/middleware";
 import { SFNClient } from "@aws-sdk/client-sfn";
 import middy from "@middy/core";
 import type { Context } from "aws-lambda";
-import * as z from "zod";
 import { createDocumentClient, createGoalStoreAdapters } from "../../adapters/goal-store-adapters";
 import { deadlineScheduleFromEnv } from "../../adapters/scheduler/scheduler-deadlines";
 import { sfnRunRedrive } from "../../adapters/step-functions/sfn-run-redrive";
@@ -29,6 +28,7 @@ import { GOAL_ENDED, GoalEndedEnvelopeSchema, handleGoalEnded } from "../../core
 import type { VersionedGoal } from "../../core/ports/goal-store";
 import { admitWaitingGoals } from "../../core/tenants/tenant-admission";
 import { tenantLimitsReader } from "../../core/tenants/tenant-directory";
+import * as z from "../../core/zod";
 import { requiredEnv } from "../handler-environment";
 import { compensatorsFromEnv } from "../loop/compensators-from-env";
 import { tenantStoreFromEnv, tenantsSettingsFromEnv } from "../tenants-from-env";
@@ -43,7 +43,7 @@ const { goals, workspace, stepLog } = createGoalStoreAdapters({
 const sfn = new SFNClient({ region: process.env.AWS_REGION });
 const callback = sfnTaskCallback(sfn);
 const stateMachineArns = parseOrThrow(
-  z.partialRecord(PatternSchema, z.string().min(1)),
+  z.partialRecord(PatternSchema, z.string().check(z.minLength(1))),
   JSON.parse(requiredEnv("STATE_MACHINE_ARNS")),
   "STATE_MACHINE_ARNS",
 );

@@ -1,7 +1,7 @@
 import { Logger } from "@aws-lambda-powertools/logger";
 import { createDocumentClient, createGoalStoreAdapters } from "../../adapters/goal-store-adapters";
 import { act } from "../../core/loop/act";
-import { DEFAULT_TOOL_NAMES } from "../../tools/tool-registry";
+import { DEFAULT_TOOL_NAMES } from "../../tools/default-tools";
 import { requiredEnv } from "../handler-environment";
 import { StatePayloadSchema } from "./state-payload";
 import { stepHandler } from "./step-handler";

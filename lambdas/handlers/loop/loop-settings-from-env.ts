@@ -1,5 +1,5 @@
 import { DEFAULT_CONTINUE_AS_NEW_AFTER, type LoopSettings } from "../../core/loop/loop-deps";
-import { DEFAULT_TOOL_NAMES } from "../../tools/tool-registry";
+import { DEFAULT_TOOL_NAMES } from "../../tools/default-tools";
 import { modelTiersFromEnv, positiveIntEnv } from "../handler-environment";
 
 /**

@@ -2,8 +2,8 @@ import type { Logger } from "@aws-lambda-powertools/logger";
 import { injectLambdaContext } from "@aws-lambda-powertools/logger/middleware";
 import middy from "@middy/core";
 import type { Context } from "aws-lambda";
-import type { z } from "zod";
 import { parseOrThrow } from "../../core/goal/validation";
+import type * as z from "../../core/zod";
 
 /** What every step's payload names: the goal and the run, put on every log line. */
 interface RunKeys {
@@ -16,7 +16,7 @@ interface RunKeys {
  * `schema` (a bad one is a ValidationError, never retried), `goalId` and `runId` on every log line,
  * and any error logged before it goes back to the state machine with its name intact.
  */
-export function stepHandler<S extends z.ZodType<RunKeys>, R>(
+export function stepHandler<S extends z.core.$ZodType<RunKeys>, R>(
   logger: Logger,
   schema: S,
   step: (payload: z.output<S>) => Promise<R>,

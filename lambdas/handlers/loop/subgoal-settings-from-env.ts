@@ -1,10 +1,10 @@
-import * as z from "zod";
 import { type PATTERNS, PatternSchema } from "../../core/goal/goal-spec";
 import { DEFAULT_SUBGOAL_MAX_CHILDREN, DEFAULT_SUBGOAL_MAX_DEPTH } from "../../core/goal/subgoals";
 import { parseOrThrow } from "../../core/goal/validation";
 import { selectPattern } from "../../core/intake/pattern-selector";
 import type { SubgoalSettings } from "../../core/loop/subgoals/plan-children";
-import { DEFAULT_TOOL_NAMES } from "../../tools/tool-registry";
+import * as z from "../../core/zod";
+import { DEFAULT_TOOL_NAMES } from "../../tools/default-tools";
 import { listEnv, positiveIntEnv, requiredEnv } from "../handler-environment";
 
 /** What a child's `patternReason` adds when no rule decided: no `select` call is made for a sub-goal. */
@@ -13,7 +13,7 @@ const CHILD_FALLBACK_NOTE = "fallback used: a sub-goal's pattern comes from the 
 /** Pattern → state machine ARN (STATE_MACHINE_ARNS): where a goal of each pattern runs. */
 export function stateMachineArnsFromEnv(): Partial<Record<(typeof PATTERNS)[number], string>> {
   return parseOrThrow(
-    z.partialRecord(PatternSchema, z.string().min(1)),
+    z.partialRecord(PatternSchema, z.string().check(z.minLength(1))),
     JSON.parse(requiredEnv("STATE_MACHINE_ARNS")),
     "STATE_MACHINE_ARNS",
   );

@@ -48,7 +48,7 @@ export const ResponseTurnSchema = z
   .strictObject({
     text: z.string().optional(),
     toolUse: z.union([ToolUseSchema, z.array(ToolUseSchema).min(1)]).optional(),
-    stopReason: StopReasonSchema.optional(),
+    stopReason: z.optional(StopReasonSchema),
     usage: UsageSchema.optional(),
     latencyMs: LatencySchema,
     reasoning: z.string().optional(),

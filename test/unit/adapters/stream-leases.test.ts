@@ -13,7 +13,9 @@ describe("DynamoDbStreamLeases", () => {
   let backend: DynamoBackend;
   let client: ReturnType<typeof dynamoClientFor>;
   let leases: DynamoDbStreamLeases;
-  const NOW = Date.parse("2026-12-07T10:00:00Z");
+  // The real clock: release() drops lapsed leases as of Date.now(), so a fixed past NOW would have
+  // every lease lapsed by the time it runs (as it did after 2026-12-07 10:01 UTC).
+  const NOW = Date.now();
 
   beforeAll(async () => {
     backend = await startDynalite();

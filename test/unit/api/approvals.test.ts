@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import * as z from "zod";
 import { approvalIdFromBytes } from "../../../lambdas/core/goal/goal-ids";
 import type { Approval } from "../../../lambdas/core/ports/goal-store";
 import { ApprovalViewSchema } from "../../../lambdas/handlers/api/contract/response-schemas";
@@ -233,5 +234,5 @@ describe("approvals routes (GET /approvals, POST /approvals/{approvalId})", () =
 
 /** The `items` of a listing, each checked against the view schema (no extra fields). */
 function viewItems(body: Record<string, unknown>) {
-  return ApprovalViewSchema.array().parse(body.items);
+  return z.array(ApprovalViewSchema).parse(body.items);
 }

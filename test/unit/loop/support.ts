@@ -31,7 +31,7 @@ import {
 import type { TaskCallback } from "../../../lambdas/core/ports/task-callback";
 import type { ToolRunner } from "../../../lambdas/core/ports/tool-runner";
 import { createBuiltInToolRunner } from "../../../lambdas/tools/built-in-tool-runner";
-import { DEFAULT_TOOL_NAMES } from "../../../lambdas/tools/tool-registry";
+import { DEFAULT_TOOL_NAMES } from "../../../lambdas/tools/default-tools";
 import { createGoalTable } from "../../../lib/local/storage/create-goal-table";
 import {
   type DynamoBackend,

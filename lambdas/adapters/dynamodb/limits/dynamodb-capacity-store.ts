@@ -1,5 +1,4 @@
 import { type DynamoDBDocumentClient, PutCommand, QueryCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import * as z from "zod";
 import type {
   CapacityStore,
   LaneChange,
@@ -8,6 +7,7 @@ import type {
   RateState,
   TatChange,
 } from "../../../core/ports/capacity-store";
+import * as z from "../../../core/zod";
 import { CorruptStoreItemError, isConditionalCheckFailed, toStoreError } from "../../shared/store-errors";
 import { PARTITION_PREFIXES, TABLE_DESIGN } from "../table-design";
 
@@ -17,12 +17,12 @@ const LANE_PREFIX = "LANE#";
 const RATE_SK = "RATE";
 
 const LaneItemSchema = z.object({
-  [SK]: z.string().startsWith(LANE_PREFIX),
+  [SK]: z.string().check(z.startsWith(LANE_PREFIX)),
   // A lane only ever settled (an ADD) before its first booking has no request TAT yet.
-  requestTatMs: z.number().default(0),
-  tokenTatMs: z.number().default(0),
+  requestTatMs: z._default(z.number(), 0),
+  tokenTatMs: z._default(z.number(), 0),
 });
-const RateItemSchema = z.object({ factor: z.number().positive().max(1), sinceMs: z.number() });
+const RateItemSchema = z.object({ factor: z.number().check(z.positive(), z.lte(1)), sinceMs: z.number() });
 
 /**
  * The capacity governor's state in the goal table: one partition per model (`CAPACITY#{modelId}`)
@@ -162,8 +162,8 @@ function partitionOf(modelId: string): string {
   return `${PARTITION_PREFIXES.capacity}${modelId}`;
 }
 
-function parseItem<T>(schema: z.ZodType<T>, item: Record<string, unknown>, modelId: string): T {
-  const parsed = schema.safeParse(item);
+function parseItem<T>(schema: z.core.$ZodType<T>, item: Record<string, unknown>, modelId: string): T {
+  const parsed = z.safeParse(schema, item);
   if (!parsed.success) {
     throw new CorruptStoreItemError(
       `Capacity item ${String(item[SK])} of ${modelId}: ${parsed.error.message}`,

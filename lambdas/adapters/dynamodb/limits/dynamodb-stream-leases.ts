@@ -1,5 +1,5 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
-import * as z from "zod";
+import * as z from "../../../core/zod";
 import { CorruptStoreItemError, isConditionalCheckFailed, toStoreError } from "../../shared/store-errors";
 import { PARTITION_PREFIXES, TABLE_DESIGN } from "../table-design";
 
@@ -18,7 +18,7 @@ const KEY = {
   [TABLE_DESIGN.sortKey]: "LEASES",
 };
 const LeasesItemSchema = z.object({
-  version: z.number().int().min(0),
+  version: z.number().check(z.int(), z.gte(0)),
   leases: z.record(z.string(), z.number()),
 });
 type LeasesItem = z.infer<typeof LeasesItemSchema>;

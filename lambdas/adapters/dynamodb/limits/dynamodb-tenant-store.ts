@@ -1,7 +1,7 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from "@aws-sdk/lib-dynamodb";
-import * as z from "zod";
 import type { TenantStore } from "../../../core/ports/tenant-store";
 import { type TenantLimitsOverride, TenantLimitsOverrideSchema } from "../../../core/tenants/tenant-limits";
+import * as z from "../../../core/zod";
 import { CorruptStoreItemError, isConditionalCheckFailed, toStoreError } from "../../shared/store-errors";
 import { PARTITION_PREFIXES, TABLE_DESIGN } from "../table-design";
 
@@ -13,9 +13,9 @@ const SPEND_PREFIX = "SPEND#";
 const SPEND_KEPT_SECONDS = 3 * 86_400;
 
 const LimitsItemSchema = z.object({ override: TenantLimitsOverrideSchema });
-const SlotsItemSchema = z.object({ holders: z.set(z.string()).optional() });
+const SlotsItemSchema = z.object({ holders: z.optional(z.set(z.string())) });
 const StartsItemSchema = z.object({ tatMs: z.number() });
-const SpendItemSchema = z.object({ usd: z.number().default(0) });
+const SpendItemSchema = z.object({ usd: z._default(z.number(), 0) });
 
 function keyOf(tenantId: string, sortKey: string) {
   return { [PK]: `${PARTITION_PREFIXES.tenant}${tenantId}`, [SK]: sortKey };
@@ -150,8 +150,8 @@ export class DynamoDbTenantStore implements TenantStore {
   }
 }
 
-function parseItem<T>(schema: z.ZodType<T>, item: Record<string, unknown>, tenantId: string): T {
-  const parsed = schema.safeParse(item);
+function parseItem<T>(schema: z.core.$ZodType<T>, item: Record<string, unknown>, tenantId: string): T {
+  const parsed = z.safeParse(schema, item);
   if (!parsed.success) {
     throw new CorruptStoreItemError(
       `Tenant item ${String(item[SK])} of ${tenantId}: ${parsed.error.message}`,

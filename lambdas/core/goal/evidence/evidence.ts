@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "../../zod";
 
 /**
  * Evidence proves a success check. Strength orders how much it can be trusted: a model judgement is
@@ -16,7 +16,7 @@ const EvidenceBase = {
   at: z.iso.datetime(),
   /** The run and iteration that produced it, for the audit trail. */
   runId: z.string(),
-  iteration: z.number().int().min(0),
+  iteration: z.number().check(z.int(), z.gte(0)),
 };
 
 export const EvidenceSchema = z.discriminatedUnion("kind", [
@@ -47,7 +47,7 @@ export const EvidenceSchema = z.discriminatedUnion("kind", [
     kind: z.literal("model_judge"),
     strength: z.literal("weak"),
     modelId: z.string(),
-    verdict: z.string().max(2000),
+    verdict: z.string().check(z.maxLength(2000)),
   }),
 ]);
 export type Evidence = z.infer<typeof EvidenceSchema>;

@@ -1,6 +1,6 @@
-import * as z from "zod";
 import { clip } from "../../goal/text";
 import type { Approval } from "../../ports/goal-store";
+import * as z from "../../zod";
 import { signApprovalLink } from "./approval-link";
 import { type Html, html } from "./html";
 
@@ -10,8 +10,8 @@ export type EmailedApproval = Pick<Approval, "approvalId" | "goalId" | "tenantId
 /** One approval email as it is sent (SES) or put in the local outbox: the same fields both ways. */
 export const ApprovalEmailSchema = z.object({
   to: z.email(),
-  from: z.string().min(1),
-  subject: z.string().min(1).max(200),
+  from: z.string().check(z.minLength(1)),
+  subject: z.string().check(z.minLength(1), z.maxLength(200)),
   text: z.string(),
   html: z.string(),
   links: z.object({ approve: z.url(), reject: z.url() }),

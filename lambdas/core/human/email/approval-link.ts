@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import * as z from "zod";
 import { GoalLoopsError } from "../../goal/errors";
 import { APPROVAL_ID_PATTERN } from "../../goal/goal-ids";
+import * as z from "../../zod";
 
 /** What an email link may decide; the same two words as the API's `decision`. */
 export const LinkDecisionSchema = z.enum(["approve", "reject"]);

@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "../../zod";
 
 /**
  * What the Slack door answers Slack with: a message for the person who acted (`ephemeral`) or the
@@ -8,13 +8,10 @@ import * as z from "zod";
  */
 export const SlackDoorAnswerSchema = z
   .strictObject({
-    response_type: z.enum(["ephemeral", "in_channel"]).optional(),
-    replace_original: z.boolean().optional(),
+    response_type: z.optional(z.enum(["ephemeral", "in_channel"])),
+    replace_original: z.optional(z.boolean()),
     text: z.string(),
-    blocks: z
-      .array(z.looseObject({ type: z.string() }))
-      .readonly()
-      .optional(),
+    blocks: z.optional(z.readonly(z.array(z.looseObject({ type: z.string() })))),
   })
-  .describe("A Slack message answering the request (Slack shows it to the person or the channel)");
+  .check(z.describe("A Slack message answering the request (Slack shows it to the person or the channel)"));
 export type SlackDoorAnswer = z.infer<typeof SlackDoorAnswerSchema>;

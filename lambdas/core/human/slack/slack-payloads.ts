@@ -1,4 +1,4 @@
-import * as z from "zod";
+import * as z from "../../zod";
 
 /**
  * What the Slack door reads of Slack's requests. Both arrive form-encoded: an interaction as one
@@ -8,20 +8,20 @@ import * as z from "zod";
 export const BlockActionsPayloadSchema = z.looseObject({
   type: z.literal("block_actions"),
   user: z.looseObject({
-    id: z.string().min(1),
-    username: z.string().optional(),
-    name: z.string().optional(),
+    id: z.string().check(z.minLength(1)),
+    username: z.optional(z.string()),
+    name: z.optional(z.string()),
   }),
-  team: z.looseObject({ id: z.string() }).nullish(),
+  team: z.nullish(z.looseObject({ id: z.string() })),
   actions: z.array(
-    z.looseObject({ action_id: z.string(), block_id: z.string().optional(), value: z.string().optional() }),
+    z.looseObject({ action_id: z.string(), block_id: z.optional(z.string()), value: z.optional(z.string()) }),
   ),
   /** Where the message can be replaced (Slack's documented way to update the source message). */
-  response_url: z.url().optional(),
+  response_url: z.optional(z.url()),
   /** The conversation the clicked message is in, when it is in one. */
-  channel: z.looseObject({ id: z.string().min(1) }).nullish(),
+  channel: z.nullish(z.looseObject({ id: z.string().check(z.minLength(1)) })),
   /** The clicked message: its conversation again (`channel_id`), as Slack's container carries it. */
-  container: z.looseObject({ channel_id: z.string().min(1).optional() }).nullish(),
+  container: z.nullish(z.looseObject({ channel_id: z.optional(z.string().check(z.minLength(1))) })),
 });
 export type BlockActionsPayload = z.infer<typeof BlockActionsPayloadSchema>;
 
@@ -34,13 +34,13 @@ export function clickChannelOf(payload: BlockActionsPayload): string | undefined
 export const InteractionTypeSchema = z.looseObject({ type: z.string() });
 
 export const SlashCommandSchema = z.looseObject({
-  command: z.string().min(1),
-  text: z.string().default(""),
-  user_id: z.string().min(1),
-  user_name: z.string().optional(),
-  team_id: z.string().optional(),
-  channel_id: z.string().optional(),
-  response_url: z.url().optional(),
+  command: z.string().check(z.minLength(1)),
+  text: z._default(z.string(), ""),
+  user_id: z.string().check(z.minLength(1)),
+  user_name: z.optional(z.string()),
+  team_id: z.optional(z.string()),
+  channel_id: z.optional(z.string()),
+  response_url: z.optional(z.url()),
 });
 export type SlashCommand = z.infer<typeof SlashCommandSchema>;
 

@@ -1,5 +1,5 @@
-import * as z from "zod";
 import { DEFAULT_LIMITS_KEY, TenantIdSchema } from "../../tenants/tenant-limits";
+import * as z from "../../zod";
 
 /** Slack channel ids: `C…` (public), `G…` (private), `D…` (direct message). */
 export const SLACK_CHANNEL_ID_PATTERN = /^[CGD][A-Z0-9]{2,31}$/;
@@ -16,14 +16,18 @@ export const MAX_SLACK_CHANNEL_TENANTS = 200;
  */
 export const SlackChannelTenantsSchema = z
   .record(
-    z.string().regex(SLACK_CHANNEL_ID_PATTERN, "must be a Slack channel id such as C0123ABCD"),
-    TenantIdSchema.refine((tenant) => tenant !== DEFAULT_LIMITS_KEY, {
-      error: `'${DEFAULT_LIMITS_KEY}' names the default limits, not a tenant`,
-    }),
+    z.string().check(z.regex(SLACK_CHANNEL_ID_PATTERN, "must be a Slack channel id such as C0123ABCD")),
+    TenantIdSchema.check(
+      z.refine((tenant) => tenant !== DEFAULT_LIMITS_KEY, {
+        error: `'${DEFAULT_LIMITS_KEY}' names the default limits, not a tenant`,
+      }),
+    ),
   )
-  .refine((map) => Object.keys(map).length <= MAX_SLACK_CHANNEL_TENANTS, {
-    error: `must map at most ${MAX_SLACK_CHANNEL_TENANTS} channels`,
-  });
+  .check(
+    z.refine((map) => Object.keys(map).length <= MAX_SLACK_CHANNEL_TENANTS, {
+      error: `must map at most ${MAX_SLACK_CHANNEL_TENANTS} channels`,
+    }),
+  );
 export type SlackChannelTenants = z.output<typeof SlackChannelTenantsSchema>;
 
 /** Who the Slack door acts for: the workspace's tenant, and the tenants of mapped channels. */

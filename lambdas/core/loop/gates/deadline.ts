@@ -1,9 +1,9 @@
-import * as z from "zod";
 import { terminate } from "../../goal/goal-lifecycle";
 import type { GoalRecord } from "../../goal/goal-record";
 import type { Clock } from "../../ports/clock";
 import { ApprovalAlreadyDecidedError, type GoalStore } from "../../ports/goal-store";
 import { type TaskCallback, TaskTokenGoneError } from "../../ports/task-callback";
+import * as z from "../../zod";
 import { readGoal, updateGoal } from "../update-goal";
 
 /** The `source` of the events a goal's deadline schedule puts on the bus. */
@@ -12,7 +12,7 @@ export const DEADLINE_SOURCE = "goal-loops.deadline";
 export const DEADLINE_REACHED = "Deadline Reached";
 
 export const DeadlineReachedDetailSchema = z.object({
-  goalId: z.string().min(1),
+  goalId: z.string().check(z.minLength(1)),
   deadline: z.iso.datetime(),
 });
 export type DeadlineReachedDetail = z.infer<typeof DeadlineReachedDetailSchema>;

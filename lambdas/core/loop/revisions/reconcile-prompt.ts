@@ -11,9 +11,10 @@ import { packRolePrompt } from "../../models/context/role-prompt";
 import { jsonObjectIn, turnText } from "../../models/model-answer";
 import { type ModelChoice, thinkingFields } from "../../models/model-thinking";
 import type { ModelRequest, ModelTurn } from "../../ports/model-client";
+import * as z from "../../zod";
 
 /** Proposed checks as the goal would hold them: valid checks with distinct ids. */
-const ProposedChecksSchema = GoalSpecSchema.shape.successChecks.optional();
+const ProposedChecksSchema = z.optional(GoalSpecSchema.shape.successChecks);
 
 /** Output budget of a reconcile answer: a short JSON object. */
 export const RECONCILE_MAX_TOKENS = 1024;

@@ -1,8 +1,8 @@
-import * as z from "zod";
 import type { NewGoalEvent } from "../../goal/goal-event";
 import { type GoalRecord, GoalStatusSchema } from "../../goal/goal-record";
 import { isFinal } from "../../goal/goal-status";
 import { runningSubgoals } from "../../goal/subgoals";
+import * as z from "../../zod";
 import {
   type SettleChildrenPorts,
   type SettleOutcome,
@@ -16,10 +16,10 @@ export const GOAL_ENDED_SOURCE = "goal-loops.goals";
 export const GOAL_ENDED = SUBGOAL_ENDED_EVENT;
 
 export const GoalEndedDetailSchema = z.object({
-  goalId: z.string().min(1),
+  goalId: z.string().check(z.minLength(1)),
   status: GoalStatusSchema,
   pattern: z.string(),
-  parentGoalId: z.string().min(1).optional(),
+  parentGoalId: z.optional(z.string().check(z.minLength(1))),
   endedAt: z.iso.datetime(),
 });
 export type GoalEndedDetail = z.infer<typeof GoalEndedDetailSchema>;

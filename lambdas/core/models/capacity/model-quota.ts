@@ -1,5 +1,5 @@
-import * as z from "zod";
 import type { ModelRequest, TokenUsage } from "../../ports/model-client";
+import * as z from "../../zod";
 
 /**
  * One model's Bedrock quota as the deployment declares it (`models.quotas.<model>` in the config):
@@ -10,29 +10,44 @@ export const ModelQuotaSchema = z
   .strictObject({
     requestsPerMinute: z
       .number({ error: "must be a whole number of requests per minute from 1 to 1000000" })
-      .int({ error: "must be a whole number of requests per minute from 1 to 1000000" })
-      .min(1, { error: "must be a whole number of requests per minute from 1 to 1000000" })
-      .max(1_000_000, { error: "must be a whole number of requests per minute from 1 to 1000000" })
-      .describe("Requests per minute the account may send this model (Service Quotas)"),
+      .check(
+        z.int({ error: "must be a whole number of requests per minute from 1 to 1000000" }),
+        z.gte(1, { error: "must be a whole number of requests per minute from 1 to 1000000" }),
+        z.lte(1_000_000, { error: "must be a whole number of requests per minute from 1 to 1000000" }),
+      )
+      .register(z.globalRegistry, {
+        description: "Requests per minute the account may send this model (Service Quotas)",
+      }),
     tokensPerMinute: z
       .number({ error: "must be a whole number of tokens per minute from 1000 to 1000000000" })
-      .int({ error: "must be a whole number of tokens per minute from 1000 to 1000000000" })
-      .min(1000, { error: "must be a whole number of tokens per minute from 1000 to 1000000000" })
-      .max(1_000_000_000, { error: "must be a whole number of tokens per minute from 1000 to 1000000000" })
-      .describe(
-        "Tokens per minute the account may use of this model, counted as Bedrock counts them (input, and output at the model's burndown rate)",
-      ),
+      .check(
+        z.int({ error: "must be a whole number of tokens per minute from 1000 to 1000000000" }),
+        z.gte(1000, { error: "must be a whole number of tokens per minute from 1000 to 1000000000" }),
+        z.lte(1_000_000_000, {
+          error: "must be a whole number of tokens per minute from 1000 to 1000000000",
+        }),
+      )
+      .register(z.globalRegistry, {
+        description:
+          "Tokens per minute the account may use of this model, counted as Bedrock counts them (input, and output at the model's burndown rate)",
+      }),
     burstSeconds: z
-      .number({ error: "must be a whole number of seconds from 1 to 60" })
-      .int({ error: "must be a whole number of seconds from 1 to 60" })
-      .min(1, { error: "must be a whole number of seconds from 1 to 60" })
-      .max(60, { error: "must be a whole number of seconds from 1 to 60" })
-      .default(60)
-      .describe(
-        "How many seconds' worth of the quota may be used at once after a quiet spell; default 60 (a whole minute, as Bedrock counts). Lower it when Bedrock throttles bursts that stay under the per-minute quota",
-      ),
+      ._default(
+        z
+          .number({ error: "must be a whole number of seconds from 1 to 60" })
+          .check(
+            z.int({ error: "must be a whole number of seconds from 1 to 60" }),
+            z.gte(1, { error: "must be a whole number of seconds from 1 to 60" }),
+            z.lte(60, { error: "must be a whole number of seconds from 1 to 60" }),
+          ),
+        60,
+      )
+      .register(z.globalRegistry, {
+        description:
+          "How many seconds' worth of the quota may be used at once after a quiet spell; default 60 (a whole minute, as Bedrock counts). Lower it when Bedrock throttles bursts that stay under the per-minute quota",
+      }),
   })
-  .describe("A model's Bedrock quota");
+  .register(z.globalRegistry, { description: "A model's Bedrock quota" });
 export type ModelQuota = z.output<typeof ModelQuotaSchema>;
 export type ModelQuotaInput = z.input<typeof ModelQuotaSchema>;
 
@@ -44,15 +59,19 @@ export const ModelQuotasSchema = z
   .record(
     z
       .string()
-      .min(1)
-      .max(256)
-      .regex(
-        /^[A-Za-z0-9.:_\-/]+\*?$/,
-        "must be a model id, an inference profile id, or a prefix ending in *",
+      .check(
+        z.minLength(1),
+        z.maxLength(256),
+        z.regex(
+          /^[A-Za-z0-9.:_\-/]+\*?$/,
+          "must be a model id, an inference profile id, or a prefix ending in *",
+        ),
       ),
     ModelQuotaSchema,
   )
-  .describe("Bedrock quotas per model: the capacity governor paces every goal's calls within them");
+  .register(z.globalRegistry, {
+    description: "Bedrock quotas per model: the capacity governor paces every goal's calls within them",
+  });
 export type ModelQuotas = z.output<typeof ModelQuotasSchema>;
 
 /** Where the constructs put `models.quotas` (JSON) for every function that makes model calls. */

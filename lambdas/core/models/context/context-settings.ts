@@ -1,20 +1,20 @@
-import * as z from "zod";
 import { parseOrThrow } from "../../goal/validation";
+import * as z from "../../zod";
 import contextFile from "./context-settings.json" with { type: "json" };
 
 export const ContextSettingsSchema = z.object({
   /** Estimated prompt tokens above which the oldest steps are summarized and dropped. */
-  budgetTokens: z.number().int().min(256),
+  budgetTokens: z.number().check(z.int(), z.gte(256)),
   /** The latest steps always shown verbatim: compaction never summarizes them. */
-  keepRecentSteps: z.number().int().min(1).max(50),
+  keepRecentSteps: z.number().check(z.int(), z.gte(1), z.lte(50)),
   /** The most steps shown verbatim; more forces a compaction whatever the budget says. */
-  maxWindowSteps: z.number().int().min(1).max(1000),
+  maxWindowSteps: z.number().check(z.int(), z.gte(1), z.lte(1000)),
   /** A tool result above this many tokens is replaced by a reference to its artifact. */
-  toolResultTokens: z.number().int().min(64),
+  toolResultTokens: z.number().check(z.int(), z.gte(64)),
   /** Output bound of one `summarize` call. */
-  summaryMaxTokens: z.number().int().min(64).max(8192),
+  summaryMaxTokens: z.number().check(z.int(), z.gte(64), z.lte(8192)),
   /** Model id fragments (`anthropic.claude-`) of models that accept Bedrock `cachePoint` blocks. */
-  cacheModels: z.array(z.string().min(1)),
+  cacheModels: z.array(z.string().check(z.minLength(1))),
 });
 export type ContextSettings = z.infer<typeof ContextSettingsSchema>;
 

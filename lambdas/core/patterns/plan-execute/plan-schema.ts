@@ -1,6 +1,6 @@
-import * as z from "zod";
 import { MAX_PLAN_STEPS, type PlanStep, PlanStepSchema } from "../../goal/plan";
 import { SPAWN_SUBGOAL_TOOL } from "../../goal/subgoals";
+import * as z from "../../zod";
 
 /** The ids of the steps that sit on a dependency cycle (Kahn's algorithm leaves them over). */
 function cycleMembers(steps: readonly Pick<PlanStep, "id" | "dependsOn">[]): string[] {
@@ -22,7 +22,7 @@ function cycleMembers(steps: readonly Pick<PlanStep, "id" | "dependsOn">[]): str
 }
 
 /** Unique ids, dependencies that exist, no cycles: what makes a list of steps runnable in order. */
-function checkStructure(steps: readonly PlanStep[], ctx: z.RefinementCtx): void {
+function checkStructure(steps: readonly PlanStep[], ctx: z.core.$RefinementCtx): void {
   const seen = new Set<string>();
   steps.forEach((step, index) => {
     if (seen.has(step.id)) {
@@ -65,8 +65,12 @@ function checkStructure(steps: readonly PlanStep[], ctx: z.RefinementCtx): void 
 
 /** A runnable plan: 1..MAX_PLAN_STEPS steps, unique ids, existing dependencies, no cycles. Never empty. */
 export const PlanSchema = z
-  .object({ steps: z.array(PlanStepSchema).min(1, "a plan has at least one step").max(MAX_PLAN_STEPS) })
-  .superRefine((plan, ctx) => checkStructure(plan.steps, ctx));
+  .object({
+    steps: z
+      .array(PlanStepSchema)
+      .check(z.minLength(1, "a plan has at least one step"), z.maxLength(MAX_PLAN_STEPS)),
+  })
+  .check(z.superRefine((plan, ctx) => checkStructure(plan.steps, ctx)));
 export type Plan = z.infer<typeof PlanSchema>;
 
 /**
@@ -74,7 +78,9 @@ export type Plan = z.infer<typeof PlanSchema>;
  * for the part being replanned). Its structure is checked on the merged plan (PlanSchema).
  */
 export const PlanAnswerSchema = z.object({
-  steps: z.array(PlanStepSchema).min(1, "submit at least one step").max(MAX_PLAN_STEPS),
+  steps: z
+    .array(PlanStepSchema)
+    .check(z.minLength(1, "submit at least one step"), z.maxLength(MAX_PLAN_STEPS)),
 });
 export type PlanAnswer = z.infer<typeof PlanAnswerSchema>;
 
@@ -87,6 +93,6 @@ export function planAnswerJsonSchema(): Record<string, unknown> {
 }
 
 /** zod issues as short lines a model and a human can read: `steps.1.dependsOn.0: no step 'x' in the plan`. */
-export function issueLines(error: z.ZodError): string[] {
+export function issueLines(error: z.core.$ZodError): string[] {
   return error.issues.map((issue) => `${issue.path.map(String).join(".") || "(root)"}: ${issue.message}`);
 }

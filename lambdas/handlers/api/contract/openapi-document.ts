@@ -1,8 +1,8 @@
-import * as z from "zod";
 import { GoalEventSchema } from "../../../core/goal/goal-event";
 import { GoalSnapshotSchema } from "../../../core/goal/goal-record";
 import { GoalSpecSchema } from "../../../core/goal/goal-spec";
 import { SlackDoorAnswerSchema } from "../../../core/human/slack/slack-door-answer";
+import * as z from "../../../core/zod";
 import {
   allOperations,
   OPERATION_TAGS,
@@ -42,7 +42,7 @@ export type JsonObject = { [key: string]: unknown };
 export const API_VERSION = "1";
 
 /** Schemas that get a component of their own under these names; the others are named by operation. */
-const NAMED_RESPONSES: ReadonlyArray<readonly [string, z.ZodType]> = [
+const NAMED_RESPONSES: ReadonlyArray<readonly [string, z.ZodMiniType]> = [
   ["GoalSnapshot", GoalSnapshotSchema],
   ["GoalEvent", GoalEventSchema],
   ["ApprovalView", ApprovalViewSchema],
@@ -54,7 +54,7 @@ const NAMED_RESPONSES: ReadonlyArray<readonly [string, z.ZodType]> = [
   ["GatewayFailure", GatewayFailureSchema],
   ["SlackDoorAnswer", SlackDoorAnswerSchema],
 ];
-const NAMED_REQUESTS: ReadonlyArray<readonly [string, z.ZodType]> = [
+const NAMED_REQUESTS: ReadonlyArray<readonly [string, z.ZodMiniType]> = [
   ["GoalSpec", GoalSpecSchema],
   ["ReasonRequest", ReasonBodySchema],
 ];
@@ -65,9 +65,9 @@ const refTo = (name: string) => `#/components/schemas/${name}`;
 /** Registers each schema once under its name, and answers the name a schema got. */
 class ComponentNames {
   readonly registry = z.registry<{ id: string }>();
-  private readonly names = new Map<z.ZodType, string>();
+  private readonly names = new Map<z.ZodMiniType, string>();
 
-  add(name: string, schema: z.ZodType): string {
+  add(name: string, schema: z.ZodMiniType): string {
     const known = this.names.get(schema);
     if (known !== undefined) return known;
     this.names.set(schema, name);
@@ -76,7 +76,7 @@ class ComponentNames {
   }
 }
 
-function jsonSchemaOf(schema: z.ZodType, version: OpenApiVersion, io: "input" | "output"): JsonObject {
+function jsonSchemaOf(schema: z.ZodMiniType, version: OpenApiVersion, io: "input" | "output"): JsonObject {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, {
     target: version === "3.1" ? "draft-2020-12" : "openapi-3.0",
     io,
@@ -126,7 +126,7 @@ function parametersOf(operation: Operation, version: OpenApiVersion): JsonObject
   });
   const shape = operation.query?.shape ?? {};
   const query = Object.entries(shape).map(([name, schema]) => {
-    const param = schema as z.ZodType;
+    const param = schema as z.ZodMiniType;
     const required = !param.safeParse(undefined).success;
     return { name, in: "query", required, schema: jsonSchemaOf(param, version, "input") };
   });

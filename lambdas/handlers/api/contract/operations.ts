@@ -1,4 +1,3 @@
-import * as z from "zod";
 import { ForkRequestSchema, ReplayRequestSchema } from "../../../core/fork/fork-request";
 import { ReplayResultSchema } from "../../../core/fork/replay";
 import { TimelineSchema } from "../../../core/fork/step-timeline";
@@ -10,6 +9,7 @@ import { LimitsPatchSchema } from "../../../core/goal/limits";
 import { RevisionRequestSchema } from "../../../core/goal/revisions";
 import { SlackDoorAnswerSchema } from "../../../core/human/slack/slack-door-answer";
 import { TenantIdSchema, TenantLimitsPatchSchema } from "../../../core/tenants/tenant-limits";
+import * as z from "../../../core/zod";
 import { ListEventsQuerySchema, ListGoalsQuerySchema, ListStepsQuerySchema } from "../query-params";
 import {
   DecideBodySchema,
@@ -57,7 +57,7 @@ export type OperationTag = (typeof OPERATION_TAGS)[number];
 /** One answer of an operation: JSON with a schema, a stream of Server-Sent Events, or no body. */
 export interface OperationResponse {
   readonly description: string;
-  readonly schema?: z.ZodType;
+  readonly schema?: z.ZodMiniType;
   /** @default "application/json" when there is a schema */
   readonly contentType?: "application/json" | "text/event-stream" | "text/html";
 }
@@ -70,8 +70,8 @@ export interface Operation {
   readonly path: string;
   readonly summary: string;
   readonly tag: OperationTag;
-  readonly query?: z.ZodObject;
-  readonly body?: { readonly schema: z.ZodType; readonly required: boolean };
+  readonly query?: z.ZodMiniObject;
+  readonly body?: { readonly schema: z.ZodMiniType; readonly required: boolean };
   /** Takes an `Idempotency-Key` header: a retry answers as the first request did. */
   readonly idempotent?: true;
   /** The success answers, by status. */
@@ -96,7 +96,7 @@ export const PATH_PARAMETERS = {
   approvalId: ApprovalIdSchema,
   runId: RunIdSchema,
   tenantId: TenantIdSchema,
-} as const satisfies Record<string, z.ZodType>;
+} as const satisfies Record<string, z.ZodMiniType>;
 export type PathParameter = keyof typeof PATH_PARAMETERS;
 
 /** Keeps each operation's literal types (its schemas) for the typed client, checked as an Operation. */

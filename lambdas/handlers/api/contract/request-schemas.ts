@@ -1,5 +1,5 @@
-import * as z from "zod";
 import { APPROVAL_STATUSES } from "../../../core/ports/goal-store";
+import * as z from "../../../core/zod";
 
 /**
  * Request bodies and queries of the goals API that belong to no core concept: the routes parse
@@ -7,43 +7,44 @@ import { APPROVAL_STATUSES } from "../../../core/ports/goal-store";
  * that are core concepts (GoalSpec, revisions, limits, fork and replay) stay in lambdas/core.
  */
 
+/** A whole number in a query string, 1 to 1000. */
+const queryCount = () =>
+  z.optional(
+    z.pipe(
+      z.pipe(z.string().check(z.regex(/^\d{1,4}$/, "must be a whole number")), z.transform(Number)),
+      z.number().check(z.int(), z.gte(1), z.lte(1000)),
+    ),
+  );
+
 /** `POST /goals/{goalId}/directive` */
-export const DirectiveBodySchema = z.strictObject({ text: z.string().max(8000) });
+export const DirectiveBodySchema = z.strictObject({ text: z.string().check(z.maxLength(8000)) });
 
 /** The body of `pause` and `cancel`: optional, and then `{reason?}` only. */
-export const ReasonBodySchema = z.strictObject({ reason: z.string().trim().min(1).max(2000).optional() });
+export const ReasonBodySchema = z.strictObject({
+  reason: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(2000))),
+});
 export type ReasonBody = z.infer<typeof ReasonBodySchema>;
 
 /** `GET /approvals?status=&limit=` (status defaults to pending). */
 export const ListApprovalsQuerySchema = z.object({
-  status: z.enum(APPROVAL_STATUSES).default("pending"),
-  limit: z
-    .string()
-    .regex(/^\d{1,4}$/, "must be a whole number")
-    .transform(Number)
-    .pipe(z.number().int().min(1).max(1000))
-    .optional(),
+  status: z._default(z.enum(APPROVAL_STATUSES), "pending"),
+  limit: queryCount(),
 });
 
 /** `POST /approvals/{approvalId}`: a decision is never implied; `decision` is required. */
 export const DecideBodySchema = z.strictObject({
   decision: z.enum(["approve", "reject"]),
-  comment: z.string().trim().min(1).max(2000).optional(),
+  comment: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(2000))),
 });
 export type DecideBody = z.infer<typeof DecideBodySchema>;
 
 /** `GET /goals/{goalId}/runs/{runId}/history?nextToken=&maxResults=` */
 export const RunHistoryQuerySchema = z.object({
-  nextToken: z.string().min(1).max(4096).optional(),
-  maxResults: z
-    .string()
-    .regex(/^\d{1,4}$/, "must be a whole number")
-    .transform(Number)
-    .pipe(z.number().int().min(1).max(1000))
-    .optional(),
+  nextToken: z.optional(z.string().check(z.minLength(1), z.maxLength(4096))),
+  maxResults: queryCount(),
 });
 
 /** The `Idempotency-Key` header of `POST /goals` and `POST /goals/{goalId}/fork`. */
 export const IdempotencyKeySchema = z
   .string()
-  .regex(/^[\x21-\x7e]{1,255}$/, "must be 1-255 printable ASCII characters without spaces");
+  .check(z.regex(/^[\x21-\x7e]{1,255}$/, "must be 1-255 printable ASCII characters without spaces"));

@@ -1,4 +1,3 @@
-import * as z from "zod";
 import { ReplayResultSchema } from "../../../core/fork/replay";
 import { TimelineSchema } from "../../../core/fork/step-timeline";
 import { EvidenceSchema } from "../../../core/goal/evidence/evidence";
@@ -32,12 +31,15 @@ import { APPROVAL_STATUSES } from "../../../core/ports/goal-store";
 import { TenantUsageSchema } from "../../../core/tenants/tenant-directory";
 import { TenantIdSchema, TenantLimitsSchema } from "../../../core/tenants/tenant-limits";
 import { CallerViaSchema } from "../../../core/tenants/tenants-settings";
+import * as z from "../../../core/zod";
 
 /**
  * What the goals API answers, route by route. The handlers build these answers, the OpenAPI
  * document describes them and the typed client parses them: this file (with the core schemas it
  * names) is the one source of every response shape.
  */
+
+const wholeNumber = () => z.number().check(z.int());
 
 /** `POST /goals` → 202: the goal was stored and its first run started. */
 export const AcceptedGoalSchema = z.object({
@@ -49,18 +51,21 @@ export const AcceptedGoalSchema = z.object({
 export type AcceptedGoal = z.infer<typeof AcceptedGoalSchema>;
 
 /** `POST /goals/{goalId}/fork` → 202: the new goal and where it was forked from. */
-export const ForkedGoalSchema = AcceptedGoalSchema.extend({ forkedFrom: ForkedFromSchema });
+export const ForkedGoalSchema = z.extend(AcceptedGoalSchema, { forkedFrom: ForkedFromSchema });
 export type ForkedGoal = z.infer<typeof ForkedGoalSchema>;
 
 /** `GET /goals` → a page of snapshots; pass `cursor` back for the next one. */
-export const GoalPageSchema = z.object({ items: z.array(GoalSnapshotSchema), cursor: z.string().optional() });
+export const GoalPageSchema = z.object({
+  items: z.array(GoalSnapshotSchema),
+  cursor: z.optional(z.string()),
+});
 export type GoalPage = z.infer<typeof GoalPageSchema>;
 
 /** `GET /goals/{goalId}/children` */
 export const GoalChildrenSchema = z.object({ items: z.array(GoalSnapshotSchema) });
 
 /** `GET /goals/{goalId}/events` → events after `after`; pass `nextSeq` as `after` next. */
-export const EventPageSchema = z.object({ items: z.array(GoalEventSchema), nextSeq: z.number().int() });
+export const EventPageSchema = z.object({ items: z.array(GoalEventSchema), nextSeq: wholeNumber() });
 export type EventPage = z.infer<typeof EventPageSchema>;
 
 /** `POST /goals/{goalId}/revisions` (and a revising directive) → 202. */
@@ -89,19 +94,19 @@ export const ApprovalViewSchema = z.strictObject({
   action: z.strictObject({
     kind: z.string(),
     summary: z.string(),
-    calls: z.array(GatedCallSchema).optional(),
+    calls: z.optional(z.array(GatedCallSchema)),
   }),
-  revision: z.number().int().min(1),
+  revision: z.number().check(z.int(), z.gte(1)),
   requestedAt: z.iso.datetime(),
   expiresAt: z.iso.datetime(),
-  decision: z
-    .strictObject({
+  decision: z.optional(
+    z.strictObject({
       decision: z.enum(["approve", "reject"]),
       decidedBy: z.string(),
-      comment: z.string().optional(),
+      comment: z.optional(z.string()),
       decidedAt: z.iso.datetime(),
-    })
-    .optional(),
+    }),
+  ),
 });
 export type ApprovalView = z.infer<typeof ApprovalViewSchema>;
 
@@ -118,17 +123,17 @@ export const GoalRunsSchema = z.object({
     z.object({
       runId: z.string(),
       current: z.boolean(),
-      execution: z
-        .object({
+      execution: z.nullable(
+        z.object({
           executionArn: z.string(),
           status: z.string(),
           startDate: z.string(),
-          stopDate: z.string().optional(),
-          error: z.string().optional(),
-          cause: z.string().optional(),
-          redriveCount: z.number().int().optional(),
-        })
-        .nullable(),
+          stopDate: z.optional(z.string()),
+          error: z.optional(z.string()),
+          cause: z.optional(z.string()),
+          redriveCount: z.optional(wholeNumber()),
+        }),
+      ),
     }),
   ),
 });
@@ -141,13 +146,13 @@ export const RunHistoryPageSchema = z.object({
   events: z.array(
     z.object({
       id: z.number(),
-      previousEventId: z.number().optional(),
+      previousEventId: z.optional(z.number()),
       timestamp: z.string(),
       type: z.string(),
-      details: z.record(z.string(), z.unknown()).optional(),
+      details: z.optional(z.record(z.string(), z.unknown())),
     }),
   ),
-  nextToken: z.string().optional(),
+  nextToken: z.optional(z.string()),
 });
 export type RunHistoryPage = z.infer<typeof RunHistoryPageSchema>;
 
@@ -181,7 +186,7 @@ export type TenantLimitsAnswer = z.infer<typeof TenantLimitsAnswerSchema>;
 export const GoalDetailsSchema = z.object({
   goalId: z.string(),
   status: GoalStatusSchema,
-  revision: z.number().int(),
+  revision: wholeNumber(),
   pattern: PatternSchema,
   patternReason: z.string(),
   contract: z.object({
@@ -192,8 +197,8 @@ export const GoalDetailsSchema = z.object({
     limits: LimitsSchema,
     tools: z.array(z.string()),
     approval: ApprovalPolicySchema,
-    models: ModelOverridesSchema.optional(),
-    hints: HintsSchema.optional(),
+    models: z.optional(ModelOverridesSchema),
+    hints: z.optional(HintsSchema),
   }),
   checks: z.array(
     z.object({
@@ -201,23 +206,23 @@ export const GoalDetailsSchema = z.object({
       description: z.string(),
       verify: VerifySchema,
       state: z.enum(["met", "partial", "not_met"]),
-      evidence: EvidenceSchema.nullable(),
+      evidence: z.nullable(EvidenceSchema),
     }),
   ),
-  plan: z
-    .object({
-      version: z.number().int(),
+  plan: z.nullable(
+    z.object({
+      version: wholeNumber(),
       steps: z.array(PlanStepStateSchema),
-      current: PlanStateSchema.shape.current.unwrap().nullable(),
-      pendingReplan: ReplanRequestSchema.nullable(),
+      current: z.nullable(PlanStateSchema.shape.current.def.innerType),
+      pendingReplan: z.nullable(ReplanRequestSchema),
       history: z.array(ReplanRecordSchema),
-    })
-    .nullable(),
-  attempts: z.number().int(),
+    }),
+  ),
+  attempts: wholeNumber(),
   lessons: z.array(LessonSchema),
   revisions: z.array(RevisionLogEntrySchema),
   queuedRevisions: z.array(QueuedRevisionSchema),
-  contractProposal: ContractProposalSchema.nullable(),
+  contractProposal: z.nullable(ContractProposalSchema),
   tools: z.array(
     z.object({
       name: z.string(),
@@ -228,7 +233,7 @@ export const GoalDetailsSchema = z.object({
     }),
   ),
   runId: z.string(),
-  previousRunId: z.string().nullable(),
+  previousRunId: z.nullable(z.string()),
 });
 export type GoalDetails = z.infer<typeof GoalDetailsSchema>;
 
@@ -245,23 +250,23 @@ export const ApiErrorSchema = z.strictObject({
     code: z.string(),
     message: z.string(),
     /** ValidationError: every bad field. */
-    issues: z.array(ValidationIssueSchema).optional(),
+    issues: z.optional(z.array(ValidationIssueSchema)),
     /** InternalError: the id the server's log line carries. */
-    requestId: z.string().optional(),
-    goalId: z.string().optional(),
-    status: z.string().optional(),
-    pattern: z.string().optional(),
-    server: z.string().optional(),
-    reason: z.string().optional(),
+    requestId: z.optional(z.string()),
+    goalId: z.optional(z.string()),
+    status: z.optional(z.string()),
+    pattern: z.optional(z.string()),
+    server: z.optional(z.string()),
+    reason: z.optional(z.string()),
     /** ApprovalAlreadyDecided, ApprovalExpired: the approval as it stands. */
-    approval: ApprovalViewSchema.optional(),
+    approval: z.optional(ApprovalViewSchema),
     /** TenantStartLimit (429): the limit that refused, its tenant, and the seconds Retry-After says. */
-    limit: z.string().optional(),
-    tenantId: z.string().optional(),
-    retryAfterSeconds: z.number().optional(),
+    limit: z.optional(z.string()),
+    tenantId: z.optional(z.string()),
+    retryAfterSeconds: z.optional(z.number()),
   }),
   /** API Gateway's own answers (throttled, unsigned, unknown path) carry the request id here. */
-  requestId: z.string().optional(),
+  requestId: z.optional(z.string()),
 });
 export type ApiErrorBody = z.infer<typeof ApiErrorSchema>["error"];
 

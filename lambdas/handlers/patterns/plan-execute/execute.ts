@@ -1,10 +1,10 @@
 import { Logger } from "@aws-lambda-powertools/logger";
-import * as z from "zod";
 import { createModelClient } from "../../../adapters/bedrock/bedrock-model-client";
 import { createDocumentClient, createGoalStoreAdapters } from "../../../adapters/goal-store-adapters";
 import { runModelStep } from "../../../core/loop/capacity-wait";
 import { execute } from "../../../core/patterns/plan-execute/execute";
 import { executeBatchStep } from "../../../core/patterns/plan-execute/execute-batch";
+import * as z from "../../../core/zod";
 import { requiredEnv } from "../../handler-environment";
 import { capacityGovernorFromEnv } from "../../loop/capacity-from-env";
 import { StatePayloadSchema } from "../../loop/state-payload";
@@ -30,8 +30,8 @@ const tools = toolRunnerFromEnv({ workspace, outbox });
  * Execute's payload; a branch of the ExecuteBatch Map state adds the `stepId` whose turn it makes
  * (its ItemSelector), so one function serves both states.
  */
-const ExecutePayloadSchema = StatePayloadSchema.extend({
-  stepId: z.string().min(1).max(64).optional(),
+const ExecutePayloadSchema = z.extend(StatePayloadSchema, {
+  stepId: z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
 });
 
 /**

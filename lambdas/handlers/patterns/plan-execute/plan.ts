@@ -4,8 +4,7 @@ import { createDocumentClient, createGoalStoreAdapters } from "../../../adapters
 import type { FrozenTool } from "../../../core/goal/frozen-tools";
 import { runModelStep } from "../../../core/loop/capacity-wait";
 import { plan } from "../../../core/patterns/plan-execute/plan";
-import { NO_MCP_GATEWAY } from "../../../tools/built-in-tool-runner";
-import { mcpTool } from "../../../tools/mcp-tool";
+import { offeredMcpTool } from "../../../tools/mcp-tool-spec";
 import { BUILT_IN_TOOLS, createToolRegistry, toolSpecs } from "../../../tools/tool-registry";
 import { requiredEnv } from "../../handler-environment";
 import { capacityGovernorFromEnv } from "../../loop/capacity-from-env";
@@ -25,15 +24,12 @@ const model = createModelClient();
 const capacity = capacityGovernorFromEnv(client, now);
 const settings = planExecuteSettingsFromEnv();
 // The planner only reads the granted tools' specs (the goal's frozen MCP tools among them): it plans
-// with them and calls none.
+// with them and calls none, so it bundles only their specs, not what checks and runs a call.
 const tools = {
   specsFor: (granted: readonly string[], frozen: readonly FrozenTool[] = []) =>
     frozen.length === 0
       ? toolSpecs(granted)
-      : createToolRegistry([
-          ...BUILT_IN_TOOLS,
-          ...frozen.map((tool) => mcpTool(tool, NO_MCP_GATEWAY)),
-        ]).toolSpecs(granted),
+      : createToolRegistry([...BUILT_IN_TOOLS, ...frozen.map(offeredMcpTool)]).toolSpecs(granted),
 };
 
 /**

@@ -2,7 +2,11 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import cl100k from "js-tiktoken/ranks/cl100k_base";
 import { describe, expect, it } from "vitest";
-import { COMPACT_RANK_COUNT, compactRanks } from "../../../../lambdas/core/models/context/compact-ranks";
+import {
+  COMPACT_RANK_COUNT,
+  compactRanks,
+  unpackCompactRanks,
+} from "../../../../lambdas/core/models/context/compact-ranks";
 import { countTokens, tokenCounter } from "../../../../lambdas/core/models/context/tokenizer";
 
 const COMPACT_FILE = join(import.meta.dirname, "../../../../lambdas/core/models/context/cl100k-compact.json");
@@ -10,7 +14,7 @@ const COMPACT_FILE = join(import.meta.dirname, "../../../../lambdas/core/models/
 describe("the Lambdas' token counter", () => {
   it("ships the first merges of the installed cl100k_base (regenerate with bench/make-compact-ranks.ts)", () => {
     // Act
-    const shipped = JSON.parse(readFileSync(COMPACT_FILE, "utf8"));
+    const shipped = unpackCompactRanks(JSON.parse(readFileSync(COMPACT_FILE, "utf8")));
 
     // Assess
     expect(shipped).toEqual(compactRanks(cl100k, COMPACT_RANK_COUNT));

@@ -17,7 +17,7 @@ import { SUBMIT_PLAN_TOOL } from "../../../../lambdas/core/patterns/plan-execute
 import type { GoalStore } from "../../../../lambdas/core/ports/goal-store";
 import type { ModelTurn } from "../../../../lambdas/core/ports/model-client";
 import type { TaskCallback } from "../../../../lambdas/core/ports/task-callback";
-import { DEFAULT_TOOL_NAMES } from "../../../../lambdas/tools/tool-registry";
+import { DEFAULT_TOOL_NAMES } from "../../../../lambdas/tools/default-tools";
 import { createPatternGoal, type GoalTable, LoopDriver, type ScriptedModel } from "../../loop/support";
 
 /** Two models, so a test can tell which tier served a role (both priced by `scripted:*`). */

@@ -6,7 +6,7 @@ import { evaluate } from "../../../../lambdas/core/patterns/reflexion/evaluate";
 import { reflect } from "../../../../lambdas/core/patterns/reflexion/reflect";
 import type { ReflexionSettings } from "../../../../lambdas/core/patterns/reflexion/reflexion-deps";
 import type { GoalStore } from "../../../../lambdas/core/ports/goal-store";
-import { DEFAULT_TOOL_NAMES } from "../../../../lambdas/tools/tool-registry";
+import { DEFAULT_TOOL_NAMES } from "../../../../lambdas/tools/default-tools";
 import { createPatternGoal, type GoalTable, LoopDriver, type ScriptedModel } from "../../loop/support";
 
 /** Two models, so a test can tell which tier served a role (both priced by `scripted:*`). */
