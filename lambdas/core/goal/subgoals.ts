@@ -10,6 +10,7 @@ import {
   RequestedPatternSchema,
   refuseDuplicateCheckIds,
 } from "./goal-spec";
+import { UsageSchema } from "./usage";
 
 /**
  * Sub-goals (DESIGN §1, §6): a goal started by a parent goal through `spawn_subgoal` (or a plan step
@@ -81,16 +82,6 @@ export type SubgoalRequestInput = z.input<typeof SubgoalRequestSchema>;
 /** Statuses a child ends in: after one of these its outcome is the parent's tool result. */
 export const SUBGOAL_END_STATUSES = ["completed", "cancelled", "terminated"] as const;
 
-/** Tokens, calls and cost, as the goal record counts them (goal-record.ts's UsageSchema). */
-const EntryUsageSchema = z.object({
-  inputTokens: z.number().check(z.int(), z.gte(0)),
-  outputTokens: z.number().check(z.int(), z.gte(0)),
-  cacheReadTokens: z.number().check(z.int(), z.gte(0)),
-  cacheWriteTokens: z.number().check(z.int(), z.gte(0)),
-  modelCalls: z.number().check(z.int(), z.gte(0)),
-  costUsd: z.number().check(z.gte(0)),
-});
-
 /**
  * What the parent's record keeps about one `spawn_subgoal` call: the child it started (`running`
  * until the child ends, then the child's final status and usage, which the parent's usage includes
@@ -113,9 +104,9 @@ export const SubgoalEntrySchema = z.object({
     z.object({ maxCostUsd: z.number().check(z.gte(0)), maxSteps: z.number().check(z.int(), z.gte(0)) }),
   ),
   /** The child's usage once it ended: already added to the parent's. */
-  usage: z.optional(EntryUsageSchema),
+  usage: z.optional(UsageSchema),
   /** The same per model role (added to the parent's usage by role). */
-  usageByRole: z.optional(z.partialRecord(ModelRoleSchema, EntryUsageSchema)),
+  usageByRole: z.optional(z.partialRecord(ModelRoleSchema, UsageSchema)),
   refusal: z.optional(z.object({ name: z.string(), message: z.string().check(z.maxLength(2000)) })),
   startedAt: z.iso.datetime(),
   endedAt: z.optional(z.iso.datetime()),
