@@ -7,28 +7,16 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CallToolResultSchema, type Progress } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type GoalSpecInput, InvalidStatusApiError } from "../../lib/client/index";
+import { InvalidStatusApiError } from "../../lib/client/index";
+import { gatedNotifyGoal } from "./gated-notify-goal";
 import { type E2eStack, PROJECT_DIR, startE2eStack } from "./local-stack-harness";
 
 const EXAMPLE = JSON.parse(
   readFileSync(join(PROJECT_DIR, "examples/goals/write-release-summary.json"), "utf8"),
 );
 
-/** A goal whose `notify` is gated (irreversible, not pre-authorized): it waits for one approval. */
-const GATED: GoalSpecInput = {
-  objective: "Tell ops about the release",
-  successChecks: [
-    {
-      id: "ops-told",
-      description: "notify succeeded",
-      verify: { kind: "tool_result", tool: "notify", expect: { status: "success" } },
-    },
-  ],
-  tools: ["notify"],
-  limits: { maxSteps: 10 },
-  pattern: "react",
-  models: { default: "scripted:notify-needs-approval" },
-};
+/** A goal whose `notify` is gated: it waits for one approval. */
+const GATED = gatedNotifyGoal();
 
 describe("the goals API's three faces on npm start", () => {
   let e2e: E2eStack;

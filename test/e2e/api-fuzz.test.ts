@@ -15,6 +15,7 @@ import {
   fuzzApi,
   type RouteTemplate,
 } from "../support/bad-requests";
+import { gatedNotifyGoal } from "./gated-notify-goal";
 import { type E2eStack, followGoal, startE2eStack } from "./local-stack-harness";
 
 const BOOKKEEPING = [PARTITION_PREFIXES.slackRequest, PARTITION_PREFIXES.streams];
@@ -29,20 +30,10 @@ const SLACK_APPROVER = "U123ABC";
 const SEED = 29;
 
 /** A goal whose model calls `notify` (irreversible, not pre-authorized): it waits for an approval. */
-const GATED_NOTIFY_GOAL = {
+const GATED_NOTIFY_GOAL = gatedNotifyGoal({
   objective: "Tell ops that release 4.0 is out",
-  successChecks: [
-    {
-      id: "ops-told",
-      description: "notify succeeded",
-      verify: { kind: "tool_result", tool: "notify", expect: { status: "success" } },
-    },
-  ],
-  tools: ["notify"],
-  limits: { maxSteps: 10 },
-  pattern: "react",
-  models: { default: "scripted:fuzz-notify" },
-};
+  fixture: "fuzz-notify",
+});
 
 /** A Slack body for the request, made unique by `nonce` (the door refuses a replayed signature). */
 function slackBody(request: FuzzRequest, fixture: FuzzFixture, nonce: number): string {

@@ -2,6 +2,7 @@ import { createHmac } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signApprovalLink } from "../../lambdas/core/human/email/approval-link";
 import type { LocalSecrets } from "../../lib/local/storage/local-secrets";
+import { gatedNotifyGoal } from "./gated-notify-goal";
 import { allEvents, type E2eStack, followGoal, startE2eStack } from "./local-stack-harness";
 
 /**
@@ -35,23 +36,12 @@ interface Answer {
 }
 
 /** A goal whose model calls `notify` (irreversible, not pre-authorized): it waits for an approval on Slack and email. */
-function gatedNotifyGoal() {
-  return {
+const gatedOnDoors = () =>
+  gatedNotifyGoal({
     objective: "Tell ops that release 3.0 is out",
-    successChecks: [
-      {
-        id: "ops-told",
-        description: "notify succeeded",
-        verify: { kind: "tool_result", tool: "notify", expect: { status: "success" } },
-      },
-    ],
-    tools: ["notify"],
-    limits: { maxSteps: 10 },
+    fixture: "doors-notify",
     approval: { channels: ["slack", "email"], slackChannel: "C123", email: EMAIL_APPROVER },
-    pattern: "react",
-    models: { default: "scripted:doors-notify" },
-  };
-}
+  });
 
 /** Slack's v0 signature as Slack documents it: `v0=` + hex HMAC-SHA256 of `v0:{timestamp}:{raw body}`. */
 function slackSignature(secret: string, timestamp: string, body: string): string {
@@ -147,7 +137,7 @@ describe("the Slack and email doors end to end (local stack over HTTP)", () => {
   }
 
   async function waitingGoal() {
-    const accepted = await e2e.client.submitGoal(gatedNotifyGoal());
+    const accepted = await e2e.client.submitGoal(gatedOnDoors());
     const { final } = await followGoal(e2e.client, accepted.goalId);
     recordTokens();
     seenTexts.push(JSON.stringify(final));

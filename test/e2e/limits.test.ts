@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { GoalSpecInput } from "../../lib/client/index";
+import { gatedNotifyGoal } from "./gated-notify-goal";
 import { allEvents, type E2eStack, followGoal, startE2eStack } from "./local-stack-harness";
 
 /** Billed like Claude Sonnet ($3 / $15 per 1M tokens): each turn costs $0.123 (1,000 in, 8,000 out). */
@@ -14,22 +16,7 @@ const pricedFixture = {
 };
 
 /** A goal that must tell ops through `notify`, which waits for a human's approval. */
-function notifyGoal(limits: Record<string, unknown>) {
-  return {
-    objective: "Tell ops about the release",
-    successChecks: [
-      {
-        id: "ops-told",
-        description: "notify succeeded",
-        verify: { kind: "tool_result", tool: "notify", expect: { status: "success" } },
-      },
-    ],
-    tools: ["notify"],
-    limits,
-    pattern: "react",
-    models: { default: "scripted:notify-needs-approval" },
-  };
-}
+const notifyGoal = (limits: GoalSpecInput["limits"]) => gatedNotifyGoal({ limits });
 
 describe("limits on the local stack", () => {
   let e2e: E2eStack;

@@ -11,23 +11,14 @@ import { GoalLoopsApiError, GoalLoopsClient } from "../../lib/client/index";
 import type { LocalStack } from "../../lib/local/local-stack";
 import { LOCAL_ENVIRONMENT } from "../../lib/local/shared/cloud-assembly-model";
 import { localDynamoClient } from "../../lib/local/storage/dynamo";
+import { gatedNotifyGoal } from "./gated-notify-goal";
 import { allEvents, type E2eStack, followGoal, freePort, startE2eStack } from "./local-stack-harness";
 
 /** A goal that must tell ops through `notify` (irreversible, granted, not pre-authorized). */
-const NOTIFY_GOAL = {
+const NOTIFY_GOAL = gatedNotifyGoal({
   objective: "Tell ops that release 3.0 is out",
-  successChecks: [
-    {
-      id: "ops-told",
-      description: "notify succeeded",
-      verify: { kind: "tool_result", tool: "notify", expect: { status: "success" } },
-    },
-  ],
-  tools: ["notify"],
-  limits: { maxSteps: 10 },
-  pattern: "react",
-  models: { default: "scripted:restart-notify" },
-};
+  fixture: "restart-notify",
+});
 
 /** A function variable of the stack, as every function that needs it reads it. */
 function stackVariable(stack: LocalStack, name: string): string {

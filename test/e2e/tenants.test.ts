@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GoalSnapshot } from "../../lambdas/core/goal/goal-record";
 import { bearerFetch, GoalLoopsClient } from "../../lib/client/index";
 import type { LocalSecrets } from "../../lib/local/storage/local-secrets";
+import { gatedNotifyGoal } from "./gated-notify-goal";
 import { allEvents, type E2eStack, followGoal, startE2eStack } from "./local-stack-harness";
 import { runCli } from "./run-cli";
 
@@ -55,20 +56,7 @@ const reportGoal = (model: string) => ({
 });
 
 /** A goal that must tell ops through `notify`, which waits for a human's approval. */
-const notifyGoal = {
-  objective: "Tell ops about the release",
-  successChecks: [
-    {
-      id: "ops-told",
-      description: "notify succeeded",
-      verify: { kind: "tool_result", tool: "notify", expect: { status: "success" } },
-    },
-  ],
-  tools: ["notify"],
-  limits: { maxSteps: 10 },
-  pattern: "react",
-  models: { default: "scripted:notify-needs-approval" },
-};
+const notifyGoal = gatedNotifyGoal();
 
 const summaryGoal = (index: number) => ({
   objective: `Write release summary number ${index} for goal-loops 2.0 to summary.md in the workspace.`,
