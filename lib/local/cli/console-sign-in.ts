@@ -53,7 +53,12 @@ export async function discoverConsoleIssuer(
     if (!response.ok) throw new Error(`HTTP ${response.status}`);
     body = await response.json();
   } catch (error) {
-    const why = error instanceof Error ? error.message : String(error);
+    // fetch's own message is only "fetch failed"; the reason (ECONNREFUSED, a DNS miss) is its cause.
+    const cause: unknown = error instanceof Error ? error.cause : undefined;
+    const why = [error, cause]
+      .filter((part) => part !== undefined)
+      .map((part) => (part instanceof Error ? part.message : String(part)))
+      .join(": ");
     throw new IssuerDiscoveryError(`Cannot read the issuer's discovery document at ${url}: ${why}`, {
       cause: error,
     });
