@@ -340,42 +340,71 @@ program
   .addOption(tokenOption())
   .addOption(portOption().default(8787).argParser(parsePort))
   .option("--listen <port>", "where the console listens on 127.0.0.1 (0 picks a free one)", parsePort, 8788)
-  .action(async (options: ApiTarget & { listen: number }) => {
-    const api = options.api ?? `http://127.0.0.1:${options.port}`;
-    // Loaded here only: the other commands never bundle the console nor load the signer.
-    const [{ startConsoleServer }, { BadTokenError, bearerFetch, SigningSetupError, signedFetch }] =
-      await Promise.all([import("../lib/local/cli/console-server"), import("../lib/client/index")]);
-    try {
-      const server = await startConsoleServer({
-        apiUrl: api,
-        // A bearer token, when given, goes with every proxied call instead of a signature.
-        apiFetch:
-          options.token === undefined
-            ? signedFetch({
-                apiUrl: api,
-                ...(options.profile === undefined ? {} : { profile: options.profile }),
-                ...(options.region === undefined ? {} : { region: options.region }),
-              })
-            : bearerFetch(options.token),
-        port: options.listen,
-      });
-      write(
-        `goal-loops console on ${server.url}/console (API ${api}${options.api ? ", signed with SigV4" : ""})`,
-      );
-      write("Ctrl+C stops it.");
-      const stop = () => void server.close().then(() => process.exit(0));
-      process.once("SIGINT", stop);
-      process.once("SIGTERM", stop);
-    } catch (error) {
-      const expected =
-        error instanceof SigningSetupError ||
-        error instanceof BadTokenError ||
-        Reflect.get(Object(error), "code") === "EADDRINUSE";
-      if (!expected) throw error;
-      log(error instanceof Error ? error.message : String(error));
-      process.exitCode = 1;
-    }
-  });
+  .option(
+    "--issuer <url>",
+    "the API's OIDC issuer (api.auth.jwt.issuer): the page offers a sign-in there, with --client-id",
+    parseUrl,
+  )
+  .option(
+    "--client-id <id>",
+    "the console's public client id at --issuer (a Cognito app client without a secret)",
+  )
+  .action(
+    async (options: ApiTarget & { listen: number; issuer?: string; clientId?: string }, command: Command) => {
+      if ((options.issuer === undefined) !== (options.clientId === undefined)) {
+        command.error(
+          options.issuer === undefined
+            ? "error: --client-id needs --issuer (the OIDC issuer the client id belongs to)"
+            : "error: --issuer needs --client-id (the console's client id at that issuer)",
+        );
+      }
+      const api = options.api ?? `http://127.0.0.1:${options.port}`;
+      // Loaded here only: the other commands never bundle the console nor load the signer.
+      const [
+        { startConsoleServer },
+        { IssuerDiscoveryError },
+        { BadTokenError, bearerFetch, SigningSetupError, signedFetch },
+      ] = await Promise.all([
+        import("../lib/local/cli/console-server"),
+        import("../lib/local/cli/console-sign-in"),
+        import("../lib/client/index"),
+      ]);
+      try {
+        const server = await startConsoleServer({
+          apiUrl: api,
+          // A bearer token, when given, goes with every proxied call instead of a signature.
+          apiFetch:
+            options.token === undefined
+              ? signedFetch({
+                  apiUrl: api,
+                  ...(options.profile === undefined ? {} : { profile: options.profile }),
+                  ...(options.region === undefined ? {} : { region: options.region }),
+                })
+              : bearerFetch(options.token),
+          port: options.listen,
+          ...(options.issuer === undefined || options.clientId === undefined
+            ? {}
+            : { issuer: { issuer: options.issuer, clientId: options.clientId } }),
+        });
+        write(
+          `goal-loops console on ${server.url}/console (API ${api}${options.api ? ", signed with SigV4" : ""}${options.issuer ? `; sign-in through ${options.issuer}` : ""})`,
+        );
+        write("Ctrl+C stops it.");
+        const stop = () => void server.close().then(() => process.exit(0));
+        process.once("SIGINT", stop);
+        process.once("SIGTERM", stop);
+      } catch (error) {
+        const expected =
+          error instanceof SigningSetupError ||
+          error instanceof BadTokenError ||
+          error instanceof IssuerDiscoveryError ||
+          Reflect.get(Object(error), "code") === "EADDRINUSE";
+        if (!expected) throw error;
+        log(error instanceof Error ? error.message : String(error));
+        process.exitCode = 1;
+      }
+    },
+  );
 
 program
   .command("mcp")

@@ -1,20 +1,23 @@
 /**
- * Sign-in through the API's OIDC issuer (authorization code with PKCE, RFC 7636): locally the local
- * stack's own issuer at `/_local/oidc`, which the console finds by its discovery document on the
- * page's origin. Without one (a deployed API behind `goal-loops console`, which signs with SigV4),
- * the console works as before and offers no sign-in. The token lives in this tab's sessionStorage
- * only: closing the tab signs out, and no other site can read it.
+ * Sign-in through the API's OIDC issuer (authorization code with PKCE, RFC 7636). The console finds
+ * it on the page's origin: first `goal-loops console --issuer …`'s settings at `/_console/sign-in.json`
+ * (lib/local/cli/console-sign-in.ts), then the local stack's own issuer at `/_local/oidc`. Without
+ * either (a deployed API behind `goal-loops console` with no --issuer, which signs with SigV4) the
+ * console works as before and offers no sign-in. The token lives in this tab's sessionStorage only:
+ * closing the tab signs out, and no other site can read it.
  */
 
+const CONSOLE_SIGN_IN_PATH = "/_console/sign-in.json";
 const ISSUER_PATH = "/_local/oidc";
 /** The console's client id at the local issuer (lib/local/api/local-issuer.ts). */
-const CLIENT_ID = "goal-loops-console";
+const LOCAL_CLIENT_ID = "goal-loops-console";
 const TOKEN_KEY = "goal-loops.token";
 const PENDING_KEY = "goal-loops.sign-in";
 
 interface Discovery {
   readonly authorization_endpoint: string;
   readonly token_endpoint: string;
+  readonly client_id: string;
 }
 
 interface PendingSignIn {
@@ -22,6 +25,7 @@ interface PendingSignIn {
   readonly verifier: string;
   readonly redirectUri: string;
   readonly tokenEndpoint: string;
+  readonly clientId: string;
 }
 
 /** The signed-in caller's bearer token, if any. */
@@ -42,15 +46,32 @@ export function authorizedFetch(path: string, init: RequestInit = {}): Promise<R
   return fetch(path, { ...init, headers });
 }
 
-/** The issuer's endpoints, or undefined when the page's origin serves no issuer. */
+/** The issuer's endpoints and the console's client id, or undefined when the page's origin names no issuer. */
 export async function discoverIssuer(): Promise<Discovery | undefined> {
+  return (
+    (await readEndpoints(CONSOLE_SIGN_IN_PATH, undefined)) ??
+    (await readEndpoints(`${ISSUER_PATH}/.well-known/openid-configuration`, LOCAL_CLIENT_ID))
+  );
+}
+
+/** The endpoints a JSON document at `path` names, with its client id or else `defaultClientId`. */
+async function readEndpoints(
+  path: string,
+  defaultClientId: string | undefined,
+): Promise<Discovery | undefined> {
   try {
-    const response = await fetch(`${ISSUER_PATH}/.well-known/openid-configuration`);
+    const response = await fetch(path);
     if (!response.ok) return undefined;
-    const discovery = (await response.json()) as Partial<Discovery>;
-    return typeof discovery.authorization_endpoint === "string" &&
-      typeof discovery.token_endpoint === "string"
-      ? { authorization_endpoint: discovery.authorization_endpoint, token_endpoint: discovery.token_endpoint }
+    const found = (await response.json()) as Partial<Record<keyof Discovery, unknown>>;
+    const clientId = typeof found.client_id === "string" ? found.client_id : defaultClientId;
+    return typeof found.authorization_endpoint === "string" &&
+      typeof found.token_endpoint === "string" &&
+      clientId !== undefined
+      ? {
+          authorization_endpoint: found.authorization_endpoint,
+          token_endpoint: found.token_endpoint,
+          client_id: clientId,
+        }
       : undefined;
   } catch {
     return undefined;
@@ -76,12 +97,18 @@ export async function signIn(discovery: Discovery): Promise<void> {
     new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))),
   );
   const redirectUri = `${location.origin}${location.pathname}`;
-  const pending: PendingSignIn = { state, verifier, redirectUri, tokenEndpoint: discovery.token_endpoint };
+  const pending: PendingSignIn = {
+    state,
+    verifier,
+    redirectUri,
+    tokenEndpoint: discovery.token_endpoint,
+    clientId: discovery.client_id,
+  };
   sessionStorage.setItem(PENDING_KEY, JSON.stringify(pending));
   const target = new URL(discovery.authorization_endpoint, location.origin);
   for (const [name, value] of Object.entries({
     response_type: "code",
-    client_id: CLIENT_ID,
+    client_id: discovery.client_id,
     redirect_uri: redirectUri,
     scope: "openid",
     state,
@@ -116,7 +143,7 @@ export async function completeSignIn(): Promise<string | undefined> {
       code,
       code_verifier: sent.verifier,
       redirect_uri: sent.redirectUri,
-      client_id: CLIENT_ID,
+      client_id: sent.clientId,
     }).toString(),
   });
   const answer = (await response.json().catch(() => ({}))) as { access_token?: unknown };

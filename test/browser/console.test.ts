@@ -3,6 +3,8 @@ import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GoalEvent } from "../../lambdas/core/goal/goal-event";
+import type { ApiFetch } from "../../lib/client/index";
+import { startConsoleServer } from "../../lib/local/cli/console-server";
 import { REACT_SIX } from "../e2e/fork-goals";
 import { type E2eStack, startE2eStack } from "../e2e/local-stack-harness";
 import { launchChromium, SCREENSHOTS } from "./browser";
@@ -299,6 +301,49 @@ describe("the web console in headless Chromium, on the local stack", () => {
       .first()
       .waitFor();
     await fresh.close();
+  }, 120_000);
+
+  it("signs in through a configured issuer behind `goal-loops console --issuer --client-id`, its calls carrying the bearer unsigned", async () => {
+    // Prepare: the console server on its own port, the local stack's issuer as the configured one,
+    // and a stand-in signer that records what it would have signed.
+    const signed: string[] = [];
+    const signingFetch: ApiFetch = (url, init) => {
+      signed.push(url);
+      return fetch(url, init);
+    };
+    const proxy = await startConsoleServer({
+      apiUrl: e2e.stack.apiUrl,
+      apiFetch: signingFetch,
+      port: 0,
+      issuer: { issuer: `${e2e.stack.apiUrl}/_local/oidc`, clientId: "goal-loops-console" },
+    });
+    const fresh = await browser.newPage({ viewport: { width: 1200, height: 1000 } });
+
+    try {
+      // Act
+      await fresh.goto(`${proxy.url}/console#/goals`);
+      await fresh.getByRole("button", { name: "Sign in" }).click();
+      await fresh.waitForURL(/\/_local\/oidc\/authorize/);
+      await fresh.getByLabel("Tenant").fill("team-b");
+      await fresh.getByLabel("User").fill("bob");
+      await fresh.getByRole("button", { name: "Sign in" }).click();
+      await fresh.waitForSelector("[data-testid=tenant]:has-text('team-b')");
+      signed.length = 0;
+      const me = await fresh.evaluate(async () => {
+        const token = Reflect.get(globalThis, "sessionStorage").getItem("goal-loops.token");
+        const response = await fetch("/tenants/me", { headers: { authorization: `Bearer ${token}` } });
+        return (await response.json()) as { tenantId: string; via: string; caller: string };
+      });
+
+      // Assess: back on the console's own origin, as team-b, and the API saw bob's token, not a signature.
+      expect(new URL(fresh.url()).origin).toBe(proxy.url);
+      expect(await fresh.textContent("[data-testid=tenant]")).toMatch(/tenant team-b \(bob\)/);
+      expect(me).toMatchObject({ tenantId: "team-b", via: "jwt", caller: "jwt:bob" });
+      expect(signed).toEqual([]);
+    } finally {
+      await fresh.close();
+      await proxy.close();
+    }
   }, 120_000);
 
   it("has no critical or serious WCAG 2.1 A/AA violation (axe-core) on any view, the sign-in page included", async () => {
