@@ -182,8 +182,11 @@ describe("killing npm start twice while goals of every pattern run and wait", ()
   const stacks: LocalStackProcess[] = [];
 
   afterAll(async () => {
-    for (const stack of stacks) await stack.kill();
+    // Every process dies even when one reports undescribed answers (kill throws after killing).
+    const killed = await Promise.allSettled(stacks.map((stack) => stack.kill()));
     rmSync(stateDir, { recursive: true, force: true });
+    const failed = killed.find((outcome) => outcome.status === "rejected");
+    if (failed !== undefined) throw failed.reason;
   });
 
   async function start(): Promise<LocalStackProcess> {
