@@ -7,6 +7,7 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
+import { builtinModules } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -56,6 +57,21 @@ const PackageJsonSchema = z.looseObject({
   dependencies: z.record(z.string(), z.string()),
   peerDependencies: z.record(z.string(), z.string()),
 });
+
+/** What the package's consumers install with it: its dependencies and peer dependencies. */
+function declaredPackages(): Set<string> {
+  const manifest = PackageJsonSchema.parse(
+    JSON.parse(readFileSync(path.join(PROJECT_DIR, "package.json"), "utf8")),
+  );
+  return new Set([...Object.keys(manifest.dependencies), ...Object.keys(manifest.peerDependencies)]);
+}
+
+/** The package a module specifier names: `@scope/name` or `name`, without a subpath. */
+function packageOf(specifier: string): string {
+  return specifier.startsWith("@")
+    ? specifier.split("/").slice(0, 2).join("/")
+    : (specifier.split("/")[0] ?? "");
+}
 
 /** A shell without AWS credentials or profiles: the CDK CLI keeps the exported account and region. */
 function offlineEnvironment(workDir: string): NodeJS.ProcessEnv {
@@ -156,17 +172,7 @@ describe("the package npm pack makes", () => {
 
   it("imports at run time only packages it depends on (the library and the CLI leave every package external)", () => {
     // Prepare
-    const manifest = PackageJsonSchema.parse(
-      JSON.parse(readFileSync(path.join(PROJECT_DIR, "package.json"), "utf8")),
-    );
-    const declared = new Set([
-      ...Object.keys(manifest.dependencies),
-      ...Object.keys(manifest.peerDependencies),
-    ]);
-    const packageOf = (specifier: string) =>
-      specifier.startsWith("@")
-        ? specifier.split("/").slice(0, 2).join("/")
-        : (specifier.split("/")[0] ?? "");
+    const declared = declaredPackages();
 
     // Act
     const imported = ["library", "cli"].flatMap((part) => {
@@ -181,6 +187,29 @@ describe("the package npm pack makes", () => {
     // Assess
     expect(imported.length).toBeGreaterThan(0);
     expect([...new Set(imported)].filter((name) => !declared.has(name))).toEqual([]);
+  });
+
+  it("declares every package its declarations import, so a consumer's type-check resolves them all", () => {
+    // Prepare: the packed declaration files, as a consumer without skipLibCheck checks them
+    const declared = declaredPackages();
+    const declarations = packedFiles.filter((file) => file.endsWith(".d.ts"));
+
+    // Act: every bare specifier an import, export or import type of them names
+    const imported = declarations.flatMap((file) =>
+      [
+        ...readFileSync(path.join(PROJECT_DIR, file), "utf8").matchAll(
+          /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|reference\s+types=)["']([^"'.][^"']*)["']/g,
+        ),
+      ].map((match) => packageOf(match[1] ?? "")),
+    );
+
+    // Assess: node's own modules come with @types/node, which a Node project has; the rest are declared
+    expect(declarations.length).toBeGreaterThan(0);
+    expect(imported).toContain("aws-cdk-lib");
+    const undeclared = [...new Set(imported)].filter(
+      (name) => !declared.has(name) && !name.startsWith("node:") && !builtinModules.includes(name),
+    );
+    expect(undeclared).toEqual([]);
   });
 });
 
