@@ -131,7 +131,9 @@ function runCdkSynth(
   env: NodeJS.ProcessEnv,
 ): Promise<{ exitCode: number; output: string }> {
   return new Promise((resolveRun, reject) => {
-    const child = spawn("npx", ["cdk", "synth", "--quiet", "--no-notices", ...args], {
+    // The project's CDK CLI, the one `npx cdk` resolves to, without npx's own second of CPU.
+    const cli = join(PROJECT_DIR, "node_modules", "aws-cdk", "bin", "cdk");
+    const child = spawn(process.execPath, [cli, "synth", "--quiet", "--no-notices", ...args], {
       cwd: PROJECT_DIR,
       env,
     });
