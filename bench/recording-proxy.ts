@@ -10,8 +10,11 @@ export interface RecordingProxy {
 }
 
 export interface RecordingProxyOptions {
-  /** Sees each request's head and whole body before it is forwarded. */
-  readonly record: (request: http.IncomingMessage, body: Buffer) => void;
+  /**
+   * Sees each request's head and whole body before it is forwarded; what it returns, if anything,
+   * is called when the answer has been sent back (the request's round trip as its client sees it).
+   */
+  readonly record: (request: http.IncomingMessage, body: Buffer) => (() => void) | undefined;
   /**
    * Send the target's host instead of the client's. Off for a service that checks signatures
    * (S3): the SDK signed the request for the proxy's host.
@@ -27,7 +30,8 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
       const body = Buffer.concat(chunks);
-      options.record(req, body);
+      const answered = options.record(req, body);
+      if (answered) res.on("finish", answered);
       const target = proxy.target;
       if (target === undefined) {
         res.writeHead(503).end();
