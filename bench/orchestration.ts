@@ -3,6 +3,13 @@ import { runsOf, settleQuietly } from "./bench-stack";
 import { criticalPathCount } from "./critical-path";
 import { longGoalFixture, longGoalSpec } from "./fixtures";
 
+/**
+ * A round trip's latency the counting proxy adds while the critical path is measured: the local
+ * DynamoDB answers one request in well under a millisecond on the same thread as the proxy, so two
+ * requests a step sends together could otherwise look like one after the other.
+ */
+const ROUND_TRIP_MS = 5;
+
 /** The ReAct step every iteration starts with (react-definition.ts). */
 const ITERATION_STATE = "VerifyAndReason";
 
@@ -28,8 +35,11 @@ export async function measureCriticalPath(
   fixture: string,
 ): Promise<CriticalPathRun> {
   if (bench.store === undefined) throw new Error("the critical path needs the counting DynamoDB proxy");
+  bench.store.delayMs = ROUND_TRIP_MS;
   const accepted = await bench.client.submitGoal(longGoalSpec(iterations, fixture));
-  const final = await settleQuietly(bench, accepted.goalId, 240_000);
+  const final = await settleQuietly(bench, accepted.goalId, 240_000).finally(() => {
+    if (bench.store) bench.store.delayMs = 0;
+  });
   const runs = runsOf(bench, accepted.goalId);
   await Promise.all(runs.map((run) => run.done));
   const requests = bench.store.requests.filter((request) => request.goalId === accepted.goalId);
@@ -73,4 +83,34 @@ export async function measureLatencyShare(
   const ended = Math.max(...runs.map((run) => run.stopDate?.getTime() ?? Number.NaN));
   const modelCalls = bench.stack.bedrock.calls().filter((call) => call.goalId === accepted.goalId).length;
   return { status: final.status, wallMs: ended - posted, modelCalls, modelMs: modelCalls * latencyMs };
+}
+
+export interface IterationSpans {
+  /** Each iteration's VerifyAndReason Task, entered to exited: the Lambda invocation as Step Functions waits on it. */
+  readonly taskMs: readonly number[];
+  /** From one VerifyAndReason's exit to the next one's entry: the interpreter's transitions (NextAction). */
+  readonly betweenMs: readonly number[];
+}
+
+/** Where a goal's iterations spent their time, from its runs' histories (whole ms). */
+export function iterationSpans(bench: BenchStack, goalId: string): IterationSpans {
+  const taskMs: number[] = [];
+  const betweenMs: number[] = [];
+  for (const run of runsOf(bench, goalId)) {
+    let entered: number | undefined;
+    let exited: number | undefined;
+    for (const event of run.history()) {
+      const name = event.details?.value.name;
+      if (name !== ITERATION_STATE) continue;
+      if (event.type === "TaskStateEntered") {
+        if (exited !== undefined) betweenMs.push(+event.timestamp - exited);
+        entered = +event.timestamp;
+      }
+      if (event.type === "TaskStateExited" && entered !== undefined) {
+        exited = +event.timestamp;
+        taskMs.push(exited - entered);
+      }
+    }
+  }
+  return { taskMs, betweenMs };
 }

@@ -6,6 +6,12 @@ export interface RecordingProxy {
   readonly url: string;
   /** Where requests go; set once the real endpoint is up (the stack starts it itself). */
   target: string | undefined;
+  /**
+   * How long each request waits before it is forwarded (a network's round trip), 0 by default: with
+   * it, requests a client sends together overlap on the proxy even when the server answers each
+   * before it reads the next.
+   */
+  delayMs: number;
   close(): Promise<void>;
 }
 
@@ -24,7 +30,7 @@ export interface RecordingProxyOptions {
 
 /** Starts the proxy. Until `target` is set it answers 503; a failed forward answers 502. */
 export async function startRecordingProxy(options: RecordingProxyOptions): Promise<RecordingProxy> {
-  const proxy: { target: string | undefined } = { target: undefined };
+  const proxy: { target: string | undefined; delayMs: number } = { target: undefined, delayMs: 0 };
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -47,7 +53,8 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
         },
       );
       forwarded.on("error", () => res.writeHead(502).end());
-      forwarded.end(body);
+      if (proxy.delayMs > 0) setTimeout(() => forwarded.end(body), proxy.delayMs);
+      else forwarded.end(body);
     });
   });
   server.keepAliveTimeout = 60_000;
@@ -60,6 +67,12 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     },
     set target(value) {
       proxy.target = value;
+    },
+    get delayMs() {
+      return proxy.delayMs;
+    },
+    set delayMs(value) {
+      proxy.delayMs = value;
     },
     close: () =>
       new Promise<void>((resolve) => {

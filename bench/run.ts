@@ -32,6 +32,7 @@ import {
 } from "./long-goal";
 import {
   type CriticalPathRun,
+  iterationSpans,
   type LatencyShareRun,
   measureCriticalPath,
   measureLatencyShare,
@@ -511,16 +512,38 @@ function latencyShareFigures(run: LatencyShareRun): void {
  * On the plain stack: the zero-latency goal twice (fresh, then warmed), the approvals and the
  * latency goal. Returns the per-iteration times of the two zero-latency goals.
  */
-async function latencyStage(plain: BenchStack): Promise<{ local: number[]; freshStack: number[] }> {
-  const overheadGoalTimes = async () => {
+async function latencyStage(
+  plain: BenchStack,
+): Promise<{ local: number[]; freshStack: number[]; inProcess: number[] }> {
+  const overheadGoal = async () => {
     const accepted = await plain.client.submitGoal(longGoalSpec(OVERHEAD_ITERATIONS, FIXTURES.overhead));
     await settleQuietly(plain, accepted.goalId, 240_000);
-    return iterationTimes(plain, accepted.goalId);
+    await Promise.all(runsOf(plain, accepted.goalId).map((run) => run.done));
+    return {
+      times: await iterationTimes(plain, accepted.goalId),
+      spans: iterationSpans(plain, accepted.goalId),
+    };
   };
   // The same goal twice: the first on the fresh stack, where the Lambda workers' code is still
   // being compiled (its iterations are reported, not budgeted), the second on the warmed stack.
-  const freshStack = await overheadGoalTimes();
-  const local = await overheadGoalTimes();
+  const freshStack = (await overheadGoal()).times;
+  // The in-process baseline warmed too (its first run compiles the steps' code), then local and
+  // in-process goals in turn, twice: the machine's load drifts, and each ratio's two sides share it.
+  await runInProcess(OVERHEAD_ITERATIONS, LONG_CONTEXT_BUDGET);
+  const warmed = await overheadGoal();
+  const inProcess = await runInProcess(OVERHEAD_ITERATIONS, LONG_CONTEXT_BUDGET);
+  const again = await overheadGoal();
+  inProcess.push(...(await runInProcess(OVERHEAD_ITERATIONS, LONG_CONTEXT_BUDGET)));
+  const local = [...warmed.times, ...again.times];
+  figures.push(
+    info(
+      "overhead",
+      "warmed iteration: VerifyAndReason task entered -> exited / exited -> next entered (Step Functions), median",
+      `${median(warmed.spans.taskMs).toFixed(0)} / ${median(warmed.spans.betweenMs).toFixed(0)}`,
+      "ms",
+      `p95 ${p95(warmed.spans.taskMs).toFixed(0)} / ${p95(warmed.spans.betweenMs).toFixed(0)} ms`,
+    ),
+  );
   const approvals = await measureApprovalLatency(plain, APPROVALS);
   figures.push(
     atMost(
@@ -533,21 +556,32 @@ async function latencyStage(plain: BenchStack): Promise<{ local: number[]; fresh
     ),
     info(
       "approval",
+      "of which decision received -> AwaitApproval answered (API, EventBridge, resume handler), median / p95",
+      `${median(approvals.toAnswered).toFixed(0)} / ${p95(approvals.toAnswered).toFixed(0)}`,
+      "ms",
+      "the rest is Step Functions: the task's answer to Act's start",
+    ),
+    info(
+      "approval",
       "decision received -> next step started, the stack's first approval (cold sandboxes)",
       approvals.cold,
       "ms",
     ),
   );
   latencyShareFigures(await measureLatencyShare(plain, LATENCY_ITERATIONS, LATENCY_MS));
-  return { local, freshStack };
+  return { local, freshStack, inProcess };
 }
 
-/** The in-process baseline (warmed the same way) and the local runtime's figures against it. */
-async function overheadFigures(local: readonly number[], freshStack: readonly number[]): Promise<void> {
-  log(`(${elapsed()}) in-process baseline …`);
-  // Warmed the same way: the first run compiles the steps' code, the second is measured.
-  await runInProcess(OVERHEAD_ITERATIONS, LONG_CONTEXT_BUDGET);
-  const inProcess = await runInProcess(OVERHEAD_ITERATIONS, LONG_CONTEXT_BUDGET);
+/** The local runtime's figures against the in-process baseline measured beside them. */
+function overheadFigures({
+  local,
+  freshStack,
+  inProcess,
+}: {
+  local: readonly number[];
+  freshStack: readonly number[];
+  inProcess: readonly number[];
+}): void {
   figures.push(
     atMost(
       "overhead",
@@ -577,7 +611,7 @@ async function overheadFigures(local: readonly number[], freshStack: readonly nu
   figures.push(
     info(
       "overhead",
-      "same core steps in one process, second run, median / p95",
+      "same core steps in one process, warmed, median / p95",
       `${median(inProcess).toFixed(1)} / ${p95(inProcess).toFixed(1)}`,
       "ms",
     ),
@@ -618,13 +652,11 @@ async function orchestrationStage(): Promise<void> {
     countWrites: false,
     log: () => undefined,
   });
-  let times: { local: number[]; freshStack: number[] };
   try {
-    times = await latencyStage(plain);
+    overheadFigures(await latencyStage(plain));
   } finally {
     await plain.stop();
   }
-  await overheadFigures(times.local, times.freshStack);
 }
 
 /** Prints the figures gathered so far, and their notes, without writing results.json (a partial run). */
@@ -736,10 +768,8 @@ async function main(): Promise<void> {
     countWrites: false,
     log: () => undefined,
   });
-  let local: number[] = [];
-  let freshStack: number[] = [];
   try {
-    ({ local, freshStack } = await latencyStage(plain));
+    overheadFigures(await latencyStage(plain));
     // A goal that waits gets one event committed at a time; a long poll (or the open stream) already waiting hands it over.
     plain.writeFixture(LIVE_EVENTS_FIXTURE.name, LIVE_EVENTS_FIXTURE.turns);
     const live = await measureLiveEvents(plain.stack, LIVE_EVENT_SAMPLES);
@@ -789,8 +819,6 @@ async function main(): Promise<void> {
   }
   // 3. Many goals at once on one model quota, on a stack of its own.
   await capacityStage();
-
-  await overheadFigures(local, freshStack);
 
   // 4. Bundles, last, with nothing else running.
   bundleStage();

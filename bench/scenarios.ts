@@ -154,6 +154,8 @@ export interface ApprovalLatency {
   readonly cold: number;
   /** The next `count`, one at a time on the warmed stack. */
   readonly warm: readonly number[];
+  /** Of each warm one: decision received -> AwaitApproval's task answered (API, EventBridge, resume handler). */
+  readonly toAnswered: readonly number[];
 }
 
 /**
@@ -165,6 +167,7 @@ export interface ApprovalLatency {
  */
 export async function measureApprovalLatency(bench: BenchStack, count: number): Promise<ApprovalLatency> {
   const latencies: number[] = [];
+  const toAnswered: number[] = [];
   for (let index = 0; index <= count; index += 1) {
     const accepted = await bench.client.submitGoal(approvalGoalSpec());
     const waiting = await settle(bench.client, accepted.goalId, 30_000, 20);
@@ -187,9 +190,14 @@ export async function measureApprovalLatency(bench: BenchStack, count: number): 
     );
     if (!act) throw new Error("no Act state after the decision in the execution history");
     latencies.push(act.timestamp - decided);
+    const answered = execution.recentEvents.find(
+      (event) =>
+        event.type === "StateExited" && event.stateName === "AwaitApproval" && event.timestamp >= decided,
+    );
+    if (index > 0) toAnswered.push((answered?.timestamp ?? Number.NaN) - decided);
   }
   const [cold = Number.NaN, ...warm] = latencies;
-  return { cold, warm };
+  return { cold, warm, toAnswered };
 }
 
 /** Goals completed per minute with `concurrency` short goals submitted at once. */
