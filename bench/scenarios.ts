@@ -161,9 +161,10 @@ export interface ApprovalLatency {
 /**
  * Approval latency: from the decision's POST (the API received it) to the Act state's start in the
  * waiting run (its StateEntered in the local execution history), over `count` goals one at a time
- * after one that warms the sandboxes (its figure is kept apart). While the decision travels, the
- * bench does not poll the API: a poll in flight would hold the API's warm sandbox and send the
- * decision to a cold one, timing the bench's own traffic; it waits on the execution instead.
+ * after one that warms the sandboxes (its figure is kept apart: the resume handler's and Act's
+ * first invocations start cold). While the decision travels the bench does not poll the API (each
+ * poll is a goals-API invocation and a DynamoDB read on the machine being measured); it waits on
+ * the execution, then reads the goal once.
  */
 export async function measureApprovalLatency(bench: BenchStack, count: number): Promise<ApprovalLatency> {
   const latencies: number[] = [];
