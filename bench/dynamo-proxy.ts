@@ -19,6 +19,11 @@ export interface StoreRequest {
   readonly goalId: string | undefined;
   /** The first part of the partition key it names (`GOAL`, `APPROVAL`, `CAPACITY` …). */
   readonly partition: string | undefined;
+  /** The kind of item it names: its sort key (or key condition's) up to the first `#` (`GOAL`, `STEP`, `CKPT` …). */
+  readonly itemKind: string;
+  /** When the proxy had the whole request, and when it had sent the whole answer (`Date.now()` ms, fractional). */
+  readonly startedAt: number;
+  endedAt: number | undefined;
 }
 
 export interface DynamoProxy extends RecordingProxy {
@@ -27,6 +32,9 @@ export interface DynamoProxy extends RecordingProxy {
 }
 
 type AttributeValue = Record<string, unknown>;
+
+/** Date.now() with performance.now()'s fraction: comparable with the executions' history timestamps. */
+const wallClock = () => performance.timeOrigin + performance.now();
 
 /**
  * DynamoDB's size of an attribute value: strings by UTF-8 length, binary by its raw length (the wire
@@ -116,6 +124,35 @@ function partitionOfRequest(body: Record<string, unknown>): string | undefined {
   return typeof pk === "string" ? pk.split("#")[0] : undefined;
 }
 
+/** The first part of the sort key a request's key, item, key condition or first batched item names. */
+function itemKindOfRequest(body: Record<string, unknown>): string {
+  const values = body.ExpressionAttributeValues as Record<string, AttributeValue> | undefined;
+  const batched = Object.values((body.RequestItems ?? {}) as Record<string, unknown[]>).flat()[0] as
+    | {
+        PutRequest?: { Item: Record<string, AttributeValue> };
+        DeleteRequest?: { Key: Record<string, AttributeValue> };
+      }
+    | undefined;
+  const transacted = (
+    body.TransactItems as
+      | Record<string, { Key?: Record<string, AttributeValue>; Item?: Record<string, AttributeValue> }>[]
+      | undefined
+  )?.map((item) => Object.values(item)[0]);
+  const sortKeys = [
+    (body.Key as Record<string, AttributeValue> | undefined)?.sk?.S,
+    (body.Item as Record<string, AttributeValue> | undefined)?.sk?.S,
+    // A query's sort key condition (`begins_with(sk, :prefix)`, `sk BETWEEN :from AND :to`).
+    ...(String(body.KeyConditionExpression ?? "").match(/:\w+/g) ?? [])
+      .filter((name) => name !== ":pk")
+      .map((name) => values?.[name]?.S),
+    batched?.PutRequest?.Item.sk?.S,
+    batched?.DeleteRequest?.Key.sk?.S,
+    ...(transacted ?? []).map((item) => (item?.Key ?? item?.Item)?.sk?.S),
+  ].filter((value): value is string => typeof value === "string");
+  const kinds = [...new Set(sortKeys.map((key) => key.split("#")[0]))];
+  return kinds.join("+");
+}
+
 /** The goal a request's key, item, key condition or first batched item names. */
 function goalOfRequest(body: Record<string, unknown>): string | undefined {
   const values = body.ExpressionAttributeValues as Record<string, AttributeValue> | undefined;
@@ -145,12 +182,24 @@ export async function startDynamoProxy(): Promise<DynamoProxy> {
       const operation = String(req.headers["x-amz-target"] ?? "").split(".")[1] ?? "";
       try {
         const parsed = JSON.parse(body.toString("utf8")) as Record<string, unknown>;
-        requests.push({ operation, goalId: goalOfRequest(parsed), partition: partitionOfRequest(parsed) });
+        const request: StoreRequest = {
+          operation,
+          goalId: goalOfRequest(parsed),
+          partition: partitionOfRequest(parsed),
+          itemKind: itemKindOfRequest(parsed),
+          startedAt: wallClock(),
+          endedAt: undefined,
+        };
+        requests.push(request);
         if (/^(PutItem|UpdateItem|DeleteItem|BatchWriteItem)$/.test(operation)) {
           writes.push(...writesOf(operation, parsed, performance.now()));
         }
+        return () => {
+          request.endedAt = wallClock();
+        };
       } catch {
         // A body we cannot read is still forwarded; DynamoDB answers it.
+        return undefined;
       }
     },
   });

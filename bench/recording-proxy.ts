@@ -6,12 +6,21 @@ export interface RecordingProxy {
   readonly url: string;
   /** Where requests go; set once the real endpoint is up (the stack starts it itself). */
   target: string | undefined;
+  /**
+   * How long each request waits before it is forwarded (a network's round trip), 0 by default: with
+   * it, requests a client sends together overlap on the proxy even when the server answers each
+   * before it reads the next.
+   */
+  delayMs: number;
   close(): Promise<void>;
 }
 
 export interface RecordingProxyOptions {
-  /** Sees each request's head and whole body before it is forwarded. */
-  readonly record: (request: http.IncomingMessage, body: Buffer) => void;
+  /**
+   * Sees each request's head and whole body before it is forwarded; what it returns, if anything,
+   * is called when the answer has been sent back (the request's round trip as its client sees it).
+   */
+  readonly record: (request: http.IncomingMessage, body: Buffer) => (() => void) | undefined;
   /**
    * Send the target's host instead of the client's. Off for a service that checks signatures
    * (S3): the SDK signed the request for the proxy's host.
@@ -21,13 +30,14 @@ export interface RecordingProxyOptions {
 
 /** Starts the proxy. Until `target` is set it answers 503; a failed forward answers 502. */
 export async function startRecordingProxy(options: RecordingProxyOptions): Promise<RecordingProxy> {
-  const proxy: { target: string | undefined } = { target: undefined };
+  const proxy: { target: string | undefined; delayMs: number } = { target: undefined, delayMs: 0 };
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
       const body = Buffer.concat(chunks);
-      options.record(req, body);
+      const answered = options.record(req, body);
+      if (answered) res.on("finish", answered);
       const target = proxy.target;
       if (target === undefined) {
         res.writeHead(503).end();
@@ -43,7 +53,8 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
         },
       );
       forwarded.on("error", () => res.writeHead(502).end());
-      forwarded.end(body);
+      if (proxy.delayMs > 0) setTimeout(() => forwarded.end(body), proxy.delayMs);
+      else forwarded.end(body);
     });
   });
   server.keepAliveTimeout = 60_000;
@@ -56,6 +67,12 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     },
     set target(value) {
       proxy.target = value;
+    },
+    get delayMs() {
+      return proxy.delayMs;
+    },
+    set delayMs(value) {
+      proxy.delayMs = value;
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -4,7 +4,11 @@
  * bench/results.json, exits 1 when a budget is missed. `-- --markdown` also prints the table for docs/performance.md;
  * `-- --cli-only` measures the CLI's start alone (a few seconds) and prints it without writing results.json;
  * `-- --capacity-only` adds the capacity burst (about two minutes) to it, likewise;
- * `-- --bundles-only` measures the bundles alone (synthesizing cdk.out when stale), likewise.
+ * `-- --bundles-only` measures the bundles alone (synthesizing cdk.out when stale), likewise;
+ * `-- --orchestration-only` measures what the local runtime adds around the steps alone (a minute
+ * or two): transitions and DynamoDB round trips per ReAct iteration on a counted stack, then on a
+ * plain one the zero-latency goal (local ÷ in-process), approvals and the share of a 1 s-latency
+ * goal's wall time that is not the model's, likewise.
  */
 
 import { readFileSync, writeFileSync } from "node:fs";
@@ -26,6 +30,13 @@ import {
   storeBytesByKind,
   storeBytesPerIteration,
 } from "./long-goal";
+import {
+  type CriticalPathRun,
+  iterationSpans,
+  type LatencyShareRun,
+  measureCriticalPath,
+  measureLatencyShare,
+} from "./orchestration";
 import { measureParallelSteps } from "./parallel-steps";
 import { atLeast, atMost, type Figure, info, markdown, table } from "./report";
 import {
@@ -56,6 +67,9 @@ const price = numberIn("bench/prices.json", prices);
 const LONG_ITERATIONS = 200;
 const LONG_CONTEXT_BUDGET = 5200;
 const OVERHEAD_ITERATIONS = 60;
+/** The goal whose wall time is set against its model calls' latency (each call answered after LATENCY_MS). */
+const LATENCY_ITERATIONS = 10;
+const LATENCY_MS = 1000;
 const SHORT_ITERATIONS = 5;
 const APPROVALS = 10;
 const CONCURRENT_GOALS = 50;
@@ -447,6 +461,204 @@ function bundleStage(): void {
   bundleFigures(measureBundles(functions, IMPORT_RUNS, join(BENCH_DIR, "..")));
 }
 
+/** The DynamoDB round trips an ungated ReAct iteration waits on, and (orchestration-only) its transitions. */
+function criticalPathFigures(run: CriticalPathRun, iterations: number, withTransitions: boolean): void {
+  const section = "orchestration";
+  const goal = `${iterations}-iteration goal, ${run.status} after ${run.steps} steps`;
+  if (withTransitions) {
+    figures.push(
+      atMost(
+        section,
+        `state transitions per iteration, react, ${iterations}-iteration goal without a gate`,
+        run.transitions / Math.max(1, run.steps),
+        budget("reactTransitionsPerIteration"),
+        "",
+        `${run.transitions} transitions in ${run.executions} runs, incl. its start and end`,
+      ),
+    );
+  }
+  const sorted = [...run.rounds].sort((a, b) => a - b);
+  figures.push(
+    atMost(
+      section,
+      "DynamoDB round trips on the critical path of an ungated ReAct iteration, median",
+      median(run.rounds),
+      budget("reactCriticalPathRoundTrips"),
+      "",
+      `mean ${(sum(run.rounds) / Math.max(1, run.rounds.length)).toFixed(1)}, max ${sorted.at(-1) ?? "n/a"}; ` +
+        `all requests per iteration ${(sum(run.requests) / Math.max(1, run.requests.length)).toFixed(1)}; ${goal}`,
+    ),
+  );
+  // One iteration of the median's length, round by round: what the rounds are spent on.
+  const typical = run.rounds.indexOf(median(run.rounds));
+  figures.push(info(section, "the critical path of one such iteration", run.paths[typical] ?? "n/a"));
+}
+
+/** What the goal at 1 s per model call spent outside the model. */
+function latencyShareFigures(run: LatencyShareRun): void {
+  figures.push(
+    atMost(
+      "orchestration",
+      `orchestration share of wall time, ${LATENCY_ITERATIONS}-iteration ReAct goal, model latency ${LATENCY_MS} ms`,
+      (run.wallMs - run.modelMs) / run.wallMs,
+      budget("orchestrationShareAt1sLatency"),
+      "",
+      `(${run.wallMs.toFixed(0)} - ${run.modelCalls} calls x ${LATENCY_MS} ms) / ${run.wallMs.toFixed(0)} ms; goal ${run.status}`,
+    ),
+  );
+}
+
+/**
+ * On the plain stack: the zero-latency goal twice (fresh, then warmed), the approvals and the
+ * latency goal. Returns the per-iteration times of the two zero-latency goals.
+ */
+async function latencyStage(
+  plain: BenchStack,
+): Promise<{ local: number[]; freshStack: number[]; inProcess: number[] }> {
+  const overheadGoal = async () => {
+    const accepted = await plain.client.submitGoal(longGoalSpec(OVERHEAD_ITERATIONS, FIXTURES.overhead));
+    await settleQuietly(plain, accepted.goalId, 240_000);
+    await Promise.all(runsOf(plain, accepted.goalId).map((run) => run.done));
+    return {
+      times: await iterationTimes(plain, accepted.goalId),
+      spans: iterationSpans(plain, accepted.goalId),
+    };
+  };
+  // The same goal twice: the first on the fresh stack, where the Lambda workers' code is still
+  // being compiled (its iterations are reported, not budgeted), the second on the warmed stack.
+  const freshStack = (await overheadGoal()).times;
+  // The in-process baseline warmed too (its first run compiles the steps' code), then local and
+  // in-process goals in turn, twice: the machine's load drifts, and each ratio's two sides share it.
+  await runInProcess(OVERHEAD_ITERATIONS, LONG_CONTEXT_BUDGET);
+  const warmed = await overheadGoal();
+  const inProcess = await runInProcess(OVERHEAD_ITERATIONS, LONG_CONTEXT_BUDGET);
+  const again = await overheadGoal();
+  inProcess.push(...(await runInProcess(OVERHEAD_ITERATIONS, LONG_CONTEXT_BUDGET)));
+  const local = [...warmed.times, ...again.times];
+  figures.push(
+    info(
+      "overhead",
+      "warmed iteration: VerifyAndReason task entered -> exited / exited -> next entered (Step Functions), median",
+      `${median(warmed.spans.taskMs).toFixed(0)} / ${median(warmed.spans.betweenMs).toFixed(0)}`,
+      "ms",
+      `p95 ${p95(warmed.spans.taskMs).toFixed(0)} / ${p95(warmed.spans.betweenMs).toFixed(0)} ms`,
+    ),
+  );
+  const approvals = await measureApprovalLatency(plain, APPROVALS);
+  figures.push(
+    atMost(
+      "approval",
+      `decision received -> next step started, p95 of ${approvals.warm.length} goals on the warmed stack`,
+      p95(approvals.warm),
+      budget("approvalLatencyP95Ms"),
+      "ms",
+      `median ${median(approvals.warm).toFixed(0)} ms; each: ${approvals.warm.map((ms) => ms.toFixed(0)).join(", ")}`,
+    ),
+    info(
+      "approval",
+      "of which decision received -> AwaitApproval answered (API, EventBridge, resume handler), median / p95",
+      `${median(approvals.toAnswered).toFixed(0)} / ${p95(approvals.toAnswered).toFixed(0)}`,
+      "ms",
+      "the rest is Step Functions: the task's answer to Act's start",
+    ),
+    info(
+      "approval",
+      "decision received -> next step started, the stack's first approval (cold sandboxes)",
+      approvals.cold,
+      "ms",
+    ),
+  );
+  latencyShareFigures(await measureLatencyShare(plain, LATENCY_ITERATIONS, LATENCY_MS));
+  return { local, freshStack, inProcess };
+}
+
+/** The local runtime's figures against the in-process baseline measured beside them. */
+function overheadFigures({
+  local,
+  freshStack,
+  inProcess,
+}: {
+  local: readonly number[];
+  freshStack: readonly number[];
+  inProcess: readonly number[];
+}): void {
+  figures.push(
+    atMost(
+      "overhead",
+      "local runtime / same core steps in one process, per iteration (medians, same run)",
+      median(local) / median(inProcess),
+      budget("localOverInProcess"),
+      "",
+      `${median(local).toFixed(1)} / ${median(inProcess).toFixed(1)} ms`,
+    ),
+  );
+  figures.push(
+    info(
+      "overhead",
+      "local runtime per iteration, zero-latency model, warmed stack, median / p95",
+      `${median(local).toFixed(1)} / ${p95(local).toFixed(1)}`,
+      "ms",
+    ),
+  );
+  figures.push(
+    info(
+      "overhead",
+      "first goal on the fresh stack (code still compiling), median / p95",
+      `${median(freshStack).toFixed(1)} / ${p95(freshStack).toFixed(1)}`,
+      "ms",
+    ),
+  );
+  figures.push(
+    info(
+      "overhead",
+      "same core steps in one process, warmed, median / p95",
+      `${median(inProcess).toFixed(1)} / ${p95(inProcess).toFixed(1)}`,
+      "ms",
+    ),
+  );
+  figures.push(
+    info(
+      "overhead",
+      "local minus in-process (median): Step Functions, Lambda sandboxes, HTTP",
+      median(local) - median(inProcess),
+      "ms",
+    ),
+  );
+}
+
+/** --orchestration-only: what the local runtime adds around the steps, on two stacks of their own. */
+async function orchestrationStage(): Promise<void> {
+  log(`(${elapsed()}) orchestration: counted stack …`);
+  const counted = await startBenchStack({
+    fixtures,
+    contextBudgetTokens: LONG_CONTEXT_BUDGET,
+    countWrites: true,
+    log: () => undefined,
+  });
+  try {
+    // The long goal's fixture, as the full run's transitions figure: its start and end spread as thin.
+    criticalPathFigures(
+      await measureCriticalPath(counted, LONG_ITERATIONS, FIXTURES.long),
+      LONG_ITERATIONS,
+      true,
+    );
+  } finally {
+    await counted.stop();
+  }
+  log(`(${elapsed()}) orchestration: plain stack …`);
+  const plain = await startBenchStack({
+    fixtures,
+    contextBudgetTokens: LONG_CONTEXT_BUDGET,
+    countWrites: false,
+    log: () => undefined,
+  });
+  try {
+    overheadFigures(await latencyStage(plain));
+  } finally {
+    await plain.stop();
+  }
+}
+
 /** Prints the figures gathered so far, and their notes, without writing results.json (a partial run). */
 function printPartial(machine: string): void {
   const notes = figures.flatMap((figure) => (figure.note ? [`${figure.name}: ${figure.note}`] : []));
@@ -476,6 +688,10 @@ async function main(): Promise<void> {
       log,
     });
     bundleStage();
+    return printPartial(machine);
+  }
+  if (process.argv.includes("--orchestration-only")) {
+    await orchestrationStage();
     return printPartial(machine);
   }
 
@@ -530,6 +746,12 @@ async function main(): Promise<void> {
         lambdaPerIteration = (pattern.lambdaInvocations ?? 0) / Math.max(1, pattern.iterations ?? 1);
       }
     }
+    log(`(${elapsed()}) critical path of a ReAct iteration …`);
+    criticalPathFigures(
+      await measureCriticalPath(counted, OVERHEAD_ITERATIONS, FIXTURES.overhead),
+      OVERHEAD_ITERATIONS,
+      false,
+    );
   } finally {
     await counted.stop();
   }
@@ -546,29 +768,8 @@ async function main(): Promise<void> {
     countWrites: false,
     log: () => undefined,
   });
-  let local: number[] = [];
-  let freshStack: number[] = [];
-  const overheadGoalTimes = async () => {
-    const accepted = await plain.client.submitGoal(longGoalSpec(OVERHEAD_ITERATIONS, FIXTURES.overhead));
-    await settleQuietly(plain, accepted.goalId, 240_000);
-    return iterationTimes(plain, accepted.goalId);
-  };
   try {
-    // The same goal twice: the first on the fresh stack, where the Lambda workers' code is still
-    // being compiled (its iterations are reported, not budgeted), the second on the warmed stack.
-    freshStack = await overheadGoalTimes();
-    local = await overheadGoalTimes();
-    const approvals = await measureApprovalLatency(plain, APPROVALS);
-    figures.push(
-      atMost(
-        "approval",
-        "decision received -> next step started, median",
-        median(approvals),
-        budget("approvalLatencyMedianMs"),
-        "ms",
-      ),
-    );
-    figures.push(info("approval", "decision received -> next step started, p95", p95(approvals), "ms"));
+    overheadFigures(await latencyStage(plain));
     // A goal that waits gets one event committed at a time; a long poll (or the open stream) already waiting hands it over.
     plain.writeFixture(LIVE_EVENTS_FIXTURE.name, LIVE_EVENTS_FIXTURE.turns);
     const live = await measureLiveEvents(plain.stack, LIVE_EVENT_SAMPLES);
@@ -618,46 +819,6 @@ async function main(): Promise<void> {
   }
   // 3. Many goals at once on one model quota, on a stack of its own.
   await capacityStage();
-
-  log(`(${elapsed()}) in-process baseline …`);
-  // Warmed the same way: the first run compiles the steps' code, the second is measured.
-  await runInProcess(OVERHEAD_ITERATIONS, LONG_CONTEXT_BUDGET);
-  const inProcess = await runInProcess(OVERHEAD_ITERATIONS, LONG_CONTEXT_BUDGET);
-  figures.push(
-    atMost(
-      "overhead",
-      "local runtime per iteration, zero-latency model, warmed stack, median",
-      median(local),
-      budget("localOverheadMedianMs"),
-      "ms",
-    ),
-  );
-  figures.push(info("overhead", "local runtime per iteration, warmed stack, p95", p95(local), "ms"));
-  figures.push(
-    info(
-      "overhead",
-      "first goal on the fresh stack (code still compiling), median / p95",
-      `${median(freshStack).toFixed(1)} / ${p95(freshStack).toFixed(1)}`,
-      "ms",
-    ),
-  );
-  figures.push(
-    info(
-      "overhead",
-      "same core steps in one process, second run, median / p95",
-      `${median(inProcess).toFixed(1)} / ${p95(inProcess).toFixed(1)}`,
-      "ms",
-    ),
-  );
-  figures.push(info("overhead", "local / in-process (median)", median(local) / median(inProcess)));
-  figures.push(
-    info(
-      "overhead",
-      "local minus in-process (median): Step Functions, Lambda sandboxes, HTTP",
-      median(local) - median(inProcess),
-      "ms",
-    ),
-  );
 
   // 4. Bundles, last, with nothing else running.
   bundleStage();

@@ -52,6 +52,7 @@ export async function startS3Proxy(): Promise<S3Proxy> {
         bytes: method === "PUT" ? objectBytes(req.headers, body) : 0,
         at: performance.now(),
       });
+      return undefined;
     },
   });
   return Object.assign(proxy, { requests });

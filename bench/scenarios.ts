@@ -1,3 +1,4 @@
+import { setTimeout as delay } from "node:timers/promises";
 import { PATTERNS, type Pattern } from "../lambdas/core/goal/goal-spec";
 import { allEvents } from "../test/e2e/local-stack-harness";
 import type { BenchStack } from "./bench-stack";
@@ -148,35 +149,56 @@ const percentile = (values: readonly number[], p: number) => {
 export const median = (values: readonly number[]) => percentile(values, 0.5);
 export const p95 = (values: readonly number[]) => percentile(values, 0.95);
 
+export interface ApprovalLatency {
+  /** The first approval on the stack: its resume handler's and Act's sandboxes start cold. */
+  readonly cold: number;
+  /** The next `count`, one at a time on the warmed stack. */
+  readonly warm: readonly number[];
+  /** Of each warm one: decision received -> AwaitApproval's task answered (API, EventBridge, resume handler). */
+  readonly toAnswered: readonly number[];
+}
+
 /**
  * Approval latency: from the decision's POST (the API received it) to the Act state's start in the
- * waiting run (its StateEntered in the local execution history), over `count` goals one at a time.
+ * waiting run (its StateEntered in the local execution history), over `count` goals one at a time
+ * after one that warms the sandboxes (its figure is kept apart: the resume handler's and Act's
+ * first invocations start cold). While the decision travels the bench does not poll the API (each
+ * poll is a goals-API invocation and a DynamoDB read on the machine being measured); it waits on
+ * the execution, then reads the goal once.
  */
-export async function measureApprovalLatency(bench: BenchStack, count: number): Promise<number[]> {
+export async function measureApprovalLatency(bench: BenchStack, count: number): Promise<ApprovalLatency> {
   const latencies: number[] = [];
-  for (let index = 0; index < count; index += 1) {
+  const toAnswered: number[] = [];
+  for (let index = 0; index <= count; index += 1) {
     const accepted = await bench.client.submitGoal(approvalGoalSpec());
     const waiting = await settle(bench.client, accepted.goalId, 30_000, 20);
     if (waiting.status !== "waiting" || !waiting.waitingFor)
       throw new Error(`approval goal ended ${waiting.status}`);
     const execution = runsOf(bench, accepted.goalId)[0];
+    if (execution === undefined) throw new Error(`no execution for approval goal ${accepted.goalId}`);
     const decided = Date.now();
     await bench.client.decideApproval(waiting.waitingFor.approvalId, "approve");
-    let done = await settle(bench.client, accepted.goalId, 30_000, 20);
-    // Still the old wait until the resume handler has answered the task token.
-    for (let polls = 0; done.status === "waiting" && polls < 1500; polls += 1) {
-      await new Promise((wait) => setTimeout(wait, 20));
-      done = await settle(bench.client, accepted.goalId, 30_000, 20);
-    }
+    await Promise.race([
+      execution.done,
+      delay(30_000).then(() => {
+        throw new Error(`approval goal ${accepted.goalId} still runs 30 s after its approval`);
+      }),
+    ]);
+    const done = await settle(bench.client, accepted.goalId, 30_000, 20);
     if (done.status !== "completed") throw new Error(`approval goal ended ${done.status} after approval`);
-    await execution?.done;
-    const act = execution?.recentEvents.find(
+    const act = execution.recentEvents.find(
       (event) => event.type === "StateEntered" && event.stateName === "Act" && event.timestamp >= decided,
     );
     if (!act) throw new Error("no Act state after the decision in the execution history");
     latencies.push(act.timestamp - decided);
+    const answered = execution.recentEvents.find(
+      (event) =>
+        event.type === "StateExited" && event.stateName === "AwaitApproval" && event.timestamp >= decided,
+    );
+    if (index > 0) toAnswered.push((answered?.timestamp ?? Number.NaN) - decided);
   }
-  return latencies;
+  const [cold = Number.NaN, ...warm] = latencies;
+  return { cold, warm, toAnswered };
 }
 
 /** Goals completed per minute with `concurrency` short goals submitted at once. */
