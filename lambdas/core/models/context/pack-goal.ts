@@ -24,6 +24,20 @@ export interface GoalContextRequest {
   readonly history?: StepHistory;
 }
 
+/**
+ * How long the goal's stable prefix should stay cached: an hour for a goal that waits on people
+ * (a tool its approval policy always gates, or a success check a human approves), whose next call
+ * after a wait would find a 5-minute entry gone; the default 5 minutes otherwise. The packer keeps
+ * the default on a model that takes no `1h`.
+ */
+export function prefixCacheTtl(record: GoalRecord): "1h" | undefined {
+  const { spec } = record;
+  const gated =
+    spec.approval.requireFor.length > 0 ||
+    spec.successChecks.some((check) => check.verify.kind === "approval");
+  return gated ? "1h" : undefined;
+}
+
 export interface GoalContext {
   readonly packed: PackedContext;
   readonly history: ContextHistory;
@@ -41,6 +55,7 @@ export async function packGoalContext(
 ): Promise<GoalContext> {
   const { record } = request;
   const progress = goalProgressText(record);
+  const cacheTtl = prefixCacheTtl(record);
   const packWith = (history: ContextHistory) =>
     packContext({
       modelId: request.modelId,
@@ -51,6 +66,7 @@ export async function packGoalContext(
       state: progress === "" ? request.state : `${progress}\n\n${request.state}`,
       ...(request.settings ? { settings: request.settings } : {}),
       ...(request.count ? { count: request.count } : {}),
+      ...(cacheTtl ? { cacheTtl } : {}),
     });
   // Compaction measures each candidate history by packing it; the last one it measured is the one
   // it returns, so that packing is kept instead of done again for the prompt.
