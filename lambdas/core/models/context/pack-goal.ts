@@ -54,10 +54,14 @@ export async function packGoalContext(
   request: GoalContextRequest,
 ): Promise<GoalContext> {
   const { record } = request;
-  const progress = goalProgressText(record);
   const cacheTtl = prefixCacheTtl(record);
-  const packWith = (history: ContextHistory) =>
-    packContext({
+  const packWith = (history: ContextHistory) => {
+    // The earlier states this history shows verbatim: a progress note one holds is not repeated.
+    const progress = goalProgressText(
+      record,
+      history.steps.flatMap((step) => (step.conversation ? [step.conversation.prompt] : [])),
+    );
+    return packContext({
       modelId: request.modelId,
       instructions: request.instructions,
       goalBlock: stableGoalBlock(record),
@@ -68,6 +72,7 @@ export async function packGoalContext(
       ...(request.count ? { count: request.count } : {}),
       ...(cacheTtl ? { cacheTtl } : {}),
     });
+  };
   // Compaction measures each candidate history by packing it; the last one it measured is the one
   // it returns, so that packing is kept instead of done again for the prompt.
   let last: { readonly history: ContextHistory; readonly packed: PackedContext } | undefined;
