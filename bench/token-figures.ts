@@ -129,6 +129,10 @@ export function tokenFigures(run: LongGoalRun, tiers: Tiers, budget: (name: stri
     ),
   );
   const lowCalls = later.filter((call) => call.cache.read / call.tokens < budget("cacheableShareMin"));
+  // A call whose opening message differs from the previous call's is the first after a compaction.
+  const opening = (call: MeasuredCall | undefined) => JSON.stringify(call?.messages[0]?.content[0] ?? null);
+  const afterCompaction = (call: MeasuredCall) =>
+    opening(call) !== opening(run.reason[run.reason.indexOf(call) - 1]);
   figures.push(
     info(
       section,
@@ -136,7 +140,7 @@ export function tokenFigures(run: LongGoalRun, tiers: Tiers, budget: (name: stri
       lowCalls.length,
       "",
       lowCalls.length
-        ? `calls ${lowCalls.map((call) => call.call).join(", ")} (each the first after a compaction)`
+        ? `calls ${lowCalls.map((call) => call.call).join(", ")}; ${lowCalls.filter(afterCompaction).length} of them the first after a compaction`
         : undefined,
     ),
   );
