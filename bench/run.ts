@@ -5,8 +5,9 @@
  * `-- --cli-only` measures the CLI's start alone (a few seconds) and prints it without writing results.json;
  * `-- --capacity-only` adds the capacity burst (about two minutes) to it, likewise;
  * `-- --bundles-only` measures the bundles alone (synthesizing cdk.out when stale), likewise;
- * `-- --tokens-only` runs only the counted stack's long goal (about two minutes) and prints its
- * tokens, cache, goal store and model cost figures, likewise.
+ * `-- --tokens-only` runs only the counted stack's long goals (the 200-iteration goal at the default
+ * thinking efforts, then at `low`; about two minutes, no CLI build) and prints their tokens, cache,
+ * thinking, goal store and model cost figures, likewise.
  */
 
 import { readFileSync, writeFileSync } from "node:fs";
