@@ -1,3 +1,5 @@
+import type { ThinkingEffort } from "../lambdas/core/goal/thinking-settings";
+import type { ModelCallRecord } from "../lib/local/bedrock/bedrock-endpoint";
 import type { BenchStack } from "./bench-stack";
 import { runsOf, settleQuietly } from "./bench-stack";
 import type { StoreRequest, StoreWrite } from "./dynamo-proxy";
@@ -25,6 +27,15 @@ export interface LongGoalRun {
   readonly transitions: number;
   readonly executions: number;
   readonly outputTokens: number;
+  /** Every Converse request of the goal, as the local endpoint recorded it (to measure again). */
+  readonly records: readonly ModelCallRecord[];
+}
+
+export interface LongGoalOptions {
+  /** The minimum cacheable prefix of the model each role runs on by default (the cache the bench prices). */
+  readonly minCacheTokensOf: (role: string) => number;
+  /** Each role's thinking effort (GoalSpec `models.thinking`); absent: the deployment's defaults. */
+  readonly effort?: ThinkingEffort;
 }
 
 /** Runs the long ReAct goal to completion on the bench stack and collects what it sent and wrote. */
@@ -32,9 +43,16 @@ export async function runLongGoal(
   bench: BenchStack,
   iterations: number,
   deadlineMs: number,
+  options: LongGoalOptions,
 ): Promise<LongGoalRun> {
   const started = performance.now();
-  const accepted = await bench.client.submitGoal(longGoalSpec(iterations));
+  const spec = longGoalSpec(iterations);
+  const { effort } = options;
+  const accepted = await bench.client.submitGoal(
+    effort === undefined
+      ? spec
+      : { ...spec, models: { ...spec.models, thinking: { reason: { effort }, summarize: { effort } } } },
+  );
   const final = await settleQuietly(bench, accepted.goalId, deadlineMs);
   const wallMs = performance.now() - started;
   const { goalId } = accepted;
@@ -42,7 +60,7 @@ export async function runLongGoal(
   const runs = runsOf(bench, goalId);
   await Promise.all(runs.map((execution) => execution.done));
   const records = bench.stack.bedrock.calls().filter((record) => record.goalId === goalId);
-  const calls = measureCalls(records);
+  const calls = measureCalls(records, options.minCacheTokensOf);
   const reason = calls.filter((call) => call.role === "reason").sort((a, b) => a.call - b.call);
   const writes = (bench.store?.writes ?? []).filter((write) => write.goalId === goalId);
   const requests = (bench.store?.requests ?? []).filter((request) => request.goalId === goalId);
@@ -63,6 +81,7 @@ export async function runLongGoal(
     transitions: runs.reduce((sum, execution) => sum + execution.transitions, 0),
     executions: runs.length,
     outputTokens: final.usage.outputTokens,
+    records,
   };
 }
 

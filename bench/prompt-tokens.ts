@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import cl100k from "js-tiktoken/ranks/cl100k_base";
 import { tokenCounter } from "../lambdas/core/models/context/tokenizer";
 import type { ModelCallRecord } from "../lib/local/bedrock/bedrock-endpoint";
@@ -10,10 +11,16 @@ type Block = Record<string, Json>;
 interface ConverseBody {
   system?: Block[];
   messages?: { role: string; content: Block[] }[];
-  toolConfig?: { tools?: Json[] };
+  toolConfig?: { tools?: Block[] };
 }
 
-/** Tokens of one Converse content block as the model reads it (JSON for tool input and output). */
+const isCachePoint = (block: Block) => "cachePoint" in block;
+
+/**
+ * Tokens of one Converse content block as the model reads it (JSON for tool input and output). A
+ * reasoning block counts its text as the tokenizer does, plus a token per four characters of its
+ * signature (redacted bytes likewise): opaque bytes that carry the full thinking back to the model.
+ */
 export function blockTokens(block: Block): number {
   if (typeof block.text === "string") return countFull(block.text);
   const toolUse = block.toolUse as { name?: string; input?: Json } | undefined;
@@ -25,73 +32,158 @@ export function blockTokens(block: Block): number {
       .join("\n");
     return countFull(text);
   }
+  const reasoning = block.reasoningContent as
+    | { reasoningText?: { text?: string; signature?: string }; redactedContent?: string }
+    | undefined;
+  if (reasoning?.reasoningText) {
+    const { text = "", signature = "" } = reasoning.reasoningText;
+    return countFull(text) + Math.ceil(signature.length / 4);
+  }
+  if (typeof reasoning?.redactedContent === "string") return Math.ceil(reasoning.redactedContent.length / 4);
   return 0;
+}
+
+/** The thinking of an answer, in tokens as the local endpoint bills it (its text, four characters a token). */
+export function thinkingTokensOf(record: ModelCallRecord): number {
+  const message = (record.response?.output as { message?: { content?: Block[] } } | undefined)?.message;
+  return (message?.content ?? []).reduce((sum, block) => {
+    const text = (block.reasoningContent as { reasoningText?: { text?: string } } | undefined)?.reasoningText
+      ?.text;
+    return sum + (typeof text === "string" ? Math.ceil(text.length / 4) : 0);
+  }, 0);
+}
+
+/** How a prompt cache on `modelId` would bill the request: what it reads, writes and takes fresh. */
+export interface CacheUse {
+  /** Tokens served from the cache: the longest prefix up to a cache point an earlier call wrote. */
+  readonly read: number;
+  /** Tokens written to the cache: from the read prefix to the last cache point not cached yet. */
+  readonly written: number;
+  /** Whether the prompt up to its last cache point is below the model's minimum: nothing cached. */
+  readonly belowMinimum: boolean;
+  /** Cache points whose prefix is below the model's minimum (the service ignores them). */
+  readonly pointsBelowMinimum: number;
+  readonly points: number;
 }
 
 export interface MeasuredCall {
   readonly role: string;
   readonly call: number;
-  /** Input tokens: tools, system and messages. */
+  /** Input tokens: tools, system and messages, reasoning blocks sent back included. */
   readonly tokens: number;
   /** Tokens before the first message: tools and system, the stable prefix. */
   readonly prefixTokens: number;
-  /** Tokens at the start of this request identical to the previous request of the role (a cache could serve them). */
+  /** Tokens a prompt cache serves (`cache.read`): the cacheable prefix this call reuses. */
   readonly reusedTokens: number;
+  readonly cache: CacheUse;
   /** Whether tools and system are byte-identical to the previous request of the role. */
   readonly samePrefix: boolean;
-  /** Output tokens of the answer, from the fixture turn (for the model cost). */
+  /** Output tokens of the answer that were thinking (the endpoint's count). */
+  readonly thinkingTokens: number;
+  /** Output tokens of the answer, thinking included, as the endpoint reported them. */
+  readonly outputTokens: number;
   readonly messages: { role: string; content: Block[] }[];
+  /** The answer's blocks (its turn, reasoning first). */
+  readonly answer: Block[];
   readonly body: ConverseBody;
 }
 
+/** A Bedrock-like prompt cache: prefixes (content up to a cache point, cache points left out) by hash. */
+class PromptCache {
+  private readonly entries = new Set<string>();
+
+  /**
+   * Bills one request: reads the longest prefix an earlier request wrote, writes every prefix ending
+   * at one of its cache points that is not cached yet and holds at least `minTokens`. TTLs are not
+   * modelled: the bench's calls come seconds apart.
+   */
+  use(body: ConverseBody, minTokens: number): CacheUse {
+    const blocks: { block: Block; tokens: number }[] = [];
+    const tools = (body.toolConfig?.tools ?? []).filter((tool) => !isCachePoint(tool));
+    const points: { key: string; tokens: number }[] = [];
+    const hash = createHash("sha256");
+    let tokens = 0;
+    const mark = () => points.push({ key: hash.copy().digest("base64url"), tokens });
+    const add = (block: Block, count: number) => {
+      hash.update(JSON.stringify(block));
+      blocks.push({ block, tokens: count });
+      tokens += count;
+    };
+    if (tools.length > 0) add({ tools }, countFull(JSON.stringify(tools)));
+    for (const block of body.toolConfig?.tools ?? []) if (isCachePoint(block)) mark();
+    for (const block of body.system ?? []) isCachePoint(block) ? mark() : add(block, blockTokens(block));
+    for (const message of body.messages ?? []) {
+      hash.update(`|${message.role}|`);
+      for (const block of message.content) isCachePoint(block) ? mark() : add(block, blockTokens(block));
+    }
+    const eligible = points.filter((point) => point.tokens >= minTokens);
+    const read = Math.max(0, ...eligible.filter((p) => this.entries.has(p.key)).map((p) => p.tokens));
+    const writes = eligible.filter((point) => !this.entries.has(point.key) && point.tokens > read);
+    for (const point of writes) this.entries.add(point.key);
+    const written = Math.max(0, ...writes.map((point) => point.tokens)) - (writes.length > 0 ? read : 0);
+    return {
+      read,
+      written: Math.max(0, written),
+      belowMinimum: points.length > 0 && eligible.length === 0,
+      pointsBelowMinimum: points.length - eligible.length,
+      points: points.length,
+    };
+  }
+}
+
 /**
- * Measures every request: total input tokens, the stable prefix, and the reusable prefix — the
- * tools, system and leading message blocks equal to the previous request's, not counting that
- * request's last message (its volatile state): what a prompt cache with a point after the history
- * would serve. Requests are taken per role in call order.
+ * Measures every request: total input tokens (reasoning sent back included), the stable prefix,
+ * and what a prompt cache would serve and write at the request's own cache points, with the
+ * minimum cacheable prefix of the model each role runs on by default (`minTokensOf`). Requests are
+ * taken per role in call order.
  */
-export function measureCalls(records: readonly ModelCallRecord[]): MeasuredCall[] {
+export function measureCalls(
+  records: readonly ModelCallRecord[],
+  minTokensOf: (role: string) => number,
+): MeasuredCall[] {
   const byRole = new Map<string, ModelCallRecord[]>();
   for (const record of records) {
     if (record.error !== undefined) continue;
     byRole.set(record.role, [...(byRole.get(record.role) ?? []), record]);
   }
   const measured: MeasuredCall[] = [];
+  const cache = new PromptCache();
   for (const [role, calls] of byRole) {
     calls.sort((a, b) => a.call - b.call);
     let previous: ConverseBody | undefined;
     for (const record of calls) {
       const body = record.request as ConverseBody;
-      const prefixText = JSON.stringify([body.toolConfig?.tools ?? [], body.system ?? []]);
+      const stable = (of: ConverseBody) =>
+        JSON.stringify([
+          of.toolConfig?.tools ?? [],
+          (of.system ?? []).filter((block) => !isCachePoint(block)),
+        ]);
+      const tools = (body.toolConfig?.tools ?? []).filter((tool) => !isCachePoint(tool));
       const prefixTokens =
         (body.system ?? []).reduce((sum, block) => sum + blockTokens(block), 0) +
-        (body.toolConfig?.tools?.length ? countFull(JSON.stringify(body.toolConfig.tools)) : 0);
+        (tools.length ? countFull(JSON.stringify(tools)) : 0);
       const messages = body.messages ?? [];
-      const samePrefix =
-        previous !== undefined &&
-        JSON.stringify([previous.toolConfig?.tools ?? [], previous.system ?? []]) === prefixText;
-      let reusedTokens = samePrefix ? prefixTokens : 0;
-      if (samePrefix && previous) {
-        const before = (previous.messages ?? []).slice(0, -1).flatMap((message) => message.content);
-        const now = messages.flatMap((message) => message.content);
-        for (let index = 0; index < before.length && index < now.length; index += 1) {
-          const block = now[index] as Block;
-          if (JSON.stringify(block) !== JSON.stringify(before[index])) break;
-          reusedTokens += blockTokens(block);
-        }
-      }
       const messageTokens = messages.reduce(
         (sum, message) => sum + message.content.reduce((inner, block) => inner + blockTokens(block), 0),
         0,
       );
+      const use = cache.use(body, minTokensOf(role));
+      const answer =
+        (record.response?.output as { message?: { content?: Block[] } } | undefined)?.message?.content ?? [];
       measured.push({
         role,
         call: record.call,
         tokens: prefixTokens + messageTokens,
         prefixTokens,
-        reusedTokens,
-        samePrefix,
+        reusedTokens: use.read,
+        cache: use,
+        samePrefix: previous !== undefined && stable(previous) === stable(body),
+        thinkingTokens: thinkingTokensOf(record),
+        outputTokens: Number(
+          (record.response?.usage as { outputTokens?: number } | undefined)?.outputTokens ?? 0,
+        ),
         messages,
+        answer,
         body,
       });
       previous = body;
@@ -102,22 +194,23 @@ export function measureCalls(records: readonly ModelCallRecord[]): MeasuredCall[
 
 /**
  * What the naive full-scratchpad prompt would send for each reason call: the same prefix and state,
- * with every step so far verbatim. Step n's messages are taken from the first request that shows
- * them verbatim (call n+1 always does: the packer keeps the latest steps).
+ * with every step so far verbatim, thinking included: step n is the turn the model answered call n
+ * with, reasoning blocks first (as a loop that sends its whole transcript back sends them), and the
+ * tool results the next request carried for it.
  */
 export function naiveTokens(reasonCalls: readonly MeasuredCall[]): number[] {
-  const stepTokens: number[] = [];
+  let steps = 0;
   return reasonCalls.map((call, index) => {
     const messages = call.messages;
-    const state = messages.at(-1)?.content.find((block) => typeof block.text === "string");
-    const stateTokens = state ? blockTokens(state) : 0;
-    // The newest step in this request: the last assistant message and the tool results after it.
-    const lastAssistant = messages.map((message) => message.role).lastIndexOf("assistant");
-    if (index > 0 && lastAssistant >= 0) {
-      const assistant = messages[lastAssistant]?.content ?? [];
-      const results = (messages[lastAssistant + 1]?.content ?? []).filter((block) => "toolResult" in block);
-      stepTokens.push([...assistant, ...results].reduce((sum, block) => sum + blockTokens(block), 0));
+    const last = messages.at(-1)?.content ?? [];
+    const stateTokens = last
+      .filter((block) => typeof block.text === "string")
+      .reduce((s, b) => s + blockTokens(b), 0);
+    if (index > 0) {
+      const turn = reasonCalls[index - 1]?.answer ?? [];
+      const results = last.filter((block) => "toolResult" in block);
+      steps += [...turn, ...results].reduce((sum, block) => sum + blockTokens(block), 0);
     }
-    return call.prefixTokens + stepTokens.reduce((sum, tokens) => sum + tokens, 0) + stateTokens;
+    return call.prefixTokens + steps + stateTokens;
   });
 }

@@ -9,12 +9,15 @@
  * or two): transitions and DynamoDB round trips per ReAct iteration on a counted stack, then on a
  * plain one the zero-latency goal (local ÷ in-process), approvals and the share of a 1 s-latency
  * goal's wall time that is not the model's, likewise.
+ * `-- --tokens-only` runs only the counted stack's long goals (the 200-iteration goal at the default
+ * thinking efforts, then at `low`; about two minutes, no CLI build) and prints their tokens, cache,
+ * thinking, goal store and model cost figures, likewise.
  */
 
 import { readFileSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
-import { priceOf } from "../lambdas/core/models/model-prices";
+import { DEFAULT_CONTEXT_SETTINGS } from "../lambdas/core/models/context/context-settings";
 import { loadCloudAssembly } from "../lib/local/cdk-out/cdk-out";
 import { type BenchStack, runsOf, settleQuietly, startBenchStack } from "./bench-stack";
 import { type BundleFigure, measureBundles } from "./bundles";
@@ -48,6 +51,14 @@ import {
   p95,
 } from "./scenarios";
 import { type EffortRun, effortFigures, runAtEffort } from "./thinking-effort";
+import {
+  fastTierFigures,
+  minCacheTokensOf,
+  modelCostFigures,
+  type Tiers,
+  thinkingFigures,
+  tokenFigures,
+} from "./token-figures";
 
 const BENCH_DIR = import.meta.dirname;
 const budgets = JSON.parse(readFileSync(join(BENCH_DIR, "budgets.json"), "utf8")) as Record<string, number>;
@@ -70,6 +81,14 @@ const OVERHEAD_ITERATIONS = 60;
 /** The goal whose wall time is set against its model calls' latency (each call answered after LATENCY_MS). */
 const LATENCY_ITERATIONS = 10;
 const LATENCY_MS = 1000;
+/**
+ * The counted stack lays out the scripted models' reason prompts with cache points, as a Claude
+ * model's: the long goal's requests carry them, the local endpoint checks them as Bedrock does, and
+ * the bench prices them at the default models' cache rates.
+ */
+const COUNTED_ENVIRONMENT = {
+  CONTEXT_CACHE_MODELS: [...DEFAULT_CONTEXT_SETTINGS.cacheModels, "scripted:"].join(","),
+};
 const SHORT_ITERATIONS = 5;
 const APPROVALS = 10;
 const CONCURRENT_GOALS = 50;
@@ -90,65 +109,6 @@ const fixtures = {
   overheadIterations: OVERHEAD_ITERATIONS,
   shortIterations: SHORT_ITERATIONS,
 };
-
-function tokenFigures(run: LongGoalRun): void {
-  const section = "tokens (long ReAct goal)";
-  if (run.status !== "completed" || run.reason.length < LONG_ITERATIONS) {
-    figures.push(info(section, "long goal", `${run.status} after ${run.steps} steps`));
-  }
-  for (const iteration of [10, 50, 100, 200]) {
-    const call = run.reason[iteration - 1];
-    figures.push(
-      info(
-        section,
-        `input tokens, call ${iteration}`,
-        call?.tokens ?? Number.NaN,
-        "",
-        `naive ${run.naive[iteration - 1] ?? "n/a"}`,
-      ),
-    );
-    figures.push(
-      info(section, `naive full scratchpad, call ${iteration}`, run.naive[iteration - 1] ?? Number.NaN),
-    );
-  }
-  const at10 = run.reason[9]?.tokens ?? Number.NaN;
-  const at200 = run.reason[199]?.tokens ?? Number.NaN;
-  figures.push(atMost(section, "input tokens at 200 / at 10", at200 / at10, budget("tokensAt200OverAt10")));
-  const total = sum(run.calls.map((call) => call.tokens));
-  const naive = sum(run.naive);
-  figures.push(info(section, "total input tokens (reason + summarize)", total));
-  figures.push(info(section, "naive total input tokens", naive));
-  figures.push(atMost(section, "total / naive", total / naive, budget("totalOverNaive")));
-  const summarize = run.calls.filter((call) => call.role === "summarize");
-  figures.push(
-    info(
-      section,
-      "summarize calls",
-      summarize.length,
-      "",
-      `fast tier, ${sum(summarize.map((c) => c.tokens))} input tokens`,
-    ),
-  );
-  const later = run.calls.filter((call) => call.call > 0);
-  const shares = later.map((call) => call.reusedTokens / call.tokens).sort((a, b) => a - b);
-  figures.push(
-    atLeast(
-      section,
-      "cacheable prefix share, calls after the first",
-      sum(later.map((c) => c.reusedTokens)) / sum(later.map((c) => c.tokens)),
-      budget("cacheablePrefixShare"),
-    ),
-  );
-  figures.push(
-    info(
-      section,
-      "cacheable share per call: min / median",
-      `${(shares[0] ?? 0).toFixed(2)} / ${median(shares).toFixed(2)}`,
-    ),
-  );
-  const samePrefix = later.filter((call) => call.role === "reason").every((call) => call.samePrefix);
-  figures.push(info(section, "stable prefix byte-identical on every reason call", samePrefix ? "yes" : "NO"));
-}
 
 function storeFigures(run: LongGoalRun, smallGoalS3Requests: number): void {
   const section = "goal store (long goal)";
@@ -309,43 +269,7 @@ function costFigures(
     ),
   );
   figures.push(info(section, "DynamoDB writes", dynamo, "USD", `${writeUnits.toFixed(1)} write units`));
-  const reason = run.reason;
-  const summarize = run.calls.filter((call) => call.role === "summarize");
-  const outputPerCall = run.outputTokens / Math.max(1, run.calls.length);
-  const callCost = (modelId: string, calls: typeof reason, cached: boolean) => {
-    const price = priceOf(modelId);
-    return sum(
-      calls.map((call) => {
-        const read = cached ? call.reusedTokens : 0;
-        const written = cached ? Math.max(0, call.tokens - read - 150) : 0;
-        const fresh = call.tokens - read - written;
-        return (
-          (fresh * price.input +
-            read * price.cacheRead +
-            written * price.cacheWrite +
-            outputPerCall * price.output) /
-          1e6
-        );
-      }),
-    );
-  };
-  for (const [tier, modelId] of [
-    ["heavy", models.heavy],
-    ["fast", models.fast],
-  ] as const) {
-    const perIteration =
-      (callCost(modelId, reason, true) + callCost(models.fast, summarize, false)) /
-      Math.max(1, reason.length);
-    figures.push(
-      info(
-        section,
-        `model (reason on ${tier}: ${modelId})`,
-        perIteration,
-        "USD",
-        "cache reads priced for the cacheable prefix; summarize on fast",
-      ),
-    );
-  }
+  figures.push(...modelCostFigures(run, models));
 }
 
 /** `goal-loops --help` from the package as installed, beside `node -e 0` (bench/cli-start.ts). */
@@ -659,6 +583,62 @@ async function orchestrationStage(): Promise<void> {
   }
 }
 
+/** The long goal alone on the counted stack: its tokens, cache, store, thinking and model cost figures. */
+async function tokensStage(): Promise<void> {
+  log("starting the local stack (synthesizes cdk.out when it is stale) …");
+  const counted = await startBenchStack({
+    fixtures,
+    contextBudgetTokens: LONG_CONTEXT_BUDGET,
+    countWrites: true,
+    environment: COUNTED_ENVIRONMENT,
+    log: () => undefined,
+  });
+  const models = configuredTiers(counted);
+  let goals: LongGoals;
+  try {
+    goals = await runLongGoals(counted, models);
+  } finally {
+    await counted.stop();
+  }
+  longGoalFigures(goals, models);
+  storeFigures(goals.run, counted.payloads?.requests.length ?? Number.NaN);
+  costFigures(goals.run, Number.NaN, models);
+}
+
+/** The long goal at the deployment's thinking efforts, then the same goal at `low`. */
+interface LongGoals {
+  readonly run: LongGoalRun;
+  readonly low: LongGoalRun;
+}
+
+async function runLongGoals(counted: BenchStack, models: Tiers): Promise<LongGoals> {
+  const minCacheTokens = { minCacheTokensOf: minCacheTokensOf(models) };
+  log(`stack up (${elapsed()}); long goal: ${LONG_ITERATIONS} iterations …`);
+  const run = await runLongGoal(counted, LONG_ITERATIONS, 480_000, minCacheTokens);
+  log(`long goal ${run.status} in ${(run.wallMs / 1000).toFixed(0)} s (${elapsed()}); again at effort low …`);
+  const low = await runLongGoal(counted, LONG_ITERATIONS, 480_000, { ...minCacheTokens, effort: "low" });
+  log(`long goal at low ${low.status} in ${(low.wallMs / 1000).toFixed(0)} s (${elapsed()})`);
+  return { run, low };
+}
+
+/** The tokens, cache and thinking figures of the long goals. */
+function longGoalFigures(goals: LongGoals, models: Tiers): void {
+  figures.push(...tokenFigures(goals.run, models, budget));
+  figures.push(...fastTierFigures(goals.run, models));
+  figures.push(...thinkingFigures(goals.run, goals.low, models));
+}
+
+/** The deployment's configured tiers, as the model steps' environment holds them. */
+function configuredTiers(bench: BenchStack): { heavy: string; fast: string } {
+  const tiers = bench.stack.model.functions.find((fn) => fn.environment.HEAVY_MODEL_ID)?.environment;
+  if (tiers?.HEAVY_MODEL_ID === undefined || tiers.FAST_MODEL_ID === undefined) {
+    throw new Error(
+      "no function in cdk.out has HEAVY_MODEL_ID and FAST_MODEL_ID: the model steps are missing",
+    );
+  }
+  return { heavy: tiers.HEAVY_MODEL_ID, fast: tiers.FAST_MODEL_ID };
+}
+
 /** Prints the figures gathered so far, and their notes, without writing results.json (a partial run). */
 function printPartial(machine: string): void {
   const notes = figures.flatMap((figure) => (figure.note ? [`${figure.name}: ${figure.note}`] : []));
@@ -672,6 +652,11 @@ async function main(): Promise<void> {
   const machine = `${cpus().length} cores (${cpus()[0]?.model.trim() ?? "?"}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.versions.node}`;
   log(`machine: ${machine}`);
 
+  // The long goal's tokens alone: no CLI build, no second stack.
+  if (process.argv.includes("--tokens-only")) {
+    await tokensStage();
+    return printPartial(machine);
+  }
   // 0. The CLI's start, first, on a machine not yet busy with the bench's stacks.
   await cliFigures();
   // Partial runs print only: bench/results.json keeps the last full run.
@@ -701,24 +686,18 @@ async function main(): Promise<void> {
     fixtures,
     contextBudgetTokens: LONG_CONTEXT_BUDGET,
     countWrites: true,
+    environment: COUNTED_ENVIRONMENT,
     log: () => undefined,
   });
-  // The deployment's configured tiers, as the model steps' environment holds them.
-  const tiers = counted.stack.model.functions.find((fn) => fn.environment.HEAVY_MODEL_ID)?.environment;
-  if (tiers?.HEAVY_MODEL_ID === undefined || tiers.FAST_MODEL_ID === undefined) {
-    throw new Error(
-      "no function in cdk.out has HEAVY_MODEL_ID and FAST_MODEL_ID: the model steps are missing",
-    );
-  }
-  const models = { heavy: tiers.HEAVY_MODEL_ID, fast: tiers.FAST_MODEL_ID };
-  let run: LongGoalRun;
+  const models = configuredTiers(counted);
+  let goals: LongGoals;
   let lambdaPerIteration = Number.NaN;
   let smallGoalS3Requests = Number.NaN;
   let largePayload: LargePayloadRun | string = "not run";
   try {
-    log(`stack up (${elapsed()}); long goal: ${LONG_ITERATIONS} iterations …`);
-    run = await runLongGoal(counted, LONG_ITERATIONS, 480_000);
-    log(`long goal ${run.status} in ${(run.wallMs / 1000).toFixed(0)} s (${elapsed()}); patterns …`);
+    goals = await runLongGoals(counted, models);
+    const { run } = goals;
+    log(`(${elapsed()}) patterns …`);
     const patterns = await measureTransitions(counted, counted.writeFixture);
     // Every S3 request so far came from goals without large payloads: the budget is none at all.
     smallGoalS3Requests = counted.payloads?.requests.length ?? Number.NaN;
@@ -755,10 +734,10 @@ async function main(): Promise<void> {
   } finally {
     await counted.stop();
   }
-  tokenFigures(run);
-  storeFigures(run, smallGoalS3Requests);
+  longGoalFigures(goals, models);
+  storeFigures(goals.run, smallGoalS3Requests);
   largePayloadFigures(largePayload);
-  costFigures(run, lambdaPerIteration, models);
+  costFigures(goals.run, lambdaPerIteration, models);
 
   // 2. Latency and throughput on a stack without the counting proxy.
   log(`(${elapsed()}) second stack: overhead, approvals, throughput …`);

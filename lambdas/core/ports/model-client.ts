@@ -33,6 +33,20 @@ export const ReasoningContentSchema = z.union([
 export type ReasoningContent = z.infer<typeof ReasoningContentSchema>;
 
 /** Content blocks in the shape Converse uses, so the Bedrock adapter maps them one to one. */
+/** How long a prompt cache entry lives after its last use (Bedrock CachePointBlock `ttl`; absent: 5 minutes). */
+export const CACHE_TTLS = ["5m", "1h"] as const;
+export type CacheTtl = (typeof CACHE_TTLS)[number];
+
+/**
+ * A Bedrock CachePointBlock: `type` is always `default`; `ttl` `1h` keeps the entry an hour, on the
+ * models that take it (context-settings.json `promptCache.hourTtlModels`).
+ */
+export const CachePointSchema = z.object({
+  type: z.literal("default"),
+  ttl: z.optional(z.enum(CACHE_TTLS)),
+});
+export type CachePoint = z.infer<typeof CachePointSchema>;
+
 export const ContentBlockSchema = z.union([
   z.object({ text: z.string() }),
   z.object({ toolUse: ToolUseBlockSchema }),
@@ -40,7 +54,7 @@ export const ContentBlockSchema = z.union([
   /** Only in assistant turns: the model's thinking, first in its turn. */
   z.object({ reasoningContent: ReasoningContentSchema }),
   /** Marks the end of a stable prefix that the model may cache. */
-  z.object({ cachePoint: z.object({ type: z.literal("default") }) }),
+  z.object({ cachePoint: CachePointSchema }),
 ]);
 export type ContentBlock = z.infer<typeof ContentBlockSchema>;
 
@@ -86,12 +100,7 @@ export const ModelRequestSchema = z.object({
   /** The n-th call of this role for this goal, counted from the goal's checkpoints, from 0. */
   call: z.number().check(z.int(), z.gte(0)),
   /** System prompt blocks; a `cachePoint` block may follow the stable prefix. */
-  system: z.array(
-    z.union([
-      z.object({ text: z.string() }),
-      z.object({ cachePoint: z.object({ type: z.literal("default") }) }),
-    ]),
-  ),
+  system: z.array(z.union([z.object({ text: z.string() }), z.object({ cachePoint: CachePointSchema })])),
   /**
    * Ends with a user message: the Claude 5.5 models answer 400 to an assistant prefill (a last
    * assistant message the model would continue).

@@ -12,6 +12,7 @@ import { AwsApiError } from "../shared/errors";
 import { isJsonObject, parseJson } from "../shared/json";
 import { listen } from "../shared/listen";
 import type { BedrockUpstream } from "./bedrock-upstream";
+import { cachePointProblem } from "./cache-point-rules";
 import { claudeRequestProblem } from "./claude-request-rules";
 import { AnsweredTurns, reasoningProblem } from "./claude-thinking-rules";
 import {
@@ -227,6 +228,9 @@ export async function startBedrockEndpoint(options: BedrockEndpointOptions): Pro
         }
         await recorder.answered(modelId, { goalId, role, call }, answer.response);
       } else {
+        // What Bedrock refuses in any model's cache points (their count, ttl, order).
+        const cacheProblem = cachePointProblem(request, modelId);
+        if (cacheProblem !== undefined) throw new AwsApiError("ValidationException", cacheProblem);
         const openAiModel = openAiModelOf(modelId);
         if (openAiModel !== undefined) {
           const problem = strict ? openModelReasoningProblem(request, modelId) : undefined;

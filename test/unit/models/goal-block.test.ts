@@ -134,6 +134,21 @@ describe("the goal block (stableGoalBlock, goalProgressText)", () => {
     expect(progress).not.toContain("n2");
   });
 
+  it("leaves out a progress note an earlier state in the prompt already shows, and the section when none is left", () => {
+    // Prepare
+    const record = withNotes(buildGoal(), ["n1", "n2", "n3", "n4"]);
+    const earlier = ["Recent progress:\n- n2\n- n3\n\nCurrent state …", "Recent progress:\n- n1\n- n2"];
+
+    // Act
+    const progress = goalProgressText(record, earlier);
+    const nothingNew = goalProgressText(withNotes(buildGoal(), ["n2", "n3"]), earlier);
+
+    // Assess
+    expect(progress.endsWith("Recent progress:\n- n4")).toBe(true);
+    expect(progress).not.toContain("n3");
+    expect(nothingNew).not.toContain("Recent progress");
+  });
+
   it("renders byte-identical output for equal records, whatever their key order", () => {
     // Prepare
     const record = withNotes(buildGoal({ constraints: ["a", "b"] }), ["x", "y"]);

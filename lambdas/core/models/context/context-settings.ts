@@ -15,6 +15,16 @@ export const ContextSettingsSchema = z.object({
   summaryMaxTokens: z.number().check(z.int(), z.gte(64), z.lte(8192)),
   /** Model id fragments (`anthropic.claude-`) of models that accept Bedrock `cachePoint` blocks. */
   cacheModels: z.array(z.string().check(z.minLength(1))),
+  /** What each caching model takes: its minimum cacheable prefix, and whether `ttl: "1h"` is allowed. */
+  promptCache: z.object({
+    /** The first entry whose `models` fragment the model id contains gives its minimum. */
+    minTokens: z
+      .array(
+        z.object({ models: z.string().check(z.minLength(1)), tokens: z.number().check(z.int(), z.gte(1)) }),
+      )
+      .check(z.minLength(1)),
+    hourTtlModels: z.array(z.string().check(z.minLength(1))),
+  }),
 });
 export type ContextSettings = z.infer<typeof ContextSettingsSchema>;
 
@@ -30,6 +40,26 @@ export const DEFAULT_CONTEXT_SETTINGS: ContextSettings = parseOrThrow(
  * (k + 1) × COMPACTION_STRIDE, which is how a later call finds what the stored summaries cover.
  */
 export const COMPACTION_STRIDE = 8;
+
+/**
+ * The fewest tokens a cache point's prefix must hold for `modelId` to cache it (Bedrock caches
+ * nothing below it, and says nothing). Undefined for a model that does not cache.
+ */
+export function minCacheableTokens(
+  modelId: string,
+  settings: Pick<ContextSettings, "cacheModels" | "promptCache"> = DEFAULT_CONTEXT_SETTINGS,
+): number | undefined {
+  if (!supportsPromptCache(modelId, settings)) return undefined;
+  return settings.promptCache.minTokens.find((entry) => modelId.includes(entry.models))?.tokens;
+}
+
+/** Whether `modelId` takes `ttl: "1h"` on a cache point (Bedrock answers 400 to it elsewhere). */
+export function supportsHourCacheTtl(
+  modelId: string,
+  settings: Pick<ContextSettings, "promptCache"> = DEFAULT_CONTEXT_SETTINGS,
+): boolean {
+  return settings.promptCache.hourTtlModels.some((fragment) => modelId.includes(fragment));
+}
 
 /** Whether `modelId` takes Bedrock `cachePoint` blocks (fixture and local models do not). */
 export function supportsPromptCache(

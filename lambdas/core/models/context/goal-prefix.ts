@@ -67,8 +67,12 @@ function latestRevision(record: GoalRecord): string[] {
   ];
 }
 
-/** The parts of the goal that move within a revision: weak evidence, corrections, the latest progress notes. */
-export function goalProgressText(record: GoalRecord): string {
+/**
+ * The parts of the goal that move within a revision: weak evidence, corrections, the latest progress
+ * notes. A progress note whose line one of `shown` already holds (the earlier states the prompt
+ * repeats verbatim) is left out: the prompt shows it once, not once per call.
+ */
+export function goalProgressText(record: GoalRecord, shown: readonly string[] = []): string {
   const weak = record.spec.successChecks
     .filter((check) => evidenceFor(record, check)?.strength === "weak")
     .map((check) => `- ${check.id}: satisfied by a model judgement only (weak evidence)`);
@@ -79,7 +83,12 @@ export function goalProgressText(record: GoalRecord): string {
       "Corrections requested",
       bullets(record.pendingCorrections?.map((correction) => correction.content)),
     ),
-    ...section("Recent progress", bullets(record.progressNotes.slice(-PROMPT_PROGRESS_NOTES))),
+    ...section(
+      "Recent progress",
+      bullets(record.progressNotes.slice(-PROMPT_PROGRESS_NOTES)).filter(
+        (line) => !shown.some((text) => text.includes(`${line}\n`) || text.endsWith(line)),
+      ),
+    ),
   ];
   return lines.join("\n").trim();
 }

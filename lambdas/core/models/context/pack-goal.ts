@@ -24,6 +24,20 @@ export interface GoalContextRequest {
   readonly history?: StepHistory;
 }
 
+/**
+ * How long the goal's stable prefix should stay cached: an hour for a goal that waits on people
+ * (a tool its approval policy always gates, or a success check a human approves), whose next call
+ * after a wait would find a 5-minute entry gone; the default 5 minutes otherwise. The packer keeps
+ * the default on a model that takes no `1h`.
+ */
+export function prefixCacheTtl(record: GoalRecord): "1h" | undefined {
+  const { spec } = record;
+  const gated =
+    spec.approval.requireFor.length > 0 ||
+    spec.successChecks.some((check) => check.verify.kind === "approval");
+  return gated ? "1h" : undefined;
+}
+
 export interface GoalContext {
   readonly packed: PackedContext;
   readonly history: ContextHistory;
@@ -40,9 +54,14 @@ export async function packGoalContext(
   request: GoalContextRequest,
 ): Promise<GoalContext> {
   const { record } = request;
-  const progress = goalProgressText(record);
-  const packWith = (history: ContextHistory) =>
-    packContext({
+  const cacheTtl = prefixCacheTtl(record);
+  const packWith = (history: ContextHistory) => {
+    // The earlier states this history shows verbatim: a progress note one holds is not repeated.
+    const progress = goalProgressText(
+      record,
+      history.steps.flatMap((step) => (step.conversation ? [step.conversation.prompt] : [])),
+    );
+    return packContext({
       modelId: request.modelId,
       instructions: request.instructions,
       goalBlock: stableGoalBlock(record),
@@ -51,7 +70,9 @@ export async function packGoalContext(
       state: progress === "" ? request.state : `${progress}\n\n${request.state}`,
       ...(request.settings ? { settings: request.settings } : {}),
       ...(request.count ? { count: request.count } : {}),
+      ...(cacheTtl ? { cacheTtl } : {}),
     });
+  };
   // Compaction measures each candidate history by packing it; the last one it measured is the one
   // it returns, so that packing is kept instead of done again for the prompt.
   let last: { readonly history: ContextHistory; readonly packed: PackedContext } | undefined;

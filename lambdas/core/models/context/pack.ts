@@ -1,6 +1,7 @@
 import { canonicalJson, sha256Hex } from "../../goal/canonical-json";
 import type { JsonValue } from "../../goal/goal-change";
 import type {
+  CacheTtl,
   ContentBlock,
   Message,
   ModelRequest,
@@ -44,6 +45,11 @@ export interface ContextInput {
   readonly state: string;
   readonly settings?: ContextSettings;
   readonly count?: TokenCounter;
+  /**
+   * How long the stable prefix stays cached: `1h` for a goal that waits on people longer than the
+   * default 5 minutes, on the models that take it (else the default).
+   */
+  readonly cacheTtl?: CacheTtl;
 }
 
 export interface PackedContext {
@@ -102,6 +108,32 @@ function conversationKey(
   return sha256Hex(canonicalJson(head));
 }
 
+/**
+ * The history's cache points (the stable prefix has its own): one after the stable part of the
+ * history, the previous call's whole prompt, which this one repeats byte for byte while the
+ * conversation goes on (its newest step shows the message its turn answered): that call wrote it to
+ * the cache, this one reads it. One at the end, which this call writes for the next one to read.
+ * Three in all with the prefix's, within Bedrock's four. A history whose newest step is not of this
+ * conversation (a compaction, a revision) gets only the end one: nothing before it was cached.
+ */
+function withHistoryCachePoints(
+  messages: readonly Message[],
+  newest: StepRecord | undefined,
+  key: string,
+): Message[] {
+  const marked = [...messages];
+  const mark = (index: number) => {
+    const message = marked[index];
+    if (message) marked[index] = { ...message, content: [...message.content, CACHE_POINT] };
+  };
+  // The newest turn is the last assistant message; the user message before it ends with the
+  // prompt that turn answered, the end of the previous call's request.
+  const newestTurn = marked.map((message) => message.role).lastIndexOf("assistant");
+  if (newest?.conversation?.key === key && newestTurn > 0) mark(newestTurn - 1);
+  mark(marked.length - 1);
+  return marked;
+}
+
 /** Tokens of the text a block puts in front of the model (JSON for tool input and output). */
 function blockTokens(block: ContentBlock, count: TokenCounter): number {
   if ("text" in block) return count(block.text);
@@ -141,8 +173,9 @@ export function promptTokens(
 /**
  * Packs one model call's prompt: the stable prefix (instructions and goal block in `system`, after
  * the tools), then the compaction summary and the recent steps, then the current state. For a model
- * that caches (`cacheModels`), a cache point ends the prefix and another ends the history: between
- * two compactions the history only grows at its end, so each call reads the previous one's cache.
+ * that caches (`cacheModels`), a cache point ends the prefix, one ends the previous call's prompt
+ * inside the history and one ends this prompt (`withHistoryCachePoints`): between two compactions
+ * the prompt only grows at its end, so each call reads all of the previous one from the cache.
  * Tool results above `toolResultTokens` are replaced by a reference to their artifact.
  *
  * The steps of this prompt's conversation (same model, system prompt, tools and opening) show their
@@ -154,16 +187,15 @@ export function packContext(input: ContextInput): PackedContext {
   const settings = input.settings ?? DEFAULT_CONTEXT_SETTINGS;
   const count = input.count ?? countTokens;
   const caching = supportsPromptCache(input.modelId, settings);
-  const system = stablePrefix(input.modelId, input.instructions, input.goalBlock, settings);
+  const system = stablePrefix(input.modelId, input.instructions, input.goalBlock, settings, input.cacheTtl);
   const opening = openingText(input.history);
   const key = conversationKey(input.modelId, system, input.tools, opening);
   const history: Message[] = [
     ...(opening === undefined ? [] : [{ role: "user" as const, content: [{ text: opening }] }]),
     ...stepMessages(input.history.steps, { maxTokens: settings.toolResultTokens, count }, key),
   ];
-  const last = history.at(-1);
-  if (caching && last) history[history.length - 1] = { ...last, content: [...last.content, CACHE_POINT] };
-  const messages = alternate([...history, { role: "user", content: [{ text: input.state }] }]);
+  const unmarked = alternate([...history, { role: "user", content: [{ text: input.state }] }]);
+  const messages = caching ? withHistoryCachePoints(unmarked, input.history.steps.at(-1), key) : unmarked;
   const tools = input.tools;
   return {
     system,

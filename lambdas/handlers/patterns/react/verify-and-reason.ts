@@ -4,7 +4,7 @@ import { createDocumentClient, createGoalStoreAdapters } from "../../../adapters
 import { runModelStep } from "../../../core/loop/capacity-wait";
 import { DEFAULT_CONTEXT_SETTINGS } from "../../../core/models/context/context-settings";
 import { verifyAndReason } from "../../../core/patterns/react/verify-and-reason";
-import { positiveIntEnv, requiredEnv } from "../../handler-environment";
+import { listEnv, positiveIntEnv, requiredEnv } from "../../handler-environment";
 import { capacityGovernorFromEnv } from "../../loop/capacity-from-env";
 import { compensatorsFromEnv } from "../../loop/compensators-from-env";
 import { loopSettingsFromEnv } from "../../loop/loop-settings-from-env";
@@ -27,6 +27,10 @@ const settings = {
   context: {
     ...DEFAULT_CONTEXT_SETTINGS,
     budgetTokens: positiveIntEnv("CONTEXT_BUDGET_TOKENS", DEFAULT_CONTEXT_SETTINGS.budgetTokens),
+    // The bench lays out a scripted model's prompts with cache points, as a Claude model's (unset: the defaults).
+    cacheModels: listEnv("CONTEXT_CACHE_MODELS").length
+      ? listEnv("CONTEXT_CACHE_MODELS")
+      : DEFAULT_CONTEXT_SETTINGS.cacheModels,
   },
 };
 // The tools it offers, and runs at once when the turn needs no approval (Act runs approved ones).

@@ -154,8 +154,13 @@ describe("packContext", () => {
         (block) => "cachePoint" in block,
       ).length;
     expect(claude.system.at(-1)).toEqual({ cachePoint: { type: "default" } });
+    // The step logged before conversations were kept: nothing of the history was cached before, so
+    // only the end is marked, for the next call.
     expect(cachePoints(claude)).toBe(2);
-    expect(claude.messages.at(-1)?.content.at(-1)).toEqual({ text: "State." });
+    expect(claude.messages.at(-1)?.content.slice(-2)).toEqual([
+      { text: "State." },
+      { cachePoint: { type: "default" } },
+    ]);
     expect(cachePoints(scripted)).toBe(0);
     expect(claude.totalTokens).toBeGreaterThan(claude.prefixTokens);
   });

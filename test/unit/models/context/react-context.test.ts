@@ -111,13 +111,15 @@ describe("the context packer in the ReAct reason call", () => {
     const prefixes = requests.map((request) => JSON.stringify([request.tools, request.system]));
     expect(new Set(prefixes).size).toBe(1);
     expect(requests[0]?.system.at(-1)).toEqual({ cachePoint: { type: "default" } });
-    // Between compactions the history only grows at its end: each call starts with the previous one's.
+    // Between compactions the prompt only grows at its end: each call starts with the whole previous
+    // one (cache points aside), and marks where it ended, so it reads the previous call's cache.
     for (let index = 1; index < requests.length; index += 1) {
-      const previous = requests[index - 1]?.messages ?? [];
+      const previous = withoutCachePoints(requests[index - 1]?.messages ?? []);
       const current = requests[index]?.messages ?? [];
-      const history = previous.slice(0, -1);
-      expect(current.slice(0, history.length)).toEqual(history);
-      expect(conversationProblems(current)).toEqual([]);
+      expect(withoutCachePoints(current.slice(0, previous.length))).toEqual(previous);
+      expect(current[previous.length - 1]?.content.at(-1)).toEqual({ cachePoint: { type: "default" } });
+      expect(current.at(-1)?.content.at(-1)).toEqual({ cachePoint: { type: "default" } });
+      expect(conversationProblems(withoutCachePoints(current))).toEqual([]);
     }
     expect(lastUserText(requests.at(-1))).toContain("Satisfied checks: notes");
   });
