@@ -5,7 +5,7 @@ import { parseOrThrow } from "../core/goal/validation";
 import type { ToolRisk } from "../core/ports/tool-runner";
 import * as z from "../core/zod";
 import type { JsonObject } from "./built-in-tool";
-import { inputSchemaFromJsonSchema } from "./json-schema-input";
+import { type ToolInputCheck, toolInputCheck } from "./json-schema-input";
 import { ToolCallError } from "./tool-call-error";
 import type { RegisteredTool } from "./tool-registry";
 
@@ -52,16 +52,13 @@ const ERROR_MESSAGE_CHARS = 2000;
  * like an AccessDenied. The input is checked against the tool's JSON Schema before the call.
  */
 export function lambdaTool(entry: LambdaToolEntry, invoker: LambdaInvoker): RegisteredTool {
-  let inputSchema: z.core.$ZodType | undefined;
-  const schema = () => {
-    inputSchema ??= inputSchemaFromJsonSchema(entry.inputSchema);
-    return inputSchema;
-  };
+  let checkInput: ToolInputCheck | undefined;
   return {
     name: entry.name,
     spec: { name: entry.name, description: entry.description, inputSchema: entry.inputSchema },
     prepare(input) {
-      const parsed = parseOrThrow(schema(), input, `input for tool '${entry.name}'`) as JsonValue;
+      checkInput ??= toolInputCheck(entry.inputSchema, entry.name);
+      const parsed = checkInput(input);
       return {
         risk: entry.risk as ToolRisk,
         refuse: () => undefined,

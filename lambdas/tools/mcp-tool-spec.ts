@@ -13,8 +13,8 @@ export function modelInputSchema<T extends Record<string, unknown>>(inputSchema:
 
 /**
  * What the model is offered for an MCP tool as the goal froze it. Apart from mcp-tool.ts, which
- * also checks a call's input (with classic zod's z.fromJSONSchema): a function that only offers
- * tools (Plan) bundles no classic zod.
+ * also checks a call's input (json-schema-input.ts): a function that only offers tools (Plan)
+ * bundles no JSON Schema validator.
  */
 export function mcpToolSpec(tool: FrozenTool): ToolSpec {
   return { name: tool.name, description: tool.description, inputSchema: modelInputSchema(tool.inputSchema) };

@@ -2,12 +2,10 @@ import type { ArtifactObservation } from "../core/goal/evidence/cycle-observatio
 import type { FrozenTool } from "../core/goal/frozen-tools";
 import type { JsonValue } from "../core/goal/goal-change";
 import { clip } from "../core/goal/text";
-import { parseOrThrow } from "../core/goal/validation";
 import { WorkspaceFileTooLargeError } from "../core/ports/workspace";
-import type * as z from "../core/zod";
 import { contentArtifactPath } from "./artifact-paths";
 import type { JsonObject, ToolEnvironment, ToolOutput } from "./built-in-tool";
-import { inputSchemaFromJsonSchema } from "./json-schema-input";
+import { type ToolInputCheck, toolInputCheck } from "./json-schema-input";
 import type { McpContent, McpGatewayClient } from "./mcp-gateway-contract";
 import { mcpToolSpec } from "./mcp-tool-spec";
 import { ToolCallError } from "./tool-call-error";
@@ -23,13 +21,13 @@ const ERROR_TEXT_CHARS = 2000;
  * are tool errors the model reads, never a crash of the step: the loop goes on.
  */
 export function mcpTool(tool: FrozenTool, gateway: McpGatewayClient): RegisteredTool {
-  let inputSchema: z.core.$ZodType | undefined;
+  let checkInput: ToolInputCheck | undefined;
   return {
     name: tool.name,
     spec: mcpToolSpec(tool),
     prepare(input) {
-      inputSchema ??= inputSchemaFromJsonSchema(tool.inputSchema);
-      const parsed = parseOrThrow(inputSchema, input, `input for tool '${tool.name}'`) as JsonObject;
+      checkInput ??= toolInputCheck(tool.inputSchema, tool.name);
+      const parsed = checkInput(input);
       return {
         risk: tool.risk,
         refuse: () => undefined,

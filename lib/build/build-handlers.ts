@@ -1,5 +1,5 @@
 import path from "node:path";
-import { type BuildOptions, build } from "esbuild";
+import { type BuildOptions, build, type Plugin } from "esbuild";
 import {
   BUNDLE_EXTERNALS,
   BUNDLE_MAIN_FIELDS,
@@ -76,6 +76,27 @@ async function buildOne(
 }
 
 /**
+ * @middy/core imports `ReadableStream` from `node:stream/web` at module scope, for one `instanceof`
+ * check when a handler streams its response (none of goal-loops' middy handlers does). As an ES
+ * module import it loads Node's WHATWG streams at every cold start, about 7 % of a step's import
+ * here (paired runs, LoadGoal). This resolves that one import, from middy alone, to a class whose
+ * `instanceof` asks Node's own `ReadableStream` when it is first used
+ * (lib/build/shims/readable-stream-instanceof.mjs); every other import of `node:stream/web` is
+ * left as it is.
+ */
+function middyStreamWebOnFirstUse(projectDir: string): Plugin {
+  const shim = path.join(projectDir, "lib", "build", "shims", "readable-stream-instanceof.mjs");
+  return {
+    name: "middy-stream-web-on-first-use",
+    setup(pluginBuild) {
+      pluginBuild.onResolve({ filter: /^node:stream\/web$/ }, (args) =>
+        /[\\/]node_modules[\\/]@middy[\\/]core[\\/]/.test(args.importer) ? { path: shim } : undefined,
+      );
+    },
+  };
+}
+
+/**
  * The esbuild options of one handler's bundle, written to `outfile` (in memory: `write: false`).
  * Shared with the upgrade end-to-end test, which builds a later version's bundles from patched
  * sources with the same settings.
@@ -100,6 +121,7 @@ export function handlerBuildOptions(
     sourcemap: false,
     external: [...BUNDLE_EXTERNALS],
     alias: aliases,
+    plugins: [middyStreamWebOnFirstUse(projectDir)],
     metafile: true,
     write: false,
     logLevel: "warning",

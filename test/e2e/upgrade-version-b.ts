@@ -147,8 +147,9 @@ export async function buildVersionB(
     const outfile = join(assemblyDir, entry, HANDLER_BUNDLE_FILE);
     const name = bundles.get(safeRead(outfile) ?? "");
     if (name === undefined) continue;
+    const options = handlerBuildOptions(projectDir, name, outfile);
     rebuilt.push(
-      build({ ...handlerBuildOptions(projectDir, name, outfile), plugins: [plugin] }).then((result) => {
+      build({ ...options, plugins: [...(options.plugins ?? []), plugin] }).then((result) => {
         const [output] = result.outputFiles;
         if (output === undefined) throw new Error(`version B: esbuild wrote no bundle of ${name}`);
         writeFileSync(outfile, output.contents);

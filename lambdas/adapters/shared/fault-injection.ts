@@ -16,70 +16,72 @@ import * as z from "../../core/zod";
 export const FAULT_INJECTION_ENV = "GOAL_LOOPS_FAULT_INJECTION";
 
 /**
- * `crash-after-checkpoint:<role>:<call>`: the process exits right after the checkpoint of that
- * role's call number (the goal's n-th call of the role, counted from 0) was stored for the first
- * time — the model was paid, the step has not returned, as when a sandbox runs out of memory.
+ * The schema of the variable's value, built when the variable is set (only chaos tests set it): the
+ * few dozen zod schemas it takes are not built at every function's cold start for nothing.
  */
-const CheckpointFaultSchema = z.pipe(
-  z.pipe(
+function faultSpecSchema() {
+  /**
+   * `crash-after-checkpoint:<role>:<call>`: the process exits right after the checkpoint of that
+   * role's call number (the goal's n-th call of the role, counted from 0) was stored for the first
+   * time — the model was paid, the step has not returned, as when a sandbox runs out of memory.
+   */
+  const CheckpointFaultSchema = z.pipe(
     z.pipe(
-      z.string(),
-      z.transform((value) => value.split(":")),
+      z.pipe(
+        z.string(),
+        z.transform((value) => value.split(":")),
+      ),
+      z.tuple([
+        z.literal("crash-after-checkpoint"),
+        ModelRoleSchema,
+        z.pipe(z.string().check(z.regex(/^\d+$/, "must be a whole number")), z.transform(Number)),
+      ]),
     ),
-    z.tuple([
-      z.literal("crash-after-checkpoint"),
-      ModelRoleSchema,
-      z.pipe(z.string().check(z.regex(/^\d+$/, "must be a whole number")), z.transform(Number)),
-    ]),
-  ),
-  z.transform(([kind, role, call]) => ({ kind, role, call })),
-);
+    z.transform(([kind, role, call]) => ({ kind, role, call })),
+  );
 
-/**
- * `crash-after-notify-sent`: the process exits right after a `notify` message was sent and its
- * receipt recorded for the first time — delivered, but the step has not checkpointed its result.
- */
-const NotifyFaultSchema = z.pipe(
-  z.literal("crash-after-notify-sent"),
-  z.transform((kind) => ({ kind })),
-);
+  /**
+   * `crash-after-notify-sent`: the process exits right after a `notify` message was sent and its
+   * receipt recorded for the first time — delivered, but the step has not checkpointed its result.
+   */
+  const NotifyFaultSchema = z.pipe(
+    z.literal("crash-after-notify-sent"),
+    z.transform((kind) => ({ kind })),
+  );
 
-/**
- * `drop-reasoning`: the model client sends every request without its reasoning blocks, as a loop
- * that rebuilds its history would: the thinking round trip switched off, so a test shows the
- * strict local Bedrock endpoint (and Bedrock) refusing the second call of a tool-use cycle.
- */
-const ReasoningFaultSchema = z.pipe(
-  z.literal("drop-reasoning"),
-  z.transform((kind) => ({ kind })),
-);
+  /**
+   * `drop-reasoning`: the model client sends every request without its reasoning blocks, as a loop
+   * that rebuilds its history would: the thinking round trip switched off, so a test shows the
+   * strict local Bedrock endpoint (and Bedrock) refusing the second call of a tool-use cycle.
+   */
+  const ReasoningFaultSchema = z.pipe(
+    z.literal("drop-reasoning"),
+    z.transform((kind) => ({ kind })),
+  );
 
-/**
- * `crash-after-compensation:<index>`: the process exits right after a saga's undo of its call number
- * `index` (0 for the first call it undoes) changed the workspace — a file restored or deleted — and
- * before the saga recorded it, as when a sandbox dies mid-saga.
- */
-const CompensationFaultSchema = z.pipe(
-  z.pipe(
+  /**
+   * `crash-after-compensation:<index>`: the process exits right after a saga's undo of its call number
+   * `index` (0 for the first call it undoes) changed the workspace — a file restored or deleted — and
+   * before the saga recorded it, as when a sandbox dies mid-saga.
+   */
+  const CompensationFaultSchema = z.pipe(
     z.pipe(
-      z.string(),
-      z.transform((value) => value.split(":")),
+      z.pipe(
+        z.string(),
+        z.transform((value) => value.split(":")),
+      ),
+      z.tuple([
+        z.literal("crash-after-compensation"),
+        z.pipe(z.string().check(z.regex(/^\d+$/, "must be a whole number")), z.transform(Number)),
+      ]),
     ),
-    z.tuple([
-      z.literal("crash-after-compensation"),
-      z.pipe(z.string().check(z.regex(/^\d+$/, "must be a whole number")), z.transform(Number)),
-    ]),
-  ),
-  z.transform(([kind, index]) => ({ kind, index })),
-);
+    z.transform(([kind, index]) => ({ kind, index })),
+  );
 
-const FaultSpecSchema = z.union([
-  NotifyFaultSchema,
-  ReasoningFaultSchema,
-  CheckpointFaultSchema,
-  CompensationFaultSchema,
-]);
-export type FaultSpec = z.output<typeof FaultSpecSchema>;
+  return z.union([NotifyFaultSchema, ReasoningFaultSchema, CheckpointFaultSchema, CompensationFaultSchema]);
+}
+
+export type FaultSpec = z.output<ReturnType<typeof faultSpecSchema>>;
 
 /**
  * The fault the environment asks for, or undefined when the variable is unset or empty. A value that
@@ -90,7 +92,7 @@ export function faultFromEnvironment(env: NodeJS.ProcessEnv = process.env): Faul
   const value = env[FAULT_INJECTION_ENV];
   if (value === undefined || value.trim() === "") return undefined;
   return parseOrThrow(
-    FaultSpecSchema,
+    faultSpecSchema(),
     value.trim(),
     `environment variable ${FAULT_INJECTION_ENV} ('${value}', expected crash-after-checkpoint:<role>:<call>, crash-after-notify-sent, crash-after-compensation:<index> or drop-reasoning)`,
   );
