@@ -7,9 +7,9 @@ import { DynamoDbWorkspace } from "./dynamodb/dynamodb-workspace";
 import { withItemRetention } from "./dynamodb/item-retention";
 import { withLargeItemOffload } from "./dynamodb/large-item-offload";
 import { goalEndedPublisherFromEnv, withGoalEndedSignals } from "./eventbridge/goal-ended-signals";
-import { createEmfGoalMetrics } from "./metrics/emf-goal-metrics";
 import type { GoalMetrics } from "./metrics/goal-metrics";
 import { withGoalMetrics } from "./metrics/metered-goal-store";
+import { createPowertoolsGoalMetrics } from "./metrics/powertools-goal-metrics";
 import {
   faultFromEnvironment,
   withCompensationFaultInjection,
@@ -49,7 +49,7 @@ export function createGoalStoreAdapters(options: {
    * @default PAYLOAD_MAX_BYTES with a payload bucket (PAYLOAD_BUCKET_NAME), else what one item holds
    */
   readonly maxFileBytes?: number;
-  /** @default the EMF metrics of this function's environment */
+  /** @default the Powertools EMF metrics of this function's environment */
   readonly metrics?: GoalMetrics;
 }): GoalStoreAdapters {
   const maxFileBytes =
@@ -76,7 +76,7 @@ export function createGoalStoreAdapters(options: {
  */
 export function observedGoalStore<T extends DynamoDbGoalStore>(
   goals: T,
-  metrics: GoalMetrics = createEmfGoalMetrics(),
+  metrics: GoalMetrics = createPowertoolsGoalMetrics(),
 ): T {
   return withSubsegments(withGoalMetrics(goals, metrics), "GoalStore");
 }

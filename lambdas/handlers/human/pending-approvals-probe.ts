@@ -3,12 +3,12 @@ import { injectLambdaContext } from "@aws-lambda-powertools/logger/middleware";
 import middy from "@middy/core";
 import type { Context } from "aws-lambda";
 import { createDocumentClient, createGoalStoreAdapters } from "../../adapters/goal-store-adapters";
-import { createEmfGoalMetrics } from "../../adapters/metrics/emf-goal-metrics";
+import { createPowertoolsGoalMetrics } from "../../adapters/metrics/powertools-goal-metrics";
 import { listEnv, requiredEnv } from "../handler-environment";
 import { measurePendingApprovals, type PendingApprovalsMeasure } from "./measure-pending-approvals";
 
 const logger = new Logger();
-const metrics = createEmfGoalMetrics();
+const metrics = createPowertoolsGoalMetrics();
 const { goals } = createGoalStoreAdapters({
   client: createDocumentClient(),
   tableName: requiredEnv("GOAL_TABLE_NAME"),

@@ -3,7 +3,7 @@ import { injectLambdaContext } from "@aws-lambda-powertools/logger/middleware";
 import { SecretsManagerClient } from "@aws-sdk/client-secrets-manager";
 import middy from "@middy/core";
 import type { Context } from "aws-lambda";
-import { createEmfGoalMetrics } from "../../adapters/metrics/emf-goal-metrics";
+import { createPowertoolsGoalMetrics } from "../../adapters/metrics/powertools-goal-metrics";
 import { describeSecretChangedDate } from "../../adapters/secrets/secret-changed-date";
 import { ValidationError } from "../../core/goal/errors";
 import { parseOrThrow } from "../../core/goal/validation";
@@ -12,7 +12,7 @@ import { requiredEnv } from "../handler-environment";
 import { measureSecretAges, type SecretAgesMeasure } from "./measure-secret-ages";
 
 const logger = new Logger();
-const metrics = createEmfGoalMetrics();
+const metrics = createPowertoolsGoalMetrics();
 const client = new SecretsManagerClient({});
 const secrets = parseOrThrow(OwnedSecretsSchema, parseJsonEnv(OWNED_SECRETS_ENV), OWNED_SECRETS_ENV);
 

@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createEmfGoalMetrics } from "../../../lambdas/adapters/metrics/emf-goal-metrics";
 import {
   GOAL_METRICS,
   type MetricBatch,
@@ -7,6 +6,7 @@ import {
   metricsOfDecision,
 } from "../../../lambdas/adapters/metrics/goal-metrics";
 import { withGoalMetrics } from "../../../lambdas/adapters/metrics/metered-goal-store";
+import { createPowertoolsGoalMetrics } from "../../../lambdas/adapters/metrics/powertools-goal-metrics";
 import { goalEvent } from "../../../lambdas/core/goal/goal-change";
 import { fail, pause } from "../../../lambdas/core/goal/goal-lifecycle";
 import { recordModelUsage } from "../../../lambdas/core/models/model-prices";
@@ -179,7 +179,7 @@ describe("withGoalMetrics", () => {
   });
 });
 
-describe("createEmfGoalMetrics", () => {
+describe("createPowertoolsGoalMetrics", () => {
   afterEach(() => {
     vi.restoreAllMocks();
     vi.unstubAllEnvs();
@@ -207,7 +207,7 @@ describe("createEmfGoalMetrics", () => {
     );
 
     // Act
-    createEmfGoalMetrics().publish(metricsOfChange(change.record, change.events));
+    createPowertoolsGoalMetrics().publish(metricsOfChange(change.record, change.events));
 
     // Assess
     expect(lines).toHaveLength(1);
@@ -230,47 +230,9 @@ describe("createEmfGoalMetrics", () => {
     const write = vi.spyOn(process.stdout, "write").mockImplementation(() => true);
 
     // Act
-    createEmfGoalMetrics().publish(metricsOfDecision(anApproval({ status: "expired" }), NOW));
+    createPowertoolsGoalMetrics().publish(metricsOfDecision(anApproval({ status: "expired" }), NOW));
 
     // Assess
     expect(write).not.toHaveBeenCalled();
-  });
-
-  it("gives a metric written twice in one batch both values, and honours POWERTOOLS_DEV as Powertools did", () => {
-    // Prepare
-    const lines: string[] = [];
-    const batch = {
-      dimensionSets: [{}, { Pattern: "react" }],
-      values: [
-        { name: "Iterations", unit: "Count", value: 1 },
-        { name: "Iterations", unit: "Count", value: 2 },
-      ],
-    } as const;
-
-    // Act
-    createEmfGoalMetrics({ POWERTOOLS_METRICS_NAMESPACE: "NS" }, (line) => lines.push(line)).publish([batch]);
-    createEmfGoalMetrics({ POWERTOOLS_DEV: "true" }, (line) => lines.push(line)).publish([batch]);
-    createEmfGoalMetrics({ POWERTOOLS_DEV: "true", POWERTOOLS_METRICS_DISABLED: "false" }, (line) =>
-      lines.push(line),
-    ).publish([batch]);
-
-    // Assess
-    expect(lines).toHaveLength(2);
-    expect(lines[0]?.endsWith("\n")).toBe(true);
-    expect(JSON.parse(lines[0] ?? "{}")).toEqual({
-      _aws: {
-        Timestamp: expect.any(Number),
-        CloudWatchMetrics: [
-          {
-            Namespace: "NS",
-            Dimensions: [["service"], ["service", "Pattern"]],
-            Metrics: [{ Name: "Iterations", Unit: "Count" }],
-          },
-        ],
-      },
-      service: "service_undefined",
-      Pattern: "react",
-      Iterations: [1, 2],
-    });
   });
 });
