@@ -1,7 +1,6 @@
 import { resolve } from "node:path";
 import { buildCli } from "../../lib/build/build-cli";
 import { buildHandlerBundles } from "../../lib/build/build-handlers";
-import { buildLibrary } from "../../lib/build/build-library";
 import { ensureSynthesized } from "../../lib/local/cdk-out/ensure-synthesized";
 import { E2E_ASSEMBLY_DIR, E2E_CONFIG } from "./local-stack-harness";
 
@@ -11,8 +10,10 @@ import { E2E_ASSEMBLY_DIR, E2E_CONFIG } from "./local-stack-harness";
  * local stack read the same fresh assembly instead of racing to write it; and the one of the shared
  * end-to-end configuration (see E2E_CONFIG) beside it, at the same time (both take about 40 s on
  * 2 cores, one after the other about 52 s). The handler bundles come first: every synth, and every
- * construct test, deploys them. The library, the CLI and the console build meanwhile: the CLI tests
- * run the compiled CLI, and the package test packs all of it.
+ * construct test, deploys them. The CLI and the console build meanwhile: the CLI tests run the
+ * compiled CLI. The library (dist/index.js and its declarations, about 28 s of one core for the
+ * declarations) is not built here: only the package test uses it, and its `npm pack` runs
+ * `prepack`, which builds it then, beside the other files, rather than before any file starts.
  */
 export default async function setup(): Promise<void> {
   const projectDir = resolve(import.meta.dirname, "../..");
@@ -22,6 +23,5 @@ export default async function setup(): Promise<void> {
     buildCli({ projectDir, log }),
     ensureSynthesized({ projectDir, outDir: resolve(projectDir, "cdk.out"), log }),
     ensureSynthesized({ projectDir, outDir: E2E_ASSEMBLY_DIR, configFile: E2E_CONFIG, log }),
-    buildLibrary({ projectDir, log }),
   ]);
 }

@@ -97,7 +97,8 @@ let packedFiles: string[];
 
 beforeAll(async () => {
   workDir = mkdtempSync(path.join(tmpdir(), "goal-loops-package-"));
-  // npm pack runs prepack (npm run build), which finds everything fresh after the tests' setup.
+  // npm pack runs prepack (npm run build): it builds the library, which only this file uses (the
+  // tests' global setup leaves it out), and finds the bundles and the CLI fresh.
   const packed = await run("npm", ["pack", "--json", "--pack-destination", workDir], {
     cwd: PROJECT_DIR,
     env: offlineEnvironment(workDir),
