@@ -78,9 +78,11 @@ export function table(figures: readonly Figure[]): string {
 
 /** The same table in Markdown, for docs/performance.md. */
 export function markdown(figures: readonly Figure[]): string {
+  // A value may hold a pipe (the critical path's rounds): escaped, it stays inside its cell.
+  const cell = (text: string) => text.replaceAll("|", "\\|");
   const rows = figures.map(
     (figure) =>
-      `| ${figure.section} | ${figure.name} | ${format(figure.value)}${figure.unit ? ` ${figure.unit}` : ""} | ${figure.budget ?? "—"} | ${
+      `| ${cell(figure.section)} | ${cell(figure.name)} | ${cell(format(figure.value))}${figure.unit ? ` ${figure.unit}` : ""} | ${figure.budget ?? "—"} | ${
         figure.met === undefined
           ? ""
           : figure.met === null
