@@ -53,10 +53,10 @@ describe("the local Bedrock endpoint's cache point rules", () => {
       );
   };
 
-  it("answers the packer's layout: an hour on the prefix, 5 minutes after it, three points", async () => {
-    // Act
+  it("answers the packer's layout: the prefix, the previous prompt's end and this prompt's end, three points", async () => {
+    // Act (scripted models follow Claude Sonnet 5.5's rules: 5 minutes, the hour not documented yet)
     const answer = await converse(
-      [{ text: "Instructions." }, AN_HOUR],
+      [{ text: "Instructions." }, FIVE_MINUTES],
       [{ text: "History." }, FIVE_MINUTES, { text: "State." }, FIVE_MINUTES],
     );
 
@@ -84,12 +84,18 @@ describe("the local Bedrock endpoint's cache point rules", () => {
     expect(answer).toMatch(/^ValidationException: A request takes at most 4 cache points .* found 5$/);
   });
 
-  it("refuses a TTL longer than one before it (tools, then system, then messages)", async () => {
-    // Act
-    const answer = await converse([{ text: "Instructions." }, FIVE_MINUTES], [{ text: "State." }, AN_HOUR]);
+  it("refuses a TTL longer than one before it (tools, then system, then messages)", () => {
+    // Act: on a model that takes the hour
+    const answer = cachePointProblem(
+      {
+        system: [{ text: "Instructions." }, FIVE_MINUTES],
+        messages: [{ role: "user", content: [{ text: "State." }, AN_HOUR] }],
+      },
+      "global.anthropic.claude-haiku-4-5-20251001-v1:0",
+    );
 
     // Assess
-    expect(answer).toMatch(/^ValidationException: messages\.0\.content\.1\.cachePoint\.ttl: .*1h follows 5m/);
+    expect(answer).toMatch(/^messages\.0\.content\.1\.cachePoint\.ttl: .*1h follows 5m/);
   });
 
   it("refuses an hour on a model that does not take it, and a TTL that is none", () => {
@@ -100,6 +106,7 @@ describe("the local Bedrock endpoint's cache point rules", () => {
     const older = cachePointProblem(request, "anthropic.claude-sonnet-4-20250514-v1:0");
     const nova = cachePointProblem(request, "us.amazon.nova-pro-v1:0");
     const sonnet = cachePointProblem(request, "global.anthropic.claude-sonnet-5-5");
+    const haiku = cachePointProblem(request, "global.anthropic.claude-haiku-4-5-20251001-v1:0");
     const unknownTtl = cachePointProblem(
       { system: [{ cachePoint: { type: "default", ttl: "24h" } }] },
       "global.anthropic.claude-sonnet-5-5",
@@ -108,7 +115,9 @@ describe("the local Bedrock endpoint's cache point rules", () => {
     // Assess
     expect(older).toMatch(/^system\.1\.cachePoint\.ttl: the model .* does not support a 1h cache TTL/);
     expect(nova).toMatch(/does not support a 1h cache TTL/);
-    expect(sonnet).toBeUndefined();
+    // Sonnet 5.5's hour is not documented yet: refused here, so nothing relies on it
+    expect(sonnet).toMatch(/does not support a 1h cache TTL/);
+    expect(haiku).toBeUndefined();
     expect(unknownTtl).toMatch(/^system\.0\.cachePoint\.ttl: Member must satisfy enum value set: \[5m, 1h\]/);
   });
 });
