@@ -583,16 +583,21 @@ async function orchestrationStage(): Promise<void> {
   }
 }
 
-/** The long goal alone on the counted stack: its tokens, cache, store, thinking and model cost figures. */
-async function tokensStage(): Promise<void> {
+/** The stack whose DynamoDB writes are counted and whose scripted prompts carry cache points. */
+function startCountedStack(): Promise<BenchStack> {
   log("starting the local stack (synthesizes cdk.out when it is stale) …");
-  const counted = await startBenchStack({
+  return startBenchStack({
     fixtures,
     contextBudgetTokens: LONG_CONTEXT_BUDGET,
     countWrites: true,
     environment: COUNTED_ENVIRONMENT,
     log: () => undefined,
   });
+}
+
+/** The long goal alone on the counted stack: its tokens, cache, store, thinking and model cost figures. */
+async function tokensStage(): Promise<void> {
+  const counted = await startCountedStack();
   const models = configuredTiers(counted);
   let goals: LongGoals;
   try {
@@ -681,14 +686,7 @@ async function main(): Promise<void> {
   }
 
   // 1. The long goal, transitions per pattern, on a stack whose DynamoDB writes are counted.
-  log("starting the local stack (synthesizes cdk.out when it is stale) …");
-  const counted = await startBenchStack({
-    fixtures,
-    contextBudgetTokens: LONG_CONTEXT_BUDGET,
-    countWrites: true,
-    environment: COUNTED_ENVIRONMENT,
-    log: () => undefined,
-  });
+  const counted = await startCountedStack();
   const models = configuredTiers(counted);
   let goals: LongGoals;
   let lambdaPerIteration = Number.NaN;
