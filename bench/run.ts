@@ -550,15 +550,23 @@ function overheadFigures({
   );
 }
 
+/** A bench stack on the bench's fixtures and context budget, its functions' logs dropped. */
+function startStack(options: {
+  countWrites: boolean;
+  environment?: Record<string, string>;
+}): Promise<BenchStack> {
+  return startBenchStack({
+    fixtures,
+    contextBudgetTokens: LONG_CONTEXT_BUDGET,
+    log: () => undefined,
+    ...options,
+  });
+}
+
 /** --orchestration-only: what the local runtime adds around the steps, on two stacks of their own. */
 async function orchestrationStage(): Promise<void> {
   log(`(${elapsed()}) orchestration: counted stack …`);
-  const counted = await startBenchStack({
-    fixtures,
-    contextBudgetTokens: LONG_CONTEXT_BUDGET,
-    countWrites: true,
-    log: () => undefined,
-  });
+  const counted = await startStack({ countWrites: true });
   try {
     // The long goal's fixture, as the full run's transitions figure: its start and end spread as thin.
     criticalPathFigures(
@@ -570,12 +578,7 @@ async function orchestrationStage(): Promise<void> {
     await counted.stop();
   }
   log(`(${elapsed()}) orchestration: plain stack …`);
-  const plain = await startBenchStack({
-    fixtures,
-    contextBudgetTokens: LONG_CONTEXT_BUDGET,
-    countWrites: false,
-    log: () => undefined,
-  });
+  const plain = await startStack({ countWrites: false });
   try {
     overheadFigures(await latencyStage(plain));
   } finally {
@@ -586,13 +589,7 @@ async function orchestrationStage(): Promise<void> {
 /** The stack whose DynamoDB writes are counted and whose scripted prompts carry cache points. */
 function startCountedStack(): Promise<BenchStack> {
   log("starting the local stack (synthesizes cdk.out when it is stale) …");
-  return startBenchStack({
-    fixtures,
-    contextBudgetTokens: LONG_CONTEXT_BUDGET,
-    countWrites: true,
-    environment: COUNTED_ENVIRONMENT,
-    log: () => undefined,
-  });
+  return startStack({ countWrites: true, environment: COUNTED_ENVIRONMENT });
 }
 
 /** The long goal alone on the counted stack: its tokens, cache, store, thinking and model cost figures. */
@@ -739,12 +736,7 @@ async function main(): Promise<void> {
 
   // 2. Latency and throughput on a stack without the counting proxy.
   log(`(${elapsed()}) second stack: overhead, approvals, throughput …`);
-  const plain = await startBenchStack({
-    fixtures,
-    contextBudgetTokens: LONG_CONTEXT_BUDGET,
-    countWrites: false,
-    log: () => undefined,
-  });
+  const plain = await startStack({ countWrites: false });
   try {
     overheadFigures(await latencyStage(plain));
     // A goal that waits gets one event committed at a time; a long poll (or the open stream) already waiting hands it over.
