@@ -128,6 +128,20 @@ export function tokenFigures(run: LongGoalRun, tiers: Tiers, budget: (name: stri
       "",
     ),
   );
+  // What a call adds to the previous call's prompt when it reads all of it from the cache: its turn
+  // sent back, the tool result and the next state. A call's share is at most 1 - growth / prompt, and
+  // the growth is written to the cache once at the write rate: what bounds the share and the bill.
+  const growth = run.reason.flatMap((call, index) => {
+    const before = run.reason[index - 1];
+    return before !== undefined && call.cache.read === before.tokens ? [call.tokens - before.tokens] : [];
+  });
+  figures.push(
+    info(
+      section,
+      "tokens a reason call adds to the previous call's prompt, median (its turn, the tool result, the next state)",
+      median(growth),
+    ),
+  );
   const lowCalls = later.filter((call) => call.cache.read / call.tokens < budget("cacheableShareMin"));
   // A call whose opening message differs from the previous call's is the first after a compaction.
   const opening = (call: MeasuredCall | undefined) => JSON.stringify(call?.messages[0]?.content[0] ?? null);
