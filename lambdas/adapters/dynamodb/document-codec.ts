@@ -6,8 +6,10 @@ import { CorruptStoreItemError } from "../shared/store-errors";
  * a checkpoint, a step state, an event): its JSON, deflated (raw DEFLATE, RFC 1951) against a preset
  * dictionary, as one Binary attribute. DynamoDB bills every write by the item's size, counting a
  * Binary value by its raw bytes and every attribute name in full (developer guide, "DynamoDB item
- * sizes and formats"); its own examples store compressed data as a Binary attribute (developer guide,
- * "Example: Handling binary type attributes", GZIP).
+ * sizes and formats", CapacityUnitCalculations.html), and recommends compressing large attribute
+ * values into a Binary attribute, at the price of not filtering on them (developer guide, "Best
+ * practices for storing large items and attributes", bp-use-s3-too.html). Nothing filters on these
+ * documents: keys, indexes, status and version stay in the clear.
  *
  * Why a dictionary: these documents are small (a few KB) and spell the same field names every time;
  * a compressor starts each one knowing nothing, so the names cost bytes in every item. Deflated
