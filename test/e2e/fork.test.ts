@@ -2,8 +2,10 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { documentAttribute, documentOf } from "../../lambdas/adapters/dynamodb/dynamodb-items";
 import { stepKey } from "../../lambdas/adapters/dynamodb/goal-table-keys";
 import type { GoalSnapshot } from "../../lambdas/core/goal/goal-record";
+import type { StepRecord } from "../../lambdas/core/ports/step-log";
 import { GoalLoopsApiError } from "../../lib/client/index";
 import { localStoreClient, payloadSettingsOf } from "../../lib/local/storage/local-store-client";
 import { PLAN_GATE, REACT_SIX } from "./fork-goals";
@@ -116,9 +118,12 @@ describe("Rerun from any step: fork and replay on the local stack", () => {
     const stored = await client.send(
       new GetCommand({ TableName: tableName, Key: stepKey(source.goalId, 4) }),
     );
-    const edited = structuredClone(stored.Item ?? {});
-    const said = edited.record.turn.content.find((block: Record<string, unknown>) => "text" in block);
+    // The step record as its item holds it (encoded from record schema 3), edited and written back so.
+    const record = structuredClone(documentOf(stored.Item?.record, "step record")) as StepRecord;
+    const said = record.turn.content.find((block) => "text" in block);
+    if (said === undefined || !("text" in said)) throw new Error("step 4 said nothing");
     said.text = "Pass 4, as someone would rather remember it.";
+    const edited = { ...stored.Item, record: documentAttribute(record) };
     await client.send(new PutCommand({ TableName: tableName, Item: edited }));
     const replay = await e2e.client.replay(source.goalId);
     expect(replay).toMatchObject({ agrees: false, firstDisagreement: { step: 4, field: "turn" } });

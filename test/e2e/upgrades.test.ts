@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { decompressJson, SCHEMA_ATTRIBUTE } from "../../lambdas/adapters/dynamodb/dynamodb-items";
+import { SCHEMA_ATTRIBUTE, stateOf } from "../../lambdas/adapters/dynamodb/dynamodb-items";
 import { goalKey } from "../../lambdas/adapters/dynamodb/goal-table-keys";
 import { RECORD_SCHEMA } from "../../lambdas/core/goal/record-schema";
 import type { GoalLoopsClient } from "../../lib/client/index";
@@ -121,7 +121,8 @@ async function storedGoal(dynamodbUrl: string, goalId: string) {
   try {
     const { Item } = await documents.send(new GetCommand({ TableName: GOAL_TABLE, Key: goalKey(goalId) }));
     if (Item === undefined) throw new Error(`goal ${goalId} has no item`);
-    const state = decompressJson(Item.state as Uint8Array, `goal ${goalId}`) as {
+    const schema = Number(Item[SCHEMA_ATTRIBUTE] ?? 1);
+    const state = stateOf(Item.state as Uint8Array, schema, `goal ${goalId}`) as {
       record: Record<string, unknown>;
     };
     return { item: Item, schema: Item[SCHEMA_ATTRIBUTE] as unknown, record: state.record };

@@ -1,4 +1,5 @@
 import { type DynamoDBDocumentClient, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import { documentOf } from "../../lambdas/adapters/dynamodb/dynamodb-items";
 import { goalKey } from "../../lambdas/adapters/dynamodb/goal-table-keys";
 
 /**
@@ -18,5 +19,8 @@ export async function storedEventSeqs(
       ConsistentRead: true,
     }),
   );
-  return (output.Items ?? []).map((item) => Number(item.seq));
+  // From record schema 3 an event item holds the event encoded in its `event` attribute.
+  return (output.Items ?? []).map((item) =>
+    Number((documentOf(item.event, "event") as { seq?: unknown })?.seq ?? item.seq),
+  );
 }

@@ -9,7 +9,8 @@ import {
 import { type GoalEvent, GoalEventSchema, type NewGoalEvent } from "../../core/goal/goal-event";
 import { parseOrThrow } from "../../core/goal/validation";
 import { CorruptStoreItemError, GoalStoreUnavailableError, toStoreError } from "../shared/store-errors";
-import { parseStoredItem, toDocument } from "./dynamodb-items";
+import { encodeDocument } from "./document-codec";
+import { documentOf, ENCODED_DOCUMENTS_SCHEMA, parseStoredItem, toDocument } from "./dynamodb-items";
 import { eventKey, eventSortKey, goalKey, invalidField, RESERVED_ATTRIBUTES } from "./goal-table-keys";
 import { TABLE_DESIGN } from "./table-design";
 
@@ -36,9 +37,15 @@ export function numberEvents(goalId: string, lastSeq: number, events: readonly N
 }
 
 /**
- * The event items of the goal table (pk GOAL#id, sk EVT#<seq>), each the event JSON as is plus
- * goalId and seq. They are written after the goal item that commits them, so they may lag behind
- * it; the goal item's outbox (`pendingEvents`) covers the lag. See DynamoDbGoalStore for the protocol.
+ * The event items of the goal table (pk GOAL#id, sk EVT#<seq>). They are written after the goal item
+ * that commits them, so they may lag behind it; the goal item's outbox (`pendingEvents`) covers the
+ * lag. See DynamoDbGoalStore for the protocol.
+ *
+ * An event item is written in its goal's record schema (the goal item says which): from schema 3 the
+ * event (with goalId and seq) is one encoded Binary attribute, `event` (document-codec.ts); before,
+ * its fields sit beside the keys as they are. Both are read: the Binary attribute tells them apart
+ * (a plain event is JSON, which has no Binary). A reader reads the goal item first, so code that
+ * predates schema 3 refuses such a goal before it could meet one of its encoded events.
  */
 export class DynamoDbEventLog {
   constructor(
@@ -50,7 +57,13 @@ export class DynamoDbEventLog {
    * Events `from..to` (both included, all committed), oldest first. A seq without its item is taken
    * from the outbox and written back; one in neither place means a broken log.
    */
-  async read(goalId: string, from: number, to: number, outbox: readonly GoalEvent[]): Promise<GoalEvent[]> {
+  async read(
+    goalId: string,
+    from: number,
+    to: number,
+    outbox: readonly GoalEvent[],
+    schema: number,
+  ): Promise<GoalEvent[]> {
     const stored = await this.query(goalId, from, to);
     const pending = new Map(outbox.map((event) => [event.seq, event]));
     const events: GoalEvent[] = [];
@@ -63,16 +76,19 @@ export class DynamoDbEventLog {
       if (!stored.has(seq)) missing.push(event);
       events.push(event);
     }
-    await this.appendBestEffort(missing);
+    await this.appendBestEffort(missing, schema);
     return events;
   }
 
   /** Makes sure every outbox event has its item. Throws when one cannot be written. */
-  async ensureWritten(goalId: string, outbox: readonly GoalEvent[]): Promise<void> {
+  async ensureWritten(goalId: string, outbox: readonly GoalEvent[], schema: number): Promise<void> {
     if (outbox.length === 0) return;
     const seqs = outbox.map((event) => event.seq);
     const stored = await this.query(goalId, Math.min(...seqs), Math.max(...seqs));
-    await this.writeAll(outbox.filter((event) => !stored.has(event.seq)));
+    await this.writeAll(
+      outbox.filter((event) => !stored.has(event.seq)),
+      schema,
+    );
   }
 
   /**
@@ -80,9 +96,9 @@ export class DynamoDbEventLog {
    * Resolves to whether every one of them is now stored, and never rejects: commits leave it running
    * in the background, where a rejection would be unhandled.
    */
-  async appendBestEffort(events: readonly GoalEvent[]): Promise<boolean> {
+  async appendBestEffort(events: readonly GoalEvent[], schema: number): Promise<boolean> {
     try {
-      await this.writeAll(events);
+      await this.writeAll(events, schema);
       return true;
     } catch {
       return false;
@@ -111,7 +127,9 @@ export class DynamoDbEventLog {
         );
         for (const item of output.Items ?? []) {
           const { [PK]: _pk, [SK]: _sk, ...fields } = item;
-          const event = parseStoredItem(GoalEventSchema, fields, "event");
+          const encoded = fields[EVENT_ATTRIBUTE];
+          const document = encoded instanceof Uint8Array ? documentOf(encoded, "event") : fields;
+          const event = parseStoredItem(GoalEventSchema, document, "event");
           events.set(event.seq, event);
         }
         startKey = output.LastEvaluatedKey;
@@ -127,11 +145,11 @@ export class DynamoDbEventLog {
    * goal item's conditional write gave each seq exactly one content, so writing a seq again (an
    * earlier attempt, a concurrent repair) stores the same item. Throws when some stay unwritten.
    */
-  private async writeAll(events: readonly GoalEvent[]): Promise<void> {
+  private async writeAll(events: readonly GoalEvent[], schema: number): Promise<void> {
     for (let start = 0; start < events.length; start += BATCH_SIZE) {
       const batch = events.slice(start, start + BATCH_SIZE);
       let requests: WriteRequests = batch.map((event) => ({
-        PutRequest: { Item: { ...event, ...eventKey(event.goalId, event.seq) } },
+        PutRequest: { Item: { ...eventItem(event, schema), ...eventKey(event.goalId, event.seq) } },
       }));
       for (let round = 0; requests.length > 0; round += 1) {
         if (round === UNPROCESSED_ROUNDS) {
@@ -152,6 +170,14 @@ export class DynamoDbEventLog {
       }
     }
   }
+}
+
+/** The attribute an encoded event item holds its event in. */
+const EVENT_ATTRIBUTE = "event";
+
+/** An event's attributes in an item of its goal's record schema: encoded from schema 3, else as they are. */
+function eventItem(event: GoalEvent, schema: number): Record<string, unknown> {
+  return schema >= ENCODED_DOCUMENTS_SCHEMA ? { [EVENT_ATTRIBUTE]: encodeDocument(event) } : event;
 }
 
 /**

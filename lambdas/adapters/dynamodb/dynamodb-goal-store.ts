@@ -46,12 +46,13 @@ import { DynamoDbEventLog, numberEvents } from "./dynamodb-event-log";
 import { getItemConsistently } from "./dynamodb-get-item";
 import { queryGoalPartition } from "./dynamodb-goal-partition";
 import {
-  compressJson,
-  decompressJson,
+  documentAttribute,
   parseStoredItem,
   parseVersionedItem,
   SCHEMA_ATTRIBUTE,
   schemaAttribute,
+  stateAttribute,
+  stateOf,
   toDocument,
 } from "./dynamodb-items";
 import { putFirst } from "./dynamodb-put-first";
@@ -99,9 +100,10 @@ const GoalStateSchema = z.object({
 });
 
 /**
- * The goal item as stored. `state` holds the record and the outbox as brotli-compressed JSON: the
- * item DynamoDB stores (and bills every write of by size) is a third of the plain one. Items written
- * before keep them as the plain `record` and `pendingEvents` attributes, still read.
+ * The goal item as stored. `state` holds the record and the outbox encoded (dynamodb-items.ts
+ * `stateAttribute`: from record schema 3 deflated against a dictionary, brotli before): the item
+ * DynamoDB stores (and bills every write of by size) is a fraction of the plain one. Items written
+ * before that keep them as the plain `record` and `pendingEvents` attributes, still read.
  */
 const CompressedGoalItemSchema = z.object({
   version: z.number().check(z.int(), z.gte(1)),
@@ -206,7 +208,7 @@ export class DynamoDbGoalStore implements GoalStore {
       }
       throw toStoreError(error, "createGoal");
     }
-    const outboxWritten = this.events.appendBestEffort(numbered);
+    const outboxWritten = this.events.appendBestEffort(numbered, schema);
     await outboxWritten;
     this.remember({ record: written, version: 1, pendingEvents: numbered, outboxWritten, schema });
     return { record: written, version: 1 };
@@ -234,7 +236,7 @@ export class DynamoDbGoalStore implements GoalStore {
 
     // Outbox rule: the previous write's events must be durable before its outbox is overwritten.
     if (!(stored === remembered && (await remembered.outboxWritten))) {
-      await this.events.ensureWritten(parsed.goalId, stored.pendingEvents);
+      await this.events.ensureWritten(parsed.goalId, stored.pendingEvents, stored.schema);
     }
 
     const numbered = numberEvents(parsed.goalId, stored.record.lastEventSeq, events);
@@ -267,7 +269,7 @@ export class DynamoDbGoalStore implements GoalStore {
     }
     // Best effort: answers false when an event item could not be written, and never rejects, so it
     // can be left in the background.
-    const outboxWritten = this.events.appendBestEffort(numbered);
+    const outboxWritten = this.events.appendBestEffort(numbered, schema);
     this.remember({ record: written, version, pendingEvents: numbered, outboxWritten, schema });
     if (options.eventsInBackground === true) {
       this.inFlight.add(outboxWritten);
@@ -357,7 +359,7 @@ export class DynamoDbGoalStore implements GoalStore {
     // Bounded by the lastEventSeq just read, so a commit racing this call cannot open a gap.
     const last = Math.min(stored.record.lastEventSeq, after + limit);
     if (last <= after) return { items: [], nextSeq: after };
-    const items = await this.events.read(goalId, after + 1, last, stored.pendingEvents);
+    const items = await this.events.read(goalId, after + 1, last, stored.pendingEvents, stored.schema);
     return { items, nextSeq: last };
   }
 
@@ -503,7 +505,9 @@ export class DynamoDbGoalStore implements GoalStore {
     const stored = await putFirst(this.client, {
       tableName: this.tableName,
       key,
-      item: { goalId: parsed.key.goalId, role: parsed.key.role, checkpoint: parsed, ...schemaAttribute() },
+      // The checkpoint alone, encoded: its key names the goal and the role (items of schema 2 repeated
+      // them as attributes, which nothing reads).
+      item: { checkpoint: documentAttribute(parsed), ...schemaAttribute() },
       operation: "putCheckpoint",
     });
     return stored ? readCheckpoint(stored) : parsed;
@@ -657,7 +661,7 @@ function goalItem(record: GoalRecord, version: number, pendingEvents: readonly G
     status: record.status,
     version,
     ...schemaAttribute(schema),
-    state: compressJson({ record: document, pendingEvents }),
+    state: stateAttribute({ record: document, pendingEvents }, schema),
   };
 }
 
@@ -689,7 +693,7 @@ function storedGoalState(
   if (schema > RECORD_SCHEMA) throw new RecordSchemaTooNewError("goal", schema, where);
   if (!("state" in item)) return { ...parseStoredItem(PlainGoalItemSchema, item, where), schema };
   const stored = parseStoredItem(CompressedGoalItemSchema, item, where);
-  const decoded = decompressJson(stored.state, `${where}: state`);
+  const decoded = stateOf(stored.state, schema, `${where}: state`);
   return { ...parseStoredItem(GoalStateSchema, decoded, `${where} state`), version: stored.version, schema };
 }
 

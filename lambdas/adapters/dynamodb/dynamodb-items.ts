@@ -2,12 +2,14 @@ import { brotliCompressSync, brotliDecompressSync, constants as zlibConstants } 
 import {
   OLDEST_RECORD_SCHEMA,
   RECORD_SCHEMA,
+  RecordSchemaTooNewError,
   type StoredKind,
   storedSchemaOf,
   upgradeStored,
 } from "../../core/goal/record-schema";
 import * as z from "../../core/zod";
 import { CorruptStoreItemError } from "../shared/store-errors";
+import { decodeDocument, encodeDocument } from "./document-codec";
 
 /**
  * A JSON copy of a value about to be written. The document client refuses `undefined` (an absent
@@ -82,5 +84,34 @@ export function parseVersionedItem<S extends z.core.$ZodType>(
   what: string,
 ): z.output<S> {
   const from = storedSchemaOf(storedSchema, what);
-  return parseStoredItem(schema, upgradeStored(kind, document, from, what), what);
+  // The schema first: an item of a newer one is refused before its document is even decoded.
+  if (from > RECORD_SCHEMA) throw new RecordSchemaTooNewError(kind, from, what);
+  return parseStoredItem(schema, upgradeStored(kind, documentOf(document, what), from, what), what);
+}
+
+/**
+ * The first record schema whose items hold their document encoded (document-codec.ts): an item of
+ * an older schema holds it as that schema's code wrote it (plain attributes; a goal or step state
+ * brotli-compressed), and is written so again for a goal stored in that schema.
+ */
+export const ENCODED_DOCUMENTS_SCHEMA = 3;
+
+/** A document as an item of `schema` holds it: encoded from ENCODED_DOCUMENTS_SCHEMA on, else as is. */
+export function documentAttribute(value: unknown, schema: number = RECORD_SCHEMA): unknown {
+  return schema >= ENCODED_DOCUMENTS_SCHEMA ? encodeDocument(value) : value;
+}
+
+/** The document an item's attribute holds: decoded when it is encoded (Binary), else as it is. */
+export function documentOf(value: unknown, what: string): unknown {
+  return value instanceof Uint8Array ? decodeDocument(value, what) : value;
+}
+
+/** A whole-state attribute (a goal's, a step state's) of an item of `schema`: encoded, or brotli before. */
+export function stateAttribute(value: unknown, schema: number): Uint8Array {
+  return schema >= ENCODED_DOCUMENTS_SCHEMA ? encodeDocument(value) : compressJson(value);
+}
+
+/** What `stateAttribute` wrote for an item of `schema`. */
+export function stateOf(bytes: Uint8Array, schema: number, what: string): unknown {
+  return schema >= ENCODED_DOCUMENTS_SCHEMA ? decodeDocument(bytes, what) : decompressJson(bytes, what);
 }

@@ -18,12 +18,13 @@ import { getItemConsistently } from "./dynamodb-get-item";
 import { queryGoalPartition } from "./dynamodb-goal-partition";
 import { readCheckpoint } from "./dynamodb-goal-store";
 import {
-  compressJson,
-  decompressJson,
+  documentAttribute,
   parseStoredItem,
   parseVersionedItem,
   SCHEMA_ATTRIBUTE,
   schemaAttribute,
+  stateAttribute,
+  stateOf,
   toDocument,
 } from "./dynamodb-items";
 import { putFirst } from "./dynamodb-put-first";
@@ -52,7 +53,10 @@ function readStep(item: Record<string, unknown>): StepRecord {
   return parseVersionedItem(StepRecordSchema, "step", item.record, item[SCHEMA_ATTRIBUTE], "step record");
 }
 
-/** A step state item: its format in the clear (read before anything is parsed), the state compressed. */
+/**
+ * A step state item: its format in the clear (read before anything is parsed), the state compressed
+ * (encoded from format 3, brotli before: dynamodb-items.ts `stateAttribute`).
+ */
 const StateItemSchema = z.object({
   format: z.number().check(z.int(), z.gte(1)),
   state: z.instanceof(Uint8Array),
@@ -91,7 +95,7 @@ export class DynamoDbStepLog implements StepLog, GoalHistory {
     const stored = await putFirst(this.client, {
       tableName: this.tableName,
       key: stepKey(record.goalId, record.step),
-      item: { record, ...schemaAttribute() },
+      item: { record: documentAttribute(record), ...schemaAttribute() },
       operation: "putStep",
     });
     return stored && readStep(stored);
@@ -138,7 +142,7 @@ export class DynamoDbStepLog implements StepLog, GoalHistory {
     await putFirst(this.client, {
       tableName: this.tableName,
       key: stepStateKey(parsed.goalId, parsed.step),
-      item: { format: parsed.format, step: parsed.step, state: compressJson(parsed) },
+      item: { format: parsed.format, step: parsed.step, state: stateAttribute(parsed, parsed.format) },
       operation: "putStepState",
     });
   }
@@ -155,7 +159,7 @@ export class DynamoDbStepLog implements StepLog, GoalHistory {
     // A newer goal-loops may have changed the shape: never parse it as this one's.
     if (stored.format > STEP_STATE_FORMAT) return { kind: "newer_format", format: stored.format };
     const what = `state of step ${step}`;
-    const state = upgradeStored("stepState", decompressJson(stored.state, what), stored.format, what);
+    const state = upgradeStored("stepState", stateOf(stored.state, stored.format, what), stored.format, what);
     return { kind: "state", state: parseStoredItem(StepStateSchema, state, what) };
   }
 

@@ -53,12 +53,21 @@ const stepStateToSchema2: SchemaMigration = {
       : document,
 };
 
+/**
+ * Schema 2 → 3: only the items' encoding changes (the store decodes them before any migration runs);
+ * a step state's `format` follows the record schema.
+ */
+const stepStateFormat = (format: number): SchemaMigration => ({
+  up: (document) => (isObject(document) ? { ...document, format: format + 1 } : document),
+  down: (document) => (isObject(document) ? { ...document, format } : document),
+});
+
 /** By kind, the migration from each schema (index) to the next. */
 const MIGRATIONS: Readonly<Record<StoredKind, Readonly<Record<number, SchemaMigration>>>> = {
-  goal: { 1: goalRecordToSchema2 },
-  step: { 1: unchanged },
-  checkpoint: { 1: unchanged },
-  stepState: { 1: stepStateToSchema2 },
+  goal: { 1: goalRecordToSchema2, 2: unchanged },
+  step: { 1: unchanged, 2: unchanged },
+  checkpoint: { 1: unchanged, 2: unchanged },
+  stepState: { 1: stepStateToSchema2, 2: stepStateFormat(2) },
 };
 
 export function schemaMigrations(kind: StoredKind): Readonly<Record<number, SchemaMigration>> {

@@ -13,8 +13,12 @@ export type { StoredKind } from "./record-migrations";
  * - 1: everything written before items carried a schema (goal-loops 0.1.0 before issue 35).
  * - 2: items carry `schema` (a step state its `format`); the goal record says which deployed
  *   version its goal runs on (`runsOn`) and which shape its goal is stored in (`schema`).
+ * - 3: the documents are the same; the items hold them encoded (deflated against a preset
+ *   dictionary, one Binary attribute: adapters/dynamodb/document-codec.ts), step records,
+ *   checkpoints and events too: a fraction of the bytes DynamoDB bills each write of. Code of
+ *   schema 2 would misread such an item, so it must refuse it instead (RecordSchemaTooNew).
  */
-export const RECORD_SCHEMA = 2;
+export const RECORD_SCHEMA = 3;
 
 /** The oldest shape this code still reads (and can write, for a goal whose version reads only it). */
 export const OLDEST_RECORD_SCHEMA = 1;

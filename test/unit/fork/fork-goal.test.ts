@@ -2,11 +2,13 @@ import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import type { APIGatewayProxyResult } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { documentAttribute, documentOf } from "../../../lambdas/adapters/dynamodb/dynamodb-items";
 import { stepKey, stepStateKey } from "../../../lambdas/adapters/dynamodb/goal-table-keys";
 import { sha256Hex } from "../../../lambdas/core/goal/canonical-json";
 import type { GoalRecord } from "../../../lambdas/core/goal/goal-record";
 import { toSnapshot } from "../../../lambdas/core/goal/snapshot";
 import { STEP_STATE_FORMAT } from "../../../lambdas/core/ports/goal-history";
+import type { StepRecord } from "../../../lambdas/core/ports/step-log";
 import { apiEvent, bodyOf, buildApi } from "../api/api-harness";
 import {
   createGoal,
@@ -272,8 +274,12 @@ describe("POST /goals/{goalId}/fork and what the fork then does", () => {
     const stored = await documents.send(
       new GetCommand({ TableName: table.tableName, Key: stepKey(source.goalId, 2) }),
     );
-    const edited = structuredClone(stored.Item ?? {});
-    edited.record.turn.modelId = `${MODEL_ID}-edited`;
+    // The step record as its item holds it (encoded from record schema 3), edited and written back so.
+    const record = structuredClone(documentOf(stored.Item?.record, "step record")) as StepRecord;
+    const edited = {
+      ...stored.Item,
+      record: documentAttribute({ ...record, turn: { ...record.turn, modelId: `${MODEL_ID}-edited` } }),
+    };
     await documents.send(new PutCommand({ TableName: table.tableName, Item: edited }));
     documents.destroy();
 

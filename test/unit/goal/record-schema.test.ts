@@ -6,7 +6,7 @@ import { type DynamoDBDocumentClient, GetCommand, PutCommand } from "@aws-sdk/li
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DynamoDbGoalStore } from "../../../lambdas/adapters/dynamodb/dynamodb-goal-store";
 import { DynamoDbStepLog } from "../../../lambdas/adapters/dynamodb/dynamodb-step-log";
-import { goalKey } from "../../../lambdas/adapters/dynamodb/goal-table-keys";
+import { eventKey, goalKey } from "../../../lambdas/adapters/dynamodb/goal-table-keys";
 import {
   downgradeStored,
   RECORD_SCHEMA,
@@ -26,7 +26,7 @@ import {
  * (fixtures/records.schema-<n>.json, made by fixtures/write-record-fixtures.ts from that release's
  * tree), read with today's code. A raise of RECORD_SCHEMA adds its fixture here; none is removed.
  */
-const RELEASED_SCHEMAS = [1, 2];
+const RELEASED_SCHEMAS = [1, 2, 3];
 const FIXTURES = path.join(import.meta.dirname, "fixtures");
 
 interface Fixture {
@@ -97,8 +97,11 @@ describe("record schemas", () => {
   describe.each(RELEASED_SCHEMAS)("items of record schema %i", (schema) => {
     it("keeps a fixture written by that release", () => {
       // Assess: the fixture is there and holds the four kinds of stored items.
-      const kinds = fixture(schema).items.map((item) => String(item.sk).split("#")[0]);
-      expect(kinds.sort()).toEqual(["CKPT", "GOAL", "STATE", "STEP"]);
+      const kinds = new Set(fixture(schema).items.map((item) => String(item.sk).split("#")[0]));
+      // Fixtures from schema 3 on keep the goal's event items too (their encoding follows the schema).
+      expect([...kinds].sort()).toEqual(
+        schema >= 3 ? ["CKPT", "EVT", "GOAL", "STATE", "STEP"] : ["CKPT", "GOAL", "STATE", "STEP"],
+      );
     });
 
     it("reads the goal, its step, its checkpoint and its step state with today's code", async () => {
@@ -123,6 +126,8 @@ describe("record schemas", () => {
       expect(step).toMatchObject({ step: 1, runId: "r1" });
       expect(checkpoints.map((checkpoint) => checkpoint.key.role)).toEqual(["reason"]);
       expect(state).toMatchObject({ kind: "state", state: { format: RECORD_SCHEMA, step: 1 } });
+      const { items: events } = await store.listEvents(goalId, {});
+      expect(events).toEqual([expect.objectContaining({ seq: 1, type: "goal.created", goalId })]);
     });
 
     it("writes the goal back in the schema it is stored in", async () => {
@@ -140,6 +145,31 @@ describe("record schemas", () => {
       const again = await store.getGoal(goalId);
       expect(again?.record.progressNotes).toEqual(["written again"]);
       expect(again?.record.schema).toBe(goal.record.schema);
+    });
+
+    it("writes the goal's new events in the schema it is stored in, and reads them back", async () => {
+      // Prepare
+      const goalId = await planted(schema);
+      const goal = await store.getGoal(goalId);
+      if (goal === undefined) throw new Error("the fixture's goal is not readable");
+
+      // Act
+      const note = { type: "note", at: goal.record.updatedAt, text: "written again" };
+      await store.commit(goal.record, goal.version, [note]);
+
+      // Assess: encoded (one Binary attribute) from schema 3 on; before, the fields as that release wrote them.
+      const seq = goal.record.lastEventSeq + 1;
+      const raw = await documents.send(
+        new GetCommand({ TableName: tableName, Key: eventKey(goalId, seq), ConsistentRead: true }),
+      );
+      if (schema >= 3) {
+        expect(raw.Item?.event).toBeInstanceOf(Uint8Array);
+        expect(raw.Item?.type).toBeUndefined();
+      } else {
+        expect(raw.Item).toMatchObject({ type: "note", text: "written again", seq });
+      }
+      const { items } = await store.listEvents(goalId, { after: seq - 1 });
+      expect(items).toEqual([{ ...note, goalId, seq }]);
     });
   });
 
@@ -201,7 +231,7 @@ describe("record schemas", () => {
       const up = upgradeStored("stepState", { format: 1, step: 3, record: { goalId: "g" } }, 1, "state");
 
       // Assess
-      expect(up).toEqual({ format: 2, step: 3, record: { goalId: "g", schema: 1 } });
+      expect(up).toEqual({ format: RECORD_SCHEMA, step: 3, record: { goalId: "g", schema: 1 } });
     });
 
     it("refuse a schema they have no migration from as too new, before anything is read", () => {
