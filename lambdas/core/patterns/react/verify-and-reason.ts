@@ -15,10 +15,16 @@ import { applyQueuedRevisions } from "../../loop/revisions/apply-revisions";
 import type { CompensationWorkspace, ToolCompensators } from "../../loop/revisions/compensate";
 import { isRunningIn, type RunPosition, type StepResult, stopped } from "../../loop/step-result";
 import { chain, readGoal, updateGoal } from "../../loop/update-goal";
-import { recordStepState, type StepStatePorts } from "../../loop/verify/step-state";
+import {
+  type PendingStepState,
+  prepareStepState,
+  readStepStateBasis,
+  type StepStatePorts,
+} from "../../loop/verify/step-state";
 import {
   decideChange,
   isUncounted,
+  judgesPending,
   type PendingVerification,
   prepareVerification,
   verifyPending,
@@ -108,18 +114,29 @@ export async function verifyAndReason(
   // One read for both halves: the step to verify (logged by Act, not counted yet, so one beyond the
   // record's count) is the newest of the steps the prompt shows after the latest compaction.
   const history = await readStepHistory(ports, loaded.record, 1);
+  const latest = history.steps.at(-1);
+  // What the step state holds besides the record, read beside verify's own reads when verify makes
+  // no judge call (its calls belong in the state's count), else right after them.
+  const uncounted = latest !== undefined && latest.step > loaded.record.steps;
+  const earlyBasis =
+    uncounted && !judgesPending(loaded.record) ? readStepStateBasis(ports, input.goalId) : undefined;
   const pending = await prepareVerification(ports, {
     record: loaded.record,
-    latest: history.steps.at(-1),
+    latest,
     models: settings.models,
   });
   const now = ports.now();
   const verify = verification(pending, runId, now);
-  await recordStepState(ports, {
+  const basis =
+    earlyBasis ?? (isUncounted(loaded.record, pending) ? readStepStateBasis(ports, input.goalId) : undefined);
+  // Stored with the reason call's checkpoint (one round trip for both), or before the verify commit
+  // when no call is made; always before the step's first commit, so a crash after it leaves the state.
+  const stepState = prepareStepState(ports, {
     record: loaded.record,
     pending,
     count: (record) => verifyPending(record, pending, now),
     now,
+    ...(basis ? { basis } : {}),
   });
 
   const verified = verify(loaded.record)?.record ?? loaded.record;
@@ -127,12 +144,13 @@ export async function verifyAndReason(
     return reason(
       ports,
       settings,
-      { base: loaded, record: verified, verify, history, reasonLookup },
+      { base: loaded, record: verified, verify, history, reasonLookup, stepState },
       positionOf(verified, input),
     );
   }
   // No reason call: commit the verify cycle alone and answer from what was committed (a racing
   // writer, e.g. a human extending a limit, may have changed the answer).
+  await stepState.write(history.uncounted.map((checkpoint) => checkpoint.key));
   const committed = await updateGoal(ports.goals, loaded, verify);
   const answer = answerAfterVerify(committed.record, input, settings, ports.now());
   if (answer) return answer;
@@ -145,6 +163,7 @@ export async function verifyAndReason(
       verify: () => undefined,
       history,
       reasonLookup,
+      stepState,
     },
     positionOf(committed.record, input),
   );
@@ -207,6 +226,8 @@ interface ReasonBase {
   readonly history: StepHistory;
   /** The reason call's lookup started beside the goal read, for the position the step was given. */
   readonly reasonLookup: EarlyLookup;
+  /** The verified step's state, stored with the reason call's checkpoint (see prepareStepState). */
+  readonly stepState: PendingStepState;
 }
 
 function reasonKey({ goalId, runId, iteration }: RunPosition): CheckpointKey {
@@ -216,7 +237,7 @@ function reasonKey({ goalId, runId, iteration }: RunPosition): CheckpointKey {
 async function reason(
   ports: VerifyAndReasonPorts,
   settings: ReasonSettings,
-  { base, record, verify, history, reasonLookup }: ReasonBase,
+  { base, record, verify, history, reasonLookup, stepState }: ReasonBase,
   position: RunPosition,
 ): Promise<StepResult> {
   const { iteration } = position;
@@ -245,6 +266,9 @@ async function reason(
       // Kept with the turn: the next prompt shows it after the same message, reasoning included.
       conversation: context.packed.conversation,
       capacity: capacityContextOf(record),
+      // Calls made after the state's point that its basis may hold: this call (a crashed attempt
+      // may have checkpointed it) and compaction's summarize calls, counted only by this commit.
+      alongside: () => stepState.write([key, ...context.uncounted.map((checkpoint) => checkpoint.key)]),
     },
   );
   const now = ports.now();
