@@ -30,13 +30,18 @@ import {
   verifyPending,
 } from "../../loop/verify/verify-step";
 import { type CapacityGovernor, capacityContextOf } from "../../models/capacity/capacity-governor";
-import { countCompactionUsage, readStepHistory, type StepHistory } from "../../models/context/compaction";
+import {
+  countCompactionUsage,
+  readStepHistory,
+  readStepHistoryEarly,
+  type StepHistory,
+} from "../../models/context/compaction";
 import type { ContextSettings } from "../../models/context/context-settings";
 import { packGoalContext } from "../../models/context/pack-goal";
 import { checkpointedCall, type EarlyLookup, lookUpEarly } from "../../models/model-call";
 import { costOf } from "../../models/model-prices";
 import { modelFor } from "../../models/model-thinking";
-import type { CheckpointKey, ModelCheckpoint, VersionedGoal } from "../../ports/goal-store";
+import type { CheckpointKey, GoalStore, ModelCheckpoint, VersionedGoal } from "../../ports/goal-store";
 import type { ModelClient } from "../../ports/model-client";
 import type { ToolRunner } from "../../ports/tool-runner";
 import { REASON_INSTRUCTIONS, reasonRequest, stateText } from "./reason-prompt";
@@ -88,6 +93,9 @@ export async function verifyAndReason(
   // An invocation that answers without reasoning (stopped, retried, completed, at a limit) pays
   // this one query for nothing: rare next to the round trip it saves on every iteration.
   const reasonLookup = lookUpEarly(ports.goals, reasonKey(input));
+  // The history's queries beside it too, for the steps the goal as last known here needs (a warm
+  // environment that ran the previous iteration knows it); checked against the goal once read.
+  const earlyHistory = readStepHistoryEarly(ports, input.goalId, previousIteration(ports.goals, input), 1);
   const read = await readGoal(ports.goals, input.goalId);
   const loaded = await applyQueuedRevisions(ports, {
     loaded: read,
@@ -113,7 +121,7 @@ export async function verifyAndReason(
     return actUnlessGated(ports, settings, { loaded, position: current });
   // One read for both halves: the step to verify (logged by Act, not counted yet, so one beyond the
   // record's count) is the newest of the steps the prompt shows after the latest compaction.
-  const history = await readStepHistory(ports, loaded.record, 1);
+  const history = await readStepHistory(ports, loaded.record, 1, earlyHistory);
   const latest = history.steps.at(-1);
   // What the step state holds besides the record, read beside verify's own reads when verify makes
   // no judge call (its calls belong in the state's count), else right after them.
@@ -167,6 +175,18 @@ export async function verifyAndReason(
     },
     positionOf(committed.record, input),
   );
+}
+
+/**
+ * The goal as this store last knew it, when that is the record the previous iteration of this run
+ * left (its `acted` commit, made by this environment): most likely the goal as it is now. Any
+ * other known version is more likely stale, and is not worth a guess.
+ */
+function previousIteration(goals: GoalStore, { goalId, runId, iteration }: RunPosition) {
+  const known = goals.lastKnown(goalId);
+  return known && iteration > 0 && known.runId === runId && reached(known, runId, iteration - 1, "acted")
+    ? known
+    : undefined;
 }
 
 function positionOf(record: GoalRecord, input: RunPosition): RunPosition {
