@@ -79,7 +79,11 @@ export interface VerifyAndReasonPorts extends ActPorts, StepStatePorts {
  * verify work on the retry, which costs nothing (every model call is checkpointed, fingerprints keep
  * the step that first saw them). A retry after it counts nothing again: the marker says `reasoned`,
  * so the retry acts on the checkpointed turn first (reusing a step the dead attempt logged), and
- * after the second commit it only answers.
+ * after the second commit it only answers. They stay two: the first is the lock that lets a pause,
+ * cancel or revision that came in during the model call take effect before any tool runs, and the
+ * second must follow the step it commits. What needs no order goes beside them instead: the step
+ * state with the reason call's checkpoint, the version a workspace write replaces with the first
+ * commit (see commitTurnAndAct).
  */
 export async function verifyAndReason(
   ports: VerifyAndReasonPorts,
