@@ -182,9 +182,9 @@ export async function verifyAndReason(
 }
 
 /**
- * The goal as this store last knew it, when that is the record the previous iteration of this run
- * left (its `acted` commit, made by this environment): most likely the goal as it is now. Any
- * other known version is more likely stale, and is not worth a guess.
+ * The goal as this store last knew it, when that record is of this run and at or past its previous
+ * iteration's `acted` commit (usually that very commit, made by this environment): most likely the
+ * goal as it is now. An older known version is more likely stale, and is not worth a guess.
  */
 function previousIteration(goals: GoalStore, { goalId, runId, iteration }: RunPosition) {
   const known = goals.lastKnown(goalId);
