@@ -3,7 +3,14 @@ import type { FrozenTool } from "../core/goal/frozen-tools";
 import { parseOrThrow } from "../core/goal/validation";
 import type { ToolUseBlock } from "../core/ports/model-client";
 import type { Outbox } from "../core/ports/outbox";
-import type { ToolCallContext, ToolOutcome, ToolRisk, ToolRunner } from "../core/ports/tool-runner";
+import {
+  type StagingContext,
+  type ToolCallContext,
+  type ToolOutcome,
+  type ToolRisk,
+  type ToolRunner,
+  toolCallIdempotencyKey,
+} from "../core/ports/tool-runner";
 import type { Workspace } from "../core/ports/workspace";
 import * as z from "../core/zod";
 import type { NotifyPolicy, ToolEnvironment } from "./built-in-tool";
@@ -131,6 +138,45 @@ export function createBuiltInToolRunner(options: BuiltInToolRunnerOptions): Tool
   const now = options.now ?? (() => new Date());
   const { inlineLimitBytes } = limits;
 
+  const environmentOf = (call: ToolUseBlock, context: ToolCallContext): ToolEnvironment => ({
+    call,
+    context,
+    workspace: options.workspace,
+    outbox: options.outbox,
+    http: {
+      allowedHosts: options.allowedHosts,
+      fetch,
+      timeoutMs: limits.httpTimeoutMs,
+      maxResponseBytes: limits.maxResponseBytes,
+    },
+    notify: options.notify ?? OUTBOX_ONLY_NOTIFY,
+    now,
+  });
+
+  /** Stages the calls `run` would run as they are (granted, whole, valid, not refused); never rejects. */
+  async function stage(calls: readonly ToolUseBlock[], staging: StagingContext): Promise<void> {
+    if (staging.truncated) return;
+    const { goalId, runId, iteration } = staging;
+    const contextOf = (call: ToolUseBlock): ToolCallContext => ({
+      ...staging,
+      idempotencyKey: toolCallIdempotencyKey({ goalId, runId, iteration, toolUseId: call.toolUseId }),
+    });
+    const registry = registryFor(staging.frozenTools);
+    await Promise.all(
+      calls.map(async (call) => {
+        const tool = registry.get(call.name);
+        if (!tool || !staging.grantedTools.includes(call.name)) return;
+        try {
+          const prepared = tool.prepare(call.input);
+          const env = environmentOf(call, contextOf(call));
+          if (!prepared.refuse(env)) await prepared.stage?.(env);
+        } catch {
+          // A bad call is answered by `run`; a failed stage leaves its work to `run`.
+        }
+      }),
+    );
+  }
+
   async function run(call: ToolUseBlock, context: ToolCallContext): Promise<ToolOutcome> {
     const fail = (error: ToolCallError) => errorOutcome(call, error, inlineLimitBytes);
     const registry = registryFor(context.frozenTools);
@@ -168,20 +214,7 @@ export function createBuiltInToolRunner(options: BuiltInToolRunnerOptions): Tool
       throw error;
     }
 
-    const env: ToolEnvironment = {
-      call,
-      context,
-      workspace: options.workspace,
-      outbox: options.outbox,
-      http: {
-        allowedHosts: options.allowedHosts,
-        fetch,
-        timeoutMs: limits.httpTimeoutMs,
-        maxResponseBytes: limits.maxResponseBytes,
-      },
-      notify: options.notify ?? OUTBOX_ONLY_NOTIFY,
-      now,
-    };
+    const env = environmentOf(call, context);
     const refused = prepared.refuse(env);
     if (refused) return fail(refused);
     const approved =
@@ -212,5 +245,6 @@ export function createBuiltInToolRunner(options: BuiltInToolRunnerOptions): Tool
     specsFor: (grantedTools, frozenTools) => registryFor(frozenTools).toolSpecs(grantedTools),
     riskOf: (call, frozenTools) => toolCallRisk(call, registryFor(frozenTools)),
     run,
+    stage,
   };
 }

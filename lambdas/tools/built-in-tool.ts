@@ -83,4 +83,6 @@ export interface BuiltInTool<S extends z.core.$ZodType = z.core.$ZodType> extend
   refuse?(input: z.output<S>, env: ToolEnvironment): ToolCallError | undefined;
   /** Throws ToolCallError for failures the model can act on; anything else is an infrastructure failure. */
   execute(input: z.output<S>, env: ToolEnvironment): Promise<ToolOutput>;
+  /** What `execute` starts with that is safe ahead of the step's commit (see ToolRunner.stage). */
+  stage?(input: z.output<S>, env: ToolEnvironment): Promise<void>;
 }

@@ -17,6 +17,8 @@ export interface PreparedToolCall {
   /** A policy refusal (not allowed at all), checked before any approval is asked for. */
   refuse(env: ToolEnvironment): ToolCallError | undefined;
   execute(env: ToolEnvironment): Promise<ToolOutput>;
+  /** See ToolRunner.stage; absent for a tool with nothing to do ahead. */
+  stage?(env: ToolEnvironment): Promise<void>;
 }
 
 /** A tool with its input type erased behind `prepare`, so tools of different schemas share one list. */
@@ -63,6 +65,9 @@ export function registerTool<S extends z.core.$ZodType>(tool: BuiltInTool<S>): R
         risk: riskOf(tool, parsed),
         refuse: (env) => tool.refuse?.(parsed, env),
         execute: (env) => tool.execute(parsed, env),
+        stage: async (env) => {
+          await tool.stage?.(parsed, env);
+        },
       };
     },
   };

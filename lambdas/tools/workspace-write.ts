@@ -23,6 +23,14 @@ export const workspaceWriteTool: BuiltInTool<typeof WorkspaceWriteInputSchema> =
     "Create or replace a text file in the goal's workspace. Files written here are the artifacts success checks look at.",
   inputSchema: WorkspaceWriteInputSchema,
   risk: "reversible",
+  // The version this write will replace is kept ahead, while the step commits to running it.
+  async stage(input, env) {
+    await env.workspace.stageWrite?.({
+      goalId: env.context.goalId,
+      path: input.path,
+      content: input.content,
+    });
+  },
   async execute(input, env) {
     const writtenBy = {
       runId: env.context.runId,

@@ -219,6 +219,10 @@ export class DynamoDbGoalStore implements GoalStore {
     return stored && { record: stored.record, version: stored.version };
   }
 
+  lastKnown(goalId: string): GoalRecord | undefined {
+    return this.known.get(goalId)?.record;
+  }
+
   async commit(
     record: GoalRecord,
     expectedVersion: number,

@@ -1,17 +1,18 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { upgradeStored } from "../../core/goal/record-schema";
 import { parseOrThrow } from "../../core/goal/validation";
-import { ModelRoleSchema } from "../../core/models/model-roles";
 import {
   type CountedStep,
+  callsPerRole,
   type GoalHistory,
   type ManifestEntry,
   STEP_STATE_FORMAT,
   type StepState,
+  type StepStateBasis,
   StepStateSchema,
   type StoredStepState,
 } from "../../core/ports/goal-history";
-import type { ModelCheckpoint } from "../../core/ports/goal-store";
+import { type CheckpointKey, CheckpointKeySchema, type ModelCheckpoint } from "../../core/ports/goal-store";
 import { type StepLog, type StepRecord, StepRecordSchema } from "../../core/ports/step-log";
 import * as z from "../../core/zod";
 import { getItemConsistently } from "./dynamodb-get-item";
@@ -130,11 +131,21 @@ export class DynamoDbStepLog implements StepLog, GoalHistory {
 
   async recordStepState(counted: CountedStep): Promise<void> {
     // Both read now, once the step is counted and before anything after it is called or written.
-    const [calls, workspace] = await Promise.all([
-      this.callCounts(counted.goalId),
-      this.workspaceManifest(counted.goalId),
+    const { checkpoints, workspace } = await this.readStepStateBasis(counted.goalId);
+    await this.putStepState({
+      format: STEP_STATE_FORMAT,
+      ...counted,
+      calls: callsPerRole(checkpoints),
+      workspace: [...workspace],
+    });
+  }
+
+  async readStepStateBasis(goalId: string): Promise<StepStateBasis> {
+    const [checkpoints, workspace] = await Promise.all([
+      this.checkpointKeys(goalId),
+      this.workspaceManifest(goalId),
     ]);
-    await this.putStepState({ format: STEP_STATE_FORMAT, ...counted, calls, workspace });
+    return { checkpoints, workspace };
   }
 
   async putStepState(state: StepState): Promise<void> {
@@ -184,22 +195,28 @@ export class DynamoDbStepLog implements StepLog, GoalHistory {
     return items.map((item) => parseStoredItem(FingerprintItemSchema, item, "fingerprint item"));
   }
 
-  /** How many checkpoints each role has: the role's next call number (as `findCheckpoint` counts). */
-  private async callCounts(goalId: string): Promise<StepState["calls"]> {
-    const keys = await queryGoalPartition(this.client, {
+  /** The key of every checkpoint of the goal (sort keys only: the turns are not read). */
+  private async checkpointKeys(goalId: string): Promise<CheckpointKey[]> {
+    const items = await queryGoalPartition(this.client, {
       tableName: this.tableName,
       goalId,
       prefix: CHECKPOINT_PREFIX,
       attributes: [SK],
       operation: "recordStepState",
     });
-    const calls: StepState["calls"] = {};
-    for (const key of keys) {
-      // `CKPT#<role>#<run>#<iteration>#<ordinal>`: the role is the second part.
-      const role = ModelRoleSchema.safeParse(String(key[SK]).split("#")[1]);
-      if (role.success) calls[role.data] = (calls[role.data] ?? 0) + 1;
-    }
-    return calls;
+    return items.flatMap((item) => {
+      // `CKPT#<role>#<run>#<iteration>#<ordinal>` (a run id holds no '#'); a key of a role this
+      // code does not know is not counted, as before.
+      const [, role, runId, iteration, ordinal] = String(item[SK]).split("#");
+      const key = CheckpointKeySchema.safeParse({
+        goalId,
+        role,
+        runId,
+        iteration: Number(iteration),
+        ordinal: Number(ordinal),
+      });
+      return key.success ? [key.data] : [];
+    });
   }
 
   /** The workspace's files as they are now, without their content (a deletion's tombstone left out). */

@@ -33,6 +33,11 @@ function withoutTombstone({ deleted: _deleted, ...file }: StoredFile): Workspace
 /** Read-modify-write rounds before a write under constant contention gives up. */
 const WRITE_ATTEMPTS = 5;
 
+/** Files whose item a workspace remembers, and version archives it keeps started ahead of a write. */
+const KNOWN_FILES = 16;
+/** A file item larger than this (its content and the one it replaced) is not remembered. */
+const KNOWN_FILE_MAX_BYTES = INLINE_ONLY_FILE_MAX_BYTES;
+
 const PK = TABLE_DESIGN.partitionKey;
 
 const WriteInputSchema = z.object({
@@ -89,12 +94,27 @@ export interface DynamoDbWorkspaceOptions {
  * Each version a write or a deletion replaces is kept as an item of its own (sk `WSV#`), so a saga
  * undoing several writes of one file, newest first, can restore each one's predecessor. A deletion
  * leaves a tombstone: the file reads as missing, and its version count goes on.
+ *
+ * The order of a write is what makes it crash-safe: the replaced version's item first (immutable,
+ * keyed by its version: a repeat stores the same thing), the file item last (the pointer, moved under
+ * its condition). A crash between leaves an archive nobody needs yet, never a file whose predecessor
+ * is lost.
+ *
+ * A workspace remembers the item it last read or wrote of each file (the step's verify read the file
+ * a tool then writes): a write starts from it instead of reading again, its conditional put being the
+ * check (a stale item fails it, and the write reads again). Only a read answers that a write changes
+ * nothing or that a file is gone. `stageWrite` archives the version a write will replace ahead of it,
+ * while the step commits to running the tool.
  */
 export class DynamoDbWorkspace implements Workspace {
   private readonly client: DynamoDBDocumentClient;
   private readonly tableName: string;
   private readonly now: () => Date;
   private readonly maxFileBytes: number;
+  /** The file items this workspace last read or wrote (null: no item), least recently used first. */
+  private readonly known = new Map<string, StoredFile | null>();
+  /** Archives of replaced versions started by `stageWrite`: whether each was stored. */
+  private readonly staged = new Map<string, Promise<boolean>>();
 
   constructor(options: DynamoDbWorkspaceOptions) {
     this.client = options.client;
@@ -114,11 +134,11 @@ export class DynamoDbWorkspace implements Workspace {
     const sha256 = createHash("sha256").update(content, "utf8").digest("hex");
 
     for (let attempt = 1; attempt <= WRITE_ATTEMPTS; attempt++) {
-      const stored = await this.readItem(goalId, path);
+      const stored = await this.itemToReplace(goalId, path, sha256, attempt === 1);
       const current = stored?.deleted ? undefined : stored;
       // A retried act step writes the same content again: keep the version and the content to restore.
       if (current?.sha256 === sha256) return { file: withoutTombstone(current), changed: false };
-      if (stored) await this.archive(stored);
+      if (stored) await this.archiveOnce(stored);
       const file: WorkspaceFile = {
         goalId,
         path,
@@ -135,6 +155,30 @@ export class DynamoDbWorkspace implements Workspace {
     throw new ConcurrentModificationError(
       `Workspace file '${path}' of goal ${goalId} kept changing; gave up after ${WRITE_ATTEMPTS} attempts`,
     );
+  }
+
+  async stageWrite(input: { goalId: string; path: string; content: string }): Promise<void> {
+    try {
+      const { goalId, path, content } = parseOrThrow(
+        z.omit(WriteInputSchema, { writtenBy: true }),
+        toDocument(input),
+        "workspace write",
+      );
+      const sha256 = createHash("sha256").update(content, "utf8").digest("hex");
+      const stored = await this.itemToReplace(goalId, path, sha256, true);
+      // Nothing replaced (a new file), or nothing changed (the write will answer so): nothing to keep.
+      if (stored === undefined || (!stored.deleted && stored.sha256 === sha256)) return;
+      const key = versionKeyOf(stored);
+      if (this.staged.has(key)) return;
+      const archived = this.archive(stored).then(
+        () => true,
+        () => false,
+      );
+      remember(this.staged, key, archived);
+      await archived;
+    } catch {
+      // Bad input or a store error: the write itself reports it, or archives as it always did.
+    }
   }
 
   async readFile(goalId: string, path: string): Promise<WorkspaceFile | undefined> {
@@ -195,7 +239,47 @@ export class DynamoDbWorkspace implements Workspace {
       workspaceFileKey(goalId, path),
       "readFile",
     );
-    return item && parseStoredItem(StoredFileSchema, item, "workspace file");
+    const stored = item && parseStoredItem(StoredFileSchema, item, "workspace file");
+    this.noteItem(goalId, path, stored);
+    return stored;
+  }
+
+  /**
+   * The item a write of content `sha256` replaces: the one remembered when `mayRemember` (the
+   * write's conditional put checks it), read otherwise, and read when the remembered item already
+   * holds that content: only the store answers that a write changes nothing.
+   */
+  private async itemToReplace(
+    goalId: string,
+    path: string,
+    sha256: string,
+    mayRemember: boolean,
+  ): Promise<StoredFile | undefined> {
+    const key = fileKeyOf(goalId, path);
+    const known = mayRemember ? this.known.get(key) : undefined;
+    if (known === undefined || (known !== null && !known.deleted && known.sha256 === sha256)) {
+      return this.readItem(goalId, path);
+    }
+    return known ?? undefined;
+  }
+
+  /** Remembers (or forgets, `undefined` after a failed put) the file item as this workspace saw it. */
+  private noteItem(goalId: string, path: string, item: StoredFile | undefined | "unknown"): void {
+    const key = fileKeyOf(goalId, path);
+    const tooLarge =
+      item !== undefined &&
+      item !== "unknown" &&
+      item.size + (item.previous?.content.length ?? 0) > KNOWN_FILE_MAX_BYTES;
+    if (item === "unknown" || tooLarge) this.known.delete(key);
+    else remember(this.known, key, item ?? null);
+  }
+
+  /** Archives `stored`'s version unless `stageWrite` stored it already. */
+  private async archiveOnce(stored: StoredFile): Promise<void> {
+    const key = versionKeyOf(stored);
+    const staged = this.staged.get(key);
+    this.staged.delete(key);
+    if (staged === undefined || !(await staged)) await this.archive(stored);
   }
 
   /**
@@ -259,10 +343,30 @@ export class DynamoDbWorkspace implements Workspace {
           ...condition,
         }),
       );
+      this.noteItem(file.goalId, file.path, file);
       return true;
     } catch (error) {
+      this.noteItem(file.goalId, file.path, "unknown");
       if (isConditionalCheckFailed(error)) return false;
       throw toStoreError(error, "writeFile");
     }
+  }
+}
+
+function fileKeyOf(goalId: string, path: string): string {
+  return JSON.stringify([goalId, path]);
+}
+
+function versionKeyOf(stored: StoredFile): string {
+  return JSON.stringify([stored.goalId, stored.path, stored.version]);
+}
+
+/** Sets `key` as the most recently used entry, dropping the least recently used past KNOWN_FILES. */
+function remember<V>(entries: Map<string, V>, key: string, value: V): void {
+  entries.delete(key);
+  entries.set(key, value);
+  if (entries.size > KNOWN_FILES) {
+    const [oldest] = entries.keys();
+    if (oldest !== undefined) entries.delete(oldest);
   }
 }

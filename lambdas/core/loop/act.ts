@@ -15,7 +15,12 @@ import type { Clock } from "../ports/clock";
 import type { GoalStore, ModelCheckpoint, VersionedGoal } from "../ports/goal-store";
 import type { ModelTurn, ToolUseBlock } from "../ports/model-client";
 import type { StepLog, StepRecord } from "../ports/step-log";
-import { type ToolOutcome, type ToolRunner, toolCallIdempotencyKey } from "../ports/tool-runner";
+import {
+  type StagingContext,
+  type ToolOutcome,
+  type ToolRunner,
+  toolCallIdempotencyKey,
+} from "../ports/tool-runner";
 import { ACTING_ROLE } from "./acting-role";
 import { gatedNext, gateOf, pendingGate, setGate } from "./gates/action-gate";
 import { grantedTools, type LoopSettings } from "./loop-deps";
@@ -197,6 +202,16 @@ export async function commitTurnAndAct(
 ): Promise<StepResult> {
   const { checkpoint, position, counting } = turn;
   const countTurn = countedTurn(position, checkpoint.turn, counting);
+  // What the tools start with and may do before this commit decides they run (a workspace write
+  // keeps the version it will replace), in the same round trip as the commit. Only the turn's
+  // calls this very invocation runs next (no gate); the file items themselves move after the commit.
+  const staged =
+    counting.gated.length === 0
+      ? ports.tools.stage?.(
+          toolUsesOf(checkpoint.turn),
+          callContextOf(turn.loaded.record, settings, position.iteration, checkpoint.turn),
+        )
+      : undefined;
   // Set by the application of the change that was committed (updateGoal applies it again after a
   // conflict): a counting change always sets the marker, so it is defined exactly when it marks it.
   let marksReasoned = false;
@@ -218,6 +233,7 @@ export async function commitTurnAndAct(
     { eventsInBackground: true },
   );
   try {
+    await staged;
     if (!isRunningIn(counted.record, position.runId)) return stopped(counted.record, position);
     const stepLogRead = marksReasoned && position.iteration > 0 ? turn.stepLogRead : undefined;
     return await actUnlessGated(ports, settings, {
@@ -361,18 +377,7 @@ async function loggedStep(
   const logged = earlierStep(record, latest);
   if (logged) return { step: logged, errorNames: new Map() };
   const gate = gateOf(record, { runId: record.runId, iteration });
-  const context = {
-    goalId: record.goalId,
-    tenantId: record.tenantId,
-    runId: record.runId,
-    iteration,
-    grantedTools: grantedTools(record, settings.defaultTools),
-    frozenTools: record.frozenTools ?? [],
-    preAuthorized: record.spec.approval.preAuthorized,
-    // Only the calls a human approved in this iteration's gate; the runner refuses other irreversible ones.
-    approvedCalls: gate?.outcome === "approved" ? gate.toolUseIds : [],
-    truncated: turn.stopReason === "max_tokens",
-  };
+  const context = callContextOf(record, settings, iteration, turn);
   // The plan step an executor turn was made for (by any run of its lineage in its iteration).
   // The turn as the iteration acting on it knows it: a batch turn's key names its batch's iteration.
   const actingKey = { runId: turnKey.runId, iteration };
@@ -425,6 +430,28 @@ async function loggedStep(
     ),
   );
   return { step, errorNames };
+}
+
+/** What the tool runner is told of the iteration's calls (each call adds its idempotency key). */
+function callContextOf(
+  record: GoalRecord,
+  settings: Pick<LoopSettings, "defaultTools">,
+  iteration: number,
+  turn: ModelTurn,
+): StagingContext {
+  const gate = gateOf(record, { runId: record.runId, iteration });
+  return {
+    goalId: record.goalId,
+    tenantId: record.tenantId,
+    runId: record.runId,
+    iteration,
+    grantedTools: grantedTools(record, settings.defaultTools),
+    frozenTools: record.frozenTools ?? [],
+    preAuthorized: record.spec.approval.preAuthorized,
+    // Only the calls a human approved in this iteration's gate; the runner refuses other irreversible ones.
+    approvedCalls: gate?.outcome === "approved" ? gate.toolUseIds : [],
+    truncated: turn.stopReason === "max_tokens",
+  };
 }
 
 /** A `spawn_subgoal` call's answer: its child's outcome (the child ended before Act ran), or its refusal. */

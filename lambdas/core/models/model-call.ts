@@ -118,6 +118,12 @@ export interface CallOptions {
   readonly conversation?: TurnConversation;
   /** The goal's priority and its wait so far (`capacityContextOf(record)`); default FIRST_ASK. */
   readonly capacity?: CapacityContext;
+  /**
+   * A write the step needs stored before it counts the call (VerifyAndReason's step state), sent
+   * together with the checkpoint's put: one round trip for both. Made at once when the call is
+   * checkpointed already; not made when no checkpoint is written (the call failed or was refused).
+   */
+  readonly alongside?: () => Promise<void>;
 }
 
 /**
@@ -141,7 +147,10 @@ export async function checkpointedCall(
   const { early } = options;
   const lookUp = () => ports.goals.findCheckpoint(key);
   const found = await (early && sameKey(early.key, key) ? early.lookup.catch(lookUp) : lookUp());
-  return found.checkpoint ?? callAndCheckpoint(ports, key, found.calls, buildRequest, options);
+  if (found.checkpoint === undefined)
+    return callAndCheckpoint(ports, key, found.calls, buildRequest, options);
+  await options.alongside?.();
+  return found.checkpoint;
 }
 
 /** A `findCheckpoint` started before the step knew it would call, with the key it was for. */
@@ -216,12 +225,16 @@ export async function callAndCheckpoint(
   const costUsd = costOf(turn.modelId, turn.usage);
   // The tenant's day counts every call paid for, a racing duplicate's included (it was paid too).
   await ports.capacity?.spent(context, costUsd);
-  return ports.goals.putCheckpoint({
-    key,
-    call,
-    turn,
-    ...(conversation ? { conversation } : {}),
-    costUsd,
-    createdAt: ports.now().toISOString(),
-  });
+  const [stored] = await Promise.all([
+    ports.goals.putCheckpoint({
+      key,
+      call,
+      turn,
+      ...(conversation ? { conversation } : {}),
+      costUsd,
+      createdAt: ports.now().toISOString(),
+    }),
+    options.alongside?.(),
+  ]);
+  return stored;
 }

@@ -2,7 +2,7 @@ import { GoalRecordSchema } from "../goal/goal-record";
 import { RECORD_SCHEMA } from "../goal/record-schema";
 import { ModelRoleSchema } from "../models/model-roles";
 import * as z from "../zod";
-import type { ModelCheckpoint } from "./goal-store";
+import type { CheckpointKey, ModelCheckpoint } from "./goal-store";
 import type { StepRecord } from "./step-log";
 
 /**
@@ -60,6 +60,36 @@ export interface CountedStep {
   readonly at: string;
 }
 
+/**
+ * What a step state holds besides the record, read once the verify cycle's own calls are made and
+ * before any later call: the calls checkpointed so far (by key, so a step can leave out one it
+ * knows came after the point the state stands for) and the workspace's files.
+ */
+export interface StepStateBasis {
+  readonly checkpoints: readonly CheckpointKey[];
+  readonly workspace: readonly ManifestEntry[];
+}
+
+/**
+ * How many calls each role had checkpointed (a step state's `calls`): the keys counted per role,
+ * but those in `excluding` (calls made after the point the state stands for).
+ */
+export function callsPerRole(
+  checkpoints: readonly CheckpointKey[],
+  excluding: readonly CheckpointKey[] = [],
+): StepState["calls"] {
+  const left = new Set(excluding.map(keyText));
+  const calls: StepState["calls"] = {};
+  for (const key of checkpoints) {
+    if (!left.has(keyText(key))) calls[key.role] = (calls[key.role] ?? 0) + 1;
+  }
+  return calls;
+}
+
+function keyText({ goalId, runId, iteration, role, ordinal }: CheckpointKey): string {
+  return JSON.stringify([goalId, runId, iteration, role, ordinal]);
+}
+
 /** What the verify steps need: to record the state of each step they count. */
 export interface StepStateRecorder {
   /**
@@ -67,6 +97,10 @@ export interface StepStateRecorder {
    * files as they are now. The first writer wins: a retried verify step keeps the first state.
    */
   recordStepState(counted: CountedStep): Promise<void>;
+  /** The checkpointed calls and the workspace's files as they are now (two queries at once). */
+  readStepStateBasis(goalId: string): Promise<StepStateBasis>;
+  /** Puts a state as given; first writer wins. */
+  putStepState(state: StepState): Promise<void>;
 }
 
 /**
@@ -76,8 +110,6 @@ export interface StepStateRecorder {
  */
 export interface GoalHistory extends StepStateRecorder {
   getStepState(goalId: string, step: number): Promise<StoredStepState | undefined>;
-  /** Puts a state as given (a fork's starting state, with its own workspace); first writer wins. */
-  putStepState(state: StepState): Promise<void>;
   /** Step records `from` to `to` (inclusive), oldest first; missing numbers are simply absent. */
   listSteps(goalId: string, range: { readonly from: number; readonly to: number }): Promise<StepRecord[]>;
   /** Every model checkpoint of the goal, in key order. */

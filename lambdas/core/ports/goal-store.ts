@@ -102,6 +102,13 @@ export interface GoalStore {
   createGoal(record: GoalRecord, events: readonly NewGoalEvent[]): Promise<VersionedGoal>;
   getGoal(goalId: string): Promise<VersionedGoal | undefined>;
   /**
+   * The record of the goal's version this store last read or wrote, without a request; undefined
+   * when it knows none. Possibly stale (another writer may have moved the goal on): a guess a step
+   * starts reads from beside its goal read, and checks against the goal once read. A warm Lambda
+   * environment keeps it between invocations.
+   */
+  lastKnown(goalId: string): GoalRecord | undefined;
+  /**
    * Writes `record` if the stored version is still `expectedVersion`, appending `events` with the
    * next gap-free sequence numbers. A stale write throws ConcurrentModificationError and changes nothing.
    */

@@ -30,6 +30,9 @@ export interface ToolCallContext {
   readonly idempotencyKey: string;
 }
 
+/** The context of the calls a step stages (ToolRunner.stage): each call's own key is derived. */
+export type StagingContext = Omit<ToolCallContext, "idempotencyKey">;
+
 /**
  * The idempotency key of one tool call: a hash of the goal, the run and iteration whose turn asked
  * for the call, and the call's toolUseId. Never from a clock or a random source, so a retry, a redrive
@@ -75,4 +78,10 @@ export interface ToolRunner {
   riskOf(call: ToolUseBlock, frozenTools?: readonly FrozenTool[]): ToolRisk | undefined;
   /** Runs one call. Never throws for a bad call; throws only for infrastructure failures. */
   run(call: ToolUseBlock, context: ToolCallContext): Promise<ToolOutcome>;
+  /**
+   * Does ahead what running `calls` starts with and is safe before the step commits to running
+   * them, while it commits (a workspace write keeps the version it will replace): nothing anyone
+   * sees, nothing that needs undoing when the calls never run. Never rejects. Optional.
+   */
+  stage?(calls: readonly ToolUseBlock[], context: StagingContext): Promise<void>;
 }

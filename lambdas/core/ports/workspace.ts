@@ -64,6 +64,13 @@ export interface Workspace {
    * workspace no longer knows (a version kept before it kept versions).
    */
   readVersion(goalId: string, path: string, version: number): Promise<WorkspaceVersion | undefined>;
+  /**
+   * Does ahead the part of a write of `content` to `path` that is safe before the step commits to
+   * making it: keeping the version the write would replace. A write of this instance then only
+   * moves the file. Harmless when the write never comes (that version holds that content for
+   * ever); never rejects. Optional: a workspace without it does it all in `writeFile`.
+   */
+  stageWrite?(input: { goalId: string; path: string; content: string }): Promise<void>;
 }
 
 /** One version of a workspace file, as `readVersion` finds it. */

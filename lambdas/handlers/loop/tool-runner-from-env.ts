@@ -76,6 +76,7 @@ function withToolSubsegments(runner: ToolRunner): ToolRunner {
   return {
     specsFor: (grantedTools, frozenTools) => runner.specsFor(grantedTools, frozenTools),
     riskOf: (call, frozenTools) => runner.riskOf(call, frozenTools),
+    ...(runner.stage ? { stage: runner.stage } : {}),
     run: (call, context) =>
       traced(`Tool ${call.name}`, { goalId: context.goalId, tool: call.name }, () =>
         runner.run(call, context),

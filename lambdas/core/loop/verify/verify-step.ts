@@ -101,25 +101,34 @@ export async function stepEvidence(
   record: GoalRecord,
   step: StepRecord,
 ): Promise<StepEvidence> {
-  const { artifacts, toolResults } = step.observations;
+  const { artifacts } = step.observations;
   const files = await readStepFiles(workspace, record, artifacts);
-  const withContent = artifacts.map((artifact) => {
-    const file = files.get(artifact.path);
-    return file?.sha256 === artifact.sha256 ? { ...artifact, content: file.content } : { ...artifact };
-  });
   const current = [...files.entries()].flatMap(([path, file]) =>
     artifacts.some((artifact) => artifact.path === path && artifact.sha256 === file.sha256)
       ? [{ path, content: file.content }]
       : [],
   );
+  return { observations: stepObservations(step, files), files: current };
+}
+
+/**
+ * The step's observations as verify counts them, each artifact with its content when `files` holds
+ * the version the step wrote. Without `files` (no content), they have the same fingerprints: a
+ * fingerprint names a path and a hash, never content.
+ */
+function stepObservations(
+  step: StepRecord,
+  files: ReadonlyMap<string, { sha256: string; content: string }> = new Map(),
+): CycleObservationsInput {
+  const { artifacts, toolResults } = step.observations;
   return {
-    observations: {
-      artifacts: withContent,
-      toolResults: [...toolResults],
-      modelClaims: { done: claimsDone(step), satisfiedChecks: [] },
-      note: stepNote(step),
-    },
-    files: current,
+    artifacts: artifacts.map((artifact) => {
+      const file = files.get(artifact.path);
+      return file?.sha256 === artifact.sha256 ? { ...artifact, content: file.content } : { ...artifact };
+    }),
+    toolResults: [...toolResults],
+    modelClaims: { done: claimsDone(step), satisfiedChecks: [] },
+    note: stepNote(step),
   };
 }
 
@@ -270,22 +279,35 @@ export async function prepareVerification(
 ): Promise<PendingVerification | undefined> {
   const { record, latest } = input;
   if (!latest || latest.step <= record.steps) return undefined;
-  const evidence = await stepEvidence(ports.workspace, record, latest);
-  const judgements = await judgeStep(ports, {
-    record,
-    step: latest,
-    files: evidence.files,
-    iteration: record.runIteration,
-    models: input.models,
-    ...(input.role === undefined ? {} : { role: input.role }),
-  });
+  const judged = async () => {
+    const evidence = await stepEvidence(ports.workspace, record, latest);
+    const judgements = await judgeStep(ports, {
+      record,
+      step: latest,
+      files: evidence.files,
+      iteration: record.runIteration,
+      models: input.models,
+      ...(input.role === undefined ? {} : { role: input.role }),
+    });
+    return { evidence, judgements };
+  };
   // Before the commit, so a retried verify of this step finds its fingerprints tagged with this step.
-  const seenBefore = await ports.goals.seenBefore(
-    record.goalId,
-    latest.step,
-    cycleFingerprints(evidence.observations),
-  );
+  // Beside the file reads and the judge calls: fingerprints name paths and hashes, not the content
+  // those read, and a verify retried after a judge call failed gets the same answer again.
+  const [{ evidence, judgements }, seenBefore] = await Promise.all([
+    judged(),
+    ports.goals.seenBefore(record.goalId, latest.step, cycleFingerprints(stepObservations(latest))),
+  ]);
   return { step: latest, evidence, judgements, seenBefore };
+}
+
+/**
+ * Whether verifying a step of `record` makes a judge call (`judgeStep`): a model_judge check without
+ * evidence yet. Without one, the verify cycle checkpoints no call, so what a step reads of the
+ * goal's calls may be read beside it.
+ */
+export function judgesPending(record: GoalRecord): boolean {
+  return record.spec.successChecks.some((check) => isJudgeCheck(check) && !evidenceFor(record, check));
 }
 
 /** Whether `pending` still waits to be counted in `record` (a racing commit may have counted it). */

@@ -92,8 +92,12 @@ function countedCompactions(record: GoalRecord): number {
  * The newest stored compaction (one query: compaction keys sort by index), and the ones made but not
  * counted yet: a retry after a crash between a summarize call and its step's commit finds them here.
  */
-async function storedCompactions(goals: GoalStore, record: GoalRecord) {
-  const latest = await goals.latestCheckpoint(record.goalId, "summarize", COMPACTION_RUN_ID);
+async function storedCompactions(
+  goals: GoalStore,
+  record: GoalRecord,
+  latestRead: Promise<ModelCheckpoint | undefined> = latestCompaction(goals, record.goalId),
+) {
+  const latest = await latestRead;
   const uncounted: ModelCheckpoint[] = [];
   const newest = latest?.key.iteration ?? -1;
   for (let index = countedCompactions(record); index <= newest; index += 1) {
@@ -104,35 +108,91 @@ async function storedCompactions(goals: GoalStore, record: GoalRecord) {
   return { latest, uncounted };
 }
 
+function latestCompaction(goals: Pick<GoalStore, "latestCheckpoint">, goalId: string) {
+  return goals.latestCheckpoint(goalId, "summarize", COMPACTION_RUN_ID);
+}
+
+/** How many of the newest steps are logged after step `through` (bounded by MAX_STEPS_READ). */
+function stepsAfter(record: GoalRecord, extraSteps: number, through: number): number {
+  return Math.min(Math.max(0, record.steps + extraSteps - through), MAX_STEPS_READ);
+}
+
+/**
+ * How many of the newest logged steps the history of `record` reads in its first query: the counted
+ * compactions alone say which steps the newest one covers at least (compaction k covers steps 1 to
+ * (k + 1) × STRIDE, made and counted in order), so the step query need not wait for the compaction
+ * query. An uncounted newer compaction (a crash between its call and the commit) only covers more:
+ * the steps it covers are read, then dropped.
+ */
+function unreadSteps(record: GoalRecord, extraSteps: number): number {
+  return stepsAfter(record, extraSteps, countedCompactions(record) * COMPACTION_STRIDE);
+}
+
+/** The history's two queries, started before the goal was read (see `readStepHistoryEarly`). */
+export interface EarlyStepHistory {
+  readonly goalId: string;
+  /** How many newest steps `recent` asked for: it serves a record that needs as many. */
+  readonly unread: number | undefined;
+  readonly latest: Promise<ModelCheckpoint | undefined>;
+  readonly recent: Promise<readonly StepRecord[]> | undefined;
+}
+
+/**
+ * Starts the history's queries beside the goal read: the newest compaction (a query of the goal's
+ * key alone) and, when the step knows a record of the goal already (`guess`: the version its store
+ * last read or wrote, `GoalStore.lastKnown`), the steps that record would need. `readStepHistory`
+ * uses the step query only when the goal as read needs the same steps, and queries again otherwise:
+ * a wrong guess costs a round trip, never a wrong history. Reads the step never uses are dropped,
+ * their failures included.
+ */
+export function readStepHistoryEarly(
+  ports: Pick<CompactionPorts, "goals" | "stepLog">,
+  goalId: string,
+  guess: GoalRecord | undefined,
+  extraSteps = 0,
+): EarlyStepHistory {
+  const latest = Promise.resolve(goalId).then((id) => latestCompaction(ports.goals, id));
+  latest.catch(() => undefined);
+  const unread = guess?.goalId === goalId ? unreadSteps(guess, extraSteps) : undefined;
+  const recent =
+    unread === undefined || unread === 0
+      ? undefined
+      : Promise.resolve(goalId).then((id) => ports.stepLog.listRecentSteps(id, unread));
+  recent?.catch(() => undefined);
+  return { goalId, unread, latest, recent };
+}
+
 /**
  * Reads the goal's history for the next prompt: the newest compaction and, in one query beside it,
  * every logged step after it, up to `extraSteps` beyond the record's count (a step logged by Act that
  * verify has not counted yet: pass 1 to read it in the same query, as VerifyAndReason does).
+ * `early`: the same queries started before the goal was read, used where they fit `record`.
  */
 export async function readStepHistory(
   ports: Pick<CompactionPorts, "goals" | "stepLog">,
   record: GoalRecord,
   extraSteps = 0,
+  early?: EarlyStepHistory,
 ): Promise<StepHistory> {
-  // Both reads at once: the counted compactions alone say which steps the newest one covers at
-  // least (compaction k covers steps 1 to (k + 1) × STRIDE, made and counted in order), so the step
-  // query need not wait for the compaction query. An uncounted newer compaction (a crash between
-  // its call and the commit) only covers more: the steps it covers are read, then dropped.
-  // How many of the newest steps are logged after step `through` (bounded by MAX_STEPS_READ).
-  const stepsAfter = (through: number) =>
-    Math.min(Math.max(0, record.steps + extraSteps - through), MAX_STEPS_READ);
-  const coveredAtLeast = countedCompactions(record) * COMPACTION_STRIDE;
-  const unread = stepsAfter(coveredAtLeast);
+  const unread = unreadSteps(record, extraSteps);
+  const query = () => (unread === 0 ? [] : ports.stepLog.listRecentSteps(record.goalId, unread));
+  const ownGoal = early?.goalId === record.goalId;
+  // An early read that failed is made again here, as a late one would have been.
+  const newest = ownGoal ? early.latest.catch(() => latestCompaction(ports.goals, record.goalId)) : undefined;
+  const recentEarly = ownGoal && early.unread === unread ? early.recent : undefined;
   const [stored, recent] = await Promise.all([
-    storedCompactions(ports.goals, record),
-    unread === 0 ? [] : ports.stepLog.listRecentSteps(record.goalId, unread),
+    storedCompactions(ports.goals, record, newest),
+    recentEarly ? recentEarly.catch(query) : query(),
   ]);
+  const coveredAtLeast = countedCompactions(record) * COMPACTION_STRIDE;
   const after = stored.latest ? summaryOf(stored.latest).throughStep : 0;
   // Counted summaries the store no longer holds (an item lost or restored from an older backup):
   // `recent` starts too late, so it is dropped and the steps are read again from the newest summary
   // the store has, as a prompt without the gap needs.
   const steps =
-    after < coveredAtLeast ? await ports.stepLog.listRecentSteps(record.goalId, stepsAfter(after)) : recent;
+    after < coveredAtLeast
+      ? await ports.stepLog.listRecentSteps(record.goalId, stepsAfter(record, extraSteps, after))
+      : recent;
   return { ...stored, steps: steps.filter((step) => step.step > after) };
 }
 

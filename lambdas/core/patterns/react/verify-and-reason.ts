@@ -15,22 +15,33 @@ import { applyQueuedRevisions } from "../../loop/revisions/apply-revisions";
 import type { CompensationWorkspace, ToolCompensators } from "../../loop/revisions/compensate";
 import { isRunningIn, type RunPosition, type StepResult, stopped } from "../../loop/step-result";
 import { chain, readGoal, updateGoal } from "../../loop/update-goal";
-import { recordStepState, type StepStatePorts } from "../../loop/verify/step-state";
+import {
+  type PendingStepState,
+  prepareStepState,
+  readStepStateBasis,
+  type StepStatePorts,
+} from "../../loop/verify/step-state";
 import {
   decideChange,
   isUncounted,
+  judgesPending,
   type PendingVerification,
   prepareVerification,
   verifyPending,
 } from "../../loop/verify/verify-step";
 import { type CapacityGovernor, capacityContextOf } from "../../models/capacity/capacity-governor";
-import { countCompactionUsage, readStepHistory, type StepHistory } from "../../models/context/compaction";
+import {
+  countCompactionUsage,
+  readStepHistory,
+  readStepHistoryEarly,
+  type StepHistory,
+} from "../../models/context/compaction";
 import type { ContextSettings } from "../../models/context/context-settings";
 import { packGoalContext } from "../../models/context/pack-goal";
 import { checkpointedCall, type EarlyLookup, lookUpEarly } from "../../models/model-call";
 import { costOf } from "../../models/model-prices";
 import { modelFor } from "../../models/model-thinking";
-import type { CheckpointKey, ModelCheckpoint, VersionedGoal } from "../../ports/goal-store";
+import type { CheckpointKey, GoalStore, ModelCheckpoint, VersionedGoal } from "../../ports/goal-store";
 import type { ModelClient } from "../../ports/model-client";
 import type { ToolRunner } from "../../ports/tool-runner";
 import { REASON_INSTRUCTIONS, reasonRequest, stateText } from "./reason-prompt";
@@ -68,7 +79,11 @@ export interface VerifyAndReasonPorts extends ActPorts, StepStatePorts {
  * verify work on the retry, which costs nothing (every model call is checkpointed, fingerprints keep
  * the step that first saw them). A retry after it counts nothing again: the marker says `reasoned`,
  * so the retry acts on the checkpointed turn first (reusing a step the dead attempt logged), and
- * after the second commit it only answers.
+ * after the second commit it only answers. They stay two: the first is the lock that lets a pause,
+ * cancel or revision that came in during the model call take effect before any tool runs, and the
+ * second must follow the step it commits. What needs no order goes beside them instead: the step
+ * state with the reason call's checkpoint, the version a workspace write replaces with the first
+ * commit (see commitTurnAndAct).
  */
 export async function verifyAndReason(
   ports: VerifyAndReasonPorts,
@@ -82,6 +97,9 @@ export async function verifyAndReason(
   // An invocation that answers without reasoning (stopped, retried, completed, at a limit) pays
   // this one query for nothing: rare next to the round trip it saves on every iteration.
   const reasonLookup = lookUpEarly(ports.goals, reasonKey(input));
+  // The history's queries beside it too, for the steps the goal as last known here needs (a warm
+  // environment that ran the previous iteration knows it); checked against the goal once read.
+  const earlyHistory = readStepHistoryEarly(ports, input.goalId, previousIteration(ports.goals, input), 1);
   const read = await readGoal(ports.goals, input.goalId);
   const loaded = await applyQueuedRevisions(ports, {
     loaded: read,
@@ -107,19 +125,30 @@ export async function verifyAndReason(
     return actUnlessGated(ports, settings, { loaded, position: current });
   // One read for both halves: the step to verify (logged by Act, not counted yet, so one beyond the
   // record's count) is the newest of the steps the prompt shows after the latest compaction.
-  const history = await readStepHistory(ports, loaded.record, 1);
+  const history = await readStepHistory(ports, loaded.record, 1, earlyHistory);
+  const latest = history.steps.at(-1);
+  // What the step state holds besides the record, read beside verify's own reads when verify makes
+  // no judge call (its calls belong in the state's count), else right after them.
+  const uncounted = latest !== undefined && latest.step > loaded.record.steps;
+  const earlyBasis =
+    uncounted && !judgesPending(loaded.record) ? readStepStateBasis(ports, input.goalId) : undefined;
   const pending = await prepareVerification(ports, {
     record: loaded.record,
-    latest: history.steps.at(-1),
+    latest,
     models: settings.models,
   });
   const now = ports.now();
   const verify = verification(pending, runId, now);
-  await recordStepState(ports, {
+  const basis =
+    earlyBasis ?? (isUncounted(loaded.record, pending) ? readStepStateBasis(ports, input.goalId) : undefined);
+  // Stored with the reason call's checkpoint (one round trip for both), or before the verify commit
+  // when no call is made; always before the step's first commit, so a crash after it leaves the state.
+  const stepState = prepareStepState(ports, {
     record: loaded.record,
     pending,
     count: (record) => verifyPending(record, pending, now),
     now,
+    ...(basis ? { basis } : {}),
   });
 
   const verified = verify(loaded.record)?.record ?? loaded.record;
@@ -127,12 +156,13 @@ export async function verifyAndReason(
     return reason(
       ports,
       settings,
-      { base: loaded, record: verified, verify, history, reasonLookup },
+      { base: loaded, record: verified, verify, history, reasonLookup, stepState },
       positionOf(verified, input),
     );
   }
   // No reason call: commit the verify cycle alone and answer from what was committed (a racing
   // writer, e.g. a human extending a limit, may have changed the answer).
+  await stepState.write(history.uncounted.map((checkpoint) => checkpoint.key));
   const committed = await updateGoal(ports.goals, loaded, verify);
   const answer = answerAfterVerify(committed.record, input, settings, ports.now());
   if (answer) return answer;
@@ -145,9 +175,22 @@ export async function verifyAndReason(
       verify: () => undefined,
       history,
       reasonLookup,
+      stepState,
     },
     positionOf(committed.record, input),
   );
+}
+
+/**
+ * The goal as this store last knew it, when that record is of this run and at or past its previous
+ * iteration's `acted` commit (usually that very commit, made by this environment): most likely the
+ * goal as it is now. An older known version is more likely stale, and is not worth a guess.
+ */
+function previousIteration(goals: GoalStore, { goalId, runId, iteration }: RunPosition) {
+  const known = goals.lastKnown(goalId);
+  return known && iteration > 0 && known.runId === runId && reached(known, runId, iteration - 1, "acted")
+    ? known
+    : undefined;
 }
 
 function positionOf(record: GoalRecord, input: RunPosition): RunPosition {
@@ -207,6 +250,8 @@ interface ReasonBase {
   readonly history: StepHistory;
   /** The reason call's lookup started beside the goal read, for the position the step was given. */
   readonly reasonLookup: EarlyLookup;
+  /** The verified step's state, stored with the reason call's checkpoint (see prepareStepState). */
+  readonly stepState: PendingStepState;
 }
 
 function reasonKey({ goalId, runId, iteration }: RunPosition): CheckpointKey {
@@ -216,7 +261,7 @@ function reasonKey({ goalId, runId, iteration }: RunPosition): CheckpointKey {
 async function reason(
   ports: VerifyAndReasonPorts,
   settings: ReasonSettings,
-  { base, record, verify, history, reasonLookup }: ReasonBase,
+  { base, record, verify, history, reasonLookup, stepState }: ReasonBase,
   position: RunPosition,
 ): Promise<StepResult> {
   const { iteration } = position;
@@ -245,6 +290,9 @@ async function reason(
       // Kept with the turn: the next prompt shows it after the same message, reasoning included.
       conversation: context.packed.conversation,
       capacity: capacityContextOf(record),
+      // Calls made after the state's point that its basis may hold: this call (a crashed attempt
+      // may have checkpointed it) and compaction's summarize calls, counted only by this commit.
+      alongside: () => stepState.write([key, ...context.uncounted.map((checkpoint) => checkpoint.key)]),
     },
   );
   const now = ports.now();
