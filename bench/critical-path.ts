@@ -80,7 +80,8 @@ export function criticalPathCount(
           {
             startedAt: request.startedAt,
             endedAt: request.endedAt,
-            what: `${request.operation} ${request.itemKind}`,
+            // A goal's items by their kind (`GOAL`, `STEP` …), another partition's by its name (`TENANT`).
+            what: `${request.operation} ${request.partition === undefined || request.partition === "GOAL" ? request.itemKind : request.partition}`,
           },
         ],
   );
