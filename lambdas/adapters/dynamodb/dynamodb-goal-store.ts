@@ -93,27 +93,35 @@ const SK = TABLE_DESIGN.sortKey;
 const TTL = TABLE_DESIGN.ttlAttribute;
 
 /** The record and the outbox of a goal item, before they are checked against the domain schemas. */
-const GoalStateSchema = z.object({
-  record: z.unknown(),
-  pendingEvents: z.array(z.unknown()),
-});
+const GoalStateSchema = z.lazySchema(() =>
+  z.object({
+    record: z.unknown(),
+    pendingEvents: z.array(z.unknown()),
+  }),
+);
 
 /**
  * The goal item as stored. `state` holds the record and the outbox as brotli-compressed JSON: the
  * item DynamoDB stores (and bills every write of by size) is a third of the plain one. Items written
  * before keep them as the plain `record` and `pendingEvents` attributes, still read.
  */
-const CompressedGoalItemSchema = z.object({
-  version: z.number().check(z.int(), z.gte(1)),
-  state: z.instanceof(Uint8Array),
-});
-const PlainGoalItemSchema = z.extend(GoalStateSchema, { version: z.number().check(z.int(), z.gte(1)) });
+const CompressedGoalItemSchema = z.lazySchema(() =>
+  z.object({
+    version: z.number().check(z.int(), z.gte(1)),
+    state: z.instanceof(Uint8Array),
+  }),
+);
+const PlainGoalItemSchema = z.lazySchema(() =>
+  z.extend(GoalStateSchema, { version: z.number().check(z.int(), z.gte(1)) }),
+);
 
 /** A fingerprint item: the first step that saw the fingerprint. Written once, never changed. */
-const FingerprintItemSchema = z.object({ step: z.number().check(z.int(), z.gte(0)) });
+const FingerprintItemSchema = z.lazySchema(() => z.object({ step: z.number().check(z.int(), z.gte(0)) }));
 
-const { pending: _pending, ...decidedStatuses } = ApprovalSchema.shape.status.def.entries;
-const DecidedStatusSchema = z.enum(decidedStatuses);
+const DecidedStatusSchema = z.lazySchema(() => {
+  const { pending: _pending, ...decidedStatuses } = ApprovalSchema.shape.status.def.entries;
+  return z.enum(decidedStatuses);
+});
 
 interface IndexPage {
   readonly items: readonly Record<string, unknown>[];

@@ -53,21 +53,27 @@ function readStep(item: Record<string, unknown>): StepRecord {
 }
 
 /** A step state item: its format in the clear (read before anything is parsed), the state compressed. */
-const StateItemSchema = z.object({
-  format: z.number().check(z.int(), z.gte(1)),
-  state: z.instanceof(Uint8Array),
-});
-const FingerprintItemSchema = z.object({
-  fingerprint: z.string(),
-  step: z.number().check(z.int(), z.gte(0)),
-});
+const StateItemSchema = z.lazySchema(() =>
+  z.object({
+    format: z.number().check(z.int(), z.gte(1)),
+    state: z.instanceof(Uint8Array),
+  }),
+);
+const FingerprintItemSchema = z.lazySchema(() =>
+  z.object({
+    fingerprint: z.string(),
+    step: z.number().check(z.int(), z.gte(0)),
+  }),
+);
 /** A workspace file item as a manifest reads it (a deletion's tombstone is no file). */
-const ManifestItemSchema = z.object({
-  path: z.string(),
-  sha256: z.string(),
-  version: z.number().check(z.int(), z.gte(1)),
-  deleted: z.optional(z.literal(true)),
-});
+const ManifestItemSchema = z.lazySchema(() =>
+  z.object({
+    path: z.string(),
+    sha256: z.string(),
+    version: z.number().check(z.int(), z.gte(1)),
+    deleted: z.optional(z.literal(true)),
+  }),
+);
 
 /**
  * The goal's history as items of the goal table. The step log (sk `STEP#<step>`, the record under

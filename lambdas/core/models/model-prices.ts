@@ -9,18 +9,22 @@ import priceFile from "./model-prices.json" with { type: "json" };
 import type { ModelRole } from "./model-roles";
 
 /** USD per one million tokens of each kind. */
-export const ModelPriceSchema = z.strictObject({
-  input: z.number().check(z.gte(0)),
-  output: z.number().check(z.gte(0)),
-  cacheRead: z.number().check(z.gte(0)),
-  cacheWrite: z.number().check(z.gte(0)),
-});
+export const ModelPriceSchema = z.lazySchema(() =>
+  z.strictObject({
+    input: z.number().check(z.gte(0)),
+    output: z.number().check(z.gte(0)),
+    cacheRead: z.number().check(z.gte(0)),
+    cacheWrite: z.number().check(z.gte(0)),
+  }),
+);
 export type ModelPrice = z.infer<typeof ModelPriceSchema>;
 
-export const PriceTableSchema = z.object({
-  $comment: z.optional(z.string()),
-  models: z.record(z.string().check(z.minLength(1)), ModelPriceSchema),
-});
+export const PriceTableSchema = z.lazySchema(() =>
+  z.object({
+    $comment: z.optional(z.string()),
+    models: z.record(z.string().check(z.minLength(1)), ModelPriceSchema),
+  }),
+);
 
 /** The price table from model-prices.json, checked once when the module loads. */
 export const MODEL_PRICES: Readonly<Record<string, ModelPrice>> = parseOrThrow(
