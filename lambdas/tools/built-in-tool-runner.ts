@@ -18,7 +18,7 @@ export const DEFAULT_TOOL_OUTPUT_INLINE_BYTES = 4096;
 /** Below this an artifact reference would not fit where the output would have gone. */
 export const MIN_TOOL_OUTPUT_INLINE_BYTES = 256;
 
-const RunnerLimitsSchema = z.lazySchema(() =>
+const RunnerLimitsSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     /** Tool output (as JSON) above this many bytes becomes a workspace artifact the model gets a reference to. */
     inlineLimitBytes: z._default(

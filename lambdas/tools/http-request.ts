@@ -7,7 +7,7 @@ export const HTTP_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 /** Response headers the model gets; the rest (dates, cookies, request ids) vary per call and would only add noise. */
 const KEPT_HEADERS = ["content-type", "content-length", "location", "etag", "last-modified"] as const;
 
-export const HttpRequestInputSchema = z.lazySchema(() =>
+export const HttpRequestInputSchema = /* @__PURE__ */ z.lazySchema(() =>
   z
     .strictObject({
       method: z.enum(HTTP_METHODS).register(z.globalRegistry, {

@@ -10,7 +10,7 @@ import { ToolCallError } from "./tool-call-error";
 import type { RegisteredTool } from "./tool-registry";
 
 /** One user Lambda tool as the CDK construct describes it to the acting functions (`USER_TOOLS`). */
-export const LambdaToolEntrySchema = z.lazySchema(() =>
+export const LambdaToolEntrySchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     name: z.string().check(z.minLength(1)),
     description: z.string().check(z.minLength(1)),
@@ -20,7 +20,7 @@ export const LambdaToolEntrySchema = z.lazySchema(() =>
   }),
 );
 export type LambdaToolEntry = z.infer<typeof LambdaToolEntrySchema>;
-export const LambdaToolManifestSchema = z.lazySchema(() => z.array(LambdaToolEntrySchema));
+export const LambdaToolManifestSchema = /* @__PURE__ */ z.lazySchema(() => z.array(LambdaToolEntrySchema));
 
 /** What a Lambda tool answered: its JSON payload, or the error Lambda reports for a throw or a timeout. */
 export interface LambdaInvocation {
@@ -35,7 +35,7 @@ export interface LambdaInvoker {
 }
 
 /** The error a tool function answers with (`{error: {name, message, fatal?}}`): the model reads it. */
-const ToolAnswerErrorSchema = z.lazySchema(() =>
+const ToolAnswerErrorSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     error: z.object({
       name: z.string().check(z.minLength(1), z.maxLength(100)),

@@ -7,16 +7,18 @@ import * as z from "../core/zod";
  * and the acting steps (calls) invoke it, so neither carries the client nor sees a secret.
  */
 
-const ServerNameSchema = z.lazySchema(() => z.string().check(z.minLength(1), z.maxLength(32)));
+const ServerNameSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.string().check(z.minLength(1), z.maxLength(32)),
+);
 
-export const McpListRequestSchema = z.lazySchema(() =>
+export const McpListRequestSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     action: z.literal("list"),
     servers: z.array(ServerNameSchema).check(z.minLength(1)),
   }),
 );
 
-export const McpCallRequestSchema = z.lazySchema(() =>
+export const McpCallRequestSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     action: z.literal("call"),
     server: ServerNameSchema,
@@ -31,13 +33,13 @@ export const McpCallRequestSchema = z.lazySchema(() =>
 );
 export type McpCallRequest = z.infer<typeof McpCallRequestSchema>;
 
-export const McpGatewayRequestSchema = z.lazySchema(() =>
+export const McpGatewayRequestSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.discriminatedUnion("action", [McpListRequestSchema, McpCallRequestSchema]),
 );
 export type McpGatewayRequest = z.infer<typeof McpGatewayRequestSchema>;
 
 /** A failure the gateway names (McpServerUnreachable, McpTimeout, McpProtocolError, McpToolChanged …). */
-export const McpGatewayErrorSchema = z.lazySchema(() =>
+export const McpGatewayErrorSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     name: z.string().check(z.minLength(1)),
     message: z.string(),
@@ -45,7 +47,7 @@ export const McpGatewayErrorSchema = z.lazySchema(() =>
 );
 export type McpGatewayError = z.infer<typeof McpGatewayErrorSchema>;
 
-export const McpServerListingSchema = z.lazySchema(() =>
+export const McpServerListingSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.union([
     z.object({
       tools: z.array(FrozenToolSchema),
@@ -56,13 +58,13 @@ export const McpServerListingSchema = z.lazySchema(() =>
 );
 export type McpServerListing = z.infer<typeof McpServerListingSchema>;
 
-export const McpListAnswerSchema = z.lazySchema(() =>
+export const McpListAnswerSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({ servers: z.record(z.string(), McpServerListingSchema) }),
 );
 export type McpListAnswer = z.infer<typeof McpListAnswerSchema>;
 
 /** One MCP content block (the SDK's shapes, loosely: a server may add fields). */
-export const McpContentSchema = z.lazySchema(() =>
+export const McpContentSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.discriminatedUnion("type", [
     z.looseObject({ type: z.literal("text"), text: z.string() }),
     z.looseObject({ type: z.literal("image"), data: z.string(), mimeType: z.string() }),
@@ -86,7 +88,7 @@ export const McpContentSchema = z.lazySchema(() =>
 );
 export type McpContent = z.infer<typeof McpContentSchema>;
 
-export const McpCallAnswerSchema = z.lazySchema(() =>
+export const McpCallAnswerSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.union([
     z.object({
       content: z.array(McpContentSchema),

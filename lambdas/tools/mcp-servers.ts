@@ -8,7 +8,7 @@ import * as z from "../core/zod";
  * (`MCP_SERVERS`): where it is, which of its tools a goal may get, their risk overrides, the auth
  * header and the time limits.
  */
-export const McpServerEntrySchema = z.lazySchema(() =>
+export const McpServerEntrySchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     name: z.string().check(z.minLength(1)),
     url: z.url(),

@@ -15,7 +15,7 @@ export function isLoopbackHost(hostname: string): boolean {
   return LOOPBACK_HOSTS.has(hostname.toLowerCase());
 }
 
-export const SlackDestinationSchema = z.lazySchema(() =>
+export const SlackDestinationSchema = /* @__PURE__ */ z.lazySchema(() =>
   z
     .strictObject({
       type: z.literal("slack"),
@@ -29,7 +29,7 @@ export const SlackDestinationSchema = z.lazySchema(() =>
     .register(z.globalRegistry, { description: "Post to a Slack channel with the Slack door's bot token" }),
 );
 
-export const EmailDestinationSchema = z.lazySchema(() =>
+export const EmailDestinationSchema = /* @__PURE__ */ z.lazySchema(() =>
   z
     .strictObject({
       type: z.literal("email"),
@@ -48,7 +48,7 @@ export const EmailDestinationSchema = z.lazySchema(() =>
     .register(z.globalRegistry, { description: "Send an e-mail through SES v2" }),
 );
 
-export const WebhookDestinationSchema = z.lazySchema(() =>
+export const WebhookDestinationSchema = /* @__PURE__ */ z.lazySchema(() =>
   z
     .strictObject({
       type: z.literal("webhook"),
@@ -70,12 +70,12 @@ export const WebhookDestinationSchema = z.lazySchema(() =>
     }),
 );
 
-export const NotifyDestinationSchema = z.lazySchema(() =>
+export const NotifyDestinationSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.discriminatedUnion("type", [SlackDestinationSchema, EmailDestinationSchema, WebhookDestinationSchema]),
 );
 export type NotifyDestination = z.output<typeof NotifyDestinationSchema>;
 
-export const NotifyChannelsSchema = z.lazySchema(() =>
+export const NotifyChannelsSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.record(
     z
       .string()

@@ -4,7 +4,7 @@ import type { BuiltInTool, JsonObject, NotifyPolicy, ToolEnvironment, ToolOutput
 import { describeDestination, type NotifyDestination } from "./notify-destinations";
 import { ToolCallError } from "./tool-call-error";
 
-export const NotifyInputSchema = z.lazySchema(() =>
+export const NotifyInputSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.strictObject({
     channel: z.string().check(z.minLength(1), z.maxLength(100)).register(z.globalRegistry, {
       description:

@@ -3,7 +3,7 @@ import * as z from "../core/zod";
 import type { BuiltInTool } from "./built-in-tool";
 import { ToolCallError } from "./tool-call-error";
 
-export const WorkspaceReadInputSchema = z.lazySchema(() =>
+export const WorkspaceReadInputSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.strictObject({
     path: WorkspacePathSchema.clone().register(z.globalRegistry, {
       description: "Relative path of the file in the goal's workspace",

@@ -5,7 +5,7 @@ import { ARTIFACTS_DIR, isReservedPath } from "./artifact-paths";
 import type { BuiltInTool } from "./built-in-tool";
 import { ToolCallError } from "./tool-call-error";
 
-export const WorkspaceWriteInputSchema = z.lazySchema(() =>
+export const WorkspaceWriteInputSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.strictObject({
     path: WorkspacePathSchema.check(
       z.refine((path) => !isReservedPath(path), {

@@ -93,7 +93,7 @@ const SK = TABLE_DESIGN.sortKey;
 const TTL = TABLE_DESIGN.ttlAttribute;
 
 /** The record and the outbox of a goal item, before they are checked against the domain schemas. */
-const GoalStateSchema = z.lazySchema(() =>
+const GoalStateSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     record: z.unknown(),
     pendingEvents: z.array(z.unknown()),
@@ -105,20 +105,22 @@ const GoalStateSchema = z.lazySchema(() =>
  * item DynamoDB stores (and bills every write of by size) is a third of the plain one. Items written
  * before keep them as the plain `record` and `pendingEvents` attributes, still read.
  */
-const CompressedGoalItemSchema = z.lazySchema(() =>
+const CompressedGoalItemSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     version: z.number().check(z.int(), z.gte(1)),
     state: z.instanceof(Uint8Array),
   }),
 );
-const PlainGoalItemSchema = z.lazySchema(() =>
+const PlainGoalItemSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.extend(GoalStateSchema, { version: z.number().check(z.int(), z.gte(1)) }),
 );
 
 /** A fingerprint item: the first step that saw the fingerprint. Written once, never changed. */
-const FingerprintItemSchema = z.lazySchema(() => z.object({ step: z.number().check(z.int(), z.gte(0)) }));
+const FingerprintItemSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({ step: z.number().check(z.int(), z.gte(0)) }),
+);
 
-const DecidedStatusSchema = z.lazySchema(() => {
+const DecidedStatusSchema = /* @__PURE__ */ z.lazySchema(() => {
   const { pending: _pending, ...decidedStatuses } = ApprovalSchema.shape.status.def.entries;
   return z.enum(decidedStatuses);
 });

@@ -53,20 +53,20 @@ function readStep(item: Record<string, unknown>): StepRecord {
 }
 
 /** A step state item: its format in the clear (read before anything is parsed), the state compressed. */
-const StateItemSchema = z.lazySchema(() =>
+const StateItemSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     format: z.number().check(z.int(), z.gte(1)),
     state: z.instanceof(Uint8Array),
   }),
 );
-const FingerprintItemSchema = z.lazySchema(() =>
+const FingerprintItemSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     fingerprint: z.string(),
     step: z.number().check(z.int(), z.gte(0)),
   }),
 );
 /** A workspace file item as a manifest reads it (a deletion's tombstone is no file). */
-const ManifestItemSchema = z.lazySchema(() =>
+const ManifestItemSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     path: z.string(),
     sha256: z.string(),

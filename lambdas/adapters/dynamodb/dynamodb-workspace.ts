@@ -35,7 +35,7 @@ const WRITE_ATTEMPTS = 5;
 
 const PK = TABLE_DESIGN.partitionKey;
 
-const WriteInputSchema = z.lazySchema(() =>
+const WriteInputSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     goalId: z.string().check(z.minLength(1)),
     path: WorkspacePathSchema,
@@ -45,12 +45,12 @@ const WriteInputSchema = z.lazySchema(() =>
 );
 
 /** A file item: a live file, or the tombstone a deletion leaves (its version count goes on). */
-const StoredFileSchema = z.lazySchema(() =>
+const StoredFileSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.extend(WorkspaceFileSchema, { deleted: z.optional(z.literal(true)) }),
 );
 type StoredFile = z.infer<typeof StoredFileSchema>;
 
-const WorkspaceEntrySchema = z.lazySchema(() =>
+const WorkspaceEntrySchema = /* @__PURE__ */ z.lazySchema(() =>
   z.extend(
     z.pick(WorkspaceFileSchema, {
       path: true,
@@ -66,7 +66,7 @@ const WorkspaceEntrySchema = z.lazySchema(() =>
 const entryAttributes = () => Object.keys(WorkspaceEntrySchema.shape);
 
 /** What one replaced version held: kept so a compensation can restore any version, not just the last. */
-const ArchivedVersionSchema = z.lazySchema(() =>
+const ArchivedVersionSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.union([
     z.object({ deleted: z.literal(false), content: z.string(), sha256: z.string() }),
     z.object({ deleted: z.literal(true) }),

@@ -168,7 +168,7 @@ export function outboxMessageKey(goalId: string, messageId: string) {
 }
 
 /** A LastEvaluatedKey of the status index: the base table key plus the index key. */
-const IndexCursorSchema = z.lazySchema(() =>
+const IndexCursorSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.strictObject({
     [PK]: z.string(),
     [SK]: z.string(),

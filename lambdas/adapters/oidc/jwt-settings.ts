@@ -8,7 +8,7 @@ import * as z from "../../core/zod";
 
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
-const IssuerUrlSchema = z.lazySchema(() =>
+const IssuerUrlSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.url("must be a URL such as https://login.example.com/").check(
     z.refine((url) => {
       const { protocol, hostname } = new URL(url);
@@ -32,7 +32,7 @@ export const JWT_ALGORITHMS = [
 ] as const;
 
 /** A claim name: letters, digits and `:_.-` (Cognito's `custom:tenant`), never a path into the token. */
-const ClaimNameSchema = z.lazySchema(() =>
+const ClaimNameSchema = /* @__PURE__ */ z.lazySchema(() =>
   z
     .string()
     .check(
@@ -40,7 +40,7 @@ const ClaimNameSchema = z.lazySchema(() =>
     ),
 );
 
-export const JwtAuthSettingsSchema = z.lazySchema(() =>
+export const JwtAuthSettingsSchema = /* @__PURE__ */ z.lazySchema(() =>
   z
     .strictObject({
       issuer: IssuerUrlSchema.clone().register(z.globalRegistry, {

@@ -26,7 +26,7 @@ const intFromEnv = ({ min, max }: { min: number; max: number }) =>
   z.coerce.number().check(z.int(), z.gte(min), z.lte(max));
 
 /** The payload bucket's settings as the GoalTable construct sets them on every function it grants. */
-const PayloadEnvironmentSchema = z.lazySchema(() =>
+const PayloadEnvironmentSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     PAYLOAD_BUCKET_NAME: z.string().check(z.minLength(3)),
     PAYLOAD_INLINE_MAX_BYTES: z._default(

@@ -8,7 +8,7 @@ import * as z from "../zod";
  * The revision a fork starts with, as `POST /goals/{goalId}/revisions` takes one (its full check,
  * the same as a revision's, runs when the fork queues it: see `forkRecord`).
  */
-export const ForkRevisionSchema = z.lazySchema(() =>
+export const ForkRevisionSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.strictObject(
     z.extend(z.pick(QueuedRevisionSchema, { type: true, successChecks: true, reason: true }), {
       content: z.string().check(z.trim(), z.minLength(1, "must not be empty"), z.maxLength(8000)),
@@ -18,7 +18,7 @@ export const ForkRevisionSchema = z.lazySchema(() =>
 );
 
 /** A model per role (or `default`) for the fork's calls from now on; checked against the allow-list. */
-export const ForkModelsSchema = z.lazySchema(() =>
+export const ForkModelsSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.strictObject(
     Object.fromEntries(
       ["default", ...MODEL_ROLES].map((key) => [
@@ -30,7 +30,7 @@ export const ForkModelsSchema = z.lazySchema(() =>
 );
 
 /** An approval of the source, decided at or after the fork's step, answered otherwise in the fork. */
-export const ForkDecisionRequestSchema = z.lazySchema(() =>
+export const ForkDecisionRequestSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.strictObject({
     approvalId: ApprovalIdSchema,
     decision: z.enum(["approve", "reject"]),
@@ -39,7 +39,7 @@ export const ForkDecisionRequestSchema = z.lazySchema(() =>
 );
 
 /** `POST /goals/{goalId}/fork`: the body. zod is the single source of this shape (OpenAPI included). */
-export const ForkRequestSchema = z.lazySchema(() =>
+export const ForkRequestSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.strictObject({
     /** The step the fork starts after, numbered as the step log numbers it (`GET /goals/{goalId}/steps`). */
     atStep: z.number().check(z.int(), z.gte(1)),
@@ -56,7 +56,7 @@ export const ForkRequestSchema = z.lazySchema(() =>
 export type ForkRequest = z.infer<typeof ForkRequestSchema>;
 
 /** `POST /goals/{goalId}/replay`: the body (may be empty). */
-export const ReplayRequestSchema = z.lazySchema(() =>
+export const ReplayRequestSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.strictObject({
     /** The last step to replay. @default the goal's counted steps */
     toStep: z.optional(z.number().check(z.int(), z.gte(1))),

@@ -20,7 +20,7 @@ export interface ReplayPorts {
 }
 
 /** Where the record and the checkpoints first disagree: the step, what disagrees, and how. */
-export const DisagreementSchema = z.lazySchema(() =>
+export const DisagreementSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     step: z.number().check(z.int(), z.gte(1)),
     /** `step` (missing from the log), `turn`, `toolResults`, `state`, `usage` or `workspace`. */
@@ -31,7 +31,7 @@ export const DisagreementSchema = z.lazySchema(() =>
 export type Disagreement = z.infer<typeof DisagreementSchema>;
 
 /** One replayed step: the checkpointed turn it acted on and what it rebuilt. */
-export const ReplayedStepSchema = z.lazySchema(() =>
+export const ReplayedStepSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     step: z.number().check(z.int(), z.gte(1)),
     agrees: z.boolean(),
@@ -52,7 +52,7 @@ export const ReplayedStepSchema = z.lazySchema(() =>
 export type ReplayedStep = z.infer<typeof ReplayedStepSchema>;
 
 /** `POST /goals/{goalId}/replay`: the answer. */
-export const ReplayResultSchema = z.lazySchema(() =>
+export const ReplayResultSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     goalId: z.string(),
     toStep: z.number().check(z.int(), z.gte(0)),

@@ -12,7 +12,7 @@ import { type ForkPoint, stepStateOf, unfinishedBatchSteps } from "./fork-point"
 import { indexCheckpoints, matchTurn, usageBetween, workspaceSha256 } from "./step-turns";
 
 /** One step of `GET /goals/{goalId}/steps`: what it did, what it cost, its checkpoint, whether a fork can start after it. */
-export const TimelineStepSchema = z.lazySchema(() =>
+export const TimelineStepSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     step: z.number().check(z.int(), z.gte(1)),
     /** What the pattern calls a step: a ReAct iteration, a plan step, a Reflexion attempt. */
@@ -48,7 +48,7 @@ export const TimelineStepSchema = z.lazySchema(() =>
 export type TimelineStep = z.infer<typeof TimelineStepSchema>;
 
 /** An approval the goal was asked, for a fork's `decisions`: which step it came after and how it was decided. */
-export const TimelineApprovalSchema = z.lazySchema(() =>
+export const TimelineApprovalSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     approvalId: z.string(),
     kind: z.string(),
@@ -63,7 +63,7 @@ export const TimelineApprovalSchema = z.lazySchema(() =>
 export type TimelineApproval = z.infer<typeof TimelineApprovalSchema>;
 
 /** `GET /goals/{goalId}/steps`: the answer. */
-export const TimelineSchema = z.lazySchema(() =>
+export const TimelineSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     goalId: z.string(),
     /** The goal and step this goal was forked from, for a fork: its steps up to that one are shared. */

@@ -7,7 +7,7 @@ import { type Usage, UsageSchema } from "./usage";
  * A fork's origin, as its GoalSpec and snapshot show it: the goal it was forked from and the step
  * of that goal it starts after (`POST /goals/{goalId}/fork`). Set by the system, refused from users.
  */
-export const ForkedFromSchema = z.lazySchema(() =>
+export const ForkedFromSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.strictObject({
     goalId: GoalIdSchema,
     step: z.number().check(z.int(), z.gte(1)),
@@ -20,7 +20,7 @@ export type ForkedFrom = z.infer<typeof ForkedFromSchema>;
  * the fork's first approval of the same action (kind and fingerprint: the same tool calls with the
  * same input, the same limit) is decided so, without asking anyone. Used once (`usedBy`).
  */
-export const ForkDecisionSchema = z.lazySchema(() =>
+export const ForkDecisionSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     /** The source's approval this decision replaces. */
     sourceApprovalId: z.string(),
@@ -42,7 +42,7 @@ export type ForkDecision = z.infer<typeof ForkDecisionSchema>;
  * counted-calls bookkeeping carry on exactly where the source stood; `inherited` is that part,
  * shown apart and never billed to the fork.
  */
-export const ForkStateSchema = z.lazySchema(() =>
+export const ForkStateSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     /**
      * 1 for a fork of a goal no fork made, 2 for a fork of such a fork … It names the fork's run ids

@@ -9,7 +9,7 @@ import * as z from "../zod";
 export const BEDROCK_TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /** The MCP annotation hints risk is read from (other hints are kept for display only). */
-export const McpAnnotationsSchema = z.lazySchema(() =>
+export const McpAnnotationsSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.looseObject({
     title: z.optional(z.string()),
     readOnlyHint: z.optional(z.boolean()),
@@ -20,10 +20,12 @@ export const McpAnnotationsSchema = z.lazySchema(() =>
 );
 export type McpAnnotations = z.infer<typeof McpAnnotationsSchema>;
 
-export const ToolRiskSchema = z.lazySchema(() => z.enum(["read", "reversible", "irreversible"]));
+export const ToolRiskSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.enum(["read", "reversible", "irreversible"]),
+);
 
 /** Why a tool got its risk, shown by `goal-loops tools` and in approvals. */
-export const RiskReasonSchema = z.lazySchema(() =>
+export const RiskReasonSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.enum([
     "annotation readOnlyHint",
     "annotation destructiveHint false",
@@ -33,7 +35,7 @@ export const RiskReasonSchema = z.lazySchema(() =>
 );
 export type RiskReason = z.infer<typeof RiskReasonSchema>;
 
-export const FrozenToolSchema = z.lazySchema(() =>
+export const FrozenToolSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     /** `<server>__<tool>`: what the model calls and a GoalSpec's tools[] names. */
     name: z.string().check(z.regex(BEDROCK_TOOL_NAME)),

@@ -5,7 +5,7 @@ import * as z from "../zod";
  * A booked moment of a model's quota that a goal waits for: kept on the goal while it waits in a
  * Wait state, and spent when its step runs again at `slotAt` (no second booking).
  */
-export const CapacityHoldSchema = z.lazySchema(() =>
+export const CapacityHoldSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     model: z.string().check(z.minLength(1)),
     lane: z.number().check(z.int(), z.gte(0)),
@@ -30,7 +30,7 @@ export type CapacityWaitReason = (typeof CAPACITY_WAIT_REASONS)[number];
  * (DESIGN §4). The goal stays `running`; its run sits in a Wait state until `until`, then the step
  * that asked runs again. Cleared by the model call it waited for (`recordModelUsage`).
  */
-export const CapacityWaitActivitySchema = z.lazySchema(() =>
+export const CapacityWaitActivitySchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     kind: z.literal("waiting_for_capacity"),
     model: z.string().check(z.minLength(1)),
@@ -51,7 +51,7 @@ export type CapacityWaitActivity = z.infer<typeof CapacityWaitActivitySchema>;
  * A running goal's activity as the snapshot shows it: the step it is in, or the model capacity it
  * waits for (never the booking itself, which is the governor's).
  */
-export const GoalActivitySchema = z.lazySchema(() =>
+export const GoalActivitySchema = /* @__PURE__ */ z.lazySchema(() =>
   z.discriminatedUnion("kind", [
     z.object({ kind: z.literal("step"), task: z.string() }),
     z.object({

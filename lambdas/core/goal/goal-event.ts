@@ -4,7 +4,7 @@ import * as z from "../zod";
  * One entry of a goal's append-only event log. `seq` is gap-free per goal, starting at 1.
  * Type-specific fields sit beside the common ones, as `GET /goals/{id}/events` shows them.
  */
-export const GoalEventSchema = z.lazySchema(() =>
+export const GoalEventSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.catchall(
     z.object({
       goalId: z.string(),

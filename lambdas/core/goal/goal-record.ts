@@ -22,14 +22,14 @@ export const GOAL_STATUSES = [
   "terminated",
   "failed",
 ] as const;
-export const GoalStatusSchema = z.lazySchema(() => z.enum(GOAL_STATUSES));
+export const GoalStatusSchema = /* @__PURE__ */ z.lazySchema(() => z.enum(GOAL_STATUSES));
 export type GoalStatus = z.infer<typeof GoalStatusSchema>;
 
 /** Statuses no event can leave. `failed` is not final: an infrastructure failure is redrivable. */
 export const FINAL_STATUSES: ReadonlySet<GoalStatus> = new Set(["completed", "cancelled", "terminated"]);
 
 /** What a waiting goal waits for. Only an event matching both `waitingFor` and `resumeCondition` wakes it. */
-export const WaitingForSchema = z.lazySchema(() =>
+export const WaitingForSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     /**
      * A human's `approval` or `decision`, the end of the `subgoal`s its turn started, or its tenant's
@@ -46,7 +46,7 @@ export const WaitingForSchema = z.lazySchema(() =>
 );
 export type WaitingFor = z.infer<typeof WaitingForSchema>;
 
-export const ResumeConditionSchema = z.lazySchema(() =>
+export const ResumeConditionSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     /** The event detail-type that can wake the goal, e.g. `Approval Decided`. */
     eventType: z.string(),
@@ -60,7 +60,7 @@ export type ResumeCondition = z.infer<typeof ResumeConditionSchema>;
 export { EMPTY_USAGE, type Usage, UsageSchema } from "./usage";
 
 /** What a role's latest call reasoned, as the model summarized it (`model.usage` events carry every call's). */
-export const LatestReasoningSchema = z.lazySchema(() =>
+export const LatestReasoningSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     summary: z.string(),
     modelId: z.string(),
@@ -70,7 +70,7 @@ export const LatestReasoningSchema = z.lazySchema(() =>
 export type LatestReasoning = z.infer<typeof LatestReasoningSchema>;
 
 /** Why the system stopped or will stop a goal: a limit, no progress, a fatal error, a human. */
-export const StopReasonSchema = z.lazySchema(() =>
+export const StopReasonSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     kind: z.enum([
       "limit",
@@ -97,7 +97,7 @@ export type StopReason = z.infer<typeof StopReasonSchema>;
  * step boundary (the pattern's verify step), never in the middle of a model or tool call; a goal
  * that waits keeps waiting and pauses once its wait is over. A resume before then withdraws it.
  */
-export const PauseRequestSchema = z.lazySchema(() =>
+export const PauseRequestSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     by: z.string().check(z.minLength(1)),
     reason: z.optional(z.string().check(z.maxLength(2000))),
@@ -109,14 +109,14 @@ export const PauseRequestSchema = z.lazySchema(() =>
 export type PauseRequest = z.infer<typeof PauseRequestSchema>;
 
 export { REVISION_TYPES };
-export const RevisionTypeSchema = z.lazySchema(() => z.enum(REVISION_TYPES));
+export const RevisionTypeSchema = /* @__PURE__ */ z.lazySchema(() => z.enum(REVISION_TYPES));
 export type RevisionType = z.infer<typeof RevisionTypeSchema>;
 
 /**
  * What a `corrective` revision undoes: step `fromStep` and every later one, newest first (a saga).
  * Submitted as `{fromStep: N}`, or `{step: N}` as DESIGN first named it; stored as `fromStep`.
  */
-export const CorrectionTargetSchema = z.lazySchema(() =>
+export const CorrectionTargetSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.pipe(
     z.union([
       z.strictObject({ fromStep: z.number().check(z.int(), z.gte(1)) }),
@@ -128,7 +128,7 @@ export const CorrectionTargetSchema = z.lazySchema(() =>
 export type CorrectionTarget = z.output<typeof CorrectionTargetSchema>;
 
 /** A human revision as queued in the goal's inbox, before it is applied at a step boundary. */
-export const QueuedRevisionSchema = z.lazySchema(() =>
+export const QueuedRevisionSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     revisionId: z.string(),
     type: RevisionTypeSchema,
@@ -149,7 +149,7 @@ export type QueuedRevision = z.infer<typeof QueuedRevisionSchema>;
  * What the `reconcile` model call decided about finished work when a revision was applied. It is model
  * output: it can only discard evidence (never add it) and cannot touch the success checks.
  */
-export const ReconcileResultSchema = z.lazySchema(() =>
+export const ReconcileResultSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.strictObject({
     summary: z._default(z.string().check(z.maxLength(4000)), ""),
     /** Finished work that stays valid under the revised goal. */
@@ -177,7 +177,7 @@ export type ReconcileResult = z.infer<typeof ReconcileResultSchema>;
  * goal does no work toward the old contract. No checks proposed, or a human rejected them: the goal
  * stays paused until a revision supplies checks.
  */
-export const ContractProposalSchema = z.lazySchema(() =>
+export const ContractProposalSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     revisionId: z.string(),
     /** The revision that changed the objective. */
@@ -192,7 +192,7 @@ export const ContractProposalSchema = z.lazySchema(() =>
 export type ContractProposal = z.infer<typeof ContractProposalSchema>;
 
 /** An applied revision in the append-only log: who, what, when, why, and the revision it made. */
-export const RevisionLogEntrySchema = z.lazySchema(() =>
+export const RevisionLogEntrySchema = /* @__PURE__ */ z.lazySchema(() =>
   z.extend(QueuedRevisionSchema, {
     revision: z.number().check(z.int(), z.gte(2)),
     appliedAt: z.iso.datetime(),
@@ -202,7 +202,7 @@ export const RevisionLogEntrySchema = z.lazySchema(() =>
 export type RevisionLogEntry = z.infer<typeof RevisionLogEntrySchema>;
 
 /** A `corrective` revision: finished work must be compensated (undone or fixed) before going on. */
-export const PendingCorrectionSchema = z.lazySchema(() =>
+export const PendingCorrectionSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     revisionId: z.string(),
     revision: z.number().check(z.int(), z.gte(2)),
@@ -214,7 +214,7 @@ export const PendingCorrectionSchema = z.lazySchema(() =>
 );
 export type PendingCorrection = z.infer<typeof PendingCorrectionSchema>;
 
-export const LastCycleSchema = z.lazySchema(() =>
+export const LastCycleSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     runId: z.string(),
     iteration: z.number().check(z.int(), z.gte(0)),
@@ -241,7 +241,7 @@ export const LOOP_PHASES = ["started", "verified", "planned", "reflected", "reas
  * `reasoned` and `acted` per iteration. A retried step that finds its own phase (or a later one) for
  * the same run and iteration already did its work (usage counted, events appended) and only answers.
  */
-export const LoopMarkerSchema = z.lazySchema(() =>
+export const LoopMarkerSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     runId: z.string(),
     iteration: z.number().check(z.int(), z.gte(0)),
@@ -256,7 +256,7 @@ export type LoopMarker = z.infer<typeof LoopMarkerSchema>;
  * lineage did in the iteration counts for the new run (`phase`: how far it got), and the new run goes
  * on in the old run's lineage (run-lineage.ts), so no model call is paid for twice.
  */
-export const TakeoverSchema = z.lazySchema(() =>
+export const TakeoverSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     /**
      * The lineage the run goes on in: its first run's id, handed on by every take-over. Checkpoints,
@@ -280,7 +280,7 @@ export type Takeover = z.infer<typeof TakeoverSchema>;
  * approved, it becomes the check's evidence; rejected, the human's comment goes to the model and the
  * check is asked again once new work was counted (`steps` past `atStep`).
  */
-export const CheckApprovalSchema = z.lazySchema(() =>
+export const CheckApprovalSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     checkId: z.string(),
     outcome: z.enum(["pending", "approved", "rejected"]),
@@ -293,7 +293,9 @@ export const CheckApprovalSchema = z.lazySchema(() =>
 );
 export type CheckApproval = z.infer<typeof CheckApprovalSchema>;
 
-export const ToolDecisionSchema = z.lazySchema(() => z.extend(StepDecisionSchema, { tool: z.string() }));
+export const ToolDecisionSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.extend(StepDecisionSchema, { tool: z.string() }),
+);
 export type ToolDecision = z.infer<typeof ToolDecisionSchema>;
 
 /**
@@ -305,7 +307,7 @@ export type ToolDecision = z.infer<typeof ToolDecisionSchema>;
  * One call a gate holds, as a human approves it: the tool and its exact input, and for an MCP tool
  * the server, its own tool name and the definition hash the approval binds to.
  */
-export const GatedCallSchema = z.lazySchema(() =>
+export const GatedCallSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     name: z.string(),
     input: z.json(),
@@ -316,7 +318,7 @@ export const GatedCallSchema = z.lazySchema(() =>
 );
 export type GatedCall = z.infer<typeof GatedCallSchema>;
 
-export const ActionGateSchema = z.lazySchema(() =>
+export const ActionGateSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     /** With `iteration`, the gated turn's position: its run's lineage (run-lineage.ts). */
     runId: z.string(),
@@ -341,7 +343,7 @@ export type ActionGate = z.infer<typeof ActionGateSchema>;
  * Everything the system knows about one goal, as stored in the goal store. The spec inside is the
  * current contract (after applied revisions); only `applyRevision` in the core changes it.
  */
-export const GoalRecordSchema = z.lazySchema(() =>
+export const GoalRecordSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     goalId: z.string(),
     tenantId: z.string(),
@@ -480,7 +482,7 @@ export const GoalRecordSchema = z.lazySchema(() =>
 export type GoalRecord = z.infer<typeof GoalRecordSchema>;
 
 /** The public snapshot (`GET /goals/{goalId}`), derived from a record. Field names are a contract. */
-export const GoalSnapshotSchema = z.lazySchema(() =>
+export const GoalSnapshotSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     goalId: z.string(),
     status: GoalStatusSchema,

@@ -6,7 +6,7 @@ import { ThinkingSettingsSchema } from "./thinking-settings";
 import { parseOrThrow } from "./validation";
 
 /** Ids that are safe in keys, URLs and prompts: `tests-pass`, `report_1`. */
-const IdentifierSchema = z.lazySchema(() =>
+const IdentifierSchema = /* @__PURE__ */ z.lazySchema(() =>
   z
     .string()
     .check(
@@ -21,7 +21,7 @@ const IdentifierSchema = z.lazySchema(() =>
  * A `tools[]` entry: a tool's name, or `<server>__*` for every tool of one MCP server (its tools
  * are named `<server>__<tool>`, DESIGN §6).
  */
-const ToolGrantSchema = z.lazySchema(() =>
+const ToolGrantSchema = /* @__PURE__ */ z.lazySchema(() =>
   z
     .string()
     .check(
@@ -36,7 +36,7 @@ const NonEmptyText = (max: number) =>
   z.string().check(z.trim(), z.minLength(1, "must not be empty"), z.maxLength(max));
 
 /** Workspace paths are relative, normalised and cannot climb out of the goal's workspace. */
-export const WorkspacePathSchema = z.lazySchema(() =>
+export const WorkspacePathSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.string().check(
     z.minLength(1, "must not be empty"),
     z.maxLength(512),
@@ -49,7 +49,7 @@ export const WorkspacePathSchema = z.lazySchema(() =>
   ),
 );
 
-export const ArtifactCheckSchema = z.lazySchema(() =>
+export const ArtifactCheckSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.strictObject({
     kind: z.literal("artifact"),
     path: WorkspacePathSchema,
@@ -58,7 +58,7 @@ export const ArtifactCheckSchema = z.lazySchema(() =>
 );
 
 /** A predicate over a recorded tool result: all given conditions must hold. */
-export const ToolResultExpectationSchema = z.lazySchema(() =>
+export const ToolResultExpectationSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.strictObject({
     status: z._default(z.enum(["success", "error"]), "success"),
     contains: z.optional(z.string().check(z.minLength(1))),
@@ -66,7 +66,7 @@ export const ToolResultExpectationSchema = z.lazySchema(() =>
   }),
 );
 
-export const ToolResultCheckSchema = z.lazySchema(() =>
+export const ToolResultCheckSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.strictObject({
     kind: z.literal("tool_result"),
     tool: IdentifierSchema,
@@ -74,7 +74,7 @@ export const ToolResultCheckSchema = z.lazySchema(() =>
   }),
 );
 
-export const ApprovalCheckSchema = z.lazySchema(() =>
+export const ApprovalCheckSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.strictObject({
     kind: z.literal("approval"),
     prompt: NonEmptyText(2000),
@@ -82,14 +82,14 @@ export const ApprovalCheckSchema = z.lazySchema(() =>
 );
 
 /** The weakest evidence: a model's judgement against a rubric, labelled as such wherever it appears. */
-export const ModelJudgeCheckSchema = z.lazySchema(() =>
+export const ModelJudgeCheckSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.strictObject({
     kind: z.literal("model_judge"),
     rubric: NonEmptyText(4000),
   }),
 );
 
-export const VerifySchema = z.lazySchema(() =>
+export const VerifySchema = /* @__PURE__ */ z.lazySchema(() =>
   z.discriminatedUnion("kind", [
     ArtifactCheckSchema,
     ToolResultCheckSchema,
@@ -100,7 +100,7 @@ export const VerifySchema = z.lazySchema(() =>
 export type Verify = z.infer<typeof VerifySchema>;
 export type VerifyKind = Verify["kind"];
 
-export const SuccessCheckSchema = z.lazySchema(() =>
+export const SuccessCheckSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.strictObject({
     id: IdentifierSchema,
     description: NonEmptyText(1000),
@@ -117,7 +117,7 @@ export const DEFAULT_LIMITS = {
   maxAttempts: 3,
 } as const;
 
-export const LimitsSchema = z.lazySchema(() =>
+export const LimitsSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.strictObject({
     maxSteps: z._default(z.number().check(z.int(), z.gte(1), z.lte(100_000)), DEFAULT_LIMITS.maxSteps),
     maxCostUsd: z._default(z.number().check(z.positive(), z.lte(10_000)), DEFAULT_LIMITS.maxCostUsd),
@@ -137,7 +137,7 @@ export type Limits = z.infer<typeof LimitsSchema>;
  * limit leaves the others to whoever applies it (a limit decision keeps them; a sub-goal carves
  * them from its parent's budget).
  */
-export const OptionalLimitsSchema = z.lazySchema(() =>
+export const OptionalLimitsSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.strictObject({
     maxSteps: z.optional(LimitsSchema.shape.maxSteps.def.innerType),
     maxCostUsd: z.optional(LimitsSchema.shape.maxCostUsd.def.innerType),
@@ -149,12 +149,12 @@ export const OptionalLimitsSchema = z.lazySchema(() =>
 );
 
 export const PATTERNS = ["react", "plan_execute", "reflexion"] as const;
-export const PatternSchema = z.lazySchema(() => z.enum(PATTERNS));
+export const PatternSchema = /* @__PURE__ */ z.lazySchema(() => z.enum(PATTERNS));
 export type Pattern = z.infer<typeof PatternSchema>;
-export const RequestedPatternSchema = z.lazySchema(() => z.enum([...PATTERNS, "auto"]));
+export const RequestedPatternSchema = /* @__PURE__ */ z.lazySchema(() => z.enum([...PATTERNS, "auto"]));
 export type RequestedPattern = z.infer<typeof RequestedPatternSchema>;
 
-export const HintsSchema = z.lazySchema(() =>
+export const HintsSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.strictObject({
     /** The route is unknown and has to be found by trying things. */
     exploratory: z.optional(z.boolean()),
@@ -170,7 +170,7 @@ export type Hints = z.infer<typeof HintsSchema>;
 
 export const APPROVAL_CHANNELS = ["api", "cli", "slack", "email"] as const;
 
-export const ApprovalPolicySchema = z.lazySchema(() =>
+export const ApprovalPolicySchema = /* @__PURE__ */ z.lazySchema(() =>
   z.strictObject({
     /** Tools that always need a human approval before they run, whatever their risk. */
     requireFor: z._default(z.array(IdentifierSchema).check(z.maxLength(50)), []),
@@ -199,7 +199,7 @@ const modelOverrideShape = () =>
  * `thinking` sets a role's thinking mode and effort over the deployment's, checked against the
  * role's model when the goal is taken in.
  */
-export const ModelOverridesSchema = z.lazySchema(() =>
+export const ModelOverridesSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.strictObject({
     ...modelOverrideShape(),
     thinking: z.optional(ThinkingSettingsSchema),
@@ -237,7 +237,7 @@ export function refuseDuplicateCheckIds(
 }
 
 /** The goal contract a user submits (`POST /goals`). zod is the single source of this shape. */
-export const GoalSpecSchema = z.lazySchema(() =>
+export const GoalSpecSchema = /* @__PURE__ */ z.lazySchema(() =>
   z
     .strictObject({
       objective: NonEmptyText(4000),

@@ -18,7 +18,7 @@ export const DEFAULT_PLAN_STEP_CONCURRENCY = 4;
 export const MAX_PLAN_STEP_CONCURRENCY = MAX_PLAN_STEPS;
 
 /** Step ids and tool names: safe in prompts, events and keys (`fetch-notes`, `step_2`). */
-const IdentifierSchema = z.lazySchema(() =>
+const IdentifierSchema = /* @__PURE__ */ z.lazySchema(() =>
   z
     .string()
     .check(
@@ -36,7 +36,7 @@ const Text = (max: number) =>
  * A machine-checkable completion predicate over the step's tool result (its text or JSON): every
  * given condition must hold. Without one, a successful call completes the step.
  */
-export const StepExpectSchema = z.lazySchema(() =>
+export const StepExpectSchema = /* @__PURE__ */ z.lazySchema(() =>
   z
     .object({
       contains: z.optional(z.string().check(z.minLength(1), z.maxLength(500))),
@@ -51,7 +51,7 @@ export const StepExpectSchema = z.lazySchema(() =>
 export type StepExpect = z.infer<typeof StepExpectSchema>;
 
 /** When the step is done: a sentence a human reads, and optionally a predicate the loop checks. */
-export const CompletionSchema = z.lazySchema(() =>
+export const CompletionSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     text: Text(500),
     expect: z.optional(StepExpectSchema),
@@ -62,7 +62,7 @@ export const CompletionSchema = z.lazySchema(() =>
  * One step of a plan. `tool` is the one tool the executor uses for it (a step without one is
  * answered in text); `critical: false` lets the loop skip the step when it fails.
  */
-export const PlanStepSchema = z.lazySchema(() =>
+export const PlanStepSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     id: IdentifierSchema.clone().register(z.globalRegistry, {
       description: "Unique step id, e.g. 'read-notes'",
@@ -126,10 +126,12 @@ export const REPLAN_TRIGGERS = [
 ] as const;
 export type ReplanTrigger = (typeof REPLAN_TRIGGERS)[number];
 
-const StepIdsSchema = z.lazySchema(() => z.array(z.string()).check(z.maxLength(MAX_PLAN_STEPS)));
+const StepIdsSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.array(z.string()).check(z.maxLength(MAX_PLAN_STEPS)),
+);
 
 /** A plan step with what the loop knows about it; `result` is a bounded excerpt for dependents' prompts. */
-export const PlanStepStateSchema = z.lazySchema(() =>
+export const PlanStepStateSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.extend(PlanStepSchema, {
     status: z.enum(PLAN_STEP_STATUSES),
     attempts: z.number().check(z.int(), z.gte(0)),
@@ -140,7 +142,7 @@ export const PlanStepStateSchema = z.lazySchema(() =>
 export type PlanStepState = z.infer<typeof PlanStepStateSchema>;
 
 /** A replan Observe (or an invalid plan) asked for and Plan has not made yet. */
-export const ReplanRequestSchema = z.lazySchema(() =>
+export const ReplanRequestSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     trigger: z.enum(REPLAN_TRIGGERS),
     strategy: z.enum(REPLAN_STRATEGIES),
@@ -154,7 +156,7 @@ export const ReplanRequestSchema = z.lazySchema(() =>
 );
 export type ReplanRequest = z.infer<typeof ReplanRequestSchema>;
 
-export const ReplanRecordSchema = z.lazySchema(() =>
+export const ReplanRecordSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     /** The plan version the replan made. */
     version: z.number().check(z.int(), z.gte(1)),
@@ -167,7 +169,7 @@ export const ReplanRecordSchema = z.lazySchema(() =>
 export type ReplanRecord = z.infer<typeof ReplanRecordSchema>;
 
 /** An unrecoverable step failure a human decides on: approve → replan around it, reject → terminated. */
-export const StepDecisionSchema = z.lazySchema(() =>
+export const StepDecisionSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     stepId: z.string(),
     errorName: z.string().check(z.maxLength(200)),
@@ -180,7 +182,7 @@ export const StepDecisionSchema = z.lazySchema(() =>
 export type StepDecision = z.infer<typeof StepDecisionSchema>;
 
 /** Where a batch turn is checkpointed: (goal, `runId`, `iteration`, execute, `ordinal`). */
-export const BatchTurnKeySchema = z.lazySchema(() =>
+export const BatchTurnKeySchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     runId: z.string(),
     iteration: z.number().check(z.int(), z.gte(0)),
@@ -190,7 +192,7 @@ export const BatchTurnKeySchema = z.lazySchema(() =>
 export type BatchTurnKey = z.infer<typeof BatchTurnKeySchema>;
 
 /** One step of a batch: its turn's checkpoint ordinal and call number, and whether its usage is counted. */
-export const BatchStepSchema = z.lazySchema(() =>
+export const BatchStepSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     stepId: z.string(),
     /** 1 + the step's index in the plan: two turns of one batch never share a checkpoint key. */
@@ -212,7 +214,7 @@ export type BatchStep = z.infer<typeof BatchStepSchema>;
  * classifies each. A batch belongs to one plan `version`: a replan leaves its unused turns (paid and
  * counted) behind.
  */
-export const PlanBatchSchema = z.lazySchema(() =>
+export const PlanBatchSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     version: z.number().check(z.int(), z.gte(1)),
     runId: z.string(),
@@ -227,7 +229,7 @@ export type PlanBatch = z.infer<typeof PlanBatchSchema>;
  * Plan requests are numbered: Observe arms request `requests`, Plan serves it once (`served`), so a
  * retried Plan step never makes a second plan call for the same request.
  */
-export const PlanStateSchema = z.lazySchema(() =>
+export const PlanStateSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     /** 0 until the first valid plan; each valid plan or revision adds one. */
     version: z.number().check(z.int(), z.gte(0)),

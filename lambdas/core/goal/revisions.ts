@@ -61,13 +61,13 @@ const checkRevisionFields = z.superRefine(
 );
 
 /** `POST /goals/{goalId}/revisions`: the body (the OpenAPI document and the client use this one). */
-export const RevisionRequestSchema = z.lazySchema(() =>
+export const RevisionRequestSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.strictObject(revisionFields()).check(checkRevisionFields),
 );
 export type RevisionRequest = z.input<typeof RevisionRequestSchema>;
 
 /** A human revision as submitted (`POST /goals/{goalId}/revisions`, the `/goal` directive, Slack). */
-export const RevisionInputSchema = z.lazySchema(() =>
+export const RevisionInputSchema = /* @__PURE__ */ z.lazySchema(() =>
   z
     .strictObject({
       ...revisionFields(),

@@ -18,7 +18,7 @@ const MAX_NAMED_CALLS = 50;
 export const SAGA_TRIGGERS = ["corrective", "abandoned"] as const;
 
 /** A call of the range that has no compensator: the human sees it was not undone, and why. */
-export const UncompensatedCallSchema = z.lazySchema(() =>
+export const UncompensatedCallSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     step: z.number().check(z.int(), z.gte(1)),
     tool: z.string(),
@@ -28,7 +28,7 @@ export const UncompensatedCallSchema = z.lazySchema(() =>
 );
 export type UncompensatedCall = z.infer<typeof UncompensatedCallSchema>;
 
-export const SagaSchema = z.lazySchema(() =>
+export const SagaSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     sagaId: z.string(),
     trigger: z.enum(SAGA_TRIGGERS),

@@ -41,7 +41,7 @@ export const SubgoalLimitsSchema = OptionalLimitsSchema;
  * subset of the parent's (default: all of them), `models` only from the allow-list (default: the
  * parent's), `limits` within what the parent has left. Its approval policy is the parent's.
  */
-export const SubgoalRequestSchema = z.lazySchema(() =>
+export const SubgoalRequestSchema = /* @__PURE__ */ z.lazySchema(() =>
   z
     .strictObject({
       objective: spec().objective.clone().register(z.globalRegistry, {
@@ -90,7 +90,7 @@ export const SUBGOAL_END_STATUSES = ["completed", "cancelled", "terminated"] as 
  * until the child ends, then the child's final status and usage, which the parent's usage includes
  * from then on), or why the call was refused (a tool error the model gets, nothing started).
  */
-export const SubgoalEntrySchema = z.lazySchema(() =>
+export const SubgoalEntrySchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     /** `toolCallIdempotencyKey` of the call: goal, the turn's run and iteration, toolUseId. */
     callKey: z.string(),
@@ -122,7 +122,7 @@ export type SubgoalEntry = z.infer<typeof SubgoalEntrySchema>;
  * The parent parked on a task token until every child its turn started has ended (the way it waits
  * for a human). The token never leaves the goal item: no event, snapshot or log carries it.
  */
-export const SubgoalWaitSchema = z.lazySchema(() =>
+export const SubgoalWaitSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     /** Stands where an approval id stands in `waitingFor` and `resumeCondition`. */
     waitId: z.string(),

@@ -6,7 +6,7 @@ import * as z from "../zod";
  * lever that moves the bill most, since thinking is billed as output tokens.
  */
 export const THINKING_EFFORTS = ["low", "medium", "high", "xhigh", "max"] as const;
-export const ThinkingEffortSchema = z.lazySchema(() => z.enum(THINKING_EFFORTS));
+export const ThinkingEffortSchema = /* @__PURE__ */ z.lazySchema(() => z.enum(THINKING_EFFORTS));
 export type ThinkingEffort = z.infer<typeof ThinkingEffortSchema>;
 
 /**
@@ -18,14 +18,14 @@ export type ThinkingEffort = z.infer<typeof ThinkingEffortSchema>;
  *   types, for a model that takes them. Synth and intake refuse a type the role's model rejects.
  */
 export const THINKING_MODES = ["adaptive", "lowest", "between_tools", "disabled", "enabled"] as const;
-export const ThinkingModeSchema = z.lazySchema(() => z.enum(THINKING_MODES));
+export const ThinkingModeSchema = /* @__PURE__ */ z.lazySchema(() => z.enum(THINKING_MODES));
 export type ThinkingMode = z.infer<typeof ThinkingModeSchema>;
 
 /** The smallest manual thinking budget Anthropic's models accept. */
 export const MIN_THINKING_BUDGET_TOKENS = 1024;
 
 /** One role's thinking: each field left out takes the next source's (GoalSpec, then config, then default). */
-export const ThinkingSettingSchema = z.lazySchema(() =>
+export const ThinkingSettingSchema = /* @__PURE__ */ z.lazySchema(() =>
   z
     .strictObject({
       mode: z.optional(ThinkingModeSchema).register(z.globalRegistry, {
@@ -70,7 +70,7 @@ const roleShape = () =>
   >;
 
 /** Thinking per model role (`models.thinking` in the configuration and in a GoalSpec). */
-export const ThinkingSettingsSchema = z.lazySchema(() =>
+export const ThinkingSettingsSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.strictObject(roleShape()).register(z.globalRegistry, {
     description: "Thinking mode and effort per model role; a role left out keeps its default",
   }),

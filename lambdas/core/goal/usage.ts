@@ -1,7 +1,7 @@
 import * as z from "../zod";
 
 /** Tokens, calls and cost of model calls: a goal's, a role's, or what a fork inherited. */
-export const UsageSchema = z.lazySchema(() =>
+export const UsageSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     inputTokens: z.number().check(z.int(), z.gte(0)),
     outputTokens: z.number().check(z.int(), z.gte(0)),

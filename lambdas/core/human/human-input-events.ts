@@ -31,11 +31,11 @@ export const ALL_HUMAN_INPUT_DETAIL_TYPES: readonly HumanInputDetailType[] =
 
 /** The doors a human input can come through; recorded on every event for the audit trail. */
 export const HUMAN_INPUT_CHANNELS = ["api", "cli", "slack", "email"] as const;
-export const HumanInputChannelSchema = z.lazySchema(() => z.enum(HUMAN_INPUT_CHANNELS));
+export const HumanInputChannelSchema = /* @__PURE__ */ z.lazySchema(() => z.enum(HUMAN_INPUT_CHANNELS));
 export type HumanInputChannel = z.infer<typeof HumanInputChannelSchema>;
 
 /** `detail` of `Approval Decided`: one decision on one approval, already taken (exactly once) by the door. */
-export const ApprovalDecidedDetailSchema = z.lazySchema(() =>
+export const ApprovalDecidedDetailSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     approvalId: z.string().check(z.minLength(1)),
     goalId: z.string().check(z.minLength(1)),
@@ -49,7 +49,7 @@ export const ApprovalDecidedDetailSchema = z.lazySchema(() =>
 export type ApprovalDecidedDetail = z.infer<typeof ApprovalDecidedDetailSchema>;
 
 /** `detail` of `Revision Requested`: a revision to queue in the goal's inbox (DESIGN §5). */
-export const RevisionRequestedDetailSchema = z.lazySchema(() =>
+export const RevisionRequestedDetailSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     goalId: z.string().check(z.minLength(1)),
     revisionId: z.string().check(z.minLength(1)),
@@ -66,7 +66,7 @@ export const RevisionRequestedDetailSchema = z.lazySchema(() =>
 export type RevisionRequestedDetail = z.infer<typeof RevisionRequestedDetailSchema>;
 
 /** `detail` of `Pause Requested`: pause a running or waiting goal at its next step boundary. */
-export const PauseRequestedDetailSchema = z.lazySchema(() =>
+export const PauseRequestedDetailSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     goalId: z.string().check(z.minLength(1)),
     requestedBy: z.string().check(z.minLength(1)),
@@ -81,7 +81,7 @@ export type PauseRequestedDetail = z.infer<typeof PauseRequestedDetailSchema>;
  * `detail` of `Resume Requested`: wake a paused goal with a new run, or withdraw a pause request
  * the goal has not reached yet.
  */
-export const ResumeRequestedDetailSchema = z.lazySchema(() =>
+export const ResumeRequestedDetailSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     goalId: z.string().check(z.minLength(1)),
     requestedBy: z.string().check(z.minLength(1)),
@@ -100,7 +100,7 @@ export const CancelRequestedDetailSchema = PauseRequestedDetailSchema;
 export type CancelRequestedDetail = z.infer<typeof CancelRequestedDetailSchema>;
 
 /** One human input as the bus carries it: `detailType` tells which `detail` schema applies. */
-export const HumanInputEventSchema = z.lazySchema(() =>
+export const HumanInputEventSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.discriminatedUnion("detailType", [
     z.object({
       detailType: z.literal(HUMAN_INPUT_DETAIL_TYPES.approvalDecided),
@@ -131,7 +131,7 @@ export const HumanInputEventSchema = z.lazySchema(() =>
 export type HumanInputEvent = z.infer<typeof HumanInputEventSchema>;
 
 /** The EventBridge envelope fields the resume handler reads (`detail-type`, `detail`). */
-export const HumanInputEnvelopeSchema = z.lazySchema(() =>
+export const HumanInputEnvelopeSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     source: z.literal(HUMAN_INPUT_SOURCE),
     "detail-type": z.string(),

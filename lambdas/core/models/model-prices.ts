@@ -9,7 +9,7 @@ import priceFile from "./model-prices.json" with { type: "json" };
 import type { ModelRole } from "./model-roles";
 
 /** USD per one million tokens of each kind. */
-export const ModelPriceSchema = z.lazySchema(() =>
+export const ModelPriceSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.strictObject({
     input: z.number().check(z.gte(0)),
     output: z.number().check(z.gte(0)),
@@ -19,7 +19,7 @@ export const ModelPriceSchema = z.lazySchema(() =>
 );
 export type ModelPrice = z.infer<typeof ModelPriceSchema>;
 
-export const PriceTableSchema = z.lazySchema(() =>
+export const PriceTableSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     $comment: z.optional(z.string()),
     models: z.record(z.string().check(z.minLength(1)), ModelPriceSchema),

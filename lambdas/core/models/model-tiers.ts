@@ -8,7 +8,7 @@ import tierFile from "./model-tiers.json" with { type: "json" };
 export const MODEL_TIERS = ["heavy", "fast"] as const;
 export type ModelTier = (typeof MODEL_TIERS)[number];
 
-const TierFileSchema = z.lazySchema(() =>
+const TierFileSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     $comment: z.optional(z.string()),
     roles: z.object(

@@ -10,7 +10,7 @@ export const OWNED_SECRETS_ENV = "OWNED_SECRETS";
  * monthly secret-age probe gets it: the key it is configured under, the id Secrets Manager knows
  * it by (an ARN, or the name a user configured), who rotates it and how old it may get.
  */
-export const OwnedSecretSchema = z.lazySchema(() =>
+export const OwnedSecretSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.strictObject({
     /** `slackSigningSecret`, `slackBotToken`, `emailLinkKey` or `mcp:<server name>`. */
     key: z.string().check(z.minLength(1)),
@@ -21,7 +21,7 @@ export const OwnedSecretSchema = z.lazySchema(() =>
 );
 export type OwnedSecret = z.infer<typeof OwnedSecretSchema>;
 
-export const OwnedSecretsSchema = z.lazySchema(() => z.array(OwnedSecretSchema));
+export const OwnedSecretsSchema = /* @__PURE__ */ z.lazySchema(() => z.array(OwnedSecretSchema));
 
 /** Whole days from when the secret's value last changed to `now` (0 for a date in the future). */
 export function secretAgeDays(changedAt: Date, now: Date): number {

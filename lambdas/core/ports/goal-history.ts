@@ -15,7 +15,7 @@ import type { StepRecord } from "./step-log";
 export const STEP_STATE_FORMAT = RECORD_SCHEMA;
 
 /** A workspace file as a step state lists it: which version of the path the goal held then. */
-export const ManifestEntrySchema = z.lazySchema(() =>
+export const ManifestEntrySchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     path: z.string(),
     sha256: z.string(),
@@ -29,7 +29,7 @@ export type ManifestEntry = z.infer<typeof ManifestEntrySchema>;
  * there and a replay checks. Written once per step by the pattern's verify step (first writer wins)
  * and never changed, so it can be read while the goal runs on.
  */
-export const StepStateSchema = z.lazySchema(() =>
+export const StepStateSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     format: z.literal(STEP_STATE_FORMAT),
     goalId: z.string(),

@@ -16,7 +16,7 @@ export interface VersionedGoal {
 export { APPROVAL_STATUSES };
 
 /** A pending or decided approval, addressable by a random `approvalId`. */
-export const ApprovalSchema = z.lazySchema(() =>
+export const ApprovalSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     approvalId: z.string(),
     goalId: z.string(),
@@ -51,7 +51,7 @@ export type Approval = z.infer<typeof ApprovalSchema>;
 export type ApprovalStatus = Approval["status"];
 
 /** Identifies one model call: a retried, redriven or restarted step finds its checkpoint here. */
-export const CheckpointKeySchema = z.lazySchema(() =>
+export const CheckpointKeySchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     goalId: z.string(),
     runId: z.string(),
@@ -63,7 +63,7 @@ export const CheckpointKeySchema = z.lazySchema(() =>
 );
 export type CheckpointKey = z.infer<typeof CheckpointKeySchema>;
 
-export const ModelCheckpointSchema = z.lazySchema(() =>
+export const ModelCheckpointSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     key: CheckpointKeySchema,
     /** The role's call number for this goal (fixtures and `requestMetadata.call`). */

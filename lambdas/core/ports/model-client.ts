@@ -4,9 +4,9 @@ import { ModelRoleSchema } from "../models/model-roles";
 import * as z from "../zod";
 
 /** A JSON value as the model sees it in tool inputs and results. */
-const JsonSchema = z.lazySchema(() => z.json());
+const JsonSchema = /* @__PURE__ */ z.lazySchema(() => z.json());
 
-export const ToolUseBlockSchema = z.lazySchema(() =>
+export const ToolUseBlockSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     toolUseId: z.string(),
     name: z.string(),
@@ -15,7 +15,7 @@ export const ToolUseBlockSchema = z.lazySchema(() =>
 );
 export type ToolUseBlock = z.infer<typeof ToolUseBlockSchema>;
 
-export const ToolResultBlockSchema = z.lazySchema(() =>
+export const ToolResultBlockSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     toolUseId: z.string(),
     status: z.enum(["success", "error"]),
@@ -30,7 +30,7 @@ export type ToolResultBlock = z.infer<typeof ToolResultBlockSchema>;
  * provider's encrypted `redactedContent` (binary, kept as base64). Kept exactly as received and sent
  * back byte for byte, or not at all: never edited, truncated or moved to another history.
  */
-export const ReasoningContentSchema = z.lazySchema(() =>
+export const ReasoningContentSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.union([
     z.object({ reasoningText: z.object({ text: z.string(), signature: z.optional(z.string()) }) }),
     z.object({ redactedContent: z.base64() }),
@@ -47,7 +47,7 @@ export type CacheTtl = (typeof CACHE_TTLS)[number];
  * A Bedrock CachePointBlock: `type` is always `default`; `ttl` `1h` keeps the entry an hour, on the
  * models that take it (context-settings.json `promptCache.hourTtlModels`).
  */
-export const CachePointSchema = z.lazySchema(() =>
+export const CachePointSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     type: z.literal("default"),
     ttl: z.optional(z.enum(CACHE_TTLS)),
@@ -55,7 +55,7 @@ export const CachePointSchema = z.lazySchema(() =>
 );
 export type CachePoint = z.infer<typeof CachePointSchema>;
 
-export const ContentBlockSchema = z.lazySchema(() =>
+export const ContentBlockSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.union([
     z.object({ text: z.string() }),
     z.object({ toolUse: ToolUseBlockSchema }),
@@ -68,7 +68,7 @@ export const ContentBlockSchema = z.lazySchema(() =>
 );
 export type ContentBlock = z.infer<typeof ContentBlockSchema>;
 
-export const MessageSchema = z.lazySchema(() =>
+export const MessageSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     role: z.enum(["user", "assistant"]),
     content: z.array(ContentBlockSchema).check(z.minLength(1)),
@@ -76,7 +76,7 @@ export const MessageSchema = z.lazySchema(() =>
 );
 export type Message = z.infer<typeof MessageSchema>;
 
-export const ToolSpecSchema = z.lazySchema(() =>
+export const ToolSpecSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     name: z.string(),
     description: z.string(),
@@ -92,7 +92,7 @@ export type ToolSpec = z.infer<typeof ToolSpecSchema>;
  * `additionalModelRequestFields`. Absent: the request says nothing, and the model thinks as it
  * does by default.
  */
-export const ThinkingRequestSchema = z.lazySchema(() =>
+export const ThinkingRequestSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.discriminatedUnion("type", [
     /** The model decides when and how much to think; `summarized` asks for the thinking's summary text. */
     z.object({ type: z.literal("adaptive"), effort: ThinkingEffortSchema, summarized: z.boolean() }),
@@ -109,7 +109,7 @@ export const ThinkingRequestSchema = z.lazySchema(() =>
 );
 export type ThinkingRequest = z.infer<typeof ThinkingRequestSchema>;
 
-export const ModelRequestSchema = z.lazySchema(() =>
+export const ModelRequestSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     modelId: z.string(),
     goalId: z.string(),
@@ -149,9 +149,9 @@ export const STOP_REASONS = [
   "malformed_tool_use",
   "model_context_window_exceeded",
 ] as const;
-export const StopReasonSchema = z.lazySchema(() => z.enum(STOP_REASONS));
+export const StopReasonSchema = /* @__PURE__ */ z.lazySchema(() => z.enum(STOP_REASONS));
 
-export const TokenUsageSchema = z.lazySchema(() =>
+export const TokenUsageSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     inputTokens: z.number().check(z.int(), z.gte(0)),
     /** As Bedrock reports it: thinking tokens are inside, not counted apart (they are billed as output). */
@@ -166,7 +166,7 @@ export type TokenUsage = z.infer<typeof TokenUsageSchema>;
  * One assistant turn, reasoning blocks included, as received. Checkpointed as is, so a retried step
  * reuses it instead of paying again, and a later prompt can send it back verbatim.
  */
-export const ModelTurnSchema = z.lazySchema(() =>
+export const ModelTurnSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     modelId: z.string(),
     stopReason: StopReasonSchema,
@@ -183,7 +183,7 @@ export type ModelTurn = z.infer<typeof ModelTurnSchema>;
  * only grows at its end; one whose head changed drops the turn's reasoning blocks, which are bound
  * to everything before them.
  */
-export const TurnConversationSchema = z.lazySchema(() =>
+export const TurnConversationSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     key: z.string().check(z.minLength(1)),
     prompt: z.string(),

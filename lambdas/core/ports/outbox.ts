@@ -5,7 +5,7 @@ import * as z from "../zod";
  * webhook). `sending` is claimed before the send and replaced by `sent` or `failed` right after it;
  * an attempt that finds `sending` cannot tell whether the earlier one delivered, so it never sends.
  */
-export const OutboxDeliverySchema = z.lazySchema(() =>
+export const OutboxDeliverySchema = /* @__PURE__ */ z.lazySchema(() =>
   z.discriminatedUnion("state", [
     z.object({
       state: z.literal("sending"),
@@ -39,7 +39,7 @@ export type OutboxDeliveryOutcome = Extract<OutboxDelivery, { state: "sent" | "f
  * requests. Locally (and for approvals) it is the delivery itself: the CLI and `npm start` print
  * it. A `notify` that really sends keeps its ledger in `delivery`.
  */
-export const OutboxMessageSchema = z.lazySchema(() =>
+export const OutboxMessageSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     /** Deterministic per side effect (goal, run, iteration, toolUseId): a retry finds the first put. */
     messageId: z.string(),

@@ -6,7 +6,7 @@ import { ModelTurnSchema, ToolResultBlockSchema, TurnConversationSchema } from "
  * One ReAct step as the model saw it: the assistant turn and the tool results sent back. Written
  * once per step (append-only) so a prompt can show the recent steps without re-saving history.
  */
-export const StepRecordSchema = z.lazySchema(() =>
+export const StepRecordSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     goalId: z.string(),
     /** The goal's global step number (across runs), from 1. */

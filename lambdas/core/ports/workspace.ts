@@ -2,7 +2,7 @@ import { GoalLoopsError } from "../goal/errors";
 import * as z from "../zod";
 
 /** Who wrote a workspace file: the tool call that did it (audit trail and idempotency). */
-export const WriterSchema = z.lazySchema(() =>
+export const WriterSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     runId: z.string(),
     iteration: z.number().check(z.int(), z.gte(0)),
@@ -12,7 +12,7 @@ export const WriterSchema = z.lazySchema(() =>
 export type Writer = z.infer<typeof WriterSchema>;
 
 /** A file in a goal's workspace. Artifacts (evidence for `artifact` checks) are workspace files. */
-export const WorkspaceFileSchema = z.lazySchema(() =>
+export const WorkspaceFileSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     goalId: z.string(),
     path: z.string(),

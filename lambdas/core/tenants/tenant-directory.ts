@@ -16,7 +16,7 @@ export function tenantLimitsReader(
 }
 
 /** What a tenant uses now, beside its limits (`GET /tenants/me`). */
-export const TenantUsageSchema = z.lazySchema(() =>
+export const TenantUsageSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     runningGoals: z
       .number()

@@ -7,7 +7,7 @@ import * as z from "../zod";
  */
 export const TENANT_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
-export const TenantIdSchema = z.lazySchema(() =>
+export const TenantIdSchema = /* @__PURE__ */ z.lazySchema(() =>
   z
     .string()
     .check(
@@ -36,7 +36,7 @@ const wholeNumber = (max: number, unit: string) =>
  * never toward `concurrentGoals` or `startsPerMinute` (a parent waiting on a child that waits for
  * its parent's slot would never end).
  */
-export const TenantLimitsSchema = z.lazySchema(() =>
+export const TenantLimitsSchema = /* @__PURE__ */ z.lazySchema(() =>
   z
     .strictObject({
       concurrentGoals: z.optional(wholeNumber(10_000, "goals")).register(z.globalRegistry, {
@@ -79,7 +79,7 @@ export const TenantLimitsSchema = z.lazySchema(() =>
 export type TenantLimits = z.output<typeof TenantLimitsSchema>;
 
 /** The limits an operator may set (`POST /tenants/{id}/limits`): a number sets one, `null` lifts it. */
-export const TenantLimitsPatchSchema = z.lazySchema(() =>
+export const TenantLimitsPatchSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.strictObject({
     concurrentGoals: z.optional(z.nullable(TenantLimitsSchema.shape.concurrentGoals.def.innerType)),
     startsPerMinute: z.optional(z.nullable(TenantLimitsSchema.shape.startsPerMinute.def.innerType)),
@@ -90,7 +90,7 @@ export const TenantLimitsPatchSchema = z.lazySchema(() =>
 export type TenantLimitsPatch = z.output<typeof TenantLimitsPatchSchema>;
 
 /** The limits an operator set, as the store keeps them: `null` is a limit lifted over the config's. */
-export const TenantLimitsOverrideSchema = z.lazySchema(() =>
+export const TenantLimitsOverrideSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     concurrentGoals: z.optional(z.nullable(z.number().check(z.int(), z.gte(1)))),
     startsPerMinute: z.optional(z.nullable(z.number().check(z.int(), z.gte(1)))),
@@ -101,7 +101,7 @@ export const TenantLimitsOverrideSchema = z.lazySchema(() =>
 export type TenantLimitsOverride = z.output<typeof TenantLimitsOverrideSchema>;
 
 /** `tenants.limits`: `default` for every tenant, and a tenant's own entry over it. */
-export const TenantLimitsTableSchema = z.lazySchema(() =>
+export const TenantLimitsTableSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.record(TenantIdSchema, TenantLimitsSchema).register(z.globalRegistry, {
     description: `Limits per tenant id; the '${DEFAULT_LIMITS_KEY}' entry applies to every tenant, a tenant's own entry over it`,
   }),

@@ -9,7 +9,7 @@ import { DEFAULT_LIMITS_KEY, TenantIdSchema, TenantLimitsTableSchema } from "./t
  */
 
 /** An IAM principal ARN, or a pattern of them with `*` (any run of characters) and `?` (one). */
-export const PrincipalPatternSchema = z.lazySchema(() =>
+export const PrincipalPatternSchema = /* @__PURE__ */ z.lazySchema(() =>
   z
     .string()
     .check(
@@ -21,7 +21,7 @@ export const PrincipalPatternSchema = z.lazySchema(() =>
     ),
 );
 
-export const IamTenantMappingSchema = z.lazySchema(() =>
+export const IamTenantMappingSchema = /* @__PURE__ */ z.lazySchema(() =>
   z
     .strictObject({
       principal: PrincipalPatternSchema.clone().register(z.globalRegistry, {
@@ -35,7 +35,7 @@ export const IamTenantMappingSchema = z.lazySchema(() =>
     .register(z.globalRegistry, { description: "IAM principals whose tenant is not their account" }),
 );
 
-export const TenantsSettingsSchema = z.lazySchema(() =>
+export const TenantsSettingsSchema = /* @__PURE__ */ z.lazySchema(() =>
   z
     .strictObject({
       iam: z
@@ -94,7 +94,7 @@ export const TENANTS_ENV = "TENANTS";
 export const DEFAULT_TENANTS_SETTINGS: TenantsSettings = TenantsSettingsSchema.parse({});
 
 /** How a caller reached the API: signed with IAM (SigV4), or with a bearer token of the configured issuer. */
-export const CallerViaSchema = z.lazySchema(() => z.enum(["iam", "jwt"]));
+export const CallerViaSchema = /* @__PURE__ */ z.lazySchema(() => z.enum(["iam", "jwt"]));
 export type CallerVia = z.output<typeof CallerViaSchema>;
 
 /** Who calls and for which tenant, however they signed in: what every route is scoped by. */

@@ -6,11 +6,11 @@ import { parseModelThinking, splitList } from "../handler-environment";
 import { ApiConfigurationError } from "./api-errors";
 
 /** STATE_MACHINE_ARNS: `{"react": "arn:aws:states:…"}`, one entry per deployed pattern. */
-const StateMachineArnsSchema = z.lazySchema(() =>
+const StateMachineArnsSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.partialRecord(PatternSchema, z.string().check(z.minLength(1))),
 );
 
-const ApiEnvSchema = z.lazySchema(() =>
+const ApiEnvSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     GOAL_TABLE_NAME: z.string().check(z.minLength(1)),
     STATE_MACHINE_ARNS: z.string().check(z.minLength(1)),

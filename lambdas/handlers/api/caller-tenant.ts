@@ -14,7 +14,7 @@ import { MissingCallerIdentityError } from "./api-errors";
  * API Gateway puts in `requestContext.authorizer` of every request it let through. Only API Gateway
  * (or the local API server, after the same check) writes it: a client cannot set it.
  */
-export const AuthorizerContextSchema = z.lazySchema(() =>
+export const AuthorizerContextSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     via: z.literal("jwt"),
     tenantId: z.string().check(z.minLength(1), z.maxLength(64)),

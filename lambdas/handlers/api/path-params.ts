@@ -7,7 +7,7 @@ import { PATH_PARAMETERS } from "./contract/operations";
  * before a route runs, so an id the system never issued (2,000 characters, a key separator, a
  * path trick) is a 400 naming the parameter and never reaches a DynamoDB key (at most 2,048 bytes).
  */
-const PathParamsSchema = z.lazySchema(() =>
+const PathParamsSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.strictObject({
     goalId: z.optional(PATH_PARAMETERS.goalId),
     approvalId: z.optional(PATH_PARAMETERS.approvalId),

@@ -11,10 +11,10 @@ const wholeNumber = (min: number, max: number) =>
     z.number().check(z.int(), z.gte(min), z.lte(max)),
   );
 
-const LimitParam = z.lazySchema(() => z.optional(wholeNumber(1, MAX_PAGE_SIZE)));
+const LimitParam = /* @__PURE__ */ z.lazySchema(() => z.optional(wholeNumber(1, MAX_PAGE_SIZE)));
 
 /** `GET /goals?status=&limit=&cursor=` */
-export const ListGoalsQuerySchema = z.lazySchema(() =>
+export const ListGoalsQuerySchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     status: z.optional(GoalStatusSchema),
     limit: LimitParam,
@@ -27,7 +27,7 @@ export type ListGoalsQuery = z.infer<typeof ListGoalsQuerySchema>;
 export const MAX_WAIT_SECONDS = 20;
 
 /** `GET /goals/{goalId}/events?after=N&limit=&waitSeconds=S` */
-export const ListEventsQuerySchema = z.lazySchema(() =>
+export const ListEventsQuerySchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     after: z.optional(wholeNumber(0, Number.MAX_SAFE_INTEGER)),
     limit: LimitParam,
@@ -41,7 +41,7 @@ export type ListEventsQuery = z.infer<typeof ListEventsQuerySchema>;
 export const MAX_STEPS_PAGE = 100;
 
 /** `GET /goals/{goalId}/steps?after=N&limit=` */
-export const ListStepsQuerySchema = z.lazySchema(() =>
+export const ListStepsQuerySchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     after: z.optional(wholeNumber(0, Number.MAX_SAFE_INTEGER)),
     limit: z.optional(wholeNumber(1, MAX_STEPS_PAGE)),

@@ -16,7 +16,7 @@ const SK = TABLE_DESIGN.sortKey;
 const LANE_PREFIX = "LANE#";
 const RATE_SK = "RATE";
 
-const LaneItemSchema = z.lazySchema(() =>
+const LaneItemSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     [SK]: z.string().check(z.startsWith(LANE_PREFIX)),
     // A lane only ever settled (an ADD) before its first booking has no request TAT yet.
@@ -24,7 +24,7 @@ const LaneItemSchema = z.lazySchema(() =>
     tokenTatMs: z._default(z.number(), 0),
   }),
 );
-const RateItemSchema = z.lazySchema(() =>
+const RateItemSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({ factor: z.number().check(z.positive(), z.lte(1)), sinceMs: z.number() }),
 );
 

@@ -17,7 +17,7 @@ const KEY = {
   [TABLE_DESIGN.partitionKey]: `${PARTITION_PREFIXES.streams}open`,
   [TABLE_DESIGN.sortKey]: "LEASES",
 };
-const LeasesItemSchema = z.lazySchema(() =>
+const LeasesItemSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     version: z.number().check(z.int(), z.gte(0)),
     leases: z.record(z.string(), z.number()),

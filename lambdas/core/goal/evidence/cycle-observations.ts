@@ -1,12 +1,12 @@
 import * as z from "../../zod";
 import { WorkspacePathSchema } from "../goal-spec";
 
-const Sha256Schema = z.lazySchema(() =>
+const Sha256Schema = /* @__PURE__ */ z.lazySchema(() =>
   z.string().check(z.regex(/^[a-f0-9]{64}$/, "must be a lower-case hex SHA-256")),
 );
 
 /** A workspace file as the tool runner recorded it. `content` is needed to judge `contains`. */
-export const ArtifactObservationSchema = z.lazySchema(() =>
+export const ArtifactObservationSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.strictObject({
     path: WorkspacePathSchema,
     sha256: Sha256Schema,
@@ -17,7 +17,7 @@ export const ArtifactObservationSchema = z.lazySchema(() =>
 export type ArtifactObservation = z.infer<typeof ArtifactObservationSchema>;
 
 /** A tool result as the tool runner recorded it (never as the model retold it). */
-export const ToolResultObservationSchema = z.lazySchema(() =>
+export const ToolResultObservationSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.strictObject({
     tool: z.string().check(z.minLength(1)),
     status: z.enum(["success", "error"]),
@@ -32,7 +32,7 @@ export const ToolResultObservationSchema = z.lazySchema(() =>
 export type ToolResultObservation = z.infer<typeof ToolResultObservationSchema>;
 
 /** A human decision on an `approval` success check, as the approvals store recorded it. */
-export const ApprovalObservationSchema = z.lazySchema(() =>
+export const ApprovalObservationSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.strictObject({
     checkId: z.string().check(z.minLength(1)),
     approvalId: z.string().check(z.minLength(1)),
@@ -46,7 +46,7 @@ export type ApprovalObservation = z.infer<typeof ApprovalObservationSchema>;
  * What one cycle observed. Checks are judged from the recorded artifacts, tool results and approvals
  * only; `modelClaims` is kept for the audit trail and never satisfies anything.
  */
-export const CycleObservationsSchema = z.lazySchema(() =>
+export const CycleObservationsSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.strictObject({
     artifacts: z._default(z.array(ArtifactObservationSchema), []),
     toolResults: z._default(z.array(ToolResultObservationSchema), []),

@@ -20,7 +20,7 @@ const evidenceBase = () => ({
   iteration: z.number().check(z.int(), z.gte(0)),
 });
 
-export const EvidenceSchema = z.lazySchema(() => {
+export const EvidenceSchema = /* @__PURE__ */ z.lazySchema(() => {
   const EvidenceBase = evidenceBase();
   return z.discriminatedUnion("kind", [
     z.object({

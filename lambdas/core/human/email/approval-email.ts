@@ -8,7 +8,7 @@ import { type Html, html } from "./html";
 export type EmailedApproval = Pick<Approval, "approvalId" | "goalId" | "tenantId" | "action" | "expiresAt">;
 
 /** One approval email as it is sent (SES) or put in the local outbox: the same fields both ways. */
-export const ApprovalEmailSchema = z.lazySchema(() =>
+export const ApprovalEmailSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     to: z.email(),
     from: z.string().check(z.minLength(1)),

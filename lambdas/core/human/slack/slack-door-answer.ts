@@ -6,7 +6,7 @@ import * as z from "../../zod";
  * 200 carries, so the door's refusals (400, 403) are messages too, not the API's error shape.
  * https://api.slack.com/interactivity/handling#message_responses
  */
-export const SlackDoorAnswerSchema = z.lazySchema(() =>
+export const SlackDoorAnswerSchema = /* @__PURE__ */ z.lazySchema(() =>
   z
     .strictObject({
       response_type: z.optional(z.enum(["ephemeral", "in_channel"])),

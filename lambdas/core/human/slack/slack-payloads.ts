@@ -5,7 +5,7 @@ import * as z from "../../zod";
  * `payload` field holding JSON, a slash command as plain fields. Loose objects: Slack adds fields.
  */
 
-export const BlockActionsPayloadSchema = z.lazySchema(() =>
+export const BlockActionsPayloadSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.looseObject({
     type: z.literal("block_actions"),
     user: z.looseObject({
@@ -37,9 +37,9 @@ export function clickChannelOf(payload: BlockActionsPayload): string | undefined
 }
 
 /** Any interaction: only its type is needed to tell block actions from shortcuts, views and the rest. */
-export const InteractionTypeSchema = z.lazySchema(() => z.looseObject({ type: z.string() }));
+export const InteractionTypeSchema = /* @__PURE__ */ z.lazySchema(() => z.looseObject({ type: z.string() }));
 
-export const SlashCommandSchema = z.lazySchema(() =>
+export const SlashCommandSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.looseObject({
     command: z.string().check(z.minLength(1)),
     text: z._default(z.string(), ""),

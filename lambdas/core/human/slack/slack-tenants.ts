@@ -14,7 +14,7 @@ export const MAX_SLACK_CHANNEL_TENANTS = 200;
  * `approvals.slack.channelTenants`: Slack channel id → the tenant whose goals and approvals a click
  * or `/goal` command from that channel acts on. Channels not listed act for the workspace's tenant.
  */
-export const SlackChannelTenantsSchema = z.lazySchema(() =>
+export const SlackChannelTenantsSchema = /* @__PURE__ */ z.lazySchema(() =>
   z
     .record(
       z.string().check(z.regex(SLACK_CHANNEL_ID_PATTERN, "must be a Slack channel id such as C0123ABCD")),

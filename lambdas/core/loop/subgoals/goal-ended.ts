@@ -15,7 +15,7 @@ export const GOAL_ENDED_SOURCE = "goal-loops.goals";
 /** Their `detail-type`: the event a parent waiting on its sub-goals is woken by. */
 export const GOAL_ENDED = SUBGOAL_ENDED_EVENT;
 
-export const GoalEndedDetailSchema = z.lazySchema(() =>
+export const GoalEndedDetailSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     goalId: z.string().check(z.minLength(1)),
     status: GoalStatusSchema,
@@ -27,7 +27,7 @@ export const GoalEndedDetailSchema = z.lazySchema(() =>
 export type GoalEndedDetail = z.infer<typeof GoalEndedDetailSchema>;
 
 /** The EventBridge envelope of a `Goal Ended` event. */
-export const GoalEndedEnvelopeSchema = z.lazySchema(() =>
+export const GoalEndedEnvelopeSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     source: z.literal(GOAL_ENDED_SOURCE),
     "detail-type": z.literal(GOAL_ENDED),

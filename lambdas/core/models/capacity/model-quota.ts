@@ -6,7 +6,7 @@ import * as z from "../../zod";
  * what the account may send that model per minute. The capacity governor spends it; the local
  * Bedrock endpoint enforces it as Bedrock would.
  */
-export const ModelQuotaSchema = z.lazySchema(() =>
+export const ModelQuotaSchema = /* @__PURE__ */ z.lazySchema(() =>
   z
     .strictObject({
       requestsPerMinute: z
@@ -57,7 +57,7 @@ export type ModelQuotaInput = z.input<typeof ModelQuotaSchema>;
  * Quotas by model id or inference profile id as goals name them (`global.anthropic.claude-sonnet-5-5`),
  * or a `prefix*` that covers several; the longest matching entry wins, as for prices.
  */
-export const ModelQuotasSchema = z.lazySchema(() =>
+export const ModelQuotasSchema = /* @__PURE__ */ z.lazySchema(() =>
   z
     .record(
       z

@@ -2,7 +2,7 @@ import { parseOrThrow } from "../../goal/validation";
 import * as z from "../../zod";
 import contextFile from "./context-settings.json" with { type: "json" };
 
-export const ContextSettingsSchema = z.lazySchema(() =>
+export const ContextSettingsSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     /** Estimated prompt tokens above which the oldest steps are summarized and dropped. */
     budgetTokens: z.number().check(z.int(), z.gte(256)),

@@ -64,7 +64,7 @@ function checkStructure(steps: readonly PlanStep[], ctx: z.core.$RefinementCtx):
 }
 
 /** A runnable plan: 1..MAX_PLAN_STEPS steps, unique ids, existing dependencies, no cycles. Never empty. */
-export const PlanSchema = z.lazySchema(() =>
+export const PlanSchema = /* @__PURE__ */ z.lazySchema(() =>
   z
     .object({
       steps: z
@@ -79,7 +79,7 @@ export type Plan = z.infer<typeof PlanSchema>;
  * What the planner submits through `submit_plan`: the new steps (the whole plan, or the replacement
  * for the part being replanned). Its structure is checked on the merged plan (PlanSchema).
  */
-export const PlanAnswerSchema = z.lazySchema(() =>
+export const PlanAnswerSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     steps: z
       .array(PlanStepSchema)

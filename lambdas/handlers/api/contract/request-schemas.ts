@@ -17,12 +17,12 @@ const queryCount = () =>
   );
 
 /** `POST /goals/{goalId}/directive` */
-export const DirectiveBodySchema = z.lazySchema(() =>
+export const DirectiveBodySchema = /* @__PURE__ */ z.lazySchema(() =>
   z.strictObject({ text: z.string().check(z.maxLength(8000)) }),
 );
 
 /** The body of `pause` and `cancel`: optional, and then `{reason?}` only. */
-export const ReasonBodySchema = z.lazySchema(() =>
+export const ReasonBodySchema = /* @__PURE__ */ z.lazySchema(() =>
   z.strictObject({
     reason: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(2000))),
   }),
@@ -30,7 +30,7 @@ export const ReasonBodySchema = z.lazySchema(() =>
 export type ReasonBody = z.infer<typeof ReasonBodySchema>;
 
 /** `GET /approvals?status=&limit=` (status defaults to pending). */
-export const ListApprovalsQuerySchema = z.lazySchema(() =>
+export const ListApprovalsQuerySchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     status: z._default(z.enum(APPROVAL_STATUSES), "pending"),
     limit: queryCount(),
@@ -38,7 +38,7 @@ export const ListApprovalsQuerySchema = z.lazySchema(() =>
 );
 
 /** `POST /approvals/{approvalId}`: a decision is never implied; `decision` is required. */
-export const DecideBodySchema = z.lazySchema(() =>
+export const DecideBodySchema = /* @__PURE__ */ z.lazySchema(() =>
   z.strictObject({
     decision: z.enum(["approve", "reject"]),
     comment: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(2000))),
@@ -47,7 +47,7 @@ export const DecideBodySchema = z.lazySchema(() =>
 export type DecideBody = z.infer<typeof DecideBodySchema>;
 
 /** `GET /goals/{goalId}/runs/{runId}/history?nextToken=&maxResults=` */
-export const RunHistoryQuerySchema = z.lazySchema(() =>
+export const RunHistoryQuerySchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     nextToken: z.optional(z.string().check(z.minLength(1), z.maxLength(4096))),
     maxResults: queryCount(),
@@ -55,7 +55,7 @@ export const RunHistoryQuerySchema = z.lazySchema(() =>
 );
 
 /** The `Idempotency-Key` header of `POST /goals` and `POST /goals/{goalId}/fork`. */
-export const IdempotencyKeySchema = z.lazySchema(() =>
+export const IdempotencyKeySchema = /* @__PURE__ */ z.lazySchema(() =>
   z
     .string()
     .check(z.regex(/^[\x21-\x7e]{1,255}$/, "must be 1-255 printable ASCII characters without spaces")),

@@ -42,7 +42,7 @@ import * as z from "../../../core/zod";
 const wholeNumber = () => z.number().check(z.int());
 
 /** `POST /goals` → 202: the goal was stored and its first run started. */
-export const AcceptedGoalSchema = z.lazySchema(() =>
+export const AcceptedGoalSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     goalId: z.string(),
     status: GoalStatusSchema,
@@ -53,13 +53,13 @@ export const AcceptedGoalSchema = z.lazySchema(() =>
 export type AcceptedGoal = z.infer<typeof AcceptedGoalSchema>;
 
 /** `POST /goals/{goalId}/fork` → 202: the new goal and where it was forked from. */
-export const ForkedGoalSchema = z.lazySchema(() =>
+export const ForkedGoalSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.extend(AcceptedGoalSchema, { forkedFrom: ForkedFromSchema }),
 );
 export type ForkedGoal = z.infer<typeof ForkedGoalSchema>;
 
 /** `GET /goals` → a page of snapshots; pass `cursor` back for the next one. */
-export const GoalPageSchema = z.lazySchema(() =>
+export const GoalPageSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     items: z.array(GoalSnapshotSchema),
     cursor: z.optional(z.string()),
@@ -68,22 +68,24 @@ export const GoalPageSchema = z.lazySchema(() =>
 export type GoalPage = z.infer<typeof GoalPageSchema>;
 
 /** `GET /goals/{goalId}/children` */
-export const GoalChildrenSchema = z.lazySchema(() => z.object({ items: z.array(GoalSnapshotSchema) }));
+export const GoalChildrenSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({ items: z.array(GoalSnapshotSchema) }),
+);
 
 /** `GET /goals/{goalId}/events` → events after `after`; pass `nextSeq` as `after` next. */
-export const EventPageSchema = z.lazySchema(() =>
+export const EventPageSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({ items: z.array(GoalEventSchema), nextSeq: wholeNumber() }),
 );
 export type EventPage = z.infer<typeof EventPageSchema>;
 
 /** `POST /goals/{goalId}/revisions` (and a revising directive) → 202. */
-export const RevisionAcceptedSchema = z.lazySchema(() =>
+export const RevisionAcceptedSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({ goalId: z.string(), revisionId: z.string() }),
 );
 export type RevisionAccepted = z.infer<typeof RevisionAcceptedSchema>;
 
 /** `pause`, `resume`, `retry`, `cancel` → 202: the request was published; the loop applies it. */
-export const ControlAcceptedSchema = z.lazySchema(() =>
+export const ControlAcceptedSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     goalId: z.string(),
     requested: z.enum(["pause", "resume", "retry", "cancel"]),
@@ -92,13 +94,15 @@ export const ControlAcceptedSchema = z.lazySchema(() =>
 export type ControlAccepted = z.infer<typeof ControlAcceptedSchema>;
 
 /** `POST /goals/{goalId}/limits` → 200: the limits the goal runs under now. */
-export const LimitsAnswerSchema = z.lazySchema(() => z.object({ goalId: z.string(), limits: LimitsSchema }));
+export const LimitsAnswerSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({ goalId: z.string(), limits: LimitsSchema }),
+);
 
 /**
  * An approval as the API shows it. Built field by field from the stored approval (never spread):
  * the task token and the action's fingerprint stay in the store.
  */
-export const ApprovalViewSchema = z.lazySchema(() =>
+export const ApprovalViewSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.strictObject({
     approvalId: z.string(),
     goalId: z.string(),
@@ -125,13 +129,17 @@ export const ApprovalViewSchema = z.lazySchema(() =>
 export type ApprovalView = z.infer<typeof ApprovalViewSchema>;
 
 /** `GET /approvals` */
-export const ApprovalPageSchema = z.lazySchema(() => z.object({ items: z.array(ApprovalViewSchema) }));
+export const ApprovalPageSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({ items: z.array(ApprovalViewSchema) }),
+);
 
 /** `POST /approvals/{approvalId}` → 200 */
-export const DecidedApprovalSchema = z.lazySchema(() => z.object({ approval: ApprovalViewSchema }));
+export const DecidedApprovalSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({ approval: ApprovalViewSchema }),
+);
 
 /** `GET /goals/{goalId}/runs`: each run with its Step Functions execution (null when it is gone). */
-export const GoalRunsSchema = z.lazySchema(() =>
+export const GoalRunsSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     goalId: z.string(),
     items: z.array(
@@ -156,7 +164,7 @@ export const GoalRunsSchema = z.lazySchema(() =>
 export type GoalRuns = z.infer<typeof GoalRunsSchema>;
 
 /** `GET /goals/{goalId}/runs/{runId}/history`: a page of the run's state history. */
-export const RunHistoryPageSchema = z.lazySchema(() =>
+export const RunHistoryPageSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     goalId: z.string(),
     runId: z.string(),
@@ -180,7 +188,7 @@ export { ReplayResultSchema, TimelineSchema };
  * `GET /tenants/me`: who the caller is (its tenant, how it signed in, whether it may change
  * limits), the limits its tenant runs under now, and what it uses of them.
  */
-export const TenantMeSchema = z.lazySchema(() =>
+export const TenantMeSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     tenantId: TenantIdSchema,
     caller: z.string(),
@@ -193,7 +201,7 @@ export const TenantMeSchema = z.lazySchema(() =>
 export type TenantMe = z.infer<typeof TenantMeSchema>;
 
 /** `POST /tenants/{tenantId}/limits` → 200: the limits now in effect for the tenant. */
-export const TenantLimitsAnswerSchema = z.lazySchema(() =>
+export const TenantLimitsAnswerSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({ tenantId: TenantIdSchema, limits: TenantLimitsSchema }),
 );
 export type TenantLimitsAnswer = z.infer<typeof TenantLimitsAnswerSchema>;
@@ -205,7 +213,7 @@ export type TenantLimitsAnswer = z.infer<typeof TenantLimitsAnswerSchema>;
  * new contract waiting for confirmation, and the MCP tools frozen into it. Built field by field:
  * nothing internal (checkpoints, fingerprints, task tokens, run markers) is included.
  */
-export const GoalDetailsSchema = z.lazySchema(() =>
+export const GoalDetailsSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     goalId: z.string(),
     status: GoalStatusSchema,
@@ -262,14 +270,16 @@ export const GoalDetailsSchema = z.lazySchema(() =>
 export type GoalDetails = z.infer<typeof GoalDetailsSchema>;
 
 /** One bad field of a request: its path (`successChecks.0.verify`) and what is wrong with it. */
-export const ValidationIssueSchema = z.lazySchema(() => z.object({ path: z.string(), message: z.string() }));
+export const ValidationIssueSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({ path: z.string(), message: z.string() }),
+);
 
 /**
  * The one error shape of the API: `{error: {code, message, …}}`. `code` is stable (clients branch
  * on it, and the client's error classes are named by it); the other fields appear with the errors
  * that carry them. Strict, so an error that grows an undocumented field fails the response check.
  */
-export const ApiErrorSchema = z.lazySchema(() =>
+export const ApiErrorSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.strictObject({
     error: z.strictObject({
       code: z.string(),
@@ -297,4 +307,6 @@ export const ApiErrorSchema = z.lazySchema(() =>
 export type ApiErrorBody = z.infer<typeof ApiErrorSchema>["error"];
 
 /** API Gateway's answer when the integration failed (the function crashed or timed out): 502. */
-export const GatewayFailureSchema = z.lazySchema(() => z.strictObject({ message: z.string() }));
+export const GatewayFailureSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.strictObject({ message: z.string() }),
+);

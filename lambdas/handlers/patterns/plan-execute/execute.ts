@@ -30,7 +30,7 @@ const tools = toolRunnerFromEnv({ workspace, outbox });
  * Execute's payload; a branch of the ExecuteBatch Map state adds the `stepId` whose turn it makes
  * (its ItemSelector), so one function serves both states.
  */
-const ExecutePayloadSchema = z.lazySchema(() =>
+const ExecutePayloadSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.extend(StatePayloadSchema, {
     stepId: z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
   }),
