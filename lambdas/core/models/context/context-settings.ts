@@ -1,4 +1,3 @@
-import { parseOrThrow } from "../../goal/validation";
 import * as z from "../../zod";
 import contextFile from "./context-settings.json" with { type: "json" };
 
@@ -30,12 +29,13 @@ export const ContextSettingsSchema = /* @__PURE__ */ z.lazySchema(() =>
 );
 export type ContextSettings = z.infer<typeof ContextSettingsSchema>;
 
-/** context-settings.json, checked once when the module loads. */
-export const DEFAULT_CONTEXT_SETTINGS: ContextSettings = parseOrThrow(
-  ContextSettingsSchema,
-  contextFile,
-  "lambdas/core/models/context/context-settings.json",
-);
+const { $comment: _comment, ...contextSettings } = contextFile;
+/**
+ * context-settings.json. ContextSettingsSchema checks it when the tests run
+ * (test/unit/models/bundled-settings.test.ts), not at every cold start: the file is compiled into
+ * the bundle and cannot change after the build (model-prices.ts says what the check cost).
+ */
+export const DEFAULT_CONTEXT_SETTINGS: ContextSettings = contextSettings;
 
 /**
  * Steps per `summarize` call. A constant, not a setting: compaction k covers steps up to
