@@ -46,11 +46,8 @@ export function createGoalStoreAdapters(options: GoalTableOptions): GoalStoreAda
   const fault = faultFromEnvironment();
   return {
     goals: createGoalStore(options, fault),
-    workspace: withSubsegments(
-      withCompensationFaultInjection(new DynamoDbWorkspace({ ...options, maxFileBytes }), fault),
-      "Workspace",
-    ),
-    stepLog: withSubsegments(new DynamoDbStepLog(options), "StepLog"),
+    workspace: createWorkspace({ ...options, maxFileBytes }, fault),
+    stepLog: createStepLog(options),
     outbox: createOutbox(options, fault),
   };
 }
@@ -83,6 +80,24 @@ export function createGoalStore(
   // Every function that may end a goal has the bus: its commits announce the goals they end.
   const goals = publishGoalEnded === undefined ? store : withGoalEndedSignals(store, publishGoalEnded);
   return observedGoalStore(goals, options.metrics);
+}
+
+/** The workspace alone, as createGoalStoreAdapters builds it (see `createGoalStore`). */
+export function createWorkspace(
+  options: GoalTableOptions,
+  fault: FaultSpec | undefined = faultFromEnvironment(),
+): DynamoDbWorkspace {
+  const maxFileBytes =
+    options.maxFileBytes ?? payloadSettingsFromEnv()?.maxBytes ?? INLINE_ONLY_FILE_MAX_BYTES;
+  return withSubsegments(
+    withCompensationFaultInjection(new DynamoDbWorkspace({ ...options, maxFileBytes }), fault),
+    "Workspace",
+  );
+}
+
+/** The step log alone, as createGoalStoreAdapters builds it (see `createGoalStore`). */
+export function createStepLog(options: GoalTableOptions): DynamoDbStepLog {
+  return withSubsegments(new DynamoDbStepLog(options), "StepLog");
 }
 
 /** The outbox alone, as createGoalStoreAdapters builds it (see `createGoalStore`). */
