@@ -11,6 +11,7 @@ import type { GoalMetrics } from "./metrics/goal-metrics";
 import { withGoalMetrics } from "./metrics/metered-goal-store";
 import { createPowertoolsGoalMetrics } from "./metrics/powertools-goal-metrics";
 import {
+  type FaultSpec,
   faultFromEnvironment,
   withCompensationFaultInjection,
   withFaultInjection,
@@ -39,7 +40,19 @@ export interface GoalStoreAdapters {
  * and, with GOAL_EVENT_BUS_NAME, a `Goal Ended` event for each goal it ends that someone waits on
  * (goal-ended-signals.ts).
  */
-export function createGoalStoreAdapters(options: {
+export function createGoalStoreAdapters(options: GoalTableOptions): GoalStoreAdapters {
+  const maxFileBytes =
+    options.maxFileBytes ?? payloadSettingsFromEnv()?.maxBytes ?? INLINE_ONLY_FILE_MAX_BYTES;
+  const fault = faultFromEnvironment();
+  return {
+    goals: createGoalStore(options, fault),
+    workspace: createWorkspace({ ...options, maxFileBytes }, fault),
+    stepLog: createStepLog(options),
+    outbox: createOutbox(options, fault),
+  };
+}
+
+export interface GoalTableOptions {
   readonly client: DynamoDBDocumentClient;
   readonly tableName: string;
   /** @default () => new Date() */
@@ -51,23 +64,48 @@ export function createGoalStoreAdapters(options: {
   readonly maxFileBytes?: number;
   /** @default the Powertools EMF metrics of this function's environment */
   readonly metrics?: GoalMetrics;
-}): GoalStoreAdapters {
-  const maxFileBytes =
-    options.maxFileBytes ?? payloadSettingsFromEnv()?.maxBytes ?? INLINE_ONLY_FILE_MAX_BYTES;
-  const fault = faultFromEnvironment();
+}
+
+/**
+ * The goal store alone, as createGoalStoreAdapters builds it (fault injection, `Goal Ended`
+ * signals, metrics, X-Ray). A function that needs neither the workspace nor the step log builds
+ * its store with this (and `createOutbox`), so that its bundle carries neither adapter.
+ */
+export function createGoalStore(
+  options: GoalTableOptions,
+  fault: FaultSpec | undefined = faultFromEnvironment(),
+): DynamoDbGoalStore {
   const publishGoalEnded = goalEndedPublisherFromEnv();
   const store = withFaultInjection(new DynamoDbGoalStore(options), fault);
   // Every function that may end a goal has the bus: its commits announce the goals they end.
   const goals = publishGoalEnded === undefined ? store : withGoalEndedSignals(store, publishGoalEnded);
-  return {
-    goals: observedGoalStore(goals, options.metrics),
-    workspace: withSubsegments(
-      withCompensationFaultInjection(new DynamoDbWorkspace({ ...options, maxFileBytes }), fault),
-      "Workspace",
-    ),
-    stepLog: withSubsegments(new DynamoDbStepLog(options), "StepLog"),
-    outbox: withSubsegments(withNotifyFaultInjection(new DynamoDbOutbox(options), fault), "Outbox"),
-  };
+  return observedGoalStore(goals, options.metrics);
+}
+
+/** The workspace alone, as createGoalStoreAdapters builds it (see `createGoalStore`). */
+export function createWorkspace(
+  options: GoalTableOptions,
+  fault: FaultSpec | undefined = faultFromEnvironment(),
+): DynamoDbWorkspace {
+  const maxFileBytes =
+    options.maxFileBytes ?? payloadSettingsFromEnv()?.maxBytes ?? INLINE_ONLY_FILE_MAX_BYTES;
+  return withSubsegments(
+    withCompensationFaultInjection(new DynamoDbWorkspace({ ...options, maxFileBytes }), fault),
+    "Workspace",
+  );
+}
+
+/** The step log alone, as createGoalStoreAdapters builds it (see `createGoalStore`). */
+export function createStepLog(options: GoalTableOptions): DynamoDbStepLog {
+  return withSubsegments(new DynamoDbStepLog(options), "StepLog");
+}
+
+/** The outbox alone, as createGoalStoreAdapters builds it (see `createGoalStore`). */
+export function createOutbox(
+  options: GoalTableOptions,
+  fault: FaultSpec | undefined = faultFromEnvironment(),
+): DynamoDbOutbox {
+  return withSubsegments(withNotifyFaultInjection(new DynamoDbOutbox(options), fault), "Outbox");
 }
 
 /**

@@ -20,3 +20,5 @@ import { config } from "zod/mini";
 config(en());
 
 export * from "zod/mini";
+// Not zod's own: module-level schemas are built on first use (lazy-schema.ts says why).
+export { lazySchema } from "./lazy-schema";

@@ -25,16 +25,18 @@ export const DEFAULT_TOOL_OUTPUT_INLINE_BYTES = 4096;
 /** Below this an artifact reference would not fit where the output would have gone. */
 export const MIN_TOOL_OUTPUT_INLINE_BYTES = 256;
 
-const RunnerLimitsSchema = z.object({
-  /** Tool output (as JSON) above this many bytes becomes a workspace artifact the model gets a reference to. */
-  inlineLimitBytes: z._default(
-    z.number().check(z.int(), z.gte(MIN_TOOL_OUTPUT_INLINE_BYTES)),
-    DEFAULT_TOOL_OUTPUT_INLINE_BYTES,
-  ),
-  httpTimeoutMs: z._default(z.number().check(z.int(), z.positive()), 10_000),
-  /** Response body bytes `http_request` keeps; well under a store item so an overflow can be stored. */
-  maxResponseBytes: z._default(z.number().check(z.int(), z.positive()), 131_072),
-});
+const RunnerLimitsSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    /** Tool output (as JSON) above this many bytes becomes a workspace artifact the model gets a reference to. */
+    inlineLimitBytes: z._default(
+      z.number().check(z.int(), z.gte(MIN_TOOL_OUTPUT_INLINE_BYTES)),
+      DEFAULT_TOOL_OUTPUT_INLINE_BYTES,
+    ),
+    httpTimeoutMs: z._default(z.number().check(z.int(), z.positive()), 10_000),
+    /** Response body bytes `http_request` keeps; well under a store item so an overflow can be stored. */
+    maxResponseBytes: z._default(z.number().check(z.int(), z.positive()), 131_072),
+  }),
+);
 
 export interface BuiltInToolRunnerOptions {
   readonly workspace: Workspace;

@@ -7,27 +7,29 @@ export const HTTP_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 /** Response headers the model gets; the rest (dates, cookies, request ids) vary per call and would only add noise. */
 const KEPT_HEADERS = ["content-type", "content-length", "location", "etag", "last-modified"] as const;
 
-export const HttpRequestInputSchema = z
-  .strictObject({
-    method: z.enum(HTTP_METHODS).register(z.globalRegistry, {
-      description: "HTTP method; anything but GET changes something and waits for a human approval",
-    }),
-    url: z
-      .url({ protocol: /^https?$/, error: "must be an absolute http or https URL" })
-      .check(z.maxLength(2048))
-      .register(z.globalRegistry, {
-        description: "Absolute http(s) URL; its host must be in the deployment's allow-list",
+export const HttpRequestInputSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z
+    .strictObject({
+      method: z.enum(HTTP_METHODS).register(z.globalRegistry, {
+        description: "HTTP method; anything but GET changes something and waits for a human approval",
       }),
-    body: z
-      .optional(z.string().check(z.maxLength(100_000)))
-      .register(z.globalRegistry, { description: "Request body (not allowed with GET)" }),
-  })
-  .check(
-    z.refine((input) => input.method !== "GET" || input.body === undefined, {
-      path: ["body"],
-      message: "a GET request has no body",
-    }),
-  );
+      url: z
+        .url({ protocol: /^https?$/, error: "must be an absolute http or https URL" })
+        .check(z.maxLength(2048))
+        .register(z.globalRegistry, {
+          description: "Absolute http(s) URL; its host must be in the deployment's allow-list",
+        }),
+      body: z
+        .optional(z.string().check(z.maxLength(100_000)))
+        .register(z.globalRegistry, { description: "Request body (not allowed with GET)" }),
+    })
+    .check(
+      z.refine((input) => input.method !== "GET" || input.body === undefined, {
+        path: ["body"],
+        message: "a GET request has no body",
+      }),
+    ),
+);
 export type HttpRequestInput = z.output<typeof HttpRequestInputSchema>;
 
 function describeFailure(error: unknown): string {

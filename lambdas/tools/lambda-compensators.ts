@@ -8,12 +8,13 @@ import type { JsonObject } from "./built-in-tool";
 import type { LambdaInvoker } from "./lambda-tool";
 
 /** `TOOL_COMPENSATORS`: each user tool with a `compensate` function, by name, its function's ARN. */
-export const CompensatorManifestSchema = z.record(
-  z.string().check(z.minLength(1)),
-  z.string().check(z.minLength(1)),
+export const CompensatorManifestSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.record(z.string().check(z.minLength(1)), z.string().check(z.minLength(1))),
 );
 
-const CompensateErrorSchema = z.object({ error: z.object({ name: z.string(), message: z.string() }) });
+const CompensateErrorSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({ error: z.object({ name: z.string(), message: z.string() }) }),
+);
 
 /**
  * The user tools' `compensate` functions (DESIGN §6): each gets the call to undo —

@@ -10,15 +10,17 @@ import { ToolCallError } from "./tool-call-error";
 import type { RegisteredTool } from "./tool-registry";
 
 /** One user Lambda tool as the CDK construct describes it to the acting functions (`USER_TOOLS`). */
-export const LambdaToolEntrySchema = z.object({
-  name: z.string().check(z.minLength(1)),
-  description: z.string().check(z.minLength(1)),
-  inputSchema: z.record(z.string(), z.json()),
-  risk: z.enum(["read", "reversible", "irreversible"]),
-  functionArn: z.string().check(z.minLength(1)),
-});
+export const LambdaToolEntrySchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    name: z.string().check(z.minLength(1)),
+    description: z.string().check(z.minLength(1)),
+    inputSchema: z.record(z.string(), z.json()),
+    risk: z.enum(["read", "reversible", "irreversible"]),
+    functionArn: z.string().check(z.minLength(1)),
+  }),
+);
 export type LambdaToolEntry = z.infer<typeof LambdaToolEntrySchema>;
-export const LambdaToolManifestSchema = z.array(LambdaToolEntrySchema);
+export const LambdaToolManifestSchema = /* @__PURE__ */ z.lazySchema(() => z.array(LambdaToolEntrySchema));
 
 /** What a Lambda tool answered: its JSON payload, or the error Lambda reports for a throw or a timeout. */
 export interface LambdaInvocation {
@@ -33,13 +35,15 @@ export interface LambdaInvoker {
 }
 
 /** The error a tool function answers with (`{error: {name, message, fatal?}}`): the model reads it. */
-const ToolAnswerErrorSchema = z.object({
-  error: z.object({
-    name: z.string().check(z.minLength(1), z.maxLength(100)),
-    message: z.string(),
-    fatal: z.optional(z.boolean()),
+const ToolAnswerErrorSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    error: z.object({
+      name: z.string().check(z.minLength(1), z.maxLength(100)),
+      message: z.string(),
+      fatal: z.optional(z.boolean()),
+    }),
   }),
-});
+);
 
 /** Characters of a function's error message the model gets. */
 const ERROR_MESSAGE_CHARS = 2000;

@@ -15,63 +15,75 @@ export function isLoopbackHost(hostname: string): boolean {
   return LOOPBACK_HOSTS.has(hostname.toLowerCase());
 }
 
-export const SlackDestinationSchema = z
-  .strictObject({
-    type: z.literal("slack"),
-    channel: z
-      .string()
-      .check(z.regex(SLACK_CHANNEL_ID, "must be a Slack channel id such as C0123ABCD"))
-      .register(z.globalRegistry, {
-        description: "The Slack channel id the bot posts to (chat.postMessage); the bot must be a member",
-      }),
-  })
-  .register(z.globalRegistry, { description: "Post to a Slack channel with the Slack door's bot token" });
+export const SlackDestinationSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z
+    .strictObject({
+      type: z.literal("slack"),
+      channel: z
+        .string()
+        .check(z.regex(SLACK_CHANNEL_ID, "must be a Slack channel id such as C0123ABCD"))
+        .register(z.globalRegistry, {
+          description: "The Slack channel id the bot posts to (chat.postMessage); the bot must be a member",
+        }),
+    })
+    .register(z.globalRegistry, { description: "Post to a Slack channel with the Slack door's bot token" }),
+);
 
-export const EmailDestinationSchema = z
-  .strictObject({
-    type: z.literal("email"),
-    to: z
-      .array(z.email("must be an e-mail address"))
-      .check(z.minLength(1), z.maxLength(50))
-      .register(z.globalRegistry, { description: "Recipients (SES v2 SendEmail, from notify.emailSender)" }),
-    subject: z
-      ._default(z.string().check(z.minLength(1), z.maxLength(200)), "goal-loops notification")
-      .register(z.globalRegistry, {
-        description: "The e-mail's subject; default: 'goal-loops notification'",
-      }),
-  })
-  .register(z.globalRegistry, { description: "Send an e-mail through SES v2" });
+export const EmailDestinationSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z
+    .strictObject({
+      type: z.literal("email"),
+      to: z
+        .array(z.email("must be an e-mail address"))
+        .check(z.minLength(1), z.maxLength(50))
+        .register(z.globalRegistry, {
+          description: "Recipients (SES v2 SendEmail, from notify.emailSender)",
+        }),
+      subject: z
+        ._default(z.string().check(z.minLength(1), z.maxLength(200)), "goal-loops notification")
+        .register(z.globalRegistry, {
+          description: "The e-mail's subject; default: 'goal-loops notification'",
+        }),
+    })
+    .register(z.globalRegistry, { description: "Send an e-mail through SES v2" }),
+);
 
-export const WebhookDestinationSchema = z
-  .strictObject({
-    type: z.literal("webhook"),
-    url: z
-      .url({ protocol: /^https?$/, error: "must be an absolute https URL" })
-      .check(
-        z.maxLength(2048),
-        z.refine((url) => {
-          const parsed = new URL(url);
-          return parsed.protocol === "https:" || isLoopbackHost(parsed.hostname);
-        }, "must be https (plain http only to 127.0.0.1 or localhost, for local tests)"),
-      )
-      .register(z.globalRegistry, {
-        description: "Where the message is POSTed as JSON; its host must be in http.allowedHosts",
-      }),
-  })
-  .register(z.globalRegistry, { description: "POST the message as JSON to an allow-listed HTTPS endpoint" });
+export const WebhookDestinationSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z
+    .strictObject({
+      type: z.literal("webhook"),
+      url: z
+        .url({ protocol: /^https?$/, error: "must be an absolute https URL" })
+        .check(
+          z.maxLength(2048),
+          z.refine((url) => {
+            const parsed = new URL(url);
+            return parsed.protocol === "https:" || isLoopbackHost(parsed.hostname);
+          }, "must be https (plain http only to 127.0.0.1 or localhost, for local tests)"),
+        )
+        .register(z.globalRegistry, {
+          description: "Where the message is POSTed as JSON; its host must be in http.allowedHosts",
+        }),
+    })
+    .register(z.globalRegistry, {
+      description: "POST the message as JSON to an allow-listed HTTPS endpoint",
+    }),
+);
 
-export const NotifyDestinationSchema = z.discriminatedUnion("type", [
-  SlackDestinationSchema,
-  EmailDestinationSchema,
-  WebhookDestinationSchema,
-]);
+export const NotifyDestinationSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.discriminatedUnion("type", [SlackDestinationSchema, EmailDestinationSchema, WebhookDestinationSchema]),
+);
 export type NotifyDestination = z.output<typeof NotifyDestinationSchema>;
 
-export const NotifyChannelsSchema = z.record(
-  z
-    .string()
-    .check(z.regex(NOTIFY_CHANNEL_NAME_PATTERN, "must be a channel name: letters, digits, . _ - (up to 64)")),
-  NotifyDestinationSchema,
+export const NotifyChannelsSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.record(
+    z
+      .string()
+      .check(
+        z.regex(NOTIFY_CHANNEL_NAME_PATTERN, "must be a channel name: letters, digits, . _ - (up to 64)"),
+      ),
+    NotifyDestinationSchema,
+  ),
 );
 export type NotifyChannels = z.output<typeof NotifyChannelsSchema>;
 

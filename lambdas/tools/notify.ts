@@ -4,16 +4,18 @@ import type { BuiltInTool, JsonObject, NotifyPolicy, ToolEnvironment, ToolOutput
 import { describeDestination, type NotifyDestination } from "./notify-destinations";
 import { ToolCallError } from "./tool-call-error";
 
-export const NotifyInputSchema = z.strictObject({
-  channel: z.string().check(z.minLength(1), z.maxLength(100)).register(z.globalRegistry, {
-    description:
-      "Who the message is for: one of the deployment's notify channels, e.g. 'ops' or 'release-team'",
+export const NotifyInputSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.strictObject({
+    channel: z.string().check(z.minLength(1), z.maxLength(100)).register(z.globalRegistry, {
+      description:
+        "Who the message is for: one of the deployment's notify channels, e.g. 'ops' or 'release-team'",
+    }),
+    message: z
+      .string()
+      .check(z.minLength(1), z.maxLength(4000))
+      .register(z.globalRegistry, { description: "The message text a human will read" }),
   }),
-  message: z
-    .string()
-    .check(z.minLength(1), z.maxLength(4000))
-    .register(z.globalRegistry, { description: "The message text a human will read" }),
-});
+);
 type NotifyInput = z.output<typeof NotifyInputSchema>;
 
 /**

@@ -1,8 +1,9 @@
 import { parseOrThrow } from "../core/goal/validation";
 import type { ToolSpec } from "../core/ports/model-client";
 import type { ToolRisk } from "../core/ports/tool-runner";
-import * as z from "../core/zod";
+import type * as z from "../core/zod";
 import type { BuiltInTool, ToolEnvironment, ToolOutput } from "./built-in-tool";
+import generatedInputSchemas from "./built-in-tool-input-schemas.json" with { type: "json" };
 import { httpRequestTool } from "./http-request";
 import { notifyTool } from "./notify";
 import { spawnSubgoalTool } from "./spawn-subgoal";
@@ -35,30 +36,16 @@ export function riskOf<S extends z.core.$ZodType>(tool: BuiltInTool<S>, input: z
 }
 
 /**
- * The tool's input as JSON Schema for Converse `toolSpec.inputSchema.json`. zod stamps a `$schema`
- * (draft 2020-12) on the root; tool schemas are plain objects the model fills in, so the dialect tag
- * is dropped rather than sent with every request.
+ * A built-in tool, offered to the model with `inputSchema`: its zod input schema as JSON Schema
+ * (`toolInputJsonSchema`), converted ahead of time (see `generatedInputSchema`).
  */
-function bedrockInputSchema(schema: z.core.$ZodType): Record<string, unknown> {
-  const { $schema: _dialect, ...inputSchema } = z.toJSONSchema(schema, { io: "input" });
-  return inputSchema;
-}
-
-export function registerTool<S extends z.core.$ZodType>(tool: BuiltInTool<S>): RegisteredTool {
-  // Built on first use and then kept: converting a schema to JSON Schema is not free, and a
-  // function that only runs tools (Act) never sends specs, so its cold start skips it.
-  let spec: ToolSpec | undefined;
+export function registerTool<S extends z.core.$ZodType>(
+  tool: BuiltInTool<S>,
+  inputSchema: ToolSpec["inputSchema"],
+): RegisteredTool {
   return {
     name: tool.name,
-    // What Bedrock gets: the schema as the model must write it (input side: defaults optional).
-    get spec() {
-      spec ??= {
-        name: tool.name,
-        description: tool.description,
-        inputSchema: bedrockInputSchema(tool.inputSchema),
-      };
-      return spec;
-    },
+    spec: { name: tool.name, description: tool.description, inputSchema },
     prepare(input) {
       const parsed = parseOrThrow(tool.inputSchema, input, `input for tool '${tool.name}'`);
       return {
@@ -99,13 +86,27 @@ export function createToolRegistry(tools: readonly RegisteredTool[]): ToolRegist
   };
 }
 
+const GENERATED_INPUT_SCHEMAS: Readonly<Record<string, ToolSpec["inputSchema"] | undefined>> =
+  generatedInputSchemas;
+
+/** The tool's input JSON Schema as `npm run tool-schemas` wrote it from the tool's zod schema. */
+function generatedInputSchema(tool: { readonly name: string }): ToolSpec["inputSchema"] {
+  const schema = GENERATED_INPUT_SCHEMAS[tool.name];
+  if (schema === undefined) {
+    throw new Error(
+      `lambdas/tools/built-in-tool-input-schemas.json has no input schema for the built-in tool '${tool.name}': run \`npm run tool-schemas\``,
+    );
+  }
+  return schema;
+}
+
 export const BUILT_IN_TOOLS: readonly RegisteredTool[] = [
-  registerTool(httpRequestTool),
-  registerTool(notifyTool),
-  registerTool(spawnSubgoalTool),
-  registerTool(workspaceListTool),
-  registerTool(workspaceReadTool),
-  registerTool(workspaceWriteTool),
+  registerTool(httpRequestTool, generatedInputSchema(httpRequestTool)),
+  registerTool(notifyTool, generatedInputSchema(notifyTool)),
+  registerTool(spawnSubgoalTool, generatedInputSchema(spawnSubgoalTool)),
+  registerTool(workspaceListTool, generatedInputSchema(workspaceListTool)),
+  registerTool(workspaceReadTool, generatedInputSchema(workspaceReadTool)),
+  registerTool(workspaceWriteTool, generatedInputSchema(workspaceWriteTool)),
 ];
 
 export const builtInToolRegistry = createToolRegistry(BUILT_IN_TOOLS);

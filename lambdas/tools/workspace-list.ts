@@ -1,7 +1,7 @@
 import * as z from "../core/zod";
 import type { BuiltInTool } from "./built-in-tool";
 
-export const WorkspaceListInputSchema = z.strictObject({});
+export const WorkspaceListInputSchema = /* @__PURE__ */ z.lazySchema(() => z.strictObject({}));
 
 export const workspaceListTool: BuiltInTool<typeof WorkspaceListInputSchema> = {
   name: "workspace_list",

@@ -3,17 +3,19 @@ import * as z from "../core/zod";
 import type { BuiltInTool } from "./built-in-tool";
 import { ToolCallError } from "./tool-call-error";
 
-export const WorkspaceReadInputSchema = z.strictObject({
-  path: WorkspacePathSchema.clone().register(z.globalRegistry, {
-    description: "Relative path of the file in the goal's workspace",
+export const WorkspaceReadInputSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.strictObject({
+    path: WorkspacePathSchema.clone().register(z.globalRegistry, {
+      description: "Relative path of the file in the goal's workspace",
+    }),
+    offset: z.optional(z.number().check(z.int(), z.gte(0), z.lte(100_000_000))).register(z.globalRegistry, {
+      description: "First character to return (default 0): page through a file too large to read at once",
+    }),
+    length: z.optional(z.number().check(z.int(), z.gte(1), z.lte(1_000_000))).register(z.globalRegistry, {
+      description: "Most characters to return (default: the rest of the file)",
+    }),
   }),
-  offset: z.optional(z.number().check(z.int(), z.gte(0), z.lte(100_000_000))).register(z.globalRegistry, {
-    description: "First character to return (default 0): page through a file too large to read at once",
-  }),
-  length: z
-    .optional(z.number().check(z.int(), z.gte(1), z.lte(1_000_000)))
-    .register(z.globalRegistry, { description: "Most characters to return (default: the rest of the file)" }),
-});
+);
 
 export const workspaceReadTool: BuiltInTool<typeof WorkspaceReadInputSchema> = {
   name: "workspace_read",

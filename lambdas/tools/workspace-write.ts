@@ -5,16 +5,20 @@ import { ARTIFACTS_DIR, isReservedPath } from "./artifact-paths";
 import type { BuiltInTool } from "./built-in-tool";
 import { ToolCallError } from "./tool-call-error";
 
-export const WorkspaceWriteInputSchema = z.strictObject({
-  path: WorkspacePathSchema.check(
-    z.refine((path) => !isReservedPath(path), {
-      message: `'${ARTIFACTS_DIR}/' is reserved for tool output the runner stores`,
+export const WorkspaceWriteInputSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.strictObject({
+    path: WorkspacePathSchema.check(
+      z.refine((path) => !isReservedPath(path), {
+        message: `'${ARTIFACTS_DIR}/' is reserved for tool output the runner stores`,
+      }),
+    ).register(z.globalRegistry, {
+      description: "Relative path in the goal's workspace, e.g. out/report.md",
     }),
-  ).register(z.globalRegistry, { description: "Relative path in the goal's workspace, e.g. out/report.md" }),
-  content: z.string().register(z.globalRegistry, {
-    description: "The file's full new content (UTF-8 text); replaces any previous content",
+    content: z.string().register(z.globalRegistry, {
+      description: "The file's full new content (UTF-8 text); replaces any previous content",
+    }),
   }),
-});
+);
 
 /** Reversible: the store keeps the replaced content, so a compensation can restore it. */
 export const workspaceWriteTool: BuiltInTool<typeof WorkspaceWriteInputSchema> = {

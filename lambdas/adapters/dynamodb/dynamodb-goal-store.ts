@@ -94,10 +94,12 @@ const SK = TABLE_DESIGN.sortKey;
 const TTL = TABLE_DESIGN.ttlAttribute;
 
 /** The record and the outbox of a goal item, before they are checked against the domain schemas. */
-const GoalStateSchema = z.object({
-  record: z.unknown(),
-  pendingEvents: z.array(z.unknown()),
-});
+const GoalStateSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    record: z.unknown(),
+    pendingEvents: z.array(z.unknown()),
+  }),
+);
 
 /**
  * The goal item as stored. `state` holds the record and the outbox encoded (dynamodb-items.ts
@@ -105,17 +107,25 @@ const GoalStateSchema = z.object({
  * DynamoDB stores (and bills every write of by size) is a fraction of the plain one. Items written
  * before that keep them as the plain `record` and `pendingEvents` attributes, still read.
  */
-const CompressedGoalItemSchema = z.object({
-  version: z.number().check(z.int(), z.gte(1)),
-  state: z.instanceof(Uint8Array),
-});
-const PlainGoalItemSchema = z.extend(GoalStateSchema, { version: z.number().check(z.int(), z.gte(1)) });
+const CompressedGoalItemSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    version: z.number().check(z.int(), z.gte(1)),
+    state: z.instanceof(Uint8Array),
+  }),
+);
+const PlainGoalItemSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.extend(GoalStateSchema, { version: z.number().check(z.int(), z.gte(1)) }),
+);
 
 /** A fingerprint item: the first step that saw the fingerprint. Written once, never changed. */
-const FingerprintItemSchema = z.object({ step: z.number().check(z.int(), z.gte(0)) });
+const FingerprintItemSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({ step: z.number().check(z.int(), z.gte(0)) }),
+);
 
-const { pending: _pending, ...decidedStatuses } = ApprovalSchema.shape.status.def.entries;
-const DecidedStatusSchema = z.enum(decidedStatuses);
+const DecidedStatusSchema = /* @__PURE__ */ z.lazySchema(() => {
+  const { pending: _pending, ...decidedStatuses } = ApprovalSchema.shape.status.def.entries;
+  return z.enum(decidedStatuses);
+});
 
 interface IndexPage {
   readonly items: readonly Record<string, unknown>[];

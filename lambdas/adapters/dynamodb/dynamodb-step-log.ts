@@ -58,21 +58,27 @@ function readStep(item: Record<string, unknown>): StepRecord {
  * A step state item: its format in the clear (read before anything is parsed), the state compressed
  * (encoded from format 3, brotli before: dynamodb-items.ts `stateAttribute`).
  */
-const StateItemSchema = z.object({
-  format: z.number().check(z.int(), z.gte(1)),
-  state: z.instanceof(Uint8Array),
-});
-const FingerprintItemSchema = z.object({
-  fingerprint: z.string(),
-  step: z.number().check(z.int(), z.gte(0)),
-});
+const StateItemSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    format: z.number().check(z.int(), z.gte(1)),
+    state: z.instanceof(Uint8Array),
+  }),
+);
+const FingerprintItemSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    fingerprint: z.string(),
+    step: z.number().check(z.int(), z.gte(0)),
+  }),
+);
 /** A workspace file item as a manifest reads it (a deletion's tombstone is no file). */
-const ManifestItemSchema = z.object({
-  path: z.string(),
-  sha256: z.string(),
-  version: z.number().check(z.int(), z.gte(1)),
-  deleted: z.optional(z.literal(true)),
-});
+const ManifestItemSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    path: z.string(),
+    sha256: z.string(),
+    version: z.number().check(z.int(), z.gte(1)),
+    deleted: z.optional(z.literal(true)),
+  }),
+);
 
 /**
  * The goal's history as items of the goal table. The step log (sk `STEP#<step>`, the record under

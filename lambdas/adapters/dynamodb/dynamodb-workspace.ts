@@ -40,34 +40,43 @@ const KNOWN_FILE_MAX_BYTES = INLINE_ONLY_FILE_MAX_BYTES;
 
 const PK = TABLE_DESIGN.partitionKey;
 
-const WriteInputSchema = z.object({
-  goalId: z.string().check(z.minLength(1)),
-  path: WorkspacePathSchema,
-  content: z.string(),
-  writtenBy: WriterSchema,
-});
+const WriteInputSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    goalId: z.string().check(z.minLength(1)),
+    path: WorkspacePathSchema,
+    content: z.string(),
+    writtenBy: WriterSchema,
+  }),
+);
 
 /** A file item: a live file, or the tombstone a deletion leaves (its version count goes on). */
-const StoredFileSchema = z.extend(WorkspaceFileSchema, { deleted: z.optional(z.literal(true)) });
+const StoredFileSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.extend(WorkspaceFileSchema, { deleted: z.optional(z.literal(true)) }),
+);
 type StoredFile = z.infer<typeof StoredFileSchema>;
 
-const WorkspaceEntrySchema = z.extend(
-  z.pick(WorkspaceFileSchema, {
-    path: true,
-    sha256: true,
-    size: true,
-    version: true,
-    updatedAt: true,
-  }),
-  { deleted: z.optional(z.literal(true)) },
+const WorkspaceEntrySchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.extend(
+    z.pick(WorkspaceFileSchema, {
+      path: true,
+      sha256: true,
+      size: true,
+      version: true,
+      updatedAt: true,
+    }),
+    { deleted: z.optional(z.literal(true)) },
+  ),
 );
-const ENTRY_ATTRIBUTES = Object.keys(WorkspaceEntrySchema.shape);
+/** Read on first use: reading the schema's shape at import would build it in every cold start. */
+const entryAttributes = () => Object.keys(WorkspaceEntrySchema.shape);
 
 /** What one replaced version held: kept so a compensation can restore any version, not just the last. */
-const ArchivedVersionSchema = z.union([
-  z.object({ deleted: z.literal(false), content: z.string(), sha256: z.string() }),
-  z.object({ deleted: z.literal(true) }),
-]);
+const ArchivedVersionSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.union([
+    z.object({ deleted: z.literal(false), content: z.string(), sha256: z.string() }),
+    z.object({ deleted: z.literal(true) }),
+  ]),
+);
 
 export interface DynamoDbWorkspaceOptions {
   /** Created once at module scope by the handler and shared across invocations. */
@@ -312,7 +321,7 @@ export class DynamoDbWorkspace implements Workspace {
       tableName: this.tableName,
       goalId,
       prefix: WORKSPACE_FILE_PREFIX,
-      attributes: ENTRY_ATTRIBUTES,
+      attributes: entryAttributes(),
       operation: "listFiles",
     });
     const entries = items

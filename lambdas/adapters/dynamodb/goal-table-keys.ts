@@ -168,12 +168,14 @@ export function outboxMessageKey(goalId: string, messageId: string) {
 }
 
 /** A LastEvaluatedKey of the status index: the base table key plus the index key. */
-const IndexCursorSchema = z.strictObject({
-  [PK]: z.string(),
-  [SK]: z.string(),
-  [GSI_PK]: z.string(),
-  [GSI_SK]: z.string(),
-});
+const IndexCursorSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.strictObject({
+    [PK]: z.string(),
+    [SK]: z.string(),
+    [GSI_PK]: z.string(),
+    [GSI_SK]: z.string(),
+  }),
+);
 export type IndexCursor = z.infer<typeof IndexCursorSchema>;
 
 /** An opaque page cursor: the LastEvaluatedKey as base64url JSON. */

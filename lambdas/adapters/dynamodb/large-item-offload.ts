@@ -41,18 +41,22 @@ const DYNAMODB_ITEM_MAX_BYTES = 400 * 1024 - 4096;
 /** How many stored keys one client remembers, so a body it just read or wrote is not put again. */
 const KNOWN_KEYS_MAX = 10_000;
 
-const PathSchema = z.array(z.union([z.string(), z.number().check(z.int(), z.gte(0))])).check(z.minLength(1));
+const PathSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.array(z.union([z.string(), z.number().check(z.int(), z.gte(0))])).check(z.minLength(1)),
+);
 type Path = z.infer<typeof PathSchema>;
 
-export const OffloadedValueSchema = z.object({
-  path: PathSchema,
-  key: z.string().check(z.minLength(1)),
-  sha256: z.string().check(z.regex(/^[0-9a-f]{64}$/)),
-  size: z.number().check(z.int(), z.gte(0)),
-  encoding: z.enum(["utf8", "json", "binary"]),
-});
+export const OffloadedValueSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    path: PathSchema,
+    key: z.string().check(z.minLength(1)),
+    sha256: z.string().check(z.regex(/^[0-9a-f]{64}$/)),
+    size: z.number().check(z.int(), z.gte(0)),
+    encoding: z.enum(["utf8", "json", "binary"]),
+  }),
+);
 export type OffloadedValue = z.infer<typeof OffloadedValueSchema>;
-const OffloadedListSchema = z.array(OffloadedValueSchema);
+const OffloadedListSchema = /* @__PURE__ */ z.lazySchema(() => z.array(OffloadedValueSchema));
 
 const CONTENT_TYPES: Readonly<Record<OffloadedValue["encoding"], string>> = {
   utf8: "text/plain; charset=utf-8",

@@ -50,7 +50,9 @@ const JWKS_MAX_AGE_MS = 10 * 60_000;
 const JWKS_COOLDOWN_MS = 30_000;
 const FETCH_TIMEOUT_MS = 3_000;
 
-const DiscoverySchema = z.object({ issuer: z.string(), jwks_uri: z.url() });
+const DiscoverySchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({ issuer: z.string(), jwks_uri: z.url() }),
+);
 
 export interface JwtVerifierOptions {
   /** @default globalThis.fetch */

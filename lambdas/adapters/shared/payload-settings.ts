@@ -26,17 +26,19 @@ const intFromEnv = ({ min, max }: { min: number; max: number }) =>
   z.coerce.number().check(z.int(), z.gte(min), z.lte(max));
 
 /** The payload bucket's settings as the GoalTable construct sets them on every function it grants. */
-const PayloadEnvironmentSchema = z.object({
-  PAYLOAD_BUCKET_NAME: z.string().check(z.minLength(3)),
-  PAYLOAD_INLINE_MAX_BYTES: z._default(
-    intFromEnv(PAYLOAD_SETTINGS_LIMITS.inlineMaxBytes),
-    PAYLOAD_SETTINGS_DEFAULTS.inlineMaxBytes,
-  ),
-  PAYLOAD_MAX_BYTES: z._default(
-    intFromEnv(PAYLOAD_SETTINGS_LIMITS.maxBytes),
-    PAYLOAD_SETTINGS_DEFAULTS.maxBytes,
-  ),
-});
+const PayloadEnvironmentSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    PAYLOAD_BUCKET_NAME: z.string().check(z.minLength(3)),
+    PAYLOAD_INLINE_MAX_BYTES: z._default(
+      intFromEnv(PAYLOAD_SETTINGS_LIMITS.inlineMaxBytes),
+      PAYLOAD_SETTINGS_DEFAULTS.inlineMaxBytes,
+    ),
+    PAYLOAD_MAX_BYTES: z._default(
+      intFromEnv(PAYLOAD_SETTINGS_LIMITS.maxBytes),
+      PAYLOAD_SETTINGS_DEFAULTS.maxBytes,
+    ),
+  }),
+);
 
 export interface PayloadEnvironment {
   readonly bucketName: string;

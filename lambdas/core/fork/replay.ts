@@ -20,41 +20,47 @@ export interface ReplayPorts {
 }
 
 /** Where the record and the checkpoints first disagree: the step, what disagrees, and how. */
-export const DisagreementSchema = z.object({
-  step: z.number().check(z.int(), z.gte(1)),
-  /** `step` (missing from the log), `turn`, `toolResults`, `state`, `usage` or `workspace`. */
-  field: z.enum(["step", "turn", "toolResults", "state", "usage", "workspace"]),
-  message: z.string(),
-});
+export const DisagreementSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    step: z.number().check(z.int(), z.gte(1)),
+    /** `step` (missing from the log), `turn`, `toolResults`, `state`, `usage` or `workspace`. */
+    field: z.enum(["step", "turn", "toolResults", "state", "usage", "workspace"]),
+    message: z.string(),
+  }),
+);
 export type Disagreement = z.infer<typeof DisagreementSchema>;
 
 /** One replayed step: the checkpointed turn it acted on and what it rebuilt. */
-export const ReplayedStepSchema = z.object({
-  step: z.number().check(z.int(), z.gte(1)),
-  agrees: z.boolean(),
-  turn: z.optional(
-    z.object({
-      role: ModelRoleSchema,
-      call: z.number().check(z.int()),
-      runId: z.string(),
-      iteration: z.number().check(z.int()),
-    }),
-  ),
-  /** The workspace after the step as its recorded state lists it, as one hash (see `workspaceSha256`). */
-  workspaceSha256: z.optional(z.string()),
-  /** The goal's own model calls counted after the step, when a state was recorded. */
-  modelCalls: z.optional(z.number().check(z.int())),
-});
+export const ReplayedStepSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    step: z.number().check(z.int(), z.gte(1)),
+    agrees: z.boolean(),
+    turn: z.optional(
+      z.object({
+        role: ModelRoleSchema,
+        call: z.number().check(z.int()),
+        runId: z.string(),
+        iteration: z.number().check(z.int()),
+      }),
+    ),
+    /** The workspace after the step as its recorded state lists it, as one hash (see `workspaceSha256`). */
+    workspaceSha256: z.optional(z.string()),
+    /** The goal's own model calls counted after the step, when a state was recorded. */
+    modelCalls: z.optional(z.number().check(z.int())),
+  }),
+);
 export type ReplayedStep = z.infer<typeof ReplayedStepSchema>;
 
 /** `POST /goals/{goalId}/replay`: the answer. */
-export const ReplayResultSchema = z.object({
-  goalId: z.string(),
-  toStep: z.number().check(z.int(), z.gte(0)),
-  agrees: z.boolean(),
-  firstDisagreement: z.optional(DisagreementSchema),
-  steps: z.array(ReplayedStepSchema),
-});
+export const ReplayResultSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    goalId: z.string(),
+    toStep: z.number().check(z.int(), z.gte(0)),
+    agrees: z.boolean(),
+    firstDisagreement: z.optional(DisagreementSchema),
+    steps: z.array(ReplayedStepSchema),
+  }),
+);
 export type ReplayResult = z.infer<typeof ReplayResultSchema>;
 
 /**

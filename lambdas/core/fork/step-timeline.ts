@@ -12,62 +12,68 @@ import { type ForkPoint, stepStateOf, unfinishedBatchSteps } from "./fork-point"
 import { indexCheckpoints, matchTurn, usageBetween, workspaceSha256 } from "./step-turns";
 
 /** One step of `GET /goals/{goalId}/steps`: what it did, what it cost, its checkpoint, whether a fork can start after it. */
-export const TimelineStepSchema = z.object({
-  step: z.number().check(z.int(), z.gte(1)),
-  /** What the pattern calls a step: a ReAct iteration, a plan step, a Reflexion attempt. */
-  kind: z.enum(["iteration", "plan_step", "attempt"]),
-  /** `iteration 3`, `plan step notify-ops`, `attempt 2`. */
-  label: z.string(),
-  at: z.string(),
-  /** What the step did: the turn's text (bounded) and each tool call with its result's status. */
-  did: z.object({
-    text: z.string(),
-    toolCalls: z.array(z.object({ name: z.string(), status: z.enum(["success", "error"]) })),
-  }),
-  /** Model calls and cost since the step before it (the acting call, judges, planning, reflection). */
-  cost: z.optional(z.object({ usd: z.number(), modelCalls: z.number().check(z.int()) })),
-  /** The checkpointed turn the step acted on. */
-  checkpoint: z.optional(
-    z.object({
-      role: ModelRoleSchema,
-      call: z.number().check(z.int()),
-      runId: z.string(),
-      iteration: z.number().check(z.int()),
+export const TimelineStepSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    step: z.number().check(z.int(), z.gte(1)),
+    /** What the pattern calls a step: a ReAct iteration, a plan step, a Reflexion attempt. */
+    kind: z.enum(["iteration", "plan_step", "attempt"]),
+    /** `iteration 3`, `plan step notify-ops`, `attempt 2`. */
+    label: z.string(),
+    at: z.string(),
+    /** What the step did: the turn's text (bounded) and each tool call with its result's status. */
+    did: z.object({
+      text: z.string(),
+      toolCalls: z.array(z.object({ name: z.string(), status: z.enum(["success", "error"]) })),
     }),
-  ),
-  /** A step this fork shares with the goal it was forked from (made there, not paid again here). */
-  inherited: z.boolean(),
-  /** The workspace right after the step: how many files, and one hash over paths and contents. */
-  workspace: z.optional(z.object({ files: z.number().check(z.int()), sha256: z.string() })),
-  /** Whether `POST /goals/{goalId}/fork {atStep}` can start after this step, and why not. */
-  forkable: z.boolean(),
-  whyNotForkable: z.optional(z.string()),
-});
+    /** Model calls and cost since the step before it (the acting call, judges, planning, reflection). */
+    cost: z.optional(z.object({ usd: z.number(), modelCalls: z.number().check(z.int()) })),
+    /** The checkpointed turn the step acted on. */
+    checkpoint: z.optional(
+      z.object({
+        role: ModelRoleSchema,
+        call: z.number().check(z.int()),
+        runId: z.string(),
+        iteration: z.number().check(z.int()),
+      }),
+    ),
+    /** A step this fork shares with the goal it was forked from (made there, not paid again here). */
+    inherited: z.boolean(),
+    /** The workspace right after the step: how many files, and one hash over paths and contents. */
+    workspace: z.optional(z.object({ files: z.number().check(z.int()), sha256: z.string() })),
+    /** Whether `POST /goals/{goalId}/fork {atStep}` can start after this step, and why not. */
+    forkable: z.boolean(),
+    whyNotForkable: z.optional(z.string()),
+  }),
+);
 export type TimelineStep = z.infer<typeof TimelineStepSchema>;
 
 /** An approval the goal was asked, for a fork's `decisions`: which step it came after and how it was decided. */
-export const TimelineApprovalSchema = z.object({
-  approvalId: z.string(),
-  kind: z.string(),
-  summary: z.string(),
-  requestedAt: z.string(),
-  /** The last step counted before it was asked: a fork at this step or earlier may decide it otherwise. */
-  afterStep: z.number().check(z.int(), z.gte(0)),
-  decision: z.optional(z.enum(["approve", "reject"])),
-  decidedBy: z.optional(z.string()),
-});
+export const TimelineApprovalSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    approvalId: z.string(),
+    kind: z.string(),
+    summary: z.string(),
+    requestedAt: z.string(),
+    /** The last step counted before it was asked: a fork at this step or earlier may decide it otherwise. */
+    afterStep: z.number().check(z.int(), z.gte(0)),
+    decision: z.optional(z.enum(["approve", "reject"])),
+    decidedBy: z.optional(z.string()),
+  }),
+);
 export type TimelineApproval = z.infer<typeof TimelineApprovalSchema>;
 
 /** `GET /goals/{goalId}/steps`: the answer. */
-export const TimelineSchema = z.object({
-  goalId: z.string(),
-  /** The goal and step this goal was forked from, for a fork: its steps up to that one are shared. */
-  forkedFrom: z.optional(ForkedFromSchema),
-  items: z.array(TimelineStepSchema),
-  /** Pass as `after` for the next page; absent on the last. */
-  nextAfter: z.optional(z.number().check(z.int())),
-  approvals: z.array(TimelineApprovalSchema),
-});
+export const TimelineSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    goalId: z.string(),
+    /** The goal and step this goal was forked from, for a fork: its steps up to that one are shared. */
+    forkedFrom: z.optional(ForkedFromSchema),
+    items: z.array(TimelineStepSchema),
+    /** Pass as `after` for the next page; absent on the last. */
+    nextAfter: z.optional(z.number().check(z.int())),
+    approvals: z.array(TimelineApprovalSchema),
+  }),
+);
 export type Timeline = z.infer<typeof TimelineSchema>;
 
 export interface TimelinePorts {

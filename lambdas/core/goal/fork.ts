@@ -7,10 +7,12 @@ import { type Usage, UsageSchema } from "./usage";
  * A fork's origin, as its GoalSpec and snapshot show it: the goal it was forked from and the step
  * of that goal it starts after (`POST /goals/{goalId}/fork`). Set by the system, refused from users.
  */
-export const ForkedFromSchema = z.strictObject({
-  goalId: GoalIdSchema,
-  step: z.number().check(z.int(), z.gte(1)),
-});
+export const ForkedFromSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.strictObject({
+    goalId: GoalIdSchema,
+    step: z.number().check(z.int(), z.gte(1)),
+  }),
+);
 export type ForkedFrom = z.infer<typeof ForkedFromSchema>;
 
 /**
@@ -18,18 +20,20 @@ export type ForkedFrom = z.infer<typeof ForkedFromSchema>;
  * the fork's first approval of the same action (kind and fingerprint: the same tool calls with the
  * same input, the same limit) is decided so, without asking anyone. Used once (`usedBy`).
  */
-export const ForkDecisionSchema = z.object({
-  /** The source's approval this decision replaces. */
-  sourceApprovalId: z.string(),
-  kind: z.string(),
-  fingerprint: z.string(),
-  decision: z.enum(["approve", "reject"]),
-  comment: z.optional(z.string().check(z.maxLength(2000))),
-  /** Who asked for the fork: the decision is theirs. */
-  decidedBy: z.string(),
-  /** The fork's approval it decided, once it did. */
-  usedBy: z.optional(z.string()),
-});
+export const ForkDecisionSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    /** The source's approval this decision replaces. */
+    sourceApprovalId: z.string(),
+    kind: z.string(),
+    fingerprint: z.string(),
+    decision: z.enum(["approve", "reject"]),
+    comment: z.optional(z.string().check(z.maxLength(2000))),
+    /** Who asked for the fork: the decision is theirs. */
+    decidedBy: z.string(),
+    /** The fork's approval it decided, once it did. */
+    usedBy: z.optional(z.string()),
+  }),
+);
 export type ForkDecision = z.infer<typeof ForkDecisionSchema>;
 
 /**
@@ -38,20 +42,22 @@ export type ForkDecision = z.infer<typeof ForkDecisionSchema>;
  * counted-calls bookkeeping carry on exactly where the source stood; `inherited` is that part,
  * shown apart and never billed to the fork.
  */
-export const ForkStateSchema = z.object({
-  /**
-   * 1 for a fork of a goal no fork made, 2 for a fork of such a fork … It names the fork's run ids
-   * (`f<generation>-r1`) apart from the run ids of the checkpoints it inherits.
-   */
-  generation: z.number().check(z.int(), z.gte(1)),
-  /** SHA-256 of the fork request: the same Idempotency-Key with another request is refused. */
-  requestSha256: z.string().check(z.regex(/^[a-f0-9]{64}$/)),
-  inherited: z.object({
-    usage: UsageSchema,
-    usageByRole: z.partialRecord(ModelRoleSchema, UsageSchema),
+export const ForkStateSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    /**
+     * 1 for a fork of a goal no fork made, 2 for a fork of such a fork … It names the fork's run ids
+     * (`f<generation>-r1`) apart from the run ids of the checkpoints it inherits.
+     */
+    generation: z.number().check(z.int(), z.gte(1)),
+    /** SHA-256 of the fork request: the same Idempotency-Key with another request is refused. */
+    requestSha256: z.string().check(z.regex(/^[a-f0-9]{64}$/)),
+    inherited: z.object({
+      usage: UsageSchema,
+      usageByRole: z.partialRecord(ModelRoleSchema, UsageSchema),
+    }),
+    decisions: z.array(ForkDecisionSchema).check(z.maxLength(50)),
   }),
-  decisions: z.array(ForkDecisionSchema).check(z.maxLength(50)),
-});
+);
 export type ForkState = z.infer<typeof ForkStateSchema>;
 
 /** The first run of a fork of `generation`: apart from every run id its inherited checkpoints name. */

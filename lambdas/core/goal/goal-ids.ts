@@ -16,23 +16,31 @@ export const APPROVAL_ID_PATTERN = /^ap-[0-9a-f]{32}$/;
 /** `rev-` and 24 lower-case hex digits (96 random bits). */
 export const REVISION_ID_PATTERN = /^rev-[0-9a-f]{24}$/;
 
-export const GoalIdSchema = z
-  .string()
-  .check(z.regex(GOAL_ID_PATTERN, "must be a goal id: 'g-' and 26 lower-case Crockford base32 characters"));
+export const GoalIdSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z
+    .string()
+    .check(z.regex(GOAL_ID_PATTERN, "must be a goal id: 'g-' and 26 lower-case Crockford base32 characters")),
+);
 
-export const ApprovalIdSchema = z
-  .string()
-  .check(z.regex(APPROVAL_ID_PATTERN, "must be an approval id: 'ap-' and 32 lower-case hex digits"));
+export const ApprovalIdSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z
+    .string()
+    .check(z.regex(APPROVAL_ID_PATTERN, "must be an approval id: 'ap-' and 32 lower-case hex digits")),
+);
 
-export const RevisionIdSchema = z
-  .string()
-  .check(z.regex(REVISION_ID_PATTERN, "must be a revision id: 'rev-' and 24 lower-case hex digits"));
+export const RevisionIdSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z
+    .string()
+    .check(z.regex(REVISION_ID_PATTERN, "must be a revision id: 'rev-' and 24 lower-case hex digits")),
+);
 
 /**
  * A run id: `r1`, `r2`, … as runs are numbered (`nextRunId`); the first run of an older goal may
  * carry another short id, so any 1 to 40 letters, digits, `_` or `-` are accepted.
  */
-export const RunIdSchema = z.string().check(z.regex(/^[A-Za-z0-9_-]{1,40}$/, "must be a run id such as r1"));
+export const RunIdSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.string().check(z.regex(/^[A-Za-z0-9_-]{1,40}$/, "must be a run id such as r1")),
+);
 
 const CROCKFORD = "0123456789abcdefghjkmnpqrstvwxyz";
 const ID_BYTES = 16;

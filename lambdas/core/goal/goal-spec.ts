@@ -6,84 +6,107 @@ import { ThinkingSettingsSchema } from "./thinking-settings";
 import { parseOrThrow } from "./validation";
 
 /** Ids that are safe in keys, URLs and prompts: `tests-pass`, `report_1`. */
-const IdentifierSchema = z
-  .string()
-  .check(
-    z.regex(
-      /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/,
-      "must be 1-64 letters, digits, '-' or '_', starting with a letter or digit",
+const IdentifierSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z
+    .string()
+    .check(
+      z.regex(
+        /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/,
+        "must be 1-64 letters, digits, '-' or '_', starting with a letter or digit",
+      ),
     ),
-  );
+);
 
 /**
  * A `tools[]` entry: a tool's name, or `<server>__*` for every tool of one MCP server (its tools
  * are named `<server>__<tool>`, DESIGN §6).
  */
-const ToolGrantSchema = z
-  .string()
-  .check(
-    z.regex(
-      /^(?:[A-Za-z0-9][A-Za-z0-9_-]{0,63}|[A-Za-z][A-Za-z0-9-]{0,31}__\*)$/,
-      "must be a tool name (1-64 letters, digits, '-' or '_', starting with a letter or digit) or <mcp-server>__*",
+const ToolGrantSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z
+    .string()
+    .check(
+      z.regex(
+        /^(?:[A-Za-z0-9][A-Za-z0-9_-]{0,63}|[A-Za-z][A-Za-z0-9-]{0,31}__\*)$/,
+        "must be a tool name (1-64 letters, digits, '-' or '_', starting with a letter or digit) or <mcp-server>__*",
+      ),
     ),
-  );
+);
 
 const NonEmptyText = (max: number) =>
   z.string().check(z.trim(), z.minLength(1, "must not be empty"), z.maxLength(max));
 
 /** Workspace paths are relative, normalised and cannot climb out of the goal's workspace. */
-export const WorkspacePathSchema = z.string().check(
-  z.minLength(1, "must not be empty"),
-  z.maxLength(512),
-  z.refine((path) => !path.startsWith("/") && !path.split("/").some((part) => part === ".." || part === ""), {
-    message: "must be a relative path without '..' or empty segments",
+export const WorkspacePathSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.string().check(
+    z.minLength(1, "must not be empty"),
+    z.maxLength(512),
+    z.refine(
+      (path) => !path.startsWith("/") && !path.split("/").some((part) => part === ".." || part === ""),
+      {
+        message: "must be a relative path without '..' or empty segments",
+      },
+    ),
+  ),
+);
+
+export const ArtifactCheckSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.strictObject({
+    kind: z.literal("artifact"),
+    path: WorkspacePathSchema,
+    contains: z.optional(z.string().check(z.minLength(1))),
   }),
 );
 
-export const ArtifactCheckSchema = z.strictObject({
-  kind: z.literal("artifact"),
-  path: WorkspacePathSchema,
-  contains: z.optional(z.string().check(z.minLength(1))),
-});
-
 /** A predicate over a recorded tool result: all given conditions must hold. */
-export const ToolResultExpectationSchema = z.strictObject({
-  status: z._default(z.enum(["success", "error"]), "success"),
-  contains: z.optional(z.string().check(z.minLength(1))),
-  equals: z.optional(z.json()),
-});
+export const ToolResultExpectationSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.strictObject({
+    status: z._default(z.enum(["success", "error"]), "success"),
+    contains: z.optional(z.string().check(z.minLength(1))),
+    equals: z.optional(z.json()),
+  }),
+);
 
-export const ToolResultCheckSchema = z.strictObject({
-  kind: z.literal("tool_result"),
-  tool: IdentifierSchema,
-  expect: ToolResultExpectationSchema,
-});
+export const ToolResultCheckSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.strictObject({
+    kind: z.literal("tool_result"),
+    tool: IdentifierSchema,
+    expect: ToolResultExpectationSchema,
+  }),
+);
 
-export const ApprovalCheckSchema = z.strictObject({
-  kind: z.literal("approval"),
-  prompt: NonEmptyText(2000),
-});
+export const ApprovalCheckSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.strictObject({
+    kind: z.literal("approval"),
+    prompt: NonEmptyText(2000),
+  }),
+);
 
 /** The weakest evidence: a model's judgement against a rubric, labelled as such wherever it appears. */
-export const ModelJudgeCheckSchema = z.strictObject({
-  kind: z.literal("model_judge"),
-  rubric: NonEmptyText(4000),
-});
+export const ModelJudgeCheckSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.strictObject({
+    kind: z.literal("model_judge"),
+    rubric: NonEmptyText(4000),
+  }),
+);
 
-export const VerifySchema = z.discriminatedUnion("kind", [
-  ArtifactCheckSchema,
-  ToolResultCheckSchema,
-  ApprovalCheckSchema,
-  ModelJudgeCheckSchema,
-]);
+export const VerifySchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.discriminatedUnion("kind", [
+    ArtifactCheckSchema,
+    ToolResultCheckSchema,
+    ApprovalCheckSchema,
+    ModelJudgeCheckSchema,
+  ]),
+);
 export type Verify = z.infer<typeof VerifySchema>;
 export type VerifyKind = Verify["kind"];
 
-export const SuccessCheckSchema = z.strictObject({
-  id: IdentifierSchema,
-  description: NonEmptyText(1000),
-  verify: VerifySchema,
-});
+export const SuccessCheckSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.strictObject({
+    id: IdentifierSchema,
+    description: NonEmptyText(1000),
+    verify: VerifySchema,
+  }),
+);
 export type SuccessCheck = z.infer<typeof SuccessCheckSchema>;
 
 export const DEFAULT_LIMITS = {
@@ -94,17 +117,19 @@ export const DEFAULT_LIMITS = {
   maxAttempts: 3,
 } as const;
 
-export const LimitsSchema = z.strictObject({
-  maxSteps: z._default(z.number().check(z.int(), z.gte(1), z.lte(100_000)), DEFAULT_LIMITS.maxSteps),
-  maxCostUsd: z._default(z.number().check(z.positive(), z.lte(10_000)), DEFAULT_LIMITS.maxCostUsd),
-  deadline: z.optional(z.iso.datetime({ offset: true })),
-  maxNoProgressCycles: z._default(
-    z.number().check(z.int(), z.gte(1), z.lte(1000)),
-    DEFAULT_LIMITS.maxNoProgressCycles,
-  ),
-  maxReplans: z._default(z.number().check(z.int(), z.gte(0), z.lte(1000)), DEFAULT_LIMITS.maxReplans),
-  maxAttempts: z._default(z.number().check(z.int(), z.gte(1), z.lte(1000)), DEFAULT_LIMITS.maxAttempts),
-});
+export const LimitsSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.strictObject({
+    maxSteps: z._default(z.number().check(z.int(), z.gte(1), z.lte(100_000)), DEFAULT_LIMITS.maxSteps),
+    maxCostUsd: z._default(z.number().check(z.positive(), z.lte(10_000)), DEFAULT_LIMITS.maxCostUsd),
+    deadline: z.optional(z.iso.datetime({ offset: true })),
+    maxNoProgressCycles: z._default(
+      z.number().check(z.int(), z.gte(1), z.lte(1000)),
+      DEFAULT_LIMITS.maxNoProgressCycles,
+    ),
+    maxReplans: z._default(z.number().check(z.int(), z.gte(0), z.lte(1000)), DEFAULT_LIMITS.maxReplans),
+    maxAttempts: z._default(z.number().check(z.int(), z.gte(1), z.lte(1000)), DEFAULT_LIMITS.maxAttempts),
+  }),
+);
 export type Limits = z.infer<typeof LimitsSchema>;
 
 /**
@@ -112,64 +137,74 @@ export type Limits = z.infer<typeof LimitsSchema>;
  * limit leaves the others to whoever applies it (a limit decision keeps them; a sub-goal carves
  * them from its parent's budget).
  */
-export const OptionalLimitsSchema = z.strictObject({
-  maxSteps: z.optional(LimitsSchema.shape.maxSteps.def.innerType),
-  maxCostUsd: z.optional(LimitsSchema.shape.maxCostUsd.def.innerType),
-  deadline: LimitsSchema.shape.deadline,
-  maxNoProgressCycles: z.optional(LimitsSchema.shape.maxNoProgressCycles.def.innerType),
-  maxReplans: z.optional(LimitsSchema.shape.maxReplans.def.innerType),
-  maxAttempts: z.optional(LimitsSchema.shape.maxAttempts.def.innerType),
-});
+export const OptionalLimitsSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.strictObject({
+    maxSteps: z.optional(LimitsSchema.shape.maxSteps.def.innerType),
+    maxCostUsd: z.optional(LimitsSchema.shape.maxCostUsd.def.innerType),
+    deadline: LimitsSchema.shape.deadline,
+    maxNoProgressCycles: z.optional(LimitsSchema.shape.maxNoProgressCycles.def.innerType),
+    maxReplans: z.optional(LimitsSchema.shape.maxReplans.def.innerType),
+    maxAttempts: z.optional(LimitsSchema.shape.maxAttempts.def.innerType),
+  }),
+);
 
 export const PATTERNS = ["react", "plan_execute", "reflexion"] as const;
-export const PatternSchema = z.enum(PATTERNS);
+export const PatternSchema = /* @__PURE__ */ z.lazySchema(() => z.enum(PATTERNS));
 export type Pattern = z.infer<typeof PatternSchema>;
-export const RequestedPatternSchema = z.enum([...PATTERNS, "auto"]);
+export const RequestedPatternSchema = /* @__PURE__ */ z.lazySchema(() => z.enum([...PATTERNS, "auto"]));
 export type RequestedPattern = z.infer<typeof RequestedPatternSchema>;
 
-export const HintsSchema = z.strictObject({
-  /** The route is unknown and has to be found by trying things. */
-  exploratory: z.optional(z.boolean()),
-  /** The result's quality matters more than its speed: attempt, evaluate, reflect, retry. */
-  qualityCritical: z.optional(z.boolean()),
-  /** A known procedure: `true`, or its steps in order. */
-  procedure: z.optional(
-    z.union([z.boolean(), z.array(NonEmptyText(500)).check(z.minLength(1), z.maxLength(50))]),
-  ),
-});
+export const HintsSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.strictObject({
+    /** The route is unknown and has to be found by trying things. */
+    exploratory: z.optional(z.boolean()),
+    /** The result's quality matters more than its speed: attempt, evaluate, reflect, retry. */
+    qualityCritical: z.optional(z.boolean()),
+    /** A known procedure: `true`, or its steps in order. */
+    procedure: z.optional(
+      z.union([z.boolean(), z.array(NonEmptyText(500)).check(z.minLength(1), z.maxLength(50))]),
+    ),
+  }),
+);
 export type Hints = z.infer<typeof HintsSchema>;
 
 export const APPROVAL_CHANNELS = ["api", "cli", "slack", "email"] as const;
 
-export const ApprovalPolicySchema = z.strictObject({
-  /** Tools that always need a human approval before they run, whatever their risk. */
-  requireFor: z._default(z.array(IdentifierSchema).check(z.maxLength(50)), []),
-  /** Tools that skip the approval gate even when irreversible. */
-  preAuthorized: z._default(z.array(IdentifierSchema).check(z.maxLength(50)), []),
-  channels: z._default(z.array(z.enum(APPROVAL_CHANNELS)).check(z.maxLength(4)), ["api"]),
-  /** Slack channel id for approval messages (`C0123…`), when `slack` is a channel. */
-  slackChannel: z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
-  /** Address for approval emails, when `email` is a channel. */
-  email: z.optional(z.email()),
-});
+export const ApprovalPolicySchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.strictObject({
+    /** Tools that always need a human approval before they run, whatever their risk. */
+    requireFor: z._default(z.array(IdentifierSchema).check(z.maxLength(50)), []),
+    /** Tools that skip the approval gate even when irreversible. */
+    preAuthorized: z._default(z.array(IdentifierSchema).check(z.maxLength(50)), []),
+    channels: z._default(z.array(z.enum(APPROVAL_CHANNELS)).check(z.maxLength(4)), ["api"]),
+    /** Slack channel id for approval messages (`C0123…`), when `slack` is a channel. */
+    slackChannel: z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
+    /** Address for approval emails, when `email` is a channel. */
+    email: z.optional(z.email()),
+  }),
+);
 export type ApprovalPolicy = z.infer<typeof ApprovalPolicySchema>;
 
-const modelOverrideShape = Object.fromEntries(
-  ["default", ...MODEL_ROLES].map((key) => [
-    key,
-    z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
-  ]),
-) as Record<"default" | (typeof MODEL_ROLES)[number], z.ZodMiniOptional<z.ZodMiniString>>;
+// A function, called by the schema's builder: schemas built at import would cost every cold start.
+const modelOverrideShape = () =>
+  Object.fromEntries(
+    ["default", ...MODEL_ROLES].map((key) => [
+      key,
+      z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
+    ]),
+  ) as Record<"default" | (typeof MODEL_ROLES)[number], z.ZodMiniOptional<z.ZodMiniString>>;
 
 /**
  * Per-role model ids; `default` applies to every role not named. Checked against the allow-list.
  * `thinking` sets a role's thinking mode and effort over the deployment's, checked against the
  * role's model when the goal is taken in.
  */
-export const ModelOverridesSchema = z.strictObject({
-  ...modelOverrideShape,
-  thinking: z.optional(ThinkingSettingsSchema),
-});
+export const ModelOverridesSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.strictObject({
+    ...modelOverrideShape(),
+    thinking: z.optional(ThinkingSettingsSchema),
+  }),
+);
 export type ModelOverrides = z.infer<typeof ModelOverridesSchema>;
 
 /**
@@ -202,36 +237,38 @@ export function refuseDuplicateCheckIds(
 }
 
 /** The goal contract a user submits (`POST /goals`). zod is the single source of this shape. */
-export const GoalSpecSchema = z
-  .strictObject({
-    objective: NonEmptyText(4000),
-    scope: z.optional(z.array(NonEmptyText(1000)).check(z.maxLength(50))),
-    successChecks: z
-      .array(SuccessCheckSchema)
-      .check(
-        z.minLength(1, "must list at least one success check"),
-        z.maxLength(20, "must list at most 20 success checks"),
-      ),
-    constraints: z.optional(z.array(NonEmptyText(1000)).check(z.maxLength(50))),
-    limits: z._default(LimitsSchema, () => LimitsSchema.parse({})),
-    pattern: z._default(RequestedPatternSchema, "auto"),
-    hints: z.optional(HintsSchema),
-    tools: z.optional(z.array(ToolGrantSchema).check(z.maxLength(50))),
-    approval: z._default(ApprovalPolicySchema, () => ApprovalPolicySchema.parse({})),
-    models: z.optional(ModelOverridesSchema),
-    /** Set by the system for a sub-goal; refused in a GoalSpec a user submits (intake). */
-    parentGoalId: z.optional(IdentifierSchema),
-    /** Set by the system for a fork (`POST /goals/{goalId}/fork`); refused in a GoalSpec a user submits. */
-    forkedFrom: z.optional(ForkedFromSchema),
-    /**
-     * What becomes of a plan_execute goal's completed steps when it ends `terminated` or `cancelled`:
-     * `keep` them, or `compensate` them (undone in reverse order). Absent: the deployment's setting.
-     */
-    onAbandon: z.optional(z.enum(ON_ABANDON)),
-    /** How its model calls queue when a model's quota is short; absent: `normal` (a sub-goal: its parent's). */
-    priority: z.optional(z.enum(GOAL_PRIORITIES)),
-  })
-  .check(z.superRefine(refuseDuplicateCheckIds));
+export const GoalSpecSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z
+    .strictObject({
+      objective: NonEmptyText(4000),
+      scope: z.optional(z.array(NonEmptyText(1000)).check(z.maxLength(50))),
+      successChecks: z
+        .array(SuccessCheckSchema)
+        .check(
+          z.minLength(1, "must list at least one success check"),
+          z.maxLength(20, "must list at most 20 success checks"),
+        ),
+      constraints: z.optional(z.array(NonEmptyText(1000)).check(z.maxLength(50))),
+      limits: z._default(LimitsSchema, () => LimitsSchema.parse({})),
+      pattern: z._default(RequestedPatternSchema, "auto"),
+      hints: z.optional(HintsSchema),
+      tools: z.optional(z.array(ToolGrantSchema).check(z.maxLength(50))),
+      approval: z._default(ApprovalPolicySchema, () => ApprovalPolicySchema.parse({})),
+      models: z.optional(ModelOverridesSchema),
+      /** Set by the system for a sub-goal; refused in a GoalSpec a user submits (intake). */
+      parentGoalId: z.optional(IdentifierSchema),
+      /** Set by the system for a fork (`POST /goals/{goalId}/fork`); refused in a GoalSpec a user submits. */
+      forkedFrom: z.optional(ForkedFromSchema),
+      /**
+       * What becomes of a plan_execute goal's completed steps when it ends `terminated` or `cancelled`:
+       * `keep` them, or `compensate` them (undone in reverse order). Absent: the deployment's setting.
+       */
+      onAbandon: z.optional(z.enum(ON_ABANDON)),
+      /** How its model calls queue when a model's quota is short; absent: `normal` (a sub-goal: its parent's). */
+      priority: z.optional(z.enum(GOAL_PRIORITIES)),
+    })
+    .check(z.superRefine(refuseDuplicateCheckIds)),
+);
 
 /** The GoalSpec as submitted (defaults optional). */
 export type GoalSpecInput = z.input<typeof GoalSpecSchema>;

@@ -99,10 +99,12 @@ export function awaitLimitDecision(
  * The limits a human may change in a decision, with the GoalSpec's bounds. Built without the spec's
  * defaults: a patch naming one limit must not reset the others.
  */
-export const LimitsPatchSchema = OptionalLimitsSchema.check(
-  z.refine((patch) => Object.keys(patch).length > 0, {
-    message: "must change at least one limit",
-  }),
+export const LimitsPatchSchema = /* @__PURE__ */ z.lazySchema(() =>
+  OptionalLimitsSchema.check(
+    z.refine((patch) => Object.keys(patch).length > 0, {
+      message: "must change at least one limit",
+    }),
+  ),
 );
 export type LimitsPatch = z.input<typeof LimitsPatchSchema>;
 

@@ -23,18 +23,22 @@ import { parseOrThrow } from "./validation";
 /** The revision types that may replace the success checks, and only with checks a human supplied. */
 export const CHECK_CHANGING_REVISIONS: readonly RevisionType[] = ["modify_objective", "pivot", "redirect"];
 
-/** The fields of a human revision as a caller sends them; who asks is added by the door. */
-const REVISION_FIELDS = z.extend(
-  z.pick(QueuedRevisionSchema, {
-    type: true,
-    successChecks: true,
-    reason: true,
-  }),
-  {
-    content: z.string().check(z.trim(), z.minLength(1, "must not be empty"), z.maxLength(8000)),
-    target: z.optional(CorrectionTargetSchema),
-  },
-).shape;
+/**
+ * The fields of a human revision as a caller sends them; who asks is added by the door. A function,
+ * called inside the schemas built from it, so that importing this module builds nothing.
+ */
+const revisionFields = () =>
+  z.extend(
+    z.pick(QueuedRevisionSchema, {
+      type: true,
+      successChecks: true,
+      reason: true,
+    }),
+    {
+      content: z.string().check(z.trim(), z.minLength(1, "must not be empty"), z.maxLength(8000)),
+      target: z.optional(CorrectionTargetSchema),
+    },
+  ).shape;
 
 /** Only a corrective revision names steps to undo; only the check-changing types replace checks. */
 const checkRevisionFields = z.superRefine(
@@ -57,16 +61,20 @@ const checkRevisionFields = z.superRefine(
 );
 
 /** `POST /goals/{goalId}/revisions`: the body (the OpenAPI document and the client use this one). */
-export const RevisionRequestSchema = z.strictObject(REVISION_FIELDS).check(checkRevisionFields);
+export const RevisionRequestSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.strictObject(revisionFields()).check(checkRevisionFields),
+);
 export type RevisionRequest = z.input<typeof RevisionRequestSchema>;
 
 /** A human revision as submitted (`POST /goals/{goalId}/revisions`, the `/goal` directive, Slack). */
-export const RevisionInputSchema = z
-  .strictObject({
-    ...REVISION_FIELDS,
-    requestedBy: z.string().check(z.minLength(1, "must name who asks")),
-  })
-  .check(checkRevisionFields);
+export const RevisionInputSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z
+    .strictObject({
+      ...revisionFields(),
+      requestedBy: z.string().check(z.minLength(1, "must name who asks")),
+    })
+    .check(checkRevisionFields),
+);
 export type RevisionInput = z.input<typeof RevisionInputSchema>;
 
 /**

@@ -13,12 +13,14 @@ export const LIVE_ALIAS = "live";
  * version, whose definition names the Lambda versions of its steps. So a goal keeps its code from
  * its first step to its last, however long it waits.
  */
-export const RunsOnSchema = z.object({
-  /** The version's label (`0.1.0-3f2a9c1e`), the same for every pattern of one deploy. */
-  version: z.string().check(z.minLength(1), z.maxLength(128)),
-  /** The pattern's state machine version the goal's runs start on (`…:stateMachine:<name>:<n>`). */
-  stateMachineVersionArn: z.string().check(z.minLength(1), z.maxLength(2048)),
-});
+export const RunsOnSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    /** The version's label (`0.1.0-3f2a9c1e`), the same for every pattern of one deploy. */
+    version: z.string().check(z.minLength(1), z.maxLength(128)),
+    /** The pattern's state machine version the goal's runs start on (`…:stateMachine:<name>:<n>`). */
+    stateMachineVersionArn: z.string().check(z.minLength(1), z.maxLength(2048)),
+  }),
+);
 export type RunsOn = z.infer<typeof RunsOnSchema>;
 
 /**

@@ -18,33 +18,37 @@ const MAX_NAMED_CALLS = 50;
 export const SAGA_TRIGGERS = ["corrective", "abandoned"] as const;
 
 /** A call of the range that has no compensator: the human sees it was not undone, and why. */
-export const UncompensatedCallSchema = z.object({
-  step: z.number().check(z.int(), z.gte(1)),
-  tool: z.string(),
-  toolUseId: z.string(),
-  reason: z.string().check(z.maxLength(300)),
-});
+export const UncompensatedCallSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    step: z.number().check(z.int(), z.gte(1)),
+    tool: z.string(),
+    toolUseId: z.string(),
+    reason: z.string().check(z.maxLength(300)),
+  }),
+);
 export type UncompensatedCall = z.infer<typeof UncompensatedCallSchema>;
 
-export const SagaSchema = z.object({
-  sagaId: z.string(),
-  trigger: z.enum(SAGA_TRIGGERS),
-  /** The corrective revision that asked for it. */
-  revisionId: z.optional(z.string()),
-  /** The first step undone (with every later one, up to `toStep`). */
-  fromStep: z.number().check(z.int(), z.gte(1)),
-  toStep: z.number().check(z.int(), z.gte(0)),
-  status: z.enum(["running", "completed"]),
-  /** Calls of the saga's order handled so far (undone, found undone, skipped or reported). */
-  processed: z.number().check(z.int(), z.gte(0)),
-  /** Calls whose compensator undid them. */
-  undone: z.number().check(z.int(), z.gte(0)),
-  notCompensable: z.array(UncompensatedCallSchema).check(z.maxLength(MAX_NAMED_CALLS)),
-  /** Compensators that ran and failed, or found the call's effect changed since: left for a human. */
-  failed: z.array(UncompensatedCallSchema).check(z.maxLength(MAX_NAMED_CALLS)),
-  startedAt: z.iso.datetime(),
-  completedAt: z.optional(z.iso.datetime()),
-});
+export const SagaSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    sagaId: z.string(),
+    trigger: z.enum(SAGA_TRIGGERS),
+    /** The corrective revision that asked for it. */
+    revisionId: z.optional(z.string()),
+    /** The first step undone (with every later one, up to `toStep`). */
+    fromStep: z.number().check(z.int(), z.gte(1)),
+    toStep: z.number().check(z.int(), z.gte(0)),
+    status: z.enum(["running", "completed"]),
+    /** Calls of the saga's order handled so far (undone, found undone, skipped or reported). */
+    processed: z.number().check(z.int(), z.gte(0)),
+    /** Calls whose compensator undid them. */
+    undone: z.number().check(z.int(), z.gte(0)),
+    notCompensable: z.array(UncompensatedCallSchema).check(z.maxLength(MAX_NAMED_CALLS)),
+    /** Compensators that ran and failed, or found the call's effect changed since: left for a human. */
+    failed: z.array(UncompensatedCallSchema).check(z.maxLength(MAX_NAMED_CALLS)),
+    startedAt: z.iso.datetime(),
+    completedAt: z.optional(z.iso.datetime()),
+  }),
+);
 export type Saga = z.infer<typeof SagaSchema>;
 
 /** Appends a call to a bounded list of the saga (the events keep every one). */

@@ -27,7 +27,8 @@ export const DEFAULT_SUBGOAL_MAX_DEPTH = 3;
 /** Configuration `subgoals.maxChildren`'s default: how many sub-goals one goal may start. */
 export const DEFAULT_SUBGOAL_MAX_CHILDREN = 10;
 
-const spec = GoalSpecSchema.shape;
+// A function, not a constant: reading the shape at import would build GoalSpecSchema in every cold start.
+const spec = () => GoalSpecSchema.shape;
 
 /**
  * The limits a spawn may ask for, each optional: what it leaves out is carved from the parent's
@@ -40,42 +41,44 @@ export const SubgoalLimitsSchema = OptionalLimitsSchema;
  * subset of the parent's (default: all of them), `models` only from the allow-list (default: the
  * parent's), `limits` within what the parent has left. Its approval policy is the parent's.
  */
-export const SubgoalRequestSchema = z
-  .strictObject({
-    objective: spec.objective
-      .clone()
-      .register(z.globalRegistry, { description: "What the sub-goal must achieve, in one or two sentences" }),
-    successChecks: z
-      .array(spec.successChecks.def.element)
-      .check(
-        z.minLength(1, "must list at least one success check"),
-        z.maxLength(20, "must list at most 20 success checks"),
-      )
-      .register(z.globalRegistry, {
-        description: "How the sub-goal proves it is done: the same success checks a GoalSpec takes",
+export const SubgoalRequestSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z
+    .strictObject({
+      objective: spec().objective.clone().register(z.globalRegistry, {
+        description: "What the sub-goal must achieve, in one or two sentences",
       }),
-    scope: spec.scope,
-    constraints: spec.constraints,
-    hints: z.optional(HintsSchema),
-    pattern: z.optional(RequestedPatternSchema).register(z.globalRegistry, {
-      description: "react, plan_execute, reflexion or auto (the default: the selector's rules pick)",
-    }),
-    limits: z.optional(SubgoalLimitsSchema).register(z.globalRegistry, {
-      description:
-        "At most what the parent has left; by default a share of the parent's remaining cost and steps, and its deadline",
-    }),
-    tools: spec.tools
-      .clone()
-      .register(z.globalRegistry, { description: "A subset of the parent's tools; default: all of them" }),
-    models: z
-      .optional(ModelOverridesSchema)
-      .register(z.globalRegistry, { description: "Models from the allow-list; default: the parent's" }),
-    priority: spec.priority.clone().register(z.globalRegistry, {
-      description:
-        "high, normal or low: how its model calls queue when a model's quota is short; default: the parent's",
-    }),
-  })
-  .check(z.superRefine(refuseDuplicateCheckIds));
+      successChecks: z
+        .array(spec().successChecks.def.element)
+        .check(
+          z.minLength(1, "must list at least one success check"),
+          z.maxLength(20, "must list at most 20 success checks"),
+        )
+        .register(z.globalRegistry, {
+          description: "How the sub-goal proves it is done: the same success checks a GoalSpec takes",
+        }),
+      scope: spec().scope,
+      constraints: spec().constraints,
+      hints: z.optional(HintsSchema),
+      pattern: z.optional(RequestedPatternSchema).register(z.globalRegistry, {
+        description: "react, plan_execute, reflexion or auto (the default: the selector's rules pick)",
+      }),
+      limits: z.optional(SubgoalLimitsSchema).register(z.globalRegistry, {
+        description:
+          "At most what the parent has left; by default a share of the parent's remaining cost and steps, and its deadline",
+      }),
+      tools: spec()
+        .tools.clone()
+        .register(z.globalRegistry, { description: "A subset of the parent's tools; default: all of them" }),
+      models: z
+        .optional(ModelOverridesSchema)
+        .register(z.globalRegistry, { description: "Models from the allow-list; default: the parent's" }),
+      priority: spec().priority.clone().register(z.globalRegistry, {
+        description:
+          "high, normal or low: how its model calls queue when a model's quota is short; default: the parent's",
+      }),
+    })
+    .check(z.superRefine(refuseDuplicateCheckIds)),
+);
 export type SubgoalRequest = z.infer<typeof SubgoalRequestSchema>;
 export type SubgoalRequestInput = z.input<typeof SubgoalRequestSchema>;
 
@@ -87,45 +90,49 @@ export const SUBGOAL_END_STATUSES = ["completed", "cancelled", "terminated"] as 
  * until the child ends, then the child's final status and usage, which the parent's usage includes
  * from then on), or why the call was refused (a tool error the model gets, nothing started).
  */
-export const SubgoalEntrySchema = z.object({
-  /** `toolCallIdempotencyKey` of the call: goal, the turn's run and iteration, toolUseId. */
-  callKey: z.string(),
-  toolUseId: z.string(),
-  /** The run and iteration whose turn made the call (its checkpoint's). */
-  runId: z.string(),
-  iteration: z.number().check(z.int(), z.gte(0)),
-  status: z.enum(["running", ...SUBGOAL_END_STATUSES, "refused"]),
-  /** The child's goal id (absent for a refused call). */
-  goalId: z.optional(z.string()),
-  objective: z.string().check(z.maxLength(300)),
-  pattern: z.optional(z.string()),
-  /** What the child may spend: reserved from the parent's budget while it runs. */
-  reserved: z.optional(
-    z.object({ maxCostUsd: z.number().check(z.gte(0)), maxSteps: z.number().check(z.int(), z.gte(0)) }),
-  ),
-  /** The child's usage once it ended: already added to the parent's. */
-  usage: z.optional(UsageSchema),
-  /** The same per model role (added to the parent's usage by role). */
-  usageByRole: z.optional(z.partialRecord(ModelRoleSchema, UsageSchema)),
-  refusal: z.optional(z.object({ name: z.string(), message: z.string().check(z.maxLength(2000)) })),
-  startedAt: z.iso.datetime(),
-  endedAt: z.optional(z.iso.datetime()),
-});
+export const SubgoalEntrySchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    /** `toolCallIdempotencyKey` of the call: goal, the turn's run and iteration, toolUseId. */
+    callKey: z.string(),
+    toolUseId: z.string(),
+    /** The run and iteration whose turn made the call (its checkpoint's). */
+    runId: z.string(),
+    iteration: z.number().check(z.int(), z.gte(0)),
+    status: z.enum(["running", ...SUBGOAL_END_STATUSES, "refused"]),
+    /** The child's goal id (absent for a refused call). */
+    goalId: z.optional(z.string()),
+    objective: z.string().check(z.maxLength(300)),
+    pattern: z.optional(z.string()),
+    /** What the child may spend: reserved from the parent's budget while it runs. */
+    reserved: z.optional(
+      z.object({ maxCostUsd: z.number().check(z.gte(0)), maxSteps: z.number().check(z.int(), z.gte(0)) }),
+    ),
+    /** The child's usage once it ended: already added to the parent's. */
+    usage: z.optional(UsageSchema),
+    /** The same per model role (added to the parent's usage by role). */
+    usageByRole: z.optional(z.partialRecord(ModelRoleSchema, UsageSchema)),
+    refusal: z.optional(z.object({ name: z.string(), message: z.string().check(z.maxLength(2000)) })),
+    startedAt: z.iso.datetime(),
+    endedAt: z.optional(z.iso.datetime()),
+  }),
+);
 export type SubgoalEntry = z.infer<typeof SubgoalEntrySchema>;
 
 /**
  * The parent parked on a task token until every child its turn started has ended (the way it waits
  * for a human). The token never leaves the goal item: no event, snapshot or log carries it.
  */
-export const SubgoalWaitSchema = z.object({
-  /** Stands where an approval id stands in `waitingFor` and `resumeCondition`. */
-  waitId: z.string(),
-  /** The run and iteration of the turn whose calls started the children. */
-  runId: z.string(),
-  iteration: z.number().check(z.int(), z.gte(0)),
-  taskToken: z.string().check(z.maxLength(2048)),
-  since: z.iso.datetime(),
-});
+export const SubgoalWaitSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    /** Stands where an approval id stands in `waitingFor` and `resumeCondition`. */
+    waitId: z.string(),
+    /** The run and iteration of the turn whose calls started the children. */
+    runId: z.string(),
+    iteration: z.number().check(z.int(), z.gte(0)),
+    taskToken: z.string().check(z.maxLength(2048)),
+    since: z.iso.datetime(),
+  }),
+);
 export type SubgoalWait = z.infer<typeof SubgoalWaitSchema>;
 
 /** Whether an entry's child has ended (or the call was refused): nothing is left to wait for. */

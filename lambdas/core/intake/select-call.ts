@@ -15,10 +15,12 @@ export const SELECT_MAX_TOKENS = 300;
 /** The tool a selector answers through (Converse structured output); JSON in text is accepted too. */
 export const CHOOSE_PATTERN_TOOL = "choose_pattern";
 
-const SelectionSchema = z.object({
-  pattern: PatternSchema,
-  reason: z.string().check(z.trim(), z.minLength(1), z.maxLength(500)),
-});
+const SelectionSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    pattern: PatternSchema,
+    reason: z.string().check(z.trim(), z.minLength(1), z.maxLength(500)),
+  }),
+);
 
 export const SELECT_INSTRUCTIONS = [
   "Choose the loop pattern that fits the goal below best, and say why in one sentence.",

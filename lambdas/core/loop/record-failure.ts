@@ -12,10 +12,14 @@ import { isRunningIn, type StepResult } from "./step-result";
 import { updateGoal } from "./update-goal";
 
 /** The `$.error` a Step Functions Catch adds: `Cause` is the Lambda's error JSON, as a string. */
-export const StepErrorSchema = z.object({ Error: z.string(), Cause: z.optional(z.string()) });
+export const StepErrorSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({ Error: z.string(), Cause: z.optional(z.string()) }),
+);
 export type StepError = z.infer<typeof StepErrorSchema>;
 
-const LambdaCauseSchema = z.object({ errorType: z.optional(z.string()), errorMessage: z.string() });
+const LambdaCauseSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({ errorType: z.optional(z.string()), errorMessage: z.string() }),
+);
 
 /** Longest message kept in the stop reason; the full one stays in the execution history. */
 const MAX_MESSAGE = 2000;

@@ -2,32 +2,36 @@ import { UnknownModelPriceError } from "../goal/errors";
 import { type GoalChange, goalEvent, settle } from "../goal/goal-change";
 import { EMPTY_USAGE, type GoalRecord, type Usage } from "../goal/goal-record";
 import { clip } from "../goal/text";
-import { parseOrThrow } from "../goal/validation";
 import type { ModelTurn, TokenUsage } from "../ports/model-client";
 import * as z from "../zod";
 import priceFile from "./model-prices.json" with { type: "json" };
 import type { ModelRole } from "./model-roles";
 
 /** USD per one million tokens of each kind. */
-export const ModelPriceSchema = z.strictObject({
-  input: z.number().check(z.gte(0)),
-  output: z.number().check(z.gte(0)),
-  cacheRead: z.number().check(z.gte(0)),
-  cacheWrite: z.number().check(z.gte(0)),
-});
+export const ModelPriceSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.strictObject({
+    input: z.number().check(z.gte(0)),
+    output: z.number().check(z.gte(0)),
+    cacheRead: z.number().check(z.gte(0)),
+    cacheWrite: z.number().check(z.gte(0)),
+  }),
+);
 export type ModelPrice = z.infer<typeof ModelPriceSchema>;
 
-export const PriceTableSchema = z.object({
-  $comment: z.optional(z.string()),
-  models: z.record(z.string().check(z.minLength(1)), ModelPriceSchema),
-});
+export const PriceTableSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    $comment: z.optional(z.string()),
+    models: z.record(z.string().check(z.minLength(1)), ModelPriceSchema),
+  }),
+);
 
-/** The price table from model-prices.json, checked once when the module loads. */
-export const MODEL_PRICES: Readonly<Record<string, ModelPrice>> = parseOrThrow(
-  PriceTableSchema,
-  priceFile,
-  "lambdas/core/models/model-prices.json",
-).models;
+/**
+ * The price table from model-prices.json. PriceTableSchema checks it when the tests run
+ * (test/unit/models/bundled-settings.test.ts), not at every cold start: the file is compiled into
+ * the bundle and cannot change after the build, and parsing it when the module loaded was the
+ * largest part of a model step's own import (about 6 ms, the process's first zod parse).
+ */
+export const MODEL_PRICES: Readonly<Record<string, ModelPrice>> = priceFile.models;
 
 /** The price of `modelId`: its own entry, else the longest `prefix*` entry it starts with. */
 export function priceOf(modelId: string): ModelPrice {

@@ -3,4 +3,4 @@ import * as z from "../zod";
 import { MODEL_ROLES, type ModelRole } from "./model-role-names";
 
 export { MODEL_ROLES, type ModelRole };
-export const ModelRoleSchema = z.enum(MODEL_ROLES);
+export const ModelRoleSchema = /* @__PURE__ */ z.lazySchema(() => z.enum(MODEL_ROLES));

@@ -8,15 +8,17 @@ import tierFile from "./model-tiers.json" with { type: "json" };
 export const MODEL_TIERS = ["heavy", "fast"] as const;
 export type ModelTier = (typeof MODEL_TIERS)[number];
 
-const TierFileSchema = z.object({
-  $comment: z.optional(z.string()),
-  roles: z.object(
-    Object.fromEntries(MODEL_ROLES.map((role) => [role, z.enum(MODEL_TIERS)])) as Record<
-      ModelRole,
-      z.ZodMiniEnum<{ heavy: "heavy"; fast: "fast" }>
-    >,
-  ),
-});
+const TierFileSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    $comment: z.optional(z.string()),
+    roles: z.object(
+      Object.fromEntries(MODEL_ROLES.map((role) => [role, z.enum(MODEL_TIERS)])) as Record<
+        ModelRole,
+        z.ZodMiniEnum<{ heavy: "heavy"; fast: "fast" }>
+      >,
+    ),
+  }),
+);
 
 /** The tier of every role, from model-tiers.json (checked once when the module loads). */
 export const ROLE_TIERS: Readonly<Record<ModelRole, ModelTier>> = parseOrThrow(

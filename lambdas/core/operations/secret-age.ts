@@ -10,16 +10,18 @@ export const OWNED_SECRETS_ENV = "OWNED_SECRETS";
  * monthly secret-age probe gets it: the key it is configured under, the id Secrets Manager knows
  * it by (an ARN, or the name a user configured), who rotates it and how old it may get.
  */
-export const OwnedSecretSchema = z.strictObject({
-  /** `slackSigningSecret`, `slackBotToken`, `emailLinkKey` or `mcp:<server name>`. */
-  key: z.string().check(z.minLength(1)),
-  secretId: z.string().check(z.minLength(1)),
-  owner: z.string().check(z.minLength(1)),
-  rotateAfterDays: z.number().check(z.int(), z.gte(1)),
-});
+export const OwnedSecretSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.strictObject({
+    /** `slackSigningSecret`, `slackBotToken`, `emailLinkKey` or `mcp:<server name>`. */
+    key: z.string().check(z.minLength(1)),
+    secretId: z.string().check(z.minLength(1)),
+    owner: z.string().check(z.minLength(1)),
+    rotateAfterDays: z.number().check(z.int(), z.gte(1)),
+  }),
+);
 export type OwnedSecret = z.infer<typeof OwnedSecretSchema>;
 
-export const OwnedSecretsSchema = z.array(OwnedSecretSchema);
+export const OwnedSecretsSchema = /* @__PURE__ */ z.lazySchema(() => z.array(OwnedSecretSchema));
 
 /** Whole days from when the secret's value last changed to `now` (0 for a date in the future). */
 export function secretAgeDays(changedAt: Date, now: Date): number {

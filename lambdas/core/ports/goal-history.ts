@@ -15,11 +15,13 @@ import type { StepRecord } from "./step-log";
 export const STEP_STATE_FORMAT = RECORD_SCHEMA;
 
 /** A workspace file as a step state lists it: which version of the path the goal held then. */
-export const ManifestEntrySchema = z.object({
-  path: z.string(),
-  sha256: z.string(),
-  version: z.number().check(z.int(), z.gte(1)),
-});
+export const ManifestEntrySchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    path: z.string(),
+    sha256: z.string(),
+    version: z.number().check(z.int(), z.gte(1)),
+  }),
+);
 export type ManifestEntry = z.infer<typeof ManifestEntrySchema>;
 
 /**
@@ -27,23 +29,25 @@ export type ManifestEntry = z.infer<typeof ManifestEntrySchema>;
  * there and a replay checks. Written once per step by the pattern's verify step (first writer wins)
  * and never changed, so it can be read while the goal runs on.
  */
-export const StepStateSchema = z.object({
-  format: z.literal(STEP_STATE_FORMAT),
-  goalId: z.string(),
-  step: z.number().check(z.int(), z.gte(1)),
-  /** The record with the step counted (evidence, progress, plan, lessons, usage, revision). */
-  record: GoalRecordSchema,
-  /**
-   * How many calls of each role the goal had checkpointed then: the call numbers a fork's next call
-   * of the role continues from (fixtures and `requestMetadata.call`), and which checkpoints it inherits.
-   */
-  calls: z.partialRecord(ModelRoleSchema, z.number().check(z.int(), z.gte(0))),
-  /** The workspace then: each file's path, content hash and version. */
-  workspace: z.array(ManifestEntrySchema),
-  /** The plan step the step executed (plan_execute). */
-  planStepId: z.optional(z.string()),
-  at: z.iso.datetime(),
-});
+export const StepStateSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    format: z.literal(STEP_STATE_FORMAT),
+    goalId: z.string(),
+    step: z.number().check(z.int(), z.gte(1)),
+    /** The record with the step counted (evidence, progress, plan, lessons, usage, revision). */
+    record: GoalRecordSchema,
+    /**
+     * How many calls of each role the goal had checkpointed then: the call numbers a fork's next call
+     * of the role continues from (fixtures and `requestMetadata.call`), and which checkpoints it inherits.
+     */
+    calls: z.partialRecord(ModelRoleSchema, z.number().check(z.int(), z.gte(0))),
+    /** The workspace then: each file's path, content hash and version. */
+    workspace: z.array(ManifestEntrySchema),
+    /** The plan step the step executed (plan_execute). */
+    planStepId: z.optional(z.string()),
+    at: z.iso.datetime(),
+  }),
+);
 export type StepState = z.infer<typeof StepStateSchema>;
 
 /** What `getStepState` found: the state, or that a newer goal-loops wrote it in a format this one does not read. */

@@ -16,59 +16,65 @@ export interface VersionedGoal {
 export { APPROVAL_STATUSES };
 
 /** A pending or decided approval, addressable by a random `approvalId`. */
-export const ApprovalSchema = z.object({
-  approvalId: z.string(),
-  goalId: z.string(),
-  tenantId: z.string(),
-  runId: z.string(),
-  status: z.enum(APPROVAL_STATUSES),
-  /** What exactly is being approved (tool name and input hash, plan id …): the approval binds to it. */
-  action: z.object({
-    kind: z.string(),
-    summary: z.string(),
-    fingerprint: z.string(),
-    /** A tool gate's calls in full: exactly what approving lets run. */
-    calls: z.optional(z.array(GatedCallSchema).check(z.maxLength(50))),
-  }),
-  /** The goal revision the request was made against. */
-  revision: z.number().check(z.int(), z.gte(1)),
-  /** Step Functions task token. Stored only here, never returned by the API or put in any message. */
-  taskToken: z.string().check(z.maxLength(2048)),
-  requestedAt: z.iso.datetime(),
-  expiresAt: z.iso.datetime(),
-  decision: z.optional(
-    z.object({
-      decision: z.enum(["approve", "reject"]),
-      decidedBy: z.string(),
-      comment: z.optional(z.string().check(z.maxLength(2000))),
-      decidedAt: z.iso.datetime(),
+export const ApprovalSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    approvalId: z.string(),
+    goalId: z.string(),
+    tenantId: z.string(),
+    runId: z.string(),
+    status: z.enum(APPROVAL_STATUSES),
+    /** What exactly is being approved (tool name and input hash, plan id …): the approval binds to it. */
+    action: z.object({
+      kind: z.string(),
+      summary: z.string(),
+      fingerprint: z.string(),
+      /** A tool gate's calls in full: exactly what approving lets run. */
+      calls: z.optional(z.array(GatedCallSchema).check(z.maxLength(50))),
     }),
-  ),
-});
+    /** The goal revision the request was made against. */
+    revision: z.number().check(z.int(), z.gte(1)),
+    /** Step Functions task token. Stored only here, never returned by the API or put in any message. */
+    taskToken: z.string().check(z.maxLength(2048)),
+    requestedAt: z.iso.datetime(),
+    expiresAt: z.iso.datetime(),
+    decision: z.optional(
+      z.object({
+        decision: z.enum(["approve", "reject"]),
+        decidedBy: z.string(),
+        comment: z.optional(z.string().check(z.maxLength(2000))),
+        decidedAt: z.iso.datetime(),
+      }),
+    ),
+  }),
+);
 export type Approval = z.infer<typeof ApprovalSchema>;
 export type ApprovalStatus = Approval["status"];
 
 /** Identifies one model call: a retried, redriven or restarted step finds its checkpoint here. */
-export const CheckpointKeySchema = z.object({
-  goalId: z.string(),
-  runId: z.string(),
-  iteration: z.number().check(z.int(), z.gte(0)),
-  role: ModelRoleSchema,
-  /** Tells apart several calls of one role in one step (one judge call per model_judge check). */
-  ordinal: z._default(z.number().check(z.int(), z.gte(0)), 0),
-});
+export const CheckpointKeySchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    goalId: z.string(),
+    runId: z.string(),
+    iteration: z.number().check(z.int(), z.gte(0)),
+    role: ModelRoleSchema,
+    /** Tells apart several calls of one role in one step (one judge call per model_judge check). */
+    ordinal: z._default(z.number().check(z.int(), z.gte(0)), 0),
+  }),
+);
 export type CheckpointKey = z.infer<typeof CheckpointKeySchema>;
 
-export const ModelCheckpointSchema = z.object({
-  key: CheckpointKeySchema,
-  /** The role's call number for this goal (fixtures and `requestMetadata.call`). */
-  call: z.number().check(z.int(), z.gte(0)),
-  turn: ModelTurnSchema,
-  /** The conversation the call was made in, for a role whose later prompts show the turn again. */
-  conversation: z.optional(TurnConversationSchema),
-  costUsd: z.number().check(z.gte(0)),
-  createdAt: z.iso.datetime(),
-});
+export const ModelCheckpointSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    key: CheckpointKeySchema,
+    /** The role's call number for this goal (fixtures and `requestMetadata.call`). */
+    call: z.number().check(z.int(), z.gte(0)),
+    turn: ModelTurnSchema,
+    /** The conversation the call was made in, for a role whose later prompts show the turn again. */
+    conversation: z.optional(TurnConversationSchema),
+    costUsd: z.number().check(z.gte(0)),
+    createdAt: z.iso.datetime(),
+  }),
+);
 export type ModelCheckpoint = z.infer<typeof ModelCheckpointSchema>;
 
 /** What `findCheckpoint` found: the stored call, or the number the next call of the role gets. */

@@ -4,20 +4,24 @@ import { ModelRoleSchema } from "../models/model-roles";
 import * as z from "../zod";
 
 /** A JSON value as the model sees it in tool inputs and results. */
-const JsonSchema = z.json();
+const JsonSchema = /* @__PURE__ */ z.lazySchema(() => z.json());
 
-export const ToolUseBlockSchema = z.object({
-  toolUseId: z.string(),
-  name: z.string(),
-  input: JsonSchema,
-});
+export const ToolUseBlockSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    toolUseId: z.string(),
+    name: z.string(),
+    input: JsonSchema,
+  }),
+);
 export type ToolUseBlock = z.infer<typeof ToolUseBlockSchema>;
 
-export const ToolResultBlockSchema = z.object({
-  toolUseId: z.string(),
-  status: z.enum(["success", "error"]),
-  content: z.array(z.union([z.object({ text: z.string() }), z.object({ json: JsonSchema })])),
-});
+export const ToolResultBlockSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    toolUseId: z.string(),
+    status: z.enum(["success", "error"]),
+    content: z.array(z.union([z.object({ text: z.string() }), z.object({ json: JsonSchema })])),
+  }),
+);
 export type ToolResultBlock = z.infer<typeof ToolResultBlockSchema>;
 
 /**
@@ -26,10 +30,12 @@ export type ToolResultBlock = z.infer<typeof ToolResultBlockSchema>;
  * provider's encrypted `redactedContent` (binary, kept as base64). Kept exactly as received and sent
  * back byte for byte, or not at all: never edited, truncated or moved to another history.
  */
-export const ReasoningContentSchema = z.union([
-  z.object({ reasoningText: z.object({ text: z.string(), signature: z.optional(z.string()) }) }),
-  z.object({ redactedContent: z.base64() }),
-]);
+export const ReasoningContentSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.union([
+    z.object({ reasoningText: z.object({ text: z.string(), signature: z.optional(z.string()) }) }),
+    z.object({ redactedContent: z.base64() }),
+  ]),
+);
 export type ReasoningContent = z.infer<typeof ReasoningContentSchema>;
 
 /** Content blocks in the shape Converse uses, so the Bedrock adapter maps them one to one. */
@@ -41,35 +47,43 @@ export type CacheTtl = (typeof CACHE_TTLS)[number];
  * A Bedrock CachePointBlock: `type` is always `default`; `ttl` `1h` keeps the entry an hour, on the
  * models that take it (context-settings.json `promptCache.hourTtlModels`).
  */
-export const CachePointSchema = z.object({
-  type: z.literal("default"),
-  ttl: z.optional(z.enum(CACHE_TTLS)),
-});
+export const CachePointSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    type: z.literal("default"),
+    ttl: z.optional(z.enum(CACHE_TTLS)),
+  }),
+);
 export type CachePoint = z.infer<typeof CachePointSchema>;
 
-export const ContentBlockSchema = z.union([
-  z.object({ text: z.string() }),
-  z.object({ toolUse: ToolUseBlockSchema }),
-  z.object({ toolResult: ToolResultBlockSchema }),
-  /** Only in assistant turns: the model's thinking, first in its turn. */
-  z.object({ reasoningContent: ReasoningContentSchema }),
-  /** Marks the end of a stable prefix that the model may cache. */
-  z.object({ cachePoint: CachePointSchema }),
-]);
+export const ContentBlockSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.union([
+    z.object({ text: z.string() }),
+    z.object({ toolUse: ToolUseBlockSchema }),
+    z.object({ toolResult: ToolResultBlockSchema }),
+    /** Only in assistant turns: the model's thinking, first in its turn. */
+    z.object({ reasoningContent: ReasoningContentSchema }),
+    /** Marks the end of a stable prefix that the model may cache. */
+    z.object({ cachePoint: CachePointSchema }),
+  ]),
+);
 export type ContentBlock = z.infer<typeof ContentBlockSchema>;
 
-export const MessageSchema = z.object({
-  role: z.enum(["user", "assistant"]),
-  content: z.array(ContentBlockSchema).check(z.minLength(1)),
-});
+export const MessageSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    role: z.enum(["user", "assistant"]),
+    content: z.array(ContentBlockSchema).check(z.minLength(1)),
+  }),
+);
 export type Message = z.infer<typeof MessageSchema>;
 
-export const ToolSpecSchema = z.object({
-  name: z.string(),
-  description: z.string(),
-  /** JSON Schema of the tool's input, generated from its zod schema. */
-  inputSchema: z.record(z.string(), z.unknown()),
-});
+export const ToolSpecSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    name: z.string(),
+    description: z.string(),
+    /** JSON Schema of the tool's input, generated from its zod schema. */
+    inputSchema: z.record(z.string(), z.unknown()),
+  }),
+);
 export type ToolSpec = z.infer<typeof ToolSpecSchema>;
 
 /**
@@ -78,46 +92,50 @@ export type ToolSpec = z.infer<typeof ToolSpecSchema>;
  * `additionalModelRequestFields`. Absent: the request says nothing, and the model thinks as it
  * does by default.
  */
-export const ThinkingRequestSchema = z.discriminatedUnion("type", [
-  /** The model decides when and how much to think; `summarized` asks for the thinking's summary text. */
-  z.object({ type: z.literal("adaptive"), effort: ThinkingEffortSchema, summarized: z.boolean() }),
-  /** No up-front thinking, only between tool calls (Claude Sonnet 5.5's lowest setting). */
-  z.object({ type: z.literal("between_tools"), effort: ThinkingEffortSchema, summarized: z.boolean() }),
-  /** No thinking; the effort still shapes the answer on models that take one. */
-  z.object({ type: z.literal("disabled"), effort: z.optional(ThinkingEffortSchema) }),
-  /** A manual thinking budget (models without adaptive thinking). */
-  z.object({
-    type: z.literal("enabled"),
-    budgetTokens: z.number().check(z.int(), z.gte(MIN_THINKING_BUDGET_TOKENS)),
-  }),
-]);
+export const ThinkingRequestSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.discriminatedUnion("type", [
+    /** The model decides when and how much to think; `summarized` asks for the thinking's summary text. */
+    z.object({ type: z.literal("adaptive"), effort: ThinkingEffortSchema, summarized: z.boolean() }),
+    /** No up-front thinking, only between tool calls (Claude Sonnet 5.5's lowest setting). */
+    z.object({ type: z.literal("between_tools"), effort: ThinkingEffortSchema, summarized: z.boolean() }),
+    /** No thinking; the effort still shapes the answer on models that take one. */
+    z.object({ type: z.literal("disabled"), effort: z.optional(ThinkingEffortSchema) }),
+    /** A manual thinking budget (models without adaptive thinking). */
+    z.object({
+      type: z.literal("enabled"),
+      budgetTokens: z.number().check(z.int(), z.gte(MIN_THINKING_BUDGET_TOKENS)),
+    }),
+  ]),
+);
 export type ThinkingRequest = z.infer<typeof ThinkingRequestSchema>;
 
-export const ModelRequestSchema = z.object({
-  modelId: z.string(),
-  goalId: z.string(),
-  role: ModelRoleSchema,
-  /** The n-th call of this role for this goal, counted from the goal's checkpoints, from 0. */
-  call: z.number().check(z.int(), z.gte(0)),
-  /** System prompt blocks; a `cachePoint` block may follow the stable prefix. */
-  system: z.array(z.union([z.object({ text: z.string() }), z.object({ cachePoint: CachePointSchema })])),
-  /**
-   * Ends with a user message: the Claude 5.5 models answer 400 to an assistant prefill (a last
-   * assistant message the model would continue).
-   */
-  messages: z.array(MessageSchema).check(
-    z.minLength(1),
-    z.refine((messages) => messages.length === 0 || messages.at(-1)?.role === "user", {
-      message: "must end with a user message (Claude 5.5 models refuse an assistant prefill)",
-    }),
-  ),
-  tools: z.optional(z.array(ToolSpecSchema)),
-  /** The output ceiling, thinking included (thinking tokens count toward it and are billed as output). */
-  maxTokens: z.optional(z.number().check(z.int(), z.positive())),
-  thinking: z.optional(ThinkingRequestSchema),
-  // No temperature, top_p or tool choice: the Claude 5.5 models answer 400 to each of them, so the
-  // port cannot express them and no request carries them.
-});
+export const ModelRequestSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    modelId: z.string(),
+    goalId: z.string(),
+    role: ModelRoleSchema,
+    /** The n-th call of this role for this goal, counted from the goal's checkpoints, from 0. */
+    call: z.number().check(z.int(), z.gte(0)),
+    /** System prompt blocks; a `cachePoint` block may follow the stable prefix. */
+    system: z.array(z.union([z.object({ text: z.string() }), z.object({ cachePoint: CachePointSchema })])),
+    /**
+     * Ends with a user message: the Claude 5.5 models answer 400 to an assistant prefill (a last
+     * assistant message the model would continue).
+     */
+    messages: z.array(MessageSchema).check(
+      z.minLength(1),
+      z.refine((messages) => messages.length === 0 || messages.at(-1)?.role === "user", {
+        message: "must end with a user message (Claude 5.5 models refuse an assistant prefill)",
+      }),
+    ),
+    tools: z.optional(z.array(ToolSpecSchema)),
+    /** The output ceiling, thinking included (thinking tokens count toward it and are billed as output). */
+    maxTokens: z.optional(z.number().check(z.int(), z.positive())),
+    thinking: z.optional(ThinkingRequestSchema),
+    // No temperature, top_p or tool choice: the Claude 5.5 models answer 400 to each of them, so the
+    // port cannot express them and no request carries them.
+  }),
+);
 export type ModelRequest = z.infer<typeof ModelRequestSchema>;
 
 export const STOP_REASONS = [
@@ -131,27 +149,31 @@ export const STOP_REASONS = [
   "malformed_tool_use",
   "model_context_window_exceeded",
 ] as const;
-export const StopReasonSchema = z.enum(STOP_REASONS);
+export const StopReasonSchema = /* @__PURE__ */ z.lazySchema(() => z.enum(STOP_REASONS));
 
-export const TokenUsageSchema = z.object({
-  inputTokens: z.number().check(z.int(), z.gte(0)),
-  /** As Bedrock reports it: thinking tokens are inside, not counted apart (they are billed as output). */
-  outputTokens: z.number().check(z.int(), z.gte(0)),
-  cacheReadTokens: z.number().check(z.int(), z.gte(0)),
-  cacheWriteTokens: z.number().check(z.int(), z.gte(0)),
-});
+export const TokenUsageSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    inputTokens: z.number().check(z.int(), z.gte(0)),
+    /** As Bedrock reports it: thinking tokens are inside, not counted apart (they are billed as output). */
+    outputTokens: z.number().check(z.int(), z.gte(0)),
+    cacheReadTokens: z.number().check(z.int(), z.gte(0)),
+    cacheWriteTokens: z.number().check(z.int(), z.gte(0)),
+  }),
+);
 export type TokenUsage = z.infer<typeof TokenUsageSchema>;
 
 /**
  * One assistant turn, reasoning blocks included, as received. Checkpointed as is, so a retried step
  * reuses it instead of paying again, and a later prompt can send it back verbatim.
  */
-export const ModelTurnSchema = z.object({
-  modelId: z.string(),
-  stopReason: StopReasonSchema,
-  content: z.array(ContentBlockSchema),
-  usage: TokenUsageSchema,
-});
+export const ModelTurnSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    modelId: z.string(),
+    stopReason: StopReasonSchema,
+    content: z.array(ContentBlockSchema),
+    usage: TokenUsageSchema,
+  }),
+);
 export type ModelTurn = z.infer<typeof ModelTurnSchema>;
 
 /**
@@ -161,10 +183,12 @@ export type ModelTurn = z.infer<typeof ModelTurnSchema>;
  * only grows at its end; one whose head changed drops the turn's reasoning blocks, which are bound
  * to everything before them.
  */
-export const TurnConversationSchema = z.object({
-  key: z.string().check(z.minLength(1)),
-  prompt: z.string(),
-});
+export const TurnConversationSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    key: z.string().check(z.minLength(1)),
+    prompt: z.string(),
+  }),
+);
 export type TurnConversation = z.infer<typeof TurnConversationSchema>;
 
 /**

@@ -6,29 +6,31 @@ import { ModelTurnSchema, ToolResultBlockSchema, TurnConversationSchema } from "
  * One ReAct step as the model saw it: the assistant turn and the tool results sent back. Written
  * once per step (append-only) so a prompt can show the recent steps without re-saving history.
  */
-export const StepRecordSchema = z.object({
-  goalId: z.string(),
-  /** The goal's global step number (across runs), from 1. */
-  step: z.number().check(z.int(), z.gte(1)),
-  /** The lineage of the run that acted (run-lineage.ts): with `iteration`, the turn's position. */
-  runId: z.string(),
-  iteration: z.number().check(z.int(), z.gte(0)),
-  turn: ModelTurnSchema,
-  /**
-   * The conversation the turn was made in (from its checkpoint): the prompt shows `prompt` before the
-   * turn, and the turn verbatim, reasoning blocks included, while the conversation is the same.
-   * Absent on steps logged before it was kept: they are shown without their reasoning.
-   */
-  conversation: z.optional(TurnConversationSchema),
-  /** Results for every toolUse block of `turn`, in order; bounded, large outputs are artifacts. */
-  toolResults: z.array(ToolResultBlockSchema),
-  /** What verify counts: the recorded tool results and the workspace files the calls wrote. */
-  observations: z.object({
-    artifacts: z.array(ArtifactObservationSchema),
-    toolResults: z.array(ToolResultObservationSchema),
+export const StepRecordSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    goalId: z.string(),
+    /** The goal's global step number (across runs), from 1. */
+    step: z.number().check(z.int(), z.gte(1)),
+    /** The lineage of the run that acted (run-lineage.ts): with `iteration`, the turn's position. */
+    runId: z.string(),
+    iteration: z.number().check(z.int(), z.gte(0)),
+    turn: ModelTurnSchema,
+    /**
+     * The conversation the turn was made in (from its checkpoint): the prompt shows `prompt` before the
+     * turn, and the turn verbatim, reasoning blocks included, while the conversation is the same.
+     * Absent on steps logged before it was kept: they are shown without their reasoning.
+     */
+    conversation: z.optional(TurnConversationSchema),
+    /** Results for every toolUse block of `turn`, in order; bounded, large outputs are artifacts. */
+    toolResults: z.array(ToolResultBlockSchema),
+    /** What verify counts: the recorded tool results and the workspace files the calls wrote. */
+    observations: z.object({
+      artifacts: z.array(ArtifactObservationSchema),
+      toolResults: z.array(ToolResultObservationSchema),
+    }),
+    at: z.iso.datetime(),
   }),
-  at: z.iso.datetime(),
-});
+);
 export type StepRecord = z.infer<typeof StepRecordSchema>;
 
 export interface StepLog {

@@ -2,28 +2,32 @@ import { GoalLoopsError } from "../goal/errors";
 import * as z from "../zod";
 
 /** Who wrote a workspace file: the tool call that did it (audit trail and idempotency). */
-export const WriterSchema = z.object({
-  runId: z.string(),
-  iteration: z.number().check(z.int(), z.gte(0)),
-  toolUseId: z.string(),
-});
+export const WriterSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    runId: z.string(),
+    iteration: z.number().check(z.int(), z.gte(0)),
+    toolUseId: z.string(),
+  }),
+);
 export type Writer = z.infer<typeof WriterSchema>;
 
 /** A file in a goal's workspace. Artifacts (evidence for `artifact` checks) are workspace files. */
-export const WorkspaceFileSchema = z.object({
-  goalId: z.string(),
-  path: z.string(),
-  content: z.string(),
-  sha256: z.string(),
-  /** UTF-8 bytes of `content`. */
-  size: z.number().check(z.int(), z.gte(0)),
-  /** 1 for a new file; each changing write adds one. */
-  version: z.number().check(z.int(), z.gte(1)),
-  /** The content this write replaced (null for a new file): `workspace_write`'s compensation restores it. */
-  previous: z.nullable(z.object({ content: z.string(), sha256: z.string() })),
-  writtenBy: WriterSchema,
-  updatedAt: z.iso.datetime(),
-});
+export const WorkspaceFileSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    goalId: z.string(),
+    path: z.string(),
+    content: z.string(),
+    sha256: z.string(),
+    /** UTF-8 bytes of `content`. */
+    size: z.number().check(z.int(), z.gte(0)),
+    /** 1 for a new file; each changing write adds one. */
+    version: z.number().check(z.int(), z.gte(1)),
+    /** The content this write replaced (null for a new file): `workspace_write`'s compensation restores it. */
+    previous: z.nullable(z.object({ content: z.string(), sha256: z.string() })),
+    writtenBy: WriterSchema,
+    updatedAt: z.iso.datetime(),
+  }),
+);
 export type WorkspaceFile = z.infer<typeof WorkspaceFileSchema>;
 
 export type WorkspaceEntry = Pick<WorkspaceFile, "path" | "sha256" | "size" | "version" | "updatedAt">;

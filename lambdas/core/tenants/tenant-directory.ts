@@ -16,26 +16,28 @@ export function tenantLimitsReader(
 }
 
 /** What a tenant uses now, beside its limits (`GET /tenants/me`). */
-export const TenantUsageSchema = z.object({
-  runningGoals: z
-    .number()
-    .check(
-      z.int(),
-      z.gte(0),
-      z.describe("Its goals whose status is `running` now (a waiting or paused goal is not running)"),
-    ),
-  concurrentGoals: z
-    .number()
-    .check(
-      z.int(),
-      z.gte(0),
-      z.describe(
-        "Its goals counted against limits.concurrentGoals: started and not yet ended, a waiting or paused one included; counted only while the tenant has a concurrency limit (0 without one)",
+export const TenantUsageSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    runningGoals: z
+      .number()
+      .check(
+        z.int(),
+        z.gte(0),
+        z.describe("Its goals whose status is `running` now (a waiting or paused goal is not running)"),
       ),
-    ),
-  spendTodayUsd: z.number().check(z.gte(0), z.describe("Model spend of its goals today (UTC), in USD")),
-  day: z.string().check(z.describe("The UTC day the spend is counted for (YYYY-MM-DD)")),
-});
+    concurrentGoals: z
+      .number()
+      .check(
+        z.int(),
+        z.gte(0),
+        z.describe(
+          "Its goals counted against limits.concurrentGoals: started and not yet ended, a waiting or paused one included; counted only while the tenant has a concurrency limit (0 without one)",
+        ),
+      ),
+    spendTodayUsd: z.number().check(z.gte(0), z.describe("Model spend of its goals today (UTC), in USD")),
+    day: z.string().check(z.describe("The UTC day the spend is counted for (YYYY-MM-DD)")),
+  }),
+);
 export type TenantUsage = z.output<typeof TenantUsageSchema>;
 
 export async function tenantUsage(

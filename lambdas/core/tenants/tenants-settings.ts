@@ -9,73 +9,81 @@ import { DEFAULT_LIMITS_KEY, TenantIdSchema, TenantLimitsTableSchema } from "./t
  */
 
 /** An IAM principal ARN, or a pattern of them with `*` (any run of characters) and `?` (one). */
-export const PrincipalPatternSchema = z
-  .string()
-  .check(
-    z.maxLength(2048),
-    z.regex(
-      /^arn:[a-z*-]+:(iam|sts)::(\d{12}|\*):[A-Za-z0-9+=,.@_/*?-]+$/,
-      "must be an IAM or STS principal ARN, or a pattern of them with * and ?, such as arn:aws:iam::123456789012:role/team-a-*",
+export const PrincipalPatternSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z
+    .string()
+    .check(
+      z.maxLength(2048),
+      z.regex(
+        /^arn:[a-z*-]+:(iam|sts)::(\d{12}|\*):[A-Za-z0-9+=,.@_/*?-]+$/,
+        "must be an IAM or STS principal ARN, or a pattern of them with * and ?, such as arn:aws:iam::123456789012:role/team-a-*",
+      ),
     ),
-  );
+);
 
-export const IamTenantMappingSchema = z
-  .strictObject({
-    principal: PrincipalPatternSchema.clone().register(z.globalRegistry, {
-      description:
-        "A role or user ARN pattern; a session of an assumed role matches its role's ARN (arn:aws:iam::<account>:role/<name>) as well as its own",
-    }),
-    tenant: TenantIdSchema.clone().register(z.globalRegistry, {
-      description: "The tenant of the principals the pattern matches",
-    }),
-  })
-  .register(z.globalRegistry, { description: "IAM principals whose tenant is not their account" });
-
-export const TenantsSettingsSchema = z
-  .strictObject({
-    iam: z._default(z.array(IamTenantMappingSchema).check(z.maxLength(200)), []).register(z.globalRegistry, {
-      description:
-        "IAM principal patterns → tenant ids, the first match wins; default: none (every caller is its account's tenant)",
-    }),
-    accountFallback: z._default(z.boolean(), true).register(z.globalRegistry, {
-      description:
-        "Whether an IAM caller no pattern matches is its AWS account's tenant (true) or refused with 403 (false)",
-    }),
-    known: z.optional(z.array(TenantIdSchema).check(z.maxLength(1000))).register(z.globalRegistry, {
-      description:
-        "When set, the only tenants the API serves (besides those tenants.iam and tenants.limits name): any other caller is refused with 403; default: any tenant IAM or a valid token names",
-    }),
-    admins: z
-      ._default(z.array(PrincipalPatternSchema).check(z.maxLength(50)), [])
-      .register(z.globalRegistry, {
+export const IamTenantMappingSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z
+    .strictObject({
+      principal: PrincipalPatternSchema.clone().register(z.globalRegistry, {
         description:
-          "IAM principal patterns that may change any tenant's limits (POST /tenants/{id}/limits); default: none",
+          "A role or user ARN pattern; a session of an assumed role matches its role's ARN (arn:aws:iam::<account>:role/<name>) as well as its own",
       }),
-    limits: z._default(TenantLimitsTableSchema, {}),
-  })
-  .check(
-    z.superRefine((settings, context) => {
-      if (settings.known?.includes(DEFAULT_LIMITS_KEY)) {
-        context.addIssue({
-          code: "custom",
-          path: ["known"],
-          message: `'${DEFAULT_LIMITS_KEY}' is not a tenant id`,
-        });
-      }
-      settings.iam.forEach((mapping, index) => {
-        if (mapping.tenant === DEFAULT_LIMITS_KEY) {
+      tenant: TenantIdSchema.clone().register(z.globalRegistry, {
+        description: "The tenant of the principals the pattern matches",
+      }),
+    })
+    .register(z.globalRegistry, { description: "IAM principals whose tenant is not their account" }),
+);
+
+export const TenantsSettingsSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z
+    .strictObject({
+      iam: z
+        ._default(z.array(IamTenantMappingSchema).check(z.maxLength(200)), [])
+        .register(z.globalRegistry, {
+          description:
+            "IAM principal patterns → tenant ids, the first match wins; default: none (every caller is its account's tenant)",
+        }),
+      accountFallback: z._default(z.boolean(), true).register(z.globalRegistry, {
+        description:
+          "Whether an IAM caller no pattern matches is its AWS account's tenant (true) or refused with 403 (false)",
+      }),
+      known: z.optional(z.array(TenantIdSchema).check(z.maxLength(1000))).register(z.globalRegistry, {
+        description:
+          "When set, the only tenants the API serves (besides those tenants.iam and tenants.limits name): any other caller is refused with 403; default: any tenant IAM or a valid token names",
+      }),
+      admins: z
+        ._default(z.array(PrincipalPatternSchema).check(z.maxLength(50)), [])
+        .register(z.globalRegistry, {
+          description:
+            "IAM principal patterns that may change any tenant's limits (POST /tenants/{id}/limits); default: none",
+        }),
+      limits: z._default(TenantLimitsTableSchema, {}),
+    })
+    .check(
+      z.superRefine((settings, context) => {
+        if (settings.known?.includes(DEFAULT_LIMITS_KEY)) {
           context.addIssue({
             code: "custom",
-            path: ["iam", index, "tenant"],
-            message: `'${DEFAULT_LIMITS_KEY}' names the default limits, not a tenant`,
+            path: ["known"],
+            message: `'${DEFAULT_LIMITS_KEY}' is not a tenant id`,
           });
         }
-      });
+        settings.iam.forEach((mapping, index) => {
+          if (mapping.tenant === DEFAULT_LIMITS_KEY) {
+            context.addIssue({
+              code: "custom",
+              path: ["iam", index, "tenant"],
+              message: `'${DEFAULT_LIMITS_KEY}' names the default limits, not a tenant`,
+            });
+          }
+        });
+      }),
+    )
+    .register(z.globalRegistry, {
+      description: "Tenants inside one deployment: who belongs to which, and what each may use",
     }),
-  )
-  .register(z.globalRegistry, {
-    description: "Tenants inside one deployment: who belongs to which, and what each may use",
-  });
+);
 export type TenantsSettings = z.output<typeof TenantsSettingsSchema>;
 export type TenantsSettingsInput = z.input<typeof TenantsSettingsSchema>;
 
@@ -86,7 +94,7 @@ export const TENANTS_ENV = "TENANTS";
 export const DEFAULT_TENANTS_SETTINGS: TenantsSettings = TenantsSettingsSchema.parse({});
 
 /** How a caller reached the API: signed with IAM (SigV4), or with a bearer token of the configured issuer. */
-export const CallerViaSchema = z.enum(["iam", "jwt"]);
+export const CallerViaSchema = /* @__PURE__ */ z.lazySchema(() => z.enum(["iam", "jwt"]));
 export type CallerVia = z.output<typeof CallerViaSchema>;
 
 /** Who calls and for which tenant, however they signed in: what every route is scoped by. */

@@ -6,27 +6,31 @@ import { parseModelThinking, splitList } from "../handler-environment";
 import { ApiConfigurationError } from "./api-errors";
 
 /** STATE_MACHINE_ARNS: `{"react": "arn:aws:states:…"}`, one entry per deployed pattern. */
-const StateMachineArnsSchema = z.partialRecord(PatternSchema, z.string().check(z.minLength(1)));
+const StateMachineArnsSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.partialRecord(PatternSchema, z.string().check(z.minLength(1))),
+);
 
-const ApiEnvSchema = z.object({
-  GOAL_TABLE_NAME: z.string().check(z.minLength(1)),
-  STATE_MACHINE_ARNS: z.string().check(z.minLength(1)),
-  /** The bus human inputs (revision, resume, cancel, approval decisions) are published on. */
-  GOAL_EVENT_BUS_NAME: z.optional(z.string().check(z.minLength(1))),
-  /** The deployment's models (GoalsApi `models`): all three or none. */
-  HEAVY_MODEL_ID: z.optional(z.string().check(z.minLength(1))),
-  FAST_MODEL_ID: z.optional(z.string().check(z.minLength(1))),
-  ALLOWED_MODEL_IDS: z.optional(z.string().check(z.minLength(1))),
-  /** The deployment's `models.thinking` (JSON), with the models; unset: every role's default. */
-  MODEL_THINKING: z.optional(z.string()),
-  /** The deployment's own tools (LambdaTools), comma-separated: a GoalSpec may grant these and the built-ins. */
-  USER_TOOL_NAMES: z.optional(z.string()),
-  /** The configured MCP servers (McpServers), comma-separated, and the function that lists their tools. */
-  MCP_SERVER_NAMES: z.optional(z.string()),
-  MCP_GATEWAY_FUNCTION: z.optional(z.string().check(z.minLength(1))),
-  /** How long (ms) the live alias's target is reused; the local stack sets 0. Unset: 5 s. */
-  LIVE_ALIAS_CACHE_MS: z.optional(z.coerce.number().check(z.int(), z.gte(0), z.lte(60_000))),
-});
+const ApiEnvSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    GOAL_TABLE_NAME: z.string().check(z.minLength(1)),
+    STATE_MACHINE_ARNS: z.string().check(z.minLength(1)),
+    /** The bus human inputs (revision, resume, cancel, approval decisions) are published on. */
+    GOAL_EVENT_BUS_NAME: z.optional(z.string().check(z.minLength(1))),
+    /** The deployment's models (GoalsApi `models`): all three or none. */
+    HEAVY_MODEL_ID: z.optional(z.string().check(z.minLength(1))),
+    FAST_MODEL_ID: z.optional(z.string().check(z.minLength(1))),
+    ALLOWED_MODEL_IDS: z.optional(z.string().check(z.minLength(1))),
+    /** The deployment's `models.thinking` (JSON), with the models; unset: every role's default. */
+    MODEL_THINKING: z.optional(z.string()),
+    /** The deployment's own tools (LambdaTools), comma-separated: a GoalSpec may grant these and the built-ins. */
+    USER_TOOL_NAMES: z.optional(z.string()),
+    /** The configured MCP servers (McpServers), comma-separated, and the function that lists their tools. */
+    MCP_SERVER_NAMES: z.optional(z.string()),
+    MCP_GATEWAY_FUNCTION: z.optional(z.string().check(z.minLength(1))),
+    /** How long (ms) the live alias's target is reused; the local stack sets 0. Unset: 5 s. */
+    LIVE_ALIAS_CACHE_MS: z.optional(z.coerce.number().check(z.int(), z.gte(0), z.lte(60_000))),
+  }),
+);
 
 export interface ApiConfig {
   readonly tableName: string;

@@ -14,11 +14,13 @@ import { MissingCallerIdentityError } from "./api-errors";
  * API Gateway puts in `requestContext.authorizer` of every request it let through. Only API Gateway
  * (or the local API server, after the same check) writes it: a client cannot set it.
  */
-export const AuthorizerContextSchema = z.object({
-  via: z.literal("jwt"),
-  tenantId: z.string().check(z.minLength(1), z.maxLength(64)),
-  caller: z.string().check(z.minLength(1), z.maxLength(300)),
-});
+export const AuthorizerContextSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    via: z.literal("jwt"),
+    tenantId: z.string().check(z.minLength(1), z.maxLength(64)),
+    caller: z.string().check(z.minLength(1), z.maxLength(300)),
+  }),
+);
 
 /**
  * Who calls and for which tenant (DESIGN §6): a JWT caller as its authorizer found it (tenant from

@@ -7,12 +7,14 @@ import { PATH_PARAMETERS } from "./contract/operations";
  * before a route runs, so an id the system never issued (2,000 characters, a key separator, a
  * path trick) is a 400 naming the parameter and never reaches a DynamoDB key (at most 2,048 bytes).
  */
-const PathParamsSchema = z.strictObject({
-  goalId: z.optional(PATH_PARAMETERS.goalId),
-  approvalId: z.optional(PATH_PARAMETERS.approvalId),
-  runId: z.optional(PATH_PARAMETERS.runId),
-  tenantId: z.optional(PATH_PARAMETERS.tenantId),
-});
+const PathParamsSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.strictObject({
+    goalId: z.optional(PATH_PARAMETERS.goalId),
+    approvalId: z.optional(PATH_PARAMETERS.approvalId),
+    runId: z.optional(PATH_PARAMETERS.runId),
+    tenantId: z.optional(PATH_PARAMETERS.tenantId),
+  }),
+);
 
 /** The route's path parameters, or a ValidationError naming each malformed one (`goalId`, `approvalId`, `runId`, `tenantId`). */
 export function checkPathParams(params: Readonly<Record<string, string>>): Record<string, string> {

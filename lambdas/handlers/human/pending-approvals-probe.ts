@@ -2,14 +2,14 @@ import { Logger } from "@aws-lambda-powertools/logger";
 import { injectLambdaContext } from "@aws-lambda-powertools/logger/middleware";
 import middy from "@middy/core";
 import type { Context } from "aws-lambda";
-import { createDocumentClient, createGoalStoreAdapters } from "../../adapters/goal-store-adapters";
+import { createDocumentClient, createGoalStore } from "../../adapters/goal-store-adapters";
 import { createPowertoolsGoalMetrics } from "../../adapters/metrics/powertools-goal-metrics";
 import { listEnv, requiredEnv } from "../handler-environment";
 import { measurePendingApprovals, type PendingApprovalsMeasure } from "./measure-pending-approvals";
 
 const logger = new Logger();
 const metrics = createPowertoolsGoalMetrics();
-const { goals } = createGoalStoreAdapters({
+const goals = createGoalStore({
   client: createDocumentClient(),
   tableName: requiredEnv("GOAL_TABLE_NAME"),
   metrics,

@@ -3,7 +3,12 @@ import { injectLambdaContext } from "@aws-lambda-powertools/logger/middleware";
 import { SFNClient } from "@aws-sdk/client-sfn";
 import middy from "@middy/core";
 import type { Context } from "aws-lambda";
-import { createDocumentClient, createGoalStoreAdapters } from "../../adapters/goal-store-adapters";
+import {
+  createDocumentClient,
+  createGoalStore,
+  createStepLog,
+  createWorkspace,
+} from "../../adapters/goal-store-adapters";
 import { deadlineScheduleFromEnv } from "../../adapters/scheduler/scheduler-deadlines";
 import { sfnRunRedrive } from "../../adapters/step-functions/sfn-run-redrive";
 import { sfnRunStarter } from "../../adapters/step-functions/sfn-run-starter";
@@ -35,10 +40,10 @@ import { tenantStoreFromEnv, tenantsSettingsFromEnv } from "../tenants-from-env"
 
 const logger = new Logger();
 const client = createDocumentClient();
-const { goals, workspace, stepLog } = createGoalStoreAdapters({
-  client,
-  tableName: requiredEnv("GOAL_TABLE_NAME"),
-});
+const table = { client, tableName: requiredEnv("GOAL_TABLE_NAME") };
+const goals = createGoalStore(table);
+const workspace = createWorkspace(table);
+const stepLog = createStepLog(table);
 // No explicit endpoint: the SDK honours AWS_ENDPOINT_URL_SFN (the local runtime's Step Functions).
 const sfn = new SFNClient({ region: process.env.AWS_REGION });
 const callback = sfnTaskCallback(sfn);

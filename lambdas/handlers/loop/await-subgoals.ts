@@ -1,6 +1,6 @@
 import { Logger } from "@aws-lambda-powertools/logger";
 import { SFNClient } from "@aws-sdk/client-sfn";
-import { createDocumentClient, createGoalStoreAdapters } from "../../adapters/goal-store-adapters";
+import { createDocumentClient, createGoalStore } from "../../adapters/goal-store-adapters";
 import { loadOnce } from "../../adapters/shared/load-once";
 import { sfnRunStarter } from "../../adapters/step-functions/sfn-run-starter";
 import { sfnRunIsLive } from "../../adapters/step-functions/sfn-run-status";
@@ -15,7 +15,7 @@ import { stepHandler } from "./step-handler";
 import { stateMachineArnsFromEnv, subgoalSettingsFromEnv } from "./subgoal-settings-from-env";
 
 const logger = new Logger();
-const { goals } = createGoalStoreAdapters({
+const goals = createGoalStore({
   client: createDocumentClient(),
   tableName: requiredEnv("GOAL_TABLE_NAME"),
 });

@@ -1,6 +1,6 @@
 import { Logger } from "@aws-lambda-powertools/logger";
 import { SFNClient } from "@aws-sdk/client-sfn";
-import { createDocumentClient, createGoalStoreAdapters } from "../../adapters/goal-store-adapters";
+import { createDocumentClient, createGoalStore } from "../../adapters/goal-store-adapters";
 import { sfnRunStarter } from "../../adapters/step-functions/sfn-run-starter";
 import { continueAsNewStep } from "../../core/loop/continue-as-new";
 import { sequentialRunIds } from "../../core/loop/run-ids";
@@ -10,7 +10,7 @@ import { ContinueAsNewPayloadSchema } from "./state-payload";
 import { stepHandler } from "./step-handler";
 
 const logger = new Logger();
-const { goals } = createGoalStoreAdapters({
+const goals = createGoalStore({
   client: createDocumentClient(),
   tableName: requiredEnv("GOAL_TABLE_NAME"),
 });

@@ -1,12 +1,12 @@
 import { Logger } from "@aws-lambda-powertools/logger";
-import { createDocumentClient, createGoalStoreAdapters } from "../../adapters/goal-store-adapters";
+import { createDocumentClient, createGoalStore } from "../../adapters/goal-store-adapters";
 import { loadGoal } from "../../core/loop/load-goal";
 import { requiredEnv } from "../handler-environment";
 import { LoadGoalPayloadSchema } from "./state-payload";
 import { stepHandler } from "./step-handler";
 
 const logger = new Logger();
-const { goals } = createGoalStoreAdapters({
+const goals = createGoalStore({
   client: createDocumentClient(),
   tableName: requiredEnv("GOAL_TABLE_NAME"),
 });

@@ -1,6 +1,6 @@
 import { Logger } from "@aws-lambda-powertools/logger";
 import { FATAL_MODEL_ERRORS, FIXTURE_EXHAUSTED } from "../../adapters/bedrock/bedrock-errors";
-import { createDocumentClient, createGoalStoreAdapters } from "../../adapters/goal-store-adapters";
+import { createDocumentClient, createGoalStore } from "../../adapters/goal-store-adapters";
 import { GoalLoopsError } from "../../core/goal/errors";
 import { failureMessage, recordFailure } from "../../core/loop/record-failure";
 import type { StepResult } from "../../core/loop/step-result";
@@ -9,7 +9,7 @@ import { FailurePayloadSchema } from "./state-payload";
 import { stepHandler } from "./step-handler";
 
 const logger = new Logger();
-const { goals } = createGoalStoreAdapters({
+const goals = createGoalStore({
   client: createDocumentClient(),
   tableName: requiredEnv("GOAL_TABLE_NAME"),
 });

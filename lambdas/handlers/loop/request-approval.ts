@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { Logger } from "@aws-lambda-powertools/logger";
 import { SFNClient } from "@aws-sdk/client-sfn";
-import { createDocumentClient, createGoalStoreAdapters } from "../../adapters/goal-store-adapters";
+import { createDocumentClient, createGoalStore, createOutbox } from "../../adapters/goal-store-adapters";
 import { emailApprovalNotifierFromEnv } from "../../adapters/ses/ses-email-notifier";
 import { loadOnce } from "../../adapters/shared/load-once";
 import { slackApprovalNotifierFromEnv } from "../../adapters/slack/slack-notifier";
@@ -18,10 +18,9 @@ import { stepHandler } from "./step-handler";
 const DEFAULT_APPROVAL_TIMEOUT_SECONDS = 86_400;
 
 const logger = new Logger();
-const { goals, outbox } = createGoalStoreAdapters({
-  client: createDocumentClient(),
-  tableName: requiredEnv("GOAL_TABLE_NAME"),
-});
+const table = { client: createDocumentClient(), tableName: requiredEnv("GOAL_TABLE_NAME") };
+const goals = createGoalStore(table);
+const outbox = createOutbox(table);
 // No explicit endpoint: the SDK honours AWS_ENDPOINT_URL_SFN (the local runtime's Step Functions).
 const callback = sfnTaskCallback(new SFNClient({ region: process.env.AWS_REGION }));
 const settings = {

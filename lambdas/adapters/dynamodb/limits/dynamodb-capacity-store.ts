@@ -16,13 +16,17 @@ const SK = TABLE_DESIGN.sortKey;
 const LANE_PREFIX = "LANE#";
 const RATE_SK = "RATE";
 
-const LaneItemSchema = z.object({
-  [SK]: z.string().check(z.startsWith(LANE_PREFIX)),
-  // A lane only ever settled (an ADD) before its first booking has no request TAT yet.
-  requestTatMs: z._default(z.number(), 0),
-  tokenTatMs: z._default(z.number(), 0),
-});
-const RateItemSchema = z.object({ factor: z.number().check(z.positive(), z.lte(1)), sinceMs: z.number() });
+const LaneItemSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    [SK]: z.string().check(z.startsWith(LANE_PREFIX)),
+    // A lane only ever settled (an ADD) before its first booking has no request TAT yet.
+    requestTatMs: z._default(z.number(), 0),
+    tokenTatMs: z._default(z.number(), 0),
+  }),
+);
+const RateItemSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({ factor: z.number().check(z.positive(), z.lte(1)), sinceMs: z.number() }),
+);
 
 /**
  * The capacity governor's state in the goal table: one partition per model (`CAPACITY#{modelId}`)

@@ -17,10 +17,12 @@ const KEY = {
   [TABLE_DESIGN.partitionKey]: `${PARTITION_PREFIXES.streams}open`,
   [TABLE_DESIGN.sortKey]: "LEASES",
 };
-const LeasesItemSchema = z.object({
-  version: z.number().check(z.int(), z.gte(0)),
-  leases: z.record(z.string(), z.number()),
-});
+const LeasesItemSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    version: z.number().check(z.int(), z.gte(0)),
+    leases: z.record(z.string(), z.number()),
+  }),
+);
 type LeasesItem = z.infer<typeof LeasesItemSchema>;
 /** Writers that keep meeting another between their read and their write give up (no stream, a 429). */
 const MAX_CONFLICTS = 8;

@@ -12,10 +12,14 @@ const SPEND_PREFIX = "SPEND#";
 /** A day's spend item outlives its day by this long: `GET /tenants/me` on the next day still sees it. */
 const SPEND_KEPT_SECONDS = 3 * 86_400;
 
-const LimitsItemSchema = z.object({ override: TenantLimitsOverrideSchema });
-const SlotsItemSchema = z.object({ holders: z.optional(z.set(z.string())) });
-const StartsItemSchema = z.object({ tatMs: z.number() });
-const SpendItemSchema = z.object({ usd: z._default(z.number(), 0) });
+const LimitsItemSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({ override: TenantLimitsOverrideSchema }),
+);
+const SlotsItemSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({ holders: z.optional(z.set(z.string())) }),
+);
+const StartsItemSchema = /* @__PURE__ */ z.lazySchema(() => z.object({ tatMs: z.number() }));
+const SpendItemSchema = /* @__PURE__ */ z.lazySchema(() => z.object({ usd: z._default(z.number(), 0) }));
 
 function keyOf(tenantId: string, sortKey: string) {
   return { [PK]: `${PARTITION_PREFIXES.tenant}${tenantId}`, [SK]: sortKey };

@@ -8,14 +8,16 @@ import { type Html, html } from "./html";
 export type EmailedApproval = Pick<Approval, "approvalId" | "goalId" | "tenantId" | "action" | "expiresAt">;
 
 /** One approval email as it is sent (SES) or put in the local outbox: the same fields both ways. */
-export const ApprovalEmailSchema = z.object({
-  to: z.email(),
-  from: z.string().check(z.minLength(1)),
-  subject: z.string().check(z.minLength(1), z.maxLength(200)),
-  text: z.string(),
-  html: z.string(),
-  links: z.object({ approve: z.url(), reject: z.url() }),
-});
+export const ApprovalEmailSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    to: z.email(),
+    from: z.string().check(z.minLength(1)),
+    subject: z.string().check(z.minLength(1), z.maxLength(200)),
+    text: z.string(),
+    html: z.string(),
+    links: z.object({ approve: z.url(), reject: z.url() }),
+  }),
+);
 export type ApprovalEmail = z.infer<typeof ApprovalEmailSchema>;
 
 export interface ApprovalEmailInput {

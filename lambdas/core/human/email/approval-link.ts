@@ -4,7 +4,7 @@ import { APPROVAL_ID_PATTERN } from "../../goal/goal-ids";
 import * as z from "../../zod";
 
 /** What an email link may decide; the same two words as the API's `decision`. */
-export const LinkDecisionSchema = z.enum(["approve", "reject"]);
+export const LinkDecisionSchema = /* @__PURE__ */ z.lazySchema(() => z.enum(["approve", "reject"]));
 export type LinkDecision = z.infer<typeof LinkDecisionSchema>;
 
 /** The route the links point at, under the API's public base URL. */

@@ -14,20 +14,22 @@ export const MAX_SLACK_CHANNEL_TENANTS = 200;
  * `approvals.slack.channelTenants`: Slack channel id → the tenant whose goals and approvals a click
  * or `/goal` command from that channel acts on. Channels not listed act for the workspace's tenant.
  */
-export const SlackChannelTenantsSchema = z
-  .record(
-    z.string().check(z.regex(SLACK_CHANNEL_ID_PATTERN, "must be a Slack channel id such as C0123ABCD")),
-    TenantIdSchema.check(
-      z.refine((tenant) => tenant !== DEFAULT_LIMITS_KEY, {
-        error: `'${DEFAULT_LIMITS_KEY}' names the default limits, not a tenant`,
+export const SlackChannelTenantsSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z
+    .record(
+      z.string().check(z.regex(SLACK_CHANNEL_ID_PATTERN, "must be a Slack channel id such as C0123ABCD")),
+      TenantIdSchema.check(
+        z.refine((tenant) => tenant !== DEFAULT_LIMITS_KEY, {
+          error: `'${DEFAULT_LIMITS_KEY}' names the default limits, not a tenant`,
+        }),
+      ),
+    )
+    .check(
+      z.refine((map) => Object.keys(map).length <= MAX_SLACK_CHANNEL_TENANTS, {
+        error: `must map at most ${MAX_SLACK_CHANNEL_TENANTS} channels`,
       }),
     ),
-  )
-  .check(
-    z.refine((map) => Object.keys(map).length <= MAX_SLACK_CHANNEL_TENANTS, {
-      error: `must map at most ${MAX_SLACK_CHANNEL_TENANTS} channels`,
-    }),
-  );
+);
 export type SlackChannelTenants = z.output<typeof SlackChannelTenantsSchema>;
 
 /** Who the Slack door acts for: the workspace's tenant, and the tenants of mapped channels. */

@@ -11,18 +11,22 @@ export const DEADLINE_SOURCE = "goal-loops.deadline";
 /** Their `detail-type`. */
 export const DEADLINE_REACHED = "Deadline Reached";
 
-export const DeadlineReachedDetailSchema = z.object({
-  goalId: z.string().check(z.minLength(1)),
-  deadline: z.iso.datetime(),
-});
+export const DeadlineReachedDetailSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    goalId: z.string().check(z.minLength(1)),
+    deadline: z.iso.datetime(),
+  }),
+);
 export type DeadlineReachedDetail = z.infer<typeof DeadlineReachedDetailSchema>;
 
 /** The EventBridge envelope of a `Deadline Reached` event. */
-export const DeadlineEnvelopeSchema = z.object({
-  source: z.literal(DEADLINE_SOURCE),
-  "detail-type": z.literal(DEADLINE_REACHED),
-  detail: DeadlineReachedDetailSchema,
-});
+export const DeadlineEnvelopeSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    source: z.literal(DEADLINE_SOURCE),
+    "detail-type": z.literal(DEADLINE_REACHED),
+    detail: DeadlineReachedDetailSchema,
+  }),
+);
 
 export interface EnforceDeadlinePorts {
   readonly goals: GoalStore;

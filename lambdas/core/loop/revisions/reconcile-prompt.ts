@@ -14,7 +14,9 @@ import type { ModelRequest, ModelTurn } from "../../ports/model-client";
 import * as z from "../../zod";
 
 /** Proposed checks as the goal would hold them: valid checks with distinct ids. */
-const ProposedChecksSchema = z.optional(GoalSpecSchema.shape.successChecks);
+const ProposedChecksSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.optional(GoalSpecSchema.shape.successChecks),
+);
 
 /** Output budget of a reconcile answer: a short JSON object. */
 export const RECONCILE_MAX_TOKENS = 1024;

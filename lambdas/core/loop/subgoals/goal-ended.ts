@@ -15,21 +15,25 @@ export const GOAL_ENDED_SOURCE = "goal-loops.goals";
 /** Their `detail-type`: the event a parent waiting on its sub-goals is woken by. */
 export const GOAL_ENDED = SUBGOAL_ENDED_EVENT;
 
-export const GoalEndedDetailSchema = z.object({
-  goalId: z.string().check(z.minLength(1)),
-  status: GoalStatusSchema,
-  pattern: z.string(),
-  parentGoalId: z.optional(z.string().check(z.minLength(1))),
-  endedAt: z.iso.datetime(),
-});
+export const GoalEndedDetailSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    goalId: z.string().check(z.minLength(1)),
+    status: GoalStatusSchema,
+    pattern: z.string(),
+    parentGoalId: z.optional(z.string().check(z.minLength(1))),
+    endedAt: z.iso.datetime(),
+  }),
+);
 export type GoalEndedDetail = z.infer<typeof GoalEndedDetailSchema>;
 
 /** The EventBridge envelope of a `Goal Ended` event. */
-export const GoalEndedEnvelopeSchema = z.object({
-  source: z.literal(GOAL_ENDED_SOURCE),
-  "detail-type": z.literal(GOAL_ENDED),
-  detail: GoalEndedDetailSchema,
-});
+export const GoalEndedEnvelopeSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    source: z.literal(GOAL_ENDED_SOURCE),
+    "detail-type": z.literal(GOAL_ENDED),
+    detail: GoalEndedDetailSchema,
+  }),
+);
 
 const END_EVENTS = new Set(["goal.completed", "goal.cancelled", "goal.terminated"]);
 

@@ -17,11 +17,11 @@ export const JUDGE_EXCERPT_CHARS = 4000;
  * Only a first word PASS (any case, punctuation ignored) satisfies the check; anything else, an empty
  * answer included, is FAIL. The verdict is kept as weak evidence, labelled as model judgement.
  */
-export const JUDGE_INSTRUCTIONS = [
-  "You judge whether one success check of a goal is met, using only the evidence given.",
-  "Claims by the agent are not evidence; files and tool results are.",
-  "Answer with PASS or FAIL as your first word, then one sentence why. Anything else counts as FAIL.",
-].join("\n");
+// One string of literals, not lines joined: esbuild can then leave it out of a bundle that never judges.
+export const JUDGE_INSTRUCTIONS =
+  "You judge whether one success check of a goal is met, using only the evidence given.\n" +
+  "Claims by the agent are not evidence; files and tool results are.\n" +
+  "Answer with PASS or FAIL as your first word, then one sentence why. Anything else counts as FAIL.";
 
 /**
  * The role a verdict call plays: `judge` in ReAct and Plan-and-Execute, `evaluate` in Reflexion

@@ -6,48 +6,50 @@ import * as z from "../../zod";
  * what the account may send that model per minute. The capacity governor spends it; the local
  * Bedrock endpoint enforces it as Bedrock would.
  */
-export const ModelQuotaSchema = z
-  .strictObject({
-    requestsPerMinute: z
-      .number({ error: "must be a whole number of requests per minute from 1 to 1000000" })
-      .check(
-        z.int({ error: "must be a whole number of requests per minute from 1 to 1000000" }),
-        z.gte(1, { error: "must be a whole number of requests per minute from 1 to 1000000" }),
-        z.lte(1_000_000, { error: "must be a whole number of requests per minute from 1 to 1000000" }),
-      )
-      .register(z.globalRegistry, {
-        description: "Requests per minute the account may send this model (Service Quotas)",
-      }),
-    tokensPerMinute: z
-      .number({ error: "must be a whole number of tokens per minute from 1000 to 1000000000" })
-      .check(
-        z.int({ error: "must be a whole number of tokens per minute from 1000 to 1000000000" }),
-        z.gte(1000, { error: "must be a whole number of tokens per minute from 1000 to 1000000000" }),
-        z.lte(1_000_000_000, {
-          error: "must be a whole number of tokens per minute from 1000 to 1000000000",
+export const ModelQuotaSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z
+    .strictObject({
+      requestsPerMinute: z
+        .number({ error: "must be a whole number of requests per minute from 1 to 1000000" })
+        .check(
+          z.int({ error: "must be a whole number of requests per minute from 1 to 1000000" }),
+          z.gte(1, { error: "must be a whole number of requests per minute from 1 to 1000000" }),
+          z.lte(1_000_000, { error: "must be a whole number of requests per minute from 1 to 1000000" }),
+        )
+        .register(z.globalRegistry, {
+          description: "Requests per minute the account may send this model (Service Quotas)",
         }),
-      )
-      .register(z.globalRegistry, {
-        description:
-          "Tokens per minute the account may use of this model, counted as Bedrock counts them (input, and output at the model's burndown rate)",
-      }),
-    burstSeconds: z
-      ._default(
-        z
-          .number({ error: "must be a whole number of seconds from 1 to 60" })
-          .check(
-            z.int({ error: "must be a whole number of seconds from 1 to 60" }),
-            z.gte(1, { error: "must be a whole number of seconds from 1 to 60" }),
-            z.lte(60, { error: "must be a whole number of seconds from 1 to 60" }),
-          ),
-        60,
-      )
-      .register(z.globalRegistry, {
-        description:
-          "How many seconds' worth of the quota may be used at once after a quiet spell; default 60 (a whole minute, as Bedrock counts). Lower it when Bedrock throttles bursts that stay under the per-minute quota",
-      }),
-  })
-  .register(z.globalRegistry, { description: "A model's Bedrock quota" });
+      tokensPerMinute: z
+        .number({ error: "must be a whole number of tokens per minute from 1000 to 1000000000" })
+        .check(
+          z.int({ error: "must be a whole number of tokens per minute from 1000 to 1000000000" }),
+          z.gte(1000, { error: "must be a whole number of tokens per minute from 1000 to 1000000000" }),
+          z.lte(1_000_000_000, {
+            error: "must be a whole number of tokens per minute from 1000 to 1000000000",
+          }),
+        )
+        .register(z.globalRegistry, {
+          description:
+            "Tokens per minute the account may use of this model, counted as Bedrock counts them (input, and output at the model's burndown rate)",
+        }),
+      burstSeconds: z
+        ._default(
+          z
+            .number({ error: "must be a whole number of seconds from 1 to 60" })
+            .check(
+              z.int({ error: "must be a whole number of seconds from 1 to 60" }),
+              z.gte(1, { error: "must be a whole number of seconds from 1 to 60" }),
+              z.lte(60, { error: "must be a whole number of seconds from 1 to 60" }),
+            ),
+          60,
+        )
+        .register(z.globalRegistry, {
+          description:
+            "How many seconds' worth of the quota may be used at once after a quiet spell; default 60 (a whole minute, as Bedrock counts). Lower it when Bedrock throttles bursts that stay under the per-minute quota",
+        }),
+    })
+    .register(z.globalRegistry, { description: "A model's Bedrock quota" }),
+);
 export type ModelQuota = z.output<typeof ModelQuotaSchema>;
 export type ModelQuotaInput = z.input<typeof ModelQuotaSchema>;
 
@@ -55,23 +57,25 @@ export type ModelQuotaInput = z.input<typeof ModelQuotaSchema>;
  * Quotas by model id or inference profile id as goals name them (`global.anthropic.claude-sonnet-5-5`),
  * or a `prefix*` that covers several; the longest matching entry wins, as for prices.
  */
-export const ModelQuotasSchema = z
-  .record(
-    z
-      .string()
-      .check(
-        z.minLength(1),
-        z.maxLength(256),
-        z.regex(
-          /^[A-Za-z0-9.:_\-/]+\*?$/,
-          "must be a model id, an inference profile id, or a prefix ending in *",
+export const ModelQuotasSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z
+    .record(
+      z
+        .string()
+        .check(
+          z.minLength(1),
+          z.maxLength(256),
+          z.regex(
+            /^[A-Za-z0-9.:_\-/]+\*?$/,
+            "must be a model id, an inference profile id, or a prefix ending in *",
+          ),
         ),
-      ),
-    ModelQuotaSchema,
-  )
-  .register(z.globalRegistry, {
-    description: "Bedrock quotas per model: the capacity governor paces every goal's calls within them",
-  });
+      ModelQuotaSchema,
+    )
+    .register(z.globalRegistry, {
+      description: "Bedrock quotas per model: the capacity governor paces every goal's calls within them",
+    }),
+);
 export type ModelQuotas = z.output<typeof ModelQuotasSchema>;
 
 /** Where the constructs put `models.quotas` (JSON) for every function that makes model calls. */

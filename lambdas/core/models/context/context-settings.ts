@@ -1,39 +1,41 @@
-import { parseOrThrow } from "../../goal/validation";
 import * as z from "../../zod";
 import contextFile from "./context-settings.json" with { type: "json" };
 
-export const ContextSettingsSchema = z.object({
-  /** Estimated prompt tokens above which the oldest steps are summarized and dropped. */
-  budgetTokens: z.number().check(z.int(), z.gte(256)),
-  /** The latest steps always shown verbatim: compaction never summarizes them. */
-  keepRecentSteps: z.number().check(z.int(), z.gte(1), z.lte(50)),
-  /** The most steps shown verbatim; more forces a compaction whatever the budget says. */
-  maxWindowSteps: z.number().check(z.int(), z.gte(1), z.lte(1000)),
-  /** A tool result above this many tokens is replaced by a reference to its artifact. */
-  toolResultTokens: z.number().check(z.int(), z.gte(64)),
-  /** Output bound of one `summarize` call. */
-  summaryMaxTokens: z.number().check(z.int(), z.gte(64), z.lte(8192)),
-  /** Model id fragments (`anthropic.claude-`) of models that accept Bedrock `cachePoint` blocks. */
-  cacheModels: z.array(z.string().check(z.minLength(1))),
-  /** What each caching model takes: its minimum cacheable prefix, and whether `ttl: "1h"` is allowed. */
-  promptCache: z.object({
-    /** The first entry whose `models` fragment the model id contains gives its minimum. */
-    minTokens: z
-      .array(
-        z.object({ models: z.string().check(z.minLength(1)), tokens: z.number().check(z.int(), z.gte(1)) }),
-      )
-      .check(z.minLength(1)),
-    hourTtlModels: z.array(z.string().check(z.minLength(1))),
+export const ContextSettingsSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    /** Estimated prompt tokens above which the oldest steps are summarized and dropped. */
+    budgetTokens: z.number().check(z.int(), z.gte(256)),
+    /** The latest steps always shown verbatim: compaction never summarizes them. */
+    keepRecentSteps: z.number().check(z.int(), z.gte(1), z.lte(50)),
+    /** The most steps shown verbatim; more forces a compaction whatever the budget says. */
+    maxWindowSteps: z.number().check(z.int(), z.gte(1), z.lte(1000)),
+    /** A tool result above this many tokens is replaced by a reference to its artifact. */
+    toolResultTokens: z.number().check(z.int(), z.gte(64)),
+    /** Output bound of one `summarize` call. */
+    summaryMaxTokens: z.number().check(z.int(), z.gte(64), z.lte(8192)),
+    /** Model id fragments (`anthropic.claude-`) of models that accept Bedrock `cachePoint` blocks. */
+    cacheModels: z.array(z.string().check(z.minLength(1))),
+    /** What each caching model takes: its minimum cacheable prefix, and whether `ttl: "1h"` is allowed. */
+    promptCache: z.object({
+      /** The first entry whose `models` fragment the model id contains gives its minimum. */
+      minTokens: z
+        .array(
+          z.object({ models: z.string().check(z.minLength(1)), tokens: z.number().check(z.int(), z.gte(1)) }),
+        )
+        .check(z.minLength(1)),
+      hourTtlModels: z.array(z.string().check(z.minLength(1))),
+    }),
   }),
-});
+);
 export type ContextSettings = z.infer<typeof ContextSettingsSchema>;
 
-/** context-settings.json, checked once when the module loads. */
-export const DEFAULT_CONTEXT_SETTINGS: ContextSettings = parseOrThrow(
-  ContextSettingsSchema,
-  contextFile,
-  "lambdas/core/models/context/context-settings.json",
-);
+const { $comment: _comment, ...contextSettings } = contextFile;
+/**
+ * context-settings.json. ContextSettingsSchema checks it when the tests run
+ * (test/unit/models/bundled-settings.test.ts), not at every cold start: the file is compiled into
+ * the bundle and cannot change after the build (model-prices.ts says what the check cost).
+ */
+export const DEFAULT_CONTEXT_SETTINGS: ContextSettings = contextSettings;
 
 /**
  * Steps per `summarize` call. A constant, not a setting: compaction k covers steps up to

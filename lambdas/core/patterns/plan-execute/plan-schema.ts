@@ -64,24 +64,28 @@ function checkStructure(steps: readonly PlanStep[], ctx: z.core.$RefinementCtx):
 }
 
 /** A runnable plan: 1..MAX_PLAN_STEPS steps, unique ids, existing dependencies, no cycles. Never empty. */
-export const PlanSchema = z
-  .object({
-    steps: z
-      .array(PlanStepSchema)
-      .check(z.minLength(1, "a plan has at least one step"), z.maxLength(MAX_PLAN_STEPS)),
-  })
-  .check(z.superRefine((plan, ctx) => checkStructure(plan.steps, ctx)));
+export const PlanSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z
+    .object({
+      steps: z
+        .array(PlanStepSchema)
+        .check(z.minLength(1, "a plan has at least one step"), z.maxLength(MAX_PLAN_STEPS)),
+    })
+    .check(z.superRefine((plan, ctx) => checkStructure(plan.steps, ctx))),
+);
 export type Plan = z.infer<typeof PlanSchema>;
 
 /**
  * What the planner submits through `submit_plan`: the new steps (the whole plan, or the replacement
  * for the part being replanned). Its structure is checked on the merged plan (PlanSchema).
  */
-export const PlanAnswerSchema = z.object({
-  steps: z
-    .array(PlanStepSchema)
-    .check(z.minLength(1, "submit at least one step"), z.maxLength(MAX_PLAN_STEPS)),
-});
+export const PlanAnswerSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    steps: z
+      .array(PlanStepSchema)
+      .check(z.minLength(1, "submit at least one step"), z.maxLength(MAX_PLAN_STEPS)),
+  }),
+);
 export type PlanAnswer = z.infer<typeof PlanAnswerSchema>;
 
 /** The `submit_plan` tool's input schema, generated from zod (the single source of the shape). */

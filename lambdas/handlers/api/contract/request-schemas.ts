@@ -17,34 +17,46 @@ const queryCount = () =>
   );
 
 /** `POST /goals/{goalId}/directive` */
-export const DirectiveBodySchema = z.strictObject({ text: z.string().check(z.maxLength(8000)) });
+export const DirectiveBodySchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.strictObject({ text: z.string().check(z.maxLength(8000)) }),
+);
 
 /** The body of `pause` and `cancel`: optional, and then `{reason?}` only. */
-export const ReasonBodySchema = z.strictObject({
-  reason: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(2000))),
-});
+export const ReasonBodySchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.strictObject({
+    reason: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(2000))),
+  }),
+);
 export type ReasonBody = z.infer<typeof ReasonBodySchema>;
 
 /** `GET /approvals?status=&limit=` (status defaults to pending). */
-export const ListApprovalsQuerySchema = z.object({
-  status: z._default(z.enum(APPROVAL_STATUSES), "pending"),
-  limit: queryCount(),
-});
+export const ListApprovalsQuerySchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    status: z._default(z.enum(APPROVAL_STATUSES), "pending"),
+    limit: queryCount(),
+  }),
+);
 
 /** `POST /approvals/{approvalId}`: a decision is never implied; `decision` is required. */
-export const DecideBodySchema = z.strictObject({
-  decision: z.enum(["approve", "reject"]),
-  comment: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(2000))),
-});
+export const DecideBodySchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.strictObject({
+    decision: z.enum(["approve", "reject"]),
+    comment: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(2000))),
+  }),
+);
 export type DecideBody = z.infer<typeof DecideBodySchema>;
 
 /** `GET /goals/{goalId}/runs/{runId}/history?nextToken=&maxResults=` */
-export const RunHistoryQuerySchema = z.object({
-  nextToken: z.optional(z.string().check(z.minLength(1), z.maxLength(4096))),
-  maxResults: queryCount(),
-});
+export const RunHistoryQuerySchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.object({
+    nextToken: z.optional(z.string().check(z.minLength(1), z.maxLength(4096))),
+    maxResults: queryCount(),
+  }),
+);
 
 /** The `Idempotency-Key` header of `POST /goals` and `POST /goals/{goalId}/fork`. */
-export const IdempotencyKeySchema = z
-  .string()
-  .check(z.regex(/^[\x21-\x7e]{1,255}$/, "must be 1-255 printable ASCII characters without spaces"));
+export const IdempotencyKeySchema = /* @__PURE__ */ z.lazySchema(() =>
+  z
+    .string()
+    .check(z.regex(/^[\x21-\x7e]{1,255}$/, "must be 1-255 printable ASCII characters without spaces")),
+);

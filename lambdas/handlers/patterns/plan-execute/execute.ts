@@ -30,9 +30,11 @@ const tools = toolRunnerFromEnv({ workspace, outbox });
  * Execute's payload; a branch of the ExecuteBatch Map state adds the `stepId` whose turn it makes
  * (its ItemSelector), so one function serves both states.
  */
-const ExecutePayloadSchema = z.extend(StatePayloadSchema, {
-  stepId: z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
-});
+const ExecutePayloadSchema = /* @__PURE__ */ z.lazySchema(() =>
+  z.extend(StatePayloadSchema, {
+    stepId: z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
+  }),
+);
 
 /**
  * Execute: the executor's turn for the next plan step, acted on unless a call is gated (see `execute`).

@@ -1,6 +1,11 @@
 import { Logger } from "@aws-lambda-powertools/logger";
 import { createModelClient } from "../../../adapters/bedrock/bedrock-model-client";
-import { createDocumentClient, createGoalStoreAdapters } from "../../../adapters/goal-store-adapters";
+import {
+  createDocumentClient,
+  createGoalStore,
+  createStepLog,
+  createWorkspace,
+} from "../../../adapters/goal-store-adapters";
 import { runModelStep } from "../../../core/loop/capacity-wait";
 import { observe } from "../../../core/patterns/plan-execute/observe";
 import { requiredEnv } from "../../handler-environment";
@@ -13,10 +18,10 @@ import { planExecuteSettingsFromEnv } from "./settings";
 const logger = new Logger();
 const now = () => new Date();
 const client = createDocumentClient();
-const { goals, workspace, stepLog } = createGoalStoreAdapters({
-  client,
-  tableName: requiredEnv("GOAL_TABLE_NAME"),
-});
+const table = { client, tableName: requiredEnv("GOAL_TABLE_NAME") };
+const goals = createGoalStore(table);
+const workspace = createWorkspace(table);
+const stepLog = createStepLog(table);
 // Undoes a user tool's call for a corrective revision, when the tool has a compensate function.
 const compensators = compensatorsFromEnv();
 // Bedrock only for `judge` (model_judge checks) and `reconcile` (revisions) calls.

@@ -1,6 +1,6 @@
 import { Logger } from "@aws-lambda-powertools/logger";
 import { createModelClient } from "../../../adapters/bedrock/bedrock-model-client";
-import { createDocumentClient, createGoalStoreAdapters } from "../../../adapters/goal-store-adapters";
+import { createDocumentClient, createGoalStore } from "../../../adapters/goal-store-adapters";
 import type { FrozenTool } from "../../../core/goal/frozen-tools";
 import { runModelStep } from "../../../core/loop/capacity-wait";
 import { plan } from "../../../core/patterns/plan-execute/plan";
@@ -15,7 +15,7 @@ import { planExecuteSettingsFromEnv } from "./settings";
 const logger = new Logger();
 const now = () => new Date();
 const client = createDocumentClient();
-const { goals } = createGoalStoreAdapters({
+const goals = createGoalStore({
   client,
   tableName: requiredEnv("GOAL_TABLE_NAME"),
 });

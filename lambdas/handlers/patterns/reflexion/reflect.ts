@@ -1,6 +1,11 @@
 import { Logger } from "@aws-lambda-powertools/logger";
 import { createModelClient } from "../../../adapters/bedrock/bedrock-model-client";
-import { createDocumentClient, createGoalStoreAdapters } from "../../../adapters/goal-store-adapters";
+import {
+  createDocumentClient,
+  createGoalStore,
+  createStepLog,
+  createWorkspace,
+} from "../../../adapters/goal-store-adapters";
 import { runModelStep } from "../../../core/loop/capacity-wait";
 import { reflect } from "../../../core/patterns/reflexion/reflect";
 import { modelTiersFromEnv, requiredEnv } from "../../handler-environment";
@@ -11,10 +16,10 @@ import { stepHandler } from "../../loop/step-handler";
 const logger = new Logger();
 const now = () => new Date();
 const client = createDocumentClient();
-const { goals, workspace, stepLog } = createGoalStoreAdapters({
-  client,
-  tableName: requiredEnv("GOAL_TABLE_NAME"),
-});
+const table = { client, tableName: requiredEnv("GOAL_TABLE_NAME") };
+const goals = createGoalStore(table);
+const workspace = createWorkspace(table);
+const stepLog = createStepLog(table);
 const model = createModelClient();
 // Paces the model calls within models.quotas; a call without capacity waits (runModelStep).
 const capacity = capacityGovernorFromEnv(client, now);
