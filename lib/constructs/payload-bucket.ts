@@ -58,7 +58,7 @@ export interface PayloadBucketProps extends PayloadSettings {
    * How many days the goals' items live after they were last written (`data.goalRetentionDays`):
    * objects expire PAYLOAD_RETENTION_GRACE_DAYS later, so none goes while an item points at it
    * (the goal store puts a body again when an item that points at it is written, see
-   * large-item-offload.ts).
+   * encoding/large-item-offload.ts).
    *
    * @default - objects never expire, as goal items never do
    */

@@ -9,8 +9,8 @@ import {
 import { type GoalEvent, GoalEventSchema, type NewGoalEvent } from "../../core/goal/goal-event";
 import { parseOrThrow } from "../../core/goal/validation";
 import { CorruptStoreItemError, GoalStoreUnavailableError, toStoreError } from "../shared/store-errors";
-import { encodeDocument } from "./document-codec";
 import { documentOf, ENCODED_DOCUMENTS_SCHEMA, parseStoredItem, toDocument } from "./dynamodb-items";
+import { encodeDocument } from "./encoding/document-codec";
 import { eventKey, eventSortKey, goalKey, invalidField, RESERVED_ATTRIBUTES } from "./goal-table-keys";
 import { TABLE_DESIGN } from "./table-design";
 
@@ -42,7 +42,7 @@ export function numberEvents(goalId: string, lastSeq: number, events: readonly N
  * lag. See DynamoDbGoalStore for the protocol.
  *
  * An event item is written in its goal's record schema (the goal item says which): from schema 3 the
- * event (with goalId and seq) is one encoded Binary attribute, `event` (document-codec.ts); before,
+ * event (with goalId and seq) is one encoded Binary attribute, `event` (encoding/document-codec.ts); before,
  * its fields sit beside the keys as they are. Both are read: the Binary attribute tells them apart
  * (a plain event is JSON, which has no Binary). A reader reads the goal item first, so code that
  * predates schema 3 refuses such a goal before it could meet one of its encoded events.

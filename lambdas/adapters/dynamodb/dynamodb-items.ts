@@ -9,7 +9,7 @@ import {
 } from "../../core/goal/record-schema";
 import * as z from "../../core/zod";
 import { CorruptStoreItemError } from "../shared/store-errors";
-import { decodeDocument, encodeDocument } from "./document-codec";
+import { decodeDocument, encodeDocument } from "./encoding/document-codec";
 
 /**
  * A JSON copy of a value about to be written. The document client refuses `undefined` (an absent
@@ -90,7 +90,7 @@ export function parseVersionedItem<S extends z.core.$ZodType>(
 }
 
 /**
- * The first record schema whose items hold their document encoded (document-codec.ts): an item of
+ * The first record schema whose items hold their document encoded (encoding/document-codec.ts): an item of
  * an older schema holds it as that schema's code wrote it (plain attributes; a goal or step state
  * brotli-compressed), and is written so again for a goal stored in that schema.
  */

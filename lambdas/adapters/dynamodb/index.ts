@@ -1,8 +1,9 @@
 /**
  * dynamodb/: the goal table. The key design (table-design.ts, goal-table-keys.ts), the goal store
  * with its event log, step log, outbox and workspace, the items' shapes and sizes,
- * first-writer-wins puts, the offload of large items to the payload store (large-item-offload.ts),
- * and the Slack door's replay guard; ./limits keeps the deployment's shared limits in the same table.
+ * first-writer-wins puts and the Slack door's replay guard; ./encoding turns a document into an item (compressed,
+ * sized, its large values offloaded to the payload store); ./limits keeps the deployment's shared limits
+ * in the same table.
  * Not here: the payload bucket (s3/), or composing the store with metrics and signals
  * (../goal-store-adapters.ts).
  *
@@ -18,8 +19,9 @@ export * from "./dynamodb-outbox";
 export * from "./dynamodb-put-first";
 export * from "./dynamodb-step-log";
 export * from "./dynamodb-workspace";
+export * from "./encoding";
+export * from "./encoding/item-size";
+export * from "./encoding/large-item-offload";
 export * from "./goal-table-keys";
-export * from "./item-size";
-export * from "./large-item-offload";
 export * from "./slack-replay-guard";
 export * from "./table-design";

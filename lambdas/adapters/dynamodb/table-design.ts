@@ -21,14 +21,14 @@
  *
  * The goal item keeps its record and event outbox in `state`; a step item its record in `record`, a
  * checkpoint item its checkpoint in `checkpoint`, an event item its event in `event`: each one
- * Binary attribute, the document deflated against a preset dictionary (document-codec.ts; items of
+ * Binary attribute, the document deflated against a preset dictionary (encoding/document-codec.ts; items of
  * record schema 1 and 2 hold them plain, the goal's `state` brotli-compressed, and are still read).
  * Fingerprint items (`{fingerprint, step}`, the first step that saw it) are written once and never
  * changed, and so is a step state (`{format, step, state}`: where the goal stood after a counted
  * step, what a fork starts from; `state` encoded like the goal item's).
  *
  * Any item larger than the inline limit keeps its largest values in the payload bucket instead
- * (large-item-offload.ts): `offloaded` lists each moved value's path and S3 pointer, and reads put
+ * (encoding/large-item-offload.ts): `offloaded` lists each moved value's path and S3 pointer, and reads put
  * the values back before anything parses the item. A moved value's object key starts with the
  * item's partition key, `#` read as `/` (`payloadKeyPrefix`): `GOAL/{goalId}/…`, `APPROVAL/{id}/…`.
  *

@@ -14,7 +14,7 @@ export type { StoredKind } from "./record-migrations";
  * - 2: items carry `schema` (a step state its `format`); the goal record says which deployed
  *   version its goal runs on (`runsOn`) and which shape its goal is stored in (`schema`).
  * - 3: the documents are the same; the items hold them encoded (deflated against a preset
- *   dictionary, one Binary attribute: adapters/dynamodb/document-codec.ts), step records,
+ *   dictionary, one Binary attribute: adapters/dynamodb/encoding/document-codec.ts), step records,
  *   checkpoints and events too: a fraction of the bytes DynamoDB bills each write of. Code of
  *   schema 2 would misread such an item, so it must refuse it instead (RecordSchemaTooNew).
  */

@@ -1,6 +1,6 @@
 import { S3Client } from "@aws-sdk/client-s3";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { withLargeItemOffload } from "../../../lambdas/adapters/dynamodb/large-item-offload";
+import { withLargeItemOffload } from "../../../lambdas/adapters/dynamodb/encoding/large-item-offload";
 import { S3PayloadStore } from "../../../lambdas/adapters/s3/s3-payload-store";
 import {
   type PayloadEnvironment,

@@ -4,7 +4,7 @@ import {
   DOCUMENT_DICTIONARY,
   decodeDocument,
   encodeDocument,
-} from "../../../lambdas/adapters/dynamodb/document-codec";
+} from "../../../lambdas/adapters/dynamodb/encoding/document-codec";
 import { CorruptStoreItemError } from "../../../lambdas/adapters/shared/store-errors";
 
 describe("the stored documents' encoding", () => {

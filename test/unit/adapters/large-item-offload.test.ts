@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { estimateItemBytes } from "../../../lambdas/adapters/dynamodb/item-size";
-import { LargeItemOffload } from "../../../lambdas/adapters/dynamodb/large-item-offload";
+import { estimateItemBytes } from "../../../lambdas/adapters/dynamodb/encoding/item-size";
+import { LargeItemOffload } from "../../../lambdas/adapters/dynamodb/encoding/large-item-offload";
 import { PayloadMissingError, type PayloadStore } from "../../../lambdas/adapters/shared/payload-store";
 
 /** The payload store's contract in memory: the S3 one runs in the goal store's contract suite. */

@@ -1,10 +1,10 @@
 import { createHash } from "node:crypto";
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import * as z from "../../core/zod";
-import type { PayloadStore } from "../shared/payload-store";
-import { CorruptStoreItemError, GoalStoreBackendError } from "../shared/store-errors";
+import * as z from "../../../core/zod";
+import type { PayloadStore } from "../../shared/payload-store";
+import { CorruptStoreItemError, GoalStoreBackendError } from "../../shared/store-errors";
+import { payloadKeyPrefix, TABLE_DESIGN } from "../table-design";
 import { estimateItemBytes, estimateValueBytes } from "./item-size";
-import { payloadKeyPrefix, TABLE_DESIGN } from "./table-design";
 
 /**
  * Items of any size in a table whose items stop at 400 KB. Before a put, an item estimated larger

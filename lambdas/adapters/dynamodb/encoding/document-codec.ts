@@ -1,5 +1,5 @@
 import { deflateRawSync, inflateRawSync, constants as zlibConstants } from "node:zlib";
-import { CorruptStoreItemError } from "../shared/store-errors";
+import { CorruptStoreItemError } from "../../shared/store-errors";
 
 /**
  * How items of record schema 3 and later hold a document (a goal's record and outbox, a step record,
