@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
-import { statSync } from "node:fs";
+import { mkdtempSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as z from "zod";
 import type { FunctionSpec } from "../lib/local/shared/cloud-assembly-model";
@@ -116,13 +117,14 @@ function runProbe<T>(
  * step builds at module scope, the DynamoDB document client and the Bedrock runtime client, when
  * their packages are among them; nothing else: no goal-loops code, no Powertools, no zod. Other
  * clients a function builds are loaded, not built, so the floor stays at or below what the SDK
- * itself costs that function.
+ * itself costs that function. It runs as an ES module file that SDK_FLOOR_PROBE imports, as the
+ * import probe imports a bundle: both pay Node's loading of an ES module file (resolving, reading,
+ * linking it), so the ratio compares the bundle's own code with nothing, not with that too.
  */
-const SDK_FLOOR_PROBE = `
+const SDK_FLOOR_MODULE = `
 import { createRequire } from "node:module";
-const require = createRequire(process.argv[1]);
-const packages = process.argv[2] === "" ? [] : process.argv[2].split(",");
-const started = performance.now();
+const require = createRequire(process.argv[2]);
+const packages = process.argv[3] === "" ? [] : process.argv[3].split(",");
 const loaded = Object.fromEntries(packages.map((name) => [name, require(name)]));
 const dynamodb = loaded["@aws-sdk/client-dynamodb"];
 const documents = loaded["@aws-sdk/lib-dynamodb"];
@@ -131,6 +133,12 @@ if (dynamodb && documents) {
 }
 const bedrock = loaded["@aws-sdk/client-bedrock-runtime"];
 if (bedrock) new bedrock.BedrockRuntimeClient({ region: process.env.AWS_REGION });
+`;
+
+/** Times importing the floor module (argv[1]) in a fresh process. */
+const SDK_FLOOR_PROBE = `
+const started = performance.now();
+await import(process.argv[1]);
 process.stdout.write(JSON.stringify({ totalMs: performance.now() - started }));
 `;
 
@@ -151,6 +159,8 @@ export function measureBundles(
   projectDir: string,
 ): BundleFigure[] {
   const resolveFrom = join(projectDir, "package.json");
+  const floorModule = join(mkdtempSync(join(tmpdir(), "bench-sdk-floor-")), "sdk-floor.mjs");
+  writeFileSync(floorModule, SDK_FLOOR_MODULE);
   return functions.map((fn) => {
     const file = join(fn.assetDir, `${fn.handler.split(".")[0]}.mjs`);
     const totals: number[] = [];
@@ -170,7 +180,7 @@ export function measureBundles(
       sdkPackages = result.sdkPackages;
       const floor = runProbe(
         SDK_FLOOR_PROBE,
-        [resolveFrom, sdkPackages.join(",")],
+        [floorModule, resolveFrom, sdkPackages.join(",")],
         probeEnvironment(),
         FloorResultSchema,
         `loading ${fn.functionName}'s SDK packages alone (${sdkPackages.join(", ") || "none"})`,

@@ -12,6 +12,7 @@ import {
 import {
   type CapacityContext,
   type CapacityGovernor,
+  type EarlyTenantLimits,
   FIRST_ASK,
   isCapacityWait,
 } from "./capacity/capacity-governor";
@@ -118,6 +119,8 @@ export interface CallOptions {
   readonly conversation?: TurnConversation;
   /** The goal's priority and its wait so far (`capacityContextOf(record)`); default FIRST_ASK. */
   readonly capacity?: CapacityContext;
+  /** The tenant's limits, read beside the step's other reads (`readTenantLimitsEarly`). */
+  readonly tenantLimits?: EarlyTenantLimits;
   /**
    * A write the step needs stored before it counts the call (VerifyAndReason's step state), sent
    * together with the checkpoint's put: one round trip for both. Made at once when the call is
@@ -207,7 +210,7 @@ export async function callAndCheckpoint(
   const tokens = reservedTokens(request);
   let turn: Awaited<ReturnType<ModelClient["converse"]>>;
   try {
-    const grant = await ports.capacity?.acquire(request.modelId, tokens, context);
+    const grant = await ports.capacity?.acquire(request.modelId, tokens, context, options.tenantLimits);
     try {
       turn = await ports.model.converse(request);
     } catch (error) {

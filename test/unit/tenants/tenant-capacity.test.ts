@@ -56,6 +56,43 @@ describe("the capacity governor's tenant limits", () => {
     expect(capacity.lanes.get(MODEL)?.size).toBe(1);
   });
 
+  it("uses the limits read ahead of the call (one read, not two), and refuses on them as on its own read", async () => {
+    // Prepare: count the limits reads; team-a has spent its $2 today
+    const { governor, tenants } = governorWith({ "team-a": { spendPerDayUsd: 2 } });
+    await tenants.addSpend("team-a", spendDay(NOW), 2);
+    const reads: string[] = [];
+    const counting = new CapacityGovernor({
+      store: new MemoryCapacityStore(),
+      quotas: { [MODEL]: QUOTA },
+      now: () => NOW,
+      sleep: async () => {},
+      random: () => 0,
+      tenants: {
+        limits: async (tenantId) => {
+          reads.push(tenantId);
+          return tenantId === "team-a" ? { spendPerDayUsd: 2 } : {};
+        },
+        spent: (tenantId, day) => tenants.spend(tenantId, day),
+        addSpend: (tenantId, day, usd) => tenants.addSpend(tenantId, day, usd),
+      },
+    });
+
+    // Act
+    const early = counting.readTenantLimitsEarly(of("team-b"));
+    const granted = await counting.acquire(MODEL, 100, of("team-b"), early);
+    const refused = await counting
+      .acquire(MODEL, 100, of("team-a"), counting.readTenantLimitsEarly(of("team-a")))
+      .catch((error: unknown) => error);
+    const none = counting.readTenantLimitsEarly({ priority: "normal", attempts: 0 });
+
+    // Assess
+    expect(granted?.model).toBe(MODEL);
+    expect(isTenantBudgetReached(refused)).toBe(true);
+    expect(reads).toEqual(["team-b", "team-a"]);
+    expect(none).toBeUndefined();
+    expect(await governor.acquire(MODEL, 100, of("team-b"))).toBeDefined();
+  });
+
   it("counts what each paid call cost toward its tenant's day, and nothing for a goal without a tenant", async () => {
     // Prepare
     const { governor, tenants } = governorWith({});

@@ -147,6 +147,9 @@ export interface CapacityGovernorPorts {
  * (model-quota.ts), in the order the calls asked (capacity-lanes.ts), and lowers its pace when
  * Bedrock throttles anyway. A model without a quota is not paced; its throttles still wait.
  */
+/** A goal's tenant limits read ahead of its call (`CapacityGovernor.readTenantLimitsEarly`). */
+export type EarlyTenantLimits = Promise<TenantLimits | undefined>;
+
 export class CapacityGovernor {
   private readonly store: CapacityStore;
   private readonly quotas: ModelQuotas;
@@ -175,8 +178,9 @@ export class CapacityGovernor {
     modelId: string,
     tokens: number,
     context: CapacityContext,
+    early?: EarlyTenantLimits,
   ): Promise<CapacityGrant | undefined> {
-    const limits = await this.tenantLimits(context);
+    const limits = await (early ?? this.tenantLimits(context));
     if (limits?.spendPerDayUsd !== undefined && context.tenantId !== undefined) {
       await this.checkBudget(context.tenantId, limits.spendPerDayUsd);
     }
@@ -196,6 +200,21 @@ export class CapacityGovernor {
     }
     const grant = await this.book(modelId, quota, tokens, { ...context, hold: undefined }, "quota", modelId);
     return tenantLane === undefined ? grant : { ...grant, tenantLane };
+  }
+
+  /**
+   * Starts reading the limits of the goal's tenant before the step knows it will call, beside its
+   * other reads, for the `acquire` of that call to use instead of reading them then: one DynamoDB
+   * round trip fewer before the call. Read in the same invocation, moments earlier, so a limit a
+   * tenant's owner changes takes effect as before: from the next invocation's read. A read that
+   * fails fails the `acquire` that uses it; one no call uses is dropped.
+   */
+  readTenantLimitsEarly(context: CapacityContext): EarlyTenantLimits | undefined {
+    if (this.tenants === undefined || context.tenantId === undefined) return undefined;
+    // Through a promise, so a read that throws at once fails the same way as one that rejects.
+    const read = Promise.resolve(context).then((started) => this.tenantLimits(started));
+    read.catch(() => undefined);
+    return read;
   }
 
   /** The tenant's limits, for a call of a goal with a tenant when the governor knows the tenants. */

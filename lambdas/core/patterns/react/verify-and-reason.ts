@@ -29,7 +29,11 @@ import {
   prepareVerification,
   verifyPending,
 } from "../../loop/verify/verify-step";
-import { type CapacityGovernor, capacityContextOf } from "../../models/capacity/capacity-governor";
+import {
+  type CapacityGovernor,
+  capacityContextOf,
+  type EarlyTenantLimits,
+} from "../../models/capacity/capacity-governor";
 import {
   countCompactionUsage,
   readStepHistory,
@@ -123,6 +127,8 @@ export async function verifyAndReason(
   const current = positionOf(loaded.record, input);
   if (awaitsAct(loaded.record, runId, current.iteration))
     return actUnlessGated(ports, settings, { loaded, position: current });
+  // The tenant's limits for the reason call's capacity, read beside the history and verify's reads.
+  const tenantLimits = ports.capacity?.readTenantLimitsEarly(capacityContextOf(loaded.record));
   // One read for both halves: the step to verify (logged by Act, not counted yet, so one beyond the
   // record's count) is the newest of the steps the prompt shows after the latest compaction.
   const history = await readStepHistory(ports, loaded.record, 1, earlyHistory);
@@ -156,7 +162,7 @@ export async function verifyAndReason(
     return reason(
       ports,
       settings,
-      { base: loaded, record: verified, verify, history, reasonLookup, stepState },
+      { base: loaded, record: verified, verify, history, reasonLookup, stepState, tenantLimits },
       positionOf(verified, input),
     );
   }
@@ -176,6 +182,7 @@ export async function verifyAndReason(
       history,
       reasonLookup,
       stepState,
+      tenantLimits,
     },
     positionOf(committed.record, input),
   );
@@ -252,6 +259,8 @@ interface ReasonBase {
   readonly reasonLookup: EarlyLookup;
   /** The verified step's state, stored with the reason call's checkpoint (see prepareStepState). */
   readonly stepState: PendingStepState;
+  /** The tenant's limits, read beside verify's reads for the reason call's capacity. */
+  readonly tenantLimits: EarlyTenantLimits | undefined;
 }
 
 function reasonKey({ goalId, runId, iteration }: RunPosition): CheckpointKey {
@@ -261,7 +270,7 @@ function reasonKey({ goalId, runId, iteration }: RunPosition): CheckpointKey {
 async function reason(
   ports: VerifyAndReasonPorts,
   settings: ReasonSettings,
-  { base, record, verify, history, reasonLookup, stepState }: ReasonBase,
+  { base, record, verify, history, reasonLookup, stepState, tenantLimits }: ReasonBase,
   position: RunPosition,
 ): Promise<StepResult> {
   const { iteration } = position;
@@ -290,6 +299,7 @@ async function reason(
       // Kept with the turn: the next prompt shows it after the same message, reasoning included.
       conversation: context.packed.conversation,
       capacity: capacityContextOf(record),
+      ...(tenantLimits ? { tenantLimits } : {}),
       // Calls made after the state's point that its basis may hold: this call (a crashed attempt
       // may have checkpointed it) and compaction's summarize calls, counted only by this commit.
       alongside: () => stepState.write([key, ...context.uncounted.map((checkpoint) => checkpoint.key)]),
