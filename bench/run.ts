@@ -97,7 +97,7 @@ const SHORT_ITERATIONS = 5;
 const APPROVALS = 10;
 const CONCURRENT_GOALS = 50;
 const LIVE_EVENT_SAMPLES = 30;
-const IMPORT_RUNS = 5;
+const IMPORT_RUNS = 7;
 const CLI_RUNS = 11;
 /** The capacity burst: goals posted at once, and the quota they share (2 model calls each). */
 const BURST_GOALS = 60;
@@ -355,7 +355,16 @@ function bundleFigures(bundles: readonly BundleFigure[]): void {
   const section = "bundles";
   for (const bundle of bundles) {
     figures.push(
-      atMost(section, `${bundle.functionName} size`, bundle.bytes / 1024, budget("bundleBytes") / 1024, "KB"),
+      atMost(
+        section,
+        `${bundle.functionName} size`,
+        bundle.bytes / 1024,
+        // VerifyAndReason verifies, reasons and acts in one invocation: its own budget (budgets.json $reasons).
+        budget(
+          bundle.functionName.includes("VerifyAndReason") ? "bundleBytesVerifyAndReason" : "bundleBytes",
+        ) / 1024,
+        "KB",
+      ),
     );
   }
   figures.push(
