@@ -128,10 +128,10 @@ describe("GoalLoopsStack as bin/app.ts builds it", () => {
     template.resourceCountIs("AWS::SQS::Queue", 1);
     template.hasResource("AWS::DynamoDB::Table", { DeletionPolicy: "Retain" });
     template.resourceCountIs("AWS::StepFunctions::StateMachine", 3);
-    // 7 shared steps, the patterns' own steps, the API and its event stream, resume handler, email
-    // and Slack doors, and Operations' pending-approvals probe.
+    // 7 shared steps, the patterns' own steps, the API with its event stream and OpenAPI document,
+    // resume handler, email and Slack doors, and Operations' pending-approvals probe.
     const patternSteps = Object.values(LOOPS).flat().length;
-    template.resourceCountIs("AWS::Lambda::Function", SHARED_STEPS.length + patternSteps + 6);
+    template.resourceCountIs("AWS::Lambda::Function", SHARED_STEPS.length + patternSteps + 7);
     template.resourceCountIs("AWS::ApiGateway::RestApi", 1);
     for (const suffix of ["react", "plan-execute", "reflexion"]) {
       template.hasResourceProperties("AWS::StepFunctions::StateMachine", {
