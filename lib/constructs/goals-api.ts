@@ -172,7 +172,8 @@ export interface GoalsApiProps {
  * The goals HTTP API (DESIGN §6) on API Gateway: a REST API whose every method requires IAM
  * (SigV4) authorization or a bearer token checked by a JWT authorizer, or two REST APIs with the
  * same routes, one each way (`iamBesideJwt`), served by one Lambda function through proxy
- * integrations. POST /goals bodies are validated against the GoalSpec schema (generated from zod) before the function runs;
+ * integrations, but for two routes with functions of their own: the event stream (response
+ * streaming) and `GET /openapi.json` (so the API function carries no JSON Schema converter). POST /goals bodies are validated against the GoalSpec schema (generated from zod) before the function runs;
  * the stage is throttled, traced with X-Ray, and writes JSON access logs and error-level execution
  * logs without request or response bodies.
  */
