@@ -17,6 +17,7 @@ const FRESH_MODULE_TESTS = [
   "test/unit/loop/handlers.test.ts",
   "test/unit/patterns/reflexion/handlers.test.ts",
   "test/unit/api/goals-api-handler.test.ts",
+  "test/unit/api/openapi-json.test.ts",
   "test/unit/adapters/notify-senders.test.ts",
   "test/unit/adapters/goal-metrics.test.ts",
   "test/unit/adapters/fault-injection.test.ts",

@@ -39,6 +39,7 @@ import {
   acknowledgeWildcardResource,
   nagReferenceName,
 } from "./nag-acknowledgments";
+import { OpenApiDocumentFunction } from "./openapi-document-function";
 import { modelQuotasEnvironment, modelThinkingEnvironment, type ResolvedLoopModels } from "./pattern-loop";
 
 /**
@@ -171,7 +172,8 @@ export interface GoalsApiProps {
  * The goals HTTP API (DESIGN §6) on API Gateway: a REST API whose every method requires IAM
  * (SigV4) authorization or a bearer token checked by a JWT authorizer, or two REST APIs with the
  * same routes, one each way (`iamBesideJwt`), served by one Lambda function through proxy
- * integrations. POST /goals bodies are validated against the GoalSpec schema (generated from zod) before the function runs;
+ * integrations, but for two routes with functions of their own: the event stream (response
+ * streaming) and `GET /openapi.json` (so the API function carries no JSON Schema converter). POST /goals bodies are validated against the GoalSpec schema (generated from zod) before the function runs;
  * the stage is throttled, traced with X-Ray, and writes JSON access logs and error-level execution
  * logs without request or response bodies.
  */
@@ -185,6 +187,8 @@ export class GoalsApi extends Construct {
   readonly authorizer?: GoalLoopFunction;
   /** The function behind `GET /goals/{goalId}/stream` (Server-Sent Events). */
   readonly eventStream: GoalEventStream;
+  /** The function behind `GET /openapi.json`, which keeps zod's JSON Schema converter out of `handler`. */
+  readonly openApiDocument: OpenApiDocumentFunction;
   /** The URL of the stage, ending with a slash: `https://{id}.execute-api.{region}.amazonaws.com/v1/`. */
   readonly url: string;
   /** With `iamBesideJwt`: the URL of `jwtRestApi`'s stage, ending with a slash. */
@@ -258,10 +262,16 @@ export class GoalsApi extends Construct {
       logRetention: props.logRetention,
       maxOpen: props.maxOpenStreams ?? DEFAULT_MAX_OPEN_STREAMS,
     });
+    this.openApiDocument = new OpenApiDocumentFunction(this, "OpenApiDocument", {
+      logLevel: props.logLevel,
+      logRetention: props.logRetention,
+    });
     const tenantsEnvironment: Record<string, string> =
       props.tenants === undefined ? {} : { [TENANTS_ENV]: JSON.stringify(props.tenants) };
     this.handler.addEnvironment(tenantsEnvironment);
     this.eventStream.handler.addEnvironment(tenantsEnvironment);
+    // The document's function checks the caller's tenant as every goals route does.
+    this.openApiDocument.handler.addEnvironment(tenantsEnvironment);
     let tokenAuthorizer: IAuthorizer | undefined;
     if (props.jwtAuth !== undefined) {
       this.authorizer = new GoalLoopFunction(this, "JwtAuthorizer", {
@@ -352,6 +362,7 @@ export class GoalsApi extends Construct {
    */
   private addRoutes(api: RestApi, idPrefix: string): void {
     const integration = this.handlerIntegration();
+    const documentIntegration = this.openApiDocument.integration();
     const validator = api.addRequestValidator("RequestValidator", {
       validateRequestBody: true,
       validateRequestParameters: true,
@@ -375,7 +386,12 @@ export class GoalsApi extends Construct {
         continue;
       }
       const resource = resourceFor(operation.path);
-      resource.addMethod(operation.method, integration, {
+      // The OpenAPI document has a function of its own (zod's JSON Schema converter stays out of the API's).
+      const served =
+        operation.operationId === OPERATIONS.getOpenApiDocument.operationId
+          ? documentIntegration
+          : integration;
+      resource.addMethod(operation.method, served, {
         // The operators' route takes IAM whatever api.auth says (the JWT authorizer is the default).
         ...(operation.auth === "iam" ? IAM_METHOD : {}),
         requestValidator: validator,

@@ -27,6 +27,7 @@ export const HANDLER_BUNDLES = {
   reflect: "patterns/reflexion/reflect.ts",
   "goals-api": "api/goals-api.ts",
   "goal-event-stream": "api/goal-event-stream.ts",
+  "openapi-document": "api/openapi-json.ts",
   "jwt-authorizer": "api/jwt-authorizer.ts",
   "resume-handler": "human/resume-handler.ts",
   "email-door": "human/email/email-door.ts",

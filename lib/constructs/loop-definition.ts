@@ -18,7 +18,7 @@ import {
 import { LambdaInvoke } from "aws-cdk-lib/aws-stepfunctions-tasks";
 import { Construct } from "constructs";
 import { RETRYABLE_MODEL_ERRORS, THROTTLING_ERROR } from "../../lambdas/adapters/bedrock/bedrock-errors";
-import { EXECUTION_START_THROTTLED } from "../../lambdas/adapters/step-functions/sfn-run-starter";
+import { EXECUTION_START_THROTTLED } from "../../lambdas/adapters/step-functions/execution-start-error";
 import type { NextStep } from "../../lambdas/core/loop/step-result";
 import type { GoalLoopFunction } from "./goal-loop-function";
 

@@ -128,10 +128,10 @@ describe("GoalLoopsStack as bin/app.ts builds it", () => {
     template.resourceCountIs("AWS::SQS::Queue", 1);
     template.hasResource("AWS::DynamoDB::Table", { DeletionPolicy: "Retain" });
     template.resourceCountIs("AWS::StepFunctions::StateMachine", 3);
-    // 7 shared steps, the patterns' own steps, the API and its event stream, resume handler, email
-    // and Slack doors, and Operations' pending-approvals probe.
+    // 7 shared steps, the patterns' own steps, the API with its event stream and OpenAPI document,
+    // resume handler, email and Slack doors, and Operations' pending-approvals probe.
     const patternSteps = Object.values(LOOPS).flat().length;
-    template.resourceCountIs("AWS::Lambda::Function", SHARED_STEPS.length + patternSteps + 6);
+    template.resourceCountIs("AWS::Lambda::Function", SHARED_STEPS.length + patternSteps + 7);
     template.resourceCountIs("AWS::ApiGateway::RestApi", 1);
     for (const suffix of ["react", "plan-execute", "reflexion"]) {
       template.hasResourceProperties("AWS::StepFunctions::StateMachine", {
@@ -319,7 +319,8 @@ describe("GoalLoopsStack as bin/app.ts builds it", () => {
     // The event stream only reads too (GoalTable.grantReadData).
     const stream = goalStoreFunction(template, "GoalsApi/EventStream/Handler");
     const streamS3 = allowedActionsOf(template, roleOf(stream));
-    expect(functions.size).toBe(resourcesOf(template, "AWS::Lambda::Function").size - 2);
+    // Every function but those two and the OpenAPI document's, which touches no store at all.
+    expect(functions.size).toBe(resourcesOf(template, "AWS::Lambda::Function").size - 3);
     expect(rolesWithS3.sort()).toEqual([...functionRoles, roleOf(probe), roleOf(stream)].sort());
     expect(probeS3.actions.filter((action) => action.startsWith("s3:"))).toEqual(["s3:GetObject"]);
     expect(probeS3.resourcesOf("s3:GetObject")).toEqual([`${arnOf(bucketId)}/*`]);
@@ -600,6 +601,9 @@ function expectedAcknowledgments(template: Template): string[] {
     `AwsSolutions-IAM5[Resource::*] @ ${policyOf("GoalsApi/EventStream/Handler")}`,
     `AwsSolutions-IAM5[Resource::<${tableId}.Arn>/index/*] @ ${policyOf("GoalsApi/EventStream/Handler")}`,
     `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/*] @ ${policyOf("GoalsApi/EventStream/Handler")}`,
+    // The OpenAPI document's function: its runtime pin and X-Ray, nothing else.
+    `AwsSolutions-L1 @ ${at("GoalsApi/OpenApiDocument/Handler/Function/Resource")}`,
+    `AwsSolutions-IAM5[Resource::*] @ ${policyOf("GoalsApi/OpenApiDocument/Handler")}`,
     // The API, the resume handler, RequestApproval and AwaitSubgoals (a sub-goal's) set deadline
     // schedules, in the stack's own group only.
     ...[

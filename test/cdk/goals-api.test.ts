@@ -86,10 +86,9 @@ describe("GoalsApi", () => {
   });
 
   it("serves exactly the goals and goal-control routes, each through the API function as a Lambda proxy", () => {
-    // Act: the event stream has a function of its own (below).
-    const routes = new Map(
-      [...routesOf(template)].filter(([route]) => route !== "GET /goals/{goalId}/stream"),
-    );
+    // Act: the event stream and the OpenAPI document have functions of their own (below).
+    const ownFunctions = ["GET /goals/{goalId}/stream", "GET /openapi.json"];
+    const routes = new Map([...routesOf(template)].filter(([route]) => !ownFunctions.includes(route)));
 
     // Assess
     expect([...routes.keys()].sort()).toEqual(
@@ -114,7 +113,6 @@ describe("GoalsApi", () => {
         "POST /goals/{goalId}/replay",
         "GET /approvals",
         "POST /approvals/{approvalId}",
-        "GET /openapi.json",
         "GET /tenants/me",
         "POST /tenants/{tenantId}/limits",
         // Every other method of a served path reaches the function, which answers 405 with Allow.
@@ -367,8 +365,9 @@ describe("GoalsApi", () => {
     const permissions = [...resourcesOf(template, "AWS::Lambda::Permission").values()];
     const [apiId] = onlyResource(template, "AWS::ApiGateway::RestApi");
 
-    // Assess: the API function and the event stream's, one each, for every method and stage of this API
-    expect(permissions).toHaveLength(2);
+    // Assess: the API function, the event stream's and the OpenAPI document's, one each, for every
+    // method and stage of this API
+    expect(permissions).toHaveLength(3);
     for (const permission of permissions) {
       expect(permission.Properties).toMatchObject({
         Action: "lambda:InvokeFunction",
@@ -413,6 +412,42 @@ describe("GoalsApi", () => {
       (streamFunction.Properties.Environment as { Variables: Record<string, unknown> }).Variables
         .MAX_OPEN_STREAMS,
     ).toBe("50");
+  });
+
+  it("serves GET /openapi.json from a function of its own, authorized like every goals route, that reads no table and calls no service", () => {
+    // Prepare
+    const document = routesOf(template).get("GET /openapi.json");
+    const other = routesOf(template).get("ANY /openapi.json");
+    const [documentId, documentFunction] = onlyResource(
+      template,
+      "AWS::Lambda::Function",
+      "GoalsApiOpenApiDocumentHandler",
+    );
+    const statements = allowStatementsOf(template, roleOf(documentFunction));
+    const variables = EnvironmentSchema.parse(documentFunction.Properties.Environment).Variables;
+
+    // Assess: the GET reaches the document's function, buffered; every other method the API's (405)
+    expect(document?.Properties.AuthorizationType).toBe("AWS_IAM");
+    expect(document?.Properties.Integration).toMatchObject({
+      Type: "AWS_PROXY",
+      IntegrationHttpMethod: "POST",
+    });
+    expect(Reflect.get(Object(document?.Properties.Integration), "ResponseTransferMode")).toBeUndefined();
+    expect(flattenReferences(Reflect.get(Object(document?.Properties.Integration), "Uri"))).toContain(
+      `/2015-03-31/functions/${arnOf(documentId)}/invocations`,
+    );
+    expect(flattenReferences(Reflect.get(Object(other?.Properties.Integration), "Uri"))).toContain(
+      `/functions/${arnOf(synthesized.handlerId)}/invocations`,
+    );
+    // Only what every goal-loops function's role holds: its own log group's streams, and X-Ray.
+    expect(statements.flatMap((statement) => statement.actions).sort()).toEqual([
+      "logs:CreateLogStream",
+      "logs:PutLogEvents",
+      "xray:PutTelemetryRecords",
+      "xray:PutTraceSegments",
+    ]);
+    expect(Object.keys(variables).some((name) => name.startsWith("GOAL_TABLE"))).toBe(false);
+    expect(variables.STATE_MACHINE_ARNS).toBeUndefined();
   });
 
   it("lets the API function read its runs' executions of its own state machines only", () => {
@@ -527,9 +562,9 @@ describe("GoalsApi with api.auth jwt", () => {
     });
   });
 
-  it("gives the API and stream functions the tenants", () => {
+  it("gives the API, stream and document functions the tenants (each checks the caller's tenant)", () => {
     // Assess
-    for (const id of ["GoalsApiHandler", "GoalsApiEventStreamHandler"]) {
+    for (const id of ["GoalsApiHandler", "GoalsApiEventStreamHandler", "GoalsApiOpenApiDocumentHandler"]) {
       const [, fn] = onlyResource(template, "AWS::Lambda::Function", id);
       expect(
         JSON.parse(String(EnvironmentSchema.parse(fn.Properties.Environment).Variables.TENANTS)),
@@ -601,9 +636,10 @@ describe("GoalsApi with api.auth iam+jwt", () => {
     }
   });
 
-  it("lets each API invoke the API and stream functions with one permission per API, scoped to that API", () => {
+  it("lets each API invoke the API, stream and document functions with one permission per API, scoped to that API", () => {
     // Prepare
     const [streamId] = onlyResource(template, "AWS::Lambda::Function", "GoalsApiEventStreamHandler");
+    const [documentId] = onlyResource(template, "AWS::Lambda::Function", "GoalsApiOpenApiDocumentHandler");
     const permissions = [...resourcesOf(template, "AWS::Lambda::Permission").values()];
 
     // Act
@@ -615,7 +651,7 @@ describe("GoalsApi with api.auth iam+jwt", () => {
         .map((permission) => flattenReferences(permission.Properties.SourceArn));
 
     // Assess
-    for (const functionId of [handlerId, streamId]) {
+    for (const functionId of [handlerId, streamId, documentId]) {
       const sources = sourceApis(functionId);
       expect(sources, functionId).toHaveLength(2);
       expect(

@@ -7,6 +7,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CallToolResultSchema, type Progress } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openApiDocument } from "../../lambdas/handlers/api/contract/openapi-document";
 import { InvalidStatusApiError } from "../../lib/client/index";
 import { gatedNotifyGoal } from "./gated-notify-goal";
 import { type E2eStack, PROJECT_DIR, startE2eStack } from "./local-stack-harness";
@@ -56,6 +57,21 @@ describe("the goals API's three faces on npm start", () => {
     expect(refused).toBeInstanceOf(InvalidStatusApiError);
     expect(refused).toMatchObject({ status: 409, code: "InvalidStatus" });
   }, 180_000);
+
+  it("GET /openapi.json, from the document's own function: the generated document, byte for byte; another method 405 from the API's", async () => {
+    // Act
+    const answer = await fetch(`${e2e.stack.apiUrl}/openapi.json`);
+    const other = await fetch(`${e2e.stack.apiUrl}/openapi.json`, { method: "DELETE" });
+    const typed = await e2e.client.openApiDocument();
+
+    // Assess
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    expect(await answer.text()).toBe(JSON.stringify(openApiDocument()));
+    expect(other.status).toBe(405);
+    expect(other.headers.get("allow")).toBe("GET");
+    expect(typed).toEqual(openApiDocument());
+  });
 
   describe("the MCP endpoint /mcp, with the official SDK's client", () => {
     let client: Client;

@@ -8,6 +8,7 @@
  * Handlers and other files import the files directly, never this index, so that each Lambda
  * bundle carries only what it uses (test/architecture checks it).
  */
+export * from "./execution-start-error";
 export * from "./sfn-run-history";
 export * from "./sfn-run-redrive";
 export * from "./sfn-run-starter";

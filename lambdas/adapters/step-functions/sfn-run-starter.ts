@@ -1,6 +1,6 @@
 import { type SFNClient, StartExecutionCommand } from "@aws-sdk/client-sfn";
-import { GoalLoopsError } from "../../core/goal/errors";
 import { executionName } from "../../core/loop/continue-as-new";
+import { ExecutionStartError } from "./execution-start-error";
 
 /** One run of a goal: a Step Functions execution named `${goalId}-${runId}` with input `{goalId, runId}`. */
 export interface RunStart {
@@ -11,27 +11,6 @@ export interface RunStart {
 
 /** Starts a run; resolves when it is started or already was. Throws ExecutionStartError. */
 export type StartRun = (run: RunStart) => Promise<void>;
-
-/** The name a state machine's Retry matches: starting may succeed later (throttling, a 5xx). */
-export const EXECUTION_START_THROTTLED = "ExecutionStartThrottled";
-
-/**
- * Step Functions refused or could not be asked to start a run. Named `ExecutionStartThrottled` when
- * the same StartExecution may succeed later, so a Retry can match it, and `ExecutionStartError` when
- * it cannot (access denied, a bad ARN): that one is never retried.
- */
-export class ExecutionStartError extends GoalLoopsError {
-  override readonly name: "ExecutionStartError" | typeof EXECUTION_START_THROTTLED;
-  override readonly retryable: boolean;
-  readonly goalId: string;
-
-  constructor(goalId: string, message: string, retryable: boolean, options?: { cause?: unknown }) {
-    super(message, options);
-    this.goalId = goalId;
-    this.retryable = retryable;
-    this.name = retryable ? EXECUTION_START_THROTTLED : "ExecutionStartError";
-  }
-}
 
 /** Errors after which the same StartExecution may succeed later. */
 const RETRYABLE = new Set(["ExecutionLimitExceeded", "ThrottlingException", "ServiceUnavailable"]);

@@ -1,5 +1,5 @@
 import type { GoalSpec, Pattern } from "../goal/goal-spec";
-import { PatternSchema } from "../goal/goal-spec";
+import { PATTERNS, PatternSchema } from "../goal/goal-spec";
 import { packRolePrompt } from "../models/context/role-prompt";
 import { answersOf } from "../models/model-answer";
 import { type CheckpointedCallPorts, checkpointedCall } from "../models/model-call";
@@ -15,12 +15,31 @@ export const SELECT_MAX_TOKENS = 300;
 /** The tool a selector answers through (Converse structured output); JSON in text is accepted too. */
 export const CHOOSE_PATTERN_TOOL = "choose_pattern";
 
-const SelectionSchema = /* @__PURE__ */ z.lazySchema(() =>
+/** What a selection answers: the tool's input, parsed back. */
+export const SelectionSchema = /* @__PURE__ */ z.lazySchema(() =>
   z.object({
     pattern: PatternSchema,
     reason: z.string().check(z.trim(), z.minLength(1), z.maxLength(500)),
   }),
 );
+
+/**
+ * The tool's input: SelectionSchema as `z.toJSONSchema` writes it (draft 2020-12, `$schema` and
+ * all, as the request has always sent it), written out rather than converted per request. The
+ * goals API makes this call, and converting would put zod's JSON Schema converter, about 20 KB,
+ * in its bundle for this one small object. A unit test (test/unit/intake/select-call.test.ts)
+ * fails while this and the zod schema disagree by a byte.
+ */
+export const SELECTION_INPUT_SCHEMA: Readonly<Record<string, unknown>> = {
+  $schema: "https://json-schema.org/draft/2020-12/schema",
+  type: "object",
+  properties: {
+    pattern: { type: "string", enum: [...PATTERNS] },
+    reason: { type: "string", minLength: 1, maxLength: 500 },
+  },
+  required: ["pattern", "reason"],
+  additionalProperties: false,
+};
 
 export const SELECT_INSTRUCTIONS = [
   "Choose the loop pattern that fits the goal below best, and say why in one sentence.",
@@ -56,7 +75,7 @@ export function selectRequest(
     {
       name: CHOOSE_PATTERN_TOOL,
       description: "Record the chosen loop pattern and why.",
-      inputSchema: z.toJSONSchema(SelectionSchema) as Record<string, unknown>,
+      inputSchema: { ...SELECTION_INPUT_SCHEMA },
     },
   ];
   const packed = packRolePrompt({ modelId, instructions: SELECT_INSTRUCTIONS, question: goalText(spec) });

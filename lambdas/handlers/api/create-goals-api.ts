@@ -1,72 +1,17 @@
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from "aws-lambda";
-import { clip } from "../../core/goal/text";
-import { DEFAULT_TENANTS_SETTINGS } from "../../core/tenants/tenants-settings";
 import { approvalsRoutes } from "./approvals";
-import { callerIdentity } from "./caller-tenant";
-import { openApiDocument } from "./contract/openapi-document";
 import { OPERATIONS } from "./contract/operations";
 import { getGoalsRoutes } from "./get-goals";
 import { goalControlRoutes } from "./goal-control";
 import { goalDetailsRoutes } from "./goal-details";
 import { goalHistoryRoutes } from "./goal-history";
 import type { GoalsApiDeps } from "./goals-api-deps";
-import { errorJson, internalError, knownErrorResponse } from "./http-responses";
-import { checkPathParams } from "./path-params";
+import { errorJson } from "./http-responses";
 import { postGoalRoute } from "./post-goal";
-import { type ApiRequest, matchRoute, type Route, type RouteMatch, route } from "./routes";
+import { type Route, route } from "./routes";
+import { type ProxyApi, serveRoutes } from "./serve-routes";
 import { tenantRoutes } from "./tenants";
 
-export type GoalsApi = (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
-
-/**
- * Header and query maps as the routes want them: names lower-cased, absent values dropped. Built
- * with own properties only, so a name like `__proto__` or `constructor` is just a name.
- */
-function present(
-  values: Record<string, string | undefined> | null,
-  lowerCaseNames = false,
-): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(values ?? {})
-      .filter((entry): entry is [string, string] => typeof entry[1] === "string")
-      .map(([name, value]) => [lowerCaseNames ? name.toLowerCase() : name, value]),
-  );
-}
-
-/** What the path in a message looks like: enough to recognise it, never a whole hostile path. */
-const shownPath = (path: string) => clip(path, 200);
-
-/** The answer for a request no route takes: 400 bad encoding, 405 wrong method (with Allow), 404. */
-function unmatched(
-  match: Exclude<RouteMatch, { kind: "found" }>,
-  event: APIGatewayProxyEvent,
-): APIGatewayProxyResult {
-  switch (match.kind) {
-    case "malformed_segment": {
-      const message = `path segment '${clip(match.segment, 100)}' is not valid percent-encoding`;
-      return errorJson(400, {
-        code: "ValidationError",
-        message: `Invalid path: ${message}`,
-        issues: [{ path: "path", message }],
-      });
-    }
-    case "method_not_allowed": {
-      const allow = match.allow.join(", ");
-      const message = `${clip(event.httpMethod, 20)} is not allowed on ${shownPath(event.path)}; allowed: ${allow}`;
-      return errorJson(405, { code: "MethodNotAllowed", message }, { allow });
-    }
-    case "not_found":
-      return errorJson(404, {
-        code: "RouteNotFound",
-        message: `No route for ${clip(event.httpMethod, 20)} ${shownPath(event.path)}`,
-      });
-  }
-}
-
-function bodyText(event: APIGatewayProxyEvent): string | undefined {
-  if (event.body === null || event.body === undefined) return undefined;
-  return event.isBase64Encoded ? Buffer.from(event.body, "base64").toString("utf8") : event.body;
-}
+export type GoalsApi = ProxyApi;
 
 /**
  * `GET /goals/{goalId}/stream` is served by the event stream's own function (response streaming);
@@ -81,14 +26,17 @@ const streamedElsewhere: Route = route(OPERATIONS.streamEvents, async () =>
 );
 
 /**
- * `GET /openapi.json`: the document generated from the same operations table the routes above
- * come from, built on the first request (some 100 ms) and kept for the container's life.
+ * `GET /openapi.json` is served by the OpenAPI document's own function (handlers/api/openapi-json.ts),
+ * which keeps zod's JSON Schema converter out of this bundle; listed here, as the stream is, so
+ * another method on that path is a 405 with `Allow: GET` from this function. A GET never reaches
+ * it, deployed or locally.
  */
-let document: string | undefined;
-const openApiRoute: Route = route(OPERATIONS.getOpenApiDocument, async () => {
-  document ??= JSON.stringify(openApiDocument());
-  return { statusCode: 200, headers: { "content-type": "application/json; charset=utf-8" }, body: document };
-});
+const openApiServedElsewhere: Route = route(OPERATIONS.getOpenApiDocument, async () =>
+  errorJson(400, {
+    code: "OpenApiNotServedHere",
+    message: "GET /openapi.json is answered by the OpenAPI document's function",
+  }),
+);
 
 /** Every route of the goals API, in matching order (a 405's `Allow` lists methods in this order). */
 export function goalsApiRoutes(deps: GoalsApiDeps): Route[] {
@@ -101,7 +49,7 @@ export function goalsApiRoutes(deps: GoalsApiDeps): Route[] {
     ...goalHistoryRoutes(deps),
     ...tenantRoutes(deps),
     streamedElsewhere,
-    openApiRoute,
+    openApiServedElsewhere,
   ];
 }
 
@@ -111,26 +59,5 @@ export function goalsApiRoutes(deps: GoalsApiDeps): Route[] {
  * as a 500 carrying only the request id.
  */
 export function createGoalsApi(deps: GoalsApiDeps): GoalsApi {
-  const routes = goalsApiRoutes(deps);
-
-  return async (event) => {
-    const requestId = event.requestContext?.requestId ?? "unknown";
-    try {
-      const match = matchRoute(routes, event.httpMethod, event.path);
-      if (match.kind !== "found") return unmatched(match, event);
-      const request: ApiRequest = {
-        ...callerIdentity(event, deps.tenants?.settings ?? DEFAULT_TENANTS_SETTINGS),
-        params: checkPathParams(match.params),
-        query: present(event.queryStringParameters),
-        headers: present(event.headers, true),
-        body: bodyText(event),
-      };
-      return await match.route.handle(request);
-    } catch (error) {
-      const known = knownErrorResponse(error);
-      if (known !== undefined) return known;
-      deps.logger.error("unexpected error", { requestId, method: event.httpMethod, path: event.path, error });
-      return internalError(requestId);
-    }
-  };
+  return serveRoutes(goalsApiRoutes(deps), deps);
 }

@@ -1,4 +1,4 @@
-import { ExecutionStartError } from "../../adapters/step-functions/sfn-run-starter";
+import { ExecutionStartError } from "../../adapters/step-functions/execution-start-error";
 import { fail } from "../../core/goal/goal-lifecycle";
 import type { VersionedGoal } from "../../core/ports/goal-store";
 import type { GoalsApiDeps } from "./goals-api-deps";

@@ -2,7 +2,7 @@ import type { APIGatewayProxyResult } from "aws-lambda";
 import {
   EXECUTION_START_THROTTLED,
   ExecutionStartError,
-} from "../../adapters/step-functions/sfn-run-starter";
+} from "../../adapters/step-functions/execution-start-error";
 import { GoalLoopsError, ValidationError, type ValidationIssue } from "../../core/goal/errors";
 import { McpServerUnavailableError } from "../../core/intake/freeze-mcp-tools";
 import { IdempotencyKeyReusedError } from "../../core/intake/goal-intake";
