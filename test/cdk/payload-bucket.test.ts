@@ -382,11 +382,21 @@ describe("GoalLoopsStack's payloads prop", () => {
     // Act
     const template = Template.fromStack(stack);
     const [bucketId, bucket] = onlyResource(template, "AWS::S3::Bucket");
-    const functions = [...resourcesOf(template, "AWS::Lambda::Function").values()];
+    const all = [...resourcesOf(template, "AWS::Lambda::Function").values()];
+    // Every function but the OpenAPI document's, which reads nothing of the goal store (it serves
+    // the document generated from the schemas): no payload settings, no bucket grant.
+    const isDocument = (fn: (typeof all)[number]) =>
+      String(fn.Properties.Description).startsWith("goal-loops OpenAPI document");
+    const functions = all.filter((fn) => !isDocument(fn));
 
     // Assess
     expect(lifecycleRulesOf(bucket)).toEqual([expect.objectContaining({ ExpirationInDays: 104 })]);
     expect(functions.length).toBeGreaterThan(0);
+    expect(all.length - functions.length).toBe(1);
+    for (const fn of all.filter(isDocument)) {
+      expect(JSON.stringify(fn.Properties.Environment)).not.toContain("PAYLOAD_BUCKET_NAME");
+      expect(allowedActionsOf(template, roleOf(fn)).resourcesOf("s3:PutObject")).toEqual([]);
+    }
     for (const fn of functions) {
       expect((fn.Properties.Environment as { Variables: unknown }).Variables).toMatchObject({
         PAYLOAD_BUCKET_NAME: { Ref: bucketId },
