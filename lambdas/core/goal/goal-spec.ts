@@ -1,21 +1,10 @@
 import { MODEL_ROLES } from "../models/model-roles";
 import * as z from "../zod";
 import { ForkedFromSchema } from "./fork";
+import { IdentifierSchema } from "./identifier";
 import { assertWithinJsonBounds, GOAL_SPEC_BOUNDS } from "./json-bounds";
 import { ThinkingSettingsSchema } from "./thinking-settings";
 import { parseOrThrow } from "./validation";
-
-/** Ids that are safe in keys, URLs and prompts: `tests-pass`, `report_1`. */
-const IdentifierSchema = /* @__PURE__ */ z.lazySchema(() =>
-  z
-    .string()
-    .check(
-      z.regex(
-        /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/,
-        "must be 1-64 letters, digits, '-' or '_', starting with a letter or digit",
-      ),
-    ),
-);
 
 /**
  * A `tools[]` entry: a tool's name, or `<server>__*` for every tool of one MCP server (its tools

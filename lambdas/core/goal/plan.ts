@@ -1,4 +1,5 @@
 import * as z from "../zod";
+import { IdentifierSchema } from "./identifier";
 import { SubgoalRequestSchema } from "./subgoals";
 
 /**
@@ -16,18 +17,6 @@ export const MAX_PLAN_STEPS = 20;
 export const DEFAULT_PLAN_STEP_CONCURRENCY = 4;
 /** The most a deployment lets run at once: a whole plan. */
 export const MAX_PLAN_STEP_CONCURRENCY = MAX_PLAN_STEPS;
-
-/** Step ids and tool names: safe in prompts, events and keys (`fetch-notes`, `step_2`). */
-const IdentifierSchema = /* @__PURE__ */ z.lazySchema(() =>
-  z
-    .string()
-    .check(
-      z.regex(
-        /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/,
-        "must be 1-64 letters, digits, '-' or '_', starting with a letter or digit",
-      ),
-    ),
-);
 
 const Text = (max: number) =>
   z.string().check(z.trim(), z.minLength(1, "must not be empty"), z.maxLength(max));
