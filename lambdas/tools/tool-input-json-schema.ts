@@ -1,11 +1,6 @@
 import type { ToolSpec } from "../core/ports/model-client";
 import * as z from "../core/zod";
-import { httpRequestTool } from "./http-request";
-import { notifyTool } from "./notify";
-import { spawnSubgoalTool } from "./spawn-subgoal";
-import { workspaceListTool } from "./workspace-list";
-import { workspaceReadTool } from "./workspace-read";
-import { workspaceWriteTool } from "./workspace-write";
+import { BUILT_IN_TOOL_LIST } from "./built-in-tool-list";
 
 /**
  * A tool's input as JSON Schema for Converse `toolSpec.inputSchema.json`: the schema as the model
@@ -24,13 +19,7 @@ export function toolInputJsonSchema(schema: z.core.$ZodType): ToolSpec["inputSch
 
 /** Every built-in tool's input JSON Schema, by tool name, as built-in-tool-input-schemas.json holds them. */
 export function builtInToolInputSchemas(): Record<string, ToolSpec["inputSchema"]> {
-  const tools = [
-    httpRequestTool,
-    notifyTool,
-    spawnSubgoalTool,
-    workspaceListTool,
-    workspaceReadTool,
-    workspaceWriteTool,
-  ];
-  return Object.fromEntries(tools.map((tool) => [tool.name, toolInputJsonSchema(tool.inputSchema)]));
+  return Object.fromEntries(
+    BUILT_IN_TOOL_LIST.map((tool) => [tool.name, toolInputJsonSchema(tool.inputSchema)]),
+  );
 }

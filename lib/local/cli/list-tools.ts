@@ -1,27 +1,12 @@
 import { McpConnections } from "../../../lambdas/adapters/mcp/mcp-connections";
 import { BUILT_IN_COMPENSATORS } from "../../../lambdas/core/loop/revisions/compensators";
-import type { BuiltInTool } from "../../../lambdas/tools/built-in-tool";
-import { httpRequestTool } from "../../../lambdas/tools/http-request";
+import { BUILT_IN_TOOL_LIST } from "../../../lambdas/tools/built-in-tool-list";
 import type { McpListAnswer } from "../../../lambdas/tools/mcp-gateway-contract";
 import { createMcpGateway } from "../../../lambdas/tools/mcp-gateway-service";
 import type { McpServerEntry } from "../../../lambdas/tools/mcp-servers";
-import { notifyTool } from "../../../lambdas/tools/notify";
-import { spawnSubgoalTool } from "../../../lambdas/tools/spawn-subgoal";
 import { toolSpecs } from "../../../lambdas/tools/tool-registry";
-import { workspaceListTool } from "../../../lambdas/tools/workspace-list";
-import { workspaceReadTool } from "../../../lambdas/tools/workspace-read";
-import { workspaceWriteTool } from "../../../lambdas/tools/workspace-write";
 import type { GoalLoopsConfig } from "../../config/goal-loops-config";
 import { mcpServerEntry } from "../../config/mcp-servers-config";
-
-const BUILT_INS: readonly BuiltInTool[] = [
-  httpRequestTool,
-  notifyTool,
-  spawnSubgoalTool,
-  workspaceListTool,
-  workspaceReadTool,
-  workspaceWriteTool,
-];
 
 /** One tool a configuration yields, as `goal-loops tools` shows it. */
 export interface ToolListing {
@@ -109,8 +94,10 @@ export async function listMcpTools(
 
 /** The built-ins and the Lambda tools: what the configuration alone says, no server asked. */
 export function listConfiguredTools(config: GoalLoopsConfig): ToolListing[] {
-  const specs = new Map(toolSpecs(BUILT_INS.map((tool) => tool.name)).map((spec) => [spec.name, spec]));
-  const builtIns = BUILT_INS.map((tool) => ({
+  const specs = new Map(
+    toolSpecs(BUILT_IN_TOOL_LIST.map((tool) => tool.name)).map((spec) => [spec.name, spec]),
+  );
+  const builtIns = BUILT_IN_TOOL_LIST.map((tool) => ({
     name: tool.name,
     source: "built-in",
     // A risk that depends on the input (http_request) is shown as its two cases.
