@@ -313,4 +313,23 @@ describe("StateMachineRunner with the local Step Functions endpoint", () => {
     expect(noMachine).toBeInstanceOf(StateMachineDoesNotExist);
     expect(noExecution).toBeInstanceOf(ExecutionDoesNotExist);
   });
+
+  it("refuses an invalid definition on every start, though it validates a valid one once per process", () => {
+    // Prepare: the fixture's machine, and a definition whose StartAt names no state
+    const [spec] = model.stateMachines;
+    if (spec === undefined) throw new Error("the fixture app has no state machine");
+    const broken = {
+      ...spec,
+      definition: { StartAt: "Missing", States: { Only: { Type: "Pass", End: true } } },
+    };
+    const newRunner = (stateMachines: (typeof model.stateMachines)[number][]) =>
+      new StateMachineRunner({ stateMachines, invokeFunction: async () => null });
+
+    // Act + Assess: the valid definition loads again (validated or remembered); the broken one
+    // fails the first and the second time alike, named by the engine's validator
+    for (const _ of [1, 2]) {
+      expect(() => newRunner([spec])).not.toThrow();
+      expect(() => newRunner([broken])).toThrow(/State machine definition is invalid/);
+    }
+  });
 });

@@ -60,6 +60,15 @@ interface LocalMachine {
  * Lambda bundles, callback tasks wait on the task-token registry, and every execution is kept in
  * a registry the local Step Functions endpoint answers from.
  */
+/**
+ * The definitions the engine has validated in this process. Its validator (asl-validator) builds
+ * and compiles a new Ajv schema on every call: about 1 s of CPU for a stack's machines and
+ * versions, on every local stack start, though a process (a test fork, `goal-loops start` across
+ * restarts in one process) starts stacks of the same definitions again and again. A definition
+ * that passed once passes again; only an unseen one is validated.
+ */
+const ASL_VALIDATED = new Set<string>();
+
 export class StateMachineRunner {
   readonly tokens = new TaskTokenRegistry();
   private readonly machines = new Map<string, LocalMachine>();
@@ -84,8 +93,14 @@ export class StateMachineRunner {
         );
       }
       const definition = prepareDefinition(spec.definition);
-      // The definition's own shape was checked when it was read; the engine validates it again here.
-      const engine = new StateMachine(definition as unknown as StateMachineDefinition);
+      // The definition's own shape was checked when it was read; the engine validates it again here,
+      // once per definition and process (see ASL_VALIDATED).
+      const key = JSON.stringify(definition);
+      const engine = new StateMachine(
+        definition as unknown as StateMachineDefinition,
+        ASL_VALIDATED.has(key) ? { validationOptions: { noValidate: true } } : undefined,
+      );
+      ASL_VALIDATED.add(key);
       this.machines.set(arn, { spec, definition, engine });
     };
     for (const spec of options.stateMachines) compile(spec.arn, spec);
