@@ -12,8 +12,9 @@ await buildHandlerBundles({ projectDir, log: (line) => console.error(line) });
 
 // Pinned to an environment only when the CLI resolved both from credentials; otherwise agnostic.
 const { CDK_DEFAULT_ACCOUNT: account, CDK_DEFAULT_REGION: region } = process.env;
-// The configuration is goal-loops.config.json beside this folder, or the file `-c config=path` names;
-// a bad one stops the synth with its message alone (the stack trace says nothing more).
+// The configuration is goal-loops.config.json beside this folder, or the file `-c config=path` names
+// (several, `-c config=a.json:b.json`: one stack each); a bad one stops the synth with its message
+// alone (the stack trace says nothing more).
 try {
   buildApp({
     env: account && region ? { account, region } : undefined,

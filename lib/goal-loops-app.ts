@@ -1,9 +1,11 @@
+import { delimiter } from "node:path";
 import { App, type Environment, Validations } from "aws-cdk-lib";
 import { AwsSolutionsChecks } from "cdk-nag";
 import { DEFAULT_STACK_NAME } from "./config/deployment-config";
+import type { GoalLoopsConfig } from "./config/goal-loops-config";
 import { type GoalLoopsConfigInput, GoalLoopsConfigSchema } from "./config/goal-loops-config";
 import { resolveConfig } from "./config/load-config";
-import { parseSettings } from "./config/parse-settings";
+import { ConfigError, parseSettings } from "./config/parse-settings";
 import { isLocalSynth, LOCAL_SYNTH_CONTEXT } from "./config/synth-target";
 import { GoalLoopsStack } from "./goal-loops-stack";
 
@@ -32,7 +34,8 @@ export interface BuildAppOptions {
   /**
    * The configuration (the object of `goal-loops.config.json`).
    *
-   * @default - the file the context value `config` names (`cdk synth -c config=path`), else
+   * @default - the file the context value `config` names (`cdk synth -c config=path`; several,
+   * joined with the path delimiter, `:` on POSIX, make one stack each), else
    * `goal-loops.config.json` in `projectDir`, else every default
    */
   readonly config?: GoalLoopsConfigInput;
@@ -54,7 +57,10 @@ export interface BuildAppOptions {
 
 export interface GoalLoopsApp {
   readonly app: App;
+  /** The stack of the (first) configuration. */
   readonly stack: GoalLoopsStack;
+  /** One stack per configuration, in the order `-c config=` names them. */
+  readonly stacks: readonly GoalLoopsStack[];
 }
 
 /**
@@ -68,21 +74,49 @@ export interface GoalLoopsApp {
  */
 export function buildApp(options: BuildAppOptions = {}): GoalLoopsApp {
   const app = new App({ context: options.context, outdir: options.outdir });
-  // Checked before the stack is named after its stackName.
-  const config =
+  // Checked before any stack is named after its stackName.
+  const configs =
     options.config === undefined
-      ? resolveConfig({
-          projectDir: options.projectDir ?? process.cwd(),
-          configPath: app.node.tryGetContext("config"),
-        }).config
-      : parseSettings(GoalLoopsConfigSchema, options.config, "config");
+      ? configsOfContext(app.node.tryGetContext("config"), options.projectDir ?? process.cwd())
+      : [parseSettings(GoalLoopsConfigSchema, options.config, "config")];
   const local = isLocalSynth(app.node.tryGetContext(LOCAL_SYNTH_CONTEXT));
-  const stack = new GoalLoopsStack(app, config.stackName, {
-    goalLoops: { ...config, ...(options.projectDir === undefined ? {} : { projectDir: options.projectDir }) },
-    env: local ? undefined : options.env,
-    description:
-      "goal-loops: goal-directed LLM agent loops on Step Functions, Lambda, DynamoDB and EventBridge",
-  });
+  const stacks = configs.map(
+    (config) =>
+      new GoalLoopsStack(app, config.stackName, {
+        goalLoops: {
+          ...config,
+          ...(options.projectDir === undefined ? {} : { projectDir: options.projectDir }),
+        },
+        env: local ? undefined : options.env,
+        description:
+          "goal-loops: goal-directed LLM agent loops on Step Functions, Lambda, DynamoDB and EventBridge",
+      }),
+  );
+  const [stack] = stacks;
+  if (stack === undefined) throw new ConfigError("-c config= names no configuration file");
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
-  return { app, stack };
+  return { app, stack, stacks };
+}
+
+/**
+ * The configurations `-c config=` names: one file, or several joined with the path delimiter (as
+ * PATH joins folders) for several stacks from one app (one synth: the tests' pinned synths), each
+ * with a stackName of its own. Without it, the project's file or every default.
+ */
+function configsOfContext(configPath: unknown, projectDir: string): readonly GoalLoopsConfig[] {
+  const paths =
+    typeof configPath === "string" && configPath.includes(delimiter)
+      ? configPath.split(delimiter)
+      : [configPath];
+  const configs = paths.map((path) => resolveConfig({ projectDir, configPath: path }));
+  const named = new Map<string, string>();
+  for (const { config, source } of configs) {
+    const earlier = named.get(config.stackName);
+    if (earlier !== undefined)
+      throw new ConfigError(
+        `${source}: stackName '${config.stackName}' is ${earlier}'s too; each configuration of one app needs a stackName of its own`,
+      );
+    named.set(config.stackName, source);
+  }
+  return configs.map(({ config }) => config);
 }

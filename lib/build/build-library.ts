@@ -92,6 +92,10 @@ async function emitDeclarations(projectDir: string): Promise<{ sources: string[]
     outDir: path.join(projectDir, TYPES_DIR),
     incremental: false,
     composite: false,
+    // Types only as far as the declarations need them, not every body checked: a third less CPU
+    // (~20 s of one core instead of ~30) for the same declarations (an enum's members may come in
+    // another order). Type errors are `npm run typecheck`'s.
+    noCheck: true,
   };
   const program = ts.createProgram({ rootNames: [path.join(projectDir, LIBRARY_ENTRY)], options });
   const outputs: string[] = [];

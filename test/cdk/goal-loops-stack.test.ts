@@ -1,5 +1,6 @@
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, join } from "node:path";
 import { Template } from "aws-cdk-lib/assertions";
 import { Queue } from "aws-cdk-lib/aws-sqs";
 import { CDK_APP_MODE_CONTEXT, type CloudAssembly } from "aws-cdk-lib/cx-api";
@@ -700,6 +701,26 @@ describe("cdk-nag in buildApp", () => {
 
     // Act + Assess
     expect(() => app.synth()).toThrow(/AwsSolutions-SQS4/);
+  });
+});
+
+describe("several configurations in one app (-c config=a.json:b.json)", () => {
+  it("refuses two with the same stackName before building either, naming both files", () => {
+    // Prepare: two files that both leave stackName at its default
+    const folder = mkdtempSync(join(tmpdir(), "goal-loops-two-configs-"));
+    const first = join(folder, "first.json");
+    const second = join(folder, "second.json");
+    writeFileSync(first, "{}");
+    writeFileSync(second, JSON.stringify({ models: { dataResidency: true } }));
+
+    try {
+      // Act + Assess
+      expect(() =>
+        buildApp({ context: { ...CDK_JSON_CONTEXT, config: `${first}${delimiter}${second}` } }),
+      ).toThrow(`${second}: stackName 'GoalLoopsStack' is ${first}'s too`);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 });
 
