@@ -106,21 +106,58 @@ function withoutCachePoints(blocks: JsonValue | undefined): JsonValue[] {
 
 /**
  * What a reasoning block is bound to besides the model: the request's system prompt, tools and the
- * messages before it (`messageCount` of them), cache points left out. Equal prefixes give equal hashes.
+ * messages before it (`messageCount` of them), cache points left out. Equal prefixes give equal hashes:
+ * the SHA-256 of the prefix's canonical JSON, `{"messages":[…],"system":[…],"tools":[…]}`.
  */
 export function prefixHash(request: JsonObject, messageCount: number): string {
-  const messages = Array.isArray(request.messages) ? request.messages : [];
-  const tools = isJsonObject(request.toolConfig) ? request.toolConfig.tools : undefined;
-  const prefix: JsonValue = {
-    system: withoutCachePoints(request.system),
-    tools: withoutCachePoints(tools),
-    messages: messages
-      .slice(0, messageCount)
-      .map((message) =>
-        isJsonObject(message)
-          ? { role: message.role ?? null, content: withoutCachePoints(message.content) }
-          : null,
-      ),
-  };
-  return createHash("sha256").update(canonicalJson(prefix), "utf8").digest("base64url");
+  let hasher = prefixHashers.get(request);
+  if (hasher === undefined) {
+    hasher = new PrefixHasher(request);
+    prefixHashers.set(request, hasher);
+  }
+  return hasher.hash(messageCount);
+}
+
+/**
+ * The prefix hashers of the requests being checked. A request is checked block by block, each
+ * against the prefix before it: hashed afresh, a conversation of n turns costs n canonical
+ * serializations of up to n messages per request, which made a 120-turn goal spend seconds here.
+ */
+const prefixHashers = new WeakMap<JsonObject, PrefixHasher>();
+
+/**
+ * Hashes the prefixes of one request (which must not change meanwhile): each message is serialized
+ * once, and the hash of the messages so far is carried forward, copied for each prefix asked for.
+ */
+class PrefixHasher {
+  private readonly messages: readonly JsonValue[];
+  /** The keys after `messages`, in canonical (sorted) order. */
+  private readonly tail: string;
+  private readonly running = createHash("sha256").update('{"messages":[', "utf8");
+  private hashed = 0;
+
+  constructor(request: JsonObject) {
+    this.messages = Array.isArray(request.messages) ? request.messages : [];
+    const tools = isJsonObject(request.toolConfig) ? request.toolConfig.tools : undefined;
+    this.tail = `],"system":${canonicalJson(withoutCachePoints(request.system))},"tools":${canonicalJson(withoutCachePoints(tools))}}`;
+  }
+
+  hash(messageCount: number): string {
+    const count = Math.max(0, Math.min(messageCount, this.messages.length));
+    // Asked for a shorter prefix than hashed so far: start over (requests are checked front to back).
+    const running =
+      count >= this.hashed ? this.running : createHash("sha256").update('{"messages":[', "utf8");
+    for (let index = count >= this.hashed ? this.hashed : 0; index < count; index += 1) {
+      running.update(`${index > 0 ? "," : ""}${canonicalJson(prefixMessage(this.messages[index]))}`, "utf8");
+    }
+    if (running === this.running) this.hashed = count;
+    return running.copy().update(this.tail, "utf8").digest("base64url");
+  }
+}
+
+/** A message as the prefix holds it: its role and its content without cache points. */
+function prefixMessage(message: JsonValue | undefined): JsonValue {
+  return isJsonObject(message)
+    ? { role: message.role ?? null, content: withoutCachePoints(message.content) }
+    : null;
 }
