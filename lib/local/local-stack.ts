@@ -267,6 +267,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       invokeFunction: invoke,
       retryIntervalMs: options.retryIntervalMs === undefined ? 0 : options.retryIntervalMs,
       log,
+      // A restart on the same state folder skips validating the definitions the last one accepted.
+      ...(stateDir === undefined
+        ? {}
+        : { validatedDefinitionsFile: path.join(stateDir, "validated-definitions.json") }),
     });
     const sfn = await startSfnEndpoint(runner);
     stops.push(sfn.close);

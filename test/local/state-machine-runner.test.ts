@@ -1,3 +1,6 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import {
   DescribeExecutionCommand,
   ExecutionAlreadyExists,
@@ -330,6 +333,36 @@ describe("StateMachineRunner with the local Step Functions endpoint", () => {
     for (const _ of [1, 2]) {
       expect(() => newRunner([spec])).not.toThrow();
       expect(() => newRunner([broken])).toThrow(/State machine definition is invalid/);
+    }
+  });
+
+  it("keeps the definitions it accepted in the file it is given, never a refused one, and reads past a bad file", () => {
+    // Prepare: a state folder whose file holds what no run writes
+    const [spec] = model.stateMachines;
+    if (spec === undefined) throw new Error("the fixture app has no state machine");
+    const folder = mkdtempSync(join(tmpdir(), "goal-loops-validated-"));
+    const file = join(folder, "validated-definitions.json");
+    writeFileSync(file, '{"__proto__": {"polluted": true}, "not": "a list"}');
+    const broken = { ...spec, definition: { StartAt: "Missing", States: {} } };
+    const start = (stateMachines: (typeof model.stateMachines)[number][]) =>
+      new StateMachineRunner({
+        stateMachines,
+        invokeFunction: async () => null,
+        validatedDefinitionsFile: file,
+      });
+
+    try {
+      // Act
+      start([spec]);
+      const afterValid = JSON.parse(readFileSync(file, "utf8"));
+      expect(() => start([broken])).toThrow(/State machine definition is invalid/);
+
+      // Assess: one key (the definition's hash), unchanged by the refused start
+      expect(afterValid).toEqual([expect.stringMatching(/^[A-Za-z0-9_-]{43}$/)]);
+      expect(JSON.parse(readFileSync(file, "utf8"))).toEqual(afterValid);
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
     }
   });
 });

@@ -22,6 +22,7 @@ import { historyEventsOf } from "./execution-history";
 import { prepareDefinition } from "./prepare-definition";
 import { taskHandlers, unsupportedResources } from "./task-handlers";
 import { TaskTokenRegistry } from "./task-tokens";
+import { ValidatedDefinitions } from "./validated-definitions";
 
 /** Step Functions' execution name rule: 1-80 characters, none of whitespace, brackets, wildcards or `"#%\^|~`$&,;:/`. */
 const EXECUTION_NAME = /^[^\s<>{}[\]?*"#%\\^|~`$&,;:/\p{Cc}]{1,80}$/u;
@@ -47,6 +48,11 @@ export interface StateMachineRunnerOptions {
   readonly retryIntervalMs?: number | null;
   /** @default no logging */
   readonly log?: (line: string) => void;
+  /**
+   * Where the definitions the engine accepted are kept across processes (ValidatedDefinitions).
+   * @default this process only
+   */
+  readonly validatedDefinitionsFile?: string;
 }
 
 interface LocalMachine {
@@ -60,15 +66,6 @@ interface LocalMachine {
  * Lambda bundles, callback tasks wait on the task-token registry, and every execution is kept in
  * a registry the local Step Functions endpoint answers from.
  */
-/**
- * The definitions the engine has validated in this process. Its validator (asl-validator) builds
- * and compiles a new Ajv schema on every call: about 1 s of CPU for a stack's machines and
- * versions, on every local stack start, though a process (a test fork, `goal-loops start` across
- * restarts in one process) starts stacks of the same definitions again and again. A definition
- * that passed once passes again; only an unseen one is validated.
- */
-const ASL_VALIDATED = new Set<string>();
-
 export class StateMachineRunner {
   readonly tokens = new TaskTokenRegistry();
   private readonly machines = new Map<string, LocalMachine>();
@@ -84,6 +81,8 @@ export class StateMachineRunner {
   constructor(options: StateMachineRunnerOptions) {
     this.options = options;
     this.aliasTargets = new Map(options.aliases ?? []);
+    const validated = new ValidatedDefinitions(options.validatedDefinitionsFile);
+    const accepted: string[] = [];
     const compile = (arn: string, spec: StateMachineSpec) => {
       const unsupported = unsupportedResources(spec.definition);
       if (unsupported.length > 0) {
@@ -94,13 +93,13 @@ export class StateMachineRunner {
       }
       const definition = prepareDefinition(spec.definition);
       // The definition's own shape was checked when it was read; the engine validates it again here,
-      // once per definition and process (see ASL_VALIDATED).
-      const key = JSON.stringify(definition);
+      // unless it accepted the same definition before (ValidatedDefinitions).
+      const key = ValidatedDefinitions.keyOf(definition);
       const engine = new StateMachine(
         definition as unknown as StateMachineDefinition,
-        ASL_VALIDATED.has(key) ? { validationOptions: { noValidate: true } } : undefined,
+        validated.has(key) ? { validationOptions: { noValidate: true } } : undefined,
       );
-      ASL_VALIDATED.add(key);
+      accepted.push(key);
       this.machines.set(arn, { spec, definition, engine });
     };
     for (const spec of options.stateMachines) compile(spec.arn, spec);
@@ -108,6 +107,7 @@ export class StateMachineRunner {
       compile(version.arn, version.spec);
       this.versionsByArn.set(version.arn, version);
     }
+    validated.add(accepted);
   }
 
   /** The state machines' own (unqualified) ARNs. */
