@@ -141,15 +141,15 @@ export interface CapacityGovernorPorts {
   readonly random?: () => number;
 }
 
+/** A goal's tenant limits read ahead of its call (`CapacityGovernor.readTenantLimitsEarly`). */
+export type EarlyTenantLimits = Promise<TenantLimits | undefined>;
+
 /**
  * The capacity governor every step shares (DESIGN §4 "Capacity is not failure"): it paces each
  * model's calls within `models.quotas`, counting requests and tokens the way Bedrock does
  * (model-quota.ts), in the order the calls asked (capacity-lanes.ts), and lowers its pace when
  * Bedrock throttles anyway. A model without a quota is not paced; its throttles still wait.
  */
-/** A goal's tenant limits read ahead of its call (`CapacityGovernor.readTenantLimitsEarly`). */
-export type EarlyTenantLimits = Promise<TenantLimits | undefined>;
-
 export class CapacityGovernor {
   private readonly store: CapacityStore;
   private readonly quotas: ModelQuotas;
