@@ -317,7 +317,7 @@ describe("StateMachineRunner with the local Step Functions endpoint", () => {
     expect(noExecution).toBeInstanceOf(ExecutionDoesNotExist);
   });
 
-  it("refuses an invalid definition on every start, though it validates a valid one once per process", () => {
+  it("refuses an invalid definition on every start, also after a valid one was accepted", () => {
     // Prepare: the fixture's machine, and a definition whose StartAt names no state
     const [spec] = model.stateMachines;
     if (spec === undefined) throw new Error("the fixture app has no state machine");
@@ -328,7 +328,7 @@ describe("StateMachineRunner with the local Step Functions endpoint", () => {
     const newRunner = (stateMachines: (typeof model.stateMachines)[number][]) =>
       new StateMachineRunner({ stateMachines, invokeFunction: async () => null });
 
-    // Act + Assess: the valid definition loads again (validated or remembered); the broken one
+    // Act + Assess: the valid definition loads again (the second time remembered); the broken one
     // fails the first and the second time alike, named by the engine's validator
     for (const _ of [1, 2]) {
       expect(() => newRunner([spec])).not.toThrow();

@@ -35,7 +35,9 @@ export class ValidatedDefinitions {
    * `QueryLanguage` into the states of the definition it checks.
    */
   static keyOf(definition: unknown): string {
-    return keyOf(definition);
+    return createHash("sha256")
+      .update(`asl-validator ${VALIDATOR_VERSION}\n${JSON.stringify(definition)}`, "utf8")
+      .digest("base64url");
   }
 
   has(key: string): boolean {
@@ -77,9 +79,3 @@ const VALIDATOR_VERSION: string = (() => {
   const manifest: unknown = engineRequire("asl-validator/package.json");
   return z.object({ version: z.string() }).parse(manifest).version;
 })();
-
-function keyOf(definition: unknown): string {
-  return createHash("sha256")
-    .update(`asl-validator ${VALIDATOR_VERSION}\n${JSON.stringify(definition)}`, "utf8")
-    .digest("base64url");
-}
