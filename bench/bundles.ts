@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as z from "zod";
@@ -159,47 +159,60 @@ export function measureBundles(
   projectDir: string,
 ): BundleFigure[] {
   const resolveFrom = join(projectDir, "package.json");
-  const floorModule = join(mkdtempSync(join(tmpdir(), "bench-sdk-floor-")), "sdk-floor.mjs");
+  const floorDir = mkdtempSync(join(tmpdir(), "bench-sdk-floor-"));
+  const floorModule = join(floorDir, "sdk-floor.mjs");
   writeFileSync(floorModule, SDK_FLOOR_MODULE);
-  return functions.map((fn) => {
-    const file = join(fn.assetDir, `${fn.handler.split(".")[0]}.mjs`);
-    const totals: number[] = [];
-    const sdkTimes: number[] = [];
-    const ownTimes: number[] = [];
-    const floors: number[] = [];
-    const ratios: number[] = [];
-    let sdkPackages: readonly string[] = [];
-    for (let run = 0; run < runs; run += 1) {
-      const result = runProbe(
-        IMPORT_PROBE,
-        [file],
-        probeEnvironment(fn),
-        ProbeResultSchema,
-        `importing ${fn.functionName} (${file})`,
-      );
-      sdkPackages = result.sdkPackages;
-      const floor = runProbe(
-        SDK_FLOOR_PROBE,
-        [floorModule, resolveFrom, sdkPackages.join(",")],
-        probeEnvironment(),
-        FloorResultSchema,
-        `loading ${fn.functionName}'s SDK packages alone (${sdkPackages.join(", ") || "none"})`,
-      );
-      totals.push(result.totalMs);
-      sdkTimes.push(result.sdkMs);
-      ownTimes.push(result.totalMs - result.sdkMs);
-      floors.push(floor.totalMs);
-      ratios.push(result.totalMs / floor.totalMs);
-    }
-    return {
-      functionName: fn.functionName,
-      bytes: statSync(file).size,
-      coldImportMs: median(totals),
-      sdkImportMs: median(sdkTimes),
-      ownImportMs: median(ownTimes),
-      sdkPackages,
-      sdkFloorMs: median(floors),
-      overSdkFloor: median(ratios),
-    };
-  });
+  try {
+    return functions.map((fn) => measureBundle(fn, runs, resolveFrom, floorModule));
+  } finally {
+    rmSync(floorDir, { recursive: true, force: true });
+  }
+}
+
+/** One bundle's size and cold import against its SDK floor, each the median of `runs` fresh processes. */
+function measureBundle(
+  fn: FunctionSpec,
+  runs: number,
+  resolveFrom: string,
+  floorModule: string,
+): BundleFigure {
+  const file = join(fn.assetDir, `${fn.handler.split(".")[0]}.mjs`);
+  const totals: number[] = [];
+  const sdkTimes: number[] = [];
+  const ownTimes: number[] = [];
+  const floors: number[] = [];
+  const ratios: number[] = [];
+  let sdkPackages: readonly string[] = [];
+  for (let run = 0; run < runs; run += 1) {
+    const result = runProbe(
+      IMPORT_PROBE,
+      [file],
+      probeEnvironment(fn),
+      ProbeResultSchema,
+      `importing ${fn.functionName} (${file})`,
+    );
+    sdkPackages = result.sdkPackages;
+    const floor = runProbe(
+      SDK_FLOOR_PROBE,
+      [floorModule, resolveFrom, sdkPackages.join(",")],
+      probeEnvironment(),
+      FloorResultSchema,
+      `loading ${fn.functionName}'s SDK packages alone (${sdkPackages.join(", ") || "none"})`,
+    );
+    totals.push(result.totalMs);
+    sdkTimes.push(result.sdkMs);
+    ownTimes.push(result.totalMs - result.sdkMs);
+    floors.push(floor.totalMs);
+    ratios.push(result.totalMs / floor.totalMs);
+  }
+  return {
+    functionName: fn.functionName,
+    bytes: statSync(file).size,
+    coldImportMs: median(totals),
+    sdkImportMs: median(sdkTimes),
+    ownImportMs: median(ownTimes),
+    sdkPackages,
+    sdkFloorMs: median(floors),
+    overSdkFloor: median(ratios),
+  };
 }
