@@ -306,12 +306,10 @@ describe("cdk synth with a pinned environment, as cdk deploy runs it", () => {
             .map((other) => other.stackName)
             .sort(),
         );
-        const stacks = [stacksOfRun.get(stackName)];
-        expect(stacks.map((stack) => stack?.environment)).toEqual([`aws://${ACCOUNT}/${region}`]);
+        const stack = stacksOfRun.get(stackName);
+        expect(stack?.environment).toBe(`aws://${ACCOUNT}/${region}`);
         // preflight checks the bootstrap version this app asks for
-        expect(stacks.map((stack) => stack?.properties?.requiresBootstrapStackVersion)).toEqual([
-          REQUIRED_BOOTSTRAP_VERSION,
-        ]);
+        expect(stack?.properties?.requiresBootstrapStackVersion).toBe(REQUIRED_BOOTSTRAP_VERSION);
       });
     },
   );
