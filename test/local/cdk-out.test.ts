@@ -364,7 +364,10 @@ describe("ensureSynthesized", () => {
       expect.stringContaining("staging.config.json changed since the last synth"),
       expect.stringContaining("built from staging.config.json, not the project's configuration"),
     ]);
-    await expect(missing).rejects.toThrow(/nope\.json: no such configuration file/);
+    await expect(missing).rejects.toThrow(/nope\.json: no such configuration file$/);
+    await expect(
+      ensureSynthesized({ projectDir, synth, log, configFile: [config, config].join(path.delimiter) }),
+    ).rejects.toThrow("no such configuration file (the local stack runs one configuration: name one file)");
   });
 
   it("synthesizes again when the project's goal-loops.config.json changed", async () => {

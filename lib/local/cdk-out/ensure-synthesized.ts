@@ -80,7 +80,11 @@ export async function ensureSynthesized(options: EnsureSynthesizedOptions): Prom
   const outDir = path.resolve(projectDir, options.outDir ?? project.outDir);
   const configFile = options.configFile === undefined ? undefined : path.resolve(options.configFile);
   if (configFile !== undefined && !existsSync(configFile)) {
-    throw new SynthError(`${configFile}: no such configuration file`);
+    // `cdk synth -c config=a.json:b.json` makes a stack of each; the local stack runs one.
+    const several = options.configFile?.includes(path.delimiter) === true;
+    throw new SynthError(
+      `${configFile}: no such configuration file${several ? " (the local stack runs one configuration: name one file)" : ""}`,
+    );
   }
   if (options.app === undefined && project.app === undefined) {
     throw new SynthError(
