@@ -1,57 +1,48 @@
+import { BedrockModelClient } from "../lambdas/adapters/bedrock/bedrock-model-client";
+import { createBedrockRuntimeClient } from "../lambdas/adapters/bedrock/bedrock-runtime-client";
 import { DEFAULT_CONTEXT_SETTINGS } from "../lambdas/core/models/context/context-settings";
 import type { ReasonSettings } from "../lambdas/core/patterns/react/verify-and-reason";
-import type { ModelTurn } from "../lambdas/core/ports/model-client";
-import {
-  createGoal,
-  ReactLoopDriver,
-  type Scripted,
-  ScriptedModel,
-  SETTINGS,
-  startGoalTable,
-} from "../test/unit/loop/support";
-import { longGoalFixture, longGoalSpec } from "./fixtures";
+import { createGoal, ReactLoopDriver, SETTINGS, startGoalTable } from "../test/unit/loop/support";
+import { FIXTURES, longGoalSpec } from "./fixtures";
 
-const MODEL_ID = "scripted:bench-in-process";
-const USAGE = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
-
-interface FixtureTurn {
-  readonly text?: string;
-  readonly toolUse?: { readonly name: string; readonly input: Record<string, string> };
-}
-
-function turnOf(turn: FixtureTurn, index: number): ModelTurn {
-  return {
-    modelId: MODEL_ID,
-    stopReason: turn.toolUse ? "tool_use" : "end_turn",
-    content: [
-      ...(turn.text === undefined ? [] : [{ text: turn.text }]),
-      ...(turn.toolUse ? [{ toolUse: { toolUseId: `tooluse_${index}`, ...turn.toolUse } }] : []),
-    ],
-    usage: USAGE,
-  };
-}
+/** The overhead goal's model, which the bench stack's fixture folder serves to both sides. */
+const MODEL_ID = `scripted:${FIXTURES.overhead}`;
 
 /**
- * The same core step functions as the Lambdas (LoadGoal, VerifyAndReason, which acts too, ContinueAsNew) on
- * the same DynamoDB (dynalite over HTTP) with the same fixture turns, called in one process without
- * Step Functions, Lambda sandboxes or an API: the baseline of the orchestration overhead.
+ * The same core step functions as the Lambdas (LoadGoal, VerifyAndReason, which acts too,
+ * ContinueAsNew) on the same DynamoDB (dynalite over HTTP), called in one process without Step
+ * Functions, Lambda sandboxes or an API: the baseline of the orchestration overhead. Its model
+ * calls are the local side's: the production Bedrock adapter and runtime client, over HTTP/2 to
+ * the same local Bedrock endpoint (`bedrockRuntimeUrl`) and the same fixture, which checks cache
+ * points and signs and checks reasoning blocks as it does for the Lambdas. So local ÷ in-process
+ * compares what the runtime adds, not a model object against an HTTP call.
  * Returns the wall time of every iteration (reason + act), in ms.
  */
-export async function runInProcess(iterations: number, contextBudgetTokens: number): Promise<number[]> {
-  const fixture = longGoalFixture(iterations);
-  const script: Partial<Record<"reason" | "summarize", Scripted[]>> = {
-    reason: fixture.reason.map(turnOf),
-    summarize: fixture.summarize.map(turnOf),
-  };
+export async function runInProcess(
+  iterations: number,
+  contextBudgetTokens: number,
+  bedrockRuntimeUrl: string,
+): Promise<number[]> {
+  // As the local runtime sets it for its functions: no EMF lines for the goal metrics (they would
+  // cost the baseline time the Lambdas do not spend, and flood the bench's output).
+  process.env.POWERTOOLS_METRICS_DISABLED = "true";
   const table = await startGoalTable();
+  const client = createBedrockRuntimeClient({
+    target: {
+      endpoint: bedrockRuntimeUrl,
+      region: "us-east-1",
+      // What the local stack hands its sandboxes: the local endpoint checks no request signature.
+      credentials: { accessKeyId: "local", secretAccessKey: "local" },
+    },
+  });
   try {
     const settings: ReasonSettings = {
       ...SETTINGS,
       models: { heavyModelId: MODEL_ID, fastModelId: MODEL_ID },
       context: { ...DEFAULT_CONTEXT_SETTINGS, budgetTokens: contextBudgetTokens },
     };
-    const loop = new ReactLoopDriver(table, new ScriptedModel(script), settings);
-    const goal = await createGoal(table, { ...longGoalSpec(iterations), models: { default: MODEL_ID } });
+    const loop = new ReactLoopDriver(table, new BedrockModelClient({ client }), settings);
+    const goal = await createGoal(table, longGoalSpec(iterations, FIXTURES.overhead));
     const times: number[] = [];
     let answer = await loop.load(goal.goalId, "r1");
     let started = performance.now();
@@ -76,6 +67,7 @@ export async function runInProcess(iterations: number, contextBudgetTokens: numb
     if (final.status !== "completed") throw new Error(`in-process goal ended ${final.status}`);
     return times;
   } finally {
+    client.destroy();
     await table.stop();
   }
 }

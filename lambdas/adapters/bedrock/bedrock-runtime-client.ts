@@ -1,4 +1,4 @@
-import { BedrockRuntimeClient } from "@aws-sdk/client-bedrock-runtime";
+import { BedrockRuntimeClient, type BedrockRuntimeClientConfig } from "@aws-sdk/client-bedrock-runtime";
 
 /**
  * How long a Converse call may go without a byte on its HTTP/2 stream. A call is not streamed, so
@@ -10,6 +10,12 @@ export const DEFAULT_MODEL_REQUEST_TIMEOUT_MS = 300_000;
 export interface BedrockRuntimeClientOptions {
   /** @default DEFAULT_MODEL_REQUEST_TIMEOUT_MS */
   readonly requestTimeoutMs?: number;
+  /**
+   * Where to call, for a caller outside a Lambda sandbox that names it itself (the bench's
+   * in-process baseline calls the local endpoint through the same client as the steps).
+   * @default - what a sandbox has: AWS_REGION, AWS_ENDPOINT_URL_BEDROCK_RUNTIME, the credential chain
+   */
+  readonly target?: Required<Pick<BedrockRuntimeClientConfig, "endpoint" | "region" | "credentials">>;
 }
 
 /**
@@ -19,6 +25,7 @@ export interface BedrockRuntimeClientOptions {
 export function createBedrockRuntimeClient(options: BedrockRuntimeClientOptions = {}): BedrockRuntimeClient {
   return new BedrockRuntimeClient({
     region: process.env.AWS_REGION,
+    ...options.target,
     // Step Functions owns the one retry budget: SDK attempts × state retries would multiply the
     // attempts (and the wait) behind every retryable error, so the SDK tries exactly once.
     maxAttempts: 1,

@@ -79,6 +79,30 @@ describe("createBedrockRuntimeClient", () => {
     expect(requests[0]?.[":path"]).toBe(`/model/${encodeURIComponent("scripted:demo")}/converse`);
   });
 
+  it("calls the target a caller outside a sandbox names, over the environment's endpoint and region", async () => {
+    // Prepare: the environment names an endpoint nothing listens on
+    respond = reply(200, {
+      output: { message: { role: "assistant", content: [{ text: "from the target" }] } },
+      stopReason: "end_turn",
+      usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 },
+      metrics: { latencyMs: 1 },
+    });
+    const target = { endpoint: process.env.AWS_ENDPOINT_URL_BEDROCK_RUNTIME ?? "", region: "us-west-2" };
+    vi.stubEnv("AWS_ENDPOINT_URL_BEDROCK_RUNTIME", "http://127.0.0.1:9");
+    client = createBedrockRuntimeClient({
+      target: { ...target, credentials: { accessKeyId: "local", secretAccessKey: "local" } },
+    });
+
+    // Act
+    const output = await client.send(new ConverseCommand(converseInput));
+
+    // Assess: the request reached the target, signed for its region with its credentials
+    expect(output.output?.message?.content).toEqual([{ text: "from the target" }]);
+    expect(requests).toHaveLength(1);
+    expect(requests[0]?.authorization).toContain("Credential=local/");
+    expect(requests[0]?.authorization).toContain("/us-west-2/bedrock/aws4_request");
+  });
+
   it("tries once and leaves retries to Step Functions", async () => {
     // Prepare: a 503 the SDK would otherwise retry up to twice more
     respond = reply(503, { message: "try later" }, "ServiceUnavailableException");

@@ -292,7 +292,8 @@ export abstract class LoopDriver<S extends LoopSettings> {
 
   constructor(
     readonly table: GoalTable,
-    readonly model: ScriptedModel,
+    /** A ScriptedModel in the unit tests; the bench's in-process baseline calls the local endpoint. */
+    readonly model: ModelClient,
     readonly settings: S,
     http: { readonly allowedHosts: readonly string[]; readonly fetch?: typeof globalThis.fetch } = {
       allowedHosts: [],
@@ -379,7 +380,7 @@ export abstract class LoopDriver<S extends LoopSettings> {
 export class ReactLoopDriver extends LoopDriver<LoopSettings> {
   constructor(
     table: GoalTable,
-    model: ScriptedModel,
+    model: ModelClient,
     settings: LoopSettings = SETTINGS,
     http?: { readonly allowedHosts: readonly string[]; readonly fetch?: typeof globalThis.fetch },
   ) {
