@@ -18,6 +18,7 @@ import {
   RECORD_SCHEMA,
   RecordSchemaTooNewError,
   storedSchemaOf,
+  writableSchema,
 } from "../../core/goal/record-schema";
 import { parseOrThrow } from "../../core/goal/validation";
 import {
@@ -46,7 +47,7 @@ import { DynamoDbEventLog, numberEvents } from "./dynamodb-event-log";
 import { getItemConsistently } from "./dynamodb-get-item";
 import { queryGoalPartition } from "./dynamodb-goal-partition";
 import {
-  documentAttribute,
+  ENCODED_DOCUMENTS_SCHEMA,
   parseStoredItem,
   parseVersionedItem,
   SCHEMA_ATTRIBUTE,
@@ -54,6 +55,7 @@ import {
   stateAttribute,
   stateOf,
   toDocument,
+  versionedAttributes,
 } from "./dynamodb-items";
 import { putFirst } from "./dynamodb-put-first";
 import {
@@ -199,8 +201,7 @@ export class DynamoDbGoalStore implements GoalStore {
   async createGoal(record: GoalRecord, events: readonly NewGoalEvent[]): Promise<VersionedGoal> {
     const parsed = parseRecord(record);
     // A new goal is stored in the schema its version reads (the record says), by default this code's.
-    const schema = parsed.schema ?? RECORD_SCHEMA;
-    if (schema > RECORD_SCHEMA) throw new RecordSchemaTooNewError("goal", schema, `goal ${parsed.goalId}`);
+    const schema = writableSchema("goal", parsed.schema, `goal ${parsed.goalId}`);
     const numbered = numberEvents(parsed.goalId, 0, events);
     const written: GoalRecord = inMemory({ ...parsed, lastEventSeq: numbered.length }, schema);
     try {
@@ -512,16 +513,21 @@ export class DynamoDbGoalStore implements GoalStore {
     return approvals;
   }
 
-  async putCheckpoint(checkpoint: ModelCheckpoint): Promise<ModelCheckpoint> {
+  async putCheckpoint(checkpoint: ModelCheckpoint, schema?: number): Promise<ModelCheckpoint> {
     const parsed = parseOrThrow(ModelCheckpointSchema, toDocument(checkpoint), "model checkpoint");
     const key = checkpointKey(parsed.key);
+    const what = `checkpoint ${key[SK]} of goal ${parsed.key.goalId}`;
+    const written = writableSchema("checkpoint", schema, what);
     // First writer wins: a retried step gets the response that was already paid for.
     const stored = await putFirst(this.client, {
       tableName: this.tableName,
       key,
-      // The checkpoint alone, encoded: its key names the goal and the role (items of schema 2 repeated
-      // them as attributes, which nothing reads).
-      item: { checkpoint: documentAttribute(parsed), ...schemaAttribute() },
+      item: {
+        // Schema 3 on: the checkpoint alone, encoded, its key naming the goal and the role. Items of
+        // older schemas repeated both as attributes (nothing reads them), as their code wrote them.
+        ...(written < ENCODED_DOCUMENTS_SCHEMA ? { goalId: parsed.key.goalId, role: parsed.key.role } : {}),
+        ...versionedAttributes("checkpoint", "checkpoint", parsed, written),
+      },
       operation: "putCheckpoint",
     });
     return stored ? readCheckpoint(stored) : parsed;

@@ -1,5 +1,6 @@
 import { brotliCompressSync, brotliDecompressSync, constants as zlibConstants } from "node:zlib";
 import {
+  downgradeStored,
   OLDEST_RECORD_SCHEMA,
   RECORD_SCHEMA,
   RecordSchemaTooNewError,
@@ -99,6 +100,23 @@ export const ENCODED_DOCUMENTS_SCHEMA = 3;
 /** A document as an item of `schema` holds it: encoded from ENCODED_DOCUMENTS_SCHEMA on, else as is. */
 export function documentAttribute(value: unknown, schema: number = RECORD_SCHEMA): unknown {
   return schema >= ENCODED_DOCUMENTS_SCHEMA ? encodeDocument(value) : value;
+}
+
+/**
+ * A document of this code's shape and the schema attribute, as an item of `schema` holds them under
+ * `attribute`: written back in that schema's shape and encoding (downgradeStored, documentAttribute),
+ * so the code of that schema reads it. In this code's schema, the document encoded as it is.
+ */
+export function versionedAttributes(
+  kind: StoredKind,
+  attribute: string,
+  document: unknown,
+  schema: number,
+): Record<string, unknown> {
+  return {
+    [attribute]: documentAttribute(downgradeStored(kind, document, schema), schema),
+    ...schemaAttribute(schema),
+  };
 }
 
 /** The document an item's attribute holds: decoded when it is encoded (Binary), else as it is. */

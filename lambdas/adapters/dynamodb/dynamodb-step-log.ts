@@ -1,5 +1,5 @@
 import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { upgradeStored } from "../../core/goal/record-schema";
+import { downgradeStored, upgradeStored, writableSchema } from "../../core/goal/record-schema";
 import { parseOrThrow } from "../../core/goal/validation";
 import {
   type CountedStep,
@@ -19,14 +19,13 @@ import { getItemConsistently } from "./dynamodb-get-item";
 import { queryGoalPartition } from "./dynamodb-goal-partition";
 import { readCheckpoint } from "./dynamodb-goal-store";
 import {
-  documentAttribute,
   parseStoredItem,
   parseVersionedItem,
   SCHEMA_ATTRIBUTE,
-  schemaAttribute,
   stateAttribute,
   stateOf,
   toDocument,
+  versionedAttributes,
 } from "./dynamodb-items";
 import { putFirst } from "./dynamodb-put-first";
 import {
@@ -96,13 +95,14 @@ export class DynamoDbStepLog implements StepLog, GoalHistory {
     this.tableName = options.tableName;
   }
 
-  async putStep(step: StepRecord): Promise<StepRecord | undefined> {
+  async putStep(step: StepRecord, schema?: number): Promise<StepRecord | undefined> {
     const record = parseOrThrow(StepRecordSchema, toDocument(step), "step record");
+    const what = `step ${record.step} of goal ${record.goalId}`;
     // First writer wins: an earlier attempt (or a racing one) may have logged this number already.
     const stored = await putFirst(this.client, {
       tableName: this.tableName,
       key: stepKey(record.goalId, record.step),
-      item: { record: documentAttribute(record), ...schemaAttribute() },
+      item: versionedAttributes("step", "record", record, writableSchema("step", schema, what)),
       operation: "putStep",
     });
     return stored && readStep(stored);
@@ -156,10 +156,18 @@ export class DynamoDbStepLog implements StepLog, GoalHistory {
 
   async putStepState(state: StepState): Promise<void> {
     const parsed = parseOrThrow(StepStateSchema, toDocument(state), "step state");
+    // In the schema of the goal the state holds the record of (its `format` is that schema), written
+    // as that schema's code wrote it: the code of the version the goal runs on forks from it.
+    const what = `state of step ${parsed.step} of goal ${parsed.goalId}`;
+    const format = writableSchema("stepState", parsed.record.schema, what);
     await putFirst(this.client, {
       tableName: this.tableName,
       key: stepStateKey(parsed.goalId, parsed.step),
-      item: { format: parsed.format, step: parsed.step, state: stateAttribute(parsed, parsed.format) },
+      item: {
+        format,
+        step: parsed.step,
+        state: stateAttribute(downgradeStored("stepState", parsed, format), format),
+      },
       operation: "putStepState",
     });
   }

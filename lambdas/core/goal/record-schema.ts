@@ -57,6 +57,23 @@ export function storedSchemaOf(stored: unknown, what: string): number {
 }
 
 /**
+ * The schema to write an item of a goal in: `schema`, the goal record's (absent: RECORD_SCHEMA, this
+ * code's). A goal stored in an older schema has its step records, checkpoints and step states written
+ * in that schema too, so the code of the version it runs on reads them. RecordSchemaTooNewError for a
+ * schema newer than this code writes, RecordSchemaInvalidError for one that is no schema.
+ */
+export function writableSchema(kind: StoredKind, schema: number | undefined, what: string): number {
+  if (schema === undefined) return RECORD_SCHEMA;
+  if (!Number.isInteger(schema) || schema < OLDEST_RECORD_SCHEMA) {
+    throw new RecordSchemaInvalidError(
+      `${what} cannot be written in record schema ${JSON.stringify(schema)}`,
+    );
+  }
+  if (schema > RECORD_SCHEMA) throw new RecordSchemaTooNewError(kind, schema, what);
+  return schema;
+}
+
+/**
  * A stored document in this code's shape: migrated forward one schema at a time from `schema`, or
  * RecordSchemaTooNewError when a newer goal-loops wrote it (checked before anything else is read).
  * The result is still unchecked JSON: the caller parses it with the kind's zod schema.

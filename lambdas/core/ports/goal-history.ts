@@ -6,8 +6,9 @@ import type { CheckpointKey, ModelCheckpoint } from "./goal-store";
 import type { StepRecord } from "./step-log";
 
 /**
- * The format of the step states this code writes and can fork from: the record schema
- * (record-schema.ts), since a step state holds a goal record. An older state is migrated forward as
+ * The format of the step states this code works with and can fork from: the record schema
+ * (record-schema.ts), since a step state holds a goal record. A state is stored in the format of the
+ * schema its goal is stored in (`putStepState`) and read back in this one. An older state is migrated forward as
  * its record is; a state written in a newer format (a later version of goal-loops wrote it) is never
  * read as this one: a fork from it is refused, naming the step, instead of starting from a
  * half-understood record.
@@ -103,7 +104,12 @@ export interface StepStateRecorder {
   recordStepState(counted: CountedStep): Promise<void>;
   /** The checkpointed calls and the workspace's files as they are now (two queries at once). */
   readStepStateBasis(goalId: string): Promise<StepStateBasis>;
-  /** Puts a state as given; first writer wins. */
+  /**
+   * Puts a state as given; first writer wins. It is written in the record schema its record says its
+   * goal is stored in (`record.schema`; absent: this code's), its `format` that schema and its
+   * document as that schema's code wrote it: the goal's own version, possibly older than this code
+   * (a rollback), forks and replays from it. `recordStepState` writes the same way.
+   */
   putStepState(state: StepState): Promise<void>;
 }
 

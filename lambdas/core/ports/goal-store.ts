@@ -167,8 +167,15 @@ export interface GoalStore {
     limit?: number;
   }): Promise<readonly Approval[]>;
 
-  /** Stores a model call's result; the first writer wins and a later put returns the stored one. */
-  putCheckpoint(checkpoint: ModelCheckpoint): Promise<ModelCheckpoint>;
+  /**
+   * Stores a model call's result; the first writer wins and a later put returns the stored one.
+   * `schema`: the record schema the call's goal is stored in (its record's `schema`; absent: this
+   * code's RECORD_SCHEMA). The checkpoint is written in that shape, as that schema's code wrote it,
+   * because the goal's own version, possibly older than this code (a rollback), reads its checkpoints
+   * (a retried step reuses them, a fork copies them). A schema newer than this code's is refused
+   * (RecordSchemaTooNewError), one that is no schema too.
+   */
+  putCheckpoint(checkpoint: ModelCheckpoint, schema?: number): Promise<ModelCheckpoint>;
   getCheckpoint(key: z.input<typeof CheckpointKeySchema>): Promise<ModelCheckpoint | undefined>;
   /**
    * The checkpoint under `key`, or, when there is none, how many calls of the key's role the goal has

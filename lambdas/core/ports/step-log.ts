@@ -37,8 +37,13 @@ export interface StepLog {
   /**
    * Idempotent: putting the same step number again keeps the first record. Answers `undefined` when
    * this call logged the step, else the record an earlier writer logged under its number.
+   *
+   * `schema`: the record schema the step's goal is stored in (its record's `schema`; absent: this
+   * code's RECORD_SCHEMA). The step is written in that shape, as that schema's code wrote it, because
+   * the goal's own version, possibly older than this code (a rollback), reads its steps. A schema newer
+   * than this code's is refused (RecordSchemaTooNewError), one that is no schema too.
    */
-  putStep(step: StepRecord): Promise<StepRecord | undefined>;
+  putStep(step: StepRecord, schema?: number): Promise<StepRecord | undefined>;
   /** The latest `limit` steps, oldest first. */
   listRecentSteps(goalId: string, limit: number): Promise<readonly StepRecord[]>;
 }

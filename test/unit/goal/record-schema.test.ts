@@ -5,8 +5,15 @@ import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DynamoDbGoalStore } from "../../../lambdas/adapters/dynamodb/dynamodb-goal-store";
+import { stateOf } from "../../../lambdas/adapters/dynamodb/dynamodb-items";
 import { DynamoDbStepLog } from "../../../lambdas/adapters/dynamodb/dynamodb-step-log";
-import { eventKey, goalKey } from "../../../lambdas/adapters/dynamodb/goal-table-keys";
+import {
+  checkpointKey,
+  eventKey,
+  goalKey,
+  stepKey,
+  stepStateKey,
+} from "../../../lambdas/adapters/dynamodb/goal-table-keys";
 import {
   downgradeStored,
   RECORD_SCHEMA,
@@ -20,6 +27,7 @@ import {
   dynamoClientFor,
   startDynalite,
 } from "../../support/dynamo-backends";
+import { aCheckpoint } from "../../support/goal-store-builders";
 
 /**
  * Every released shape of the stored items, as that release's own store wrote them
@@ -170,6 +178,104 @@ describe("record schemas", () => {
       }
       const { items } = await store.listEvents(goalId, { after: seq - 1 });
       expect(items).toEqual([{ ...note, goalId, seq }]);
+    });
+  });
+
+  describe.each(RELEASED_SCHEMAS)("a goal stored in record schema %i", (schema) => {
+    /** The raw item under `key`, as the table holds it. */
+    async function rawItem(key: Record<string, string>) {
+      const answer = await documents.send(
+        new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }),
+      );
+      if (answer.Item === undefined) throw new Error(`no item ${key.pk} ${key.sk}`);
+      return answer.Item;
+    }
+
+    /** The fixture item of that schema whose sort key starts with `prefix`. */
+    function fixtureItem(prefix: string): Record<string, unknown> {
+      const found = fixture(schema).items.find((item) => String(item.sk).startsWith(prefix));
+      if (found === undefined) throw new Error(`fixture ${schema} has no ${prefix} item`);
+      return itemOf(found);
+    }
+
+    const namesOf = (item: Record<string, unknown>) => Object.keys(item).sort();
+
+    it("has its steps, checkpoints and step states written as that schema's code wrote them, and reads them back", async () => {
+      // Prepare: the goal as the table holds it, read by today's code (its record says its schema).
+      const goalId = await planted(schema);
+      const goal = await store.getGoal(goalId);
+      if (goal === undefined) throw new Error("the fixture's goal is not readable");
+      const stored = goal.record.schema;
+      const [first] = await steps.listSteps(goalId, { from: 1, to: 1 });
+      if (first === undefined) throw new Error("the fixture's step is not readable");
+      const step = { ...first, step: 2, iteration: 1 };
+      const checkpoint = aCheckpoint({ goalId, runId: "r1", iteration: 1, role: "reason" });
+      const counted = { ...goal.record, steps: 2 };
+
+      // Act
+      await steps.putStep(step, stored);
+      await store.putCheckpoint(checkpoint, stored);
+      await steps.recordStepState({ goalId, step: 2, record: counted, at: step.at });
+
+      // Assess: the same attributes as that release's items of the kind; the schema attribute as it
+      // wrote it (none for 1); the documents plain maps before schema 3, one Binary from it on.
+      const stepItem = await rawItem(stepKey(goalId, 2));
+      const checkpointItem = await rawItem(checkpointKey(checkpoint.key));
+      const stateItem = await rawItem(stepStateKey(goalId, 2));
+      expect(namesOf(stepItem)).toEqual(namesOf(fixtureItem("STEP#")));
+      expect(namesOf(checkpointItem)).toEqual(namesOf(fixtureItem("CKPT#")));
+      expect(namesOf(stateItem)).toEqual(namesOf(fixtureItem("STATE#")));
+      for (const item of [stepItem, checkpointItem]) {
+        expect(item.schema).toBe(schema === 1 ? undefined : schema);
+      }
+      expect(stepItem.record instanceof Uint8Array).toBe(schema >= 3);
+      expect(checkpointItem.checkpoint instanceof Uint8Array).toBe(schema >= 3);
+      expect(stateItem.format).toBe(schema);
+      // The state inside as that schema's code wrote it: its format, and a record of that shape.
+      const state = stateOf(stateItem.state as Uint8Array, schema, "state of step 2") as Record<
+        string,
+        unknown
+      >;
+      const fixtureState = stateOf(fixtureItem("STATE#").state as Uint8Array, schema, "fixture state") as {
+        record: Record<string, unknown>;
+      };
+      expect(state.format).toBe(schema);
+      expect(namesOf(state.record as Record<string, unknown>)).toEqual(
+        namesOf({ ...fixtureState.record, ...(schema === 2 ? { schema: 2 } : {}) }),
+      );
+      // Today's code reads all three back as they were put.
+      expect(await steps.listSteps(goalId, { from: 2, to: 2 })).toEqual([step]);
+      expect(await store.getCheckpoint(checkpoint.key)).toEqual(checkpoint);
+      const read = await steps.getStepState(goalId, 2);
+      expect(read).toMatchObject({ kind: "state", state: { format: RECORD_SCHEMA, step: 2 } });
+      expect(read?.kind === "state" && read.state.record).toEqual(counted);
+    });
+  });
+
+  describe("a step, checkpoint or step state of a schema this code cannot write", () => {
+    it.each([
+      [RECORD_SCHEMA + 1, "RecordSchemaTooNew"],
+      [0, "RecordSchemaInvalid"],
+      [1.5, "RecordSchemaInvalid"],
+    ])("refuses schema %s with %s and writes nothing", async (schema, name) => {
+      // Prepare
+      const goalId = await planted(RECORD_SCHEMA);
+      const goal = await store.getGoal(goalId);
+      const [first] = await steps.listSteps(goalId, { from: 1, to: 1 });
+      if (goal === undefined || first === undefined) throw new Error("the fixture's goal is not readable");
+      const checkpoint = aCheckpoint({ goalId, runId: "r1", iteration: 1, role: "reason" });
+
+      // Act + Assess
+      await expect(steps.putStep({ ...first, step: 2 }, schema)).rejects.toMatchObject({ name });
+      await expect(store.putCheckpoint(checkpoint, schema)).rejects.toMatchObject({ name });
+      // A step state's schema is its record's, which the record's own schema refuses when it is no schema.
+      const record = { ...goal.record, schema };
+      await expect(steps.recordStepState({ goalId, step: 2, record, at: first.at })).rejects.toMatchObject({
+        name: schema > RECORD_SCHEMA ? name : "ValidationError",
+      });
+      expect(await steps.listSteps(goalId, { from: 2, to: 2 })).toEqual([]);
+      expect(await store.getCheckpoint(checkpoint.key)).toBeUndefined();
+      expect(await steps.getStepState(goalId, 2)).toBeUndefined();
     });
   });
 
