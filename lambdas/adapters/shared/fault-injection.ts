@@ -119,8 +119,8 @@ export function withFaultInjection<T extends GoalStore>(
   exit: Exit = processExit,
 ): T {
   if (fault?.kind !== "crash-after-checkpoint") return goals;
-  const putCheckpoint = async (checkpoint: ModelCheckpoint): Promise<ModelCheckpoint> => {
-    const stored = await goals.putCheckpoint(checkpoint);
+  const putCheckpoint = async (checkpoint: ModelCheckpoint, schema?: number): Promise<ModelCheckpoint> => {
+    const stored = await goals.putCheckpoint(checkpoint, schema);
     const targeted = checkpoint.key.role === fault.role && checkpoint.call === fault.call;
     if (targeted && sameCheckpoint(stored, checkpoint)) {
       console.error(

@@ -49,10 +49,15 @@ export async function copyHistory(
     ports.history.listCheckpoints(owner.goalId),
     ports.history.listFingerprints(owner.goalId),
   ]);
-  for (const step of steps) await ports.stepLog.putStep(inheritedStep(step, forkGoalId));
+  // In the fork's own record schema (its record says; the state below too), whatever the source's.
+  const { schema } = input.record;
+  for (const step of steps) await ports.stepLog.putStep(inheritedStep(step, forkGoalId), schema);
   for (const checkpoint of checkpoints) {
     if (checkpoint.call >= (state.calls[checkpoint.key.role] ?? 0)) continue;
-    await ports.goals.putCheckpoint({ ...checkpoint, key: { ...checkpoint.key, goalId: forkGoalId } });
+    await ports.goals.putCheckpoint(
+      { ...checkpoint, key: { ...checkpoint.key, goalId: forkGoalId } },
+      schema,
+    );
   }
   const byStep = new Map<number, string[]>();
   for (const { fingerprint, step } of fingerprints) {

@@ -421,8 +421,9 @@ async function loggedStep(
     },
     at: ports.now().toISOString(),
   };
-  // A racing attempt that logged the step first wins: its step is the one verify will count.
-  const racing = await ports.stepLog.putStep(step);
+  // A racing attempt that logged the step first wins: its step is the one verify will count. In the
+  // goal's record schema: the version it runs on reads its steps.
+  const racing = await ports.stepLog.putStep(step, record.schema);
   if (racing) return { step: loggedFirst(record, racing), errorNames: new Map() };
   const errorNames = new Map(
     outcomes.flatMap((outcome) =>

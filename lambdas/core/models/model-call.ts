@@ -122,6 +122,12 @@ export interface CallOptions {
   /** The tenant's limits, read beside the step's other reads (`readTenantLimitsEarly`). */
   readonly tenantLimits?: EarlyTenantLimits;
   /**
+   * The record schema the goal is stored in (its record's `schema`; absent: this code's): a new
+   * checkpoint is written in it, so the version the goal runs on reads it (GoalStore.putCheckpoint).
+   * Every step that holds the goal's record passes it.
+   */
+  readonly recordSchema?: number;
+  /**
    * A write the step needs stored before it counts the call (VerifyAndReason's step state), sent
    * together with the checkpoint's put: one round trip for both. Made at once when the call is
    * checkpointed already; not made when no checkpoint is written (the call failed or was refused).
@@ -229,14 +235,17 @@ export async function callAndCheckpoint(
   // The tenant's day counts every call paid for, a racing duplicate's included (it was paid too).
   await ports.capacity?.spent(context, costUsd);
   const [stored] = await Promise.all([
-    ports.goals.putCheckpoint({
-      key,
-      call,
-      turn,
-      ...(conversation ? { conversation } : {}),
-      costUsd,
-      createdAt: ports.now().toISOString(),
-    }),
+    ports.goals.putCheckpoint(
+      {
+        key,
+        call,
+        turn,
+        ...(conversation ? { conversation } : {}),
+        costUsd,
+        createdAt: ports.now().toISOString(),
+      },
+      options.recordSchema,
+    ),
     options.alongside?.(),
   ]);
   return stored;

@@ -68,7 +68,11 @@ export async function applyQueuedRevisions(
           model: modelFor(record.spec, "reconcile", input.models),
           call,
         }),
-      { budget: { remainingUsd: remainingBudgetUsd(record) }, capacity: capacityContextOf(record) },
+      {
+        budget: { remainingUsd: remainingBudgetUsd(record) },
+        capacity: capacityContextOf(record),
+        recordSchema: record.schema,
+      },
     );
     const { turn } = checkpoint;
     const reconcile = parseReconcile(

@@ -185,6 +185,7 @@ export async function judgeStep(
       {
         budget: { remainingUsd: Math.max(0, remainingBudgetUsd(record) - spentUsd) },
         capacity: capacityContextOf(record),
+        recordSchema: record.schema,
       },
     );
     spentUsd += costOf(checkpoint.turn.modelId, checkpoint.turn.usage);

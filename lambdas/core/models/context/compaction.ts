@@ -264,7 +264,11 @@ export async function compactHistory(
       ports,
       compactionKey(record.goalId, index),
       (call) => summarizeRequest(request, previous, chunk, through, call),
-      { budget: { remainingUsd: remainingBudgetUsd(record) }, capacity: capacityContextOf(record) },
+      {
+        budget: { remainingUsd: remainingBudgetUsd(record) },
+        capacity: capacityContextOf(record),
+        recordSchema: record.schema,
+      },
     );
     if (index >= countedCompactions(record) && !uncounted.some((known) => known.key.iteration === index)) {
       uncounted.push(checkpoint);

@@ -89,6 +89,7 @@ export async function executeBatchStep(
           budget: { remainingUsd: remainingBudgetUsd(record) / Math.max(1, calling) },
           // A branch never books ahead: a turn it cannot make now, Execute makes (and waits for).
           capacity: { ...capacityContextOf(record), mayBook: false },
+          recordSchema: record.schema,
         },
       );
     } catch (error) {

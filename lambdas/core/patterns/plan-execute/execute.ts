@@ -167,6 +167,7 @@ export async function execute(
   const options = {
     budget: { remainingUsd: remainingBudgetUsd(record) },
     capacity: capacityContextOf(record),
+    recordSchema: record.schema,
   };
   // A batch step's turn is ExecuteBatch's, under its own key and call number (made here only when
   // the branch left it to the whole budget); any other step's is this iteration's.

@@ -91,7 +91,11 @@ export async function plan(
         model: modelFor(record.spec, "plan", settings.models),
         call,
       }),
-    { budget: { remainingUsd: remainingBudgetUsd(record) }, capacity: capacityContextOf(record) },
+    {
+      budget: { remainingUsd: remainingBudgetUsd(record) },
+      capacity: capacityContextOf(record),
+      recordSchema: record.schema,
+    },
   );
   const judged = judgePlan(state, assigned.replaced, parsePlanAnswer(turn), tools);
   const counted = await updateGoal(ports.goals, loaded, (current) => {

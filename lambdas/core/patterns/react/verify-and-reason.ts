@@ -299,6 +299,7 @@ async function reason(
       // Kept with the turn: the next prompt shows it after the same message, reasoning included.
       conversation: context.packed.conversation,
       capacity: capacityContextOf(record),
+      recordSchema: record.schema,
       ...(tenantLimits ? { tenantLimits } : {}),
       // Calls made after the state's point that its basis may hold: this call (a crashed attempt
       // may have checkpointed it) and compaction's summarize calls, counted only by this commit.

@@ -76,7 +76,11 @@ export async function attempt(
           model: modelFor(record.spec, "attempt", settings.models),
           call,
         }),
-      { budget: { remainingUsd: remainingBudgetUsd(record) }, capacity: capacityContextOf(record) },
+      {
+        budget: { remainingUsd: remainingBudgetUsd(record) },
+        capacity: capacityContextOf(record),
+        recordSchema: record.schema,
+      },
     ));
   const { turn } = checkpoint;
   const now = ports.now();

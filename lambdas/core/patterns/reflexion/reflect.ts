@@ -80,7 +80,11 @@ export async function reflect(
         model: modelFor(record.spec, "reflect", settings.models),
         call,
       }),
-    { budget: { remainingUsd: remainingBudgetUsd(record) }, capacity: capacityContextOf(record) },
+    {
+      budget: { remainingUsd: remainingBudgetUsd(record) },
+      capacity: capacityContextOf(record),
+      recordSchema: record.schema,
+    },
   );
   const now = ports.now();
   const text = lessonText(turn, attempt);
