@@ -123,6 +123,8 @@ export async function selectWithModel(
     key,
     (call) => selectRequest(spec, goalId, modelFor(spec, "select", input.models), call),
     // A POST cannot wait for capacity: without it now, the call fails and the fallback stands.
+    // No recordSchema: the call picks the pattern, so the version and the schema the goal will be
+    // stored in are not known yet; its checkpoint is in this code's schema (see docs/deploy.md).
     { capacity: { priority: spec.priority ?? "normal", attempts: 0, mayBook: false } },
   );
   const selection = parseSelection(checkpoint.turn);
