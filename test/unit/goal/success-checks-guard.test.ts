@@ -217,6 +217,7 @@ const RECORD_FREE = [
   "unqualifiedStateMachineArn",
   "upgradeStored",
   "versionDescription",
+  "writableSchema",
 ];
 
 /** The human paths that may replace success checks: a revision's own checks, or a confirmed proposal. */
