@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { goalKey } from "../../../lambdas/adapters/dynamodb/goal-table-keys";
 import { RECORD_SCHEMA } from "../../../lambdas/core/goal/record-schema";
 import { documentClientFor, dynamoClientFor } from "../../support/dynamo-backends";
+import { PlanLoopDriver, planSpec, step, submitsPlan, uses } from "../patterns/plan-execute/support";
 import { ReflexionLoopDriver, reflexionSpec } from "../patterns/reflexion/support";
 import {
   newGoal,
@@ -125,6 +126,34 @@ describe("a ReAct iteration of a goal stored in an older record schema", () => {
     const written = await expectWrittenIn(record.goalId, 1);
     expect([...written.roles].sort()).toEqual(["attempt", "attempt", "evaluate", "evaluate", "reflect"]);
     expect(written.states).toBe(2);
+  });
+
+  it("writes a Plan-and-Execute goal's plan and execute calls and its step states in schema 1", async () => {
+    // Prepare
+    const { record, events } = newGoal(planSpec(), { pattern: "plan_execute" });
+    await table.adapters.goals.createGoal({ ...record, schema: 1 }, events);
+    const model = new ScriptedModel({
+      plan: [
+        submitsPlan([
+          step("list", { tool: "workspace_list" }),
+          step("write", { tool: "workspace_write", action: "Write notes.md", dependsOn: ["list"] }),
+        ]),
+      ],
+      execute: [
+        uses("workspace_list", {}),
+        uses("workspace_write", { path: "notes.md", content: "# 2.0\n\nPlans, steps and evidence." }),
+      ],
+    });
+    const loop = new PlanLoopDriver(table, model);
+
+    // Act
+    await loop.run(record.goalId);
+
+    // Assess
+    expect((await loop.goal(record.goalId)).status).toBe("completed");
+    const written = await expectWrittenIn(record.goalId, 1);
+    expect([...written.roles].sort()).toEqual(["execute", "execute", "plan"]);
+    expect(written.steps).toBe(2);
   });
 
   it("writes those of a goal of today's schema as before: encoded, with its schema", async () => {
