@@ -1,73 +1,84 @@
-import { BedrockModelClient } from "../lambdas/adapters/bedrock/bedrock-model-client";
-import { createBedrockRuntimeClient } from "../lambdas/adapters/bedrock/bedrock-runtime-client";
-import { DEFAULT_CONTEXT_SETTINGS } from "../lambdas/core/models/context/context-settings";
-import type { ReasonSettings } from "../lambdas/core/patterns/react/verify-and-reason";
-import { createGoal, ReactLoopDriver, SETTINGS, startGoalTable } from "../test/unit/loop/support";
-import { FIXTURES, longGoalSpec } from "./fixtures";
+import { Worker } from "node:worker_threads";
+import * as z from "zod";
+import { type DynamoBackend, startDynalite } from "../test/support/dynamo-backends";
 
-/** The overhead goal's model, which the bench stack's fixture folder serves to both sides. */
-const MODEL_ID = `scripted:${FIXTURES.overhead}`;
+const ReplySchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("ready") }),
+  z.object({ type: z.literal("times"), times: z.array(z.number()) }),
+  z.object({ type: z.literal("error"), message: z.string() }),
+]);
+type Reply = z.infer<typeof ReplySchema>;
 
 /**
- * The same core step functions as the Lambdas (LoadGoal, VerifyAndReason, which acts too,
- * ContinueAsNew) on the same DynamoDB (dynalite over HTTP), called in one process without Step
- * Functions, Lambda sandboxes or an API: the baseline of the orchestration overhead. Its model
- * calls are the local side's: the production Bedrock adapter and runtime client, over HTTP/2 to
- * the same local Bedrock endpoint (`bedrockRuntimeUrl`) and the same fixture, which checks cache
- * points and signs and checks reasoning blocks as it does for the Lambdas. So local ÷ in-process
- * compares what the runtime adds, not a model object against an HTTP call.
- * Returns the wall time of every iteration (reason + act), in ms.
+ * The baseline of the orchestration overhead: the same core step functions as the Lambdas (LoadGoal,
+ * VerifyAndReason, which acts too, ContinueAsNew) called one after another, without Step Functions,
+ * Lambda sandboxes or an API, on the same work and the same threads as the local runtime:
+ * - the steps run in a worker thread of their own (as a Lambda sandbox is one), and DynamoDB
+ *   (dynalite over HTTP) and the Bedrock endpoint answer on the main thread, as the local stack's do;
+ *   so the local side's use of two cores is the baseline's too, and the ratio holds on a loaded machine;
+ * - the model calls go through the production Bedrock adapter and runtime client, over HTTP/2 to the
+ *   plain stack's own local Bedrock endpoint and the same fixture, which checks cache points and signs
+ *   and checks reasoning blocks as it does for the Lambdas.
+ * The worker stays up between goals, so its code is as warm as a warm sandbox's.
  */
-export async function runInProcess(
-  iterations: number,
-  contextBudgetTokens: number,
-  bedrockRuntimeUrl: string,
-): Promise<number[]> {
-  // As the local runtime sets it for its functions: no EMF lines for the goal metrics (they would
-  // cost the baseline time the Lambdas do not spend, and flood the bench's output).
-  process.env.POWERTOOLS_METRICS_DISABLED = "true";
-  const table = await startGoalTable();
-  const client = createBedrockRuntimeClient({
-    target: {
-      endpoint: bedrockRuntimeUrl,
-      region: "us-east-1",
-      // What the local stack hands its sandboxes: the local endpoint checks no request signature.
-      credentials: { accessKeyId: "local", secretAccessKey: "local" },
-    },
-  });
-  try {
-    const settings: ReasonSettings = {
-      ...SETTINGS,
-      models: { heavyModelId: MODEL_ID, fastModelId: MODEL_ID },
-      context: { ...DEFAULT_CONTEXT_SETTINGS, budgetTokens: contextBudgetTokens },
+export class InProcessBaseline {
+  /** The reply the bench waits for: one request at a time, each answered by one message. */
+  private pending: { resolve: (reply: Reply) => void; reject: (error: Error) => void } | undefined;
+
+  private constructor(
+    private readonly worker: Worker,
+    private readonly dynamodb: DynamoBackend,
+  ) {
+    const settle = (outcome: { reply: Reply } | { error: Error }) => {
+      const waiting = this.pending;
+      this.pending = undefined;
+      if ("reply" in outcome) waiting?.resolve(outcome.reply);
+      else waiting?.reject(outcome.error);
     };
-    const loop = new ReactLoopDriver(table, new BedrockModelClient({ client }), settings);
-    const goal = await createGoal(table, longGoalSpec(iterations, FIXTURES.overhead));
-    const times: number[] = [];
-    let answer = await loop.load(goal.goalId, "r1");
-    let started = performance.now();
-    for (;;) {
-      // VerifyAndReason or Act, routed as the state machine routes `next`.
-      const step = loop.step(answer);
-      if (step) {
-        answer = await step;
-        // A step that acted on the iteration's turn answers `verify` for the next one.
-        if (answer.next === "verify") {
-          const now = performance.now();
-          times.push(now - started);
-          started = now;
-        }
-      } else if (answer.next === "continue_as_new") {
-        const next = await loop.continueAsNew(answer);
-        if (!next) break;
-        answer = await loop.load(goal.goalId, next.runId);
-      } else break;
-    }
-    const final = await loop.goal(goal.goalId);
-    if (final.status !== "completed") throw new Error(`in-process goal ended ${final.status}`);
-    return times;
-  } finally {
-    client.destroy();
-    await table.stop();
+    worker.on("message", (raw: unknown) => settle({ reply: ReplySchema.parse(raw) }));
+    worker.on("error", (error) => settle({ error }));
+    worker.on("exit", (code) =>
+      settle({ error: new Error(`the in-process baseline's worker exited (${code})`) }),
+    );
+  }
+
+  static async start(options: {
+    readonly bedrockRuntimeUrl: string;
+    readonly contextBudgetTokens: number;
+  }): Promise<InProcessBaseline> {
+    const dynamodb = await startDynalite();
+    const worker = new Worker(new URL("./in-process-worker.mjs", import.meta.url), {
+      workerData: { dynamodbEndpoint: dynamodb.endpoint, ...options },
+      // As the local runtime sets it for its functions: no EMF lines for the goal metrics.
+      env: { ...process.env, POWERTOOLS_METRICS_DISABLED: "true" },
+    });
+    const baseline = new InProcessBaseline(worker, dynamodb);
+    const first = await baseline.reply();
+    if (first.type !== "ready")
+      throw new Error(`the in-process baseline did not start: ${JSON.stringify(first)}`);
+    return baseline;
+  }
+
+  /** One goal of `iterations` on the baseline: the wall time of every iteration (reason + act), in ms. */
+  async run(iterations: number): Promise<number[]> {
+    const answered = this.reply();
+    this.worker.postMessage({ type: "run", iterations });
+    const reply = await answered;
+    if (reply.type === "times") return reply.times;
+    throw new Error(
+      `the in-process baseline's goal failed: ${reply.type === "error" ? reply.message : reply.type}`,
+    );
+  }
+
+  async close(): Promise<void> {
+    this.worker.removeAllListeners("exit");
+    await this.worker.terminate();
+    await this.dynamodb.stop();
+  }
+
+  private reply(): Promise<Reply> {
+    return new Promise<Reply>((resolve, reject) => {
+      this.pending = { resolve, reject };
+    });
   }
 }

@@ -24,7 +24,7 @@ import { type BundleFigure, measureBundles } from "./bundles";
 import { type BurstRun, measureCapacityBurst, waitSpread } from "./capacity-burst";
 import { measureCliStart } from "./cli-start";
 import { FIXTURES, LARGE_FILE, largePayloadGoalSpec, longGoalSpec } from "./fixtures";
-import { runInProcess } from "./in-process";
+import { InProcessBaseline } from "./in-process";
 import { LIVE_EVENTS_FIXTURE, measureLiveEvents } from "./live-events";
 import {
   type LongGoalRun,
@@ -479,13 +479,22 @@ async function latencyStage(
   const freshStack = (await overheadGoal()).times;
   // The in-process baseline warmed too (its first run compiles the steps' code), then local and
   // in-process goals in turn, twice: the machine's load drifts, and each ratio's two sides share it.
-  const inProcessGoal = () =>
-    runInProcess(OVERHEAD_ITERATIONS, LONG_CONTEXT_BUDGET, plain.stack.endpoints.bedrockRuntime);
-  await inProcessGoal();
-  const warmed = await overheadGoal();
-  const inProcess = await inProcessGoal();
-  const again = await overheadGoal();
-  inProcess.push(...(await inProcessGoal()));
+  const baseline = await InProcessBaseline.start({
+    bedrockRuntimeUrl: plain.stack.endpoints.bedrockRuntime,
+    contextBudgetTokens: LONG_CONTEXT_BUDGET,
+  });
+  let warmed: Awaited<ReturnType<typeof overheadGoal>>;
+  let again: Awaited<ReturnType<typeof overheadGoal>>;
+  let inProcess: number[];
+  try {
+    await baseline.run(OVERHEAD_ITERATIONS);
+    warmed = await overheadGoal();
+    inProcess = await baseline.run(OVERHEAD_ITERATIONS);
+    again = await overheadGoal();
+    inProcess.push(...(await baseline.run(OVERHEAD_ITERATIONS)));
+  } finally {
+    await baseline.close();
+  }
   const local = [...warmed.times, ...again.times];
   figures.push(
     info(
