@@ -1,7 +1,12 @@
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { type DynamoDBDocumentClient, QueryCommand } from "@aws-sdk/lib-dynamodb";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { goalKey } from "../../../lambdas/adapters/dynamodb/goal-table-keys";
+import { queryGoalPartition } from "../../../lambdas/adapters/dynamodb/dynamodb-goal-partition";
+import {
+  CHECKPOINT_PREFIX,
+  STEP_PREFIX,
+  STEP_STATE_PREFIX,
+} from "../../../lambdas/adapters/dynamodb/goal-table-keys";
 import { RECORD_SCHEMA } from "../../../lambdas/core/goal/record-schema";
 import { documentClientFor, dynamoClientFor } from "../../support/dynamo-backends";
 import { PlanLoopDriver, planSpec, step, submitsPlan, uses } from "../patterns/plan-execute/support";
@@ -40,16 +45,8 @@ describe("a ReAct iteration of a goal stored in an older record schema", () => {
   });
 
   /** The goal's items whose sort key starts with `prefix`, as the table holds them. */
-  async function itemsOf(goalId: string, prefix: string): Promise<Record<string, unknown>[]> {
-    const output = await documents.send(
-      new QueryCommand({
-        TableName: table.tableName,
-        KeyConditionExpression: "pk = :pk AND begins_with(sk, :prefix)",
-        ExpressionAttributeValues: { ":pk": goalKey(goalId).pk, ":prefix": prefix },
-        ConsistentRead: true,
-      }),
-    );
-    return output.Items ?? [];
+  function itemsOf(goalId: string, prefix: string): Promise<Record<string, unknown>[]> {
+    return queryGoalPartition(documents, { tableName: table.tableName, goalId, prefix, operation: "test" });
   }
 
   /**
@@ -58,9 +55,9 @@ describe("a ReAct iteration of a goal stored in an older record schema", () => {
    * checkpoint's goal and role beside its key, a state's format. Answers how many of each there are.
    */
   async function expectWrittenIn(goalId: string, schema: number) {
-    const steps = await itemsOf(goalId, "STEP#");
-    const checkpoints = await itemsOf(goalId, "CKPT#");
-    const states = await itemsOf(goalId, "STATE#");
+    const steps = await itemsOf(goalId, STEP_PREFIX);
+    const checkpoints = await itemsOf(goalId, CHECKPOINT_PREFIX);
+    const states = await itemsOf(goalId, STEP_STATE_PREFIX);
     for (const item of [...steps, ...checkpoints])
       expect(item.schema).toBe(schema === 1 ? undefined : schema);
     for (const item of steps) expect(item.record).toMatchObject({ goalId });
@@ -167,9 +164,9 @@ describe("a ReAct iteration of a goal stored in an older record schema", () => {
     await loop.run(record.goalId);
 
     // Assess
-    const [step] = await itemsOf(record.goalId, "STEP#");
-    const [checkpoint] = await itemsOf(record.goalId, "CKPT#");
-    const [state] = await itemsOf(record.goalId, "STATE#");
+    const [step] = await itemsOf(record.goalId, STEP_PREFIX);
+    const [checkpoint] = await itemsOf(record.goalId, CHECKPOINT_PREFIX);
+    const [state] = await itemsOf(record.goalId, STEP_STATE_PREFIX);
     expect(Object.keys(step ?? {}).sort()).toEqual(["pk", "record", "schema", "sk"]);
     expect(step?.record).toBeInstanceOf(Uint8Array);
     expect(Object.keys(checkpoint ?? {}).sort()).toEqual(["checkpoint", "pk", "schema", "sk"]);
