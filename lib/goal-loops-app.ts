@@ -2,8 +2,11 @@ import { delimiter } from "node:path";
 import { App, type Environment, Validations } from "aws-cdk-lib";
 import { AwsSolutionsChecks } from "cdk-nag";
 import { DEFAULT_STACK_NAME } from "./config/deployment-config";
-import type { GoalLoopsConfig } from "./config/goal-loops-config";
-import { type GoalLoopsConfigInput, GoalLoopsConfigSchema } from "./config/goal-loops-config";
+import {
+  type GoalLoopsConfig,
+  type GoalLoopsConfigInput,
+  GoalLoopsConfigSchema,
+} from "./config/goal-loops-config";
 import { resolveConfig } from "./config/load-config";
 import { ConfigError, parseSettings } from "./config/parse-settings";
 import { isLocalSynth, LOCAL_SYNTH_CONTEXT } from "./config/synth-target";
@@ -108,6 +111,12 @@ function configsOfContext(configPath: unknown, projectDir: string): readonly Goa
     typeof configPath === "string" && configPath.includes(delimiter)
       ? configPath.split(delimiter)
       : [configPath];
+  // `a.json:` or `a.json::b.json`: an empty entry is a typo, not the project's file.
+  if (paths.length > 1 && paths.some((path) => typeof path === "string" && path.trim() === "")) {
+    throw new ConfigError(
+      `-c config=${String(configPath)} has an empty entry: name one file between each '${delimiter}'`,
+    );
+  }
   const configs = paths.map((path) => resolveConfig({ projectDir, configPath: path }));
   const named = new Map<string, string>();
   for (const { config, source } of configs) {

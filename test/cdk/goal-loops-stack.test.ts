@@ -722,6 +722,24 @@ describe("several configurations in one app (-c config=a.json:b.json)", () => {
       rmSync(folder, { recursive: true, force: true });
     }
   });
+
+  it("refuses an empty entry (a trailing or doubled delimiter), naming the value", () => {
+    // Prepare
+    const folder = mkdtempSync(join(tmpdir(), "goal-loops-empty-config-"));
+    const first = join(folder, "first.json");
+    writeFileSync(first, "{}");
+
+    try {
+      // Act + Assess
+      for (const config of [`${first}${delimiter}`, `${first}${delimiter}${delimiter}${first}`]) {
+        expect(() => buildApp({ context: { ...CDK_JSON_CONTEXT, config } })).toThrow(
+          `-c config=${config} has an empty entry: name one file between each '${delimiter}'`,
+        );
+      }
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
 });
 
 /** The name of the stack's one deadline schedule group (CloudFormation takes the name CDK chose). */
