@@ -483,18 +483,15 @@ async function latencyStage(
     bedrockRuntimeUrl: plain.stack.endpoints.bedrockRuntime,
     contextBudgetTokens: LONG_CONTEXT_BUDGET,
   });
-  let warmed: Awaited<ReturnType<typeof overheadGoal>>;
-  let again: Awaited<ReturnType<typeof overheadGoal>>;
-  let inProcess: number[];
-  try {
+  const inTurn = async () => {
     await baseline.run(OVERHEAD_ITERATIONS);
-    warmed = await overheadGoal();
-    inProcess = await baseline.run(OVERHEAD_ITERATIONS);
-    again = await overheadGoal();
-    inProcess.push(...(await baseline.run(OVERHEAD_ITERATIONS)));
-  } finally {
-    await baseline.close();
-  }
+    const warmed = await overheadGoal();
+    const first = await baseline.run(OVERHEAD_ITERATIONS);
+    const again = await overheadGoal();
+    const second = await baseline.run(OVERHEAD_ITERATIONS);
+    return { warmed, again, inProcess: [...first, ...second] };
+  };
+  const { warmed, again, inProcess } = await inTurn().finally(() => baseline.close());
   const local = [...warmed.times, ...again.times];
   figures.push(
     info(
