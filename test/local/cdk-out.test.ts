@@ -413,6 +413,23 @@ describe("ensureSynthesized", () => {
     expect(lines[0]).toContain("built by cdk synth, not for the local runtime");
   });
 
+  it("synthesizes again when `cdk synth` wrote into cdk.out after a local synth, which left its marker", async () => {
+    // Prepare: a local synth, then `cdk synth` over it (a new manifest; the CLI removes no file)
+    touch("lib/construct.ts", 50);
+    localAssembly(20);
+    writeFileSync(path.join(projectDir, "cdk.out", "manifest.json"), JSON.stringify({ pinned: true }));
+    const lines: string[] = [];
+
+    // Act
+    const synthesized = await ensureSynthesized({ projectDir, synth, log: (l) => lines.push(l) });
+    const again = await ensureSynthesized({ projectDir, synth, log: (l) => lines.push(l) });
+
+    // Assess: synthesized for the local runtime once, then current
+    expect([synthesized, again]).toEqual([true, false]);
+    expect(synths).toEqual([LOCAL_SYNTH]);
+    expect(lines[0]).toContain("built by cdk synth since the last local synth, not for the local runtime");
+  });
+
   it("synthesizes again when a source under lambdas/ changed since", async () => {
     // Prepare
     touch("bin/app.ts", 50);

@@ -40,19 +40,28 @@ export interface EnsureSynthesizedOptions {
  * Which configuration and app command a cdk.out was built from, kept beside it, and that it was
  * synthesized for the local runtime (`-c goal-loops:local=true`): a cdk.out `cdk synth` built is
  * the deployable one, pinned to the shell's account and region and refusing loopback URLs, and is
- * synthesized again.
+ * synthesized again. `cdk synth` into the same folder leaves the marker in place (the CLI writes its
+ * files over the old ones and removes nothing), so the marker also holds the hash of the manifest it
+ * was written beside: another manifest is another synth's.
  */
 const CONFIG_MARKER = "goal-loops-config.json";
+const MANIFEST_FILE = "manifest.json";
 const ConfigMarkerSchema = z.object({
   file: z.string(),
   sha256: z.string(),
   local: z.literal(true),
   app: z.string().optional(),
+  /** The SHA-256 of the manifest.json the local synth wrote. */
+  manifest: z.string(),
 });
 type ConfigMarker = z.infer<typeof ConfigMarkerSchema>;
 
+function sha256Of(file: string): string {
+  return createHash("sha256").update(readFileSync(file)).digest("hex");
+}
+
 function configIdentity(file: string): Pick<ConfigMarker, "file" | "sha256"> {
-  return { file, sha256: createHash("sha256").update(readFileSync(file)).digest("hex") };
+  return { file, sha256: sha256Of(file) };
 }
 
 /**
@@ -64,6 +73,7 @@ export function writeLocalSynthMarker(outDir: string, configFile: string | undef
     ...(configFile === undefined ? { file: "", sha256: "" } : configIdentity(configFile)),
     local: true,
     ...(app === undefined ? {} : { app }),
+    manifest: sha256Of(path.join(outDir, MANIFEST_FILE)),
   };
   writeFileSync(path.join(outDir, CONFIG_MARKER), JSON.stringify(marker));
 }
@@ -121,6 +131,8 @@ function markerChange(
     : undefined;
   if (parsed?.success !== true) return "built by cdk synth, not for the local runtime";
   const built = parsed.data;
+  if (built.manifest !== sha256Of(path.join(outDir, MANIFEST_FILE)))
+    return "built by cdk synth since the last local synth, not for the local runtime";
   if (built.app !== app)
     return app === undefined ? "built by another app command" : `--app '${app}' asked for`;
   if (configFile === undefined) {
@@ -136,7 +148,7 @@ function markerChange(
 }
 
 function staleReason(projectDir: string, outDir: string): string | undefined {
-  const manifest = path.join(outDir, "manifest.json");
+  const manifest = path.join(outDir, MANIFEST_FILE);
   if (!existsSync(manifest)) return "no cloud assembly yet";
   const synthesizedAt = statSync(manifest).mtimeMs;
   const projectConfig = path.join(projectDir, "goal-loops.config.json");
