@@ -37,7 +37,7 @@ export default defineConfig({
       // The goal store publishes goal metrics as EMF lines on stdout; tests that check them turn it on.
       POWERTOOLS_METRICS_DISABLED: "true",
     },
-    // The store's contract suite boots DynamoDB Local (a JVM) once per file; give it room.
+    // The store's contract suites boot DynamoDB Local (a JVM) once per fork; give the first room.
     hookTimeout: 60_000,
     testTimeout: 30_000,
     // Two files at a time even on 2 cores (vitest's default is cores - 1), across the projects:

@@ -33,7 +33,8 @@ import { describeLargePayloadContract } from "./large-payloads.contract";
 
 /**
  * The GoalStore contract: the same cases for every backend the DynamoDB adapter runs on. Each
- * suite gets its own server and a fresh table; each case uses its own goal ids and tenant.
+ * suite gets a server (DynamoDB Local's is shared by the files of a process) and a fresh table of
+ * its own; each case uses its own goal ids and tenant.
  */
 export function describeGoalStoreContract(backendName: string, start: StartBackend): void {
   describe(`GoalStore contract [${backendName}]`, () => {
