@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GoalSnapshot, GoalStatus } from "../../lambdas/core/goal/goal-record";
 import { checkInvariants } from "../../lambdas/core/goal/invariants";
-import { allEvents, type E2eStack, PROJECT_DIR, startE2eStack } from "./local-stack-harness";
+import { allEvents, type E2eStack, PROJECT_DIR } from "./local-stack-harness";
+import { sharedE2eStack } from "./shared-e2e-stack";
 
 const SHIP_DOCS = JSON.parse(
   readFileSync(join(PROJECT_DIR, "examples", "goals", "ship-docs-with-subgoals.json"), "utf8"),
@@ -26,7 +27,7 @@ describe("sub-goals end to end (spawn_subgoal, waiting, usage, cascade, budgets)
   let e2e: E2eStack;
 
   beforeAll(async () => {
-    e2e = await startE2eStack();
+    e2e = await sharedE2eStack();
     // A child whose every turn writes a new file no check names: it runs until it is cancelled.
     e2e.writeFixture("subgoal-busy-child", {
       reason: Array.from({ length: 200 }, (_, index) => ({
