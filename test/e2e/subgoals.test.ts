@@ -29,9 +29,13 @@ describe("sub-goals end to end (spawn_subgoal, waiting, usage, cascade, budgets)
   beforeAll(async () => {
     e2e = await sharedE2eStack();
     // A child whose every turn writes a new file no check names: it runs until it is cancelled.
+    // Each turn takes 100 ms, so the cascade cancels it long before its 50th turn: there a run
+    // continues as new and asks for a summary this fixture has none of (on warm sandboxes, a turn
+    // without it took 90 ms, and the child once got there first).
     e2e.writeFixture("subgoal-busy-child", {
       reason: Array.from({ length: 200 }, (_, index) => ({
         toolUse: { name: "workspace_write", input: { path: `busy/${index}.md`, content: `note ${index}` } },
+        latencyMs: 100,
       })),
     });
     e2e.writeFixture("subgoal-cascade-parent", {
