@@ -39,6 +39,8 @@ describe("the web console in headless Chromium, on the local stack", () => {
   const seenByPage: string[] = [];
 
   beforeAll(async () => {
+    // A stack of its own, not the shared one (sharedE2eStack): the accessibility check opens the
+    // stack's oldest completed goal, and the token check reads every token the stack handed out.
     e2e = await startE2eStack();
     ({ browser, close: closeBrowser } = await launchChromium());
     page = await browser.newPage({ viewport: { width: 1200, height: 1000 } });

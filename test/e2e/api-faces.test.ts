@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openApiDocument } from "../../lambdas/handlers/api/contract/openapi-document";
 import { InvalidStatusApiError } from "../../lib/client/index";
 import { gatedNotifyGoal } from "./gated-notify-goal";
-import { type E2eStack, PROJECT_DIR, startE2eStack } from "./local-stack-harness";
+import { type E2eStack, PROJECT_DIR } from "./local-stack-harness";
+import { sharedE2eStack } from "./shared-e2e-stack";
 
 const EXAMPLE = JSON.parse(
   readFileSync(join(PROJECT_DIR, "examples/goals/write-release-summary.json"), "utf8"),
@@ -22,7 +23,7 @@ const GATED = gatedNotifyGoal();
 describe("the goals API's three faces on npm start", () => {
   let e2e: E2eStack;
   beforeAll(async () => {
-    e2e = await startE2eStack();
+    e2e = await sharedE2eStack();
   });
   afterAll(async () => {
     await e2e?.stop();

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GoalSnapshot } from "../../lambdas/core/goal/goal-record";
-import { allEvents, type E2eStack, followGoal, startE2eStack } from "./local-stack-harness";
+import { allEvents, type E2eStack, followGoal } from "./local-stack-harness";
+import { sharedE2eStack } from "./shared-e2e-stack";
 
 interface Answer {
   readonly status: number;
@@ -45,7 +46,7 @@ describe("approvals end to end (GET /approvals, POST /approvals/{id} over HTTP)"
   const answers: string[] = [];
 
   beforeAll(async () => {
-    e2e = await startE2eStack();
+    e2e = await sharedE2eStack();
   });
 
   afterAll(async () => {

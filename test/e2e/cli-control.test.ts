@@ -3,8 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runGoal } from "../../lib/local/cli/run-goal";
-import { type E2eStack, followGoal, startE2eStack } from "./local-stack-harness";
+import { type E2eStack, followGoal } from "./local-stack-harness";
 import { runCli } from "./run-cli";
+import { sharedE2eStack } from "./shared-e2e-stack";
 
 /** Tells ops through `notify` (irreversible, not pre-authorized): the goal waits for an approval first. */
 const NOTIFY_GOAL = {
@@ -34,7 +35,7 @@ describe("goal-loops control subcommands and approvals during run (the CLI)", ()
   let goalFile: string;
 
   beforeAll(async () => {
-    e2e = await startE2eStack();
+    e2e = await sharedE2eStack();
     port = new URL(e2e.stack.apiUrl).port;
     goalDir = mkdtempSync(join(tmpdir(), "goal-loops-cli-"));
     goalFile = join(goalDir, "notify-goal.json");

@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type E2eStack, startE2eStack } from "./local-stack-harness";
+import type { E2eStack } from "./local-stack-harness";
 import { runCli } from "./run-cli";
+import { sharedE2eStack } from "./shared-e2e-stack";
 
 describe("goal-loops run (the CLI)", () => {
   let e2e: E2eStack;
 
   beforeAll(async () => {
-    e2e = await startE2eStack();
+    e2e = await sharedE2eStack();
   });
 
   afterAll(async () => {

@@ -6,6 +6,7 @@ import type { GoalSnapshot } from "../../lambdas/core/goal/goal-record";
 import { checkInvariants } from "../../lambdas/core/goal/invariants";
 import { localStoreClient, payloadSettingsOf } from "../../lib/local/storage/local-store-client";
 import { allEvents, type E2eStack, startE2eStack } from "./local-stack-harness";
+import { sharedE2eStack } from "./shared-e2e-stack";
 
 const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
 const write = (path: string, content: string) => ({ name: "workspace_write", input: { path, content } });
@@ -133,7 +134,7 @@ describe("compensation sagas end to end (corrective target, crash mid-saga, aban
 
   it("a corrective revision targeting step 2 of four restores the workspace to its state before step 2", async () => {
     // Prepare
-    e2e = await startE2eStack();
+    e2e = await sharedE2eStack();
 
     // Act
     const { goalId, after } = await correctFromStepTwo(e2e);
@@ -191,7 +192,7 @@ describe("compensation sagas end to end (corrective target, crash mid-saga, aban
 
   it("a cancelled plan with onAbandon compensate undoes its completed steps, newest first", async () => {
     // Prepare: two written steps, then a notify that waits for an approval
-    e2e = await startE2eStack();
+    e2e = await sharedE2eStack();
     e2e.writeFixture("compensate-abandoned-plan", {
       plan: [
         {

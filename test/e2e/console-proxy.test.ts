@@ -8,7 +8,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { signedFetch } from "../../lib/client/index";
 import { startConsoleServer } from "../../lib/local/cli/console-server";
 import type { RunningServer } from "../../lib/local/shared/listen";
-import { type E2eStack, startE2eStack } from "./local-stack-harness";
+import type { E2eStack } from "./local-stack-harness";
+import { sharedE2eStack } from "./shared-e2e-stack";
 
 /** A GET through node:http, so a stubbed global fetch only ever sees what the proxy forwards. */
 function get(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
@@ -30,7 +31,7 @@ describe("goal-loops console: the page on 127.0.0.1 and the API proxied, signed 
   let local: RunningServer;
 
   beforeAll(async () => {
-    e2e = await startE2eStack();
+    e2e = await sharedE2eStack();
     local = await startConsoleServer({
       apiUrl: e2e.stack.apiUrl,
       apiFetch: signedFetch({ apiUrl: e2e.stack.apiUrl }),

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { allEvents, type E2eStack, followGoal, startE2eStack } from "./local-stack-harness";
+import { allEvents, type E2eStack, followGoal } from "./local-stack-harness";
+import { sharedE2eStack } from "./shared-e2e-stack";
 
 const ITERATIONS = 120;
 
@@ -30,7 +31,7 @@ describe("continue-as-new on the local stack", () => {
   let e2e: E2eStack;
 
   beforeAll(async () => {
-    e2e = await startE2eStack();
+    e2e = await sharedE2eStack();
     e2e.writeFixture("long-run", longRunFixture());
   });
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GoalStatus } from "../../lambdas/core/goal/goal-record";
-import { allEvents, type E2eStack, followGoal, startE2eStack } from "./local-stack-harness";
+import { allEvents, type E2eStack, followGoal } from "./local-stack-harness";
+import { sharedE2eStack } from "./shared-e2e-stack";
 
 /** A goal whose model claims success three times (no progress → paused), then writes the poem. */
 const PAUSING_FIXTURE = {
@@ -45,7 +46,7 @@ describe("steering goals end to end (revisions, resume, cancel over HTTP)", () =
   let e2e: E2eStack;
 
   beforeAll(async () => {
-    e2e = await startE2eStack();
+    e2e = await sharedE2eStack();
     e2e.writeFixture("control-pausing", PAUSING_FIXTURE);
     // Every turn writes a new file: progress each cycle, never the checked one; runs until cancelled.
     e2e.writeFixture("control-busy", {

@@ -9,8 +9,9 @@ import type { StepRecord } from "../../lambdas/core/ports/step-log";
 import { GoalLoopsApiError } from "../../lib/client/index";
 import { localStoreClient, payloadSettingsOf } from "../../lib/local/storage/local-store-client";
 import { PLAN_GATE, REACT_SIX } from "./fork-goals";
-import { allEvents, type E2eStack, followGoal, PROJECT_DIR, startE2eStack } from "./local-stack-harness";
+import { allEvents, type E2eStack, followGoal, PROJECT_DIR } from "./local-stack-harness";
 import { runCli } from "./run-cli";
+import { sharedE2eStack } from "./shared-e2e-stack";
 
 function exampleGoal(name: string): Record<string, unknown> {
   return JSON.parse(readFileSync(join(PROJECT_DIR, "examples", "goals", `${name}.json`), "utf8"));
@@ -33,7 +34,7 @@ describe("Rerun from any step: fork and replay on the local stack", () => {
   let e2e: E2eStack;
 
   beforeAll(async () => {
-    e2e = await startE2eStack();
+    e2e = await sharedE2eStack();
   });
 
   afterAll(async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { allEvents, type E2eStack, followGoal, startE2eStack } from "./local-stack-harness";
+import { allEvents, type E2eStack, followGoal } from "./local-stack-harness";
+import { sharedE2eStack } from "./shared-e2e-stack";
 
 /** How long each scripted reason call takes: a window in which a human's pause arrives mid-call. */
 const CALL_MS = 400;
@@ -42,7 +43,7 @@ describe("a human pause end to end (POST /goals/{goalId}/pause, then resume, ove
   let e2e: E2eStack;
 
   beforeAll(async () => {
-    e2e = await startE2eStack();
+    e2e = await sharedE2eStack();
     e2e.writeFixture("pause-notes-then-poem", notesThenPoem(5));
     e2e.writeFixture("pause-twice-then-cancel", notesThenPoem(200));
     e2e.writeFixture("pause-withdrawn", notesThenPoem(4));

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FAULT_INJECTION_ENV } from "../../lambdas/adapters/shared/fault-injection";
 import { allEvents, type E2eStack, followGoal, startE2eStack } from "./local-stack-harness";
+import { sharedE2eStack } from "./shared-e2e-stack";
 
 /** CSV-like text of about `bytes` UTF-8 bytes whose last line is `lastLine`. */
 function csv(bytes: number, lastLine: string): string {
@@ -70,7 +71,7 @@ describe("large payloads on the local stack", () => {
   const data = csv(5 * 1024 * 1024, DATA_END);
 
   beforeAll(async () => {
-    e2e = await startE2eStack();
+    e2e = await sharedE2eStack();
     e2e.writeFixture("large-files", {
       reason: [
         write("out/report.html", report),

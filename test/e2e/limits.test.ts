@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GoalSpecInput } from "../../lib/client/index";
 import { gatedNotifyGoal } from "./gated-notify-goal";
-import { allEvents, type E2eStack, followGoal, startE2eStack } from "./local-stack-harness";
+import { allEvents, type E2eStack, followGoal } from "./local-stack-harness";
+import { sharedE2eStack } from "./shared-e2e-stack";
 
 /** Billed like Claude Sonnet ($3 / $15 per 1M tokens): each turn costs $0.123 (1,000 in, 8,000 out). */
 const USAGE = { inputTokens: 1000, outputTokens: 8000 };
@@ -22,7 +23,7 @@ describe("limits on the local stack", () => {
   let e2e: E2eStack;
 
   beforeAll(async () => {
-    e2e = await startE2eStack();
+    e2e = await sharedE2eStack();
     e2e.writeFixture("priced-two-turns", pricedFixture);
   });
 

@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GoalEvent } from "../../lambdas/core/goal/goal-event";
 import { SseParser } from "../../lambdas/core/goal/goal-event-stream";
-import { allEvents, type E2eStack, PROJECT_DIR, startE2eStack } from "./local-stack-harness";
+import { allEvents, type E2eStack, PROJECT_DIR } from "./local-stack-harness";
+import { sharedE2eStack } from "./shared-e2e-stack";
 
 function exampleGoal(name: string): Record<string, unknown> {
   return JSON.parse(readFileSync(join(PROJECT_DIR, "examples", "goals", `${name}.json`), "utf8"));
@@ -13,7 +14,7 @@ describe("live events on the local stack: the event stream (SSE) and the long po
   let e2e: E2eStack;
 
   beforeAll(async () => {
-    e2e = await startE2eStack();
+    e2e = await sharedE2eStack();
   });
 
   afterAll(async () => {

@@ -25,53 +25,102 @@ export const E2E_ASSEMBLY_DIR = join(PROJECT_DIR, "cdk.out", "e2e-config");
 export const E2E_MCP_PORT = 3001;
 export const E2E_WEBHOOK_PORT = 3002;
 
+/** A file's local stack: one of its own (startE2eStack), or its lease on the process's shared one (sharedE2eStack). */
 export interface E2eStack {
   readonly stack: LocalStack;
   readonly client: GoalLoopsClient;
   readonly fixturesDir: string;
-  /** Every line the runtime and the functions logged so far (checked for secrets that must not leak). */
+  /**
+   * Every line the runtime and the functions logged so far, while this file held the stack
+   * (checked for secrets that must not leak).
+   */
   readonly logLines: readonly string[];
-  /** Answers the OpenAPI document does not describe, so far; stop() fails when there are any. */
+  /** Answers the OpenAPI document does not describe, so far, in this file; stop() fails when there are any. */
   readonly contractViolations: readonly ContractViolation[];
   /** Writes one more fixture file `<name>.json` for `scripted:<name>`. */
   writeFixture(name: string, fixture: unknown): void;
+  /** Stops a stack of the file's own, or ends a lease on the shared one (which keeps running). */
   stop(): Promise<void>;
 }
 
+/** What a test may ask of its local stack; every option makes a stack of the file's own (see startE2eStack). */
+export interface E2eStackOptions {
+  continueAsNewAfter?: number;
+  secrets?: LocalSecrets;
+  /** Keep DynamoDB in this folder (not in memory), its fixtures in `<stateDir>/fixtures`; stop() leaves both. */
+  stateDir?: string;
+  /** More variables for every function (e.g. GOAL_LOOPS_FAULT_INJECTION), over their own. */
+  environment?: Record<string, string>;
+  /** The API's port; by default any free one. */
+  port?: number;
+  /** Makes `notify` send to these fakes instead of recording in the outbox (LocalStackOptions). */
+  notifyEndpoints?: { slackApiUrl: string; sesv2: string };
+  /**
+   * Synthesize from this configuration file (`npm start -- --config`) into a cloud assembly of
+   * this run's own, instead of using the project's cdk.out.
+   */
+  configFile?: string;
+  /**
+   * Run the assembly global setup synthesized from E2E_CONFIG (every user tool, notify channel
+   * and approver list the end-to-end files need, in one synth) instead of the project's cdk.out.
+   */
+  e2eConfig?: boolean;
+  /** The account's Bedrock quota for every model (`npm start -- --model-quota`). */
+  modelQuota?: ModelQuota;
+  /** Run this cloud assembly as it is (`npm start -- --app <cdk.out>`), instead of the project's. */
+  cdkOutDir?: string;
+  /** Point new goals back at an older kept version (`npm start -- --rollback`). */
+  rollback?: { to?: number };
+}
+
 /**
- * The local stack as a user runs it (`npm start`): the real cdk.out, the API on 127.0.0.1, dynalite in
- * memory. Fixtures are the examples' plus the end-to-end ones, copied to a folder of this run's own.
+ * A local stack of the file's own, as a user runs it (`npm start`): the real cdk.out, the API on
+ * 127.0.0.1, dynalite in memory. Fixtures are the examples' plus the end-to-end ones, copied to a
+ * folder of this run's own. stop() stops it. A file that needs no option and does not depend on
+ * being alone on its stack leases the process's shared one instead (sharedE2eStack): its Lambda
+ * sandboxes are warm from the files before.
  */
-export async function startE2eStack(
-  options: {
-    continueAsNewAfter?: number;
-    secrets?: LocalSecrets;
-    /** Keep DynamoDB in this folder (not in memory), its fixtures in `<stateDir>/fixtures`; stop() leaves both. */
-    stateDir?: string;
-    /** More variables for every function (e.g. GOAL_LOOPS_FAULT_INJECTION), over their own. */
-    environment?: Record<string, string>;
-    /** The API's port; by default any free one. */
-    port?: number;
-    /** Makes `notify` send to these fakes instead of recording in the outbox (LocalStackOptions). */
-    notifyEndpoints?: { slackApiUrl: string; sesv2: string };
-    /**
-     * Synthesize from this configuration file (`npm start -- --config`) into a cloud assembly of
-     * this run's own, instead of using the project's cdk.out.
-     */
-    configFile?: string;
-    /**
-     * Run the assembly global setup synthesized from E2E_CONFIG (every user tool, notify channel
-     * and approver list the end-to-end files need, in one synth) instead of the project's cdk.out.
-     */
-    e2eConfig?: boolean;
-    /** The account's Bedrock quota for every model (`npm start -- --model-quota`). */
-    modelQuota?: ModelQuota;
-    /** Run this cloud assembly as it is (`npm start -- --app <cdk.out>`), instead of the project's. */
-    cdkOutDir?: string;
-    /** Point new goals back at an older kept version (`npm start -- --rollback`). */
-    rollback?: { to?: number };
-  } = {},
-): Promise<E2eStack> {
+export async function startE2eStack(options: E2eStackOptions = {}): Promise<E2eStack> {
+  const logLines: string[] = [];
+  const violations: ContractViolation[] = [];
+  const launched = await launchE2eStack(options, {
+    log: (line) => logLines.push(line),
+    violation: (violation) => violations.push(violation),
+  });
+  const { stack, fixturesDir } = launched;
+  return {
+    stack,
+    client: new GoalLoopsClient(stack.apiUrl),
+    fixturesDir,
+    logLines,
+    writeFixture: (name, fixture) => writeFixtureFile(fixturesDir, name, fixture),
+    contractViolations: violations,
+    stop: async () => {
+      await stack.stop();
+      try {
+        assertNoViolations(violations);
+      } finally {
+        launched.removeFiles();
+      }
+    },
+  };
+}
+
+/** Where a stack sends what the end-to-end checks read: its log lines and its answers off the OpenAPI document. */
+export interface E2eSinks {
+  log(line: string): void;
+  violation(violation: ContractViolation): void;
+}
+
+export interface LaunchedE2eStack {
+  readonly stack: LocalStack;
+  readonly fixturesDir: string;
+  /** Removes the fixtures folder and the assembly the launch made (a stateDir's are left); after stack.stop(). */
+  removeFiles(): void;
+}
+
+/** Starts a local stack for the end-to-end files with `options`, sending its log lines and contract violations to `sinks`. */
+export async function launchE2eStack(options: E2eStackOptions, sinks: E2eSinks): Promise<LaunchedE2eStack> {
   const { stateDir } = options;
   const fixturesDir =
     stateDir === undefined ? mkdtempSync(join(tmpdir(), "goal-loops-e2e-")) : join(stateDir, "fixtures");
@@ -79,10 +128,8 @@ export async function startE2eStack(
   for (const source of [join(PROJECT_DIR, "examples", "fixtures"), join(import.meta.dirname, "fixtures")]) {
     for (const file of readdirSync(source)) cpSync(join(source, file), join(fixturesDir, file));
   }
-  const logLines: string[] = [];
   // Every answer of every end-to-end test is checked against the OpenAPI document the API serves.
   const checkAnswer = openApiResponseChecker(openApiDocument());
-  const violations: ContractViolation[] = [];
   const ownAssembly = options.configFile === undefined ? undefined : ownAssemblyDir();
   const stack = await startLocalStack({
     projectDir: PROJECT_DIR,
@@ -97,12 +144,12 @@ export async function startE2eStack(
     port: options.port ?? 0,
     fixturesDir,
     ...(stateDir === undefined ? { inMemory: true } : { stateDir }),
-    log: (line) => logLines.push(line),
+    log: sinks.log,
     onApiResponse: (answer) => {
       const violation = checkAnswer(answer);
-      if (violation !== undefined) violations.push(violation);
+      if (violation !== undefined) sinks.violation(violation);
     },
-    functionLog: (_name, line) => logLines.push(line),
+    functionLog: (_name, line) => sinks.log(line),
     ...(options.secrets === undefined ? {} : { secrets: options.secrets }),
     ...(options.notifyEndpoints === undefined ? {} : { notifyEndpoints: options.notifyEndpoints }),
     ...(options.modelQuota === undefined ? {} : { modelQuota: options.modelQuota }),
@@ -115,19 +162,17 @@ export async function startE2eStack(
   });
   return {
     stack,
-    client: new GoalLoopsClient(stack.apiUrl),
     fixturesDir,
-    logLines,
-    writeFixture: (name, fixture) =>
-      writeFileSync(join(fixturesDir, `${name}.json`), JSON.stringify(fixture)),
-    contractViolations: violations,
-    stop: async () => {
-      await stack.stop();
-      assertNoViolations(violations);
+    removeFiles: () => {
       if (stateDir === undefined) rmSync(fixturesDir, { recursive: true, force: true });
       if (ownAssembly !== undefined) rmSync(ownAssembly, { recursive: true, force: true });
     },
   };
+}
+
+/** Writes `<fixturesDir>/<name>.json`, the fixture `scripted:<name>` answers with. */
+export function writeFixtureFile(fixturesDir: string, name: string, fixture: unknown): void {
+  writeFileSync(join(fixturesDir, `${name}.json`), JSON.stringify(fixture));
 }
 
 /**

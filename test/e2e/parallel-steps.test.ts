@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { allEvents, type E2eStack, followGoal, startE2eStack } from "./local-stack-harness";
+import { allEvents, type E2eStack, followGoal } from "./local-stack-harness";
 import { FOUR_FILES, fourIndependentStepsFixture, fourIndependentStepsGoal } from "./parallel-steps-fixture";
+import { sharedE2eStack } from "./shared-e2e-stack";
 
 /**
  * Plan-and-Execute runs the ready steps of a plan at once: four independent steps whose execute
@@ -11,7 +12,7 @@ describe("parallel plan steps end to end on the local stack (HTTP API, ExecuteBa
   let e2e: E2eStack;
 
   beforeAll(async () => {
-    e2e = await startE2eStack();
+    e2e = await sharedE2eStack();
     e2e.writeFixture("parallel-four", fourIndependentStepsFixture(1000));
   });
 

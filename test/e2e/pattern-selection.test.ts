@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { allEvents, type E2eStack, followGoal, PROJECT_DIR, startE2eStack } from "./local-stack-harness";
+import { allEvents, type E2eStack, followGoal, PROJECT_DIR } from "./local-stack-harness";
+import { sharedE2eStack } from "./shared-e2e-stack";
 
 function exampleJson(kind: "goals" | "fixtures", name: string): Record<string, unknown> {
   return JSON.parse(readFileSync(join(PROJECT_DIR, "examples", kind, `${name}.json`), "utf8"));
@@ -17,7 +18,7 @@ describe("pattern: auto on the local stack (HTTP API, cdk.out bundles)", () => {
   let e2e: E2eStack;
 
   beforeAll(async () => {
-    e2e = await startE2eStack();
+    e2e = await sharedE2eStack();
   });
 
   afterAll(async () => {

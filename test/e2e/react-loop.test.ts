@@ -2,7 +2,8 @@ import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GoalLoopsApiError } from "../../lib/client/index";
-import { allEvents, type E2eStack, followGoal, PROJECT_DIR, startE2eStack } from "./local-stack-harness";
+import { allEvents, type E2eStack, followGoal, PROJECT_DIR } from "./local-stack-harness";
+import { sharedE2eStack } from "./shared-e2e-stack";
 
 function exampleGoal(name: string): Record<string, unknown> {
   return JSON.parse(readFileSync(join(PROJECT_DIR, "examples", "goals", `${name}.json`), "utf8"));
@@ -12,7 +13,7 @@ describe("ReAct end to end on the local stack (HTTP API, cdk.out bundles)", () =
   let e2e: E2eStack;
 
   beforeAll(async () => {
-    e2e = await startE2eStack();
+    e2e = await sharedE2eStack();
   });
 
   afterAll(async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GoalLoopsApiError } from "../../lib/client/index";
-import { allEvents, type E2eStack, followGoal, startE2eStack } from "./local-stack-harness";
+import { allEvents, type E2eStack, followGoal } from "./local-stack-harness";
+import { sharedE2eStack } from "./shared-e2e-stack";
 
 /**
  * More outages than one run's retry budget (3 retries, 4 attempts) can sit out, then an answer.
@@ -20,7 +21,7 @@ describe("retrying a failed goal over HTTP", () => {
   let e2e: E2eStack;
 
   beforeAll(async () => {
-    e2e = await startE2eStack();
+    e2e = await sharedE2eStack();
     e2e.writeFixture("outage-storm", stormFixture);
   });
 

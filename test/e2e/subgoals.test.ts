@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GoalSnapshot, GoalStatus } from "../../lambdas/core/goal/goal-record";
 import { checkInvariants } from "../../lambdas/core/goal/invariants";
-import { allEvents, type E2eStack, PROJECT_DIR, startE2eStack } from "./local-stack-harness";
+import { allEvents, type E2eStack, PROJECT_DIR } from "./local-stack-harness";
+import { sharedE2eStack } from "./shared-e2e-stack";
 
 const SHIP_DOCS = JSON.parse(
   readFileSync(join(PROJECT_DIR, "examples", "goals", "ship-docs-with-subgoals.json"), "utf8"),
@@ -26,11 +27,15 @@ describe("sub-goals end to end (spawn_subgoal, waiting, usage, cascade, budgets)
   let e2e: E2eStack;
 
   beforeAll(async () => {
-    e2e = await startE2eStack();
+    e2e = await sharedE2eStack();
     // A child whose every turn writes a new file no check names: it runs until it is cancelled.
+    // Each turn takes 100 ms, so the cascade cancels it long before its 50th turn: there a run
+    // continues as new and asks for a summary this fixture has none of (on warm sandboxes, a turn
+    // without it took 90 ms, and the child once got there first).
     e2e.writeFixture("subgoal-busy-child", {
       reason: Array.from({ length: 200 }, (_, index) => ({
         toolUse: { name: "workspace_write", input: { path: `busy/${index}.md`, content: `note ${index}` } },
+        latencyMs: 100,
       })),
     });
     e2e.writeFixture("subgoal-cascade-parent", {
