@@ -1,5 +1,3 @@
-import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queryGoalPartition } from "../../../lambdas/adapters/dynamodb/dynamodb-goal-partition";
 import {
@@ -8,7 +6,6 @@ import {
   STEP_STATE_PREFIX,
 } from "../../../lambdas/adapters/dynamodb/goal-table-keys";
 import { RECORD_SCHEMA } from "../../../lambdas/core/goal/record-schema";
-import { documentClientFor, dynamoClientFor } from "../../support/dynamo-backends";
 import { PlanLoopDriver, planSpec, step, submitsPlan, uses } from "../patterns/plan-execute/support";
 import { ReflexionLoopDriver, reflexionSpec } from "../patterns/reflexion/support";
 import {
@@ -30,23 +27,23 @@ import {
  */
 describe("a ReAct iteration of a goal stored in an older record schema", () => {
   let table: ServedGoalTable;
-  let client: DynamoDBClient;
-  let documents: DynamoDBDocumentClient;
 
   beforeAll(async () => {
     table = await startGoalTable();
-    client = dynamoClientFor(table.endpoint);
-    documents = documentClientFor(client);
   });
 
   afterAll(async () => {
-    client?.destroy();
     await table?.stop();
   });
 
   /** The goal's items whose sort key starts with `prefix`, as the table holds them. */
   function itemsOf(goalId: string, prefix: string): Promise<Record<string, unknown>[]> {
-    return queryGoalPartition(documents, { tableName: table.tableName, goalId, prefix, operation: "test" });
+    return queryGoalPartition(table.documents, {
+      tableName: table.tableName,
+      goalId,
+      prefix,
+      operation: "test",
+    });
   }
 
   /**

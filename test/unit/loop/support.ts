@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import type { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import type { Context } from "aws-lambda";
 import {
   createGoalStoreAdapters,
@@ -131,6 +132,8 @@ export interface GoalTable {
 export interface ServedGoalTable extends GoalTable {
   readonly tableName: string;
   readonly endpoint: string;
+  /** The document client the adapters use, for a test that reads or changes the table's raw items. */
+  readonly documents: DynamoDBDocumentClient;
 }
 
 /** A fresh goal table on `start` (dynalite by default; the store's contract backends all fit). */
@@ -139,11 +142,13 @@ export async function startGoalTable(start: StartBackend = startDynalite): Promi
   const client: DynamoDBClient = dynamoClientFor(backend.endpoint);
   const tableName = `goals-${randomUUID()}`;
   await createGoalTable(client, tableName);
-  const adapters = createGoalStoreAdapters({ client: documentClientFor(client), tableName });
+  const documents = documentClientFor(client);
+  const adapters = createGoalStoreAdapters({ client: documents, tableName });
   return {
     adapters,
     tableName,
     endpoint: backend.endpoint,
+    documents,
     async stop() {
       client.destroy();
       await backend.stop();

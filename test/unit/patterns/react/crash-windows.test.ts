@@ -1,10 +1,9 @@
-import { type DynamoDBDocumentClient, GetCommand } from "@aws-sdk/lib-dynamodb";
+import { GetCommand } from "@aws-sdk/lib-dynamodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { workspaceVersionKey } from "../../../../lambdas/adapters/dynamodb/goal-table-keys";
 import { verifyAndReason } from "../../../../lambdas/core/patterns/react/verify-and-reason";
 import type { StepStateRecorder } from "../../../../lambdas/core/ports/goal-history";
 import type { GoalStore, ModelCheckpoint } from "../../../../lambdas/core/ports/goal-store";
-import { documentClientFor, dynamoClientFor } from "../../../support/dynamo-backends";
 import {
   calls,
   createGoal,
@@ -24,15 +23,13 @@ import {
  * without paying for a call twice or applying a write twice.
  */
 describe("VerifyAndReason's crash windows between its data writes and its commit", () => {
-  let table: ServedGoalTable & { readonly raw: DynamoDBDocumentClient };
+  let table: ServedGoalTable;
 
   beforeAll(async () => {
-    const served = await startGoalTable();
-    table = { ...served, raw: documentClientFor(dynamoClientFor(served.endpoint)) };
+    table = await startGoalTable();
   });
 
   afterAll(async () => {
-    table?.raw.destroy();
     await table?.stop();
   });
 
@@ -111,7 +108,7 @@ describe("VerifyAndReason's crash windows between its data writes and its commit
     ).rejects.toThrow("died at commit 1");
     const { workspace } = table.adapters;
     const untouched = await workspace.readFile(goal.goalId, "notes.md");
-    const archived = await table.raw.send(
+    const archived = await table.documents.send(
       new GetCommand({
         TableName: table.tableName,
         Key: workspaceVersionKey(goal.goalId, "notes.md", 1),
