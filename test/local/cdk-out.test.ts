@@ -430,6 +430,22 @@ describe("ensureSynthesized", () => {
     expect(lines[0]).toContain("built by cdk synth since the last local synth, not for the local runtime");
   });
 
+  it("synthesizes again over a marker cut short (a crash while it was written), not failing on its JSON", async () => {
+    // Prepare
+    touch("lib/construct.ts", 50);
+    localAssembly(20);
+    writeFileSync(path.join(projectDir, "cdk.out", "goal-loops-config.json"), '{"file":"","sha2');
+    const lines: string[] = [];
+
+    // Act
+    const synthesized = await ensureSynthesized({ projectDir, synth, log: (l) => lines.push(l) });
+
+    // Assess
+    expect(synthesized).toBe(true);
+    expect(synths).toEqual([LOCAL_SYNTH]);
+    expect(lines[0]).toContain("not for the local runtime");
+  });
+
   it("synthesizes again when a source under lambdas/ changed since", async () => {
     // Prepare
     touch("bin/app.ts", 50);

@@ -125,12 +125,8 @@ function markerChange(
   configFile: string | undefined,
   app: string | undefined,
 ): string | undefined {
-  const markerFile = path.join(outDir, CONFIG_MARKER);
-  const parsed = existsSync(markerFile)
-    ? ConfigMarkerSchema.safeParse(JSON.parse(readFileSync(markerFile, "utf8")))
-    : undefined;
-  if (parsed?.success !== true) return "built by cdk synth, not for the local runtime";
-  const built = parsed.data;
+  const built = readMarker(path.join(outDir, CONFIG_MARKER));
+  if (built === undefined) return "built by cdk synth, not for the local runtime";
   if (built.manifest !== sha256Of(path.join(outDir, MANIFEST_FILE)))
     return "built by cdk synth since the last local synth, not for the local runtime";
   if (built.app !== app)
@@ -145,6 +141,22 @@ function markerChange(
   return built.sha256 === wanted.sha256
     ? undefined
     : `${path.relative(projectDir, configFile)} changed since the last synth`;
+}
+
+/**
+ * The marker beside cdk.out, or undefined when there is none or it is not one this code wrote: from
+ * before the marker's current fields, or cut short by a crash while it was written (not JSON). Either
+ * way cdk.out is synthesized again, which writes it anew.
+ */
+function readMarker(markerFile: string): ConfigMarker | undefined {
+  if (!existsSync(markerFile)) return undefined;
+  try {
+    const parsed = ConfigMarkerSchema.safeParse(JSON.parse(readFileSync(markerFile, "utf8")));
+    return parsed.success ? parsed.data : undefined;
+  } catch (error) {
+    if (error instanceof SyntaxError) return undefined;
+    throw error;
+  }
 }
 
 function staleReason(projectDir: string, outDir: string): string | undefined {
