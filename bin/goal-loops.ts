@@ -25,6 +25,17 @@ import { addVersionCommands } from "../lib/local/cli/version-commands";
 import { addPreflightCommand } from "../lib/preflight/preflight-command";
 import type { StartFlags } from "./goal-loops-start";
 
+/**
+ * Exit code of a command whose reader went away (`goal-loops tools | head -3`): 128 + SIGPIPE, what
+ * a shell reports for a Unix tool that stopped on the closed pipe. Node ignores SIGPIPE, so a write
+ * to the closed pipe fails with EPIPE instead, an unhandled error with a stack trace.
+ */
+const CLOSED_PIPE_EXIT = 141;
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code !== "EPIPE") throw error;
+  process.exit(CLOSED_PIPE_EXIT);
+});
+
 /** Ollama's OpenAI-compatible API, the default of `--openai-url` (lib/local/bedrock/openai-chat-client.ts). */
 const DEFAULT_OPENAI_URL = "http://127.0.0.1:11434/v1";
 

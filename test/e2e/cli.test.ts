@@ -58,3 +58,15 @@ describe("goal-loops run (the CLI)", () => {
     expect(result.stdout).toMatch(/objective/);
   }, 120_000);
 });
+
+describe("the CLI's output", () => {
+  it("stops quietly when its reader has gone (| head), exiting as a shell reports a closed pipe", async () => {
+    // Act: `goal-loops tools` writes its table after it read the configuration, into a closed pipe
+    const result = await runCli(["tools"], { closedStdout: true });
+
+    // Assess: 128 + SIGPIPE, and no unhandled EPIPE with its stack trace
+    expect(result.code).toBe(141);
+    expect(result.stderr).not.toContain("EPIPE");
+    expect(result.stderr).not.toContain("Unhandled");
+  }, 60_000);
+});

@@ -10,9 +10,13 @@ export interface CliResult {
 
 /**
  * Runs the CLI as `npx goal-loops` does (the bin shim under plain node), from the project folder.
- * stdin is a pipe, not a TTY: the CLI is not interactive, as in CI.
+ * stdin is a pipe, not a TTY: the CLI is not interactive, as in CI. With `closedStdout`, the reader
+ * of its output is gone before it writes (`goal-loops … | head -1` once head has its line).
  */
-export function runCli(args: readonly string[]): Promise<CliResult> {
+export function runCli(
+  args: readonly string[],
+  options: { closedStdout?: boolean } = {},
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [join(PROJECT_DIR, "bin", "goal-loops.mjs"), ...args], {
       cwd: PROJECT_DIR,
@@ -20,6 +24,7 @@ export function runCli(args: readonly string[]): Promise<CliResult> {
     });
     let stdout = "";
     let stderr = "";
+    if (options.closedStdout) child.stdout.destroy();
     child.stdout.on("data", (chunk: Buffer) => {
       stdout += chunk.toString();
     });
