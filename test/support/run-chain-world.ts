@@ -141,7 +141,7 @@ export class RunChainWorld<S extends LoopSettings> {
     const approvalId = found?.record.status === "waiting" ? found.record.waitingFor?.approvalId : undefined;
     if (!approvalId) return false;
     const published: HumanInputEvent[] = [];
-    await decideApprovalFromDoor(
+    const result = await decideApprovalFromDoor(
       {
         goals: this.goals,
         publisher: { publish: async (event) => void published.push(event) },
@@ -150,7 +150,13 @@ export class RunChainWorld<S extends LoopSettings> {
       { approvalId, decision: "approve", decidedBy: "ana", channel: "api" },
     );
     const event = published[0];
-    if (event?.detailType !== "Approval Decided") throw new Error("no decision was published");
+    if (event?.detailType !== "Approval Decided") {
+      // Says what the door answered instead (a run-chains flake on DynamoDB Local stopped here once).
+      throw new Error(
+        `no decision was published for approval ${approvalId}: the door answered ${result.outcome}` +
+          ` (approval ${"approval" in result ? `${result.approval.status}, expires ${result.approval.expiresAt}` : "not found"}, now ${this.driver.now().toISOString()})`,
+      );
+    }
     await handleApprovalDecided(
       { goals: this.goals, callback: this.tokens, now: this.driver.now },
       event.detail,
