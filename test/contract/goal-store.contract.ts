@@ -17,8 +17,8 @@ import {
   GoalNotFoundError,
   ModelCheckpointSchema,
 } from "../../lambdas/core/ports/goal-store";
-import { createGoalTable } from "../../lib/local/storage/create-goal-table";
 import {
+  createFakeClockGoalTable,
   type DynamoBackend,
   documentClientFor,
   dynamoClientFor,
@@ -48,7 +48,7 @@ export function describeGoalStoreContract(backendName: string, start: StartBacke
       backend = await start();
       client = dynamoClientFor(backend.endpoint);
       documents = documentClientFor(client);
-      await createGoalTable(client, tableName);
+      await createFakeClockGoalTable(client, tableName);
       store = new DynamoDbGoalStore({ client: documents, tableName });
     });
 

@@ -1,14 +1,18 @@
 import { randomUUID } from "node:crypto";
 import { DynamoDbTenantStore } from "../../lambdas/adapters/dynamodb/limits/dynamodb-tenant-store";
-import { createGoalTable } from "../../lib/local/storage/create-goal-table";
-import { documentClientFor, dynamoClientFor, startDynalite } from "../support/dynamo-backends";
+import {
+  createFakeClockGoalTable,
+  documentClientFor,
+  dynamoClientFor,
+  startDynalite,
+} from "../support/dynamo-backends";
 import { describeTenantStoreContract } from "./tenant-store.contract";
 
 describeTenantStoreContract("dynalite", async () => {
   const backend = await startDynalite();
   const client = dynamoClientFor(backend.endpoint);
   const tableName = `goals-${randomUUID()}`;
-  await createGoalTable(client, tableName);
+  await createFakeClockGoalTable(client, tableName);
   return {
     store: new DynamoDbTenantStore(documentClientFor(client), tableName),
     close: async () => {

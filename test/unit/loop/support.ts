@@ -33,8 +33,8 @@ import type { TaskCallback } from "../../../lambdas/core/ports/task-callback";
 import type { ToolRunner } from "../../../lambdas/core/ports/tool-runner";
 import { createBuiltInToolRunner } from "../../../lambdas/tools/built-in-tool-runner";
 import { DEFAULT_TOOL_NAMES } from "../../../lambdas/tools/default-tools";
-import { createGoalTable } from "../../../lib/local/storage/create-goal-table";
 import {
+  createFakeClockGoalTable,
   type DynamoBackend,
   documentClientFor,
   dynamoClientFor,
@@ -141,7 +141,7 @@ export async function startGoalTable(start: StartBackend = startDynalite): Promi
   const backend: DynamoBackend = await start();
   const client: DynamoDBClient = dynamoClientFor(backend.endpoint);
   const tableName = `goals-${randomUUID()}`;
-  await createGoalTable(client, tableName);
+  await createFakeClockGoalTable(client, tableName);
   const documents = documentClientFor(client);
   const adapters = createGoalStoreAdapters({ client: documents, tableName });
   return {
