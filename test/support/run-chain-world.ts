@@ -151,7 +151,8 @@ export class RunChainWorld<S extends LoopSettings> {
     );
     const event = published[0];
     if (event?.detailType !== "Approval Decided") {
-      // Says what the door answered instead (a run-chains flake on DynamoDB Local stopped here once).
+      // Says what the door answered instead. A run-chains flake on DynamoDB Local stopped here with
+      // `not_found`: its TTL job had deleted the approval (see createFakeClockGoalTable).
       throw new Error(
         `no decision was published for approval ${approvalId}: the door answered ${result.outcome}` +
           ` (approval ${"approval" in result ? `${result.approval.status}, expires ${result.approval.expiresAt}` : "not found"}, now ${this.driver.now().toISOString()})`,

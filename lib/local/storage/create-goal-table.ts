@@ -22,9 +22,9 @@ const POLL_INTERVAL_MS = 50;
 
 /**
  * Creates the goal table from TABLE_DESIGN (on demand, one GSI projecting everything) and waits
- * until it is ACTIVE, then enables TTL (unless `timeToLive` is false). For the local runtime and the tests; in AWS the CDK
- * construct owns the table. Calling it again for an existing table only waits and checks TTL, so a
- * local state directory kept across restarts works.
+ * until it is ACTIVE, then enables TTL (unless `timeToLive` is false). For the local runtime and
+ * the tests; in AWS the CDK construct owns the table. Calling it again for an existing table only
+ * waits and checks TTL, so a local state directory kept across restarts works.
  */
 export async function createGoalTable(
   client: DynamoDBClient,
