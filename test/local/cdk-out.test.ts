@@ -443,7 +443,9 @@ describe("ensureSynthesized", () => {
     // Assess
     expect(synthesized).toBe(true);
     expect(synths).toEqual([LOCAL_SYNTH]);
-    expect(lines[0]).toContain("not for the local runtime");
+    expect(lines[0]).toContain(
+      "its goal-loops-config.json is from an older goal-loops or was cut short, not for the local runtime",
+    );
   });
 
   it("synthesizes again when a source under lambdas/ changed since", async () => {

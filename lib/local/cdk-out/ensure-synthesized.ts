@@ -116,8 +116,9 @@ export async function ensureSynthesized(options: EnsureSynthesizedOptions): Prom
 
 /**
  * Why cdk.out does not match what is asked for: built by `cdk synth` rather than for the local
- * runtime (no marker, or one from before the marker said so), built from another configuration
- * file or by another app command, or from this file before it changed.
+ * runtime (no marker), a marker this code cannot read (an older goal-loops wrote it, or a crash cut
+ * it short), built from another configuration file or by another app command, or from this file
+ * before it changed.
  */
 function markerChange(
   projectDir: string,
@@ -125,8 +126,11 @@ function markerChange(
   configFile: string | undefined,
   app: string | undefined,
 ): string | undefined {
-  const built = readMarker(path.join(outDir, CONFIG_MARKER));
-  if (built === undefined) return "built by cdk synth, not for the local runtime";
+  const markerFile = path.join(outDir, CONFIG_MARKER);
+  if (!existsSync(markerFile)) return "built by cdk synth, not for the local runtime";
+  const built = readMarker(markerFile);
+  if (built === undefined)
+    return `its ${CONFIG_MARKER} is from an older goal-loops or was cut short, not for the local runtime`;
   if (built.manifest !== sha256Of(path.join(outDir, MANIFEST_FILE)))
     return "built by cdk synth since the last local synth, not for the local runtime";
   if (built.app !== app)
@@ -144,12 +148,11 @@ function markerChange(
 }
 
 /**
- * The marker beside cdk.out, or undefined when there is none or it is not one this code wrote: from
- * before the marker's current fields, or cut short by a crash while it was written (not JSON). Either
- * way cdk.out is synthesized again, which writes it anew.
+ * The marker beside cdk.out, or undefined when it is not one this code wrote: from before the
+ * marker's current fields, or cut short by a crash while it was written (not JSON). Either way
+ * cdk.out is synthesized again, which writes it anew.
  */
 function readMarker(markerFile: string): ConfigMarker | undefined {
-  if (!existsSync(markerFile)) return undefined;
   try {
     const parsed = ConfigMarkerSchema.safeParse(JSON.parse(readFileSync(markerFile, "utf8")));
     return parsed.success ? parsed.data : undefined;
